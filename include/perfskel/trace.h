@@ -1,0 +1,153 @@
+/* perfskel traces: the events `perfskel record` writes, and the reader that
+ * every later stage (stats, dump, merge, fold, sim) uses to get them back.
+ * A trace is a directory holding job.json and one file per rank; the
+ * on-disk layout is in docs/trace-format.md. Readers verify each block's
+ * checksum and report truncation and corruption with the file's name. */
+#ifndef PERFSKEL_TRACE_H
+#define PERFSKEL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfskel/common.h"
+
+/* Event fields, in encoding order. */
+enum psk_field {
+    PSK_F_COMM,     /* u: communicator id */
+    PSK_F_PEER,     /* s: dest or source as passed (normalised constants) */
+    PSK_F_TAG,      /* s */
+    PSK_F_COUNT,    /* u */
+    PSK_F_DTSIZE,   /* u: bytes per element of the datatype */
+    PSK_F_RPEER,    /* s: receive side of Sendrecv */
+    PSK_F_RTAG,     /* s */
+    PSK_F_RCOUNT,   /* u: receive side of collectives and Sendrecv */
+    PSK_F_RDTSIZE,  /* u */
+    PSK_F_ROOT,     /* s */
+    PSK_F_OP,       /* u: psk_op */
+    PSK_F_REQ,      /* s: request id (-1 null, -2 not created by a recorded call) */
+    PSK_F_FLAG,     /* u: flag of Test, Testall, Testany, Iprobe */
+    PSK_F_INDEX,    /* s: Waitany/Testany index, 0-based, -1 = MPI_UNDEFINED */
+    PSK_F_NEWID,    /* s: id of the created communicator or group, -1 = null */
+    PSK_F_GROUP,    /* s: group id passed in */
+    PSK_F_I1,       /* s: color, level, errorcode, required, ... */
+    PSK_F_I2,       /* s: key, provided, ... */
+    PSK_F_ASRC,     /* s: actual source (status) */
+    PSK_F_ATAG,     /* s: actual tag (status) */
+    PSK_F_COUNTS,   /* array u: send counts of v-collectives */
+    PSK_F_RCOUNTS,  /* array u: receive counts of v-collectives */
+    PSK_F_DTSIZES,  /* array u: Alltoallw send type sizes */
+    PSK_F_RDTSIZES, /* array u: Alltoallw receive type sizes */
+    PSK_F_REQS,     /* array s: request ids passed to Waitall, Startall, ... */
+    PSK_F_INDICES,  /* array s: Waitsome/Testsome completed indices, 0-based */
+    PSK_F_MEMBERS,  /* array u: world ranks of a new communicator or group */
+    PSK_F_STATUSES, /* array of (s index, s source, s tag): completed wildcard receives */
+    PSK_F_NFIELDS
+};
+#define PSK_F_FIRST_ARRAY PSK_F_COUNTS
+
+/* perfskel's own values for MPI constants, which differ between MPIs. */
+#define PSK_ANY_SOURCE (-1)
+#define PSK_PROC_NULL (-2)
+#define PSK_ROOT (-3)
+#define PSK_ANY_TAG (-1)
+#define PSK_UNDEFINED (-32766)
+#define PSK_REQ_NULL (-1)
+#define PSK_REQ_UNKNOWN (-2)
+
+enum psk_op {
+    PSK_OP_USER = 0, PSK_OP_MAX, PSK_OP_MIN, PSK_OP_SUM, PSK_OP_PROD,
+    PSK_OP_LAND, PSK_OP_BAND, PSK_OP_LOR, PSK_OP_BOR, PSK_OP_LXOR,
+    PSK_OP_BXOR, PSK_OP_MINLOC, PSK_OP_MAXLOC, PSK_OP_REPLACE, PSK_OP_NO_OP,
+    PSK_OP_NULL, PSK_OP_COUNT
+};
+
+/* Classes of recorded functions (for profiles and later stages). */
+enum psk_fn_class {
+    PSK_CLASS_ENV,        /* Init, Finalize, Abort, Pcontrol */
+    PSK_CLASS_P2P,        /* blocking and nonblocking point-to-point, probes */
+    PSK_CLASS_PERSIST,    /* persistent request creation, Start */
+    PSK_CLASS_WAIT,       /* Wait/Test families, Request_free, Cancel */
+    PSK_CLASS_COLL,       /* blocking collectives */
+    PSK_CLASS_ICOLL,      /* nonblocking collectives */
+    PSK_CLASS_COMM,       /* communicator and group management */
+    PSK_CLASS_COUNT
+};
+
+/* ---- recorded functions ---- */
+
+struct psk_event;
+
+/* Number of function ids; valid ids are 1 .. psk_fn_count() - 1. */
+unsigned psk_fn_count(void);
+/* "MPI_Send", or NULL for an unknown id. */
+const char *psk_fn_name(unsigned fn);
+/* The id of "MPI_Send" (exact name), or 0. */
+unsigned psk_fn_lookup(const char *name);
+/* enum psk_fn_class of fn, and the fields an event of fn carries. */
+int psk_fn_class(unsigned fn);
+uint32_t psk_fn_fields(unsigned fn);
+const char *psk_field_name(int field);
+const char *psk_class_name(int cls);
+const char *psk_op_name(int op);
+/* Bytes an event moves for profiles: sends count what they send,
+ * receives what their buffer holds, collectives what this rank contributes. */
+uint64_t psk_event_bytes(const struct psk_event *ev);
+
+/* ---- events ---- */
+
+typedef struct psk_event {
+    unsigned fn;         /* function id */
+    uint64_t t_entry;    /* ns on this rank's monotonic clock */
+    uint64_t t_exit;
+    uint32_t fields;     /* = psk_fn_fields(fn) */
+    int64_t v[PSK_F_FIRST_ARRAY];          /* scalar fields */
+    uint32_t n[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];        /* array lengths */
+    const int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY]; /* array values
+        (for PSK_F_STATUSES: n triples, 3n values); valid until the next read */
+} psk_event;
+
+#define PSK_ARR(ev, f) ((ev)->arr[(f) - PSK_F_FIRST_ARRAY])
+#define PSK_ARRN(ev, f) ((ev)->n[(f) - PSK_F_FIRST_ARRAY])
+#define PSK_HAS(ev, f) (((ev)->fields >> (f)) & 1u)
+
+/* ---- reading a trace directory ---- */
+
+typedef struct psk_job {
+    uint64_t job_id;
+    int nranks;
+    int flavour;              /* enum psk_flavour */
+    const char *mpi_version;  /* MPI_Get_library_version, first line */
+    const char *command;      /* the launch command line */
+    const char *start_time;   /* ISO 8601, UTC */
+    const char *const *hosts; /* nranks host names */
+    const int64_t *clock_offsets_ns; /* per rank, relative to rank 0 */
+    uint32_t clock_read_ns;   /* cost of one clock read on rank 0 */
+} psk_job;
+
+enum psk_flavour { PSK_MPI_UNKNOWN = 0, PSK_MPI_OPENMPI = 1, PSK_MPI_MPICH = 2 };
+const char *psk_flavour_name(int flavour);
+
+typedef struct psk_trace psk_trace;
+typedef struct psk_rank_reader psk_rank_reader;
+
+/* Opens the trace directory dir: reads job.json and every rank file's
+ * header, and checks they belong to one job. On failure *out is still set
+ * (unless memory ran out) so psk_trace_errmsg() can say what went wrong. */
+int psk_trace_open(const char *dir, psk_trace **out);
+const char *psk_trace_errmsg(const psk_trace *t);
+const psk_job *psk_trace_job(const psk_trace *t);
+void psk_trace_close(psk_trace *t); /* NULL is fine */
+
+/* Reads one rank's events in order. psk_rank_next returns PSK_OK with an
+ * event, PSK_EOF after the last event of a rank that reached MPI_Finalize,
+ * or an error (PSK_ETRUNCATED, PSK_EFORMAT, PSK_EIO) after the last good
+ * event; psk_rank_errmsg() then names the file and the problem. */
+int psk_rank_open(psk_trace *t, int rank, psk_rank_reader **out);
+int psk_rank_next(psk_rank_reader *r, psk_event *ev);
+const char *psk_rank_errmsg(const psk_rank_reader *r);
+const char *psk_rank_path(const psk_rank_reader *r);
+uint64_t psk_rank_events_read(const psk_rank_reader *r);
+uint64_t psk_rank_mono_start(const psk_rank_reader *r);
+void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
+
+#endif

@@ -1,0 +1,16 @@
+/* Shared by the perfskel subcommands: error reporting and exit codes.
+ * Every user-caused error is one line, "perfskel: <file>: <problem>". */
+#ifndef PSK_CLI_H
+#define PSK_CLI_H
+
+#define PSK_EXIT_DATA 1  /* bad input data, or the job failed */
+#define PSK_EXIT_USAGE 2 /* bad command line */
+
+void psk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int cmd_record(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+#endif

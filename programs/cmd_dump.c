@@ -1,0 +1,133 @@
+/* perfskel dump: every recorded event of one rank (or of all ranks, one
+ * after the other), one per line: readable text, or JSON lines with
+ * --json. Times are nanoseconds since the rank entered MPI_Init. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "perfskel/trace.h"
+#include "psk_json.h"
+
+static void text_event(int rank, uint64_t seq, uint64_t start, const psk_event *ev)
+{
+    printf("%d %llu %.3f %.3f %s", rank, (unsigned long long)seq, (double)(ev->t_entry - start) / 1e3,
+           (double)(ev->t_exit - ev->t_entry) / 1e3, psk_fn_name(ev->fn));
+    for (int f = 0; f < PSK_F_NFIELDS; f++) {
+        if (!PSK_HAS(ev, f))
+            continue;
+        if (f == PSK_F_OP) {
+            printf(" op=%s", psk_op_name((int)ev->v[f]));
+        } else if (f < PSK_F_FIRST_ARRAY) {
+            printf(" %s=%lld", psk_field_name(f), (long long)ev->v[f]);
+        } else {
+            uint32_t n = PSK_ARRN(ev, f);
+            const int64_t *a = PSK_ARR(ev, f);
+            printf(" %s=[", psk_field_name(f));
+            if (f == PSK_F_STATUSES)
+                for (uint32_t i = 0; i < n; i++)
+                    printf("%s%lld:%lld/%lld", i ? "," : "", (long long)a[3 * i], (long long)a[3 * i + 1],
+                           (long long)a[3 * i + 2]);
+            else
+                for (uint32_t i = 0; i < n; i++)
+                    printf("%s%lld", i ? "," : "", (long long)a[i]);
+            putchar(']');
+        }
+    }
+    putchar('\n');
+}
+
+static void json_event(int rank, uint64_t seq, uint64_t start, const psk_event *ev)
+{
+    psk_json j;
+    psk_json_init(&j, stdout, 0);
+    psk_json_obj(&j, NULL);
+    psk_json_int(&j, "rank", rank);
+    psk_json_uint(&j, "seq", seq);
+    psk_json_str(&j, "fn", psk_fn_name(ev->fn));
+    psk_json_uint(&j, "t_entry_ns", ev->t_entry - start);
+    psk_json_uint(&j, "t_exit_ns", ev->t_exit - start);
+    for (int f = 0; f < PSK_F_NFIELDS; f++) {
+        if (!PSK_HAS(ev, f))
+            continue;
+        if (f == PSK_F_OP) {
+            psk_json_str(&j, "op", psk_op_name((int)ev->v[f]));
+        } else if (f < PSK_F_FIRST_ARRAY) {
+            psk_json_int(&j, psk_field_name(f), ev->v[f]);
+        } else if (f == PSK_F_STATUSES) {
+            psk_json_arr(&j, "statuses");
+            for (uint32_t i = 0; i < PSK_ARRN(ev, f); i++) {
+                const int64_t *a = PSK_ARR(ev, f) + 3 * i;
+                psk_json_obj(&j, NULL);
+                psk_json_int(&j, "index", a[0]);
+                psk_json_int(&j, "src", a[1]);
+                psk_json_int(&j, "tag", a[2]);
+                psk_json_end(&j);
+            }
+            psk_json_end(&j);
+        } else {
+            psk_json_arr(&j, psk_field_name(f));
+            for (uint32_t i = 0; i < PSK_ARRN(ev, f); i++)
+                psk_json_int(&j, NULL, PSK_ARR(ev, f)[i]);
+            psk_json_end(&j);
+        }
+    }
+    psk_json_end(&j);
+    putchar('\n');
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int json = 0, only = -1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--rank") && i + 1 < argc) {
+            char *end;
+            long r = strtol(argv[++i], &end, 10);
+            if (*end || r < 0 || r > 1 << 24)
+                return psk_cli_usage("dump: --rank takes a rank number, not '%s'", argv[i]);
+            only = (int)r;
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return psk_cli_usage("dump: unknown option '%s'", argv[i]);
+        else if (!dir)
+            dir = argv[i];
+        else
+            return psk_cli_usage("dump: one trace directory only");
+    }
+    if (!dir)
+        return psk_cli_usage("dump: no trace directory given");
+    psk_trace *t;
+    if (psk_trace_open(dir, &t)) {
+        psk_cli_error("%s", psk_trace_errmsg(t));
+        psk_trace_close(t);
+        return PSK_EXIT_DATA;
+    }
+    int nranks = psk_trace_job(t)->nranks, bad = 0;
+    if (only >= nranks) {
+        psk_cli_error("%s: no rank %d: the job had %d ranks", dir, only, nranks);
+        psk_trace_close(t);
+        return PSK_EXIT_DATA;
+    }
+    if (!json)
+        printf("# rank seq entry_us duration_us function fields...\n");
+    for (int r = only < 0 ? 0 : only; r < (only < 0 ? nranks : only + 1); r++) {
+        psk_rank_reader *rr;
+        psk_event ev;
+        uint64_t seq = 0, start = 0;
+        int rc = psk_rank_open(t, r, &rr);
+        if (rc == PSK_OK)
+            start = psk_rank_mono_start(rr);
+        while (rc == PSK_OK && (rc = psk_rank_next(rr, &ev)) == PSK_OK)
+            (json ? json_event : text_event)(r, seq++, start, &ev);
+        if (rc != PSK_EOF) {
+            fflush(stdout);
+            psk_cli_error("%s", psk_rank_errmsg(rr));
+            bad = 1;
+        }
+        psk_rank_close(rr);
+    }
+    psk_trace_close(t);
+    return bad ? PSK_EXIT_DATA : 0;
+}

@@ -1,0 +1,322 @@
+/* perfskel record: runs the user's launcher with the recording library
+ * preloaded into the ranks only (Open MPI: -x, MPICH: -genv; the launcher
+ * itself stays clean), picking the library built for the launcher's MPI.
+ * The trace directory's old trace files are replaced. Afterwards the trace
+ * is read back whole, so a damaged trace is reported at once. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "perfskel/trace.h"
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static int name_flavour(const char *name)
+{
+    if (strstr(name, "openmpi") || strstr(name, "orterun") || strstr(name, "ompi"))
+        return PSK_MPI_OPENMPI;
+    if (strstr(name, "mpich") || strstr(name, "hydra"))
+        return PSK_MPI_MPICH;
+    return PSK_MPI_UNKNOWN;
+}
+
+/* full path of an executable on PATH, or NULL */
+static char *which(const char *prog, char *out, size_t cap)
+{
+    if (strchr(prog, '/'))
+        return realpath(prog, out);
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    char dir[PATH_MAX];
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        snprintf(dir, sizeof dir, "%.*s/%s", (int)n, path, prog);
+        if (access(dir, X_OK) == 0 && realpath(dir, out))
+            return out;
+        path += n + (path[n] == ':');
+    }
+    (void)cap;
+    return NULL;
+}
+
+/* Which MPI a launcher belongs to: by its name, the name its symlinks lead
+ * to (mpirun -> /etc/alternatives/mpirun -> mpirun.openmpi), or what it
+ * says of itself with --version. */
+static int launcher_flavour(const char *launcher)
+{
+    int fl = name_flavour(base_name(launcher));
+    if (fl)
+        return fl;
+    char real[PATH_MAX];
+    if (!which(launcher, real, sizeof real))
+        return PSK_MPI_UNKNOWN;
+    if ((fl = name_flavour(base_name(real))) != 0)
+        return fl;
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "'%s' --version 2>&1", real);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return PSK_MPI_UNKNOWN;
+    char line[512];
+    while (!fl && fgets(line, sizeof line, p)) {
+        if (strstr(line, "Open MPI") || strstr(line, "OpenRTE"))
+            fl = PSK_MPI_OPENMPI;
+        else if (strstr(line, "HYDRA") || strstr(line, "MPICH"))
+            fl = PSK_MPI_MPICH;
+    }
+    pclose(p);
+    return fl;
+}
+
+static int find_library(int flavour, char *out, size_t cap)
+{
+    const char *name = flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so"
+                                                  : "libperfskel-record-mpich.so";
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0)
+        return -1;
+    exe[n] = 0;
+    char *dir = dirname(exe);
+    const char *env = getenv("PERFSKEL_LIBDIR");
+    const char *cands[] = {env, dir, NULL};
+    for (int i = 0; i < 2; i++) {
+        if (!cands[i])
+            continue;
+        snprintf(out, cap, "%s/%s", cands[i], name);
+        if (access(out, R_OK) == 0)
+            return 0;
+    }
+    snprintf(out, cap, "%s/../lib/perfskel/%s", dir, name);
+    if (access(out, R_OK) == 0) {
+        char r[PATH_MAX];
+        if (realpath(out, r))
+            snprintf(out, cap, "%s", r);
+        return 0;
+    }
+    return -1;
+}
+
+/* creates dir (and parents) and removes an earlier trace in it */
+static int prepare_dir(const char *dir, char *abs)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+        return ENAMETOOLONG;
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0777) && errno != EEXIST)
+                return errno;
+            *p = '/';
+        }
+    if (mkdir(tmp, 0777) && errno != EEXIST)
+        return errno;
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+        return ENOTDIR;
+    if (!realpath(dir, abs))
+        return errno;
+    DIR *d = opendir(abs);
+    if (!d)
+        return errno;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int r;
+        char c;
+        if (!strcmp(e->d_name, "job.json") || sscanf(e->d_name, "rank-%d.ps%c", &r, &c) == 2) {
+            char p[PATH_MAX * 2];
+            snprintf(p, sizeof p, "%s/%s", abs, e->d_name);
+            unlink(p);
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+static char *join_command(char **argv, int argc)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 3;
+    char *s = malloc(len), *p = s;
+    if (!s)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        int quote = argv[i][strcspn(argv[i], " \t'\"")] != 0;
+        p += sprintf(p, "%s%s%s%s", i ? " " : "", quote ? "'" : "", argv[i], quote ? "'" : "");
+    }
+    *p = 0;
+    return s;
+}
+
+/* reads the whole trace back; returns events, or -1 after reporting */
+static long long verify(const char *dir, int *nranks)
+{
+    psk_trace *t;
+    if (psk_trace_open(dir, &t)) {
+        psk_cli_error("%s", psk_trace_errmsg(t));
+        psk_trace_close(t);
+        return -1;
+    }
+    long long total = 0;
+    int bad = 0;
+    *nranks = psk_trace_job(t)->nranks;
+    for (int r = 0; r < *nranks; r++) {
+        psk_rank_reader *rr;
+        psk_event ev;
+        int rc = psk_rank_open(t, r, &rr);
+        while (rc == PSK_OK && (rc = psk_rank_next(rr, &ev)) == PSK_OK)
+            total++;
+        if (rc != PSK_EOF) {
+            psk_cli_error("%s", psk_rank_errmsg(rr));
+            bad = 1;
+        }
+        psk_rank_close(rr);
+    }
+    psk_trace_close(t);
+    return bad ? -1 : total;
+}
+
+int cmd_record(int argc, char **argv)
+{
+    const char *out = "perfskel-trace";
+    int flavour = PSK_MPI_UNKNOWN, i;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            out = argv[++i];
+        else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
+            const char *m = argv[++i];
+            flavour = !strcmp(m, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(m, "mpich") ? PSK_MPI_MPICH : -1;
+            if (flavour < 0)
+                return psk_cli_usage("record: --mpi takes openmpi or mpich, not '%s'", m);
+        } else if (argv[i][0] == '-')
+            return psk_cli_usage("record: unknown option '%s'", argv[i]);
+        else
+            break; /* the launcher, without a -- before it */
+    }
+    if (i >= argc)
+        return psk_cli_usage("record: no launcher given (perfskel record -- mpirun -n 4 ./app)");
+    char **cmd = argv + i;
+    int ncmd = argc - i;
+    if (!flavour && !(flavour = launcher_flavour(cmd[0]))) {
+        psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
+                      cmd[0]);
+        return PSK_EXIT_USAGE;
+    }
+    char lib[PATH_MAX];
+    if (find_library(flavour, lib, sizeof lib)) {
+        psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)",
+                      flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so" : "libperfskel-record-mpich.so",
+                      psk_flavour_name(flavour));
+        return PSK_EXIT_DATA;
+    }
+    char dir[PATH_MAX];
+    int err = prepare_dir(out, dir);
+    if (err) {
+        psk_cli_error("%s: cannot use as trace directory: %s", out, strerror(err));
+        return PSK_EXIT_DATA;
+    }
+    uint64_t id = 0;
+    if (getrandom(&id, sizeof id, 0) != sizeof id)
+        id = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    char idhex[17], preload[PATH_MAX * 2];
+    snprintf(idhex, sizeof idhex, "%016llx", (unsigned long long)id);
+    const char *old = getenv("LD_PRELOAD");
+    snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    char *command = join_command(cmd, ncmd);
+    if (!command)
+        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
+
+    /* the environment the ranks get, also set here for launchers that pass
+     * their own environment on (and for srun-like launchers, LD_PRELOAD) */
+    const char *names[] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND"};
+    const char *values[] = {dir, idhex, command};
+    for (int k = 0; k < 3; k++)
+        setenv(names[k], values[k], 1);
+    const char *lname = base_name(cmd[0]);
+    int is_mpirun = !strncmp(lname, "mpirun", 6) || !strncmp(lname, "mpiexec", 7) ||
+                    !strncmp(lname, "orterun", 7);
+    char **nargv = calloc((size_t)ncmd + 16, sizeof *nargv);
+    char *xs[4] = {0};
+    int n = 0;
+    nargv[n++] = cmd[0];
+    if (is_mpirun && flavour == PSK_MPI_OPENMPI) {
+        for (int k = 0; k < 3; k++) {
+            nargv[n++] = "-x";
+            nargv[n++] = (char *)names[k]; /* -x NAME passes our value on */
+        }
+        if (asprintf(&xs[0], "LD_PRELOAD=%s", preload) < 0)
+            return PSK_EXIT_DATA;
+        nargv[n++] = "-x";
+        nargv[n++] = xs[0];
+    } else if (is_mpirun && flavour == PSK_MPI_MPICH) {
+        for (int k = 0; k < 3; k++) {
+            nargv[n++] = "-genv";
+            nargv[n++] = (char *)names[k];
+            nargv[n++] = (char *)values[k];
+        }
+        nargv[n++] = "-genv";
+        nargv[n++] = "LD_PRELOAD";
+        nargv[n++] = preload;
+    } else {
+        setenv("LD_PRELOAD", preload, 1);
+    }
+    for (int k = 1; k < ncmd; k++)
+        nargv[n++] = cmd[k];
+    nargv[n] = NULL;
+
+    fprintf(stderr, "perfskel: recording %s with %s into %s\n", cmd[0], psk_flavour_name(flavour), dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        psk_cli_error("cannot start %s: %s", cmd[0], strerror(errno));
+        return PSK_EXIT_DATA;
+    }
+    if (pid == 0) {
+        execvp(nargv[0], nargv);
+        fprintf(stderr, "perfskel: %s: cannot run: %s\n", nargv[0], strerror(errno));
+        _exit(127);
+    }
+    /* Ctrl-C goes to the job (same process group); we wait for it */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    free(nargv);
+    free(xs[0]);
+    free(command);
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (code == 127)
+        return PSK_EXIT_DATA;
+    int nranks = 0;
+    long long events = verify(dir, &nranks);
+    if (events >= 0)
+        fprintf(stderr, "perfskel: %d ranks, %lld events recorded in %s\n", nranks, events, dir);
+    else if (!code)
+        code = PSK_EXIT_DATA;
+    if (code)
+        fprintf(stderr, "perfskel: the job exited with status %d; what was recorded is in %s\n", code, dir);
+    return code;
+}

@@ -1,0 +1,250 @@
+/* perfskel stats: an mpiP-like profile of a recorded job. Per rank: wall
+ * time (MPI_Init entry to the last event's exit), time in MPI, time outside
+ * MPI (compute); per function and rank: calls, bytes and time. A rank whose
+ * file is damaged is profiled up to its last good block, and the problem is
+ * reported on stderr with exit status 1. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "perfskel/trace.h"
+#include "psk_json.h"
+
+typedef struct fnstat {
+    uint64_t calls, bytes, ns;
+} fnstat;
+
+typedef struct rankstat {
+    fnstat *fn;     /* indexed by function id */
+    uint64_t events, mpi_ns, wall_ns, bytes;
+    int complete;
+    char *error;
+} rankstat;
+
+static void profile_rank(psk_trace *t, int r, rankstat *s, unsigned nfn)
+{
+    psk_rank_reader *rr;
+    psk_event ev;
+    s->fn = calloc(nfn, sizeof *s->fn);
+    uint64_t first = 0, last = 0;
+    int rc = psk_rank_open(t, r, &rr);
+    if (rc == PSK_OK)
+        first = psk_rank_mono_start(rr);
+    while (rc == PSK_OK && (rc = psk_rank_next(rr, &ev)) == PSK_OK) {
+        fnstat *f = &s->fn[ev.fn];
+        uint64_t b = psk_event_bytes(&ev), d = ev.t_exit - ev.t_entry;
+        f->calls++;
+        f->bytes += b;
+        f->ns += d;
+        s->bytes += b;
+        s->mpi_ns += d;
+        s->events++;
+        last = ev.t_exit;
+    }
+    s->complete = rc == PSK_EOF;
+    if (!s->complete)
+        s->error = strdup(psk_rank_errmsg(rr));
+    s->wall_ns = last > first ? last - first : 0;
+    psk_rank_close(rr);
+}
+
+static double sec(uint64_t ns) { return (double)ns * 1e-9; }
+static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
+
+static void print_job_json(psk_json *j, const psk_job *job, const char *dir)
+{
+    char id[17];
+    snprintf(id, sizeof id, "%016llx", (unsigned long long)job->job_id);
+    psk_json_str(j, "trace", dir);
+    psk_json_obj(j, "job");
+    psk_json_str(j, "job_id", id);
+    psk_json_str(j, "mpi", psk_flavour_name(job->flavour));
+    psk_json_str(j, "mpi_version", job->mpi_version);
+    psk_json_int(j, "ranks", job->nranks);
+    psk_json_str(j, "command", job->command);
+    psk_json_str(j, "start_time", job->start_time);
+    psk_json_arr(j, "hosts");
+    for (int r = 0; r < job->nranks; r++)
+        psk_json_str(j, NULL, job->hosts[r]);
+    psk_json_end(j);
+    psk_json_end(j);
+}
+
+static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn)
+{
+    psk_json j;
+    psk_json_init(&j, stdout, 1);
+    psk_json_obj(&j, NULL);
+    print_job_json(&j, job, dir);
+    uint64_t wall = 0, mpi = 0, events = 0;
+    for (int r = 0; r < job->nranks; r++) {
+        if (rs[r].wall_ns > wall)
+            wall = rs[r].wall_ns;
+        mpi += rs[r].mpi_ns;
+        events += rs[r].events;
+    }
+    psk_json_obj(&j, "totals");
+    psk_json_uint(&j, "events", events);
+    psk_json_num(&j, "wall_seconds", sec(wall));
+    psk_json_num(&j, "mpi_seconds", sec(mpi));
+    psk_json_end(&j);
+    psk_json_arr(&j, "functions");
+    for (unsigned fn = 1; fn < nfn; fn++) {
+        if (!tot[fn].calls)
+            continue;
+        psk_json_obj(&j, NULL);
+        psk_json_str(&j, "name", psk_fn_name(fn));
+        psk_json_str(&j, "class", psk_class_name(psk_fn_class(fn)));
+        psk_json_uint(&j, "calls", tot[fn].calls);
+        psk_json_uint(&j, "bytes", tot[fn].bytes);
+        psk_json_num(&j, "seconds", sec(tot[fn].ns));
+        psk_json_end(&j);
+    }
+    psk_json_end(&j);
+    psk_json_arr(&j, "ranks");
+    for (int r = 0; r < job->nranks; r++) {
+        const rankstat *s = &rs[r];
+        psk_json_obj(&j, NULL);
+        psk_json_int(&j, "rank", r);
+        psk_json_str(&j, "host", job->hosts[r]);
+        psk_json_bool(&j, "complete", s->complete);
+        if (s->error)
+            psk_json_str(&j, "error", s->error);
+        psk_json_uint(&j, "events", s->events);
+        psk_json_num(&j, "wall_seconds", sec(s->wall_ns));
+        psk_json_num(&j, "mpi_seconds", sec(s->mpi_ns));
+        psk_json_num(&j, "compute_seconds", sec(s->wall_ns > s->mpi_ns ? s->wall_ns - s->mpi_ns : 0));
+        const char *keys[] = {"calls", "bytes", "seconds"};
+        for (int k = 0; k < 3; k++) {
+            psk_json_obj(&j, keys[k]);
+            for (unsigned fn = 1; fn < nfn; fn++) {
+                const fnstat *f = &s->fn[fn];
+                if (!f->calls)
+                    continue;
+                if (k == 0)
+                    psk_json_uint(&j, psk_fn_name(fn), f->calls);
+                else if (k == 1)
+                    psk_json_uint(&j, psk_fn_name(fn), f->bytes);
+                else
+                    psk_json_num(&j, psk_fn_name(fn), sec(f->ns));
+            }
+            psk_json_end(&j);
+        }
+        psk_json_end(&j);
+    }
+    psk_json_end(&j);
+    psk_json_end(&j);
+}
+
+/* qsort has no context argument: the totals being sorted by */
+static const fnstat *sort_ctx;
+
+static int by_time_desc(const void *a, const void *b)
+{
+    unsigned fa = *(const unsigned *)a, fb = *(const unsigned *)b;
+    uint64_t x = sort_ctx[fa].ns, y = sort_ctx[fb].ns;
+    return x < y ? 1 : x > y ? -1 : (int)fa - (int)fb;
+}
+
+static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn)
+{
+    printf("perfskel profile of %s\n", dir);
+    printf("  job %016llx, %s (%s), %d ranks, started %s\n", (unsigned long long)job->job_id,
+           psk_flavour_name(job->flavour), job->mpi_version, job->nranks, job->start_time);
+    printf("  command: %s\n\n", job->command);
+    uint64_t wall = 0, mpi_all = 0, wall_all = 0;
+    printf("%-6s %-20s %12s %12s %7s %12s %10s\n", "rank", "host", "wall (s)", "MPI (s)", "MPI %",
+           "compute (s)", "events");
+    for (int r = 0; r < job->nranks; r++) {
+        const rankstat *s = &rs[r];
+        uint64_t comp = s->wall_ns > s->mpi_ns ? s->wall_ns - s->mpi_ns : 0;
+        printf("%-6d %-20.20s %12.6f %12.6f %7.2f %12.6f %10llu%s\n", r, job->hosts[r], sec(s->wall_ns),
+               sec(s->mpi_ns), pct(s->mpi_ns, s->wall_ns), sec(comp), (unsigned long long)s->events,
+               s->complete ? "" : "  (incomplete)");
+        if (s->wall_ns > wall)
+            wall = s->wall_ns;
+        mpi_all += s->mpi_ns;
+        wall_all += s->wall_ns;
+    }
+    printf("%-6s %-20s %12.6f %12.6f %7.2f\n\n", "all", "", sec(wall), sec(mpi_all), pct(mpi_all, wall_all));
+
+    unsigned *order = malloc(nfn * sizeof *order), n = 0;
+    for (unsigned fn = 1; fn < nfn; fn++)
+        if (tot[fn].calls)
+            order[n++] = fn;
+    sort_ctx = tot;
+    qsort(order, n, sizeof *order, by_time_desc);
+    printf("%-24s %10s %14s %12s %7s %12s\n", "function (all ranks)", "calls", "bytes", "time (s)",
+           "MPI %", "avg (us)");
+    for (unsigned k = 0; k < n; k++) {
+        const fnstat *f = &tot[order[k]];
+        printf("%-24s %10llu %14llu %12.6f %7.2f %12.3f\n", psk_fn_name(order[k]), (unsigned long long)f->calls,
+               (unsigned long long)f->bytes, sec(f->ns), pct(f->ns, mpi_all),
+               f->calls ? (double)f->ns / (double)f->calls / 1e3 : 0.0);
+    }
+    printf("\n%-24s %6s %10s %14s %12s\n", "function per rank", "rank", "calls", "bytes", "time (s)");
+    for (unsigned k = 0; k < n; k++)
+        for (int r = 0; r < job->nranks; r++) {
+            const fnstat *f = &rs[r].fn[order[k]];
+            if (f->calls)
+                printf("%-24s %6d %10llu %14llu %12.6f\n", psk_fn_name(order[k]), r,
+                       (unsigned long long)f->calls, (unsigned long long)f->bytes, sec(f->ns));
+        }
+    free(order);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (argv[i][0] == '-' && argv[i][1])
+            return psk_cli_usage("stats: unknown option '%s'", argv[i]);
+        else if (!dir)
+            dir = argv[i];
+        else
+            return psk_cli_usage("stats: one trace directory only");
+    }
+    if (!dir)
+        return psk_cli_usage("stats: no trace directory given");
+    psk_trace *t;
+    if (psk_trace_open(dir, &t)) {
+        psk_cli_error("%s", psk_trace_errmsg(t));
+        psk_trace_close(t);
+        return PSK_EXIT_DATA;
+    }
+    const psk_job *job = psk_trace_job(t);
+    unsigned nfn = psk_fn_count();
+    rankstat *rs = calloc((size_t)job->nranks, sizeof *rs);
+    fnstat *tot = calloc(nfn, sizeof *tot);
+    if (!rs || !tot)
+        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
+    int bad = 0;
+    for (int r = 0; r < job->nranks; r++) {
+        profile_rank(t, r, &rs[r], nfn);
+        for (unsigned fn = 1; fn < nfn && rs[r].fn; fn++) {
+            tot[fn].calls += rs[r].fn[fn].calls;
+            tot[fn].bytes += rs[r].fn[fn].bytes;
+            tot[fn].ns += rs[r].fn[fn].ns;
+        }
+        bad |= !rs[r].complete;
+    }
+    if (json)
+        print_json(job, dir, rs, tot, nfn);
+    else
+        print_text(job, dir, rs, tot, nfn);
+    fflush(stdout);
+    for (int r = 0; r < job->nranks; r++) {
+        if (rs[r].error)
+            psk_cli_error("%s", rs[r].error);
+        free(rs[r].error);
+        free(rs[r].fn);
+    }
+    free(rs);
+    free(tot);
+    psk_trace_close(t);
+    return bad ? PSK_EXIT_DATA : 0;
+}

@@ -1,0 +1,61 @@
+/* perfskel: the command-line tool. Dispatches to one cmd_<name>.c per
+ * subcommand; library errors become one-line messages and exit codes here
+ * and nowhere else (the libraries only return codes). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+void psk_cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("perfskel: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int psk_cli_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("perfskel: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (perfskel --help for usage)\n", stderr);
+    va_end(ap);
+    return PSK_EXIT_USAGE;
+}
+
+static const char usage[] =
+    "usage: perfskel <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  record [-o DIR] [--mpi openmpi|mpich] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
+    "        run an MPI job with every MPI call of every rank recorded into DIR\n"
+    "        (default ./perfskel-trace)\n"
+    "  stats DIR [--json]\n"
+    "        profile of a recorded job: calls, bytes and time per function and rank\n"
+    "  dump DIR [--rank R] [--json]\n"
+    "        every recorded event, one per line (JSON lines with --json)\n"
+    "\n"
+    "perfskel --version prints the version.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return fputs(usage, stderr), PSK_EXIT_USAGE;
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
+        return fputs(usage, stdout), 0;
+    if (!strcmp(cmd, "--version"))
+        return puts("perfskel " PSK_VERSION), 0;
+    if (!strcmp(cmd, "record"))
+        return cmd_record(argc - 1, argv + 1);
+    if (!strcmp(cmd, "stats"))
+        return cmd_stats(argc - 1, argv + 1);
+    if (!strcmp(cmd, "dump"))
+        return cmd_dump(argc - 1, argv + 1);
+    return psk_cli_usage("unknown command '%s'", cmd);
+}

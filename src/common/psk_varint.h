@@ -1,0 +1,68 @@
+/* LEB128 variable-length integers and zigzag mapping, used by the trace
+ * format (docs/trace-format.md). Unsigned values take 1 byte below 128,
+ * 2 below 16384; signed values are zigzag-mapped first so small negative
+ * numbers (MPI_ANY_SOURCE = -1) stay small. Header-only for inlining in the
+ * recording library's hot path. */
+#ifndef PSK_VARINT_H
+#define PSK_VARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PSK_VARINT_MAX 10 /* bytes of the longest 64-bit varint */
+
+static inline uint8_t *psk_put_uvar(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint64_t psk_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t psk_unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline uint8_t *psk_put_svar(uint8_t *p, int64_t v)
+{
+    return psk_put_uvar(p, psk_zigzag(v));
+}
+
+/* Reads one varint from [*pp, end). Returns 0 and advances *pp, or -1 if
+ * the data ends inside the varint or it is longer than 10 bytes. */
+static inline int psk_get_uvar(const uint8_t **pp, const uint8_t *end, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (p >= end)
+            return -1;
+        uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *pp = p;
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static inline int psk_get_svar(const uint8_t **pp, const uint8_t *end, int64_t *out)
+{
+    uint64_t u;
+    if (psk_get_uvar(pp, end, &u))
+        return -1;
+    *out = psk_unzigzag(u);
+    return 0;
+}
+
+#endif

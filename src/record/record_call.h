@@ -1,0 +1,138 @@
+/* Internals shared by the generated wrappers (record_wrap_c.c,
+ * record_wrap_f.c) and the recorder (record_core.c, record_call.c).
+ * One psk_call lives on the stack of each wrapper: the wrapper's pre/post
+ * code fills it from the arguments, psk_call_finish() resolves requests and
+ * statuses and appends the encoded event to this rank's block buffer.
+ * The only global state of perfskel is here (seed 001 §2.1: PMPI wrappers). */
+#ifndef PSK_RECORD_CALL_H
+#define PSK_RECORD_CALL_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "psk_fn_ids.h"
+#include "trace_format.h"
+
+#define PSK_EXPORT __attribute__((visibility("default")))
+
+enum psk_mode {
+    PSK_MODE_NONE, PSK_MODE_STATUS, PSK_MODE_PROBE,
+    PSK_MODE_WAIT, PSK_MODE_WAITALL, PSK_MODE_WAITANY, PSK_MODE_WAITSOME,
+    PSK_MODE_TEST, PSK_MODE_TESTALL, PSK_MODE_TESTANY, PSK_MODE_TESTSOME,
+    PSK_MODE_START, PSK_MODE_STARTALL, PSK_MODE_FREE, PSK_MODE_CANCEL,
+    PSK_MODE_INIT, PSK_MODE_INITTHREAD, PSK_MODE_FINALIZE, PSK_MODE_ABORT
+};
+
+/* Fortran status size in MPI_Fints (MPICH says so in mpi.h; Open MPI 4.1's
+ * is 6: three public ints, one int, one size_t). */
+#ifdef MPI_F_STATUS_SIZE
+#define PSK_FSTATUS_SIZE MPI_F_STATUS_SIZE
+#else
+#define PSK_FSTATUS_SIZE 6
+#endif
+
+#define PSK_NARR (PSK_F_NFIELDS - PSK_F_FIRST_ARRAY)
+
+typedef struct psk_reqsnap {
+    uintptr_t handle; /* C handle before the call (the call may null it) */
+    int32_t id;       /* PSK_REQ_NULL, PSK_REQ_UNKNOWN or the request id */
+    uint32_t flags;   /* PSK_RQ_* of the request's entry */
+} psk_reqsnap;
+
+typedef struct psk_call {
+    unsigned fn;
+    int mode;
+    uint64_t t0, t1;
+    int64_t v[PSK_F_FIRST_ARRAY];
+    uint32_t n[PSK_NARR];
+    const int64_t *arr[PSK_NARR];
+    /* communicator context of the call */
+    int crank, asize, inter, root;
+    int wild_src, wild_tag;
+    /* completion */
+    int nreq, flag, index, outcount, ibase;
+    const int *indices;
+    psk_reqsnap *snap;
+    int any_wild;
+    MPI_Status *stp, *stsp;
+    MPI_Fint *fstp, *fstsp;
+    MPI_Status st;                        /* stands in for MPI_STATUS_IGNORE */
+    MPI_Fint fst[PSK_FSTATUS_SIZE + 2];   /* the same for Fortran */
+    uintptr_t free_handle;                /* Comm_free / Group_free */
+} psk_call;
+
+#define PSK_E(f) (call.v[PSK_F_##f])
+
+/* state: 0 before MPI_Init, 1 recording, 2 stopped (Finalize or disabled) */
+extern int psk_state;
+/* >0 while inside a Fortran wrapper: the MPI's Fortran layer may call the C
+ * MPI_X, which must then pass straight through. */
+extern __thread int psk_fguard __attribute__((tls_model("initial-exec")));
+
+static inline int psk_rec_on(void)
+{
+    return psk_state == 1 && psk_fguard == 0;
+}
+
+static inline uint64_t psk_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* record_core.c */
+void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided);
+void psk_rec_pre_finalize(void);
+void psk_rec_stop(unsigned fn, uint64_t t0);
+void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode);
+void psk_rec_emit(const psk_call *call);
+
+/* record_call.c */
+static inline void psk_call_begin(psk_call *call, unsigned fn, int mode)
+{
+    call->fn = fn;
+    call->mode = mode;
+    call->wild_src = call->wild_tag = 0;
+    call->nreq = 0;
+    call->any_wild = 0;
+    call->flag = 1;
+    call->index = MPI_UNDEFINED;
+    call->outcount = 0;
+    call->indices = 0;
+    call->stp = call->stsp = 0;
+    call->fstp = call->fstsp = 0;
+    call->inter = 0;
+    call->crank = -1;
+    call->root = -1;
+}
+void psk_call_finish(psk_call *call);
+void psk_set_comm(psk_call *call, MPI_Comm comm);
+int psk_at_root(const psk_call *call);
+int64_t psk_type_size(MPI_Datatype dt);
+int64_t psk_rank(int r);
+int64_t psk_root(int r);
+int64_t psk_tag(int t);
+int64_t psk_op_id(MPI_Op op);
+int64_t psk_group_id(MPI_Group g);
+int psk_fstatus_ignored(const MPI_Fint *f);
+void psk_pre_reqs(psk_call *call, int n, const MPI_Request *reqs);
+void psk_pre_freqs(psk_call *call, int n, const MPI_Fint *reqs);
+MPI_Status *psk_pre_statuses(psk_call *call, MPI_Status *sts);
+MPI_Fint *psk_pre_fstatuses(psk_call *call, MPI_Fint *sts);
+void psk_post_reqnew(psk_call *call, MPI_Request req, int persistent);
+void psk_post_counts(psk_call *call, int field, const int *counts, int root_only);
+void psk_post_dtypes(psk_call *call, int field, const MPI_Datatype *types);
+void psk_post_fdtypes(psk_call *call, int field, const MPI_Fint *types);
+void psk_post_newcomm(psk_call *call, MPI_Comm comm);
+void psk_post_newgroup(psk_call *call, MPI_Group group);
+void psk_pre_commfree(psk_call *call, MPI_Comm comm);
+void psk_post_commfree(psk_call *call);
+void psk_pre_groupfree(psk_call *call, MPI_Group group);
+void psk_post_groupfree(psk_call *call);
+/* set up at start: communicators WORLD and SELF, the world group */
+void psk_tables_init(void);
+void psk_tables_free(void);
+
+#endif

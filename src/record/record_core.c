@@ -1,0 +1,496 @@
+/* The recorder: one per process. Starts in MPI_Init (trace directory, job
+ * id agreed with rank 0, clock offsets to rank 0 by ping-pong, job.json by
+ * rank 0), appends each call's event to a block buffer, writes a block with
+ * one writev() when it fills, and ends with an END block in MPI_Finalize.
+ * A rank killed by a signal or exiting without MPI_Finalize writes the
+ * events it holds as a last block without END, so readers say it was cut
+ * short. Recording problems (disk full) are reported once on stderr and
+ * switch recording off; they never stop the program. Seed 001 §2.1. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "psk_json.h"
+#include "psk_varint.h"
+#include "record_call.h"
+#include "record_internal.h"
+#include "trace_pack.h"
+
+int psk_state;
+__thread int psk_fguard __attribute__((tls_model("initial-exec")));
+int psk_threaded;
+atomic_flag psk_lockflag = ATOMIC_FLAG_INIT;
+
+static struct {
+    int fd;
+    char path[PATH_MAX];
+    int rank, nranks;
+    uint8_t *buf;       /* block payload being filled */
+    size_t cap, used;   /* used = bytes of complete events */
+    uint32_t nev, seq;
+    uint64_t base;      /* exit time before the block's first event */
+    uint64_t prev_t1;
+    uint64_t total;
+    uint64_t mono_start;
+    volatile sig_atomic_t in_write;
+    MPI_Comm priv;      /* perfskel's own traffic, never the user's */
+} R = {.fd = -1};
+
+int psk_mpi_alive(void)
+{
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    return init && !fin;
+}
+
+static void warn(const char *what, int err)
+{
+    fprintf(stderr, "perfskel: rank %d: %s%s%s; recording stopped\n", R.rank, what,
+            err ? ": " : "", err ? strerror(err) : "");
+}
+
+/* ---- blocks ---- */
+
+static int write_all(const struct iovec *iov, int n)
+{
+    struct iovec v[2];
+    memcpy(v, iov, (size_t)n * sizeof *v);
+    int i = 0;
+    while (i < n) {
+        ssize_t w = writev(R.fd, v + i, n - i);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        while (i < n && (size_t)w >= v[i].iov_len)
+            w -= (ssize_t)v[i++].iov_len;
+        if (i < n) {
+            v[i].iov_base = (char *)v[i].iov_base + w;
+            v[i].iov_len -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+/* Writes the events held as one block. Safe in a signal handler: it only
+ * computes and calls writev(). */
+static int flush_block(int kind, const uint8_t *payload, size_t len, uint32_t nev)
+{
+    if (R.fd < 0)
+        return 0;
+    R.in_write = 1;
+    uint8_t hdr[PSK_BLOCK_HEADER_SIZE];
+    psk_block_header h = {.kind = (uint8_t)kind, .payload_len = (uint32_t)len,
+                          .n_events = nev, .base_ns = R.base, .seq = R.seq++};
+    psk_pack_block_header(hdr, &h, payload);
+    struct iovec iov[2] = {{hdr, sizeof hdr}, {(void *)payload, len}};
+    int err = write_all(iov, len ? 2 : 1);
+    R.in_write = 0;
+    return err;
+}
+
+static void flush_events(void)
+{
+    if (!R.nev)
+        return;
+    int err = flush_block(PSK_BLOCK_EVENTS, R.buf, R.used, R.nev);
+    R.used = 0;
+    R.nev = 0;
+    R.base = R.prev_t1;
+    if (err) {
+        warn("cannot write the trace", err);
+        close(R.fd);
+        R.fd = -1;
+        psk_state = 2;
+    }
+}
+
+static size_t event_bound(const psk_call *call)
+{
+    size_t b = 3 * PSK_VARINT_MAX + PSK_F_NFIELDS * PSK_VARINT_MAX;
+    uint32_t fields = psk_fn_table[call->fn].fields;
+    for (int k = 0; k < PSK_NARR; k++)
+        if (fields >> (PSK_F_FIRST_ARRAY + k) & 1u)
+            b += (size_t)call->n[k] * 3 * PSK_VARINT_MAX;
+    return b;
+}
+
+void psk_rec_emit(const psk_call *call)
+{
+    if (psk_state != 1 || R.fd < 0)
+        return;
+    psk_rec_lock();
+    size_t bound = event_bound(call);
+    if (R.used + bound > R.cap) {
+        flush_events();
+        if (bound > R.cap) {
+            uint8_t *nb = realloc(R.buf, bound);
+            if (!nb) {
+                psk_rec_unlock();
+                return;
+            }
+            R.buf = nb;
+            R.cap = bound;
+        }
+        if (R.fd < 0) {
+            psk_rec_unlock();
+            return;
+        }
+    }
+    uint8_t *p = R.buf + R.used;
+    uint32_t fields = psk_fn_table[call->fn].fields;
+    p = psk_put_uvar(p, call->fn);
+    p = psk_put_svar(p, (int64_t)(call->t0 - R.prev_t1));
+    p = psk_put_uvar(p, call->t1 - call->t0);
+    for (uint32_t f = fields; f; f &= f - 1) {
+        int i = __builtin_ctz(f);
+        int u = (PSK_FIELDS_UNSIGNED >> i) & 1u;
+        if (i < PSK_F_FIRST_ARRAY) {
+            p = u ? psk_put_uvar(p, (uint64_t)call->v[i]) : psk_put_svar(p, call->v[i]);
+        } else {
+            int k = i - PSK_F_FIRST_ARRAY;
+            uint32_t n = call->n[k];
+            const int64_t *a = call->arr[k];
+            size_t nv = i == PSK_F_STATUSES ? 3 * (size_t)n : n;
+            p = psk_put_uvar(p, n);
+            for (size_t j = 0; j < nv; j++)
+                p = u ? psk_put_uvar(p, (uint64_t)a[j]) : psk_put_svar(p, a[j]);
+        }
+    }
+    R.used = (size_t)(p - R.buf); /* the event is complete only now */
+    R.nev++;
+    R.total++;
+    R.prev_t1 = call->t1;
+    if (R.used >= PSK_BLOCK_TARGET)
+        flush_events();
+    psk_rec_unlock();
+}
+
+/* ---- abnormal ends ---- */
+
+static const int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV,
+                                    SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGUSR1, SIGUSR2};
+static struct sigaction old_actions[sizeof fatal_signals / sizeof fatal_signals[0]];
+
+/* Keep what was recorded: write the complete events held, without an END
+ * block, then let the signal do what it would have done. */
+static void on_signal(int sig)
+{
+    if (psk_state == 1 && !R.in_write && R.nev && R.fd >= 0)
+        flush_block(PSK_BLOCK_EVENTS, R.buf, R.used, R.nev);
+    psk_state = 2;
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &old_actions[i], NULL);
+    raise(sig);
+}
+
+static void on_exit_without_finalize(void)
+{
+    if (psk_state == 1) {
+        flush_events();
+        psk_state = 2;
+        if (R.fd >= 0)
+            close(R.fd);
+        R.fd = -1;
+    }
+}
+
+static void install_handlers(void)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(fatal_signals[i], &sa, &old_actions[i]);
+        /* a signal the program ignores stays ignored */
+        if (old_actions[i].sa_handler == SIG_IGN)
+            sigaction(fatal_signals[i], &old_actions[i], NULL);
+    }
+    atexit(on_exit_without_finalize);
+}
+
+/* ---- start ---- */
+
+static int mkdir_p(const char *dir)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+        return ENAMETOOLONG;
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(tmp, 0777) && errno != EEXIST)
+                return errno;
+            *p = '/';
+        }
+    if (mkdir(tmp, 0777) && errno != EEXIST)
+        return errno;
+    return 0;
+}
+
+/* Offset of each rank's clock to rank 0's, by the round trip with the
+ * smallest delay (Cristian). Rank 0 returns all offsets in offs. */
+static int64_t clock_offset(int64_t *offs)
+{
+    enum { ROUNDS = 8, TAG = 1 };
+    int64_t mine = 0;
+    if (R.rank == 0) {
+        offs[0] = 0;
+        for (int r = 1; r < R.nranks; r++) {
+            uint64_t best = UINT64_MAX;
+            for (int k = 0; k < ROUNDS; k++) {
+                uint64_t t0 = psk_now(), tr;
+                PMPI_Send(&t0, 1, MPI_UINT64_T, r, TAG, R.priv);
+                PMPI_Recv(&tr, 1, MPI_UINT64_T, r, TAG, R.priv, MPI_STATUS_IGNORE);
+                uint64_t t1 = psk_now();
+                if (t1 - t0 < best) {
+                    best = t1 - t0;
+                    offs[r] = (int64_t)(tr - (t0 + (t1 - t0) / 2));
+                }
+            }
+        }
+    } else {
+        for (int k = 0; k < ROUNDS; k++) {
+            uint64_t t, now;
+            PMPI_Recv(&t, 1, MPI_UINT64_T, 0, TAG, R.priv, MPI_STATUS_IGNORE);
+            now = psk_now();
+            PMPI_Send(&now, 1, MPI_UINT64_T, 0, TAG, R.priv);
+        }
+    }
+    PMPI_Scatter(offs, 1, MPI_INT64_T, &mine, 1, MPI_INT64_T, 0, R.priv);
+    return mine;
+}
+
+static uint32_t clock_cost(void)
+{
+    enum { N = 1000 };
+    uint64_t a = psk_now(), b = a;
+    for (int i = 0; i < N; i++)
+        b = psk_now();
+    return (uint32_t)((b - a) / N);
+}
+
+/* the whole launch command, as perfskel record passed it, or our own */
+static void command_line(char *out, size_t cap)
+{
+    const char *c = getenv("PSK_COMMAND");
+    if (c) {
+        snprintf(out, cap, "%s", c);
+        return;
+    }
+    out[0] = 0;
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    if (!f)
+        return;
+    size_t n = fread(out, 1, cap - 1, f);
+    fclose(f);
+    out[n] = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!out[i])
+            out[i] = ' ';
+}
+
+static void write_job_json(const char *dir, uint64_t job_id, int flavour,
+                           const char *version, const char *hosts, int hostlen,
+                           const int64_t *offs, uint32_t cost, uint64_t real_ns)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 8];
+    snprintf(path, sizeof path, "%s/job.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        warn("cannot write job.json", errno);
+        return;
+    }
+    char cmd[8192], idhex[17], when[32];
+    command_line(cmd, sizeof cmd);
+    snprintf(idhex, sizeof idhex, "%016llx", (unsigned long long)job_id);
+    time_t secs = (time_t)(real_ns / 1000000000u);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    psk_json j;
+    psk_json_init(&j, f, 1);
+    psk_json_obj(&j, NULL);
+    psk_json_str(&j, "format", "perfskel-trace");
+    psk_json_int(&j, "version", PSK_FORMAT_VERSION);
+    psk_json_str(&j, "job_id", idhex);
+    psk_json_obj(&j, "mpi");
+    psk_json_str(&j, "flavour", flavour == PSK_MPI_OPENMPI ? "openmpi" : "mpich");
+    psk_json_str(&j, "version", version);
+    psk_json_end(&j);
+    psk_json_int(&j, "ranks", R.nranks);
+    psk_json_arr(&j, "hosts");
+    for (int r = 0; r < R.nranks; r++)
+        psk_json_str(&j, NULL, hosts + (size_t)r * (size_t)hostlen);
+    psk_json_end(&j);
+    psk_json_str(&j, "command", cmd);
+    psk_json_str(&j, "start_time", when);
+    psk_json_obj(&j, "clock");
+    psk_json_str(&j, "source", "CLOCK_MONOTONIC");
+    psk_json_int(&j, "read_ns", cost);
+    psk_json_arr(&j, "offsets_ns");
+    for (int r = 0; r < R.nranks; r++)
+        psk_json_int(&j, NULL, offs[r]);
+    psk_json_end(&j);
+    psk_json_end(&j);
+    psk_json_end(&j);
+    int bad = ferror(f);
+    if (fclose(f) || bad || rename(tmp, path))
+        warn("cannot write job.json", errno);
+}
+
+void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
+{
+    if (psk_state != 0 || !psk_mpi_alive())
+        return;
+    psk_state = 2; /* until everything is ready */
+    psk_threaded = fn == PSK_FN_Init_thread && provided == MPI_THREAD_MULTIPLE;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &R.nranks);
+    PMPI_Comm_dup(MPI_COMM_WORLD, &R.priv);
+
+    uint64_t job_id = 0;
+    if (R.rank == 0) {
+        const char *env = getenv("PSK_JOB_ID");
+        if (env)
+            job_id = strtoull(env, NULL, 16);
+        if (!job_id && getrandom(&job_id, sizeof job_id, 0) != sizeof job_id)
+            job_id = psk_now() ^ ((uint64_t)getpid() << 32);
+    }
+    PMPI_Bcast(&job_id, 1, MPI_UINT64_T, 0, R.priv);
+
+    const char *dir = getenv("PSK_TRACE_DIR");
+    if (!dir || !*dir)
+        dir = "perfskel-trace";
+    int err = mkdir_p(dir), anyerr = 0;
+    PMPI_Allreduce(&err, &anyerr, 1, MPI_INT, MPI_MAX, R.priv);
+
+    int64_t *offs = calloc((size_t)R.nranks, sizeof *offs);
+    int64_t offset = clock_offset(offs);
+    uint32_t cost = clock_cost();
+
+    enum { HOSTLEN = 64 };
+    char host[HOSTLEN] = {0};
+    gethostname(host, HOSTLEN - 1);
+    char *hosts = R.rank == 0 ? calloc((size_t)R.nranks, HOSTLEN) : NULL;
+    PMPI_Gather(host, HOSTLEN, MPI_CHAR, hosts, HOSTLEN, MPI_CHAR, 0, R.priv);
+
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
+    int vlen = 0;
+    PMPI_Get_library_version(version, &vlen);
+    version[strcspn(version, "\n,")] = 0;
+    for (char *c = version; *c; c++)
+        if (*c == '\t')
+            *c = ' ';
+#ifdef OPEN_MPI
+    int flavour = PSK_MPI_OPENMPI;
+#else
+    int flavour = PSK_MPI_MPICH;
+#endif
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t real_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec -
+                       (psk_now() - t0);
+    if (err)
+        warn("cannot create the trace directory", err);
+    else if (R.rank == 0 && offs && hosts)
+        write_job_json(dir, job_id, flavour, version, hosts, HOSTLEN, offs, cost, real_ns);
+    free(hosts);
+    free(offs);
+    if (err)
+        return;
+
+    snprintf(R.path, sizeof R.path, "%s/rank-%06d.psk", dir, R.rank);
+    R.fd = open(R.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    R.cap = PSK_BLOCK_TARGET + 4096;
+    R.buf = malloc(R.cap);
+    if (R.fd < 0 || !R.buf) {
+        warn(R.fd < 0 ? "cannot create the rank's trace file" : "out of memory", errno);
+        return;
+    }
+    psk_file_header fh = {.version = PSK_FORMAT_VERSION, .flavour = (uint16_t)flavour,
+                          .job_id = job_id, .rank = (uint32_t)R.rank,
+                          .nranks = (uint32_t)R.nranks, .clock_offset_ns = offset,
+                          .mono_start_ns = t0, .real_start_ns = real_ns,
+                          .clock_cost_ns = cost};
+    uint8_t hb[PSK_FILE_HEADER_SIZE];
+    psk_pack_file_header(hb, &fh);
+    struct iovec iov = {hb, sizeof hb};
+    if ((err = write_all(&iov, 1)) != 0) {
+        warn("cannot write the trace", err);
+        return;
+    }
+    psk_tables_init();
+    install_handlers();
+    R.mono_start = R.base = R.prev_t1 = t0;
+    psk_state = 1;
+
+    psk_call call;
+    psk_call_begin(&call, fn, PSK_MODE_NONE);
+    call.t0 = t0;
+    call.v[PSK_F_I1] = required;
+    call.v[PSK_F_I2] = provided;
+    call.t1 = psk_now(); /* perfskel's set-up counts as part of MPI_Init */
+    psk_rec_emit(&call);
+}
+
+/* ---- end ---- */
+
+static int64_t end_offset;
+
+void psk_rec_pre_finalize(void)
+{
+    int64_t *offs = calloc((size_t)R.nranks, sizeof *offs);
+    if (offs)
+        end_offset = clock_offset(offs);
+    free(offs);
+    PMPI_Comm_free(&R.priv);
+    psk_tables_free();
+}
+
+void psk_rec_stop(unsigned fn, uint64_t t0)
+{
+    psk_call call;
+    psk_call_begin(&call, fn, PSK_MODE_NONE);
+    call.t0 = t0;
+    call.t1 = psk_now();
+    psk_rec_emit(&call);
+    flush_events();
+    if (R.fd >= 0) {
+        uint8_t pl[2 * PSK_VARINT_MAX], *p = pl;
+        p = psk_put_uvar(p, R.total);
+        p = psk_put_svar(p, end_offset);
+        int err = flush_block(PSK_BLOCK_END, pl, (size_t)(p - pl), 0);
+        if (err || close(R.fd))
+            warn("cannot write the trace", err ? err : errno);
+        R.fd = -1;
+    }
+    psk_state = 2;
+    free(R.buf);
+    R.buf = NULL;
+}
+
+void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode)
+{
+    psk_call call;
+    psk_call_begin(&call, fn, PSK_MODE_NONE);
+    psk_set_comm(&call, comm);
+    call.v[PSK_F_I1] = errorcode;
+    call.t0 = call.t1 = psk_now();
+    psk_rec_emit(&call);
+    flush_events();
+    psk_state = 2;
+}

@@ -1,0 +1,116 @@
+/* Names and properties of recorded functions, fields and constants, from
+ * the generated table (psk_fn_table.c), for readers of traces. */
+#include <string.h>
+
+#include "trace_format.h"
+
+unsigned psk_fn_count(void) { return psk_fn_count_; }
+
+static const psk_fn_info *info(unsigned fn)
+{
+    if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
+        return NULL;
+    return &psk_fn_table[fn];
+}
+
+const char *psk_fn_name(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->name : NULL;
+}
+
+unsigned psk_fn_lookup(const char *name)
+{
+    for (unsigned fn = 1; fn < psk_fn_count_; fn++)
+        if (psk_fn_table[fn].name && strcmp(psk_fn_table[fn].name, name) == 0)
+            return fn;
+    return 0;
+}
+
+int psk_fn_class(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->cls : -1;
+}
+
+uint32_t psk_fn_fields(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->fields : 0;
+}
+
+const char *psk_field_name(int field)
+{
+    static const char *const names[PSK_F_NFIELDS] = {
+        "comm", "peer", "tag", "count", "dtsize", "rpeer", "rtag", "rcount",
+        "rdtsize", "root", "op", "req", "flag", "index", "newid", "group",
+        "i1", "i2", "src", "srctag", "counts", "rcounts", "dtsizes",
+        "rdtsizes", "reqs", "indices", "members", "statuses"};
+    return field >= 0 && field < PSK_F_NFIELDS ? names[field] : "?";
+}
+
+const char *psk_class_name(int cls)
+{
+    static const char *const names[PSK_CLASS_COUNT] = {
+        "env", "p2p", "persistent", "completion", "collective",
+        "nonblocking-collective", "communicator"};
+    return cls >= 0 && cls < PSK_CLASS_COUNT ? names[cls] : "?";
+}
+
+const char *psk_op_name(int op)
+{
+    static const char *const names[PSK_OP_COUNT] = {
+        "user", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND",
+        "MPI_BAND", "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR",
+        "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP", "MPI_OP_NULL"};
+    return op >= 0 && op < PSK_OP_COUNT ? names[op] : "?";
+}
+
+const char *psk_flavour_name(int flavour)
+{
+    return flavour == PSK_MPI_OPENMPI ? "openmpi" : flavour == PSK_MPI_MPICH ? "mpich" : "unknown";
+}
+
+static uint64_t sum_bytes(const psk_event *ev, int counts, int64_t size)
+{
+    uint64_t b = 0;
+    for (uint32_t i = 0; i < PSK_ARRN(ev, counts); i++)
+        b += (uint64_t)PSK_ARR(ev, counts)[i] * (uint64_t)size;
+    return b;
+}
+
+uint64_t psk_event_bytes(const psk_event *ev)
+{
+    const psk_fn_info *i = info(ev->fn);
+    if (!i)
+        return 0;
+    int64_t count = PSK_HAS(ev, PSK_F_COUNT) ? ev->v[PSK_F_COUNT] : 0;
+    int64_t size = PSK_HAS(ev, PSK_F_DTSIZE) ? ev->v[PSK_F_DTSIZE] : 0;
+    switch (i->bytes_rule) {
+    case PSK_BYTES_SEND:
+    case PSK_BYTES_RECV:
+    case PSK_BYTES_SENDRECV:
+        return (uint64_t)count * (uint64_t)size;
+    case PSK_BYTES_COLL:
+        if (PSK_HAS(ev, PSK_F_COUNTS)) {
+            if (PSK_HAS(ev, PSK_F_DTSIZES)) {
+                uint64_t b = 0;
+                for (uint32_t k = 0; k < PSK_ARRN(ev, PSK_F_COUNTS) &&
+                                     k < PSK_ARRN(ev, PSK_F_DTSIZES); k++)
+                    b += (uint64_t)PSK_ARR(ev, PSK_F_COUNTS)[k] *
+                         (uint64_t)PSK_ARR(ev, PSK_F_DTSIZES)[k];
+                return b;
+            }
+            return sum_bytes(ev, PSK_F_COUNTS, size);
+        }
+        if (PSK_HAS(ev, PSK_F_COUNT))
+            return (uint64_t)count * (uint64_t)size;
+        /* Reduce_scatter: what this rank receives */
+        if (PSK_HAS(ev, PSK_F_RCOUNTS))
+            return sum_bytes(ev, PSK_F_RCOUNTS, size);
+        if (PSK_HAS(ev, PSK_F_RCOUNT))
+            return (uint64_t)ev->v[PSK_F_RCOUNT] * (uint64_t)size;
+        return 0;
+    }
+    return 0;
+}

@@ -1,0 +1,70 @@
+/* The on-disk trace format, version 1 (docs/trace-format.md says it in prose).
+ * A trace is a directory: job.json (written by rank 0) and rank-NNNNNN.psk,
+ * one per rank. A rank file is a 64-byte header followed by blocks; each
+ * block is a 32-byte header, then varint-encoded events, covered by a CRC-32.
+ * A block is written whole with one write(), so a rank killed mid-run leaves
+ * every block before the one it was filling intact. All integers little-endian. */
+#ifndef PSK_TRACE_FORMAT_H
+#define PSK_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#include "perfskel/trace.h"
+
+#define PSK_FILE_MAGIC "PSKTRACE"   /* 8 bytes, no NUL on disk */
+#define PSK_FORMAT_VERSION 1
+#define PSK_FILE_HEADER_SIZE 64
+#define PSK_BLOCK_MAGIC 0x424b5350u /* "PSKB" */
+#define PSK_BLOCK_HEADER_SIZE 32
+#define PSK_BLOCK_TARGET (64 * 1024) /* payload bytes before a flush */
+#define PSK_BLOCK_MAX (256u << 20)   /* a reader rejects larger payloads */
+
+enum psk_block_kind {
+    PSK_BLOCK_EVENTS = 1, /* payload: events */
+    PSK_BLOCK_END = 2     /* last block of a rank that reached MPI_Finalize;
+                             payload: uvar total events, svar clock offset at end */
+};
+
+
+
+/* File header, 64 bytes:
+ *   0  char[8] magic        8  u16 version   10 u16 flavour  12 u32 flags
+ *  16  u64 job_id          24  u32 rank      28 u32 nranks
+ *  32  i64 clock_offset_ns (this rank's monotonic clock minus rank 0's)
+ *  40  u64 mono_start_ns   48  u64 real_start_ns (CLOCK_REALTIME)
+ *  56  u32 clock_cost_ns (one clock read)   60 u32 crc32 of bytes 0..59
+ * Block header, 32 bytes:
+ *   0  u32 magic   4 u8 kind   5 u8[3] zero   8 u32 payload_len
+ *  12  u32 n_events  16 u64 base_ns (exit time of the event before the
+ *  block's first, or mono_start_ns)  24 u32 seq (0, 1, 2, ... per rank)
+ *  28  u32 crc32 of bytes 0..27 followed by the payload. */
+
+/* Event encoding: uvar fn, svar gap_ns (entry minus the previous event's
+ * exit), uvar dur_ns (exit minus entry), then the fields of
+ * psk_fn_table[fn].fields in bit order: scalars as varints (u = unsigned,
+ * s = zigzag), arrays as uvar length then the values. */
+
+/* Generated from src/record/mpi_functions.def (the one table). */
+typedef struct psk_fn_info {
+    const char *name;   /* "MPI_Send" */
+    uint32_t fields;    /* bit i set = field i present */
+    uint8_t cls;        /* enum psk_fn_class */
+    uint8_t bytes_rule; /* how stats counts bytes, enum psk_bytes_rule */
+} psk_fn_info;
+
+enum psk_bytes_rule {
+    PSK_BYTES_NONE, PSK_BYTES_SEND, PSK_BYTES_RECV, PSK_BYTES_SENDRECV,
+    PSK_BYTES_COLL
+};
+
+extern const psk_fn_info psk_fn_table[];
+extern const unsigned psk_fn_count_; /* table size: ids are 1..psk_fn_count_-1 */
+
+/* Fields written as plain (unsigned) varints; all others are zigzag. */
+#define PSK_FIELDS_UNSIGNED                                                    \
+    ((1u << PSK_F_COUNT) | (1u << PSK_F_DTSIZE) | (1u << PSK_F_RCOUNT) |       \
+     (1u << PSK_F_RDTSIZE) | (1u << PSK_F_OP) | (1u << PSK_F_FLAG) |           \
+     (1u << PSK_F_COUNTS) | (1u << PSK_F_RCOUNTS) | (1u << PSK_F_DTSIZES) |    \
+     (1u << PSK_F_RDTSIZES) | (1u << PSK_F_MEMBERS))
+
+#endif

@@ -1,0 +1,381 @@
+/* Reading a trace directory (include/perfskel/trace.h): job.json with
+ * jansson, then each rank file block by block. Every block's checksum is
+ * verified before any of its events is returned, so a reader never hands
+ * out a damaged event; what precedes a damaged or missing block is still
+ * returned, and the error names the file, the block and the byte offset. */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psk_varint.h"
+#include "trace_format.h"
+#include "trace_pack.h"
+
+#define ERRLEN (PATH_MAX + 512)
+
+struct psk_trace {
+    char *dir;
+    char err[ERRLEN];
+    json_t *root;
+    psk_job job;
+    const char **hosts;
+    int64_t *offsets;
+    psk_file_header *headers;
+};
+
+struct psk_rank_reader {
+    char path[PATH_MAX];
+    char err[ERRLEN];
+    FILE *f;
+    psk_file_header hdr;
+    uint8_t *payload;
+    size_t cap;
+    const uint8_t *p, *end;
+    uint32_t left;      /* events left in the current block */
+    uint32_t blocks;    /* complete blocks read */
+    uint64_t offset;    /* file offset of the next block */
+    uint64_t events;
+    uint64_t prev;
+    int done;           /* 1 after END, or the sticky error code */
+    int status;
+    int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
+    size_t arrcap[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
+};
+
+static int fail(char *err, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, ERRLEN, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static const char *jstr(json_t *o, const char *key, const char *dflt)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : dflt;
+}
+
+static int read_job(psk_trace *t)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/job.json", t->dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT)
+            return fail(t->err, PSK_ENOTFOUND, "%s: missing: %s is not a perfskel trace directory",
+                        path, t->dir);
+        return fail(t->err, PSK_EIO, "%s: %s", path, strerror(errno));
+    }
+    json_error_t je;
+    t->root = json_loadf(f, 0, &je);
+    fclose(f);
+    if (!t->root)
+        return fail(t->err, PSK_EFORMAT, "%s: not valid JSON (line %d: %s)", path, je.line, je.text);
+    json_t *r = t->root;
+    if (strcmp(jstr(r, "format", ""), "perfskel-trace") != 0)
+        return fail(t->err, PSK_EFORMAT, "%s: not a perfskel job header (no \"format\": \"perfskel-trace\")", path);
+    json_int_t version = json_integer_value(json_object_get(r, "version"));
+    if (version != PSK_FORMAT_VERSION)
+        return fail(t->err, PSK_EVERSION, "%s: trace format version %lld; this perfskel reads version %d",
+                    path, (long long)version, PSK_FORMAT_VERSION);
+    json_int_t nranks = json_integer_value(json_object_get(r, "ranks"));
+    if (nranks < 1 || nranks > 1 << 24)
+        return fail(t->err, PSK_EFORMAT, "%s: bad \"ranks\" value", path);
+    t->job.nranks = (int)nranks;
+    t->job.job_id = strtoull(jstr(r, "job_id", "0"), NULL, 16);
+    json_t *mpi = json_object_get(r, "mpi");
+    const char *fl = jstr(mpi, "flavour", "");
+    t->job.flavour = !strcmp(fl, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(fl, "mpich") ? PSK_MPI_MPICH : PSK_MPI_UNKNOWN;
+    t->job.mpi_version = jstr(mpi, "version", "");
+    t->job.command = jstr(r, "command", "");
+    t->job.start_time = jstr(r, "start_time", "");
+    t->hosts = calloc((size_t)nranks, sizeof *t->hosts);
+    t->offsets = calloc((size_t)nranks, sizeof *t->offsets);
+    t->headers = calloc((size_t)nranks, sizeof *t->headers);
+    if (!t->hosts || !t->offsets || !t->headers)
+        return fail(t->err, PSK_ENOMEM, "%s: out of memory", path);
+    json_t *hosts = json_object_get(r, "hosts");
+    json_t *clock = json_object_get(r, "clock");
+    json_t *offs = json_object_get(clock, "offsets_ns");
+    for (int i = 0; i < nranks; i++) {
+        const char *h = json_string_value(json_array_get(hosts, (size_t)i));
+        t->hosts[i] = h ? h : "?";
+        t->offsets[i] = json_integer_value(json_array_get(offs, (size_t)i));
+    }
+    t->job.hosts = t->hosts;
+    t->job.clock_offsets_ns = t->offsets;
+    t->job.clock_read_ns = (uint32_t)json_integer_value(json_object_get(clock, "read_ns"));
+    return PSK_OK;
+}
+
+static void rank_path(char *out, size_t cap, const char *dir, int rank)
+{
+    snprintf(out, cap, "%s/rank-%06d.psk", dir, rank);
+}
+
+static int read_header(FILE *f, const char *path, psk_file_header *h, char *err)
+{
+    uint8_t b[PSK_FILE_HEADER_SIZE];
+    size_t n = fread(b, 1, sizeof b, f);
+    if (n < 8 || memcmp(b, PSK_FILE_MAGIC, 8) != 0)
+        return n == 0 ? fail(err, PSK_ETRUNCATED, "%s: empty file (the rank never started recording)", path)
+                      : fail(err, PSK_EFORMAT, "%s: not a perfskel rank file (bad magic)", path);
+    if (n < sizeof b)
+        return fail(err, PSK_ETRUNCATED, "%s: truncated inside the file header (%zu of %d bytes)",
+                    path, n, PSK_FILE_HEADER_SIZE);
+    switch (psk_unpack_file_header(b, h)) {
+    case -2:
+        return fail(err, PSK_EFORMAT, "%s: corrupt file header (checksum mismatch)", path);
+    case -3:
+        return fail(err, PSK_EVERSION, "%s: trace format version %u; this perfskel reads version %d",
+                    path, h->version, PSK_FORMAT_VERSION);
+    }
+    return PSK_OK;
+}
+
+int psk_trace_open(const char *dir, psk_trace **out)
+{
+    psk_trace *t = calloc(1, sizeof *t);
+    *out = t;
+    if (!t)
+        return PSK_ENOMEM;
+    t->dir = strdup(dir);
+    if (!t->dir)
+        return fail(t->err, PSK_ENOMEM, "%s: out of memory", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return fail(t->err, errno == ENOENT ? PSK_ENOTFOUND : PSK_EIO, "%s: %s", dir,
+                    errno == ENOENT ? "no such trace directory" : strerror(errno));
+    int rc = read_job(t);
+    if (rc) {
+        closedir(d);
+        return rc;
+    }
+    /* rank files beyond the job's ranks come from another run */
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int r;
+        char tail;
+        if (sscanf(e->d_name, "rank-%d.ps%c", &r, &tail) == 2 && r >= t->job.nranks) {
+            closedir(d);
+            return fail(t->err, PSK_EMISMATCH, "%s/%s: rank %d, but job.json says the job had %d ranks "
+                        "(files of two different runs)", dir, e->d_name, r, t->job.nranks);
+        }
+    }
+    closedir(d);
+    for (int r = 0; r < t->job.nranks; r++) {
+        char path[PATH_MAX];
+        rank_path(path, sizeof path, dir, r);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return fail(t->err, errno == ENOENT ? PSK_ENOTFOUND : PSK_EIO, "%s: %s", path,
+                        errno == ENOENT ? "missing (job.json lists this rank)" : strerror(errno));
+        psk_file_header *h = &t->headers[r];
+        rc = read_header(f, path, h, t->err);
+        fclose(f);
+        if (rc)
+            return rc;
+        if (h->job_id != t->job.job_id)
+            return fail(t->err, PSK_EMISMATCH, "%s: belongs to job %016" PRIx64 ", but job.json is job %016" PRIx64
+                        " (files of two different runs)", path, h->job_id, t->job.job_id);
+        if (h->rank != (uint32_t)r || h->nranks != (uint32_t)t->job.nranks)
+            return fail(t->err, PSK_EMISMATCH, "%s: says rank %u of %u, expected rank %d of %d",
+                        path, h->rank, h->nranks, r, t->job.nranks);
+        if (h->flavour != t->job.flavour)
+            return fail(t->err, PSK_EMISMATCH, "%s: recorded with another MPI than job.json says", path);
+    }
+    return PSK_OK;
+}
+
+const char *psk_trace_errmsg(const psk_trace *t) { return t ? t->err : "out of memory"; }
+const psk_job *psk_trace_job(const psk_trace *t) { return &t->job; }
+
+void psk_trace_close(psk_trace *t)
+{
+    if (!t)
+        return;
+    json_decref(t->root);
+    free((void *)t->hosts);
+    free(t->offsets);
+    free(t->headers);
+    free(t->dir);
+    free(t);
+}
+
+/* ---- rank reader ---- */
+
+int psk_rank_open(psk_trace *t, int rank, psk_rank_reader **out)
+{
+    psk_rank_reader *r = calloc(1, sizeof *r);
+    *out = r;
+    if (!r)
+        return PSK_ENOMEM;
+    if (rank < 0 || rank >= t->job.nranks)
+        return r->status = fail(r->err, PSK_EINVAL, "%s: no rank %d in a %d-rank job", t->dir, rank, t->job.nranks);
+    rank_path(r->path, sizeof r->path, t->dir, rank);
+    r->f = fopen(r->path, "rb");
+    if (!r->f)
+        return r->status = fail(r->err, PSK_EIO, "%s: %s", r->path, strerror(errno));
+    int rc = read_header(r->f, r->path, &r->hdr, r->err);
+    if (rc)
+        return r->status = rc;
+    r->offset = PSK_FILE_HEADER_SIZE;
+    r->prev = r->hdr.mono_start_ns;
+    return PSK_OK;
+}
+
+static int cut_short(psk_rank_reader *r, const char *what)
+{
+    return fail(r->err, PSK_ETRUNCATED, "%s: %s after %" PRIu64 " events in %u complete blocks: "
+                "the rank did not reach MPI_Finalize (killed, aborted or still running)",
+                r->path, what, r->events, r->blocks);
+}
+
+/* reads the next block; PSK_OK with r->left events, PSK_EOF, or an error */
+static int next_block(psk_rank_reader *r)
+{
+    uint8_t hb[PSK_BLOCK_HEADER_SIZE];
+    psk_block_header h;
+    size_t n = fread(hb, 1, sizeof hb, r->f);
+    if (n == 0)
+        return cut_short(r, "ends");
+    if (n < sizeof hb)
+        return cut_short(r, "truncated inside a block header");
+    if (psk_unpack_block_header(hb, &h))
+        return fail(r->err, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (bad magic)",
+                    r->path, r->blocks, r->offset);
+    if (h.payload_len > PSK_BLOCK_MAX)
+        return fail(r->err, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (length %u)",
+                    r->path, r->blocks, r->offset, h.payload_len);
+    if (h.payload_len > r->cap) {
+        uint8_t *p = realloc(r->payload, h.payload_len);
+        if (!p)
+            return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+        r->payload = p;
+        r->cap = h.payload_len;
+    }
+    if (fread(r->payload, 1, h.payload_len, r->f) < h.payload_len)
+        return cut_short(r, "truncated inside a block");
+    if (!psk_block_crc_ok(hb, r->payload, h.payload_len))
+        return fail(r->err, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (checksum mismatch)",
+                    r->path, r->blocks, r->offset);
+    if (h.seq != r->blocks)
+        return fail(r->err, PSK_EFORMAT, "%s: block %u at byte %" PRIu64 " is numbered %u (blocks lost or repeated)",
+                    r->path, r->blocks, r->offset, h.seq);
+    r->offset += sizeof hb + h.payload_len;
+    r->blocks++;
+    r->p = r->payload;
+    r->end = r->payload + h.payload_len;
+    if (h.kind == PSK_BLOCK_END) {
+        uint64_t total = 0;
+        if (psk_get_uvar(&r->p, r->end, &total) || total != r->events)
+            return fail(r->err, PSK_EFORMAT, "%s: the end block counts %" PRIu64 " events, the blocks hold %" PRIu64,
+                        r->path, total, r->events);
+        if (fgetc(r->f) != EOF)
+            return fail(r->err, PSK_EFORMAT, "%s: data after the end block at byte %" PRIu64, r->path, r->offset);
+        return PSK_EOF;
+    }
+    if (h.kind != PSK_BLOCK_EVENTS)
+        return fail(r->err, PSK_EFORMAT, "%s: block %u has unknown kind %u", r->path, r->blocks - 1, h.kind);
+    r->left = h.n_events;
+    r->prev = h.base_ns;
+    return PSK_OK;
+}
+
+static int bad_event(psk_rank_reader *r)
+{
+    return fail(r->err, PSK_EFORMAT, "%s: undecodable event %" PRIu64 " in block %u",
+                r->path, r->events, r->blocks - 1);
+}
+
+static int decode(psk_rank_reader *r, psk_event *ev)
+{
+    uint64_t fn, dur;
+    int64_t gap;
+    if (psk_get_uvar(&r->p, r->end, &fn) || psk_get_svar(&r->p, r->end, &gap) ||
+        psk_get_uvar(&r->p, r->end, &dur))
+        return bad_event(r);
+    if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
+        return bad_event(r);
+    ev->fn = (unsigned)fn;
+    ev->t_entry = r->prev + (uint64_t)gap;
+    ev->t_exit = ev->t_entry + dur;
+    r->prev = ev->t_exit;
+    ev->fields = psk_fn_table[fn].fields;
+    for (uint32_t f = ev->fields; f; f &= f - 1) {
+        int i = __builtin_ctz(f);
+        int u = (PSK_FIELDS_UNSIGNED >> i) & 1u;
+        uint64_t x;
+        if (i < PSK_F_FIRST_ARRAY) {
+            if (psk_get_uvar(&r->p, r->end, &x))
+                return bad_event(r);
+            ev->v[i] = u ? (int64_t)x : psk_unzigzag(x);
+            continue;
+        }
+        int k = i - PSK_F_FIRST_ARRAY;
+        uint64_t n;
+        if (psk_get_uvar(&r->p, r->end, &n) || n > (uint64_t)(r->end - r->p))
+            return bad_event(r);
+        size_t nv = i == PSK_F_STATUSES ? 3 * (size_t)n : (size_t)n;
+        if (nv > r->arrcap[k]) {
+            int64_t *a = realloc(r->arr[k], nv * sizeof *a);
+            if (!a)
+                return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+            r->arr[k] = a;
+            r->arrcap[k] = nv;
+        }
+        for (size_t j = 0; j < nv; j++) {
+            if (psk_get_uvar(&r->p, r->end, &x))
+                return bad_event(r);
+            r->arr[k][j] = u ? (int64_t)x : psk_unzigzag(x);
+        }
+        ev->n[k] = (uint32_t)n;
+        ev->arr[k] = r->arr[k];
+    }
+    return PSK_OK;
+}
+
+int psk_rank_next(psk_rank_reader *r, psk_event *ev)
+{
+    if (r->status)
+        return r->status;
+    while (r->left == 0) {
+        if (r->p != r->end)
+            return r->status = fail(r->err, PSK_EFORMAT, "%s: block %u holds more bytes than its events",
+                                    r->path, r->blocks - 1);
+        int rc = next_block(r);
+        if (rc)
+            return r->status = rc;
+    }
+    int rc = decode(r, ev);
+    if (rc)
+        return r->status = rc;
+    r->left--;
+    r->events++;
+    return PSK_OK;
+}
+
+const char *psk_rank_errmsg(const psk_rank_reader *r) { return r ? r->err : "out of memory"; }
+const char *psk_rank_path(const psk_rank_reader *r) { return r->path; }
+uint64_t psk_rank_events_read(const psk_rank_reader *r) { return r->events; }
+uint64_t psk_rank_mono_start(const psk_rank_reader *r) { return r->hdr.mono_start_ns; }
+
+void psk_rank_close(psk_rank_reader *r)
+{
+    if (!r)
+        return;
+    if (r->f)
+        fclose(r->f);
+    free(r->payload);
+    for (int k = 0; k < PSK_F_NFIELDS - PSK_F_FIRST_ARRAY; k++)
+        free(r->arr[k]);
+    free(r);
+}
