@@ -1,6 +1,8 @@
 /* perfskel stats: an mpiP-like profile of a recorded job. Per rank: wall
- * time (MPI_Init entry to the last event's exit), time in MPI, time outside
- * MPI (compute); per function and rank: calls, bytes and time. A rank whose
+ * time (as mpiP's AppTime: MPI_Init's exit to MPI_Finalize's entry), time
+ * in MPI calls within it (MPI_Init and MPI_Finalize are listed but not
+ * counted), time outside MPI (compute); per function and rank: calls, bytes
+ * and time. A rank whose
  * file is damaged is profiled up to its last good block, and the problem is
  * reported on stderr with exit status 1. */
 #include <stdio.h>
@@ -28,6 +30,8 @@ static void profile_rank(psk_trace *t, int r, rankstat *s, unsigned nfn)
     psk_event ev;
     s->fn = calloc(nfn, sizeof *s->fn);
     uint64_t first = 0, last = 0;
+    unsigned init = psk_fn_lookup("MPI_Init"), init_thread = psk_fn_lookup("MPI_Init_thread"),
+             fin = psk_fn_lookup("MPI_Finalize");
     int rc = psk_rank_open(t, r, &rr);
     if (rc == PSK_OK)
         first = psk_rank_mono_start(rr);
@@ -38,8 +42,15 @@ static void profile_rank(psk_trace *t, int r, rankstat *s, unsigned nfn)
         f->bytes += b;
         f->ns += d;
         s->bytes += b;
-        s->mpi_ns += d;
         s->events++;
+        if (ev.fn == init || ev.fn == init_thread) {
+            first = ev.t_exit;
+        } else if (ev.fn == fin) {
+            last = ev.t_entry;
+            continue;
+        } else {
+            s->mpi_ns += d;
+        }
         last = ev.t_exit;
     }
     s->complete = rc == PSK_EOF;
@@ -152,7 +163,8 @@ static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat
     printf("perfskel profile of %s\n", dir);
     printf("  job %016llx, %s (%s), %d ranks, started %s\n", (unsigned long long)job->job_id,
            psk_flavour_name(job->flavour), job->mpi_version, job->nranks, job->start_time);
-    printf("  command: %s\n\n", job->command);
+    printf("  command: %s\n", job->command);
+    printf("  wall: MPI_Init's exit to MPI_Finalize's entry; MPI: time in MPI calls in between\n\n");
     uint64_t wall = 0, mpi_all = 0, wall_all = 0;
     printf("%-6s %-20s %12s %12s %7s %12s %10s\n", "rank", "host", "wall (s)", "MPI (s)", "MPI %",
            "compute (s)", "events");
@@ -179,8 +191,12 @@ static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat
            "MPI %", "avg (us)");
     for (unsigned k = 0; k < n; k++) {
         const fnstat *f = &tot[order[k]];
-        printf("%-24s %10llu %14llu %12.6f %7.2f %12.3f\n", psk_fn_name(order[k]), (unsigned long long)f->calls,
-               (unsigned long long)f->bytes, sec(f->ns), pct(f->ns, mpi_all),
+        const char *name = psk_fn_name(order[k]);
+        char share[16] = "      -"; /* Init and Finalize lie outside the wall time */
+        if (strcmp(name, "MPI_Init") && strcmp(name, "MPI_Init_thread") && strcmp(name, "MPI_Finalize"))
+            snprintf(share, sizeof share, "%7.2f", pct(f->ns, mpi_all));
+        printf("%-24s %10llu %14llu %12.6f %s %12.3f\n", name, (unsigned long long)f->calls,
+               (unsigned long long)f->bytes, sec(f->ns), share,
                f->calls ? (double)f->ns / (double)f->calls / 1e3 : 0.0);
     }
     printf("\n%-24s %6s %10s %14s %12s\n", "function per rank", "rank", "calls", "bytes", "time (s)");

@@ -89,10 +89,10 @@ function init_kinds() {
     FPOST["preqnew"] = "psk_post_reqnew(&call, PMPI_Request_f2c(*@F), 1);"
     POST["flag"] = "call.flag = *@V;"; FPOST["flag"] = "call.flag = (*@F != 0);"
     POST["indexout"] = "call.index = *@V;"
-    FPOST["indexout"] = "call.index = (*@F == MPI_UNDEFINED || *@F < 1) ? MPI_UNDEFINED : *@F - 1;"
+    FPOST["indexout"] = "call.index = (*@F == MPI_UNDEFINED || *@F < ibase) ? MPI_UNDEFINED : *@F - ibase;"
     POST["outcount"] = "call.outcount = *@V;"; FPOST["outcount"] = "call.outcount = *@F;"
     POST["indices"] = "call.indices = @V; call.ibase = 0;"
-    FPOST["indices"] = "call.indices = @F; call.ibase = 1;"
+    FPOST["indices"] = "call.indices = @F; call.ibase = ibase;"
     POST["counts"] = "psk_post_counts(&call, PSK_F_COUNTS, @V, 0);"
     POST["rcounts"] = "psk_post_counts(&call, PSK_F_RCOUNTS, @V, 0);"
     POST["counts_root"] = "psk_post_counts(&call, PSK_F_COUNTS, @V, 1);"
@@ -292,7 +292,7 @@ function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd) {
     f08 = has_flag(f, "ts") ? "f08ts_" : "f08_"
     printf "extern psk_ft_%s pmpi_%s_;\n", l, l
     printf "#if defined(OPEN_MPI)\nextern psk_ft_%s pmpi_%s_f08_;\n#else\nextern psk_ft_%s pmpir_%s_%s;\n#endif\n", l, l, l, l, f08
-    printf "static void fb_%s(psk_ft_%s *fwd, %s)\n{\n", l, l, fparams(f)
+    printf "static void fb_%s(psk_ft_%s *fwd, int ibase, %s)\n{\n    (void)ibase;\n", l, l, fparams(f)
     if (m == "init" || m == "initthread") {
         printf "    uint64_t t0 = psk_now();\n    psk_fguard++;\n    fwd(%s);\n    psk_fguard--;\n", fargs(f)
         printf "    psk_rec_start(PSK_FN_%s, t0, %s);\n}\n", n, (m == "init" ? "0, 0" : "(int)*f2, (int)*f3")
@@ -315,10 +315,10 @@ function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd) {
         printf "%s", body(f, "f", "post")
         printf "    psk_call_finish(&call);\n}\n"
     }
-    printf "PSK_EXPORT void mpi_%s_(%s)\n{\n    fb_%s(pmpi_%s_, %s);\n}\n", l, fparams(f), l, l, fargs(f)
+    printf "PSK_EXPORT void mpi_%s_(%s)\n{\n    fb_%s(pmpi_%s_, 1, %s);\n}\n", l, fparams(f), l, l, fargs(f)
     printf "PSK_EXPORT void mpi_%s__(%s) __attribute__((alias(\"mpi_%s_\")));\n", l, fparams(f), l
     printf "PSK_EXPORT void mpi_%s(%s) __attribute__((alias(\"mpi_%s_\")));\n", l, fparams(f), l
     printf "PSK_EXPORT void MPI_%s(%s) __attribute__((alias(\"mpi_%s_\")));\n", upper(n), fparams(f), l
-    printf "#if defined(OPEN_MPI)\nPSK_EXPORT void mpi_%s_f08_(%s)\n{\n    fb_%s(pmpi_%s_f08_, %s);\n}\n", l, fparams(f), l, l, fargs(f)
-    printf "#else\nPSK_EXPORT void mpi_%s_%s(%s)\n{\n    fb_%s(pmpir_%s_%s, %s);\n}\n#endif\n\n", l, f08, fparams(f), l, l, f08, fargs(f)
+    printf "#if defined(OPEN_MPI)\nPSK_EXPORT void mpi_%s_f08_(%s)\n{\n    fb_%s(pmpi_%s_f08_, PSK_F08_IBASE, %s);\n}\n", l, fparams(f), l, l, fargs(f)
+    printf "#else\nPSK_EXPORT void mpi_%s_%s(%s)\n{\n    fb_%s(pmpir_%s_%s, PSK_F08_IBASE, %s);\n}\n#endif\n\n", l, f08, fparams(f), l, l, f08, fargs(f)
 }

@@ -32,6 +32,16 @@ enum psk_mode {
 #define PSK_FSTATUS_SIZE 6
 #endif
 
+/* Index base of Waitany/Testany/Waitsome/Testsome in each Fortran binding.
+ * mpif.h and `use mpi`: 1, as the standard says. mpi_f08: 1 in Open MPI;
+ * MPICH 4.0.2 returns C's 0-based indices there (measured, without
+ * perfskel: tests/mpi's f08 programs would catch a change). */
+#if defined(MPICH)
+#define PSK_F08_IBASE 0
+#else
+#define PSK_F08_IBASE 1
+#endif
+
 #define PSK_NARR (PSK_F_NFIELDS - PSK_F_FIRST_ARRAY)
 
 typedef struct psk_reqsnap {

@@ -90,6 +90,8 @@ uint64_t psk_event_bytes(const psk_event *ev)
     case PSK_BYTES_SEND:
     case PSK_BYTES_RECV:
     case PSK_BYTES_SENDRECV:
+        if (PSK_HAS(ev, PSK_F_PEER) && ev->v[PSK_F_PEER] == PSK_PROC_NULL)
+            return 0; /* nothing moves */
         return (uint64_t)count * (uint64_t)size;
     case PSK_BYTES_COLL:
         if (PSK_HAS(ev, PSK_F_COUNTS)) {

@@ -1,0 +1,11 @@
+#!/bin/sh
+# The whole pipeline that exists so far, on the bundled example: build,
+# record examples/heat.c with 2 ranks under Open MPI, print its profile.
+set -e
+cd "$(dirname "$0")/.."
+sh scripts/build.sh
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+echo "== perfskel record -o build/demo-trace -- mpirun.openmpi -np 2 build/examples/heat"
+build/perfskel record -o build/demo-trace -- mpirun.openmpi -np 2 build/examples/heat
+echo "== perfskel stats build/demo-trace"
+build/perfskel stats build/demo-trace

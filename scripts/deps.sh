@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the Debian packages perfskel needs, if any is missing (as root on
+# Debian 12; with sudo otherwise). apt-get update runs once, only when
+# something has to be installed.
+set -e
+PKGS="build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libcmocka-dev"
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "perfskel: installing$missing" >&2
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

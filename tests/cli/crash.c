@@ -1,0 +1,38 @@
+/* crash: a job that ends badly on purpose, for perfskel's fault tests.
+ * Usage: crash MODE N. Every rank runs N iterations of an MPI_Allreduce;
+ * then rank 1 (rank 0 in a 1-rank job) does MODE: ok (finishes normally),
+ * kill (SIGKILL: loses its unwritten block), term (SIGTERM: writes what it
+ * holds), abort (MPI_Abort), exit (exit(3) without MPI_Finalize). */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = argc > 1 ? argv[1] : "ok";
+    long n = argc > 2 ? atol(argv[2]) : 1000;
+    int victim = size > 1 ? 1 : 0, x = 1, y = 0;
+    for (long i = 0; i < n; i++)
+        MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == victim) {
+        if (!strcmp(mode, "kill"))
+            raise(SIGKILL);
+        else if (!strcmp(mode, "term"))
+            raise(SIGTERM);
+        else if (!strcmp(mode, "abort"))
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        else if (!strcmp(mode, "exit"))
+            exit(3);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("crash: %s after %ld iterations on %d ranks\n", mode, n, size);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,124 @@
+#!/bin/sh
+# Fault tests of perfskel record and its readers, with real MPI jobs:
+# faults.sh FLAVOUR CRASH_PROGRAM. Needs PERFSKEL (path of the CLI).
+# Each case checks the exit status and that the one-line error names the
+# file and the problem; a killed rank's trace must still be readable up to
+# its last complete block.
+set -u
+FL=$1
+PROG=$2
+P=${PERFSKEL:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+MPIRUN="mpirun.$FL"
+[ "$FL" = openmpi ] && MPIRUN="$MPIRUN --allow-run-as-root --oversubscribe"
+
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+
+# expect STATUS PATTERN NAME -- command...: exit status and a stderr line
+expect() {
+    st=$1 pat=$2 name=$3
+    shift 4
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" -ne "$st" ]; then
+        bad "$name: exit $got, expected $st"; cat "$T/err"; return
+    fi
+    if [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err"; then
+        bad "$name: stderr lacks '$pat'"; cat "$T/err"; return
+    fi
+    ok "$name"
+}
+
+rec() { # rec DIR MODE N
+    timeout 120 "$P" record -o "$T/$1" -- $MPIRUN -np 2 "$PROG" "$2" "$3" >"$T/rec.out" 2>"$T/rec.err"
+}
+
+# a clean run is complete
+rec good ok 200 || { bad "clean run failed"; cat "$T/rec.err"; }
+expect 0 "" "clean trace reads" -- "$P" stats "$T/good"
+rec good2 ok 200
+
+# SIGKILL: the block being filled is lost, complete blocks stay readable
+rec killed kill 40000
+[ $? -ne 0 ] && ok "killed job: record reports failure" || bad "killed job: record exited 0"
+expect 1 "rank-000001.psk: ends after .* events in .* complete blocks: the rank did not reach MPI_Finalize" \
+    "killed rank: stats says where the trace ends" -- "$P" stats "$T/killed"
+n=$("$P" dump "$T/killed" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
+[ "$n" -gt 1000 ] && [ "$n" -lt 40000 ] && ok "killed rank: $n events readable" || bad "killed rank: $n events readable"
+
+# SIGTERM: the rank writes all it holds
+rec termed term 3000
+n=$("$P" dump "$T/termed" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
+[ "$n" -eq 3000 ] && ok "SIGTERM: all 3000 events kept" || bad "SIGTERM: $n of 3000 events kept"
+expect 1 "rank-000001.psk: ends after 3001 events" "SIGTERM: reported as cut short" -- "$P" stats "$T/termed"
+
+# MPI_Abort: recorded as the last event
+rec aborted abort 50
+last=$("$P" dump "$T/aborted" --rank 1 2>/dev/null | tail -1)
+case "$last" in *MPI_Abort*i1=3*) ok "MPI_Abort recorded last with its error code" ;; *) bad "MPI_Abort: last event '$last'" ;; esac
+
+# exit() without MPI_Finalize
+rec exited exit 50
+n=$("$P" dump "$T/exited" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
+[ "$n" -eq 50 ] && ok "exit without MPI_Finalize: 50 events kept" || bad "exit without MPI_Finalize: $n events"
+
+# a file cut short inside a block
+cp -r "$T/good" "$T/trunc"
+f="$T/trunc/rank-000000.psk"
+truncate -s $(($(stat -c %s "$f") - 7)) "$f"
+expect 1 "rank-000000.psk: truncated inside a block" "truncated file" -- "$P" stats "$T/trunc"
+expect 1 "rank-000000.psk" "truncated file: dump names it" -- "$P" dump "$T/trunc" --rank 0
+
+# a corrupted byte in a block
+cp -r "$T/good" "$T/corrupt"
+f="$T/corrupt/rank-000001.psk"
+printf '\377' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
+expect 1 "rank-000001.psk: corrupt block 0 at byte 64 (checksum mismatch)" "corrupted block" -- "$P" stats "$T/corrupt"
+
+# a corrupted file header
+cp -r "$T/good" "$T/corrupthdr"
+printf 'X' | dd of="$T/corrupthdr/rank-000000.psk" bs=1 seek=20 conv=notrunc 2>/dev/null
+expect 1 "rank-000000.psk: corrupt file header" "corrupted header" -- "$P" stats "$T/corrupthdr"
+
+# rank files of two different runs
+cp -r "$T/good" "$T/mixed"
+cp "$T/good2/rank-000001.psk" "$T/mixed/"
+expect 1 "rank-000001.psk: belongs to job .* (files of two different runs)" "mixed jobs" -- "$P" stats "$T/mixed"
+
+# a rank missing
+cp -r "$T/good" "$T/missing"
+rm "$T/missing/rank-000001.psk"
+expect 1 "rank-000001.psk: missing" "missing rank" -- "$P" stats "$T/missing"
+
+# a rank too many
+cp -r "$T/good" "$T/extra"
+cp "$T/extra/rank-000001.psk" "$T/extra/rank-000002.psk"
+expect 1 "rank-000002.psk: rank 2, but job.json says the job had 2 ranks" "extra rank" -- "$P" stats "$T/extra"
+
+# another format version
+cp -r "$T/good" "$T/version"
+sed -i 's/"version": 1,/"version": 9,/' "$T/version/job.json"
+expect 1 "job.json: trace format version 9; this perfskel reads version 1" "wrong version" -- "$P" stats "$T/version"
+
+# not a trace at all
+expect 1 "no such trace directory" "no directory" -- "$P" stats "$T/nothing"
+mkdir "$T/empty"
+expect 1 "job.json: missing" "empty directory" -- "$P" stats "$T/empty"
+
+# every data error above is exactly one line
+for d in trunc corrupt mixed missing version; do
+    "$P" stats "$T/$d" >/dev/null 2>"$T/err"
+    [ "$(wc -l <"$T/err")" -eq 1 ] && ok "$d: one-line error" || { bad "$d: $(wc -l <"$T/err") lines"; cat "$T/err"; }
+done
+
+# usage errors exit 2
+expect 2 "no trace directory given" "stats without directory" -- "$P" stats
+expect 2 "no launcher given" "record without launcher" -- "$P" record -o "$T/x"
+expect 2 "unknown command" "unknown command" -- "$P" frobnicate
+expect 2 "cannot tell which MPI" "unknown launcher" -- "$P" record -- /bin/true
+
+[ "$fails" -eq 0 ] && echo "faults.sh $FL: all passed" || echo "faults.sh $FL: $fails failed"
+[ "$fails" -eq 0 ]
