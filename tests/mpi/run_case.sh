@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# run_case.sh FLAVOUR NP PROGRAM_PATH
+#
+# One MPI test case: runs PROGRAM_PATH on NP ranks with mpirun.FLAVOUR
+# (FLAVOUR = openmpi | mpich) once plainly and once under
+# `$PERFSKEL record`, requires both runs to succeed with byte-identical
+# stdout, then checks the counts the recorder saw (`$PERFSKEL stats --json`)
+# against the program's own `expect <rank> <function> <count>` lines with
+# $CHECK_COUNTS.  Works in a fresh temporary directory, removed on success and
+# kept (its path printed) on failure.  Exit 0 on success, 1 on failure.
+#
+# Environment: PERFSKEL (perfskel CLI), CHECK_COUNTS (check_counts checker),
+# optionally PERFSKEL_MPI_TIMEOUT (seconds per mpirun, default 120).
+set -u
+
+usage() {
+    echo "usage: PERFSKEL=... CHECK_COUNTS=... $0 openmpi|mpich NP PROGRAM" >&2
+    exit 1
+}
+[ $# -eq 3 ] || usage
+flavour=$1
+np=$2
+prog=$3
+case $np in '' | *[!0-9]*) usage ;; esac
+: "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
+: "${CHECK_COUNTS:?CHECK_COUNTS must name the check_counts checker}"
+limit=${PERFSKEL_MPI_TIMEOUT:-120}
+
+case $flavour in
+openmpi) launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np") ;;
+mpich) launcher=(mpirun.mpich -np "$np") ;;
+*) usage ;;
+esac
+command -v "${launcher[0]}" >/dev/null || { echo "run_case: ${launcher[0]} not found" >&2; exit 1; }
+[ -x "$prog" ] || { echo "run_case: $prog is not an executable" >&2; exit 1; }
+prog=$(cd "$(dirname "$prog")" && pwd)/$(basename "$prog")
+name="$flavour np$np $(basename "$prog")"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-mpi.XXXXXX") || exit 1
+cd "$work" || exit 1
+
+fail() {
+    echo "FAIL [$name]: $*" >&2
+    echo "  (files kept in $work)" >&2
+    exit 1
+}
+show() { # show FILE: the last lines of a captured stream
+    [ -s "$1" ] && { echo "--- $1 (last 20 lines):"; tail -n 20 "$1"; } >&2
+    return 0
+}
+
+# 1. plain run
+timeout -k 10 "$limit" "${launcher[@]}" "$prog" </dev/null >plain.out 2>plain.err
+rc=$?
+if [ $rc -ne 0 ]; then
+    show plain.err
+    [ $rc -eq 124 ] && fail "plain run timed out after ${limit}s"
+    fail "plain run exited with status $rc"
+fi
+
+# 2. recorded run
+timeout -k 10 "$limit" "$PERFSKEL" record -o trace -- "${launcher[@]}" "$prog" \
+    </dev/null >recorded.out 2>recorded.err
+rc=$?
+if [ $rc -ne 0 ]; then
+    show recorded.err
+    [ $rc -eq 124 ] && fail "recorded run timed out after ${limit}s"
+    fail "recorded run (perfskel record) exited with status $rc"
+fi
+
+# 3. same output with and without the recorder
+if ! cmp -s plain.out recorded.out; then
+    diff plain.out recorded.out | head -n 20 >&2
+    fail "stdout of the recorded run differs from the plain run"
+fi
+
+# 4. the program states one set of counts per rank
+ranks=$(awk '$1 == "expect" { print $2 }' plain.out | sort -un | wc -l)
+[ "$ranks" -eq "$np" ] || fail "program printed expect lines for $ranks rank(s), not $np"
+
+# 5. recorded counts
+if ! "$PERFSKEL" stats trace --json </dev/null >stats.json 2>stats.err; then
+    show stats.err
+    fail "perfskel stats trace --json failed"
+fi
+if ! "$CHECK_COUNTS" plain.out stats.json; then
+    fail "recorded call counts differ from the expected ones (see above)"
+fi
+
+cd / && rm -rf "$work"
+exit 0
