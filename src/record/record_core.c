@@ -178,21 +178,58 @@ void psk_rec_emit(const psk_call *call)
 
 /* ---- abnormal ends ---- */
 
-static const int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV,
-                                    SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGUSR1, SIGUSR2};
-static struct sigaction old_actions[sizeof fatal_signals / sizeof fatal_signals[0]];
+static void on_exit_without_finalize(void);
+
+/* Signals that end the process. Termination signals are caught only while
+ * their disposition is the default (a program's own handler may mean
+ * "shut down cleanly" or "checkpoint"); crash signals are always caught and
+ * passed on to the handler that was there (Open MPI's backtrace printer). */
+static const int term_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define NSIG_TERM (sizeof term_signals / sizeof term_signals[0])
+#define NSIG_CRASH (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction old_actions[NSIG_TERM + NSIG_CRASH];
 
 /* Keep what was recorded: write the complete events held, without an END
  * block, then let the signal do what it would have done. */
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
     if (psk_state == 1 && !R.in_write && R.nev && R.fd >= 0)
         flush_block(PSK_BLOCK_EVENTS, R.buf, R.used, R.nev);
     psk_state = 2;
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
-        if (fatal_signals[i] == sig)
-            sigaction(sig, &old_actions[i], NULL);
-    raise(sig);
+    const struct sigaction *old = NULL;
+    for (size_t i = 0; i < NSIG_TERM + NSIG_CRASH; i++)
+        if ((i < NSIG_TERM ? term_signals[i] : crash_signals[i - NSIG_TERM]) == sig)
+            old = &old_actions[i];
+    if (!old)
+        return;
+    sigaction(sig, old, NULL);
+    if (old->sa_flags & SA_SIGINFO)
+        old->sa_sigaction(sig, info, ctx);
+    else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN)
+        old->sa_handler(sig);
+    else
+        raise(sig); /* the default action, now restored */
+}
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NSIG_TERM + NSIG_CRASH; i++) {
+        int sig = i < NSIG_TERM ? term_signals[i] : crash_signals[i - NSIG_TERM];
+        if (sigaction(sig, NULL, &old_actions[i]))
+            continue;
+        int dflt = !(old_actions[i].sa_flags & SA_SIGINFO) && old_actions[i].sa_handler == SIG_DFL;
+        int ign = !(old_actions[i].sa_flags & SA_SIGINFO) && old_actions[i].sa_handler == SIG_IGN;
+        if (ign || (i < NSIG_TERM && !dflt))
+            continue;
+        sigaction(sig, &sa, NULL);
+    }
+    atexit(on_exit_without_finalize);
 }
 
 static void on_exit_without_finalize(void)
@@ -204,21 +241,6 @@ static void on_exit_without_finalize(void)
             close(R.fd);
         R.fd = -1;
     }
-}
-
-static void install_handlers(void)
-{
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(fatal_signals[i], &sa, &old_actions[i]);
-        /* a signal the program ignores stays ignored */
-        if (old_actions[i].sa_handler == SIG_IGN)
-            sigaction(fatal_signals[i], &old_actions[i], NULL);
-    }
-    atexit(on_exit_without_finalize);
 }
 
 /* ---- start ---- */

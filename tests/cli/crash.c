@@ -2,7 +2,8 @@
  * Usage: crash MODE N. Every rank runs N iterations of an MPI_Allreduce;
  * then rank 1 (rank 0 in a 1-rank job) does MODE: ok (finishes normally),
  * kill (SIGKILL: loses its unwritten block), term (SIGTERM: writes what it
- * holds), abort (MPI_Abort), exit (exit(3) without MPI_Finalize). */
+ * holds), segv (a segmentation fault: writes what it holds, then the MPI's
+ * own handler runs), abort (MPI_Abort), exit (exit(3) without MPI_Finalize). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@ int main(int argc, char **argv)
             raise(SIGKILL);
         else if (!strcmp(mode, "term"))
             raise(SIGTERM);
+        else if (!strcmp(mode, "segv"))
+            *(volatile int *)(argv[0] - (size_t)argv[0]) = 1;
         else if (!strcmp(mode, "abort"))
             MPI_Abort(MPI_COMM_WORLD, 3);
         else if (!strcmp(mode, "exit"))

@@ -55,6 +55,11 @@ n=$("$P" dump "$T/termed" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
 [ "$n" -eq 3000 ] && ok "SIGTERM: all 3000 events kept" || bad "SIGTERM: $n of 3000 events kept"
 expect 1 "rank-000001.psk: ends after 3001 events" "SIGTERM: reported as cut short" -- "$P" stats "$T/termed"
 
+# a segmentation fault: the rank writes all it holds, then the MPI's handler
+rec segv segv 2000
+n=$("$P" dump "$T/segv" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
+[ "$n" -eq 2000 ] && ok "SIGSEGV: all 2000 events kept" || bad "SIGSEGV: $n of 2000 events kept"
+
 # MPI_Abort: recorded as the last event
 rec aborted abort 50
 last=$("$P" dump "$T/aborted" --rank 1 2>/dev/null | tail -1)
