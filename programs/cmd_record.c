@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "perfskel/trace.h"
+#include "psk_fs.h"
 
 static const char *base_name(const char *p)
 {
@@ -116,18 +117,9 @@ static int find_library(int flavour, char *out, size_t cap)
 /* creates dir (and parents) and removes an earlier trace in it */
 static int prepare_dir(const char *dir, char *abs)
 {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
-        return ENAMETOOLONG;
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(tmp, 0777) && errno != EEXIST)
-                return errno;
-            *p = '/';
-        }
-    if (mkdir(tmp, 0777) && errno != EEXIST)
-        return errno;
+    int err = psk_mkdir_p(dir);
+    if (err)
+        return err;
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
         return ENOTDIR;

@@ -513,7 +513,9 @@ static void snap_one(psk_reqsnap *s, MPI_Request r)
     s->flags = e ? e->flags : 0;
 }
 
-void psk_pre_reqs(psk_call *call, int n, const MPI_Request *r)
+/* snapshot of the requests a completion call gets, before it nulls them;
+ * C handles come from r, or from Fortran handles f */
+static void pre_reqs(psk_call *call, int n, const MPI_Request *r, const MPI_Fint *f)
 {
     call->nreq = 0;
     call->snap = tgrow(&snapbuf, (size_t)(n > 0 ? n : 1) * sizeof *call->snap);
@@ -521,27 +523,15 @@ void psk_pre_reqs(psk_call *call, int n, const MPI_Request *r)
         return;
     psk_rec_lock();
     for (int i = 0; i < n; i++) {
-        snap_one(&call->snap[i], r[i]);
+        snap_one(&call->snap[i], r ? r[i] : PMPI_Request_f2c(f[i]));
         call->any_wild |= (call->snap[i].flags & PSK_RQ_WILD) != 0;
     }
     psk_rec_unlock();
     call->nreq = n;
 }
 
-void psk_pre_freqs(psk_call *call, int n, const MPI_Fint *r)
-{
-    call->nreq = 0;
-    call->snap = tgrow(&snapbuf, (size_t)(n > 0 ? n : 1) * sizeof *call->snap);
-    if (!call->snap || n < 0)
-        return;
-    psk_rec_lock();
-    for (int i = 0; i < n; i++) {
-        snap_one(&call->snap[i], PMPI_Request_f2c(r[i]));
-        call->any_wild |= (call->snap[i].flags & PSK_RQ_WILD) != 0;
-    }
-    psk_rec_unlock();
-    call->nreq = n;
-}
+void psk_pre_reqs(psk_call *call, int n, const MPI_Request *r) { pre_reqs(call, n, r, NULL); }
+void psk_pre_freqs(psk_call *call, int n, const MPI_Fint *f) { pre_reqs(call, n, NULL, f); }
 
 /* request i of the snapshot completed, its status in slot j */
 static void completed(psk_call *call, int i, int j, int single, int64_t *st, uint32_t *nst)

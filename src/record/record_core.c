@@ -18,6 +18,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "psk_fs.h"
 #include "psk_json.h"
 #include "psk_varint.h"
 #include "record_call.h"
@@ -245,23 +246,6 @@ static void on_exit_without_finalize(void)
 
 /* ---- start ---- */
 
-static int mkdir_p(const char *dir)
-{
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
-        return ENAMETOOLONG;
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(tmp, 0777) && errno != EEXIST)
-                return errno;
-            *p = '/';
-        }
-    if (mkdir(tmp, 0777) && errno != EEXIST)
-        return errno;
-    return 0;
-}
-
 /* Offset of each rank's clock to rank 0's, by the round trip with the
  * smallest delay (Cristian). Rank 0 returns all offsets in offs. */
 static int64_t clock_offset(int64_t *offs)
@@ -397,7 +381,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     const char *dir = getenv("PSK_TRACE_DIR");
     if (!dir || !*dir)
         dir = "perfskel-trace";
-    int err = mkdir_p(dir), anyerr = 0;
+    int err = psk_mkdir_p(dir), anyerr = 0;
     PMPI_Allreduce(&err, &anyerr, 1, MPI_INT, MPI_MAX, R.priv);
 
     int64_t *offs = calloc((size_t)R.nranks, sizeof *offs);
