@@ -137,7 +137,11 @@ typedef struct tbuf {
     size_t cap;
 } tbuf;
 
-static __thread tbuf arrbuf[PSK_NARR], snapbuf, stsbuf;
+/* initial-exec: no __tls_get_addr call per access (the library is preloaded
+ * or linked, so its TLS is allocated at start) */
+static __thread tbuf arrbuf[PSK_NARR] __attribute__((tls_model("initial-exec")));
+static __thread tbuf snapbuf __attribute__((tls_model("initial-exec")));
+static __thread tbuf stsbuf __attribute__((tls_model("initial-exec")));
 
 static void *tgrow(tbuf *b, size_t bytes)
 {

@@ -85,12 +85,38 @@ static inline int psk_rec_on(void)
     return psk_state == 1 && psk_fguard == 0;
 }
 
-static inline uint64_t psk_now(void)
+/* The clock: CLOCK_MONOTONIC nanoseconds. On x86-64 with an invariant TSC
+ * (record_clock.c decides at start) it is read from the TSC and scaled,
+ * about 3x cheaper than clock_gettime here (29 ns a read under KVM);
+ * the scale is re-anchored to CLOCK_MONOTONIC at every block written. */
+typedef struct psk_clock {
+    int use_tsc;
+    uint64_t tsc0, mono0; /* anchor */
+    uint64_t mult;        /* ns per tick, 32.32 fixed point */
+} psk_clock;
+extern psk_clock psk_clk;
+
+static inline uint64_t psk_mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+static inline uint64_t psk_now(void)
+{
+#if defined(__x86_64__)
+    if (psk_clk.use_tsc) {
+        uint64_t t = __builtin_ia32_rdtsc() - psk_clk.tsc0;
+        return psk_clk.mono0 + (uint64_t)(((unsigned __int128)t * psk_clk.mult) >> 32);
+    }
+#endif
+    return psk_mono_ns();
+}
+
+/* record_clock.c */
+void psk_clock_init(void);
+void psk_clock_reanchor(void);
 
 /* record_core.c */
 void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided);

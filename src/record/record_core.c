@@ -108,6 +108,8 @@ static void flush_events(void)
     R.used = 0;
     R.nev = 0;
     R.base = R.prev_t1;
+    if (!psk_threaded) /* other threads read the clock without the lock */
+        psk_clock_reanchor();
     if (err) {
         warn("cannot write the trace", err);
         close(R.fd);
@@ -116,13 +118,15 @@ static void flush_events(void)
     }
 }
 
-static size_t event_bound(const psk_call *call)
+#define ARRAY_FIELDS (~0u << PSK_F_FIRST_ARRAY)
+
+static size_t event_bound(const psk_call *call, uint32_t fields)
 {
-    size_t b = 3 * PSK_VARINT_MAX + PSK_F_NFIELDS * PSK_VARINT_MAX;
-    uint32_t fields = psk_fn_table[call->fn].fields;
-    for (int k = 0; k < PSK_NARR; k++)
-        if (fields >> (PSK_F_FIRST_ARRAY + k) & 1u)
-            b += (size_t)call->n[k] * 3 * PSK_VARINT_MAX;
+    size_t b = (3 + PSK_F_NFIELDS) * PSK_VARINT_MAX;
+    if (fields & ARRAY_FIELDS)
+        for (int k = 0; k < PSK_NARR; k++)
+            if (fields >> (PSK_F_FIRST_ARRAY + k) & 1u)
+                b += (size_t)call->n[k] * 3 * PSK_VARINT_MAX;
     return b;
 }
 
@@ -130,8 +134,9 @@ void psk_rec_emit(const psk_call *call)
 {
     if (psk_state != 1 || R.fd < 0)
         return;
+    uint32_t fields = psk_fn_table[call->fn].fields;
     psk_rec_lock();
-    size_t bound = event_bound(call);
+    size_t bound = event_bound(call, fields);
     if (R.used + bound > R.cap) {
         flush_events();
         if (bound > R.cap) {
@@ -149,24 +154,23 @@ void psk_rec_emit(const psk_call *call)
         }
     }
     uint8_t *p = R.buf + R.used;
-    uint32_t fields = psk_fn_table[call->fn].fields;
     p = psk_put_uvar(p, call->fn);
     p = psk_put_svar(p, (int64_t)(call->t0 - R.prev_t1));
     p = psk_put_uvar(p, call->t1 - call->t0);
-    for (uint32_t f = fields; f; f &= f - 1) {
+    for (uint32_t f = fields & ~ARRAY_FIELDS; f; f &= f - 1) {
         int i = __builtin_ctz(f);
+        p = (PSK_FIELDS_UNSIGNED >> i) & 1u ? psk_put_uvar(p, (uint64_t)call->v[i])
+                                            : psk_put_svar(p, call->v[i]);
+    }
+    for (uint32_t f = fields & ARRAY_FIELDS; f; f &= f - 1) {
+        int i = __builtin_ctz(f), k = i - PSK_F_FIRST_ARRAY;
         int u = (PSK_FIELDS_UNSIGNED >> i) & 1u;
-        if (i < PSK_F_FIRST_ARRAY) {
-            p = u ? psk_put_uvar(p, (uint64_t)call->v[i]) : psk_put_svar(p, call->v[i]);
-        } else {
-            int k = i - PSK_F_FIRST_ARRAY;
-            uint32_t n = call->n[k];
-            const int64_t *a = call->arr[k];
-            size_t nv = i == PSK_F_STATUSES ? 3 * (size_t)n : n;
-            p = psk_put_uvar(p, n);
-            for (size_t j = 0; j < nv; j++)
-                p = u ? psk_put_uvar(p, (uint64_t)a[j]) : psk_put_svar(p, a[j]);
-        }
+        uint32_t n = call->n[k];
+        const int64_t *a = call->arr[k];
+        size_t nv = i == PSK_F_STATUSES ? 3 * (size_t)n : n;
+        p = psk_put_uvar(p, n);
+        for (size_t j = 0; j < nv; j++)
+            p = u ? psk_put_uvar(p, (uint64_t)a[j]) : psk_put_svar(p, a[j]);
     }
     R.used = (size_t)(p - R.buf); /* the event is complete only now */
     R.nev++;
@@ -345,7 +349,7 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
     psk_json_str(&j, "command", cmd);
     psk_json_str(&j, "start_time", when);
     psk_json_obj(&j, "clock");
-    psk_json_str(&j, "source", "CLOCK_MONOTONIC");
+    psk_json_str(&j, "source", psk_clk.use_tsc ? "CLOCK_MONOTONIC (read from the TSC)" : "CLOCK_MONOTONIC");
     psk_json_int(&j, "read_ns", cost);
     psk_json_arr(&j, "offsets_ns");
     for (int r = 0; r < R.nranks; r++)
@@ -367,6 +371,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &R.nranks);
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.priv);
+    psk_clock_init();
 
     uint64_t job_id = 0;
     if (R.rank == 0) {
