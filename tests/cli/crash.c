@@ -3,7 +3,9 @@
  * then rank 1 (rank 0 in a 1-rank job) does MODE: ok (finishes normally),
  * kill (SIGKILL: loses its unwritten block), term (SIGTERM: writes what it
  * holds), segv (a segmentation fault: writes what it holds, then the MPI's
- * own handler runs), abort (MPI_Abort), exit (exit(3) without MPI_Finalize). */
+ * own handler runs), abort (MPI_Abort), exit (exit(3) without MPI_Finalize),
+ * clock (every rank busy-waits N ms between two barriers and prints the
+ * time it measured with MPI_Wtime, to check the recorded clock). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +21,16 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "ok";
     long n = argc > 2 ? atol(argv[2]) : 1000;
     int victim = size > 1 ? 1 : 0, x = 1, y = 0;
+    if (!strcmp(mode, "clock")) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime(), t1;
+        while ((t1 = MPI_Wtime()) - t0 < (double)n * 1e-3)
+            ;
+        MPI_Barrier(MPI_COMM_WORLD);
+        printf("clock rank %d: %.0f ns\n", rank, (t1 - t0) * 1e9);
+        MPI_Finalize();
+        return 0;
+    }
     for (long i = 0; i < n; i++)
         MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == victim) {

@@ -41,6 +41,18 @@ rec good ok 200 || { bad "clean run failed"; cat "$T/rec.err"; }
 expect 0 "" "clean trace reads" -- "$P" stats "$T/good"
 rec good2 ok 200
 
+# the recorded clock agrees with MPI_Wtime: the gap between the two barriers
+# of `crash clock 300` is the busy wait, within 1 %
+rec clock clock 300
+grep "clock rank 1" "$T/rec.out" >/dev/null || { bad "clock run failed"; cat "$T/rec.err"; }
+want=$(sed -n 's/^clock rank 1: \([0-9]*\) ns/\1/p' "$T/rec.out")
+got=$("$P" dump "$T/clock" --rank 1 --json | awk -F'[:,]' '/MPI_Barrier/ { for (i = 1; i < NF; i++) { if ($i ~ /t_entry_ns/) e = $(i+1); if ($i ~ /t_exit_ns/) x = $(i+1) } if (n++) print e - prev; prev = x }')
+if [ -n "$want" ] && [ -n "$got" ] && awk -v w="$want" -v g="$got" 'BEGIN { d = (g - w) / w; exit !(d > -0.01 && d < 0.01) }'; then
+    ok "recorded gap ${got} ns vs MPI_Wtime ${want} ns"
+else
+    bad "recorded gap '${got}' ns vs MPI_Wtime '${want}' ns"
+fi
+
 # SIGKILL: the block being filled is lost, complete blocks stay readable
 rec killed kill 40000
 [ $? -ne 0 ] && ok "killed job: record reports failure" || bad "killed job: record exited 0"
