@@ -1,6 +1,8 @@
 /* Streaming JSON writer (psk_json.h). Non-finite doubles become null, as
- * JSON has no NaN. Control characters are escaped as \u00XX. */
+ * JSON has no NaN; finite doubles are written so they read back exactly.
+ * Control characters are escaped as \u00XX. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "psk_json.h"
 
@@ -102,10 +104,16 @@ void psk_json_uint(psk_json *j, const char *key, uint64_t v)
 void psk_json_num(psk_json *j, const char *key, double v)
 {
     pre(j, key);
-    if (isfinite(v))
-        fprintf(j->f, "%.9g", v);
-    else
+    if (!isfinite(v)) {
         fputs("null", j->f);
+        return;
+    }
+    /* the shortest of %.15g and %.17g that reads back as the same double */
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, sizeof buf, "%.17g", v);
+    fputs(buf, j->f);
 }
 
 void psk_json_bool(psk_json *j, const char *key, int v)

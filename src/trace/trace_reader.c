@@ -165,9 +165,10 @@ int psk_trace_open(const char *dir, psk_trace **out)
         int r;
         char tail;
         if (sscanf(e->d_name, "rank-%d.ps%c", &r, &tail) == 2 && r >= t->job.nranks) {
-            closedir(d);
-            return fail(t->err, PSK_EMISMATCH, "%s/%s: rank %d, but job.json says the job had %d ranks "
-                        "(files of two different runs)", dir, e->d_name, r, t->job.nranks);
+            fail(t->err, PSK_EMISMATCH, "%s/%s: rank %d, but job.json says the job had %d ranks "
+                 "(files of two different runs)", dir, e->d_name, r, t->job.nranks);
+            closedir(d); /* frees e */
+            return PSK_EMISMATCH;
         }
     }
     closedir(d);

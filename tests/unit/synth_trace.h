@@ -1,0 +1,41 @@
+/* Writing synthetic perfskel traces for the unit tests: an encoder written
+ * from docs/trace-format.md independently of the recording library, plus
+ * random events and event comparison. Test code only. */
+#ifndef PSK_SYNTH_TRACE_H
+#define PSK_SYNTH_TRACE_H
+
+#include <stdint.h>
+
+#include "perfskel/trace.h"
+
+typedef struct synth_rank synth_rank;
+
+/* job.json of a trace with nranks ranks, job id and format version */
+void synth_job(const char *dir, uint64_t job_id, int nranks, int version);
+/* starts dir/rank-NNNNNN.psk with a file header */
+synth_rank *synth_rank_open(const char *dir, int rank, int nranks, uint64_t job_id,
+                            int version, uint64_t mono_start);
+/* appends ev (absolute t_entry/t_exit, fields from psk_fn_fields) to the open block */
+void synth_event(synth_rank *s, const psk_event *ev);
+/* writes the open block, if it holds events */
+void synth_flush(synth_rank *s);
+/* writes the END block counting `total` events; then closes */
+void synth_end(synth_rank *s, uint64_t total);
+void synth_close(synth_rank *s);
+uint64_t synth_events(const synth_rank *s); /* events appended so far */
+
+/* Random events: fn among the recorded functions, every field it carries
+ * filled with a random value (arrays of 0..6 elements), times increasing
+ * from *clock. Array storage is owned by the caller (one per event). */
+typedef struct synth_store {
+    int64_t a[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY][18];
+} synth_store;
+void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_store *st);
+/* 1 if the two events carry the same function, times and field values */
+int synth_event_equal(const psk_event *a, const psk_event *b);
+
+/* a fresh empty directory under $TMPDIR (or /tmp); the caller frees it */
+char *synth_tempdir(void);
+void synth_rmdir(const char *dir);
+
+#endif

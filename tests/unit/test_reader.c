@@ -1,0 +1,376 @@
+/* Unit tests of the trace reader (trace_reader.c) on synthetic traces:
+ * every event read back exactly; a file cut at every byte offset yields
+ * the events of its complete blocks and then "truncated"; a bit flipped
+ * anywhere yields an error and never a damaged event; wrong versions,
+ * ranks of other jobs, missing and extra files are named in the error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "synth_trace.h"
+
+#define NEV 240
+#define PER_BLOCK 16
+#define JOB 0xfeedface12345678ull
+
+typedef struct fixture {
+    char *dir;
+    psk_event ev[NEV];
+    synth_store st[NEV];
+    size_t block_end[NEV / PER_BLOCK + 2]; /* file offset after each events block */
+    int nblocks;
+    unsigned char *file; /* rank 0's bytes */
+    size_t size;
+} fixture;
+
+static char *path_of(const char *dir, const char *name)
+{
+    char *p;
+    if (asprintf(&p, "%s/%s", dir, name) < 0)
+        abort();
+    return p;
+}
+
+static size_t file_size(const char *path)
+{
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    return (size_t)sb.st_size;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* rank 0: NEV random events in blocks of PER_BLOCK, then END;
+ * rank 1: no events, END */
+static int setup(void **state)
+{
+    fixture *fx = calloc(1, sizeof *fx);
+    fx->dir = synth_tempdir();
+    synth_job(fx->dir, JOB, 2, 1);
+    uint64_t rng = 0x9e3779b97f4a7c15ull, clock = 5000000000ull;
+    synth_rank *s = synth_rank_open(fx->dir, 0, 2, JOB, 1, clock);
+    char *p0 = path_of(fx->dir, "rank-000000.psk");
+    for (int i = 0; i < NEV; i++) {
+        synth_random_event(&rng, &clock, &fx->ev[i], &fx->st[i]);
+        synth_event(s, &fx->ev[i]);
+        if ((i + 1) % PER_BLOCK == 0)
+            synth_flush(s);
+    }
+    synth_end(s, NEV);
+    synth_end(synth_rank_open(fx->dir, 1, 2, JOB, 1, 42), 0);
+    /* find the block boundaries by walking the headers */
+    fx->size = file_size(p0);
+    fx->file = malloc(fx->size);
+    FILE *f = fopen(p0, "rb");
+    assert_int_equal(fread(fx->file, 1, fx->size, f), fx->size);
+    fclose(f);
+    size_t off = 64;
+    fx->nblocks = 0;
+    while (off < fx->size) {
+        uint32_t len = (uint32_t)fx->file[off + 8] | (uint32_t)fx->file[off + 9] << 8 |
+                       (uint32_t)fx->file[off + 10] << 16 | (uint32_t)fx->file[off + 11] << 24;
+        off += 32 + len;
+        fx->block_end[fx->nblocks++] = off;
+    }
+    assert_int_equal(off, fx->size);
+    assert_int_equal(fx->nblocks, NEV / PER_BLOCK + 1); /* + END */
+    free(p0);
+    *state = fx;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *fx = *state;
+    synth_rmdir(fx->dir);
+    free(fx->dir);
+    free(fx->file);
+    free(fx);
+    return 0;
+}
+
+/* reads rank `rank` of dir; returns the final status, counts the events,
+ * and checks each against want[] */
+static int read_rank(const char *dir, int rank, const psk_event *want, int nwant,
+                     int *nread, char *msg, size_t msgcap)
+{
+    psk_trace *t;
+    int rc = psk_trace_open(dir, &t);
+    *nread = 0;
+    if (rc) {
+        snprintf(msg, msgcap, "%s", psk_trace_errmsg(t));
+        psk_trace_close(t);
+        return rc;
+    }
+    psk_rank_reader *r;
+    rc = psk_rank_open(t, rank, &r);
+    psk_event ev;
+    while (rc == PSK_OK && (rc = psk_rank_next(r, &ev)) == PSK_OK) {
+        if (*nread >= nwant || !synth_event_equal(&ev, &want[*nread]))
+            fail_msg("event %d differs from what was written", *nread);
+        (*nread)++;
+    }
+    assert_int_equal(psk_rank_events_read(r), (uint64_t)*nread);
+    /* errors are sticky */
+    if (rc != PSK_EOF)
+        assert_int_equal(psk_rank_next(r, &ev), rc);
+    snprintf(msg, msgcap, "%s", psk_rank_errmsg(r));
+    psk_rank_close(r);
+    psk_trace_close(t);
+    return rc;
+}
+
+static void test_roundtrip(void **state)
+{
+    fixture *fx = *state;
+    char msg[8192];
+    int n;
+    assert_int_equal(read_rank(fx->dir, 0, fx->ev, NEV, &n, msg, sizeof msg), PSK_EOF);
+    assert_int_equal(n, NEV);
+    assert_int_equal(read_rank(fx->dir, 1, NULL, 0, &n, msg, sizeof msg), PSK_EOF);
+    assert_int_equal(n, 0);
+
+    psk_trace *t;
+    assert_int_equal(psk_trace_open(fx->dir, &t), PSK_OK);
+    const psk_job *j = psk_trace_job(t);
+    assert_int_equal(j->nranks, 2);
+    assert_true(j->job_id == JOB);
+    assert_int_equal(j->flavour, PSK_MPI_MPICH);
+    assert_string_equal(j->hosts[1], "host1");
+    assert_true(j->clock_offsets_ns[1] == -1000);
+    assert_int_equal(j->clock_read_ns, 15);
+    assert_string_equal(j->command, "mpirun -np 2 ./synth");
+    psk_rank_reader *r;
+    assert_int_equal(psk_rank_open(t, 2, &r), PSK_EINVAL);
+    psk_rank_close(r);
+    assert_int_equal(psk_rank_open(t, 1, &r), PSK_OK);
+    assert_int_equal(psk_rank_mono_start(r), 42);
+    psk_rank_close(r);
+    psk_trace_close(t);
+}
+
+/* the rank file cut at every length */
+static void test_truncated_everywhere(void **state)
+{
+    fixture *fx = *state;
+    char *p0 = path_of(fx->dir, "rank-000000.psk"), msg[8192];
+    for (size_t len = 0; len <= fx->size; len++) {
+        write_file(p0, fx->file, len);
+        int n;
+        int rc = read_rank(fx->dir, 0, fx->ev, NEV, &n, msg, sizeof msg);
+        if (len == fx->size) {
+            assert_int_equal(rc, PSK_EOF);
+            assert_int_equal(n, NEV);
+            continue;
+        }
+        if (len < 64) {
+            /* header incomplete: the trace does not open (bad magic if cut inside it) */
+            assert_true(rc == PSK_ETRUNCATED || (len < 8 && rc == PSK_EFORMAT));
+        } else {
+            int complete = 0;
+            while (complete < fx->nblocks && fx->block_end[complete] <= len)
+                complete++;
+            int expect = complete * PER_BLOCK > NEV ? NEV : complete * PER_BLOCK;
+            if (rc != PSK_ETRUNCATED || n != expect)
+                fail_msg("cut at %zu of %zu bytes: status %d, %d events (expected %d): %s",
+                         len, fx->size, rc, n, expect, msg);
+            assert_non_null(strstr(msg, "did not reach MPI_Finalize"));
+        }
+        assert_non_null(strstr(msg, "rank-000000.psk"));
+        assert_null(strchr(msg, '\n'));
+    }
+    write_file(p0, fx->file, fx->size);
+    free(p0);
+}
+
+/* one bit flipped at every byte after the file header */
+static void test_corrupt_everywhere(void **state)
+{
+    fixture *fx = *state;
+    char *p0 = path_of(fx->dir, "rank-000000.psk"), msg[8192];
+    unsigned char *copy = malloc(fx->size);
+    for (size_t i = 0; i < fx->size; i++) {
+        memcpy(copy, fx->file, fx->size);
+        copy[i] ^= (unsigned char)(1u << (i % 8));
+        write_file(p0, copy, fx->size);
+        int n;
+        /* read_rank fails the test if a damaged event comes back */
+        int rc = read_rank(fx->dir, 0, fx->ev, NEV, &n, msg, sizeof msg);
+        if (rc == PSK_EOF || rc == PSK_OK)
+            fail_msg("bit flipped at byte %zu not detected", i);
+        if (i >= 64) {
+            /* nothing after the damaged block's start is returned */
+            int blk = 0;
+            while (fx->block_end[blk] <= i)
+                blk++;
+            assert_true(n <= blk * PER_BLOCK);
+        }
+        assert_non_null(strstr(msg, "rank-000000.psk"));
+    }
+    write_file(p0, fx->file, fx->size);
+    free(copy);
+    free(p0);
+}
+
+static void expect_open_error(const char *dir, int want, const char *name, const char *phrase)
+{
+    psk_trace *t;
+    int rc = psk_trace_open(dir, &t);
+    const char *msg = psk_trace_errmsg(t);
+    if (rc != want || !strstr(msg, name) || (phrase && !strstr(msg, phrase)))
+        fail_msg("status %d (want %d): %s", rc, want, msg);
+    psk_trace_close(t);
+}
+
+static void test_versions(void **state)
+{
+    fixture *fx = *state;
+    char *d = synth_tempdir();
+    synth_job(d, JOB, 1, 2);
+    synth_end(synth_rank_open(d, 0, 1, JOB, 1, 0), 0);
+    expect_open_error(d, PSK_EVERSION, "job.json", "version 2");
+    synth_job(d, JOB, 1, 1);
+    synth_end(synth_rank_open(d, 0, 1, JOB, 3, 0), 0);
+    expect_open_error(d, PSK_EVERSION, "rank-000000.psk", "version 3");
+    synth_rmdir(d);
+    free(d);
+    (void)fx;
+}
+
+static void test_mixed_and_missing(void **state)
+{
+    (void)state;
+    char *d = synth_tempdir();
+    /* a rank file of another job */
+    synth_job(d, JOB, 2, 1);
+    synth_end(synth_rank_open(d, 0, 2, JOB, 1, 0), 0);
+    synth_end(synth_rank_open(d, 1, 2, JOB + 1, 1, 0), 0);
+    expect_open_error(d, PSK_EMISMATCH, "rank-000001.psk", "different runs");
+    /* rank 1 missing */
+    char *p1 = path_of(d, "rank-000001.psk");
+    unlink(p1);
+    expect_open_error(d, PSK_ENOTFOUND, "rank-000001.psk", "missing");
+    /* a third rank left by a bigger earlier run */
+    synth_end(synth_rank_open(d, 1, 2, JOB, 1, 0), 0);
+    synth_end(synth_rank_open(d, 2, 3, JOB + 5, 1, 0), 0);
+    expect_open_error(d, PSK_EMISMATCH, "rank-000002.psk", "different runs");
+    char *p2 = path_of(d, "rank-000002.psk");
+    unlink(p2);
+    /* rank 1's file claims to be rank 0 */
+    synth_end(synth_rank_open(d, 0, 2, JOB, 1, 0), 0);
+    {
+        char *p0 = path_of(d, "rank-000000.psk");
+        rename(p0, p1);
+        synth_end(synth_rank_open(d, 0, 2, JOB, 1, 0), 0);
+        free(p0);
+    }
+    expect_open_error(d, PSK_EMISMATCH, "rank-000001.psk", "expected rank 1");
+    /* an empty rank file */
+    write_file(p1, "", 0);
+    expect_open_error(d, PSK_ETRUNCATED, "rank-000001.psk", "empty");
+    /* job.json damaged or absent */
+    char *pj = path_of(d, "job.json");
+    write_file(pj, "{\"format\": ", 11);
+    expect_open_error(d, PSK_EFORMAT, "job.json", "not valid JSON");
+    write_file(pj, "{\"format\": \"other\"}", 19);
+    expect_open_error(d, PSK_EFORMAT, "job.json", "not a perfskel");
+    unlink(pj);
+    expect_open_error(d, PSK_ENOTFOUND, "job.json", "not a perfskel trace directory");
+    synth_rmdir(d);
+    expect_open_error(d, PSK_ENOTFOUND, d, "no such trace directory");
+    free(pj);
+    free(p1);
+    free(p2);
+    free(d);
+}
+
+/* blocks that are well-formed but inconsistent */
+static void test_inconsistent_blocks(void **state)
+{
+    fixture *fx = *state;
+    char *d = synth_tempdir(), *p0 = path_of(d, "rank-000000.psk"), msg[8192];
+    int n;
+    synth_job(d, JOB, 1, 1);
+
+    /* the END block counts a different number of events */
+    synth_rank *s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    for (int i = 0; i < 10; i++)
+        synth_event(s, &fx->ev[i]);
+    synth_end(s, 11);
+    assert_int_equal(read_rank(d, 0, fx->ev, NEV, &n, msg, sizeof msg), PSK_EFORMAT);
+    assert_int_equal(n, 10);
+    assert_non_null(strstr(msg, "end block counts 11"));
+
+    /* data after the END block */
+    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    synth_end(s, 0);
+    FILE *f = fopen(p0, "ab");
+    fputc('x', f);
+    fclose(f);
+    assert_int_equal(read_rank(d, 0, fx->ev, NEV, &n, msg, sizeof msg), PSK_EFORMAT);
+    assert_non_null(strstr(msg, "after the end block"));
+
+    /* a block lost from the middle: its successor's sequence number shows it */
+    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    for (int i = 0; i < 30; i++) {
+        synth_event(s, &fx->ev[i]);
+        if (i % 10 == 9)
+            synth_flush(s);
+    }
+    synth_end(s, 30);
+    size_t size = file_size(p0);
+    unsigned char *b = malloc(size);
+    f = fopen(p0, "rb");
+    assert_int_equal(fread(b, 1, size, f), size);
+    fclose(f);
+    uint32_t len1 = (uint32_t)b[64 + 8] | (uint32_t)b[64 + 9] << 8;
+    size_t b2 = 64 + 32 + len1;
+    uint32_t len2 = (uint32_t)b[b2 + 8] | (uint32_t)b[b2 + 9] << 8;
+    memmove(b + b2, b + b2 + 32 + len2, size - (b2 + 32 + len2));
+    write_file(p0, b, size - 32 - len2);
+    assert_int_equal(read_rank(d, 0, fx->ev, NEV, &n, msg, sizeof msg), PSK_EFORMAT);
+    assert_int_equal(n, 10);
+    assert_non_null(strstr(msg, "blocks lost or repeated"));
+    free(b);
+
+    /* events with a function id that does not exist: one well-formed block */
+    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    psk_event bad = fx->ev[0];
+    bad.fn = psk_fn_count() + 3;
+    synth_event(s, &fx->ev[0]);
+    synth_event(s, &bad);
+    synth_end(s, 2);
+    assert_int_equal(read_rank(d, 0, fx->ev, NEV, &n, msg, sizeof msg), PSK_EFORMAT);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(msg, "undecodable event 1"));
+
+    synth_rmdir(d);
+    free(p0);
+    free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_truncated_everywhere),
+        cmocka_unit_test(test_corrupt_everywhere),
+        cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_mixed_and_missing),
+        cmocka_unit_test(test_inconsistent_blocks),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
