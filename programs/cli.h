@@ -12,5 +12,6 @@ int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_record(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

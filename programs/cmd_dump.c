@@ -1,11 +1,14 @@
 /* perfskel dump: every recorded event of one rank (or of all ranks, one
  * after the other), one per line: readable text, or JSON lines with
- * --json. Times are nanoseconds since the rank entered MPI_Init. */
+ * --json. Times are nanoseconds since the rank entered MPI_Init. From a
+ * merged trace it prints the same, rebuilt from the merge (so the two
+ * outputs must be equal), or with --merged the merged events themselves. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "perfskel/merge.h"
 #include "perfskel/trace.h"
 #include "psk_json.h"
 
@@ -76,13 +79,97 @@ static void json_event(int rank, uint64_t seq, uint64_t start, const psk_event *
     putchar('\n');
 }
 
+typedef struct dumper {
+    int rank, json;
+    uint64_t seq, start;
+} dumper;
+
+static int dump_one(void *arg, const psk_event *ev)
+{
+    dumper *d = arg;
+    (d->json ? json_event : text_event)(d->rank, d->seq++, d->start, ev);
+    return 0;
+}
+
+/* the merged events: index, class, ranks, then each non-constant pattern */
+static void dump_merged_events(psk_merged *m, int json)
+{
+    psk_mcursor *c;
+    psk_mevent me;
+    char desc[1024];
+    if (psk_mcursor_open(m, &c))
+        return;
+    while (psk_mcursor_next(c, &me) == PSK_OK) {
+        psk_merged_class_desc(m, me.cls, desc, sizeof desc);
+        if (!json) {
+            printf("%llu c%u %s", (unsigned long long)me.index, me.cls, desc);
+            for (int f = 0; f < PSK_F_FIRST_ARRAY; f++)
+                if (PSK_HAS(&me, f) && me.kind[f] != PSK_PAT_CONST && f != PSK_F_PEER && f != PSK_F_RPEER)
+                    printf(" %s=%s", psk_field_name(f), psk_pattern_name(me.kind[f]));
+            putchar('\n');
+            continue;
+        }
+        psk_json j;
+        psk_json_init(&j, stdout, 0);
+        psk_json_obj(&j, NULL);
+        psk_json_uint(&j, "index", me.index);
+        psk_json_uint(&j, "class", me.cls);
+        psk_json_str(&j, "fn", psk_fn_name(me.fn));
+        psk_json_str(&j, "desc", desc);
+        psk_json_arr(&j, "ranks");
+        for (int k = 0; k < me.nranks; k++)
+            psk_json_int(&j, NULL, me.ranks[k]);
+        psk_json_end(&j);
+        psk_json_obj(&j, "patterns");
+        for (int f = 0; f < PSK_F_NFIELDS; f++)
+            if (PSK_HAS(&me, f))
+                psk_json_str(&j, psk_field_name(f), psk_pattern_name(me.kind[f]));
+        psk_json_end(&j);
+        psk_json_end(&j);
+        putchar('\n');
+    }
+    psk_mcursor_close(c);
+}
+
+static int dump_merged(const char *path, int json, int only, int merged)
+{
+    psk_merged *m;
+    if (psk_merged_read(path, &m)) {
+        psk_cli_error("%s", psk_merged_errmsg(m));
+        psk_merged_close(m);
+        return PSK_EXIT_DATA;
+    }
+    int nranks = psk_merged_nranks(m), rc = 0;
+    if (only >= nranks) {
+        psk_cli_error("%s: no rank %d: the job had %d ranks", path, only, nranks);
+        psk_merged_close(m);
+        return PSK_EXIT_DATA;
+    }
+    if (merged) {
+        dump_merged_events(m, json);
+    } else {
+        if (!json)
+            printf("# rank seq entry_us duration_us function fields...\n");
+        for (int r = only < 0 ? 0 : only; r < (only < 0 ? nranks : only + 1) && !rc; r++) {
+            dumper d = {.rank = r, .json = json, .start = psk_merged_rank_start(m, r)};
+            rc = psk_merged_expand(m, r, dump_one, &d);
+        }
+    }
+    if (rc)
+        psk_cli_error("%s: %s", path, psk_merged_errmsg(m));
+    psk_merged_close(m);
+    return rc ? PSK_EXIT_DATA : 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     const char *dir = NULL;
-    int json = 0, only = -1;
+    int json = 0, only = -1, merged = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--merged"))
+            merged = 1;
         else if (!strcmp(argv[i], "--rank") && i + 1 < argc) {
             char *end;
             long r = strtol(argv[++i], &end, 10);
@@ -98,6 +185,10 @@ int cmd_dump(int argc, char **argv)
     }
     if (!dir)
         return psk_cli_usage("dump: no trace directory given");
+    if (psk_merged_is_file(dir))
+        return dump_merged(dir, json, only, merged);
+    if (merged)
+        return psk_cli_usage("dump: --merged needs a merged trace (perfskel merge writes one)");
     psk_trace *t;
     if (psk_trace_open(dir, &t)) {
         psk_cli_error("%s", psk_trace_errmsg(t));

@@ -37,8 +37,12 @@ static const char usage[] =
     "        (default ./perfskel-trace)\n"
     "  stats DIR [--json]\n"
     "        profile of a recorded job: calls, bytes and time per function and rank\n"
-    "  dump DIR [--rank R] [--json]\n"
-    "        every recorded event, one per line (JSON lines with --json)\n"
+    "  dump DIR|MERGED [--rank R] [--json] [--merged]\n"
+    "        every recorded event, one per line (JSON lines with --json); from a\n"
+    "        merged trace the same rebuilt from it, or with --merged its merged events\n"
+    "  merge DIR [-o FILE] [--window M] [--no-reorder] [--json]\n"
+    "        merge all ranks into one sequence of events with per-rank patterns\n"
+    "        (default FILE: DIR/merged.pskm)\n"
     "\n"
     "perfskel --version prints the version.\n";
 
@@ -57,5 +61,7 @@ int main(int argc, char **argv)
         return cmd_stats(argc - 1, argv + 1);
     if (!strcmp(cmd, "dump"))
         return cmd_dump(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge"))
+        return cmd_merge(argc - 1, argv + 1);
     return psk_cli_usage("unknown command '%s'", cmd);
 }

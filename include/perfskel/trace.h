@@ -127,6 +127,16 @@ typedef struct psk_job {
 enum psk_flavour { PSK_MPI_UNKNOWN = 0, PSK_MPI_OPENMPI = 1, PSK_MPI_MPICH = 2 };
 const char *psk_flavour_name(int flavour);
 
+/* A job header parsed from JSON text (job.json, or the copy a later
+ * stage's file carries); owns what its psk_job points to. name is the file
+ * named in errors. On failure *out is still set for psk_jobdoc_errmsg. */
+typedef struct psk_jobdoc psk_jobdoc;
+int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc **out);
+const psk_job *psk_jobdoc_job(const psk_jobdoc *d);
+const char *psk_jobdoc_errmsg(const psk_jobdoc *d);
+char *psk_jobdoc_text(const psk_jobdoc *d); /* free() it */
+void psk_jobdoc_close(psk_jobdoc *d);       /* NULL is fine */
+
 typedef struct psk_trace psk_trace;
 typedef struct psk_rank_reader psk_rank_reader;
 
@@ -136,6 +146,9 @@ typedef struct psk_rank_reader psk_rank_reader;
 int psk_trace_open(const char *dir, psk_trace **out);
 const char *psk_trace_errmsg(const psk_trace *t);
 const psk_job *psk_trace_job(const psk_trace *t);
+/* job.json's content as JSON text, for stages that carry the job header
+ * in their own files; free() it. NULL if memory ran out. */
+char *psk_trace_job_json(const psk_trace *t);
 void psk_trace_close(psk_trace *t); /* NULL is fine */
 
 /* Reads one rank's events in order. psk_rank_next returns PSK_OK with an

@@ -1,12 +1,11 @@
-/* Reading a trace directory (include/perfskel/trace.h): job.json with
- * jansson, then each rank file block by block. Every block's checksum is
+/* Reading a trace directory (include/perfskel/trace.h): job.json (parsed
+ * by trace_job.c), then each rank file block by block. Every block's checksum is
  * verified before any of its events is returned, so a reader never hands
  * out a damaged event; what precedes a damaged or missing block is still
  * returned, and the error names the file, the block and the byte offset. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,10 +21,8 @@
 struct psk_trace {
     char *dir;
     char err[ERRLEN];
-    json_t *root;
+    psk_jobdoc *doc;
     psk_job job;
-    const char **hosts;
-    int64_t *offsets;
     psk_file_header *headers;
 };
 
@@ -57,12 +54,6 @@ static int fail(char *err, int status, const char *fmt, ...)
     return status;
 }
 
-static const char *jstr(json_t *o, const char *key, const char *dflt)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : dflt;
-}
-
 static int read_job(psk_trace *t)
 {
     char path[PATH_MAX];
@@ -74,45 +65,37 @@ static int read_job(psk_trace *t)
                         path, t->dir);
         return fail(t->err, PSK_EIO, "%s: %s", path, strerror(errno));
     }
-    json_error_t je;
-    t->root = json_loadf(f, 0, &je);
-    fclose(f);
-    if (!t->root)
-        return fail(t->err, PSK_EFORMAT, "%s: not valid JSON (line %d: %s)", path, je.line, je.text);
-    json_t *r = t->root;
-    if (strcmp(jstr(r, "format", ""), "perfskel-trace") != 0)
-        return fail(t->err, PSK_EFORMAT, "%s: not a perfskel job header (no \"format\": \"perfskel-trace\")", path);
-    json_int_t version = json_integer_value(json_object_get(r, "version"));
-    if (version != PSK_FORMAT_VERSION)
-        return fail(t->err, PSK_EVERSION, "%s: trace format version %lld; this perfskel reads version %d",
-                    path, (long long)version, PSK_FORMAT_VERSION);
-    json_int_t nranks = json_integer_value(json_object_get(r, "ranks"));
-    if (nranks < 1 || nranks > 1 << 24)
-        return fail(t->err, PSK_EFORMAT, "%s: bad \"ranks\" value", path);
-    t->job.nranks = (int)nranks;
-    t->job.job_id = strtoull(jstr(r, "job_id", "0"), NULL, 16);
-    json_t *mpi = json_object_get(r, "mpi");
-    const char *fl = jstr(mpi, "flavour", "");
-    t->job.flavour = !strcmp(fl, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(fl, "mpich") ? PSK_MPI_MPICH : PSK_MPI_UNKNOWN;
-    t->job.mpi_version = jstr(mpi, "version", "");
-    t->job.command = jstr(r, "command", "");
-    t->job.start_time = jstr(r, "start_time", "");
-    t->hosts = calloc((size_t)nranks, sizeof *t->hosts);
-    t->offsets = calloc((size_t)nranks, sizeof *t->offsets);
-    t->headers = calloc((size_t)nranks, sizeof *t->headers);
-    if (!t->hosts || !t->offsets || !t->headers)
-        return fail(t->err, PSK_ENOMEM, "%s: out of memory", path);
-    json_t *hosts = json_object_get(r, "hosts");
-    json_t *clock = json_object_get(r, "clock");
-    json_t *offs = json_object_get(clock, "offsets_ns");
-    for (int i = 0; i < nranks; i++) {
-        const char *h = json_string_value(json_array_get(hosts, (size_t)i));
-        t->hosts[i] = h ? h : "?";
-        t->offsets[i] = json_integer_value(json_array_get(offs, (size_t)i));
+    char *text = NULL;
+    size_t len = 0, cap = 0, n;
+    char buf[8192];
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (len + n > cap) {
+            cap = 2 * (len + n);
+            char *p = realloc(text, cap);
+            if (!p) {
+                free(text);
+                fclose(f);
+                return fail(t->err, PSK_ENOMEM, "%s: out of memory", path);
+            }
+            text = p;
+        }
+        memcpy(text + len, buf, n);
+        len += n;
     }
-    t->job.hosts = t->hosts;
-    t->job.clock_offsets_ns = t->offsets;
-    t->job.clock_read_ns = (uint32_t)json_integer_value(json_object_get(clock, "read_ns"));
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        return fail(t->err, PSK_EIO, "%s: read error", path);
+    }
+    int rc = psk_jobdoc_parse(text ? text : "", len, path, &t->doc);
+    free(text);
+    if (rc)
+        return fail(t->err, rc, "%s", psk_jobdoc_errmsg(t->doc));
+    t->job = *psk_jobdoc_job(t->doc);
+    t->headers = calloc((size_t)t->job.nranks, sizeof *t->headers);
+    if (!t->headers)
+        return fail(t->err, PSK_ENOMEM, "%s: out of memory", path);
     return PSK_OK;
 }
 
@@ -198,14 +181,13 @@ int psk_trace_open(const char *dir, psk_trace **out)
 
 const char *psk_trace_errmsg(const psk_trace *t) { return t ? t->err : "out of memory"; }
 const psk_job *psk_trace_job(const psk_trace *t) { return &t->job; }
+char *psk_trace_job_json(const psk_trace *t) { return psk_jobdoc_text(t->doc); }
 
 void psk_trace_close(psk_trace *t)
 {
     if (!t)
         return;
-    json_decref(t->root);
-    free((void *)t->hosts);
-    free(t->offsets);
+    psk_jobdoc_close(t->doc);
     free(t->headers);
     free(t->dir);
     free(t);

@@ -6,7 +6,8 @@
 # `$PERFSKEL record`, requires both runs to succeed with byte-identical
 # stdout, then checks the counts the recorder saw (`$PERFSKEL stats --json`)
 # against the program's own `expect <rank> <function> <count>` lines with
-# $CHECK_COUNTS.  Works in a fresh temporary directory, removed on success and
+# $CHECK_COUNTS; then merges the trace and checks that expanding it gives
+# back every rank's events exactly.  Works in a fresh temporary directory, removed on success and
 # kept (its path printed) on failure.  Exit 0 on success, 1 on failure.
 #
 # Environment: PERFSKEL (perfskel CLI), CHECK_COUNTS (check_counts checker),
@@ -85,6 +86,19 @@ if ! "$PERFSKEL" stats trace --json </dev/null >stats.json 2>stats.err; then
 fi
 if ! "$CHECK_COUNTS" plain.out stats.json; then
     fail "recorded call counts differ from the expected ones (see above)"
+fi
+
+# 6. merged: every rank's events rebuilt from the merged trace are exactly
+#    the recorded ones
+if ! "$PERFSKEL" merge -q trace -o merged.pskm </dev/null >merge.out 2>merge.err; then
+    show merge.err
+    fail "perfskel merge failed"
+fi
+"$PERFSKEL" dump trace >dump.trace 2>dump.err || { show dump.err; fail "perfskel dump trace failed"; }
+"$PERFSKEL" dump merged.pskm >dump.merged 2>dump.err || { show dump.err; fail "perfskel dump merged.pskm failed"; }
+if ! cmp -s dump.trace dump.merged; then
+    diff dump.trace dump.merged | head -n 10 >&2
+    fail "expanding the merged trace does not give back the recorded events"
 fi
 
 cd / && rm -rf "$work"

@@ -1,0 +1,91 @@
+/* perfskel merged traces: the events of every rank of a job in one sequence
+ * (seed 001 §2.2). Each merged event says which ranks take part and gives
+ * every parameter as a per-rank pattern: one value for all ranks, an offset
+ * from the rank within its communicator, or a table. Events with equal
+ * signatures share a class, the symbol the fold stage works on. Per rank it
+ * keeps the compute gap before each event and the time inside it, and the
+ * order the rank made its calls in, so expanding the merged trace for rank r
+ * gives back exactly rank r's events. */
+#ifndef PERFSKEL_MERGE_H
+#define PERFSKEL_MERGE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfskel/trace.h"
+
+typedef struct psk_merged psk_merged;
+
+typedef struct psk_merge_opts {
+    int window;     /* look-ahead M of Algorithm 2 (default 64) */
+    int no_reorder; /* 1: skip Algorithm 1 (sends before receives) */
+    /* progress on long merges, or NULL: done and total rank events */
+    void (*progress)(void *arg, uint64_t done, uint64_t total);
+    void *progress_arg;
+} psk_merge_opts;
+
+/* Merges every rank of the open trace t. On failure *out is still set
+ * (unless memory ran out) so psk_merged_errmsg() names the file. A rank
+ * whose file is truncated fails the merge: merging needs complete ranks. */
+int psk_merge(psk_trace *t, const psk_merge_opts *opts, psk_merged **out);
+const char *psk_merged_errmsg(const psk_merged *m);
+void psk_merged_close(psk_merged *m); /* NULL is fine */
+
+/* The merged-trace file (docs/merged-format.md): written and read whole. */
+int psk_merged_write(psk_merged *m, const char *path);
+int psk_merged_read(const char *path, psk_merged **out);
+/* 1 if path starts like a merged-trace file */
+int psk_merged_is_file(const char *path);
+
+const psk_job *psk_merged_job(const psk_merged *m);
+int psk_merged_nranks(const psk_merged *m);
+uint64_t psk_merged_length(const psk_merged *m);        /* merged events */
+uint64_t psk_merged_rank_events(const psk_merged *m, int rank);
+uint64_t psk_merged_rank_start(const psk_merged *m, int rank); /* as psk_rank_mono_start */
+uint32_t psk_merged_nclasses(const psk_merged *m);
+const uint32_t *psk_merged_classes(const psk_merged *m); /* class of each merged event */
+unsigned psk_merged_class_fn(const psk_merged *m, uint32_t cls);
+/* Ranks taking part in events of class cls, ascending. */
+const int32_t *psk_merged_class_ranks(const psk_merged *m, uint32_t cls, int *n);
+/* One line describing class cls: "MPI_Isend comm=0 peer=rank+1 tag=7". */
+void psk_merged_class_desc(const psk_merged *m, uint32_t cls, char *buf, size_t cap);
+
+/* ---- walking the merged events in order ---- */
+
+enum psk_pattern_kind {
+    PSK_PAT_CONST = 0, /* one value for every taking part rank */
+    PSK_PAT_RANK = 1,  /* rank in the communicator + c; for peers PROC_NULL outside it */
+    PSK_PAT_RING = 2,  /* (rank in the communicator + c) mod its size */
+    PSK_PAT_TABLE = 3  /* one value per taking part rank */
+};
+const char *psk_pattern_name(int kind);
+
+typedef struct psk_mevent {
+    uint64_t index;        /* position in the merged sequence */
+    uint32_t cls;
+    unsigned fn;
+    uint32_t fields;       /* psk_fn_fields(fn) */
+    int nranks;            /* ranks taking part */
+    const int32_t *ranks;  /* ascending */
+    /* per field, the pattern that encodes it (arrays: CONST or TABLE) */
+    uint8_t kind[PSK_F_NFIELDS];
+    int64_t c[PSK_F_FIRST_ARRAY]; /* the constant or offset of CONST/RANK/RING */
+    /* per taking part rank j: its own event, decoded (t_entry and t_exit on
+     * that rank's clock); valid until the next psk_mcursor_next */
+    const psk_event *ev;   /* nranks events */
+    const uint64_t *gap;   /* compute time before the event on rank j (ns) */
+} psk_mevent;
+
+typedef struct psk_mcursor psk_mcursor;
+int psk_mcursor_open(psk_merged *m, psk_mcursor **out);
+/* PSK_OK and the next merged event, or PSK_EOF */
+int psk_mcursor_next(psk_mcursor *c, psk_mevent *ev);
+void psk_mcursor_close(psk_mcursor *c);
+
+/* Rank r's events in the order it made them, rebuilt from the merged trace
+ * (the round trip of expand(merge(t)) == t). Calls fn for each; stops and
+ * returns fn's value if it is not 0. */
+int psk_merged_expand(psk_merged *m, int rank,
+                      int (*fn)(void *arg, const psk_event *ev), void *arg);
+
+#endif

@@ -1,0 +1,317 @@
+/* Algorithm 2 of seed 001, look-ahead merge, and the psk_merge driver.
+ * All ranks advance together; when their next events agree (equal matching
+ * keys) they become one merged event. When they do not, the ranks are
+ * grouped by key and the group whose event the other ranks do not reach
+ * within the window M goes first (the farthest, on ties the lowest rank):
+ * ranks that skip an event (a boundary rank's missing send) let the others
+ * go ahead without losing anyone's events. A rank passing MPI_PROC_NULL
+ * joins the group doing the same call to a real peer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge_internal.h"
+#include "psk_varint.h"
+
+typedef struct kr {
+    uint32_t key;
+    int32_t rank;
+} kr;
+
+typedef struct aligner {
+    mctx *x;
+    psk_merged *m;
+    int P;
+    uint64_t *pos;      /* per rank: next normalised position */
+    commtab *ct;        /* per rank */
+    int32_t *active, nactive;
+    kr *pairs;
+    int32_t *glabel;    /* per rank: group of its next event */
+    int32_t *parts;
+    psk_event *ev;      /* per participant */
+    mevent_store *st;
+    int64_t *gap;
+    int32_t *crank, *csize;
+    mbuf cbuf;
+} aligner;
+
+static uint32_t key_at(const aligner *a, int r, uint64_t k)
+{
+    const rstore *s = &a->x->rs[r];
+    return s->key[rs_index(s, k)];
+}
+
+static int match(const mctx *x, uint32_t k1, uint32_t k2)
+{
+    return k1 == k2 || (x->loose[k1] == x->loose[k2] && (x->hasnull[k1] || x->hasnull[k2]));
+}
+
+static int cmp_kr(const void *a, const void *b)
+{
+    const kr *p = a, *q = b;
+    if (p->key != q->key)
+        return p->key < q->key ? -1 : 1;
+    return (p->rank > q->rank) - (p->rank < q->rank);
+}
+
+/* one merged event of the ranks parts[0..np), whose next events have the
+ * key rep (or match it) */
+static int emit(aligner *a, int np, uint32_t rep)
+{
+    mctx *x = a->x;
+    psk_merged *m = a->m;
+    for (int j = 0; j < np; j++) {
+        int r = a->parts[j];
+        const rstore *s = &x->rs[r];
+        uint64_t i = rs_index(s, a->pos[r]);
+        const uint8_t *p = s->buf.p + s->off[i];
+        if (mevent_decode(&p, s->buf.p + s->buf.len, &a->ev[j], &a->gap[j], &a->st[j]))
+            return merged_fail(m, PSK_EFORMAT, "rank %d: event %llu undecodable", r, (unsigned long long)i);
+        commtab_ctx(&a->ct[r], &a->ev[j], &a->crank[j], &a->csize[j]);
+    }
+    int64_t pset = psk_intern_id(m->psets, a->parts, (size_t)np * sizeof *a->parts, NULL);
+    size_t klen;
+    const uint8_t *key = psk_intern_key(x->keys, rep, &klen);
+    a->cbuf.len = 0;
+    if (pset < 0 || mbuf_reserve(&a->cbuf, 2 * PSK_VARINT_MAX + klen))
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    uint8_t *p = psk_put_uvar(a->cbuf.p, (uint64_t)pset);
+    p = psk_put_uvar(p, klen);
+    memcpy(p, key, klen);
+    a->cbuf.len = (size_t)(p - a->cbuf.p) + klen;
+    uint32_t fields = a->ev[0].fields;
+    for (int f = PSK_F_PEER; f <= PSK_F_RPEER; f++)
+        if (pattern_is_peer(f) && ((fields >> f) & 1u) &&
+            pattern_encode(&a->cbuf, f, a->ev, np, a->crank, a->csize))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+    int64_t cls = merged_class_id(m, a->cbuf.p, a->cbuf.len);
+    uint64_t start = m->pool.len;
+    if (cls < 0)
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    for (uint32_t fs = fields & ~MERGE_KEY_FIELDS; fs; fs &= fs - 1)
+        if (pattern_encode(&m->pool, __builtin_ctz(fs), a->ev, np, a->crank, a->csize))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+    if (merged_push(m, (uint32_t)cls, start))
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    for (int j = 0; j < np; j++) {
+        int r = a->parts[j];
+        mbuf *t = &m->rank[r].times;
+        if (mbuf_reserve(t, 2 * PSK_VARINT_MAX) || commtab_event(&a->ct[r], &a->ev[j], r))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+        uint8_t *q = psk_put_svar(t->p + t->len, a->gap[j]);
+        q = psk_put_uvar(q, a->ev[j].t_exit - a->ev[j].t_entry);
+        t->len = (size_t)(q - t->p);
+        a->pos[r]++;
+    }
+    x->done += (uint64_t)np;
+    if (x->o.progress && x->done >> 20 != (x->done - (uint64_t)np) >> 20)
+        x->o.progress(x->o.progress_arg, x->done, x->total);
+    return PSK_OK;
+}
+
+/* how soon the other ranks reach an event matching key k of group g */
+static uint64_t distance(const aligner *a, int g, uint32_t k)
+{
+    uint64_t best = UINT64_MAX;
+    int M = a->x->o.window;
+    for (int i = 0; i < a->nactive; i++) {
+        int r = a->active[i];
+        if (a->glabel[r] == g)
+            continue;
+        const rstore *s = &a->x->rs[r];
+        uint64_t end = a->pos[r] + (uint64_t)M;
+        if (end > s->n)
+            end = s->n;
+        for (uint64_t q = a->pos[r] + 1; q < end && q - a->pos[r] < best; q++)
+            if (match(a->x, k, s->key[rs_index(s, q)])) {
+                best = q - a->pos[r];
+                break;
+            }
+    }
+    return best;
+}
+
+/* ranks disagree: group them, pick the group to go first, emit it */
+static int step_split(aligner *a)
+{
+    mctx *x = a->x;
+    int n = a->nactive;
+    for (int i = 0; i < n; i++) {
+        a->pairs[i].rank = a->active[i];
+        a->pairs[i].key = key_at(a, a->active[i], a->pos[a->active[i]]);
+    }
+    qsort(a->pairs, (size_t)n, sizeof *a->pairs, cmp_kr);
+    /* groups: runs of equal keys; label = index of the run's first pair */
+    for (int i = 0; i < n; i++)
+        a->glabel[a->pairs[i].rank] = i > 0 && a->pairs[i].key == a->pairs[i - 1].key
+                                          ? a->glabel[a->pairs[i - 1].rank] : i;
+    /* a group passing MPI_PROC_NULL joins the one group doing the same call */
+    for (int i = 0; i < n; i++) {
+        if (a->glabel[a->pairs[i].rank] != i || !x->hasnull[a->pairs[i].key])
+            continue;
+        int partner = -1, count = 0;
+        for (int q = 0; q < n; q++)
+            if (a->glabel[a->pairs[q].rank] == q && q != i && !x->hasnull[a->pairs[q].key] &&
+                x->loose[a->pairs[q].key] == x->loose[a->pairs[i].key]) {
+                partner = q;
+                count++;
+            }
+        if (count == 1)
+            for (int q = 0; q < n; q++)
+                if (a->pairs[q].key == a->pairs[i].key)
+                    a->glabel[a->pairs[q].rank] = partner;
+    }
+    /* the group the others reach latest goes first; ties: lowest rank */
+    int best = -1;
+    uint64_t bestd = 0;
+    int32_t bestrank = INT32_MAX;
+    for (int i = 0; i < n; i++) {
+        if (a->glabel[a->pairs[i].rank] != i)
+            continue;
+        uint64_t d = distance(a, i, a->pairs[i].key);
+        int32_t low = INT32_MAX;
+        for (int q = 0; q < n; q++)
+            if (a->glabel[a->active[q]] == i && a->active[q] < low)
+                low = a->active[q];
+        if (best < 0 || d > bestd || (d == bestd && low < bestrank)) {
+            best = i;
+            bestd = d;
+            bestrank = low;
+        }
+    }
+    int np = 0;
+    for (int i = 0; i < n; i++)
+        if (a->glabel[a->active[i]] == best)
+            a->parts[np++] = a->active[i];
+    return emit(a, np, a->pairs[best].key);
+}
+
+static int align(aligner *a)
+{
+    mctx *x = a->x;
+    for (int r = 0; r < a->P; r++)
+        if (x->rs[r].n)
+            a->active[a->nactive++] = r;
+    while (a->nactive) {
+        int n = a->nactive, rc;
+        uint32_t k0 = key_at(a, a->active[0], a->pos[a->active[0]]);
+        int i;
+        for (i = 1; i < n && key_at(a, a->active[i], a->pos[a->active[i]]) == k0; i++)
+            ;
+        if (i == n) {
+            memcpy(a->parts, a->active, (size_t)n * sizeof *a->parts);
+            rc = emit(a, n, k0);
+        } else {
+            rc = step_split(a);
+        }
+        if (rc)
+            return rc;
+        int k = 0;
+        for (i = 0; i < n; i++)
+            if (a->pos[a->active[i]] < x->rs[a->active[i]].n)
+                a->active[k++] = a->active[i];
+        a->nactive = k;
+    }
+    return PSK_OK;
+}
+
+int merge_align(mctx *x)
+{
+    int P = x->P;
+    aligner a = {.x = x, .m = x->m, .P = P};
+    a.pos = calloc((size_t)P, sizeof *a.pos);
+    a.ct = calloc((size_t)P, sizeof *a.ct);
+    a.active = malloc((size_t)P * sizeof *a.active);
+    a.pairs = malloc((size_t)P * sizeof *a.pairs);
+    a.glabel = malloc((size_t)P * sizeof *a.glabel);
+    a.parts = malloc((size_t)P * sizeof *a.parts);
+    a.ev = calloc((size_t)P, sizeof *a.ev);
+    a.st = calloc((size_t)P, sizeof *a.st);
+    a.gap = malloc((size_t)P * sizeof *a.gap);
+    a.crank = malloc((size_t)P * sizeof *a.crank);
+    a.csize = malloc((size_t)P * sizeof *a.csize);
+    int rc = PSK_OK;
+    if (!a.pos || !a.ct || !a.active || !a.pairs || !a.glabel || !a.parts || !a.ev || !a.st || !a.gap ||
+        !a.crank || !a.csize)
+        rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
+    for (int r = 0; !rc && r < P; r++)
+        if (commtab_init(&a.ct[r], r, P))
+            rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
+    if (!rc)
+        rc = align(&a);
+    for (int r = 0; a.ct && r < P; r++)
+        commtab_free(&a.ct[r]);
+    for (int j = 0; a.st && j < P; j++)
+        mevent_store_free(&a.st[j]);
+    free(a.pos);
+    free(a.ct);
+    free(a.active);
+    free(a.pairs);
+    free(a.glabel);
+    free(a.parts);
+    free(a.ev);
+    free(a.st);
+    free(a.gap);
+    free(a.crank);
+    free(a.csize);
+    free(a.cbuf.p);
+    return rc;
+}
+
+int psk_merge(psk_trace *t, const psk_merge_opts *opts, psk_merged **out)
+{
+    psk_merged *m = merged_new();
+    *out = m;
+    if (!m)
+        return PSK_ENOMEM;
+    char *text = psk_trace_job_json(t);
+    if (!text)
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    int rc = psk_jobdoc_parse(text, strlen(text), "job.json", &m->doc);
+    free(text);
+    if (rc)
+        return merged_fail(m, rc, "%s", psk_jobdoc_errmsg(m->doc));
+    m->job = psk_jobdoc_job(m->doc);
+    m->nranks = m->job->nranks;
+    mctx x = {.m = m, .t = t, .P = m->nranks};
+    if (opts)
+        x.o = *opts;
+    if (x.o.window < 2)
+        x.o.window = 64;
+    m->rank = calloc((size_t)x.P, sizeof *m->rank);
+    x.rs = calloc((size_t)x.P, sizeof *x.rs);
+    x.keys = psk_intern_new();
+    x.loosekeys = psk_intern_new();
+    if (!m->rank || !x.rs || !x.keys || !x.loosekeys)
+        rc = merged_fail(m, PSK_ENOMEM, "out of memory");
+    if (!rc)
+        rc = merge_load(&x);
+    if (!rc) {
+        for (int r = 0; r < x.P; r++) {
+            if (!x.o.no_reorder)
+                merge_order(&x, r);
+            x.total += x.rs[r].n;
+        }
+        x.done = 0;
+        rc = merge_align(&x);
+    }
+    for (int r = 0; x.rs && r < x.P; r++) {
+        rstore *s = &x.rs[r];
+        if (!rc) {
+            m->rank[r].n = s->n;
+            m->rank[r].mono_start = s->mono_start;
+            m->rank[r].perm = s->perm;
+            s->perm = NULL;
+        }
+        free(s->buf.p);
+        free(s->off);
+        free(s->key);
+        free(s->perm);
+    }
+    free(x.rs);
+    psk_intern_free(x.keys);
+    psk_intern_free(x.loosekeys);
+    free(x.loose);
+    free(x.hasnull);
+    return rc;
+}

@@ -1,0 +1,231 @@
+/* Walking a merged trace in order (psk_mcursor): each merged event's
+ * patterns are evaluated back into one event per taking part rank, with
+ * each rank's communicators followed along the way so that "rank + 1"
+ * means the same as when it was merged. Expansion (psk_merged_expand)
+ * walks it for one rank and puts the calls back in the rank's own order. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge_internal.h"
+#include "psk_varint.h"
+
+struct psk_mcursor {
+    psk_merged *m;
+    uint64_t i;          /* next merged event */
+    size_t *tpos;        /* per rank: read position in its times */
+    uint64_t *clock;     /* per rank: exit time of its previous event */
+    commtab *ct;
+    psk_event *ev;
+    mevent_store *st;
+    uint64_t *gap;
+    int64_t *rawgap;     /* as recorded: may be negative by clock noise */
+    int32_t *crank, *csize;
+};
+
+void psk_mcursor_close(psk_mcursor *c)
+{
+    if (!c)
+        return;
+    int P = c->m->nranks;
+    for (int r = 0; c->ct && r < P; r++)
+        commtab_free(&c->ct[r]);
+    for (int j = 0; c->st && j < P; j++)
+        mevent_store_free(&c->st[j]);
+    free(c->tpos);
+    free(c->clock);
+    free(c->ct);
+    free(c->ev);
+    free(c->st);
+    free(c->gap);
+    free(c->rawgap);
+    free(c->crank);
+    free(c->csize);
+    free(c);
+}
+
+int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
+{
+    int P = m->nranks;
+    psk_mcursor *c = calloc(1, sizeof *c);
+    *out = c;
+    if (!c)
+        return PSK_ENOMEM;
+    c->m = m;
+    c->tpos = calloc((size_t)P, sizeof *c->tpos);
+    c->clock = calloc((size_t)P, sizeof *c->clock);
+    c->ct = calloc((size_t)P, sizeof *c->ct);
+    c->ev = calloc((size_t)P, sizeof *c->ev);
+    c->st = calloc((size_t)P, sizeof *c->st);
+    c->gap = calloc((size_t)P, sizeof *c->gap);
+    c->rawgap = calloc((size_t)P, sizeof *c->rawgap);
+    c->crank = calloc((size_t)P, sizeof *c->crank);
+    c->csize = calloc((size_t)P, sizeof *c->csize);
+    if (!c->tpos || !c->clock || !c->ct || !c->ev || !c->st || !c->gap || !c->rawgap || !c->crank || !c->csize) {
+        psk_mcursor_close(c);
+        *out = NULL;
+        return PSK_ENOMEM;
+    }
+    for (int r = 0; r < P; r++) {
+        c->clock[r] = m->rank[r].mono_start;
+        if (commtab_init(&c->ct[r], r, P)) {
+            psk_mcursor_close(c);
+            *out = NULL;
+            return PSK_ENOMEM;
+        }
+    }
+    return PSK_OK;
+}
+
+static int bad(psk_mcursor *c)
+{
+    merged_fail(c->m, PSK_EFORMAT, "merged event %llu is malformed", (unsigned long long)c->i);
+    return PSK_EFORMAT;
+}
+
+int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
+{
+    psk_merged *m = c->m;
+    if (c->i >= m->n)
+        return PSK_EOF;
+    uint32_t cls = m->cls[c->i];
+    int np;
+    const int32_t *ranks = psk_merged_class_ranks(m, cls, &np);
+    size_t clen;
+    const uint8_t *p = psk_intern_key(m->classes, cls, &clen), *end = p + clen;
+    uint64_t pset, klen, fn;
+    if (psk_get_uvar(&p, end, &pset) || psk_get_uvar(&p, end, &klen) || klen > (uint64_t)(end - p))
+        return bad(c);
+    const uint8_t *kend = p + klen;
+    if (psk_get_uvar(&p, kend, &fn) || !psk_fn_name((unsigned)fn))
+        return bad(c);
+    memset(me, 0, sizeof *me);
+    me->index = c->i;
+    me->cls = cls;
+    me->fn = (unsigned)fn;
+    me->fields = psk_fn_fields(me->fn);
+    me->nranks = np;
+    me->ranks = ranks;
+    me->ev = c->ev;
+    me->gap = c->gap;
+    for (int j = 0; j < np; j++) {
+        c->ev[j].fn = me->fn;
+        c->ev[j].fields = me->fields;
+    }
+    /* key fields: equal on every rank (peers come as patterns below) */
+    for (uint32_t fs = me->fields & MERGE_KEY_FIELDS; fs; fs &= fs - 1) {
+        int f = __builtin_ctz(fs);
+        int64_t v;
+        if (pattern_is_peer(f)) {
+            uint64_t kind;
+            if (psk_get_uvar(&p, kend, &kind) || (kind != 3 && psk_get_svar(&p, kend, &v)))
+                return bad(c);
+            continue;
+        }
+        if (psk_get_svar(&p, kend, &v))
+            return bad(c);
+        me->kind[f] = PSK_PAT_CONST;
+        me->c[f] = v;
+        for (int j = 0; j < np; j++)
+            c->ev[j].v[f] = v;
+    }
+    /* contexts: each rank's communicator as of this event */
+    for (int j = 0; j < np; j++)
+        commtab_ctx(&c->ct[ranks[j]], &c->ev[j], &c->crank[j], &c->csize[j]);
+    p = kend;
+    for (int f = PSK_F_PEER; f <= PSK_F_RPEER; f++)
+        if (pattern_is_peer(f) && ((me->fields >> f) & 1u) &&
+            pattern_decode(&p, end, f, c->ev, np, c->crank, c->csize, c->st, &me->kind[f], &me->c[f]))
+            return bad(c);
+    const uint8_t *q = m->pool.p + m->evoff[c->i];
+    const uint8_t *qend = m->pool.p + (c->i + 1 < m->n ? m->evoff[c->i + 1] : m->pool.len);
+    for (uint32_t fs = me->fields & ~MERGE_KEY_FIELDS; fs; fs &= fs - 1) {
+        int f = __builtin_ctz(fs);
+        int64_t cc;
+        if (pattern_decode(&q, qend, f, c->ev, np, c->crank, c->csize, c->st, &me->kind[f], &cc))
+            return bad(c);
+        if (f < PSK_F_FIRST_ARRAY)
+            me->c[f] = cc;
+    }
+    for (int j = 0; j < np; j++) {
+        int r = ranks[j];
+        mbuf *t = &m->rank[r].times;
+        const uint8_t *tp = t->p + c->tpos[r];
+        int64_t gap;
+        uint64_t dur;
+        if (psk_get_svar(&tp, t->p + t->len, &gap) || psk_get_uvar(&tp, t->p + t->len, &dur))
+            return bad(c);
+        c->tpos[r] = (size_t)(tp - t->p);
+        c->gap[j] = gap > 0 ? (uint64_t)gap : 0;
+        c->rawgap[j] = gap;
+        c->ev[j].t_entry = c->clock[r] + (uint64_t)gap;
+        c->ev[j].t_exit = c->ev[j].t_entry + dur;
+        c->clock[r] = c->ev[j].t_exit;
+        if (commtab_event(&c->ct[r], &c->ev[j], r))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+    }
+    c->i++;
+    return PSK_OK;
+}
+
+int psk_merged_expand(psk_merged *m, int rank, int (*fn)(void *arg, const psk_event *ev), void *arg)
+{
+    if (rank < 0 || rank >= m->nranks)
+        return merged_fail(m, PSK_EINVAL, "no rank %d in a %d-rank job", rank, m->nranks);
+    const mrank *mr = &m->rank[rank];
+    psk_mcursor *c;
+    int rc = psk_mcursor_open(m, &c);
+    if (rc)
+        return merged_fail(m, rc, "out of memory");
+    /* the rank's events in merged order, re-encoded with their gaps */
+    mbuf b = {0};
+    uint64_t *off = malloc((mr->n + 1) * sizeof *off), k = 0;
+    psk_mevent me;
+    if (!off)
+        rc = merged_fail(m, PSK_ENOMEM, "out of memory");
+    while (!rc && (rc = psk_mcursor_next(c, &me)) == PSK_OK) {
+        int j = 0;
+        while (j < me.nranks && me.ranks[j] < rank)
+            j++;
+        if (j == me.nranks || me.ranks[j] != rank)
+            continue;
+        if (k == mr->n || mbuf_reserve(&b, mevent_max_size(&me.ev[j]))) {
+            rc = merged_fail(m, k == mr->n ? PSK_EFORMAT : PSK_ENOMEM, "rank %d: more events than recorded", rank);
+            break;
+        }
+        off[k++] = b.len;
+        uint8_t *e = mevent_encode(b.p + b.len, &me.ev[j], c->rawgap[j]);
+        b.len = (size_t)(e - b.p);
+    }
+    psk_mcursor_close(c);
+    if (rc == PSK_EOF)
+        rc = k == mr->n ? PSK_OK : merged_fail(m, PSK_EFORMAT, "rank %d: fewer events than recorded", rank);
+    /* back in the rank's own order, with its own clock */
+    uint64_t *at = rc ? NULL : malloc((mr->n + 1) * sizeof *at);
+    if (!rc && !at)
+        rc = merged_fail(m, PSK_ENOMEM, "out of memory");
+    if (!rc) {
+        for (uint64_t q = 0; q < mr->n; q++)
+            at[mr->perm ? mr->perm[q] : q] = off[q];
+        uint64_t clock = mr->mono_start;
+        mevent_store st = {0};
+        psk_event ev;
+        for (uint64_t q = 0; q < mr->n && !rc; q++) {
+            const uint8_t *p = b.p + at[q];
+            int64_t gap;
+            if (mevent_decode(&p, b.p + b.len, &ev, &gap, &st)) {
+                rc = merged_fail(m, PSK_EFORMAT, "rank %d: event %llu malformed", rank, (unsigned long long)q);
+                break;
+            }
+            uint64_t dur = ev.t_exit - ev.t_entry;
+            ev.t_entry = clock + (uint64_t)gap;
+            ev.t_exit = ev.t_entry + dur;
+            clock = ev.t_exit;
+            rc = fn(arg, &ev);
+        }
+        mevent_store_free(&st);
+    }
+    free(at);
+    free(off);
+    free(b.p);
+    return rc;
+}

@@ -1,0 +1,131 @@
+/* One rank's events held in memory while merging: encoded as in a trace
+ * block (docs/trace-format.md: fn, gap, duration, then the fields, here all
+ * zigzag), about 10 bytes each, decoded again when a merged event is built. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge_internal.h"
+#include "psk_varint.h"
+
+int mbuf_reserve(mbuf *b, size_t more)
+{
+    if (b->len + more <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + more)
+        cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static size_t nvalues(int f, uint32_t n) { return f == PSK_F_STATUSES ? 3 * (size_t)n : n; }
+
+size_t mevent_max_size(const psk_event *ev)
+{
+    size_t s = 3 * PSK_VARINT_MAX;
+    for (int f = 0; f < PSK_F_NFIELDS; f++) {
+        if (!PSK_HAS(ev, f))
+            continue;
+        s += PSK_VARINT_MAX;
+        if (f >= PSK_F_FIRST_ARRAY)
+            s += PSK_VARINT_MAX * nvalues(f, PSK_ARRN(ev, f));
+    }
+    return s;
+}
+
+uint8_t *mevent_encode(uint8_t *p, const psk_event *ev, int64_t gap)
+{
+    p = psk_put_uvar(p, ev->fn);
+    p = psk_put_svar(p, gap);
+    p = psk_put_uvar(p, ev->t_exit - ev->t_entry);
+    for (uint32_t fs = ev->fields; fs; fs &= fs - 1) {
+        int f = __builtin_ctz(fs);
+        if (f < PSK_F_FIRST_ARRAY) {
+            p = psk_put_svar(p, ev->v[f]);
+            continue;
+        }
+        uint32_t n = PSK_ARRN(ev, f);
+        p = psk_put_uvar(p, n);
+        const int64_t *a = PSK_ARR(ev, f);
+        for (size_t i = 0; i < nvalues(f, n); i++)
+            p = psk_put_svar(p, a[i]);
+    }
+    return p;
+}
+
+int64_t *mevent_store_grow(mevent_store *st, int k, size_t n)
+{
+    if (n > st->cap[k]) {
+        size_t cap = st->cap[k] ? st->cap[k] : 8;
+        while (cap < n)
+            cap *= 2;
+        int64_t *a = realloc(st->a[k], cap * sizeof *a);
+        if (!a)
+            return NULL;
+        st->a[k] = a;
+        st->cap[k] = cap;
+    }
+    return st->a[k];
+}
+
+int mevent_decode(const uint8_t **pp, const uint8_t *end, psk_event *ev, int64_t *gap, mevent_store *st)
+{
+    uint64_t fn, dur;
+    if (psk_get_uvar(pp, end, &fn) || psk_get_svar(pp, end, gap) || psk_get_uvar(pp, end, &dur))
+        return -1;
+    ev->fn = (unsigned)fn;
+    ev->fields = psk_fn_fields(ev->fn);
+    ev->t_entry = (uint64_t)*gap;
+    ev->t_exit = ev->t_entry + dur;
+    for (uint32_t fs = ev->fields; fs; fs &= fs - 1) {
+        int f = __builtin_ctz(fs);
+        if (f < PSK_F_FIRST_ARRAY) {
+            if (psk_get_svar(pp, end, &ev->v[f]))
+                return -1;
+            continue;
+        }
+        int k = f - PSK_F_FIRST_ARRAY;
+        uint64_t n;
+        if (psk_get_uvar(pp, end, &n) || n > (uint64_t)(end - *pp))
+            return -1;
+        size_t nv = nvalues(f, (uint32_t)n);
+        int64_t *a = mevent_store_grow(st, k, nv ? nv : 1);
+        if (!a)
+            return -1;
+        for (size_t i = 0; i < nv; i++)
+            if (psk_get_svar(pp, end, &a[i]))
+                return -1;
+        ev->n[k] = (uint32_t)n;
+        ev->arr[k] = a;
+    }
+    return 0;
+}
+
+int mevent_copy(psk_event *dst, const psk_event *src, mevent_store *st)
+{
+    *dst = *src;
+    for (uint32_t fs = src->fields >> PSK_F_FIRST_ARRAY; fs; fs &= fs - 1) {
+        int k = __builtin_ctz(fs), f = k + PSK_F_FIRST_ARRAY;
+        size_t nv = nvalues(f, src->n[k]);
+        int64_t *a = mevent_store_grow(st, k, nv ? nv : 1);
+        if (!a)
+            return -1;
+        if (nv)
+            memcpy(a, src->arr[k], nv * sizeof *a);
+        dst->arr[k] = a;
+    }
+    return 0;
+}
+
+void mevent_store_free(mevent_store *st)
+{
+    for (int k = 0; k < PSK_F_NFIELDS - PSK_F_FIRST_ARRAY; k++) {
+        free(st->a[k]);
+        st->a[k] = NULL;
+        st->cap[k] = 0;
+    }
+}

@@ -1,0 +1,320 @@
+/* The merged-trace file (docs/merged-format.md): "PSKMERGE", a version
+ * byte, then sections, each a 4-byte tag, an 8-byte length, the payload
+ * and a CRC-32 of the payload: the job header (JSON), the rank sets, the
+ * classes, the merged events (class and pattern length), the pattern pool,
+ * and per rank its times and call order. Written and read whole. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "merge_internal.h"
+#include "psk_varint.h"
+
+#define MAGIC "PSKMERGE"
+#define VERSION 1
+
+enum { T_JOB = 0x20424f4a, T_PSET = 0x54455350, T_CLAS = 0x53414c43, T_EVNT = 0x544e5645,
+       T_POOL = 0x4c4f4f50, T_RANK = 0x4b4e4152, T_END = 0x21444e45 };
+
+static void le(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint32_t crc_of(const uint8_t *p, size_t len)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (size_t done = 0; done < len;) { /* crc32 takes uInt lengths */
+        size_t n = len - done > (1u << 30) ? (1u << 30) : len - done;
+        crc = crc32(crc, p + done, (uInt)n);
+        done += n;
+    }
+    return (uint32_t)crc;
+}
+
+static int section(FILE *f, uint32_t tag, const uint8_t *p, size_t len)
+{
+    uint8_t h[12], c[4];
+    le(h, tag, 4);
+    le(h + 4, len, 8);
+    le(c, crc_of(p, len), 4);
+    return fwrite(h, 1, 12, f) != 12 || (len && fwrite(p, 1, len, f) != len) || fwrite(c, 1, 4, f) != 4;
+}
+
+static int put(mbuf *b, uint64_t v)
+{
+    if (mbuf_reserve(b, PSK_VARINT_MAX))
+        return -1;
+    b->len = (size_t)(psk_put_uvar(b->p + b->len, v) - b->p);
+    return 0;
+}
+
+static int put_bytes(mbuf *b, const void *p, size_t n)
+{
+    if (mbuf_reserve(b, n))
+        return -1;
+    if (n)
+        memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+int psk_merged_write(psk_merged *m, const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return merged_fail(m, PSK_EIO, "%s: %s", path, strerror(errno));
+    mbuf b = {0};
+    int err = fwrite(MAGIC, 1, 8, f) != 8 || fputc(VERSION, f) == EOF;
+    char *job = psk_jobdoc_text(m->doc);
+    err |= !job || section(f, T_JOB, (const uint8_t *)job, strlen(job));
+    free(job);
+    /* rank sets */
+    uint32_t n = psk_intern_count(m->psets);
+    err |= put(&b, n);
+    for (uint32_t i = 0; i < n && !err; i++) {
+        size_t len;
+        const int32_t *r = (const int32_t *)(const void *)psk_intern_key(m->psets, i, &len);
+        err |= put(&b, len / 4);
+        for (size_t j = 0; j < len / 4 && !err; j++)
+            err |= put(&b, (uint64_t)(r[j] - (j ? r[j - 1] : 0)));
+    }
+    err |= err || section(f, T_PSET, b.p, b.len);
+    /* classes */
+    b.len = 0;
+    n = psk_intern_count(m->classes);
+    err |= put(&b, n);
+    for (uint32_t i = 0; i < n && !err; i++) {
+        size_t len;
+        const uint8_t *k = psk_intern_key(m->classes, i, &len);
+        err |= put(&b, len) || put_bytes(&b, k, len);
+    }
+    err |= err || section(f, T_CLAS, b.p, b.len);
+    /* merged events and their patterns */
+    b.len = 0;
+    err |= put(&b, m->n);
+    for (uint64_t i = 0; i < m->n && !err; i++)
+        err |= put(&b, m->cls[i]) ||
+               put(&b, (i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i]);
+    err |= err || section(f, T_EVNT, b.p, b.len) || section(f, T_POOL, m->pool.p, m->pool.len);
+    /* per rank: times in merged order, and its own order */
+    for (int r = 0; r < m->nranks && !err; r++) {
+        const mrank *mr = &m->rank[r];
+        b.len = 0;
+        err |= put(&b, (uint64_t)r) || put(&b, mr->n) || put(&b, mr->mono_start) ||
+               put(&b, mr->times.len) || put_bytes(&b, mr->times.p, mr->times.len) || put(&b, mr->perm != NULL);
+        for (uint64_t k = 0; mr->perm && k < mr->n && !err; k++) {
+            err |= mbuf_reserve(&b, PSK_VARINT_MAX);
+            if (!err)
+                b.len = (size_t)(psk_put_svar(b.p + b.len, (int64_t)mr->perm[k] - (int64_t)k) - b.p);
+        }
+        err |= err || section(f, T_RANK, b.p, b.len);
+    }
+    err |= section(f, T_END, NULL, 0);
+    free(b.p);
+    if (fclose(f) || err) {
+        remove(path);
+        return merged_fail(m, PSK_EIO, "%s: cannot write (%s)", path, errno ? strerror(errno) : "out of memory");
+    }
+    return PSK_OK;
+}
+
+/* ---- reading ---- */
+
+typedef struct reader {
+    psk_merged *m;
+    const char *path;
+    FILE *f;
+    uint8_t *buf;
+    size_t cap;
+    const uint8_t *p, *end; /* the current section's payload */
+    int nsec;
+} reader;
+
+static int next_section(reader *rd, uint32_t want)
+{
+    uint8_t h[12], c[4];
+    if (fread(h, 1, 12, rd->f) != 12)
+        return merged_fail(rd->m, PSK_ETRUNCATED, "%s: truncated after section %d", rd->path, rd->nsec);
+    uint32_t tag = (uint32_t)get_le(h, 4);
+    uint64_t len = get_le(h + 4, 8);
+    if (tag != want)
+        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d has an unexpected tag", rd->path, rd->nsec);
+    if (len > (1ull << 40))
+        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d length %llu", rd->path, rd->nsec,
+                           (unsigned long long)len);
+    if (len > rd->cap) {
+        uint8_t *p = realloc(rd->buf, len);
+        if (!p)
+            return merged_fail(rd->m, PSK_ENOMEM, "%s: out of memory", rd->path);
+        rd->buf = p;
+        rd->cap = len;
+    }
+    if ((len && fread(rd->buf, 1, len, rd->f) != len) || fread(c, 1, 4, rd->f) != 4)
+        return merged_fail(rd->m, PSK_ETRUNCATED, "%s: truncated inside section %d", rd->path, rd->nsec);
+    if (crc_of(rd->buf, len) != (uint32_t)get_le(c, 4))
+        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d fails its checksum", rd->path, rd->nsec);
+    rd->p = rd->buf;
+    rd->end = rd->buf + len;
+    rd->nsec++;
+    return PSK_OK;
+}
+
+static int get(reader *rd, uint64_t *v)
+{
+    return psk_get_uvar(&rd->p, rd->end, v);
+}
+
+static int malformed(reader *rd)
+{
+    return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d is malformed", rd->path, rd->nsec - 1);
+}
+
+static int read_all(reader *rd)
+{
+    psk_merged *m = rd->m;
+    char magic[9] = {0};
+    int version;
+    if (fread(magic, 1, 8, rd->f) != 8 || memcmp(magic, MAGIC, 8))
+        return merged_fail(m, PSK_EFORMAT, "%s: not a perfskel merged trace", rd->path);
+    if ((version = fgetc(rd->f)) == EOF)
+        return merged_fail(m, PSK_ETRUNCATED, "%s: truncated in the header", rd->path);
+    if (version != VERSION)
+        return merged_fail(m, PSK_EVERSION, "%s: merged-trace format version %d; this perfskel reads version %d",
+                           rd->path, version, VERSION);
+    int rc = next_section(rd, T_JOB);
+    if (rc)
+        return rc;
+    if ((rc = psk_jobdoc_parse((const char *)rd->p, (size_t)(rd->end - rd->p), rd->path, &m->doc)))
+        return merged_fail(m, rc, "%s", psk_jobdoc_errmsg(m->doc));
+    m->job = psk_jobdoc_job(m->doc);
+    m->nranks = m->job->nranks;
+    m->rank = calloc((size_t)m->nranks, sizeof *m->rank);
+    if (!m->rank)
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    uint64_t n, len, v;
+    /* rank sets */
+    if ((rc = next_section(rd, T_PSET)))
+        return rc;
+    if (get(rd, &n))
+        return malformed(rd);
+    int32_t *ranks = malloc((size_t)m->nranks * sizeof *ranks);
+    if (!ranks)
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    for (uint64_t i = 0; i < n; i++) {
+        if (get(rd, &len) || len == 0 || len > (uint64_t)m->nranks)
+            return free(ranks), malformed(rd);
+        int64_t r = 0;
+        for (uint64_t j = 0; j < len; j++) {
+            if (get(rd, &v) || (j && v == 0) || (r += (int64_t)v) >= m->nranks)
+                return free(ranks), malformed(rd);
+            ranks[j] = (int32_t)r;
+        }
+        if (psk_intern_id(m->psets, ranks, len * sizeof *ranks, NULL) != (int64_t)i)
+            return free(ranks), malformed(rd);
+    }
+    free(ranks);
+    /* classes */
+    if ((rc = next_section(rd, T_CLAS)))
+        return rc;
+    if (get(rd, &n))
+        return malformed(rd);
+    for (uint64_t i = 0; i < n; i++) {
+        if (get(rd, &len) || len > (uint64_t)(rd->end - rd->p) ||
+            merged_class_id(m, rd->p, len) != (int64_t)i)
+            return malformed(rd);
+        if (m->cinfo[i].pset >= psk_intern_count(m->psets) || !psk_fn_name(m->cinfo[i].fn))
+            return malformed(rd);
+        rd->p += len;
+    }
+    /* events */
+    if ((rc = next_section(rd, T_EVNT)))
+        return rc;
+    if (get(rd, &n))
+        return malformed(rd);
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (get(rd, &v) || v >= psk_intern_count(m->classes) || get(rd, &len))
+            return malformed(rd);
+        if (merged_push(m, (uint32_t)v, total))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+        total += len;
+    }
+    if ((rc = next_section(rd, T_POOL)))
+        return rc;
+    if ((uint64_t)(rd->end - rd->p) != total)
+        return malformed(rd);
+    if (mbuf_reserve(&m->pool, total))
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    if (total)
+        memcpy(m->pool.p, rd->p, total);
+    m->pool.len = total;
+    /* ranks */
+    for (int r = 0; r < m->nranks; r++) {
+        mrank *mr = &m->rank[r];
+        if ((rc = next_section(rd, T_RANK)))
+            return rc;
+        uint64_t hasperm;
+        if (get(rd, &v) || v != (uint64_t)r || get(rd, &mr->n) || get(rd, &mr->mono_start) || get(rd, &len) ||
+            len > (uint64_t)(rd->end - rd->p) || mbuf_reserve(&mr->times, len ? len : 1))
+            return malformed(rd);
+        if (len)
+            memcpy(mr->times.p, rd->p, len);
+        mr->times.len = len;
+        rd->p += len;
+        if (get(rd, &hasperm) || hasperm > 1 || mr->n > UINT32_MAX)
+            return malformed(rd);
+        if (hasperm) {
+            if (!(mr->perm = malloc((mr->n ? mr->n : 1) * sizeof *mr->perm)))
+                return merged_fail(m, PSK_ENOMEM, "out of memory");
+            for (uint64_t k = 0; k < mr->n; k++) {
+                int64_t d;
+                if (psk_get_svar(&rd->p, rd->end, &d) || (int64_t)k + d < 0 || (uint64_t)((int64_t)k + d) >= mr->n)
+                    return malformed(rd);
+                mr->perm[k] = (uint32_t)((int64_t)k + d);
+            }
+        }
+    }
+    if ((rc = next_section(rd, T_END)))
+        return rc;
+    if (fgetc(rd->f) != EOF)
+        return merged_fail(m, PSK_EFORMAT, "%s: data after the end", rd->path);
+    return PSK_OK;
+}
+
+int psk_merged_read(const char *path, psk_merged **out)
+{
+    psk_merged *m = merged_new();
+    *out = m;
+    if (!m)
+        return PSK_ENOMEM;
+    reader rd = {.m = m, .path = path};
+    rd.f = fopen(path, "rb");
+    if (!rd.f)
+        return merged_fail(m, errno == ENOENT ? PSK_ENOTFOUND : PSK_EIO, "%s: %s", path, strerror(errno));
+    int rc = read_all(&rd);
+    fclose(rd.f);
+    free(rd.buf);
+    return rc;
+}
+
+int psk_merged_is_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[8];
+    int yes = f && fread(magic, 1, 8, f) == 8 && !memcmp(magic, MAGIC, 8);
+    if (f)
+        fclose(f);
+    return yes;
+}

@@ -1,0 +1,143 @@
+/* Internals of the merge stage, shared by its files: the psk_merged object,
+ * one rank's stored events, the communicator table that turns peers into
+ * ranks relative to their communicator, and the per-rank patterns.
+ * Invariant: merged events list their ranks ascending, and each rank's
+ * events appear in the merged sequence in that rank's (normalised) order. */
+#ifndef PSK_MERGE_INTERNAL_H
+#define PSK_MERGE_INTERNAL_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfskel/merge.h"
+#include "psk_intern.h"
+
+#define MERR (PATH_MAX + 512)
+
+/* a growable byte buffer */
+typedef struct mbuf {
+    uint8_t *p;
+    size_t len, cap;
+} mbuf;
+int mbuf_reserve(mbuf *b, size_t more); /* 0, or -1 out of memory */
+
+/* ---- one rank's events, encoded as in a trace block (fn, gap, dur, fields) ---- */
+
+/* Encodes ev with gap (entry minus the previous event's exit) into out
+ * (at least mevent_max_size(ev) bytes); returns the end. */
+size_t mevent_max_size(const psk_event *ev);
+uint8_t *mevent_encode(uint8_t *out, const psk_event *ev, int64_t gap);
+/* Decodes one event; arrays point into *store (grown as needed). Times:
+ * t_entry = gap, t_exit = gap + dur (the caller places them). */
+typedef struct mevent_store {
+    int64_t *a[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
+    size_t cap[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
+} mevent_store;
+int mevent_decode(const uint8_t **p, const uint8_t *end, psk_event *ev, int64_t *gap, mevent_store *st);
+void mevent_store_free(mevent_store *st);
+/* room for n values of array field k - PSK_F_FIRST_ARRAY, or NULL */
+int64_t *mevent_store_grow(mevent_store *st, int k, size_t n);
+/* deep copy of src's arrays into st, making dst independent of src's owner */
+int mevent_copy(psk_event *dst, const psk_event *src, mevent_store *st);
+
+/* ---- communicators: id -> this rank's rank in it and its size ---- */
+
+typedef struct commtab {
+    int32_t *crank, *csize; /* csize 0: unknown (not made by a recorded call, or inter) */
+    int n, cap;
+} commtab;
+int commtab_init(commtab *t, int rank, int nranks);
+void commtab_free(commtab *t);
+/* follows communicator creation and freeing by ev (made on world rank `rank`) */
+int commtab_event(commtab *t, const psk_event *ev, int rank);
+/* rank in and size of the communicator the event's values are relative to
+ * (its COMM field, else MPI_COMM_WORLD); size 0 if unknown */
+void commtab_ctx(const commtab *t, const psk_event *ev, int32_t *crank, int32_t *csize);
+
+/* ---- patterns of one field over the ranks taking part (merge_pattern.c) ---- */
+
+int pattern_is_peer(int field);
+/* Appends the pattern of field f over np events to b. */
+int pattern_encode(mbuf *b, int f, const psk_event *ev, int np, const int32_t *crank, const int32_t *csize);
+/* Decodes the pattern of field f into ev[0..np)'s field f (arrays into
+ * st[j]); sets *kind and *c. -1 if the data is malformed. */
+int pattern_decode(const uint8_t **p, const uint8_t *end, int f, psk_event *ev, int np,
+                   const int32_t *crank, const int32_t *csize, mevent_store *st, uint8_t *kind, int64_t *c);
+
+/* ---- the merged trace ---- */
+
+typedef struct mrank {
+    uint64_t n;          /* events */
+    uint64_t mono_start; /* the rank's clock at its first event's base */
+    mbuf times;          /* merged order: svar gap, uvar dur per event */
+    uint32_t *perm;      /* merged-order position -> original index; NULL = same */
+} mrank;
+
+typedef struct mclass {
+    unsigned fn;
+    uint32_t pset;
+} mclass;
+
+struct psk_merged {
+    char err[MERR];
+    psk_jobdoc *doc;
+    const psk_job *job;
+    int nranks;
+    mrank *rank;
+    psk_intern *psets;   /* int32 rank lists */
+    psk_intern *classes; /* uvar pset, uvar key length, key, peer patterns */
+    mclass *cinfo;       /* decoded per class */
+    uint32_t ccap;
+    uint64_t n, cap;     /* merged events */
+    uint32_t *cls;
+    uint64_t *evoff;     /* start of each event's patterns in pool */
+    mbuf pool;
+};
+
+int merged_fail(psk_merged *m, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+psk_merged *merged_new(void);
+/* appends a merged event of class cls whose patterns are pool[start..len) */
+int merged_push(psk_merged *m, uint32_t cls, uint64_t start);
+/* the id of a class string, recording its fn and rank set when new */
+int64_t merged_class_id(psk_merged *m, const uint8_t *key, size_t len);
+
+/* ---- merging (psk_merge): the ranks' events in memory, and their keys ---- */
+
+typedef struct rstore {
+    uint64_t n;
+    mbuf buf;       /* events in the rank's order, encoded */
+    uint64_t *off;  /* event i starts at buf.p + off[i] */
+    uint32_t *key;  /* matching key of event i */
+    uint32_t *perm; /* normalised position -> event index; NULL = same */
+    uint64_t mono_start;
+} rstore;
+
+typedef struct mctx {
+    psk_merged *m;
+    psk_trace *t;
+    psk_merge_opts o;
+    int P;
+    rstore *rs;
+    psk_intern *keys; /* matching keys: fn, then the key fields */
+    uint32_t *loose;  /* key -> the key with its peers erased */
+    uint8_t *hasnull; /* key -> a peer is MPI_PROC_NULL */
+    uint32_t kcap;
+    psk_intern *loosekeys;
+    uint64_t done, total; /* for progress */
+} mctx;
+
+int merge_load(mctx *x);          /* merge_load.c: reads every rank */
+void merge_order(mctx *x, int r); /* merge_order.c: Algorithm 1 on rank r */
+int merge_align(mctx *x);         /* merge_align.c: Algorithm 2 */
+/* the event at normalised position k of rank r */
+static inline uint64_t rs_index(const rstore *s, uint64_t k) { return s->perm ? s->perm[k] : k; }
+
+/* fields that must be equal for two ranks' events to merge (with peers
+ * compared as ranks relative to the communicator) */
+#define MERGE_KEY_FIELDS                                                       \
+    ((1u << PSK_F_COMM) | (1u << PSK_F_PEER) | (1u << PSK_F_TAG) |             \
+     (1u << PSK_F_DTSIZE) | (1u << PSK_F_RPEER) | (1u << PSK_F_RTAG) |         \
+     (1u << PSK_F_RDTSIZE) | (1u << PSK_F_ROOT) | (1u << PSK_F_OP))
+
+#endif

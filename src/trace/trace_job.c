@@ -1,0 +1,98 @@
+/* The job header (job.json): parsed into a psk_job that owns its strings
+ * and arrays. The trace reader uses it for job.json, and later stages for
+ * the copy of the header they carry in their own files. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_format.h"
+
+struct psk_jobdoc {
+    json_t *root;
+    psk_job job;
+    const char **hosts;
+    int64_t *offsets;
+    char err[1024];
+};
+
+static int fail(psk_jobdoc *d, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, sizeof d->err, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static const char *jstr(json_t *o, const char *key, const char *dflt)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : dflt;
+}
+
+int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc **out)
+{
+    psk_jobdoc *d = calloc(1, sizeof *d);
+    *out = d;
+    if (!d)
+        return PSK_ENOMEM;
+    json_error_t je;
+    d->root = json_loadb(text, len, 0, &je);
+    if (!d->root)
+        return fail(d, PSK_EFORMAT, "%s: not valid JSON (line %d: %s)", name, je.line, je.text);
+    json_t *r = d->root;
+    if (strcmp(jstr(r, "format", ""), "perfskel-trace") != 0)
+        return fail(d, PSK_EFORMAT, "%s: not a perfskel job header (no \"format\": \"perfskel-trace\")", name);
+    json_int_t version = json_integer_value(json_object_get(r, "version"));
+    if (version != PSK_FORMAT_VERSION)
+        return fail(d, PSK_EVERSION, "%s: trace format version %lld; this perfskel reads version %d",
+                    name, (long long)version, PSK_FORMAT_VERSION);
+    json_int_t nranks = json_integer_value(json_object_get(r, "ranks"));
+    if (nranks < 1 || nranks > 1 << 24)
+        return fail(d, PSK_EFORMAT, "%s: bad \"ranks\" value", name);
+    psk_job *job = &d->job;
+    job->nranks = (int)nranks;
+    job->job_id = strtoull(jstr(r, "job_id", "0"), NULL, 16);
+    json_t *mpi = json_object_get(r, "mpi");
+    const char *fl = jstr(mpi, "flavour", "");
+    job->flavour = !strcmp(fl, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(fl, "mpich") ? PSK_MPI_MPICH : PSK_MPI_UNKNOWN;
+    job->mpi_version = jstr(mpi, "version", "");
+    job->command = jstr(r, "command", "");
+    job->start_time = jstr(r, "start_time", "");
+    d->hosts = calloc((size_t)nranks, sizeof *d->hosts);
+    d->offsets = calloc((size_t)nranks, sizeof *d->offsets);
+    if (!d->hosts || !d->offsets)
+        return fail(d, PSK_ENOMEM, "%s: out of memory", name);
+    json_t *hosts = json_object_get(r, "hosts");
+    json_t *clock = json_object_get(r, "clock");
+    json_t *offs = json_object_get(clock, "offsets_ns");
+    for (int i = 0; i < nranks; i++) {
+        const char *h = json_string_value(json_array_get(hosts, (size_t)i));
+        d->hosts[i] = h ? h : "?";
+        d->offsets[i] = json_integer_value(json_array_get(offs, (size_t)i));
+    }
+    job->hosts = d->hosts;
+    job->clock_offsets_ns = d->offsets;
+    job->clock_read_ns = (uint32_t)json_integer_value(json_object_get(clock, "read_ns"));
+    return PSK_OK;
+}
+
+const psk_job *psk_jobdoc_job(const psk_jobdoc *d) { return &d->job; }
+const char *psk_jobdoc_errmsg(const psk_jobdoc *d) { return d ? d->err : "out of memory"; }
+
+char *psk_jobdoc_text(const psk_jobdoc *d)
+{
+    return json_dumps(d->root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+}
+
+void psk_jobdoc_close(psk_jobdoc *d)
+{
+    if (!d)
+        return;
+    json_decref(d->root);
+    free((void *)d->hosts);
+    free(d->offsets);
+    free(d);
+}
