@@ -163,4 +163,18 @@ uint64_t psk_rank_events_read(const psk_rank_reader *r);
 uint64_t psk_rank_mono_start(const psk_rank_reader *r);
 void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
 
+/* ---- writing a trace directory (what the recorder writes, from memory) ---- */
+
+typedef struct psk_trace_writer psk_trace_writer;
+/* Creates dir with one file per rank of job (job_id, nranks, flavour, and
+ * whichever strings and arrays are set); mono_start[r] is rank r's clock
+ * at its start (NULL: 0). On failure *out is still set for the message. */
+int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_start, psk_trace_writer **out);
+/* Appends ev (fields from psk_fn_fields(ev->fn)) to rank's events. */
+int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev);
+/* Ends every rank as one that reached MPI_Finalize and writes job.json. */
+int psk_writer_close(psk_trace_writer *w);
+const char *psk_writer_errmsg(const psk_trace_writer *w);
+void psk_writer_free(psk_trace_writer *w); /* after close; NULL is fine */
+
 #endif

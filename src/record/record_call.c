@@ -72,29 +72,79 @@ static entry *map_find(idmap *m, uintptr_t key)
     }
 }
 
+/* the n-th entry (0-based) of a key held several times, or NULL */
+static entry *map_find_nth(idmap *m, uintptr_t key, int nth)
+{
+    if (!m->cap || !key)
+        return NULL;
+    for (size_t i = hslot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->slot[i].key == key && nth-- == 0)
+            return &m->slot[i];
+        if (!m->slot[i].key)
+            return NULL;
+    }
+}
+
+/* the entry of key with id */
+static entry *map_find_id(idmap *m, uintptr_t key, int32_t id)
+{
+    if (!m->cap || !key)
+        return NULL;
+    for (size_t i = hslot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        if (m->slot[i].key == key && m->slot[i].id == id)
+            return &m->slot[i];
+        if (!m->slot[i].key)
+            return NULL;
+    }
+}
+
+/* room for one more entry */
+static int map_reserve(idmap *m)
+{
+    if ((m->used + 1) * 2 <= m->cap)
+        return 0;
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    entry *ns = calloc(ncap, sizeof *ns);
+    if (!ns)
+        return -1;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->slot[i].key) {
+            size_t j = hslot(m->slot[i].key, ncap);
+            while (ns[j].key)
+                j = (j + 1) & (ncap - 1);
+            ns[j] = m->slot[i];
+        }
+    free(m->slot);
+    m->slot = ns;
+    m->cap = ncap;
+    return 0;
+}
+
+/* the entry of key, made if there is none */
 static entry *map_insert(idmap *m, uintptr_t key)
 {
-    if ((m->used + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 64;
-        entry *ns = calloc(ncap, sizeof *ns);
-        if (!ns)
-            return NULL;
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->slot[i].key) {
-                size_t j = hslot(m->slot[i].key, ncap);
-                while (ns[j].key)
-                    j = (j + 1) & (ncap - 1);
-                ns[j] = m->slot[i];
-            }
-        free(m->slot);
-        m->slot = ns;
-        m->cap = ncap;
-    }
+    if (map_reserve(m))
+        return NULL;
     size_t i = hslot(key, m->cap);
     while (m->slot[i].key && m->slot[i].key != key)
         i = (i + 1) & (m->cap - 1);
     if (!m->slot[i].key)
         m->used++;
+    m->slot[i].key = key;
+    return &m->slot[i];
+}
+
+/* a new entry for key even if key is there already: several live requests
+ * can share one handle (Open MPI returns its static completed request for
+ * every MPI_Isend that completed at once) */
+static entry *map_insert_dup(idmap *m, uintptr_t key)
+{
+    if (map_reserve(m))
+        return NULL;
+    size_t i = hslot(key, m->cap);
+    while (m->slot[i].key)
+        i = (i + 1) & (m->cap - 1);
+    m->used++;
     m->slot[i].key = key;
     return &m->slot[i];
 }
@@ -481,7 +531,7 @@ static int status_of(const psk_call *call, int j, int single, int *src, int *tag
 
 /* ---- requests ---- */
 
-enum { PSK_RQ_PERSISTENT = 1, PSK_RQ_WILD = 2 };
+enum { PSK_RQ_PERSISTENT = 1, PSK_RQ_WILD = 2, PSK_RQ_SHARED = 4 /* handle held by several */ };
 
 void psk_post_reqnew(psk_call *call, MPI_Request req, int persistent)
 {
@@ -490,21 +540,23 @@ void psk_post_reqnew(psk_call *call, MPI_Request req, int persistent)
         return;
     }
     psk_rec_lock();
-    entry *e = map_find(&reqs, KEY(req));
-    if (e) /* completed by a call perfskel does not see */
-        id_free(&reqs, e->id);
-    else
-        e = map_insert(&reqs, KEY(req));
+    entry *old = map_find(&reqs, KEY(req));
+    entry *e = map_insert_dup(&reqs, KEY(req));
     if (e) {
         e->id = id_alloc(&reqs);
         e->flags = (persistent ? PSK_RQ_PERSISTENT : 0u) |
-                   ((call->wild_src || call->wild_tag) ? PSK_RQ_WILD : 0u);
+                   ((call->wild_src || call->wild_tag) ? PSK_RQ_WILD : 0u) |
+                   (old ? PSK_RQ_SHARED : 0u);
+        if (old) /* map_insert_dup may have moved the table: find it again */
+            for (int k = 0; (old = map_find_nth(&reqs, KEY(req), k)) != NULL; k++)
+                old->flags |= PSK_RQ_SHARED;
     }
     psk_rec_unlock();
     call->v[PSK_F_REQ] = e ? e->id : PSK_REQ_UNKNOWN;
 }
 
-static void snap_one(psk_reqsnap *s, MPI_Request r)
+/* s for request r, the nth time its handle appears in the call's array */
+static void snap_one(psk_reqsnap *s, MPI_Request r, int nth)
 {
     s->handle = KEY(r);
     s->flags = 0;
@@ -512,7 +564,7 @@ static void snap_one(psk_reqsnap *s, MPI_Request r)
         s->id = PSK_REQ_NULL;
         return;
     }
-    const entry *e = map_find(&reqs, s->handle);
+    const entry *e = map_find_nth(&reqs, s->handle, nth);
     s->id = e ? e->id : PSK_REQ_UNKNOWN;
     s->flags = e ? e->flags : 0;
 }
@@ -527,7 +579,15 @@ static void pre_reqs(psk_call *call, int n, const MPI_Request *r, const MPI_Fint
         return;
     psk_rec_lock();
     for (int i = 0; i < n; i++) {
-        snap_one(&call->snap[i], r ? r[i] : PMPI_Request_f2c(f[i]));
+        MPI_Request h = r ? r[i] : PMPI_Request_f2c(f[i]);
+        snap_one(&call->snap[i], h, 0);
+        if (call->snap[i].flags & PSK_RQ_SHARED) { /* rare: count earlier uses */
+            int nth = 0;
+            for (int j = 0; j < i; j++)
+                nth += call->snap[j].handle == call->snap[i].handle;
+            if (nth)
+                snap_one(&call->snap[i], h, nth);
+        }
         call->any_wild |= (call->snap[i].flags & PSK_RQ_WILD) != 0;
     }
     psk_rec_unlock();
@@ -551,8 +611,8 @@ static void completed(psk_call *call, int i, int j, int single, int64_t *st, uin
         ++*nst;
     }
     if (!(s->flags & PSK_RQ_PERSISTENT)) {
-        entry *e = map_find(&reqs, s->handle);
-        if (e && e->id == s->id) {
+        entry *e = map_find_id(&reqs, s->handle, s->id);
+        if (e) {
             id_free(&reqs, e->id);
             map_remove(&reqs, e);
         }
@@ -575,7 +635,7 @@ static void finish_requests(psk_call *call)
     psk_rec_lock();
     if (m == PSK_MODE_FREE) {
         if (n > 0 && call->snap[0].id >= 0) {
-            entry *e = map_find(&reqs, call->snap[0].handle);
+            entry *e = map_find_id(&reqs, call->snap[0].handle, call->snap[0].id);
             if (e) {
                 id_free(&reqs, e->id);
                 map_remove(&reqs, e);

@@ -5,7 +5,10 @@
  * holds), segv (a segmentation fault: writes what it holds, then the MPI's
  * own handler runs), abort (MPI_Abort), exit (exit(3) without MPI_Finalize),
  * clock (every rank busy-waits N ms between two barriers and prints the
- * time it measured with MPI_Wtime, to check the recorded clock). */
+ * time it measured with MPI_Wtime, to check the recorded clock), reqs (N
+ * rounds of 8 small MPI_Isends and 8 MPI_Irecvs between ranks 0 and 1, then
+ * MPI_Waitall: eager sends may all return one shared handle, and the trace
+ * must still name 16 different requests). */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +31,21 @@ int main(int argc, char **argv)
             ;
         MPI_Barrier(MPI_COMM_WORLD);
         printf("clock rank %d: %.0f ns\n", rank, (t1 - t0) * 1e9);
+        MPI_Finalize();
+        return 0;
+    }
+    if (!strcmp(mode, "reqs")) {
+        int out[8], in[8], peer = size > 1 ? 1 - rank : 0;
+        MPI_Request rq[16];
+        for (long i = 0; i < n; i++) {
+            for (int k = 0; rank < 2 && k < 8; k++) {
+                out[k] = k;
+                MPI_Irecv(&in[k], 1, MPI_INT, peer, k, MPI_COMM_WORLD, &rq[k]);
+                MPI_Isend(&out[k], 1, MPI_INT, peer, k, MPI_COMM_WORLD, &rq[8 + k]);
+            }
+            if (rank < 2)
+                MPI_Waitall(16, rq, MPI_STATUSES_IGNORE);
+        }
         MPI_Finalize();
         return 0;
     }

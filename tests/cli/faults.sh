@@ -53,6 +53,14 @@ else
     bad "recorded gap '${got}' ns vs MPI_Wtime '${want}' ns"
 fi
 
+# requests outstanding together have different ids, even when the MPI hands
+# out one handle for all eagerly completed sends
+rec reqs reqs 20 || { bad "reqs run failed"; cat "$T/rec.err"; }
+dups=$("$P" dump "$T/reqs" | awk '/MPI_Waitall/ { s = $0; sub(/.*reqs=\[/, "", s); sub(/\].*/, "", s);
+    n = split(s, a, ","); delete seen; for (i = 1; i <= n; i++) { if (a[i] in seen || a[i] < 0) d++; seen[a[i]] = 1 } c++ }
+    END { print c + 0, d + 0 }')
+[ "$dups" = "40 0" ] && ok "40 Waitalls of 16 distinct request ids" || bad "Waitalls, duplicate ids: $dups (want 40 0)"
+
 # SIGKILL: the block being filled is lost, complete blocks stay readable
 rec killed kill 40000
 [ $? -ne 0 ] && ok "killed job: record reports failure" || bad "killed job: record exited 0"

@@ -1,0 +1,219 @@
+/* Writing a trace directory from events in memory (include/perfskel/trace.h):
+ * the same format the recording library writes, for programs that make
+ * traces (bench/ generators, converters, tests). Rank files are opened
+ * once; each rank's events are buffered into blocks of PSK_BLOCK_TARGET
+ * bytes, and closing writes the END blocks and job.json. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psk_fs.h"
+#include "psk_json.h"
+#include "psk_varint.h"
+#include "trace_format.h"
+#include "trace_pack.h"
+
+typedef struct wrank {
+    FILE *f;
+    uint8_t *buf;
+    size_t len, cap;
+    uint32_t nev, seq;
+    uint64_t base, prev, total;
+} wrank;
+
+struct psk_trace_writer {
+    char *dir;
+    psk_job job;
+    wrank *r;
+    char err[1024];
+};
+
+static int fail(psk_trace_writer *w, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->err, sizeof w->err, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *psk_writer_errmsg(const psk_trace_writer *w) { return w ? w->err : "out of memory"; }
+
+int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_start, psk_trace_writer **out)
+{
+    psk_trace_writer *w = calloc(1, sizeof *w);
+    *out = w;
+    if (!w)
+        return PSK_ENOMEM;
+    w->job = *job;
+    w->dir = strdup(dir);
+    w->r = calloc((size_t)job->nranks, sizeof *w->r);
+    if (!w->dir || !w->r)
+        return fail(w, PSK_ENOMEM, "out of memory");
+    if (psk_mkdir_p(dir))
+        return fail(w, PSK_EIO, "%s: cannot create the directory (%s)", dir, strerror(errno));
+    for (int r = 0; r < job->nranks; r++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/rank-%06d.psk", dir, r);
+        wrank *x = &w->r[r];
+        if (!(x->f = fopen(path, "wb")))
+            return fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
+        x->base = x->prev = mono_start ? mono_start[r] : 0;
+        psk_file_header h = {.version = PSK_FORMAT_VERSION, .flavour = (uint16_t)job->flavour,
+                             .job_id = job->job_id, .rank = (uint32_t)r, .nranks = (uint32_t)job->nranks,
+                             .clock_offset_ns = job->clock_offsets_ns ? job->clock_offsets_ns[r] : 0,
+                             .mono_start_ns = x->base, .clock_cost_ns = job->clock_read_ns};
+        uint8_t b[PSK_FILE_HEADER_SIZE];
+        psk_pack_file_header(b, &h);
+        if (fwrite(b, 1, sizeof b, x->f) != sizeof b)
+            return fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
+    }
+    return PSK_OK;
+}
+
+static int write_block(psk_trace_writer *w, int r, int kind)
+{
+    wrank *x = &w->r[r];
+    psk_block_header h = {.kind = (uint8_t)kind, .payload_len = (uint32_t)x->len,
+                          .n_events = kind == PSK_BLOCK_EVENTS ? x->nev : 0, .base_ns = x->base, .seq = x->seq++};
+    uint8_t b[PSK_BLOCK_HEADER_SIZE];
+    psk_pack_block_header(b, &h, x->buf);
+    if (fwrite(b, 1, sizeof b, x->f) != sizeof b || (x->len && fwrite(x->buf, 1, x->len, x->f) != x->len))
+        return fail(w, PSK_EIO, "%s/rank-%06d.psk: %s", w->dir, r, strerror(errno));
+    x->len = 0;
+    x->nev = 0;
+    x->base = x->prev;
+    return PSK_OK;
+}
+
+int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
+{
+    if (rank < 0 || rank >= w->job.nranks || !psk_fn_name(ev->fn))
+        return fail(w, PSK_EINVAL, "%s: event of rank %d or function %u out of range", w->dir, rank, ev->fn);
+    wrank *x = &w->r[rank];
+    size_t need = 3 * PSK_VARINT_MAX;
+    uint32_t fields = psk_fn_fields(ev->fn);
+    for (uint32_t fs = fields; fs; fs &= fs - 1) {
+        int f = __builtin_ctz(fs);
+        need += PSK_VARINT_MAX;
+        if (f >= PSK_F_FIRST_ARRAY)
+            need += PSK_VARINT_MAX * (f == PSK_F_STATUSES ? 3 : 1) * (size_t)PSK_ARRN(ev, f);
+    }
+    if (x->len + need > x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : PSK_BLOCK_TARGET + 4096;
+        while (cap < x->len + need)
+            cap *= 2;
+        uint8_t *p = realloc(x->buf, cap);
+        if (!p)
+            return fail(w, PSK_ENOMEM, "out of memory");
+        x->buf = p;
+        x->cap = cap;
+    }
+    uint8_t *p = x->buf + x->len;
+    p = psk_put_uvar(p, ev->fn);
+    p = psk_put_svar(p, (int64_t)(ev->t_entry - x->prev));
+    p = psk_put_uvar(p, ev->t_exit - ev->t_entry);
+    for (uint32_t fs = fields; fs; fs &= fs - 1) {
+        int f = __builtin_ctz(fs);
+        int u = (PSK_FIELDS_UNSIGNED >> f) & 1u;
+        if (f < PSK_F_FIRST_ARRAY) {
+            p = u ? psk_put_uvar(p, (uint64_t)ev->v[f]) : psk_put_svar(p, ev->v[f]);
+            continue;
+        }
+        uint32_t n = PSK_ARRN(ev, f);
+        p = psk_put_uvar(p, n);
+        size_t nv = f == PSK_F_STATUSES ? 3 * (size_t)n : n;
+        for (size_t i = 0; i < nv; i++)
+            p = u ? psk_put_uvar(p, (uint64_t)PSK_ARR(ev, f)[i]) : psk_put_svar(p, PSK_ARR(ev, f)[i]);
+    }
+    x->len = (size_t)(p - x->buf);
+    x->prev = ev->t_exit;
+    x->nev++;
+    x->total++;
+    return x->len >= PSK_BLOCK_TARGET ? write_block(w, rank, PSK_BLOCK_EVENTS) : PSK_OK;
+}
+
+static int write_job(psk_trace_writer *w)
+{
+    char path[4096], id[17];
+    snprintf(path, sizeof path, "%s/job.json", w->dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
+    const psk_job *job = &w->job;
+    snprintf(id, sizeof id, "%016llx", (unsigned long long)job->job_id);
+    psk_json j;
+    psk_json_init(&j, f, 1);
+    psk_json_obj(&j, NULL);
+    psk_json_str(&j, "format", "perfskel-trace");
+    psk_json_int(&j, "version", PSK_FORMAT_VERSION);
+    psk_json_str(&j, "job_id", id);
+    psk_json_obj(&j, "mpi");
+    psk_json_str(&j, "flavour", psk_flavour_name(job->flavour));
+    psk_json_str(&j, "version", job->mpi_version ? job->mpi_version : "");
+    psk_json_end(&j);
+    psk_json_int(&j, "ranks", job->nranks);
+    psk_json_arr(&j, "hosts");
+    for (int r = 0; r < job->nranks; r++)
+        psk_json_str(&j, NULL, job->hosts ? job->hosts[r] : "localhost");
+    psk_json_end(&j);
+    psk_json_str(&j, "command", job->command ? job->command : "");
+    psk_json_str(&j, "start_time", job->start_time ? job->start_time : "");
+    psk_json_obj(&j, "clock");
+    psk_json_int(&j, "read_ns", job->clock_read_ns);
+    psk_json_arr(&j, "offsets_ns");
+    for (int r = 0; r < job->nranks; r++)
+        psk_json_int(&j, NULL, job->clock_offsets_ns ? job->clock_offsets_ns[r] : 0);
+    psk_json_end(&j);
+    psk_json_end(&j);
+    psk_json_end(&j);
+    int bad = ferror(f);
+    if (fclose(f) || bad)
+        return fail(w, PSK_EIO, "%s: cannot write", path);
+    return PSK_OK;
+}
+
+int psk_writer_close(psk_trace_writer *w)
+{
+    if (!w)
+        return PSK_ENOMEM;
+    int rc = w->err[0] ? PSK_EIO : PSK_OK;
+    for (int r = 0; w->r && r < w->job.nranks; r++) {
+        wrank *x = &w->r[r];
+        if (!x->f)
+            continue;
+        if (!rc && x->nev)
+            rc = write_block(w, r, PSK_BLOCK_EVENTS);
+        if (!rc) { /* END: total events, clock offset at the end */
+            uint8_t pl[2 * PSK_VARINT_MAX], *p = psk_put_uvar(pl, x->total);
+            p = psk_put_svar(p, w->job.clock_offsets_ns ? w->job.clock_offsets_ns[r] : 0);
+            uint8_t *keep = x->buf;
+            x->buf = pl;
+            x->len = (size_t)(p - pl);
+            rc = write_block(w, r, PSK_BLOCK_END);
+            x->buf = keep;
+        }
+        if (fclose(x->f) && !rc)
+            rc = fail(w, PSK_EIO, "%s/rank-%06d.psk: %s", w->dir, r, strerror(errno));
+        x->f = NULL;
+    }
+    if (!rc)
+        rc = write_job(w);
+    return rc;
+}
+
+void psk_writer_free(psk_trace_writer *w)
+{
+    if (!w)
+        return;
+    for (int r = 0; w->r && r < w->job.nranks; r++) {
+        if (w->r[r].f)
+            fclose(w->r[r].f);
+        free(w->r[r].buf);
+    }
+    free(w->r);
+    free(w->dir);
+    free(w);
+}
