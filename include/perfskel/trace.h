@@ -45,6 +45,14 @@ enum psk_field {
 };
 #define PSK_F_FIRST_ARRAY PSK_F_COUNTS
 
+/* In the encoded form (docs/trace-format.md), these fields are plain
+ * varints; all others are zigzag-mapped first. */
+#define PSK_FIELDS_UNSIGNED                                                    \
+    ((1u << PSK_F_COUNT) | (1u << PSK_F_DTSIZE) | (1u << PSK_F_RCOUNT) |       \
+     (1u << PSK_F_RDTSIZE) | (1u << PSK_F_OP) | (1u << PSK_F_FLAG) |           \
+     (1u << PSK_F_COUNTS) | (1u << PSK_F_RCOUNTS) | (1u << PSK_F_DTSIZES) |    \
+     (1u << PSK_F_RDTSIZES) | (1u << PSK_F_MEMBERS))
+
 /* perfskel's own values for MPI constants, which differ between MPIs. */
 #define PSK_ANY_SOURCE (-1)
 #define PSK_PROC_NULL (-2)
@@ -161,6 +169,10 @@ const char *psk_rank_errmsg(const psk_rank_reader *r);
 const char *psk_rank_path(const psk_rank_reader *r);
 uint64_t psk_rank_events_read(const psk_rank_reader *r);
 uint64_t psk_rank_mono_start(const psk_rank_reader *r);
+/* The encoded bytes of the event psk_rank_next just returned, as in the
+ * file (its gap is relative to the previous event's exit, so the bytes
+ * stand alone); valid until the next call. For tools that keep events. */
+const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len);
 void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
 
 /* ---- writing a trace directory (what the recorder writes, from memory) ---- */

@@ -33,6 +33,11 @@ typedef struct aligner {
     int64_t *gap;
     int32_t *crank, *csize;
     mbuf cbuf;
+    /* O(1) look-ahead: next[r][k] is rank r's next position after k with
+     * the same key; first[r * nkeys + key] its next position of that key at
+     * or after pos[r] (NULL when P x keys is too large: then scan) */
+    uint32_t **next, *first, nkeys;
+    uint8_t *loose_null; /* loose key -> some key of it passes PROC_NULL */
 } aligner;
 
 static uint32_t key_at(const aligner *a, int r, uint64_t k)
@@ -101,6 +106,10 @@ static int emit(aligner *a, int np, uint32_t rep)
         uint8_t *q = psk_put_svar(t->p + t->len, a->gap[j]);
         q = psk_put_uvar(q, a->ev[j].t_exit - a->ev[j].t_entry);
         t->len = (size_t)(q - t->p);
+        if (a->first) {
+            uint64_t k = a->pos[r];
+            a->first[(size_t)r * a->nkeys + key_at(a, r, k)] = a->next[r][k];
+        }
         a->pos[r]++;
     }
     x->done += (uint64_t)np;
@@ -109,11 +118,23 @@ static int emit(aligner *a, int np, uint32_t rep)
     return PSK_OK;
 }
 
-/* how soon the other ranks reach an event matching key k of group g */
-static uint64_t distance(const aligner *a, int g, uint32_t k)
+/* how soon the other ranks reach an event matching key k of group g; the
+ * scan stops once the answer is known to be at most `enough` */
+static uint64_t distance(const aligner *a, int g, uint32_t k, uint64_t enough)
 {
     uint64_t best = UINT64_MAX;
     int M = a->x->o.window;
+    if (a->first && !a->loose_null[a->x->loose[k]]) { /* exact keys only: O(1) per rank */
+        for (int i = 0; i < a->nactive && best > enough; i++) {
+            int r = a->active[i];
+            if (a->glabel[r] == g)
+                continue;
+            uint64_t f = a->first[(size_t)r * a->nkeys + k];
+            if (f != UINT32_MAX && f - a->pos[r] < (uint64_t)M && f - a->pos[r] < best)
+                best = f - a->pos[r];
+        }
+        return best;
+    }
     for (int i = 0; i < a->nactive; i++) {
         int r = a->active[i];
         if (a->glabel[r] == g)
@@ -127,6 +148,8 @@ static uint64_t distance(const aligner *a, int g, uint32_t k)
                 best = q - a->pos[r];
                 break;
             }
+        if (best <= enough)
+            break;
     }
     return best;
 }
@@ -140,7 +163,17 @@ static int step_split(aligner *a)
         a->pairs[i].rank = a->active[i];
         a->pairs[i].key = key_at(a, a->active[i], a->pos[a->active[i]]);
     }
-    qsort(a->pairs, (size_t)n, sizeof *a->pairs, cmp_kr);
+    if (n > 32) {
+        qsort(a->pairs, (size_t)n, sizeof *a->pairs, cmp_kr);
+    } else {
+        for (int i = 1; i < n; i++) {
+            kr v = a->pairs[i];
+            int j = i;
+            for (; j > 0 && cmp_kr(&a->pairs[j - 1], &v) > 0; j--)
+                a->pairs[j] = a->pairs[j - 1];
+            a->pairs[j] = v;
+        }
+    }
     /* groups: runs of equal keys; label = index of the run's first pair */
     for (int i = 0; i < n; i++)
         a->glabel[a->pairs[i].rank] = i > 0 && a->pairs[i].key == a->pairs[i - 1].key
@@ -161,29 +194,73 @@ static int step_split(aligner *a)
                 if (a->pairs[q].key == a->pairs[i].key)
                     a->glabel[a->pairs[q].rank] = partner;
     }
-    /* the group the others reach latest goes first; ties: lowest rank */
+    /* the group the others reach latest goes first; ties: lowest rank.
+     * Groups are tried in order of their lowest rank (active is sorted), so
+     * a later one wins only by being strictly farther. */
     int best = -1;
     uint64_t bestd = 0;
-    int32_t bestrank = INT32_MAX;
-    for (int i = 0; i < n; i++) {
-        if (a->glabel[a->pairs[i].rank] != i)
+    uint32_t bestkey = 0;
+    for (int q = 0; q < n && bestd != UINT64_MAX; q++) {
+        int g = a->glabel[a->active[q]];
+        if (a->pairs[g].key == UINT32_MAX) /* tried already */
             continue;
-        uint64_t d = distance(a, i, a->pairs[i].key);
-        int32_t low = INT32_MAX;
-        for (int q = 0; q < n; q++)
-            if (a->glabel[a->active[q]] == i && a->active[q] < low)
-                low = a->active[q];
-        if (best < 0 || d > bestd || (d == bestd && low < bestrank)) {
-            best = i;
+        uint64_t d = distance(a, g, a->pairs[g].key, best < 0 ? 0 : bestd);
+        if (best < 0 || d > bestd) {
+            best = g;
             bestd = d;
-            bestrank = low;
+            bestkey = a->pairs[g].key;
         }
+        a->pairs[g].key = UINT32_MAX;
     }
     int np = 0;
     for (int i = 0; i < n; i++)
         if (a->glabel[a->active[i]] == best)
             a->parts[np++] = a->active[i];
-    return emit(a, np, a->pairs[best].key);
+    return emit(a, np, bestkey);
+}
+
+/* the next-occurrence tables of the O(1) look-ahead, if they fit */
+static int lookahead_init(aligner *a)
+{
+    mctx *x = a->x;
+    uint32_t nkeys = psk_intern_count(x->keys), nloose = psk_intern_count(x->loosekeys);
+    a->loose_null = calloc(nloose ? nloose : 1, 1);
+    if (!a->loose_null)
+        return merged_fail(a->m, PSK_ENOMEM, "out of memory");
+    for (uint32_t k = 0; k < nkeys; k++)
+        if (x->hasnull[k])
+            a->loose_null[x->loose[k]] = 1;
+    if ((uint64_t)a->P * nkeys > (1u << 24))
+        return PSK_OK; /* too many: scan the window instead */
+    for (int r = 0; r < a->P; r++)
+        if (x->rs[r].n >= UINT32_MAX)
+            return PSK_OK;
+    a->nkeys = nkeys;
+    a->first = malloc((size_t)a->P * nkeys * sizeof *a->first);
+    a->next = calloc((size_t)a->P, sizeof *a->next);
+    if (!a->first || !a->next)
+        goto nomem;
+    memset(a->first, 0xff, (size_t)a->P * nkeys * sizeof *a->first);
+    for (int r = 0; r < a->P; r++) {
+        const rstore *s = &x->rs[r];
+        uint32_t *first = a->first + (size_t)r * nkeys;
+        if (!(a->next[r] = malloc((s->n ? s->n : 1) * sizeof **a->next)))
+            goto nomem;
+        for (uint64_t k = s->n; k-- > 0;) {
+            uint32_t key = s->key[rs_index(s, k)];
+            a->next[r][k] = first[key];
+            first[key] = (uint32_t)k;
+        }
+    }
+    return PSK_OK;
+nomem: /* not needed for a correct merge: fall back to scanning */
+    for (int r = 0; a->next && r < a->P; r++)
+        free(a->next[r]);
+    free(a->next);
+    free(a->first);
+    a->next = NULL;
+    a->first = NULL;
+    return PSK_OK;
 }
 
 static int align(aligner *a)
@@ -238,7 +315,14 @@ int merge_align(mctx *x)
         if (commtab_init(&a.ct[r], r, P))
             rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
     if (!rc)
+        rc = lookahead_init(&a);
+    if (!rc)
         rc = align(&a);
+    for (int r = 0; a.next && r < P; r++)
+        free(a.next[r]);
+    free(a.next);
+    free(a.first);
+    free(a.loose_null);
     for (int r = 0; a.ct && r < P; r++)
         commtab_free(&a.ct[r]);
     for (int j = 0; a.st && j < P; j++)
@@ -287,11 +371,8 @@ int psk_merge(psk_trace *t, const psk_merge_opts *opts, psk_merged **out)
     if (!rc)
         rc = merge_load(&x);
     if (!rc) {
-        for (int r = 0; r < x.P; r++) {
-            if (!x.o.no_reorder)
-                merge_order(&x, r);
+        for (int r = 0; r < x.P; r++)
             x.total += x.rs[r].n;
-        }
         x.done = 0;
         rc = merge_align(&x);
     }

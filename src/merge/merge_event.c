@@ -1,11 +1,25 @@
-/* One rank's events held in memory while merging: encoded as in a trace
- * block (docs/trace-format.md: fn, gap, duration, then the fields, here all
- * zigzag), about 10 bytes each, decoded again when a merged event is built. */
+/* One rank's events held in memory while merging: encoded exactly as in a
+ * trace block (docs/trace-format.md: fn, gap, duration, then the fields),
+ * about 10 bytes each, copied from the file and decoded again when a merged
+ * event is built. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "merge_internal.h"
 #include "psk_varint.h"
+
+void merge_huge(void *p, size_t len)
+{
+    /* big arrays in huge pages: on a VM a page fault costs microseconds,
+     * and a merge touches a few hundred MB */
+    if (len < (8u << 20))
+        return;
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+    uintptr_t e = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+    if (e > a)
+        madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
 
 int mbuf_reserve(mbuf *b, size_t more)
 {
@@ -17,6 +31,7 @@ int mbuf_reserve(mbuf *b, size_t more)
     uint8_t *p = realloc(b->p, cap);
     if (!p)
         return -1;
+    merge_huge(p, cap);
     b->p = p;
     b->cap = cap;
     return 0;
@@ -26,6 +41,8 @@ static size_t nvalues(int f, uint32_t n) { return f == PSK_F_STATUSES ? 3 * (siz
 
 size_t mevent_max_size(const psk_event *ev)
 {
+    if (!(ev->fields >> PSK_F_FIRST_ARRAY)) /* scalars only: the common case */
+        return (size_t)(3 + PSK_F_FIRST_ARRAY) * PSK_VARINT_MAX;
     size_t s = 3 * PSK_VARINT_MAX;
     for (int f = 0; f < PSK_F_NFIELDS; f++) {
         if (!PSK_HAS(ev, f))
@@ -44,15 +61,16 @@ uint8_t *mevent_encode(uint8_t *p, const psk_event *ev, int64_t gap)
     p = psk_put_uvar(p, ev->t_exit - ev->t_entry);
     for (uint32_t fs = ev->fields; fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
+        int u = (PSK_FIELDS_UNSIGNED >> f) & 1u;
         if (f < PSK_F_FIRST_ARRAY) {
-            p = psk_put_svar(p, ev->v[f]);
+            p = u ? psk_put_uvar(p, (uint64_t)ev->v[f]) : psk_put_svar(p, ev->v[f]);
             continue;
         }
         uint32_t n = PSK_ARRN(ev, f);
         p = psk_put_uvar(p, n);
         const int64_t *a = PSK_ARR(ev, f);
         for (size_t i = 0; i < nvalues(f, n); i++)
-            p = psk_put_svar(p, a[i]);
+            p = u ? psk_put_uvar(p, (uint64_t)a[i]) : psk_put_svar(p, a[i]);
     }
     return p;
 }
@@ -83,9 +101,12 @@ int mevent_decode(const uint8_t **pp, const uint8_t *end, psk_event *ev, int64_t
     ev->t_exit = ev->t_entry + dur;
     for (uint32_t fs = ev->fields; fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
+        int u = (PSK_FIELDS_UNSIGNED >> f) & 1u;
+        uint64_t x;
         if (f < PSK_F_FIRST_ARRAY) {
-            if (psk_get_svar(pp, end, &ev->v[f]))
+            if (psk_get_uvar(pp, end, &x))
                 return -1;
+            ev->v[f] = u ? (int64_t)x : psk_unzigzag(x);
             continue;
         }
         int k = f - PSK_F_FIRST_ARRAY;
@@ -96,9 +117,11 @@ int mevent_decode(const uint8_t **pp, const uint8_t *end, psk_event *ev, int64_t
         int64_t *a = mevent_store_grow(st, k, nv ? nv : 1);
         if (!a)
             return -1;
-        for (size_t i = 0; i < nv; i++)
-            if (psk_get_svar(pp, end, &a[i]))
+        for (size_t i = 0; i < nv; i++) {
+            if (psk_get_uvar(pp, end, &x))
                 return -1;
+            a[i] = u ? (int64_t)x : psk_unzigzag(x);
+        }
         ev->n[k] = (uint32_t)n;
         ev->arr[k] = a;
     }

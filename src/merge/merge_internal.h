@@ -21,6 +21,7 @@ typedef struct mbuf {
     size_t len, cap;
 } mbuf;
 int mbuf_reserve(mbuf *b, size_t more); /* 0, or -1 out of memory */
+void merge_huge(void *p, size_t len);   /* asks for huge pages for a big array */
 
 /* ---- one rank's events, encoded as in a trace block (fn, gap, dur, fields) ---- */
 
@@ -107,7 +108,7 @@ int64_t merged_class_id(psk_merged *m, const uint8_t *key, size_t len);
 typedef struct rstore {
     uint64_t n;
     mbuf buf;       /* events in the rank's order, encoded */
-    uint64_t *off;  /* event i starts at buf.p + off[i] */
+    uint32_t *off;  /* event i starts at buf.p + off[i] (a rank holds < 4 GiB) */
     uint32_t *key;  /* matching key of event i */
     uint32_t *perm; /* normalised position -> event index; NULL = same */
     uint64_t mono_start;

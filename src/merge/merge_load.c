@@ -3,10 +3,14 @@
  * fields that must agree for two ranks' events to be one merged event
  * (communicator, tag, datatype size, root, op), with peers as offsets from
  * the rank within the communicator, so "send to rank + 1" is one key on
- * every rank. Keys are interned, so comparing two is comparing two ids. */
+ * every rank. Keys are interned, so comparing two is comparing two ids.
+ * Ranks are read in parallel, one thread per core. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "merge_internal.h"
 #include "psk_varint.h"
@@ -47,12 +51,47 @@ static size_t make_key(uint8_t *buf, const psk_event *ev, int32_t crank, int32_t
     return (size_t)(p - buf);
 }
 
-static int64_t key_id(mctx *x, const psk_event *ev, int32_t crank, int32_t csize)
+/* the loose form of an exact key (make_key's encoding), and whether it
+ * passes MPI_PROC_NULL */
+static size_t loosen(uint8_t *out, const uint8_t *key, size_t len, int *hasnull)
 {
-    uint8_t buf[KEYMAX];
-    int hasnull, added;
-    size_t len = make_key(buf, ev, crank, csize, 0, &hasnull);
-    int64_t id = psk_intern_id(x->keys, buf, len, &added);
+    const uint8_t *p = key, *end = key + len;
+    uint8_t *o = out;
+    uint64_t fn = 0;
+    *hasnull = 0;
+    psk_get_uvar(&p, end, &fn);
+    o = psk_put_uvar(o, fn);
+    for (uint32_t fs = psk_fn_fields((unsigned)fn) & MERGE_KEY_FIELDS; fs; fs &= fs - 1) {
+        int f = __builtin_ctz(fs);
+        int64_t v = 0;
+        uint64_t kind = 0, u = 0;
+        if (!pattern_is_peer(f)) {
+            psk_get_svar(&p, end, &v);
+            o = psk_put_svar(o, v);
+            continue;
+        }
+        psk_get_uvar(&p, end, &kind);
+        if (kind == PEER_OFFSET)
+            psk_get_uvar(&p, end, &u);
+        else
+            psk_get_svar(&p, end, &v);
+        if (kind == PEER_CONST && v == PSK_PROC_NULL)
+            *hasnull = 1;
+        if (kind == PEER_OFFSET || kind == PEER_ABS || (kind == PEER_CONST && v == PSK_PROC_NULL)) {
+            o = psk_put_uvar(o, PEER_ERASED);
+        } else {
+            o = psk_put_uvar(o, kind);
+            o = psk_put_svar(o, v);
+        }
+    }
+    return (size_t)(o - out);
+}
+
+/* the global id of key bytes, with its loose form and null flag */
+static int64_t global_key(mctx *x, const uint8_t *key, size_t len)
+{
+    int added, hasnull;
+    int64_t id = psk_intern_id(x->keys, key, len, &added);
     if (id < 0 || !added)
         return id;
     if ((uint32_t)id >= x->kcap) {
@@ -67,8 +106,9 @@ static int64_t key_id(mctx *x, const psk_event *ev, int32_t crank, int32_t csize
         x->hasnull = h;
         x->kcap = cap;
     }
-    len = make_key(buf, ev, crank, csize, 1, &hasnull);
-    int64_t lid = psk_intern_id(x->loosekeys, buf, len, NULL);
+    uint8_t buf[KEYMAX];
+    size_t n = loosen(buf, key, len, &hasnull);
+    int64_t lid = psk_intern_id(x->loosekeys, buf, n, NULL);
     if (lid < 0)
         return -1;
     x->loose[id] = (uint32_t)lid;
@@ -76,10 +116,20 @@ static int64_t key_id(mctx *x, const psk_event *ev, int32_t crank, int32_t csize
     return id;
 }
 
+/* one loading thread: a share of the ranks, keys named in its own table;
+ * it also puts each of its ranks in merging order (Algorithm 1) */
+typedef struct loader {
+    mctx *x;
+    int first, step;
+    psk_intern *keys;
+    int rc;
+    char err[MERR];
+} loader;
+
 static int grow_index(rstore *s, uint64_t *cap)
 {
     uint64_t c = *cap ? 2 * *cap : 4096;
-    uint64_t *o = realloc(s->off, c * sizeof *o);
+    uint32_t *o = realloc(s->off, c * sizeof *o);
     if (!o)
         return -1;
     s->off = o;
@@ -91,63 +141,139 @@ static int grow_index(rstore *s, uint64_t *cap)
     return 0;
 }
 
-static int load_rank(mctx *x, int r)
+static int lfail(loader *l, int status, const char *fmt, const char *arg)
 {
-    psk_merged *m = x->m;
+    snprintf(l->err, sizeof l->err, fmt, arg);
+    return status;
+}
+
+static int load_rank(loader *l, int r)
+{
+    mctx *x = l->x;
     rstore *s = &x->rs[r];
     psk_rank_reader *rr;
     psk_event ev;
     commtab ct;
     if (commtab_init(&ct, r, x->P))
-        return merged_fail(m, PSK_ENOMEM, "out of memory");
+        return lfail(l, PSK_ENOMEM, "%s", "out of memory");
     int rc = psk_rank_open(x->t, r, &rr);
     if (rc) {
-        merged_fail(m, rc, "%s", psk_rank_errmsg(rr));
+        lfail(l, rc, "%s", psk_rank_errmsg(rr));
         goto out;
     }
     s->mono_start = psk_rank_mono_start(rr);
-    uint64_t prev = s->mono_start, cap = 0;
+    uint64_t cap = 0;
+    /* sized from the file: re-encoded events take about what they took there,
+     * and pages reserved but never touched cost nothing */
+    struct stat sb;
+    if (!stat(psk_rank_path(rr), &sb) && sb.st_size > 0) { /* a guess: failing is fine */
+        uint64_t guess = (uint64_t)sb.st_size / 3 + 64;
+        mbuf_reserve(&s->buf, (size_t)sb.st_size + (size_t)sb.st_size / 4);
+        s->off = malloc(guess * sizeof *s->off);
+        s->key = malloc(guess * sizeof *s->key);
+        if (s->off && s->key) {
+            cap = guess;
+            merge_huge(s->off, guess * sizeof *s->off);
+            merge_huge(s->key, guess * sizeof *s->key);
+        }
+    }
     while ((rc = psk_rank_next(rr, &ev)) == PSK_OK) {
-        if (s->n == cap && grow_index(s, &cap)) {
-            rc = merged_fail(m, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
+        size_t len;
+        const uint8_t *raw = psk_rank_event_bytes(rr, &len);
+        if ((s->n == cap && grow_index(s, &cap)) || mbuf_reserve(&s->buf, len) ||
+            s->buf.len + len > UINT32_MAX) {
+            rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
             goto out;
         }
-        if (mbuf_reserve(&s->buf, mevent_max_size(&ev))) {
-            rc = merged_fail(m, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-            goto out;
-        }
-        s->off[s->n] = s->buf.len;
-        uint8_t *end = mevent_encode(s->buf.p + s->buf.len, &ev, (int64_t)(ev.t_entry - prev));
-        s->buf.len = (size_t)(end - s->buf.p);
-        prev = ev.t_exit;
+        s->off[s->n] = (uint32_t)s->buf.len;
+        memcpy(s->buf.p + s->buf.len, raw, len);
+        s->buf.len += len;
         int32_t crank, csize;
         commtab_ctx(&ct, &ev, &crank, &csize);
-        int64_t k = key_id(x, &ev, crank, csize);
+        uint8_t kb[KEYMAX];
+        int hasnull;
+        int64_t k = psk_intern_id(l->keys, kb, make_key(kb, &ev, crank, csize, 0, &hasnull), NULL);
         if (k < 0 || commtab_event(&ct, &ev, r)) {
-            rc = merged_fail(m, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
+            rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
             goto out;
         }
         s->key[s->n++] = (uint32_t)k;
-        if (x->o.progress && ++x->done % (1u << 20) == 0)
-            x->o.progress(x->o.progress_arg, x->done, x->total);
     }
-    if (rc == PSK_EOF) {
+    if (rc == PSK_EOF)
         rc = PSK_OK;
-    } else {
-        merged_fail(m, rc, "%s (merging needs every rank up to MPI_Finalize)", psk_rank_errmsg(rr));
-    }
+    else
+        lfail(l, rc, "%s (merging needs every rank up to MPI_Finalize)", psk_rank_errmsg(rr));
 out:
     psk_rank_close(rr);
     commtab_free(&ct);
     return rc;
 }
 
+static void *load_thread(void *arg)
+{
+    loader *l = arg;
+    for (int r = l->first; r < l->x->P && !l->rc; r += l->step) {
+        l->rc = load_rank(l, r);
+        if (!l->rc && !l->x->o.no_reorder)
+            merge_order(l->x, r);
+    }
+    return NULL;
+}
+
+/* the ranks are read by up to one thread per core; then each thread's keys
+ * are renamed into the one global table */
 int merge_load(mctx *x)
 {
-    for (int r = 0; r < x->P; r++) {
-        int rc = load_rank(x, r);
-        if (rc)
-            return rc;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
+    if (nt > x->P)
+        nt = x->P;
+    loader *l = calloc((size_t)nt, sizeof *l);
+    pthread_t *tid = calloc((size_t)nt, sizeof *tid);
+    int rc = l && tid ? PSK_OK : merged_fail(x->m, PSK_ENOMEM, "out of memory");
+    int started = 0;
+    for (int i = 0; !rc && i < nt; i++) {
+        l[i] = (loader){.x = x, .first = i, .step = nt, .keys = psk_intern_new()};
+        if (!l[i].keys)
+            rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
     }
-    return PSK_OK;
+    for (int i = 1; !rc && i < nt; i++, started++)
+        if (pthread_create(&tid[i], NULL, load_thread, &l[i])) { /* run it here instead */
+            load_thread(&l[i]);
+            tid[i] = 0;
+        }
+    if (!rc)
+        load_thread(&l[0]);
+    for (int i = 1; i <= started; i++)
+        if (tid[i])
+            pthread_join(tid[i], NULL);
+    for (int i = 0; !rc && i < nt; i++)
+        if (l[i].rc)
+            rc = merged_fail(x->m, l[i].rc, "%s", l[i].err);
+    /* local key ids -> global ones */
+    for (int i = 0; !rc && i < nt; i++) {
+        uint32_t n = psk_intern_count(l[i].keys);
+        uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+        if (!map) {
+            rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
+            break;
+        }
+        for (uint32_t k = 0; k < n && !rc; k++) {
+            size_t len;
+            const uint8_t *kb = psk_intern_key(l[i].keys, k, &len);
+            int64_t g = global_key(x, kb, len);
+            if (g < 0)
+                rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
+            map[k] = (uint32_t)g;
+        }
+        for (int r = i; !rc && r < x->P; r += nt)
+            for (uint64_t e = 0; e < x->rs[r].n; e++)
+                x->rs[r].key[e] = map[x->rs[r].key[e]];
+        free(map);
+    }
+    for (int i = 0; l && i < nt; i++)
+        psk_intern_free(l[i].keys);
+    free(l);
+    free(tid);
+    return rc;
 }

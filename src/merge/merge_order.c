@@ -39,6 +39,18 @@ static int64_t field_at(const rstore *s, uint64_t i, int field, mevent_store *st
     return ev.v[field];
 }
 
+/* the communicator of event i: the first field after fn, gap and duration */
+static int64_t comm_at(const rstore *s, uint64_t i)
+{
+    const uint8_t *p = s->buf.p + s->off[i], *end = s->buf.p + s->buf.len;
+    uint64_t fn, dur;
+    int64_t gap, comm;
+    if (psk_get_uvar(&p, end, &fn) || psk_get_svar(&p, end, &gap) || psk_get_uvar(&p, end, &dur) ||
+        !(psk_fn_fields((unsigned)fn) & (1u << PSK_F_COMM)) || psk_get_svar(&p, end, &comm))
+        return INT64_MIN;
+    return comm;
+}
+
 void merge_order(mctx *x, int r)
 {
     rstore *s = &x->rs[r];
@@ -86,10 +98,10 @@ void merge_order(mctx *x, int r)
             i++;
             continue;
         }
-        int64_t comm = field_at(s, perm[i], PSK_F_COMM, &st);
+        int64_t comm = comm_at(s, perm[i]);
         uint64_t j = i + 1, nsend = is_send(&f, a);
         while (j < s->n && (is_send(&f, fn[perm[j]]) || fn[perm[j]] == f.recv) &&
-               field_at(s, perm[j], PSK_F_COMM, &st) == comm) {
+               comm_at(s, perm[j]) == comm) {
             nsend += is_send(&f, fn[perm[j]]);
             j++;
         }

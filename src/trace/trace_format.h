@@ -60,11 +60,4 @@ enum psk_bytes_rule {
 extern const psk_fn_info psk_fn_table[];
 extern const unsigned psk_fn_count_; /* table size: ids are 1..psk_fn_count_-1 */
 
-/* Fields written as plain (unsigned) varints; all others are zigzag. */
-#define PSK_FIELDS_UNSIGNED                                                    \
-    ((1u << PSK_F_COUNT) | (1u << PSK_F_DTSIZE) | (1u << PSK_F_RCOUNT) |       \
-     (1u << PSK_F_RDTSIZE) | (1u << PSK_F_OP) | (1u << PSK_F_FLAG) |           \
-     (1u << PSK_F_COUNTS) | (1u << PSK_F_RCOUNTS) | (1u << PSK_F_DTSIZES) |    \
-     (1u << PSK_F_RDTSIZES) | (1u << PSK_F_MEMBERS))
-
 #endif

@@ -39,6 +39,7 @@ struct psk_rank_reader {
     uint64_t offset;    /* file offset of the next block */
     uint64_t events;
     uint64_t prev;
+    const uint8_t *last; /* the last event's bytes: last .. p */
     int done;           /* 1 after END, or the sticky error code */
     int status;
     int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
@@ -281,6 +282,7 @@ static int bad_event(psk_rank_reader *r)
 
 static int decode(psk_rank_reader *r, psk_event *ev)
 {
+    r->last = r->p;
     uint64_t fn, dur;
     int64_t gap;
     if (psk_get_uvar(&r->p, r->end, &fn) || psk_get_svar(&r->p, r->end, &gap) ||
@@ -350,6 +352,11 @@ const char *psk_rank_errmsg(const psk_rank_reader *r) { return r ? r->err : "out
 const char *psk_rank_path(const psk_rank_reader *r) { return r->path; }
 uint64_t psk_rank_events_read(const psk_rank_reader *r) { return r->events; }
 uint64_t psk_rank_mono_start(const psk_rank_reader *r) { return r->hdr.mono_start_ns; }
+const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len)
+{
+    *len = (size_t)(r->p - r->last);
+    return r->last;
+}
 
 void psk_rank_close(psk_rank_reader *r)
 {
