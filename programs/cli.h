@@ -13,5 +13,6 @@ int cmd_record(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_fold(int argc, char **argv);
 
 #endif

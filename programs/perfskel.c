@@ -63,5 +63,7 @@ int main(int argc, char **argv)
         return cmd_dump(argc - 1, argv + 1);
     if (!strcmp(cmd, "merge"))
         return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "fold"))
+        return cmd_fold(argc - 1, argv + 1);
     return psk_cli_usage("unknown command '%s'", cmd);
 }

@@ -93,7 +93,7 @@ static int emit(aligner *a, int np, uint32_t rep)
     uint64_t start = m->pool.len;
     if (cls < 0)
         return merged_fail(m, PSK_ENOMEM, "out of memory");
-    for (uint32_t fs = fields & ~MERGE_KEY_FIELDS; fs; fs &= fs - 1)
+    for (uint32_t fs = fields & ~merge_key_fields(a->ev[0].fn); fs; fs &= fs - 1)
         if (pattern_encode(&m->pool, __builtin_ctz(fs), a->ev, np, a->crank, a->csize))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
     if (merged_push(m, (uint32_t)cls, start))

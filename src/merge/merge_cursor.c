@@ -112,7 +112,7 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
         c->ev[j].fields = me->fields;
     }
     /* key fields: equal on every rank (peers come as patterns below) */
-    for (uint32_t fs = me->fields & MERGE_KEY_FIELDS; fs; fs &= fs - 1) {
+    for (uint32_t fs = me->fields & merge_key_fields(me->fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int64_t v;
         if (pattern_is_peer(f)) {
@@ -138,7 +138,7 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
             return bad(c);
     const uint8_t *q = m->pool.p + m->evoff[c->i];
     const uint8_t *qend = m->pool.p + (c->i + 1 < m->n ? m->evoff[c->i + 1] : m->pool.len);
-    for (uint32_t fs = me->fields & ~MERGE_KEY_FIELDS; fs; fs &= fs - 1) {
+    for (uint32_t fs = me->fields & ~merge_key_fields(me->fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int64_t cc;
         if (pattern_decode(&q, qend, f, c->ev, np, c->crank, c->csize, c->st, &me->kind[f], &cc))

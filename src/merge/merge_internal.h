@@ -141,4 +141,15 @@ static inline uint64_t rs_index(const rstore *s, uint64_t k) { return s->perm ? 
      (1u << PSK_F_DTSIZE) | (1u << PSK_F_RPEER) | (1u << PSK_F_RTAG) |         \
      (1u << PSK_F_RDTSIZE) | (1u << PSK_F_ROOT) | (1u << PSK_F_OP))
 
+/* Collectives are called by every rank of the communicator in the same
+ * order (MPI requires it), so the call, communicator, root and op match
+ * them; datatypes may differ between ranks, and some arguments count only
+ * at the root. */
+#define MERGE_KEY_COLL ((1u << PSK_F_COMM) | (1u << PSK_F_ROOT) | (1u << PSK_F_OP))
+static inline uint32_t merge_key_fields(unsigned fn)
+{
+    int c = psk_fn_class(fn);
+    return c == PSK_CLASS_COLL || c == PSK_CLASS_ICOLL ? MERGE_KEY_COLL : MERGE_KEY_FIELDS;
+}
+
 #endif

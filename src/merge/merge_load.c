@@ -26,7 +26,7 @@ static size_t make_key(uint8_t *buf, const psk_event *ev, int32_t crank, int32_t
 {
     uint8_t *p = psk_put_uvar(buf, ev->fn);
     *hasnull = 0;
-    for (uint32_t fs = ev->fields & MERGE_KEY_FIELDS; fs; fs &= fs - 1) {
+    for (uint32_t fs = ev->fields & merge_key_fields(ev->fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int64_t v = ev->v[f];
         if (!pattern_is_peer(f)) {
@@ -61,7 +61,7 @@ static size_t loosen(uint8_t *out, const uint8_t *key, size_t len, int *hasnull)
     *hasnull = 0;
     psk_get_uvar(&p, end, &fn);
     o = psk_put_uvar(o, fn);
-    for (uint32_t fs = psk_fn_fields((unsigned)fn) & MERGE_KEY_FIELDS; fs; fs &= fs - 1) {
+    for (uint32_t fs = psk_fn_fields((unsigned)fn) & merge_key_fields((unsigned)fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int64_t v = 0;
         uint64_t kind = 0, u = 0;

@@ -153,7 +153,7 @@ void psk_merged_class_desc(const psk_merged *m, uint32_t cls, char *buf, size_t 
     ADD("%s", psk_fn_name((unsigned)fn) ? psk_fn_name((unsigned)fn) : "?");
     uint32_t fields = psk_fn_fields((unsigned)fn);
     char v[64];
-    for (uint32_t fs = fields & MERGE_KEY_FIELDS; fs; fs &= fs - 1) {
+    for (uint32_t fs = fields & merge_key_fields((unsigned)fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int64_t x = 0;
         if (pattern_is_peer(f)) {

@@ -7,7 +7,8 @@
 # stdout, then checks the counts the recorder saw (`$PERFSKEL stats --json`)
 # against the program's own `expect <rank> <function> <count>` lines with
 # $CHECK_COUNTS; then merges the trace and checks that expanding it gives
-# back every rank's events exactly.  Works in a fresh temporary directory, removed on success and
+# back every rank's events exactly, and folds it: the main loop must have
+# the iteration count the program prints ("mainloop N").  Works in a fresh temporary directory, removed on success and
 # kept (its path printed) on failure.  Exit 0 on success, 1 on failure.
 #
 # Environment: PERFSKEL (perfskel CLI), CHECK_COUNTS (check_counts checker),
@@ -99,6 +100,17 @@ fi
 if ! cmp -s dump.trace dump.merged; then
     diff dump.trace dump.merged | head -n 10 >&2
     fail "expanding the merged trace does not give back the recorded events"
+fi
+
+# 7. folded: the main loop has the iteration count the program states
+want=$(awk '$1 == "mainloop" { print $2 }' plain.out)
+if [ -n "$want" ] && [ "$np" -ge 2 ]; then
+    if ! "$PERFSKEL" fold merged.pskm --json </dev/null >fold.json 2>fold.err; then
+        show fold.err
+        fail "perfskel fold failed"
+    fi
+    got=$(awk '/"main_loop"/ { m = 1 } m && /"count"/ { gsub(/[^0-9]/, ""); print; exit }' fold.json)
+    [ "$got" = "$want" ] || fail "perfskel fold found a main loop of ${got:-no} iterations, the program says $want"
 fi
 
 cd / && rm -rf "$work"

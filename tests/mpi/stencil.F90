@@ -56,6 +56,8 @@ program stencil
   end do
   if (rank == 0) write(*, '(a,i0)') 'stencil checksum ', global
 
+  ! the loop perfskel fold must find as the main one: the Allreduce every ALLRED_EVERY iterations makes the trace repeat every ALLRED_EVERY iterations
+  if (rank == 0) write(*, '(a,i0)') 'mainloop ', NITER / ALLRED_EVERY
   call ps_report()
   call MPI_Finalize(ierr)   ! counted by ps_report()
 

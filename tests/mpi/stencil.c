@@ -52,6 +52,9 @@ int main(int argc, char **argv)
     }
     if (rank == 0) printf("stencil checksum %d\n", global);
 
+    /* the loop perfskel fold must find as the main one: the Allreduce every ALLRED_EVERY iterations makes the trace repeat every ALLRED_EVERY iterations */
+    if (rank == 0)
+        printf("mainloop %d\n", NITER / ALLRED_EVERY);
     ps_report();
     MPI_Finalize(); /* counted by ps_report() */
     return 0;

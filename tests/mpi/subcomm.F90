@@ -104,6 +104,8 @@ program subcomm
     call MPI_Comm_free(low, ierr)
   end if
 
+  ! the loop perfskel fold must find as the main one: the ring steps
+  if (rank == 0) write(*, '(a,i0)') 'mainloop ', NRING
   call ps_report()
   call MPI_Finalize(ierr)   ! counted by ps_report()
 

@@ -131,6 +131,8 @@ program vcoll
                     MPI_COMM_WORLD, ierr)
   end if
 
+  ! the loop perfskel fold must find as the main one: one round of v-collectives per iteration
+  if (rank == 0) write(*, '(a,i0)') 'mainloop ', NITER
   call ps_report()
   call MPI_Finalize(ierr)   ! counted by ps_report()
 

@@ -96,6 +96,9 @@ int main(int argc, char **argv)
                          MPI_COMM_WORLD);
     }
 
+    /* the loop perfskel fold must find as the main one: one round of v-collectives per iteration */
+    if (rank == 0)
+        printf("mainloop %d\n", NITER);
     ps_report();
     MPI_Finalize(); /* counted by ps_report() */
     return 0;

@@ -1,0 +1,394 @@
+/* perfskel fold: the loops of a merged trace (seed 001 §3), as a loop tree
+ * such as (A B (C D)x4 E)x200, with per loop-body event statistics; or of
+ * a plain sequence of integers (--symbols FILE), to test and benchmark the
+ * folding alone. Text for people, --json for programs, -o FILE writes the
+ * JSON to a file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "perfskel/fold.h"
+#include "perfskel/merge.h"
+#include "psk_json.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* whitespace-separated non-negative integers; one-line error on anything else */
+static int read_symbols(const char *path, int32_t **out, int64_t *n)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!f) {
+        psk_cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int64_t cap = 1 << 16, m = 0, line = 1;
+    int32_t *s = malloc((size_t)cap * sizeof *s);
+    int c = 0, bad = 0;
+    char tok[32];
+    while (s && !bad) {
+        while ((c = getc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+            line += c == '\n';
+        if (c == EOF)
+            break;
+        int len = 0;
+        while (c != EOF && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            if (len < 31)
+                tok[len++] = (char)c;
+            else
+                bad = 1;
+            c = getc(f);
+        }
+        if (c != EOF)
+            ungetc(c, f);
+        tok[len] = 0;
+        char *end;
+        errno = 0;
+        long long v = strtoll(tok, &end, 10);
+        if (bad || *end || errno || v < 0 || v > INT32_MAX) {
+            psk_cli_error("%s: line %lld: '%s' is not a symbol (a whole number from 0 to %d)", path,
+                          (long long)line, tok, INT32_MAX);
+            bad = 1;
+            break;
+        }
+        if (m == cap) {
+            int32_t *t = realloc(s, (size_t)(cap *= 2) * sizeof *s);
+            if (!t) {
+                free(s);
+                s = NULL;
+                break;
+            }
+            s = t;
+        }
+        s[m++] = (int32_t)v;
+    }
+    if (f != stdin)
+        fclose(f);
+    if (!s && !bad)
+        psk_cli_error("%s: out of memory", path);
+    if (bad || !s) {
+        free(s);
+        return -1;
+    }
+    *out = s;
+    *n = m;
+    return 0;
+}
+
+typedef struct names {
+    psk_merged *m;
+} names;
+
+static void short_name(void *arg, int32_t sym, char *buf, size_t cap)
+{
+    names *nm = arg;
+    const char *fn = psk_fn_name(psk_merged_class_fn(nm->m, (uint32_t)sym));
+    snprintf(buf, cap, "%s", fn && !strncmp(fn, "MPI_", 4) ? fn + 4 : fn ? fn : "?");
+}
+
+/* the loop covering the most input symbols */
+static int32_t main_loop(const psk_folded *f)
+{
+    int32_t best = -1;
+    int64_t most = 0;
+    for (int32_t id = 0; id < psk_folded_nnodes(f); id++) {
+        const psk_fnode *x = psk_folded_node(f, id);
+        if (x->kind == PSK_FNODE_LOOP && x->span * x->count > most) {
+            most = x->span * x->count;
+            best = id;
+        }
+    }
+    return best;
+}
+
+static void stats_json(psk_json *j, const psk_fstats *s)
+{
+    psk_json_obj(j, "stats");
+    psk_json_uint(j, "executions", s->execs);
+    psk_json_uint(j, "samples", s->samples);
+    psk_json_obj(j, "gap_ns");
+    psk_json_num(j, "mean", s->gap_mean);
+    psk_json_num(j, "sd", s->gap_sd);
+    psk_json_num(j, "min", s->gap_min);
+    psk_json_num(j, "max", s->gap_max);
+    psk_json_end(j);
+    psk_json_obj(j, "mpi_ns");
+    psk_json_num(j, "mean", s->mpi_mean);
+    psk_json_num(j, "sd", s->mpi_sd);
+    psk_json_num(j, "min", s->mpi_min);
+    psk_json_num(j, "max", s->mpi_max);
+    psk_json_end(j);
+    if (s->slowest_rank >= 0)
+        psk_json_int(j, "slowest_rank", s->slowest_rank);
+    if (s->count_kind != PSK_COUNT_NONE) {
+        psk_json_obj(j, "count");
+        static const char *const kinds[] = {"none", "const", "linear", "table"};
+        psk_json_str(j, "kind", kinds[s->count_kind]);
+        if (s->count_kind == PSK_COUNT_CONST) {
+            psk_json_int(j, "value", s->count_a);
+        } else if (s->count_kind == PSK_COUNT_LINEAR) {
+            psk_json_int(j, "a", s->count_a);
+            psk_json_int(j, "b", s->count_b);
+        } else {
+            psk_json_str(j, "index", s->count_by_iter ? "iteration" : "execution");
+            psk_json_arr(j, "values");
+            for (int64_t i = 0; i < s->ncount; i++)
+                psk_json_int(j, NULL, s->count_table[i]);
+            psk_json_end(j);
+        }
+        psk_json_end(j);
+    }
+    psk_json_end(j);
+}
+
+static void node_json(psk_json *j, const psk_folded *f, int32_t id, psk_merged *m)
+{
+    const psk_fnode *x = psk_folded_node(f, id);
+    psk_json_obj(j, NULL);
+    if (x->kind == PSK_FNODE_SYM) {
+        psk_json_int(j, "symbol", x->sym);
+        if (m) {
+            char desc[1024];
+            psk_merged_class_desc(m, (uint32_t)x->sym, desc, sizeof desc);
+            psk_json_str(j, "fn", psk_fn_name(psk_merged_class_fn(m, (uint32_t)x->sym)));
+            psk_json_str(j, "event", desc);
+        }
+        const psk_fstats *s = psk_folded_node_stats(f, id);
+        if (s)
+            stats_json(j, s);
+    } else {
+        psk_json_int(j, "loop", x->count);
+        psk_json_int(j, "start", x->start);
+        psk_json_int(j, "span", x->span);
+        psk_json_arr(j, "body");
+        const int32_t *kid = psk_folded_children(f, id);
+        for (int32_t c = 0; c < x->nchild; c++)
+            node_json(j, f, kid[c], m);
+        psk_json_end(j);
+    }
+    psk_json_end(j);
+}
+
+static void write_json(FILE *out, const psk_folded *f, psk_merged *m, const char *input, int algo, double secs)
+{
+    psk_json j;
+    psk_json_init(&j, out, 1);
+    psk_json_obj(&j, NULL);
+    psk_json_str(&j, "input", input);
+    psk_json_str(&j, "algorithm", psk_fold_algo_name(algo));
+    psk_json_int(&j, "length", psk_folded_input_length(f));
+    psk_json_int(&j, "folded_length", psk_folded_length(f));
+    psk_json_int(&j, "levels", psk_folded_rounds(f));
+    psk_json_num(&j, "seconds", secs);
+    if (m) {
+        psk_json_int(&j, "ranks", psk_merged_nranks(m));
+        psk_json_int(&j, "classes", psk_merged_nclasses(m));
+    }
+    int32_t ml = main_loop(f);
+    if (ml >= 0) {
+        const psk_fnode *x = psk_folded_node(f, ml);
+        psk_json_obj(&j, "main_loop");
+        psk_json_int(&j, "count", x->count);
+        psk_json_int(&j, "span", x->span);
+        psk_json_int(&j, "start", x->start);
+        psk_json_int(&j, "depth", x->depth);
+        psk_json_end(&j);
+    } else {
+        psk_json_null(&j, "main_loop");
+    }
+    psk_json_arr(&j, "tree");
+    const int32_t *kid = psk_folded_children(f, 0);
+    for (int32_t c = 0; c < psk_folded_node(f, 0)->nchild; c++)
+        node_json(&j, f, kid[c], m);
+    psk_json_end(&j);
+    psk_json_end(&j);
+}
+
+static void us(char *buf, size_t cap, double ns)
+{
+    if (ns >= 1e6)
+        snprintf(buf, cap, "%.2f ms", ns / 1e6);
+    else
+        snprintf(buf, cap, "%.1f us", ns / 1e3);
+}
+
+/* the tree, one loop or event per line, with statistics */
+static void text_tree(const psk_folded *f, int32_t id, psk_merged *m, int indent)
+{
+    const psk_fnode *x = psk_folded_node(f, id);
+    const int32_t *kid = psk_folded_children(f, id);
+    if (x->kind == PSK_FNODE_LOOP)
+        printf("%*sloop x%lld (%lld events per iteration)\n", indent, "", (long long)x->count, (long long)x->span);
+    if (x->kind != PSK_FNODE_SYM) {
+        for (int32_t c = 0; c < x->nchild; c++)
+            text_tree(f, kid[c], m, indent + (x->kind == PSK_FNODE_LOOP ? 2 : 0));
+        return;
+    }
+    char desc[1024], g[32], d[32], dm[32];
+    psk_merged_class_desc(m, (uint32_t)x->sym, desc, sizeof desc);
+    printf("%*s%s", indent, "", desc);
+    const psk_fstats *s = psk_folded_node_stats(f, id);
+    if (s && s->samples) {
+        us(g, sizeof g, s->gap_mean);
+        us(d, sizeof d, s->mpi_mean);
+        us(dm, sizeof dm, s->mpi_max);
+        printf("  | gap %s (sd %.1f us)  mpi %s (max %s)", g, s->gap_sd / 1e3, d, dm);
+        if (s->slowest_rank >= 0 && s->samples > s->execs)
+            printf("  slowest rank %d", s->slowest_rank);
+        if (s->count_kind == PSK_COUNT_LINEAR)
+            printf("  count %lld%+lld*i", (long long)s->count_a, (long long)s->count_b);
+        else if (s->count_kind == PSK_COUNT_TABLE)
+            printf("  count table[%lld]", (long long)s->ncount);
+    }
+    putchar('\n');
+}
+
+typedef struct verify {
+    const psk_folded *f;
+    const int32_t *s;
+    int64_t bad;
+} verify;
+
+static int same_symbol(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
+{
+    (void)iter, (void)depth;
+    verify *v = arg;
+    if (psk_folded_node(v->f, node)->sym != v->s[pos]) {
+        v->bad = pos;
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_fold(int argc, char **argv)
+{
+    const char *input = NULL, *out = NULL, *symfile = NULL;
+    int json = 0, algo = PSK_FOLD_RUNS, tree = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--tree")) {
+            tree = 1;
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "--symbols") && i + 1 < argc) {
+            symfile = argv[++i];
+        } else if (!strcmp(argv[i], "--algo") && i + 1 < argc) {
+            if ((algo = psk_fold_algo_lookup(argv[++i])) < 0)
+                return psk_cli_usage("fold: --algo is runs, paper, topdown or bottomup, not '%s'", argv[i]);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return psk_cli_usage("fold: unknown option '%s'", argv[i]);
+        } else if (!input) {
+            input = argv[i];
+        } else {
+            return psk_cli_usage("fold: one input only");
+        }
+    }
+    if (!input == !symfile)
+        return psk_cli_usage("fold: give a trace directory, a merged trace, or --symbols FILE");
+    int32_t *sym = NULL;
+    int64_t n = 0;
+    psk_merged *m = NULL;
+    int rc = 0;
+    if (symfile) {
+        if (read_symbols(symfile, &sym, &n))
+            return PSK_EXIT_DATA;
+        input = symfile;
+    } else {
+        struct stat sb;
+        if (stat(input, &sb)) {
+            psk_cli_error("%s: %s", input, strerror(errno));
+            return PSK_EXIT_DATA;
+        }
+        if (S_ISDIR(sb.st_mode)) {
+            psk_trace *t;
+            if (psk_trace_open(input, &t)) {
+                psk_cli_error("%s", psk_trace_errmsg(t));
+                psk_trace_close(t);
+                return PSK_EXIT_DATA;
+            }
+            rc = psk_merge(t, NULL, &m);
+            psk_trace_close(t);
+        } else if (psk_merged_is_file(input)) {
+            rc = psk_merged_read(input, &m);
+        } else {
+            psk_cli_error("%s: neither a trace directory nor a merged trace (use --symbols for a list of numbers)",
+                          input);
+            return PSK_EXIT_DATA;
+        }
+        if (rc) {
+            psk_cli_error("%s", psk_merged_errmsg(m));
+            psk_merged_close(m);
+            return PSK_EXIT_DATA;
+        }
+        n = (int64_t)psk_merged_length(m);
+    }
+    double t0 = now();
+    psk_folded *f;
+    rc = psk_fold(sym ? sym : (const int32_t *)psk_merged_classes(m), n, algo, &f);
+    double secs = now() - t0;
+    /* the loop tree must expand back to the input: checked every time */
+    verify v = {f, sym ? sym : (const int32_t *)psk_merged_classes(m), -1};
+    if (!rc && psk_folded_walk(f, same_symbol, &v)) {
+        psk_cli_error("%s: internal error: the folding does not expand back to the input at symbol %lld", input,
+                      (long long)v.bad);
+        psk_folded_free(f);
+        psk_merged_close(m);
+        free(sym);
+        return PSK_EXIT_DATA;
+    }
+    if (!rc && m)
+        rc = psk_folded_stats(f, m);
+    if (rc) {
+        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
+        psk_folded_free(f);
+        psk_merged_close(m);
+        free(sym);
+        return PSK_EXIT_DATA;
+    }
+    if (out) {
+        FILE *o = fopen(out, "w");
+        if (!o) {
+            psk_cli_error("%s: %s", out, strerror(errno));
+            rc = PSK_EXIT_DATA;
+        } else {
+            write_json(o, f, m, input, algo, secs);
+            if (fclose(o)) {
+                psk_cli_error("%s: cannot write", out);
+                rc = PSK_EXIT_DATA;
+            }
+        }
+    }
+    if (json) {
+        write_json(stdout, f, m, input, algo, secs);
+    } else if (!rc) {
+        printf("folded %lld symbols to %lld in %.3f s (%s, %lld levels)\n", (long long)n,
+               (long long)psk_folded_length(f), secs, psk_fold_algo_name(algo), (long long)psk_folded_rounds(f));
+        int32_t ml = main_loop(f);
+        if (ml >= 0)
+            printf("main loop: x%lld, %lld events per iteration, from event %lld\n",
+                   (long long)psk_folded_node(f, ml)->count, (long long)psk_folded_node(f, ml)->span,
+                   (long long)psk_folded_node(f, ml)->start);
+        if (n <= 100000 || tree) {
+            names nm = {m};
+            psk_folded_print(f, stdout, m ? short_name : NULL, &nm);
+            putchar('\n');
+        }
+        if (m && (tree || psk_folded_nnodes(f) <= 200)) {
+            putchar('\n');
+            text_tree(f, 0, m, 0);
+        }
+    }
+    psk_folded_free(f);
+    psk_merged_close(m);
+    free(sym);
+    return rc;
+}

@@ -1,0 +1,82 @@
+/* Internals of the fold stage: the grammar a folding builds (loop symbols
+ * over the input alphabet), the repeat finders the algorithms use, and the
+ * level-by-level driver they share. A sequence is an array of extended
+ * symbols: values below k0 are input symbols, k0 + L is loop L, whose body
+ * is itself a folded sequence (no repeat left in it) run `count` times. */
+#ifndef PSK_FOLD_INTERNAL_H
+#define PSK_FOLD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfskel/fold.h"
+#include "psk_intern.h"
+
+/* a maximal repetition: [start, start + length) has smallest period
+ * `period` and length >= 2 * period */
+typedef struct frun {
+    int32_t start, period, length;
+} frun;
+
+typedef struct fvec { /* a growable int32 array */
+    int32_t *v;
+    int64_t n, cap;
+} fvec;
+int fvec_push(fvec *a, int32_t x);
+int fvec_reserve(fvec *a, int64_t n);
+
+typedef struct floop {
+    int64_t body;  /* offset of the body in the grammar's pool */
+    int32_t len;   /* body length in extended symbols */
+    int64_t count; /* iterations */
+    int64_t flen;  /* folded length of the body, in input symbols */
+    int64_t xlen;  /* expanded length of the whole loop, in input symbols */
+} floop;
+
+typedef struct fgrammar {
+    int32_t k0;             /* input alphabet size */
+    floop *loop;
+    int32_t nloops, lcap;
+    fvec pool;              /* loop bodies, back to back */
+    psk_intern *ids;        /* (body, count) -> loop */
+    psk_intern *memo;       /* unfolded body -> its folded form (below) */
+    fvec memo_val;          /* memo id -> offset in memo_pool (len first) */
+    fvec memo_pool;
+    int algo;
+    int64_t rounds;         /* levels of folding done, for statistics */
+} fgrammar;
+
+int fgrammar_init(fgrammar *g, int32_t k0, int algo);
+void fgrammar_free(fgrammar *g);
+static inline int64_t fsym_flen(const fgrammar *g, int32_t x) { return x < g->k0 ? 1 : g->loop[x - g->k0].flen; }
+static inline int64_t fsym_xlen(const fgrammar *g, int32_t x) { return x < g->k0 ? 1 : g->loop[x - g->k0].xlen; }
+/* the loop symbol of (body, count), the body already folded */
+int64_t fgrammar_loop(fgrammar *g, const int32_t *body, int32_t len, int64_t count);
+
+struct psk_folded {
+    char err[256];
+    int64_t n, flen, rounds;
+    int32_t *names;     /* dense symbol -> input value */
+    psk_fnode *node;
+    int32_t nnodes, ncap;
+    fvec kids;
+    psk_fstats *stats;  /* per node, after psk_folded_stats */
+    int64_t **tables;   /* per node: its count table, owned */
+};
+int fail_folded(psk_folded *f, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Folds s[0..n) in place (n updated) with g's algorithm until no repeat
+ * is left, making loop symbols in g. */
+int fold_sequence(fgrammar *g, int32_t *s, int32_t *n);
+
+/* Repeat finders. All return every run of s exactly once (any order), in
+ * *out (malloc'd), or -1 when memory runs out. k: alphabet size. */
+int fold_runs_naive(const int32_t *s, int32_t n, frun **out, int64_t *nout);
+int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
+int fold_runs_probe(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
+
+/* The quadratic baselines fold directly (fold_naive.c). */
+int fold_topdown(fgrammar *g, int32_t *s, int32_t *n);
+int fold_bottomup(fgrammar *g, int32_t *s, int32_t *n);
+
+#endif

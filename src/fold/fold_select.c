@@ -1,0 +1,271 @@
+/* The folding driver shared by the runs and paper algorithms: find every
+ * run of the sequence, choose a set of non-overlapping folds, replace each
+ * by a loop symbol whose body is folded the same way (memoised), repeat
+ * until nothing repeats (Algorithm 4 of seed 001).
+ *
+ * The paper chooses longest first, leftmost first (§3.3). The runs
+ * algorithm instead picks, per level, the set of folds that removes the
+ * most input symbols (weighted interval scheduling), trying each run at its
+ * left and right alignment and with one iteration fewer, so that a run
+ * that would swallow the start of a better neighbour gives way. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fold_internal.h"
+
+typedef struct cand {
+    int32_t start, period;
+    int64_t count;
+    int64_t weight; /* input symbols removed */
+} cand;
+
+/* the folded form of body[0..len), memoised; *out points into g's memo
+ * pool (valid until the next fold) */
+static int fold_body(fgrammar *g, const int32_t *body, int32_t len, const int32_t **out, int32_t *outlen)
+{
+    int added;
+    int64_t id = psk_intern_id(g->memo, body, (size_t)len * sizeof *body, &added);
+    if (id < 0)
+        return -1;
+    if (!added) {
+        int64_t off = g->memo_val.v[id];
+        *outlen = g->memo_pool.v[off];
+        *out = g->memo_pool.v + off + 1;
+        return 0;
+    }
+    /* the slot of this id now: folding the body makes more memo entries */
+    if (fvec_push(&g->memo_val, -1))
+        return -1;
+    int32_t *tmp = malloc(((size_t)len ? (size_t)len : 1) * sizeof *tmp);
+    if (!tmp)
+        return -1;
+    memcpy(tmp, body, (size_t)len * sizeof *tmp);
+    int32_t n = len;
+    if (fold_sequence(g, tmp, &n)) {
+        free(tmp);
+        return -1;
+    }
+    int64_t off = g->memo_pool.n;
+    if (off > INT32_MAX - n - 1 || fvec_reserve(&g->memo_pool, off + 1 + n)) {
+        free(tmp);
+        return -1;
+    }
+    g->memo_val.v[id] = (int32_t)off;
+    g->memo_pool.v[g->memo_pool.n++] = n;
+    memcpy(g->memo_pool.v + g->memo_pool.n, tmp, (size_t)n * sizeof *tmp);
+    g->memo_pool.n += n;
+    free(tmp);
+    *outlen = n;
+    *out = g->memo_pool.v + off + 1;
+    return 0;
+}
+
+/* replaces the chosen folds (sorted by start, not overlapping) by loops */
+static int apply(fgrammar *g, int32_t *s, int32_t *n, const cand *c, int64_t nc)
+{
+    int32_t w = 0, r = 0;
+    int32_t *body = NULL;
+    int32_t bcap = 0;
+    for (int64_t i = 0; i < nc; i++) {
+        while (r < c[i].start)
+            s[w++] = s[r++];
+        if (c[i].period > bcap) {
+            int32_t *b = realloc(body, (size_t)c[i].period * sizeof *b);
+            if (!b) {
+                free(body);
+                return -1;
+            }
+            body = b;
+            bcap = c[i].period;
+        }
+        memcpy(body, s + r, (size_t)c[i].period * sizeof *body);
+        const int32_t *fb;
+        int32_t fl;
+        if (fold_body(g, body, c[i].period, &fb, &fl)) {
+            free(body);
+            return -1;
+        }
+        int64_t x = fgrammar_loop(g, fb, fl, c[i].count);
+        if (x < 0) {
+            free(body);
+            return -1;
+        }
+        s[w++] = (int32_t)x;
+        r += (int32_t)(c[i].period * c[i].count);
+    }
+    while (r < *n)
+        s[w++] = s[r++];
+    *n = w;
+    free(body);
+    return 0;
+}
+
+static int cmp_paper(const void *a, const void *b)
+{
+    const frun *x = a, *y = b;
+    if (x->length != y->length)
+        return x->length > y->length ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* seed 001 §3.3: longest first, then leftmost; skip what overlaps */
+static int64_t choose_paper(frun *runs, int64_t nr, int32_t n, cand *out)
+{
+    qsort(runs, (size_t)nr, sizeof *runs, cmp_paper);
+    uint64_t *used = calloc(((size_t)n + 63) / 64 + 1, sizeof *used);
+    if (!used)
+        return -1;
+    int64_t nc = 0;
+    for (int64_t i = 0; i < nr; i++) {
+        int32_t a = runs[i].start, p = runs[i].period;
+        int64_t k = runs[i].length / p;
+        int32_t b = (int32_t)(a + k * p), j;
+        for (j = a; j < b && !((used[j >> 6] >> (j & 63)) & 1u); j++)
+            ;
+        if (j < b)
+            continue;
+        for (j = a; j < b; j++)
+            used[j >> 6] |= 1ull << (j & 63);
+        out[nc++] = (cand){a, p, k, 0};
+    }
+    free(used);
+    qsort(out, (size_t)nc, sizeof *out, cmp_start);
+    return nc;
+}
+
+/* the heaviest set of non-overlapping candidates (weighted interval
+ * scheduling over positions); ties keep the earlier-listed candidate */
+static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun *runs, int64_t nr, cand **outp)
+{
+    int64_t *pre = malloc(((size_t)n + 1) * sizeof *pre);
+    if (!pre)
+        return -1;
+    pre[0] = 0;
+    for (int32_t i = 0; i < n; i++)
+        pre[i + 1] = pre[i] + fsym_flen(g, s[i]);
+    /* candidates: each run left- and right-aligned, with all its
+     * iterations and with one fewer */
+    int64_t cap = 0, nc = 0;
+    for (int64_t i = 0; i < nr; i++) {
+        int64_t kmax = runs[i].length / runs[i].period;
+        for (int64_t k = kmax; k >= 2 && k >= kmax - 1; k--) {
+            int64_t spread = runs[i].length - k * runs[i].period;
+            cap += spread <= 8 ? spread + 1 : 2;
+        }
+    }
+    cand *c = malloc(((size_t)cap ? (size_t)cap : 1) * sizeof *c);
+    if (!c) {
+        free(pre);
+        return -1;
+    }
+    for (int64_t i = 0; i < nr; i++) {
+        int32_t a = runs[i].start, p = runs[i].period, L = runs[i].length;
+        int64_t kmax = L / p;
+        for (int64_t k = kmax; k >= 2 && k >= kmax - 1; k--) {
+            int32_t last = (int32_t)(a + L - k * p); /* rightmost start */
+            int32_t step = last - a <= 8 ? 1 : last - a;
+            for (int32_t st = a; st <= last; st += step) {
+                /* what folding it saves: k copies of the body become one,
+                 * folded itself */
+                const int32_t *fb;
+                int32_t fl;
+                if (fold_body(g, s + st, p, &fb, &fl)) {
+                    free(pre), free(c);
+                    return -1;
+                }
+                int64_t folded = 0;
+                for (int32_t j = 0; j < fl; j++)
+                    folded += fsym_flen(g, fb[j]);
+                c[nc++] = (cand){st, p, k, k * (pre[st + p] - pre[st]) - folded};
+            }
+        }
+    }
+    /* bucket candidates by end position */
+    int32_t *head = malloc(((size_t)n + 1) * sizeof *head);
+    int32_t *nxt = malloc(((size_t)nc ? (size_t)nc : 1) * sizeof *nxt);
+    int64_t *best = malloc(((size_t)n + 1) * sizeof *best);
+    int32_t *pick = malloc(((size_t)n + 1) * sizeof *pick);
+    if (!head || !nxt || !best || !pick) {
+        free(pre), free(c), free(head), free(nxt), free(best), free(pick);
+        return -1;
+    }
+    for (int32_t i = 0; i <= n; i++)
+        head[i] = -1;
+    for (int64_t i = nc; i-- > 0;) {
+        int64_t e = c[i].start + c[i].period * c[i].count;
+        nxt[i] = head[e];
+        head[e] = (int32_t)i;
+    }
+    best[0] = 0;
+    pick[0] = -1;
+    for (int32_t e = 1; e <= n; e++) {
+        best[e] = best[e - 1];
+        pick[e] = -1;
+        for (int32_t i = head[e]; i >= 0; i = nxt[i])
+            if (best[c[i].start] + c[i].weight > best[e]) {
+                best[e] = best[c[i].start] + c[i].weight;
+                pick[e] = i;
+            }
+    }
+    /* back from the end: the chosen ones, last first */
+    cand *out = malloc(((size_t)n / 2 + 1) * sizeof *out);
+    int64_t m = 0;
+    for (int32_t e = n; out && e > 0;) {
+        if (pick[e] < 0) {
+            e--;
+            continue;
+        }
+        out[m++] = c[pick[e]];
+        e = c[pick[e]].start;
+    }
+    for (int64_t i = 0; i < m / 2; i++) {
+        cand t = out[i];
+        out[i] = out[m - 1 - i];
+        out[m - 1 - i] = t;
+    }
+    free(pre), free(c), free(head), free(nxt), free(best), free(pick);
+    *outp = out;
+    return out ? m : -1;
+}
+
+int fold_sequence(fgrammar *g, int32_t *s, int32_t *n)
+{
+    if (g->algo == PSK_FOLD_TOPDOWN)
+        return fold_topdown(g, s, n);
+    if (g->algo == PSK_FOLD_BOTTOMUP)
+        return fold_bottomup(g, s, n);
+    for (;;) {
+        frun *runs = NULL;
+        int64_t nr = 0;
+        int32_t k = g->k0 + g->nloops;
+        int rc = g->algo == PSK_FOLD_PAPER ? fold_runs_probe(s, *n, k, &runs, &nr)
+                                           : fold_runs_linear(s, *n, k, &runs, &nr);
+        if (rc)
+            return -1;
+        if (nr == 0) {
+            free(runs);
+            return 0;
+        }
+        cand *c = NULL;
+        int64_t nc;
+        if (g->algo == PSK_FOLD_PAPER) {
+            c = malloc((size_t)nr * sizeof *c);
+            nc = c ? choose_paper(runs, nr, *n, c) : -1;
+        } else {
+            nc = choose_best(g, s, *n, runs, nr, &c);
+        }
+        free(runs);
+        if (nc < 0 || apply(g, s, n, c, nc)) {
+            free(c);
+            return -1;
+        }
+        free(c);
+        g->rounds++;
+    }
+}
