@@ -7,7 +7,11 @@
  * differ, as in the real LU (up to 2x). Times are drawn around 20 us of
  * compute and 2 us per call.
  *
- * usage: gen_trace OUTDIR [--ranks P] [--events N] [--planes K] [--seed S]
+ * With --proc-null, boundary ranks pass MPI_PROC_NULL instead of skipping
+ * the call (as codes using MPI_Cart_shift do): every rank then makes the
+ * same calls.
+ *
+ * usage: gen_trace OUTDIR [--ranks P] [--events N] [--planes K] [--seed S] [--proc-null]
  *   N: events of the busiest rank (default 324355, the LU trace of seed 001) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +21,7 @@
 
 typedef struct gen {
     psk_trace_writer *w;
-    int px, py, P, planes;
+    int px, py, P, planes, proc_null;
     uint64_t *clock, *count, rng;
     unsigned f_init, f_fin, f_send, f_recv, f_irecv, f_wait, f_allreduce, f_barrier;
 } gen;
@@ -32,6 +36,12 @@ static uint64_t rnd(gen *g)
 
 static void event(gen *g, int r, unsigned fn, int peer, int tag, int count, int64_t req, int with_write)
 {
+    if (peer == -1 && fn != g->f_wait && fn != g->f_allreduce && fn != g->f_init && fn != g->f_fin &&
+        fn != g->f_barrier) {
+        if (!g->proc_null)
+            return; /* no neighbour: the call is skipped */
+        peer = PSK_PROC_NULL;
+    }
     psk_event ev;
     memset(&ev, 0, sizeof ev);
     ev.fn = fn;
@@ -64,23 +74,24 @@ static void iteration(gen *g, int r, int it, int write)
     int north = y > 0 ? r - g->px : -1, south = y < g->py - 1 ? r + g->px : -1;
     int west = x > 0 ? r - 1 : -1, east = x < g->px - 1 ? r + 1 : -1;
     for (int k = 1; k < g->planes - 1; k++) { /* lower triangular sweep */
-        if (north >= 0) event(g, r, g->f_recv, north, 1, 5 * 64, 0, write);
-        if (west >= 0) event(g, r, g->f_recv, west, 2, 5 * 64, 0, write);
-        if (south >= 0) event(g, r, g->f_send, south, 1, 5 * 64, 0, write);
-        if (east >= 0) event(g, r, g->f_send, east, 2, 5 * 64, 0, write);
+        event(g, r, g->f_recv, north, 1, 5 * 64, 0, write);
+        event(g, r, g->f_recv, west, 2, 5 * 64, 0, write);
+        event(g, r, g->f_send, south, 1, 5 * 64, 0, write);
+        event(g, r, g->f_send, east, 2, 5 * 64, 0, write);
     }
     for (int k = g->planes - 2; k > 0; k--) { /* upper triangular sweep */
-        if (south >= 0) event(g, r, g->f_recv, south, 3, 5 * 64, 0, write);
-        if (east >= 0) event(g, r, g->f_recv, east, 4, 5 * 64, 0, write);
-        if (north >= 0) event(g, r, g->f_send, north, 3, 5 * 64, 0, write);
-        if (west >= 0) event(g, r, g->f_send, west, 4, 5 * 64, 0, write);
+        event(g, r, g->f_recv, south, 3, 5 * 64, 0, write);
+        event(g, r, g->f_recv, east, 4, 5 * 64, 0, write);
+        event(g, r, g->f_send, north, 3, 5 * 64, 0, write);
+        event(g, r, g->f_send, west, 4, 5 * 64, 0, write);
     }
     int nb[4] = {north, south, west, east};
     for (int d = 0; d < 4; d++) { /* exchange_3: Irecv, Send, Wait per direction */
         int from = nb[d ^ 1], to = nb[d];
-        if (from >= 0) event(g, r, g->f_irecv, from, 10 + d, 5 * 66 * 2, 0, write);
-        if (to >= 0) event(g, r, g->f_send, to, 10 + d, 5 * 66 * 2, 0, write);
-        if (from >= 0) event(g, r, g->f_wait, 0, 0, 0, 0, write);
+        event(g, r, g->f_irecv, from, 10 + d, 5 * 66 * 2, 0, write);
+        event(g, r, g->f_send, to, 10 + d, 5 * 66 * 2, 0, write);
+        if (from >= 0 || g->proc_null)
+            event(g, r, g->f_wait, 0, 0, 0, 0, write);
     }
     if (it % 5 == 0)
         event(g, r, g->f_allreduce, 0, 0, 5, 0, write);
@@ -91,14 +102,16 @@ int main(int argc, char **argv)
     const char *out = NULL;
     long P = 16, target = 324355, planes = 64;
     unsigned long long seed = 1;
+    int proc_null = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ranks") && i + 1 < argc) P = atol(argv[++i]);
         else if (!strcmp(argv[i], "--events") && i + 1 < argc) target = atol(argv[++i]);
         else if (!strcmp(argv[i], "--planes") && i + 1 < argc) planes = atol(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--proc-null")) proc_null = 1;
         else if (argv[i][0] != '-' && !out) out = argv[i];
         else {
-            fprintf(stderr, "usage: gen_trace OUTDIR [--ranks P] [--events N] [--planes K] [--seed S]\n");
+            fprintf(stderr, "usage: gen_trace OUTDIR [--ranks P] [--events N] [--planes K] [--seed S] [--proc-null]\n");
             return 2;
         }
     }
@@ -106,7 +119,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: gen_trace OUTDIR [--ranks P] [--events N] [--planes K] [--seed S]\n");
         return 2;
     }
-    gen g = {.P = (int)P, .planes = (int)planes, .rng = seed * 0x9E3779B97F4A7C15ull + 1};
+    gen g = {.P = (int)P, .planes = (int)planes, .proc_null = proc_null, .rng = seed * 0x9E3779B97F4A7C15ull + 1};
     g.px = 1;
     while ((g.px * 2) * (g.px * 2) <= P)
         g.px *= 2;
