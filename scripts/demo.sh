@@ -1,6 +1,7 @@
 #!/bin/sh
 # The whole pipeline that exists so far, on the bundled example: build,
-# record examples/heat.c with 2 ranks under Open MPI, print its profile.
+# record examples/heat.c with 2 ranks under Open MPI, print its profile,
+# merge the ranks into one sequence and fold its loops.
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
@@ -9,3 +10,7 @@ echo "== perfskel record -o build/demo-trace -- mpirun.openmpi -np 2 build/examp
 build/perfskel record -o build/demo-trace -- mpirun.openmpi -np 2 build/examples/heat
 echo "== perfskel stats build/demo-trace"
 build/perfskel stats build/demo-trace
+echo "== perfskel merge build/demo-trace"
+build/perfskel merge build/demo-trace
+echo "== perfskel fold build/demo-trace/merged.pskm"
+build/perfskel fold build/demo-trace/merged.pskm
