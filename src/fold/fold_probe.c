@@ -4,29 +4,13 @@
  * repeat of period p covers at least 2p symbols. A repeat found again at a
  * multiple of its period is dropped (the paper's flag). O(n log n) probes.
  * LCE queries use the suffix array, LCP and RMQ of the text and of its
- * reverse (fold_strings.h). */
+ * reverse (fold_suffix.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fold_internal.h"
 
-/* TEMPORARY until fold_strings.c lands: LCE by direct comparison */
-typedef struct lce_t { const int32_t *t; int32_t n; int32_t *copy; } lce_t;
-static int lce_build(const int32_t *t, int32_t n, int32_t k, lce_t **out)
-{
-    (void)k;
-    lce_t *L = malloc(sizeof *L);
-    if (!L || !(L->copy = malloc((size_t)n * sizeof *t))) { free(L); return -1; }
-    memcpy(L->copy, t, (size_t)n * sizeof *t);
-    L->t = L->copy; L->n = n; *out = L; return 0;
-}
-static int32_t lce_query(const lce_t *L, int32_t i, int32_t j)
-{
-    int32_t k = 0;
-    while (i + k < L->n && j + k < L->n && L->t[i + k] == L->t[j + k]) k++;
-    return k;
-}
-static void lce_free(lce_t *L) { if (L) { free(L->copy); free(L); } }
+#include "fold_suffix.h"
 
 int fold_runs_probe(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout)
 {
@@ -35,7 +19,7 @@ int fold_runs_probe(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
     if (n < 2)
         return 0;
     int32_t *rev = malloc((size_t)n * sizeof *rev);
-    lce_t *fw = NULL, *bw = NULL;
+    sfx_lce *fw = NULL, *bw = NULL;
     psk_intern *seen = psk_intern_new();
     int64_t cap = 16, m = 0;
     frun *r = malloc((size_t)cap * sizeof *r);
@@ -43,17 +27,17 @@ int fold_runs_probe(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
         goto fail;
     for (int32_t i = 0; i < n; i++)
         rev[i] = s[n - 1 - i];
-    if (lce_build(s, n, k, &fw) || lce_build(rev, n, k, &bw))
+    if (sfx_lce_build(s, n, k, &fw) || sfx_lce_build(rev, n, k, &bw))
         goto fail;
     for (int32_t p = 1; 2 * p <= n; p++) {
         int32_t covered = -1; /* end of the last repeat of this period */
         for (int32_t j = 0; j + p < n; j += p) {
             if (j + p < covered || s[j] != s[j + p])
                 continue;
-            int32_t f = lce_query(fw, j, j + p);
+            int32_t f = sfx_lce_query(fw, j, j + p);
             /* backward from j - 1 and j + p - 1: in the reverse text these
              * are positions n - j and n - j - p */
-            int32_t b = j > 0 ? lce_query(bw, n - j, n - j - p) : 0;
+            int32_t b = j > 0 ? sfx_lce_query(bw, n - j, n - j - p) : 0;
             int32_t a = j - b, e = j + p + f;
             if (e - a < 2 * p)
                 continue;
@@ -73,16 +57,16 @@ int fold_runs_probe(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
             r[m++] = (frun){a, p, e - a};
         }
     }
-    lce_free(fw);
-    lce_free(bw);
+    sfx_lce_free(fw);
+    sfx_lce_free(bw);
     psk_intern_free(seen);
     free(rev);
     *out = r;
     *nout = m;
     return 0;
 fail:
-    lce_free(fw);
-    lce_free(bw);
+    sfx_lce_free(fw);
+    sfx_lce_free(bw);
     psk_intern_free(seen);
     free(rev);
     free(r);

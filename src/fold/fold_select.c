@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fold_internal.h"
+#include "psk_mem.h"
 
 typedef struct cand {
     int32_t start, period;
@@ -143,7 +144,7 @@ static int64_t choose_paper(frun *runs, int64_t nr, int32_t n, cand *out)
  * scheduling over positions); ties keep the earlier-listed candidate */
 static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun *runs, int64_t nr, cand **outp)
 {
-    int64_t *pre = malloc(((size_t)n + 1) * sizeof *pre);
+    int64_t *pre = psk_big_alloc(((size_t)n + 1) * sizeof *pre);
     if (!pre)
         return -1;
     pre[0] = 0;
@@ -159,7 +160,7 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
             cap += spread <= 8 ? spread + 1 : 2;
         }
     }
-    cand *c = malloc(((size_t)cap ? (size_t)cap : 1) * sizeof *c);
+    cand *c = psk_big_alloc(((size_t)cap ? (size_t)cap : 1) * sizeof *c);
     if (!c) {
         free(pre);
         return -1;
@@ -187,10 +188,10 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
         }
     }
     /* bucket candidates by end position */
-    int32_t *head = malloc(((size_t)n + 1) * sizeof *head);
-    int32_t *nxt = malloc(((size_t)nc ? (size_t)nc : 1) * sizeof *nxt);
-    int64_t *best = malloc(((size_t)n + 1) * sizeof *best);
-    int32_t *pick = malloc(((size_t)n + 1) * sizeof *pick);
+    int32_t *head = psk_big_alloc(((size_t)n + 1) * sizeof *head);
+    int32_t *nxt = psk_big_alloc(((size_t)nc ? (size_t)nc : 1) * sizeof *nxt);
+    int64_t *best = psk_big_alloc(((size_t)n + 1) * sizeof *best);
+    int32_t *pick = psk_big_alloc(((size_t)n + 1) * sizeof *pick);
     if (!head || !nxt || !best || !pick) {
         free(pre), free(c), free(head), free(nxt), free(best), free(pick);
         return -1;
@@ -214,7 +215,7 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
             }
     }
     /* back from the end: the chosen ones, last first */
-    cand *out = malloc(((size_t)n / 2 + 1) * sizeof *out);
+    cand *out = psk_big_alloc(((size_t)n / 2 + 1) * sizeof *out);
     int64_t m = 0;
     for (int32_t e = n; out && e > 0;) {
         if (pick[e] < 0) {

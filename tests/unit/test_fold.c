@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "fold_internal.h"
+#include "fold_suffix.h"
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint64_t next(void)
@@ -82,6 +83,57 @@ static void check_runs(const int32_t *s, int32_t n, int which)
     assert_true(nw < (n > 0 ? n : 1));
     free(want);
     free(got);
+}
+
+static const int32_t *cmp_text;
+static int32_t cmp_n;
+static int cmp_suffix(const void *a, const void *b)
+{
+    int32_t i = *(const int32_t *)a, j = *(const int32_t *)b;
+    while (i < cmp_n && j < cmp_n && cmp_text[i] == cmp_text[j])
+        i++, j++;
+    if (i == cmp_n || j == cmp_n)
+        return i == cmp_n ? -1 : 1; /* the end is smallest */
+    return cmp_text[i] < cmp_text[j] ? -1 : 1;
+}
+
+/* suffix array, LCP and LCE against sorting and direct comparison */
+static void test_suffix_array(void **state)
+{
+    (void)state;
+    int32_t s[300], sa[300], want[300], lcp[300];
+    for (int t = 0; t < 3000; t++) {
+        int32_t n = make_input(s, 300, t), k = 0;
+        for (int32_t i = 0; i < n; i++)
+            k = s[i] + 1 > k ? s[i] + 1 : k;
+        assert_int_equal(sfx_sais(s, sa, n, k), 0);
+        for (int32_t i = 0; i < n; i++)
+            want[i] = i;
+        cmp_text = s;
+        cmp_n = n;
+        qsort(want, (size_t)n, sizeof *want, cmp_suffix);
+        for (int32_t i = 0; i < n; i++)
+            if (sa[i] != want[i])
+                fail_msg("SA-IS differs at %d (n = %d, k = %d)", i, n, k);
+        assert_int_equal(sfx_lcp(s, sa, n, lcp), 0);
+        for (int32_t i = 1; i < n; i++) {
+            int32_t h = 0;
+            while (sa[i] + h < n && sa[i - 1] + h < n && s[sa[i] + h] == s[sa[i - 1] + h])
+                h++;
+            if (lcp[i] != h)
+                fail_msg("LCP[%d] = %d, not %d", i, lcp[i], h);
+        }
+        sfx_lce *L;
+        assert_int_equal(sfx_lce_build(s, n, k, &L), 0);
+        for (int q = 0; q < 50 && n > 0; q++) {
+            int32_t i = (int32_t)(next() % (uint64_t)n), j = (int32_t)(next() % (uint64_t)n), h = 0;
+            while (i + h < n && j + h < n && s[i + h] == s[j + h])
+                h++;
+            if (sfx_lce_query(L, i, j) != h)
+                fail_msg("LCE(%d, %d) = %d, not %d", i, j, sfx_lce_query(L, i, j), h);
+        }
+        sfx_lce_free(L);
+    }
 }
 
 static void test_run_finders(void **state)
@@ -259,6 +311,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_suffix_array),
         cmocka_unit_test(test_run_finders),
         cmocka_unit_test(test_expand_and_minimal),
         cmocka_unit_test(test_quality_nested),
