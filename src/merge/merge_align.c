@@ -263,6 +263,26 @@ nomem: /* not needed for a correct merge: fall back to scanning */
     return PSK_OK;
 }
 
+/* the common case at stencil boundaries: every rank makes the same call,
+ * some to MPI_PROC_NULL; returns the key of the real-peer calls, or -1 */
+static int all_but_null(const aligner *a, uint32_t k0)
+{
+    const mctx *x = a->x;
+    uint32_t loose = x->loose[k0], real = x->hasnull[k0] ? UINT32_MAX : k0;
+    for (int i = 0; i < a->nactive; i++) {
+        uint32_t k = key_at(a, a->active[i], a->pos[a->active[i]]);
+        if (x->loose[k] != loose)
+            return -1;
+        if (x->hasnull[k])
+            continue;
+        if (real == UINT32_MAX)
+            real = k;
+        else if (k != real)
+            return -1;
+    }
+    return real == UINT32_MAX || real > INT32_MAX ? -1 : (int)real;
+}
+
 static int align(aligner *a)
 {
     mctx *x = a->x;
@@ -278,6 +298,9 @@ static int align(aligner *a)
         if (i == n) {
             memcpy(a->parts, a->active, (size_t)n * sizeof *a->parts);
             rc = emit(a, n, k0);
+        } else if ((rc = all_but_null(a, k0)) >= 0) {
+            memcpy(a->parts, a->active, (size_t)n * sizeof *a->parts);
+            rc = emit(a, n, (uint32_t)rc);
         } else {
             rc = step_split(a);
         }

@@ -220,6 +220,7 @@ static int64_t *arr_alloc(psk_call *call, int field, size_t n)
 /* ---- communicators ---- */
 
 static MPI_Group world_group;
+static void common_types_init(void);
 
 static entry *comm_register(MPI_Comm comm, int32_t id)
 {
@@ -252,6 +253,7 @@ void psk_tables_init(void)
         world_cache = *w;
     comm_register(MPI_COMM_SELF, 1);
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    common_types_init();
 }
 
 void psk_tables_free(void)
@@ -417,11 +419,32 @@ void psk_post_groupfree(psk_call *call)
 
 /* ---- values ---- */
 
+/* sizes of the common predefined datatypes, looked up without calling
+ * into the MPI (which checks its arguments first) */
+#define NCOMMON 12
+static MPI_Datatype common_type[NCOMMON];
+static int64_t common_size[NCOMMON];
+
+static void common_types_init(void)
+{
+    const MPI_Datatype t[NCOMMON] = {MPI_INT, MPI_DOUBLE, MPI_BYTE, MPI_CHAR, MPI_FLOAT, MPI_LONG,
+                                     MPI_UNSIGNED, MPI_LONG_LONG, MPI_INTEGER, MPI_DOUBLE_PRECISION,
+                                     MPI_REAL, MPI_UINT64_T};
+    for (int i = 0; i < NCOMMON; i++) {
+        int sz = 0;
+        common_type[i] = t[i];
+        common_size[i] = PMPI_Type_size(t[i], &sz) == MPI_SUCCESS && sz != MPI_UNDEFINED ? sz : -1;
+    }
+}
+
 int64_t psk_type_size(MPI_Datatype dt)
 {
     int s = 0;
     if (dt == MPI_DATATYPE_NULL)
         return 0;
+    for (int i = 0; i < NCOMMON; i++)
+        if (dt == common_type[i] && common_size[i] >= 0)
+            return common_size[i];
     if (PMPI_Type_size(dt, &s) != MPI_SUCCESS || s == MPI_UNDEFINED)
         return 0;
     return s;

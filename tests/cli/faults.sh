@@ -16,6 +16,11 @@ MPIRUN="mpirun.$FL"
 
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# flip FILE OFFSET: inverts every bit of one byte (so the file surely changes)
+flip() {
+    v=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "$(printf '\\%03o' $((255 - v)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
 
 # expect STATUS PATTERN NAME -- command...: exit status and a stderr line
 expect() {
@@ -100,12 +105,12 @@ expect 1 "rank-000000.psk" "truncated file: dump names it" -- "$P" dump "$T/trun
 # a corrupted byte in a block
 cp -r "$T/good" "$T/corrupt"
 f="$T/corrupt/rank-000001.psk"
-printf '\377' | dd of="$f" bs=1 seek=200 conv=notrunc 2>/dev/null
+flip "$f" 200
 expect 1 "rank-000001.psk: corrupt block 0 at byte 64 (checksum mismatch)" "corrupted block" -- "$P" stats "$T/corrupt"
 
 # a corrupted file header
 cp -r "$T/good" "$T/corrupthdr"
-printf 'X' | dd of="$T/corrupthdr/rank-000000.psk" bs=1 seek=20 conv=notrunc 2>/dev/null
+flip "$T/corrupthdr/rank-000000.psk" 20
 expect 1 "rank-000000.psk: corrupt file header" "corrupted header" -- "$P" stats "$T/corrupthdr"
 
 # rank files of two different runs

@@ -13,6 +13,11 @@ trap 'rm -rf "$T"' EXIT
 fails=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+# flip FILE OFFSET: inverts every bit of one byte (so the file surely changes)
+flip() {
+    v=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
+    printf "$(printf '\\%03o' $((255 - v)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
 
 # expect STATUS PATTERN NAME -- command...: exit status and one stderr line
 expect() {
@@ -73,7 +78,7 @@ expect 1 "rank-000001.psk" "fold: a truncated rank" -- "$P" fold "$T/cut"
 head -c 2000 "$T/lu/merged.pskm" >"$T/cut.pskm"
 expect 1 "cut.pskm: truncated" "fold: a truncated merged trace" -- "$P" fold "$T/cut.pskm"
 cp "$T/lu/merged.pskm" "$T/flip.pskm"
-printf 'X' | dd of="$T/flip.pskm" bs=1 seek=600 conv=notrunc 2>/dev/null
+flip "$T/flip.pskm" 600
 expect 1 "flip.pskm: corrupt" "fold: a corrupted merged trace" -- "$P" fold "$T/flip.pskm"
 printf '1 2 3\n4 five 6\n' >"$T/syms"
 expect 1 "syms: line 2: 'five' is not a symbol" "fold: a symbols file with a word" -- "$P" fold --symbols "$T/syms"
