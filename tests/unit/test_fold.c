@@ -73,8 +73,10 @@ static void check_runs(const int32_t *s, int32_t n, int which)
     if (ng != nw)
         fail_msg("%s finder: %lld runs, the naive enumeration %lld (n = %d)", which ? "probe" : "linear",
                  (long long)ng, (long long)nw, n);
-    qsort(want, (size_t)nw, sizeof *want, cmp_run);
-    qsort(got, (size_t)ng, sizeof *got, cmp_run);
+    if (nw) {
+        qsort(want, (size_t)nw, sizeof *want, cmp_run);
+        qsort(got, (size_t)ng, sizeof *got, cmp_run);
+    }
     for (int64_t i = 0; i < nw; i++)
         if (cmp_run(&want[i], &got[i]) || want[i].length != got[i].length)
             fail_msg("run %lld differs: (%d, p%d, %d) vs (%d, p%d, %d)", (long long)i, want[i].start,
