@@ -281,7 +281,7 @@ function emit_c(f,   n, m) {
     }
     printf "    psk_call call;\n    psk_call_begin(&call, PSK_FN_%s, PSK_MODE_%s);\n", n, upper(m)
     printf "%s", body(f, "c", "pre")
-    printf "    call.t0 = psk_now();\n    int rc = PMPI_%s(%s);\n    call.t1 = psk_now();\n", n, (has_flag(f, "variadic") ? "a0" : cargs(f))
+    printf "    call.t0 = psk_stamp();\n    int rc = PMPI_%s(%s);\n    call.t1 = psk_stamp();\n", n, (has_flag(f, "variadic") ? "a0" : cargs(f))
     printf "%s", body(f, "c", "post")
     printf "    psk_call_finish(&call);\n    return rc;\n}\n\n"
 }
@@ -311,7 +311,7 @@ function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd) {
             if (kd in FCONV) { fp = FCONV[kd]; gsub(/@F/, "f" (i - 1), fp); printf "    %s = %s;\n", cparam(CT[kd], "a" (i - 1)), fp }
         }
         printf "%s", body(f, "f", "pre")
-        printf "    psk_fguard++;\n    call.t0 = psk_now();\n    fwd(%s);\n    call.t1 = psk_now();\n    psk_fguard--;\n", fargs(f)
+        printf "    psk_fguard++;\n    call.t0 = psk_stamp();\n    fwd(%s);\n    call.t1 = psk_stamp();\n    psk_fguard--;\n", fargs(f)
         printf "%s", body(f, "f", "post")
         printf "    psk_call_finish(&call);\n}\n"
     }

@@ -53,7 +53,8 @@ typedef struct psk_reqsnap {
 typedef struct psk_call {
     unsigned fn;
     int mode;
-    uint64_t t0, t1;
+    uint64_t t0, t1;  /* psk_stamp() values, or ns when ns is set */
+    int ns;
     int64_t v[PSK_F_FIRST_ARRAY];
     uint32_t n[PSK_NARR];
     const int64_t *arr[PSK_NARR];
@@ -114,6 +115,27 @@ static inline uint64_t psk_now(void)
     return psk_mono_ns();
 }
 
+/* A time stamp as cheap as the machine allows: the raw TSC when psk_now
+ * reads it (converted to ns only when the event is written, so the read is
+ * not waited for), else CLOCK_MONOTONIC ns. */
+static inline uint64_t psk_stamp(void)
+{
+#if defined(__x86_64__)
+    if (psk_clk.use_tsc)
+        return __builtin_ia32_rdtsc();
+#endif
+    return psk_mono_ns();
+}
+
+static inline uint64_t psk_stamp_ns(uint64_t s)
+{
+#if defined(__x86_64__)
+    if (psk_clk.use_tsc)
+        return psk_clk.mono0 + (uint64_t)(((unsigned __int128)(s - psk_clk.tsc0) * psk_clk.mult) >> 32);
+#endif
+    return s;
+}
+
 /* record_clock.c */
 void psk_clock_init(void);
 void psk_clock_reanchor(void);
@@ -130,6 +152,7 @@ static inline void psk_call_begin(psk_call *call, unsigned fn, int mode)
 {
     call->fn = fn;
     call->mode = mode;
+    call->ns = 0;
     call->wild_src = call->wild_tag = 0;
     call->nreq = 0;
     call->any_wild = 0;

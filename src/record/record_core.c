@@ -153,10 +153,12 @@ void psk_rec_emit(const psk_call *call)
             return;
         }
     }
+    uint64_t t0 = call->ns ? call->t0 : psk_stamp_ns(call->t0);
+    uint64_t t1 = call->ns ? call->t1 : psk_stamp_ns(call->t1);
     uint8_t *p = R.buf + R.used;
     p = psk_put_uvar(p, call->fn);
-    p = psk_put_svar(p, (int64_t)(call->t0 - R.prev_t1));
-    p = psk_put_uvar(p, call->t1 - call->t0);
+    p = psk_put_svar(p, (int64_t)(t0 - R.prev_t1));
+    p = psk_put_uvar(p, t1 - t0);
     for (uint32_t f = fields & ~ARRAY_FIELDS; f; f &= f - 1) {
         int i = __builtin_ctz(f);
         p = (PSK_FIELDS_UNSIGNED >> i) & 1u ? psk_put_uvar(p, (uint64_t)call->v[i])
@@ -175,7 +177,7 @@ void psk_rec_emit(const psk_call *call)
     R.used = (size_t)(p - R.buf); /* the event is complete only now */
     R.nev++;
     R.total++;
-    R.prev_t1 = call->t1;
+    R.prev_t1 = t1;
     if (R.used >= PSK_BLOCK_TARGET)
         flush_events();
     psk_rec_unlock();
@@ -455,6 +457,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     call.v[PSK_F_I1] = required;
     call.v[PSK_F_I2] = provided;
     call.t1 = psk_now(); /* perfskel's set-up counts as part of MPI_Init */
+    call.ns = 1;
     psk_rec_emit(&call);
 }
 
@@ -478,6 +481,7 @@ void psk_rec_stop(unsigned fn, uint64_t t0)
     psk_call_begin(&call, fn, PSK_MODE_NONE);
     call.t0 = t0;
     call.t1 = psk_now();
+    call.ns = 1;
     psk_rec_emit(&call);
     flush_events();
     if (R.fd >= 0) {
@@ -501,6 +505,7 @@ void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode)
     psk_set_comm(&call, comm);
     call.v[PSK_F_I1] = errorcode;
     call.t0 = call.t1 = psk_now();
+    call.ns = 1;
     psk_rec_emit(&call);
     flush_events();
     psk_state = 2;
