@@ -175,6 +175,14 @@ uint64_t psk_rank_mono_start(const psk_rank_reader *r);
 const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len);
 void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
 
+/* ---- one event's encoded form (the bytes psk_rank_event_bytes gives) ---- */
+
+/* At most this many bytes for ev (fields from psk_fn_fields(ev->fn)). */
+size_t psk_event_encoded_max(const psk_event *ev);
+/* Writes ev with gap (its entry minus the previous event's exit) to out;
+ * returns the end. */
+uint8_t *psk_event_encode(uint8_t *out, const psk_event *ev, int64_t gap);
+
 /* ---- writing a trace directory (what the recorder writes, from memory) ---- */
 
 typedef struct psk_trace_writer psk_trace_writer;

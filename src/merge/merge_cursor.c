@@ -188,12 +188,12 @@ int psk_merged_expand(psk_merged *m, int rank, int (*fn)(void *arg, const psk_ev
             j++;
         if (j == me.nranks || me.ranks[j] != rank)
             continue;
-        if (k == mr->n || mbuf_reserve(&b, mevent_max_size(&me.ev[j]))) {
+        if (k == mr->n || mbuf_reserve(&b, psk_event_encoded_max(&me.ev[j]))) {
             rc = merged_fail(m, k == mr->n ? PSK_EFORMAT : PSK_ENOMEM, "rank %d: more events than recorded", rank);
             break;
         }
         off[k++] = b.len;
-        uint8_t *e = mevent_encode(b.p + b.len, &me.ev[j], c->rawgap[j]);
+        uint8_t *e = psk_event_encode(b.p + b.len, &me.ev[j], c->rawgap[j]);
         b.len = (size_t)(e - b.p);
     }
     psk_mcursor_close(c);

@@ -39,42 +39,6 @@ int mbuf_reserve(mbuf *b, size_t more)
 
 static size_t nvalues(int f, uint32_t n) { return f == PSK_F_STATUSES ? 3 * (size_t)n : n; }
 
-size_t mevent_max_size(const psk_event *ev)
-{
-    if (!(ev->fields >> PSK_F_FIRST_ARRAY)) /* scalars only: the common case */
-        return (size_t)(3 + PSK_F_FIRST_ARRAY) * PSK_VARINT_MAX;
-    size_t s = 3 * PSK_VARINT_MAX;
-    for (int f = 0; f < PSK_F_NFIELDS; f++) {
-        if (!PSK_HAS(ev, f))
-            continue;
-        s += PSK_VARINT_MAX;
-        if (f >= PSK_F_FIRST_ARRAY)
-            s += PSK_VARINT_MAX * nvalues(f, PSK_ARRN(ev, f));
-    }
-    return s;
-}
-
-uint8_t *mevent_encode(uint8_t *p, const psk_event *ev, int64_t gap)
-{
-    p = psk_put_uvar(p, ev->fn);
-    p = psk_put_svar(p, gap);
-    p = psk_put_uvar(p, ev->t_exit - ev->t_entry);
-    for (uint32_t fs = ev->fields; fs; fs &= fs - 1) {
-        int f = __builtin_ctz(fs);
-        int u = (PSK_FIELDS_UNSIGNED >> f) & 1u;
-        if (f < PSK_F_FIRST_ARRAY) {
-            p = u ? psk_put_uvar(p, (uint64_t)ev->v[f]) : psk_put_svar(p, ev->v[f]);
-            continue;
-        }
-        uint32_t n = PSK_ARRN(ev, f);
-        p = psk_put_uvar(p, n);
-        const int64_t *a = PSK_ARR(ev, f);
-        for (size_t i = 0; i < nvalues(f, n); i++)
-            p = u ? psk_put_uvar(p, (uint64_t)a[i]) : psk_put_svar(p, a[i]);
-    }
-    return p;
-}
-
 int64_t *mevent_store_grow(mevent_store *st, int k, size_t n)
 {
     if (n > st->cap[k]) {

@@ -25,12 +25,9 @@ void merge_huge(void *p, size_t len);   /* asks for huge pages for a big array *
 
 /* ---- one rank's events, encoded as in a trace block (fn, gap, dur, fields) ---- */
 
-/* Encodes ev with gap (entry minus the previous event's exit) into out
- * (at least mevent_max_size(ev) bytes); returns the end. */
-size_t mevent_max_size(const psk_event *ev);
-uint8_t *mevent_encode(uint8_t *out, const psk_event *ev, int64_t gap);
-/* Decodes one event; arrays point into *store (grown as needed). Times:
- * t_entry = gap, t_exit = gap + dur (the caller places them). */
+/* Events are encoded with psk_event_encode (trace.h). mevent_decode reads
+ * one back; arrays point into *st (grown as needed). Times: t_entry = gap,
+ * t_exit = gap + dur (the caller places them). */
 typedef struct mevent_store {
     int64_t *a[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
     size_t cap[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];

@@ -93,14 +93,7 @@ int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
     if (rank < 0 || rank >= w->job.nranks || !psk_fn_name(ev->fn))
         return fail(w, PSK_EINVAL, "%s: event of rank %d or function %u out of range", w->dir, rank, ev->fn);
     wrank *x = &w->r[rank];
-    size_t need = 3 * PSK_VARINT_MAX;
-    uint32_t fields = psk_fn_fields(ev->fn);
-    for (uint32_t fs = fields; fs; fs &= fs - 1) {
-        int f = __builtin_ctz(fs);
-        need += PSK_VARINT_MAX;
-        if (f >= PSK_F_FIRST_ARRAY)
-            need += PSK_VARINT_MAX * (f == PSK_F_STATUSES ? 3 : 1) * (size_t)PSK_ARRN(ev, f);
-    }
+    size_t need = psk_event_encoded_max(ev);
     if (x->len + need > x->cap) {
         size_t cap = x->cap ? 2 * x->cap : PSK_BLOCK_TARGET + 4096;
         while (cap < x->len + need)
@@ -111,23 +104,7 @@ int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
         x->buf = p;
         x->cap = cap;
     }
-    uint8_t *p = x->buf + x->len;
-    p = psk_put_uvar(p, ev->fn);
-    p = psk_put_svar(p, (int64_t)(ev->t_entry - x->prev));
-    p = psk_put_uvar(p, ev->t_exit - ev->t_entry);
-    for (uint32_t fs = fields; fs; fs &= fs - 1) {
-        int f = __builtin_ctz(fs);
-        int u = (PSK_FIELDS_UNSIGNED >> f) & 1u;
-        if (f < PSK_F_FIRST_ARRAY) {
-            p = u ? psk_put_uvar(p, (uint64_t)ev->v[f]) : psk_put_svar(p, ev->v[f]);
-            continue;
-        }
-        uint32_t n = PSK_ARRN(ev, f);
-        p = psk_put_uvar(p, n);
-        size_t nv = f == PSK_F_STATUSES ? 3 * (size_t)n : n;
-        for (size_t i = 0; i < nv; i++)
-            p = u ? psk_put_uvar(p, (uint64_t)PSK_ARR(ev, f)[i]) : psk_put_svar(p, PSK_ARR(ev, f)[i]);
-    }
+    uint8_t *p = psk_event_encode(x->buf + x->len, ev, (int64_t)(ev->t_entry - x->prev));
     x->len = (size_t)(p - x->buf);
     x->prev = ev->t_exit;
     x->nev++;

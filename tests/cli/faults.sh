@@ -10,32 +10,10 @@ PROG=$2
 P=${PERFSKEL:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fails=0
 MPIRUN="mpirun.$FL"
 [ "$FL" = openmpi ] && MPIRUN="$MPIRUN --allow-run-as-root --oversubscribe"
 
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-# flip FILE OFFSET: inverts every bit of one byte (so the file surely changes)
-flip() {
-    v=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-    printf "$(printf '\\%03o' $((255 - v)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
-}
-
-# expect STATUS PATTERN NAME -- command...: exit status and a stderr line
-expect() {
-    st=$1 pat=$2 name=$3
-    shift 4
-    "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" -ne "$st" ]; then
-        bad "$name: exit $got, expected $st"; cat "$T/err"; return
-    fi
-    if [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err"; then
-        bad "$name: stderr lacks '$pat'"; cat "$T/err"; return
-    fi
-    ok "$name"
-}
+. "$(dirname "$0")/lib.sh"
 
 rec() { # rec DIR MODE N
     timeout 120 "$P" record -o "$T/$1" -- $MPIRUN -np 2 "$PROG" "$2" "$3" >"$T/rec.out" 2>"$T/rec.err"

@@ -10,32 +10,7 @@ P=${PERFSKEL:?}
 G=${GEN_TRACE:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
-# flip FILE OFFSET: inverts every bit of one byte (so the file surely changes)
-flip() {
-    v=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
-    printf "$(printf '\\%03o' $((255 - v)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
-}
-
-# expect STATUS PATTERN NAME -- command...: exit status and one stderr line
-expect() {
-    st=$1 pat=$2 name=$3
-    shift 4
-    "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" -ne "$st" ]; then
-        bad "$name: exit $got, expected $st"; cat "$T/err"; return
-    fi
-    if [ -n "$pat" ] && ! grep -q -- "$pat" "$T/err"; then
-        bad "$name: stderr lacks '$pat'"; cat "$T/err"; return
-    fi
-    if [ "$st" -ne 0 ] && [ "$(wc -l <"$T/err")" -ne 1 ]; then
-        bad "$name: the error is not one line"; cat "$T/err"; return
-    fi
-    ok "$name"
-}
+. "$(dirname "$0")/lib.sh"
 
 roundtrip() { # roundtrip DIR NRANKS
     for r in $(seq 0 $(($2 - 1))); do
