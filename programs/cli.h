@@ -9,10 +9,22 @@
 void psk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* launcher.c */
+const char *psk_base_name(const char *path);
+/* enum psk_flavour of a launcher: by its name, its symlinks' target, or its --version */
+int psk_launcher_flavour(const char *launcher);
+
+/* cmd_gen.c: the skeleton of a trace directory or merged trace to out */
+#include <stdio.h>
+int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname);
+int psk_cli_parse_k(const char *s, int *K);
+
 int cmd_record(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 #endif

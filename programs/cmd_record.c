@@ -21,70 +21,6 @@
 #include "perfskel/trace.h"
 #include "psk_fs.h"
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
-static int name_flavour(const char *name)
-{
-    if (strstr(name, "openmpi") || strstr(name, "orterun") || strstr(name, "ompi"))
-        return PSK_MPI_OPENMPI;
-    if (strstr(name, "mpich") || strstr(name, "hydra"))
-        return PSK_MPI_MPICH;
-    return PSK_MPI_UNKNOWN;
-}
-
-/* full path of an executable on PATH, or NULL */
-static char *which(const char *prog, char *out, size_t cap)
-{
-    if (strchr(prog, '/'))
-        return realpath(prog, out);
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/bin:/bin";
-    char dir[PATH_MAX];
-    while (*path) {
-        size_t n = strcspn(path, ":");
-        snprintf(dir, sizeof dir, "%.*s/%s", (int)n, path, prog);
-        if (access(dir, X_OK) == 0 && realpath(dir, out))
-            return out;
-        path += n + (path[n] == ':');
-    }
-    (void)cap;
-    return NULL;
-}
-
-/* Which MPI a launcher belongs to: by its name, the name its symlinks lead
- * to (mpirun -> /etc/alternatives/mpirun -> mpirun.openmpi), or what it
- * says of itself with --version. */
-static int launcher_flavour(const char *launcher)
-{
-    int fl = name_flavour(base_name(launcher));
-    if (fl)
-        return fl;
-    char real[PATH_MAX];
-    if (!which(launcher, real, sizeof real))
-        return PSK_MPI_UNKNOWN;
-    if ((fl = name_flavour(base_name(real))) != 0)
-        return fl;
-    char cmd[PATH_MAX + 32];
-    snprintf(cmd, sizeof cmd, "'%s' --version 2>&1", real);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return PSK_MPI_UNKNOWN;
-    char line[512];
-    while (!fl && fgets(line, sizeof line, p)) {
-        if (strstr(line, "Open MPI") || strstr(line, "OpenRTE"))
-            fl = PSK_MPI_OPENMPI;
-        else if (strstr(line, "HYDRA") || strstr(line, "MPICH"))
-            fl = PSK_MPI_MPICH;
-    }
-    pclose(p);
-    return fl;
-}
-
 static int find_library(int flavour, char *out, size_t cap)
 {
     const char *name = flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so"
@@ -211,7 +147,7 @@ int cmd_record(int argc, char **argv)
         return psk_cli_usage("record: no launcher given (perfskel record -- mpirun -n 4 ./app)");
     char **cmd = argv + i;
     int ncmd = argc - i;
-    if (!flavour && !(flavour = launcher_flavour(cmd[0]))) {
+    if (!flavour && !(flavour = psk_launcher_flavour(cmd[0]))) {
         psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
                       cmd[0]);
         return PSK_EXIT_USAGE;
@@ -246,7 +182,7 @@ int cmd_record(int argc, char **argv)
     const char *values[] = {dir, idhex, command};
     for (int k = 0; k < 3; k++)
         setenv(names[k], values[k], 1);
-    const char *lname = base_name(cmd[0]);
+    const char *lname = psk_base_name(cmd[0]);
     int is_mpirun = !strncmp(lname, "mpirun", 6) || !strncmp(lname, "mpiexec", 7) ||
                     !strncmp(lname, "orterun", 7);
     char **nargv = calloc((size_t)ncmd + 16, sizeof *nargv);

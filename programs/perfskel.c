@@ -65,5 +65,9 @@ int main(int argc, char **argv)
         return cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "fold"))
         return cmd_fold(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gen"))
+        return cmd_gen(argc - 1, argv + 1);
+    if (!strcmp(cmd, "predict"))
+        return cmd_predict(argc - 1, argv + 1);
     return psk_cli_usage("unknown command '%s'", cmd);
 }

@@ -42,6 +42,8 @@ int psk_merged_nranks(const psk_merged *m);
 uint64_t psk_merged_length(const psk_merged *m);        /* merged events */
 uint64_t psk_merged_rank_events(const psk_merged *m, int rank);
 uint64_t psk_merged_rank_start(const psk_merged *m, int rank); /* as psk_rank_mono_start */
+/* 1 if Algorithm 1 changed rank's order in the merged sequence */
+int psk_merged_rank_reordered(const psk_merged *m, int rank);
 uint32_t psk_merged_nclasses(const psk_merged *m);
 const uint32_t *psk_merged_classes(const psk_merged *m); /* class of each merged event */
 unsigned psk_merged_class_fn(const psk_merged *m, uint32_t cls);

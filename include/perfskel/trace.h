@@ -130,6 +130,8 @@ typedef struct psk_job {
     const char *const *hosts; /* nranks host names */
     const int64_t *clock_offsets_ns; /* per rank, relative to rank 0 */
     uint32_t clock_read_ns;   /* cost of one clock read on rank 0 */
+    const char *work_kernel;  /* the emulated-computation unit timed at start, or NULL */
+    const double *work_ns_per_unit; /* per rank, ns one unit took; NULL if not measured */
 } psk_job;
 
 enum psk_flavour { PSK_MPI_UNKNOWN = 0, PSK_MPI_OPENMPI = 1, PSK_MPI_MPICH = 2 };

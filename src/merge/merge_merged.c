@@ -109,6 +109,10 @@ uint64_t psk_merged_rank_start(const psk_merged *m, int rank)
 {
     return rank >= 0 && rank < m->nranks ? m->rank[rank].mono_start : 0;
 }
+int psk_merged_rank_reordered(const psk_merged *m, int rank)
+{
+    return rank >= 0 && rank < m->nranks && m->rank[rank].perm != NULL;
+}
 uint32_t psk_merged_nclasses(const psk_merged *m) { return psk_intern_count(m->classes); }
 const uint32_t *psk_merged_classes(const psk_merged *m) { return m->cls; }
 unsigned psk_merged_class_fn(const psk_merged *m, uint32_t cls) { return m->cinfo[cls].fn; }

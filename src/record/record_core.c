@@ -20,6 +20,7 @@
 
 #include "psk_fs.h"
 #include "psk_json.h"
+#include "psk_work.h"
 #include "psk_varint.h"
 #include "record_call.h"
 #include "record_internal.h"
@@ -316,7 +317,8 @@ static void command_line(char *out, size_t cap)
 
 static void write_job_json(const char *dir, uint64_t job_id, int flavour,
                            const char *version, const char *hosts, int hostlen,
-                           const int64_t *offs, uint32_t cost, uint64_t real_ns)
+                           const int64_t *offs, uint32_t cost, uint64_t real_ns,
+                           const double *units)
 {
     char path[PATH_MAX], tmp[PATH_MAX + 8];
     snprintf(path, sizeof path, "%s/job.json", dir);
@@ -358,6 +360,15 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
         psk_json_int(&j, NULL, offs[r]);
     psk_json_end(&j);
     psk_json_end(&j);
+    if (units) {
+        psk_json_obj(&j, "work");
+        psk_json_str(&j, "kernel", PSK_WORK_KERNEL);
+        psk_json_arr(&j, "ns_per_unit");
+        for (int r = 0; r < R.nranks; r++)
+            psk_json_num(&j, NULL, units[r]);
+        psk_json_end(&j);
+        psk_json_end(&j);
+    }
     psk_json_end(&j);
     int bad = ferror(f);
     if (fclose(f) || bad || rename(tmp, path))
@@ -395,6 +406,19 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     int64_t offset = clock_offset(offs);
     uint32_t cost = clock_cost();
 
+    /* the speed of this rank's CPU for emulated computation (psk_work.h):
+     * best of 5 timings of 200,000 units, about 1 ms each */
+    double unit_ns = 0;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = psk_mono_ns();
+        psk_work(200000);
+        double ns = (double)(psk_mono_ns() - a) / 200000.0;
+        if (unit_ns == 0 || ns < unit_ns)
+            unit_ns = ns;
+    }
+    double *units = R.rank == 0 ? calloc((size_t)R.nranks, sizeof *units) : NULL;
+    PMPI_Gather(&unit_ns, 1, MPI_DOUBLE, units, 1, MPI_DOUBLE, 0, R.priv);
+
     enum { HOSTLEN = 64 };
     char host[HOSTLEN] = {0};
     gethostname(host, HOSTLEN - 1);
@@ -420,8 +444,9 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     if (err)
         warn("cannot create the trace directory", err);
     else if (R.rank == 0 && offs && hosts)
-        write_job_json(dir, job_id, flavour, version, hosts, HOSTLEN, offs, cost, real_ns);
+        write_job_json(dir, job_id, flavour, version, hosts, HOSTLEN, offs, cost, real_ns, units);
     free(hosts);
+    free(units);
     free(offs);
     if (err)
         return;

@@ -14,6 +14,7 @@ struct psk_jobdoc {
     psk_job job;
     const char **hosts;
     int64_t *offsets;
+    double *units;
     char err[1024];
 };
 
@@ -76,6 +77,18 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
     job->hosts = d->hosts;
     job->clock_offsets_ns = d->offsets;
     job->clock_read_ns = (uint32_t)json_integer_value(json_object_get(clock, "read_ns"));
+    json_t *work = json_object_get(r, "work"), *units = json_object_get(work, "ns_per_unit");
+    if (json_array_size(units) == (size_t)nranks) {
+        if (!(d->units = calloc((size_t)nranks, sizeof *d->units)))
+            return fail(d, PSK_ENOMEM, "%s: out of memory", name);
+        for (int i = 0; i < nranks; i++) {
+            d->units[i] = json_number_value(json_array_get(units, (size_t)i));
+            if (!(d->units[i] > 0))
+                return fail(d, PSK_EFORMAT, "%s: bad \"work\" calibration of rank %d", name, i);
+        }
+        job->work_kernel = jstr(work, "kernel", "");
+        job->work_ns_per_unit = d->units;
+    }
     return PSK_OK;
 }
 
@@ -94,5 +107,6 @@ void psk_jobdoc_close(psk_jobdoc *d)
     json_decref(d->root);
     free((void *)d->hosts);
     free(d->offsets);
+    free(d->units);
     free(d);
 }

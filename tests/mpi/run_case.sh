@@ -8,7 +8,9 @@
 # against the program's own `expect <rank> <function> <count>` lines with
 # $CHECK_COUNTS; then merges the trace and checks that expanding it gives
 # back every rank's events exactly, and folds it: the main loop must have
-# the iteration count the program prints ("mainloop N").  Works in a fresh temporary directory, removed on success and
+# the iteration count the program prints ("mainloop N"); then generates its
+# skeleton with K = 2, builds and runs it (no deadlock, a prediction, the
+# main loop run count/2 times where it was scaled).  Works in a fresh temporary directory, removed on success and
 # kept (its path printed) on failure.  Exit 0 on success, 1 on failure.
 #
 # Environment: PERFSKEL (perfskel CLI), CHECK_COUNTS (check_counts checker),
@@ -111,6 +113,28 @@ if [ -n "$want" ] && [ "$np" -ge 2 ]; then
     fi
     got=$(awk '/"main_loop"/ { m = 1 } m && /"count"/ { gsub(/[^0-9]/, ""); print; exit }' fold.json)
     [ "$got" = "$want" ] || fail "perfskel fold found a main loop of ${got:-no} iterations, the program says $want"
+fi
+
+# 8. the skeleton (K = 2): generated, built, run under the recorder without
+#    deadlock; it prints a prediction, and where the main loop was scaled,
+#    the skeleton's own main loop has count/2 iterations
+if [ "$np" -ge 2 ]; then
+    "$PERFSKEL" gen trace -K 2 -o skel.c </dev/null >gen.out 2>gen.err || { show gen.err; fail "perfskel gen failed"; }
+    "mpicc.$flavour" -O2 -o skel skel.c >cc.out 2>&1 || { show cc.out; fail "the skeleton does not compile"; }
+    timeout -k 10 "$limit" "$PERFSKEL" record -o skeltrace -- "${launcher[@]}" ./skel </dev/null >skel.out 2>skel.err
+    rc=$?
+    [ $rc -eq 0 ] || { show skel.err; fail "the skeleton run failed (status $rc; 124: deadlock or timeout)"; }
+    grep -q "^perfskel-skeleton: predicted_seconds=" skel.out || { show skel.out; fail "the skeleton printed no prediction"; }
+    if [ -n "$want" ]; then
+        ran=$(awk -v w="$want" '/perfskel-skeleton: phase/ { c = ""; r = ""
+            for (i = 1; i <= NF; i++) { if ($i ~ /^count=/) c = substr($i, 7); if ($i ~ /^ran=/) r = substr($i, 5) }
+            if (c == w) print r }' skel.out | head -n 1)
+        if [ -n "$ran" ] && [ "$ran" -ge 2 ]; then
+            "$PERFSKEL" fold skeltrace --json </dev/null >skelfold.json 2>fold.err || { show fold.err; fail "folding the skeleton's trace failed"; }
+            got=$(awk '/"main_loop"/ { m = 1 } m && /"count"/ { gsub(/[^0-9]/, ""); print; exit }' skelfold.json)
+            [ "$got" = "$ran" ] || fail "the skeleton's main loop ran ${got:-no} iterations, not $ran ($want / 2)"
+        fi
+    fi
 fi
 
 cd / && rm -rf "$work"

@@ -1,0 +1,221 @@
+/* perfskel predict: generate the skeleton of a recorded job, build it with
+ * the MPI of the launcher given, run it with that launcher, and report the
+ * run time it predicts for the original program (MPI_Init to MPI_Finalize,
+ * slowest rank), its own run time, K and the time of each scaled loop;
+ * with --actual SECONDS, the error of the prediction. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "perfskel/gen.h"
+#include "psk_json.h"
+
+/* runs argv with its stdout into out; returns the exit status */
+static int run(char **argv, FILE *out)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execvp(argv[0], argv);
+        fprintf(stderr, "perfskel: %s: cannot run: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *in = fdopen(fd[0], "r");
+    char line[4096];
+    while (in && fgets(line, sizeof line, in))
+        fputs(line, out);
+    if (in)
+        fclose(in);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    const char *input = NULL, *keep = NULL;
+    int K = 0, json = 0, i;
+    double actual = -1;
+    for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "-K") && i + 1 < argc) {
+            if (psk_cli_parse_k(argv[++i], &K))
+                return psk_cli_usage("predict: -K takes a whole number of at least 1, not '%s'", argv[i]);
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
+            keep = argv[++i];
+        } else if (!strcmp(argv[i], "--actual") && i + 1 < argc) {
+            char *end;
+            actual = strtod(argv[++i], &end);
+            if (*end || !(actual > 0))
+                return psk_cli_usage("predict: --actual takes the measured run time in seconds, not '%s'", argv[i]);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return psk_cli_usage("predict: unknown option '%s'", argv[i]);
+        } else if (!input) {
+            input = argv[i];
+        } else {
+            return psk_cli_usage("predict: one input only");
+        }
+    }
+    if (!input)
+        return psk_cli_usage("predict: no trace directory given");
+    if (!K)
+        return psk_cli_usage("predict: -K N is needed");
+    if (i + 1 >= argc)
+        return psk_cli_usage("predict: no launcher given after --");
+    char **launch = argv + i + 1;
+    int nlaunch = argc - i - 1;
+    int flavour = psk_launcher_flavour(launch[0]);
+    if (!flavour) {
+        psk_cli_error("%s: cannot tell which MPI this launcher belongs to", launch[0]);
+        return PSK_EXIT_DATA;
+    }
+    /* the skeleton's source and binary */
+    char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16];
+    if (keep) {
+        snprintf(dir, sizeof dir, "%s", keep);
+        if (mkdir(dir, 0755) && errno != EEXIST) {
+            psk_cli_error("%s: %s", dir, strerror(errno));
+            return PSK_EXIT_DATA;
+        }
+    } else {
+        snprintf(dir, sizeof dir, "%s/perfskel-predict.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        if (!mkdtemp(dir)) {
+            psk_cli_error("%s: %s", dir, strerror(errno));
+            return PSK_EXIT_DATA;
+        }
+    }
+    snprintf(src, sizeof src, "%s/skeleton.c", dir);
+    snprintf(bin, sizeof bin, "%s/skeleton", dir);
+    FILE *f = fopen(src, "w");
+    if (!f) {
+        psk_cli_error("%s: %s", src, strerror(errno));
+        return PSK_EXIT_DATA;
+    }
+    int rc = psk_cli_make_skeleton(input, K, f, src);
+    if (fclose(f) && !rc) {
+        psk_cli_error("%s: cannot write", src);
+        rc = PSK_EXIT_DATA;
+    }
+    char mpicc[64];
+    snprintf(mpicc, sizeof mpicc, "mpicc.%s", psk_flavour_name(flavour));
+    char *cc[] = {mpicc, "-O2", "-o", bin, src, NULL};
+    if (!rc) {
+        FILE *null = fopen("/dev/null", "w");
+        int st = run(cc, null ? null : stderr);
+        if (null)
+            fclose(null);
+        if (st) {
+            psk_cli_error("%s: %s could not build the skeleton (status %d)", src, mpicc, st);
+            rc = PSK_EXIT_DATA;
+        }
+    }
+    /* run it: the launcher and its arguments, then the skeleton */
+    char *outtxt = NULL;
+    size_t outlen = 0;
+    if (!rc) {
+        char **cmd = calloc((size_t)nlaunch + 2, sizeof *cmd);
+        FILE *o = open_memstream(&outtxt, &outlen);
+        if (!cmd || !o) {
+            psk_cli_error("out of memory");
+            rc = PSK_EXIT_DATA;
+        } else {
+            memcpy(cmd, launch, (size_t)nlaunch * sizeof *cmd);
+            cmd[nlaunch] = bin;
+            if (!json)
+                fprintf(stderr, "perfskel: running the skeleton (K = %d) with %s\n", K, launch[0]);
+            int st = run(cmd, o);
+            fclose(o);
+            if (st) {
+                psk_cli_error("%s: the skeleton exited with status %d", launch[0], st);
+                rc = PSK_EXIT_DATA;
+            }
+        }
+        free(cmd);
+    }
+    psk_skeleton_result res = {0};
+    int found = 0;
+    if (!rc) {
+        for (char *line = outtxt; line && *line;) {
+            char *nl = strchr(line, '\n');
+            if (nl)
+                *nl = 0;
+            if (!psk_skeleton_parse(line, &res))
+                found = 1;
+            line = nl ? nl + 1 : NULL;
+        }
+        if (!found) {
+            psk_cli_error("%s: the skeleton printed no prediction", bin);
+            rc = PSK_EXIT_DATA;
+        }
+    }
+    if (!rc && json) {
+        psk_json j;
+        psk_json_init(&j, stdout, 1);
+        psk_json_obj(&j, NULL);
+        psk_json_str(&j, "trace", input);
+        psk_json_num(&j, "predicted_seconds", res.predicted_seconds);
+        psk_json_num(&j, "skeleton_seconds", res.skeleton_seconds);
+        psk_json_int(&j, "K", res.K);
+        if (actual > 0) {
+            psk_json_num(&j, "actual_seconds", actual);
+            psk_json_num(&j, "error_percent", 100.0 * (res.predicted_seconds - actual) / actual);
+        }
+        psk_json_arr(&j, "phases");
+        for (char *line = outtxt; line < outtxt + outlen; line += strlen(line) + 1) {
+            int loop;
+            long long count, ran;
+            double secs, pred;
+            if (sscanf(line, PSK_SKELETON_TAG " phase loop=%d count=%lld ran=%lld seconds=%lf predicted_seconds=%lf",
+                       &loop, &count, &ran, &secs, &pred) == 5) {
+                psk_json_obj(&j, NULL);
+                psk_json_int(&j, "loop", loop);
+                psk_json_int(&j, "count", count);
+                psk_json_int(&j, "ran", ran);
+                psk_json_num(&j, "seconds", secs);
+                psk_json_num(&j, "predicted_seconds", pred);
+                psk_json_end(&j);
+            }
+        }
+        psk_json_end(&j);
+        psk_json_end(&j);
+    } else if (!rc) {
+        for (char *line = outtxt; line < outtxt + outlen; line += strlen(line) + 1) {
+            int loop;
+            long long count, ran;
+            double secs, pred;
+            if (sscanf(line, PSK_SKELETON_TAG " phase loop=%d count=%lld ran=%lld seconds=%lf predicted_seconds=%lf",
+                       &loop, &count, &ran, &secs, &pred) == 5)
+                printf("loop %d: %lld iterations in the original, %lld run in %.3f s: %.3f s predicted\n", loop,
+                       count, ran, secs, pred);
+        }
+        printf("predicted run time: %.3f s (skeleton: %.3f s, K = %d)\n", res.predicted_seconds,
+               res.skeleton_seconds, res.K);
+        if (actual > 0)
+            printf("actual: %.3f s, error %+.2f %%\n", actual, 100.0 * (res.predicted_seconds - actual) / actual);
+    }
+    free(outtxt);
+    if (!keep) {
+        unlink(bin);
+        unlink(src);
+        rmdir(dir);
+    }
+    return rc;
+}

@@ -1,0 +1,1051 @@
+/* perfskel gen: the performance skeleton of a folded merged trace, as one
+ * readable C file (seed 001 §4). The loop tree becomes for loops; each
+ * merged event becomes its MPI call, guarded by which ranks take part, with
+ * peers written as their pattern (rank + c, ring, or a table by rank),
+ * tags, roots and ops as recorded, message sizes in bytes, request ids as
+ * slots of one request array, new communicators recreated by MPI_Comm_split
+ * with the recorded membership. Before each call a rank runs the mean
+ * compute gap it had there, converted to work units with its own recorded
+ * calibration (psk_work.h). A loop of at least K iterations not inside
+ * another scaled loop runs count/K times, timed, and adds its time x
+ * (count / iterations run - 1) to the prediction. Each rank makes its own
+ * calls in its own order (the trace is merged without reordering), so the
+ * skeleton cannot deadlock where the original did not. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfskel/gen.h"
+#include "psk_work.h"
+
+typedef struct gnode {
+    int np;
+    const int32_t *ranks;
+    psk_event *first;   /* per taking part rank: its first execution */
+    uint8_t kind[PSK_F_NFIELDS];
+    int64_t c[PSK_F_FIRST_ARRAY];
+    double *gap;        /* per taking part rank: summed compute gaps (ns) */
+    uint64_t execs;
+    int seen;
+} gnode;
+
+typedef struct gen {
+    psk_merged *m;
+    psk_folded *f;
+    const psk_job *job;
+    int P, K;
+    gnode *node;
+    FILE *body, *tabs;
+    char *bodytxt, *tabstxt;
+    size_t bodylen, tabslen;
+    int64_t max_sbytes, max_rbytes, max_req, max_comm;
+    int nscaled;
+    char *err;
+    size_t errcap;
+    int failed;
+} gen;
+
+static int gfail(gen *g, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->err, g->errcap, fmt, ap);
+    va_end(ap);
+    g->failed = 1;
+    return -1;
+}
+
+/* ---- pass 1: per event of the tree, every rank's first execution and
+ * its mean compute gap ---- */
+
+typedef struct collect {
+    gen *g;
+    psk_mcursor *cur;
+    int rc;
+} collect;
+
+static int copy_event(psk_event *dst, const psk_event *src)
+{
+    *dst = *src;
+    for (int f = PSK_F_FIRST_ARRAY; f < PSK_F_NFIELDS; f++) {
+        if (!PSK_HAS(src, f))
+            continue;
+        size_t n = (f == PSK_F_STATUSES ? 3 : 1) * (size_t)PSK_ARRN(src, f);
+        int64_t *a = malloc((n ? n : 1) * sizeof *a);
+        if (!a)
+            return -1;
+        if (n)
+            memcpy(a, PSK_ARR(src, f), n * sizeof *a);
+        PSK_ARR(dst, f) = a;
+    }
+    return 0;
+}
+
+static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
+{
+    (void)pos, (void)iter, (void)depth;
+    collect *c = arg;
+    gen *g = c->g;
+    psk_mevent me;
+    int rc = psk_mcursor_next(c->cur, &me);
+    if (rc)
+        return c->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
+    gnode *n = &g->node[id];
+    if (!n->seen) {
+        n->seen = 1;
+        n->np = me.nranks;
+        n->ranks = me.ranks;
+        memcpy(n->kind, me.kind, sizeof n->kind);
+        memcpy(n->c, me.c, sizeof n->c);
+        n->first = calloc((size_t)me.nranks, sizeof *n->first);
+        n->gap = calloc((size_t)me.nranks, sizeof *n->gap);
+        if (!n->first || !n->gap)
+            return c->rc = PSK_ENOMEM;
+        for (int j = 0; j < me.nranks; j++)
+            if (copy_event(&n->first[j], &me.ev[j]))
+                return c->rc = PSK_ENOMEM;
+    }
+    n->execs++;
+    for (int j = 0; j < me.nranks && j < n->np; j++)
+        n->gap[j] += (double)me.gap[j];
+    return 0;
+}
+
+/* ---- values: a literal when every rank has the same, a pattern for
+ * peers, else a table by world rank ---- */
+
+static int all_same(const gnode *n, int f)
+{
+    for (int j = 1; j < n->np; j++)
+        if (n->first[j].v[f] != n->first[0].v[f])
+            return 0;
+    return 1;
+}
+
+static void table_name(char *buf, size_t cap, int32_t id, const char *what)
+{
+    snprintf(buf, cap, "T%d_%s", id, what);
+}
+
+/* a per-rank table of one scalar (0 for ranks not taking part) */
+static void emit_table(gen *g, const gnode *n, int32_t id, const char *what, const int64_t *vals)
+{
+    char name[64];
+    table_name(name, sizeof name, id, what);
+    fprintf(g->tabs, "static const long long %s[NRANKS] = {", name);
+    for (int r = 0, j = 0; r < g->P; r++) {
+        long long v = 0;
+        if (j < n->np && n->ranks[j] == r)
+            v = vals[j++];
+        fprintf(g->tabs, "%s%lld", r ? ", " : "", v);
+    }
+    fprintf(g->tabs, "};\n");
+}
+
+/* the C expression of scalar field f at node id */
+static void expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
+{
+    const gnode *n = &g->node[id];
+    if (all_same(n, f)) {
+        snprintf(out, cap, "%lld", (long long)n->first[0].v[f]);
+        return;
+    }
+    int64_t comm = PSK_HAS(&n->first[0], PSK_F_COMM) ? n->first[0].v[PSK_F_COMM] : 0;
+    if ((f == PSK_F_PEER || f == PSK_F_RPEER) && n->kind[f] == PSK_PAT_RANK) {
+        snprintf(out, cap, "peer_rank(%lld, %lld)", (long long)comm, (long long)n->c[f]);
+        return;
+    }
+    if ((f == PSK_F_PEER || f == PSK_F_RPEER) && n->kind[f] == PSK_PAT_RING) {
+        snprintf(out, cap, "peer_ring(%lld, %lld)", (long long)comm, (long long)n->c[f]);
+        return;
+    }
+    int64_t *vals = malloc((size_t)n->np * sizeof *vals);
+    if (!vals) {
+        gfail(g, "out of memory");
+        snprintf(out, cap, "0");
+        return;
+    }
+    for (int j = 0; j < n->np; j++)
+        vals[j] = n->first[j].v[f];
+    emit_table(g, n, id, what, vals);
+    free(vals);
+    char name[64];
+    table_name(name, sizeof name, id, what);
+    snprintf(out, cap, "%s[rank_]", name);
+}
+
+/* a peer value in the skeleton: perfskel's constants back to MPI's */
+static void peer_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
+{
+    char e[128];
+    expr(g, id, f, what, e, sizeof e);
+    snprintf(out, cap, "peer_(%s)", e);
+}
+
+static void tag_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
+{
+    char e[128];
+    expr(g, id, f, what, e, sizeof e);
+    snprintf(out, cap, "tag_(%s)", e);
+}
+
+/* bytes of one rank's message: count x datatype size, the count following
+ * the iteration where the folding found it does */
+/* how a count that changes with the iteration is written: followed exactly
+ * (sends), as its largest value (point-to-point receives, which may take
+ * less than they offer), or as the first execution's (collectives, whose
+ * ranks must agree on counts) */
+enum { CNT_EXACT, CNT_UPPER, CNT_FIRST };
+
+static void bytes_expr(gen *g, int32_t id, int cf, int sf, const char *loopvar, char *out, size_t cap, int mode)
+{
+    const gnode *n = &g->node[id];
+    const psk_fstats *s = psk_folded_node_stats(g->f, id);
+    int64_t dts = PSK_HAS(&n->first[0], sf) ? n->first[0].v[sf] : 1, maxc = 0;
+    for (int j = 0; j < n->np; j++) {
+        int64_t c = n->first[j].v[cf] * (PSK_HAS(&n->first[j], sf) ? n->first[j].v[sf] : 1);
+        maxc = c > maxc ? c : maxc;
+    }
+    if (cf == PSK_F_COUNT && s && mode == CNT_UPPER &&
+        (s->count_kind == PSK_COUNT_LINEAR || s->count_kind == PSK_COUNT_TABLE)) {
+        int64_t hi = 0;
+        if (s->count_kind == PSK_COUNT_LINEAR) {
+            const psk_fnode *x = psk_folded_node(g->f, psk_folded_node(g->f, id)->parent);
+            int64_t last = s->count_a + s->count_b * (x->count - 1);
+            hi = s->count_a > last ? s->count_a : last;
+        }
+        for (int64_t i = 0; s->count_kind == PSK_COUNT_TABLE && i < s->ncount; i++)
+            hi = s->count_table[i] > hi ? s->count_table[i] : hi;
+        for (int j = 0; j < n->np; j++)
+            hi = n->first[j].v[cf] > hi ? n->first[j].v[cf] : hi;
+        hi *= dts;
+        g->max_rbytes = hi > g->max_rbytes ? hi : g->max_rbytes;
+        snprintf(out, cap, "%lld", (long long)hi);
+        return;
+    }
+    if (cf == PSK_F_COUNT && s && loopvar && mode == CNT_EXACT && s->count_kind == PSK_COUNT_LINEAR &&
+        all_same(n, sf)) {
+        const psk_fnode *x = psk_folded_node(g->f, psk_folded_node(g->f, id)->parent);
+        int64_t last = s->count_a + s->count_b * (x->count - 1);
+        int64_t hi = (s->count_a > last ? s->count_a : last) * dts;
+        g->max_sbytes = hi > g->max_sbytes ? hi : g->max_sbytes;
+        g->max_rbytes = hi > g->max_rbytes ? hi : g->max_rbytes;
+        snprintf(out, cap, "(int)((%lldLL + %lldLL * %s) * %lld)", (long long)s->count_a, (long long)s->count_b,
+                 loopvar, (long long)dts);
+        return;
+    }
+    if (cf == PSK_F_COUNT && s && loopvar && mode == CNT_EXACT && s->count_kind == PSK_COUNT_TABLE &&
+        s->count_by_iter && all_same(n, sf)) {
+        char name[64];
+        table_name(name, sizeof name, id, "counts");
+        fprintf(g->tabs, "static const long long %s[%lld] = {", name, (long long)s->ncount);
+        int64_t hi = 0;
+        for (int64_t i = 0; i < s->ncount; i++) {
+            fprintf(g->tabs, "%s%lld", i ? ", " : "", (long long)s->count_table[i]);
+            hi = s->count_table[i] > hi ? s->count_table[i] : hi;
+        }
+        fprintf(g->tabs, "};\n");
+        hi *= dts;
+        g->max_sbytes = hi > g->max_sbytes ? hi : g->max_sbytes;
+        g->max_rbytes = hi > g->max_rbytes ? hi : g->max_rbytes;
+        snprintf(out, cap, "(int)(%s[%s] * %lld)", name, loopvar, (long long)dts);
+        return;
+    }
+    g->max_sbytes = maxc > g->max_sbytes ? maxc : g->max_sbytes;
+    g->max_rbytes = maxc > g->max_rbytes ? maxc : g->max_rbytes;
+    int same = 1;
+    for (int j = 0; j < n->np && same; j++)
+        same = n->first[j].v[cf] * (PSK_HAS(&n->first[j], sf) ? n->first[j].v[sf] : 1) == maxc;
+    if (same) {
+        snprintf(out, cap, "%lld", (long long)maxc);
+        return;
+    }
+    int64_t *vals = malloc((size_t)n->np * sizeof *vals);
+    if (!vals) {
+        gfail(g, "out of memory");
+        snprintf(out, cap, "0");
+        return;
+    }
+    char what[32];
+    snprintf(what, sizeof what, "bytes%d", cf);
+    for (int j = 0; j < n->np; j++)
+        vals[j] = n->first[j].v[cf] * (PSK_HAS(&n->first[j], sf) ? n->first[j].v[sf] : 1);
+    emit_table(g, n, id, what, vals);
+    free(vals);
+    char name[64];
+    table_name(name, sizeof name, id, what);
+    snprintf(out, cap, "(int)%s[rank_]", name);
+}
+
+/* a per-rank array (counts of a v-collective, request ids) as a table of
+ * rows, one per world rank, padded to the longest */
+static void array_table(gen *g, int32_t id, int f, int64_t scale_field, const char *what, int *width)
+{
+    const gnode *n = &g->node[id];
+    int w = 1;
+    for (int j = 0; j < n->np; j++)
+        w = (int)PSK_ARRN(&n->first[j], f) > w ? (int)PSK_ARRN(&n->first[j], f) : w;
+    *width = w;
+    char name[64];
+    table_name(name, sizeof name, id, what);
+    fprintf(g->tabs, "static const int %s[NRANKS][%d] = {", name, w);
+    int64_t total_max = 0;
+    for (int r = 0, j = 0; r < g->P; r++) {
+        const psk_event *e = j < n->np && n->ranks[j] == r ? &n->first[j++] : NULL;
+        fprintf(g->tabs, "%s{", r ? ", " : "");
+        int64_t total = 0;
+        for (int k = 0; k < w; k++) {
+            int64_t v = 0;
+            if (e && k < (int)PSK_ARRN(e, f)) {
+                v = PSK_ARR(e, f)[k];
+                if (scale_field >= 0) {
+                    int64_t sz = 1;
+                    if (scale_field < PSK_F_FIRST_ARRAY)
+                        sz = PSK_HAS(e, (int)scale_field) ? e->v[scale_field] : 1;
+                    else if (k < (int)PSK_ARRN(e, (int)scale_field))
+                        sz = PSK_ARR(e, (int)scale_field)[k];
+                    v *= sz;
+                }
+                total += v > 0 ? v : 0;
+            }
+            fprintf(g->tabs, "%s%lld", k ? ", " : "", (long long)v);
+        }
+        fprintf(g->tabs, "}");
+        total_max = total > total_max ? total : total_max;
+    }
+    fprintf(g->tabs, "};\n");
+    if (scale_field >= 0) {
+        g->max_sbytes = total_max > g->max_sbytes ? total_max : g->max_sbytes;
+        g->max_rbytes = total_max > g->max_rbytes ? total_max : g->max_rbytes;
+    }
+}
+
+static void indent(gen *g, int d)
+{
+    for (int i = 0; i < d; i++)
+        fputs("    ", g->body);
+}
+
+
+static int is(unsigned fn, const char *name) { return !strcmp(psk_fn_name(fn), name); }
+
+static void emit_newcomm(gen *g, int32_t id, int d, const char *parent);
+static int receives(unsigned fn);
+
+/* the MPI call of node id, without its guard and gap; d: indentation */
+static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
+{
+    const gnode *n = &g->node[id];
+    const psk_event *e = &n->first[0];
+    unsigned fn = e->fn;
+    const char *name = psk_fn_name(fn);
+    char comm[64] = "MPI_COMM_WORLD", peer[160], rpeer[160], tag[160], rtag[160], by[160], rby[160], root[160],
+         req[160];
+    if (PSK_HAS(e, PSK_F_COMM)) {
+        if (!all_same(n, PSK_F_COMM)) {
+            gfail(g, "event %d (%s): ranks name its communicator differently", id, name);
+            return;
+        }
+        snprintf(comm, sizeof comm, "comm_[%lld]", (long long)e->v[PSK_F_COMM]);
+        g->max_comm = e->v[PSK_F_COMM] > g->max_comm ? e->v[PSK_F_COMM] : g->max_comm;
+    }
+    if (PSK_HAS(e, PSK_F_PEER))
+        peer_expr(g, id, PSK_F_PEER, "peer", peer, sizeof peer);
+    if (PSK_HAS(e, PSK_F_RPEER))
+        peer_expr(g, id, PSK_F_RPEER, "rpeer", rpeer, sizeof rpeer);
+    if (PSK_HAS(e, PSK_F_TAG))
+        tag_expr(g, id, PSK_F_TAG, "tag", tag, sizeof tag);
+    if (PSK_HAS(e, PSK_F_RTAG))
+        tag_expr(g, id, PSK_F_RTAG, "rtag", rtag, sizeof rtag);
+    int cmode = psk_fn_class(fn) == PSK_CLASS_COLL || psk_fn_class(fn) == PSK_CLASS_ICOLL ? CNT_FIRST
+                : receives(fn) || is(fn, "MPI_Recv_init") ? CNT_UPPER : CNT_EXACT;
+    if (PSK_HAS(e, PSK_F_COUNT))
+        bytes_expr(g, id, PSK_F_COUNT, PSK_F_DTSIZE, loopvar, by, sizeof by, cmode);
+    if (PSK_HAS(e, PSK_F_RCOUNT))
+        bytes_expr(g, id, PSK_F_RCOUNT, PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE, NULL, rby,
+                   sizeof rby, CNT_FIRST);
+    if (PSK_HAS(e, PSK_F_ROOT))
+        expr(g, id, PSK_F_ROOT, "root", root, sizeof root);
+    int cls = psk_fn_class(fn);
+    if (PSK_HAS(e, PSK_F_REQ)) {
+        /* a call that makes a request gets a fresh slot; one that uses it names it */
+        char r[128];
+        expr(g, id, PSK_F_REQ, "req", r, sizeof r);
+        if (cls != PSK_CLASS_WAIT && !is(fn, "MPI_Start"))
+            snprintf(req, sizeof req, "newreq_(%s, %d)", r, cls == PSK_CLASS_PERSIST);
+        else
+            snprintf(req, sizeof req, "&req_[slot_(%s)]", r);
+        for (int j = 0; j < n->np; j++)
+            g->max_req = n->first[j].v[PSK_F_REQ] > g->max_req ? n->first[j].v[PSK_F_REQ] : g->max_req;
+    }
+    const char *S = "MPI_Send", *IS = "MPI_Isend";
+    indent(g, d);
+    /* point to point */
+    if (is(fn, "MPI_Send") || is(fn, "MPI_Bsend") || is(fn, "MPI_Rsend") || is(fn, "MPI_Ssend")) {
+        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s);\n", is(fn, "MPI_Ssend") ? "MPI_Ssend" : S, by, peer,
+                tag, comm);
+    } else if (is(fn, "MPI_Recv")) {
+        fprintf(g->body, "MPI_Recv(rbuf_, %s, MPI_BYTE, %s, %s, %s, MPI_STATUS_IGNORE);\n", by, peer, tag, comm);
+    } else if (is(fn, "MPI_Isend") || is(fn, "MPI_Ibsend") || is(fn, "MPI_Irsend") || is(fn, "MPI_Issend")) {
+        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s, %s);\n", is(fn, "MPI_Issend") ? "MPI_Issend" : IS,
+                by, peer, tag, comm, req);
+    } else if (is(fn, "MPI_Irecv")) {
+        fprintf(g->body, "MPI_Irecv(rbuf_, %s, MPI_BYTE, %s, %s, %s, %s);\n", by, peer, tag, comm, req);
+    } else if (is(fn, "MPI_Sendrecv")) {
+        fprintf(g->body, "MPI_Sendrecv(sbuf_, %s, MPI_BYTE, %s, %s, rbuf_, %s, MPI_BYTE, %s, %s, %s, "
+                         "MPI_STATUS_IGNORE);\n", by, peer, tag, rby, rpeer, rtag, comm);
+    } else if (is(fn, "MPI_Sendrecv_replace")) {
+        fprintf(g->body, "MPI_Sendrecv_replace(rbuf_, %s, MPI_BYTE, %s, %s, %s, %s, %s, MPI_STATUS_IGNORE);\n", by,
+                peer, tag, rpeer, rtag, comm);
+    } else if (is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe")) {
+        fprintf(g->body, "MPI_Probe(%s, %s, %s, MPI_STATUS_IGNORE);\n", peer, tag, comm);
+    } else if (is(fn, "MPI_Iprobe") || is(fn, "MPI_Improbe")) {
+        fprintf(g->body, "{ int f_; MPI_Iprobe(%s, %s, %s, &f_, MPI_STATUS_IGNORE); }\n", peer, tag, comm);
+    } else if (is(fn, "MPI_Mrecv") || is(fn, "MPI_Imrecv")) {
+        fprintf(g->body, "MPI_Recv(rbuf_, RBUF_BYTES, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, "
+                         "MPI_STATUS_IGNORE); /* %s as a receive of the probed message */\n", name);
+    } else if (cls == PSK_CLASS_PERSIST && !is(fn, "MPI_Start") && !is(fn, "MPI_Startall")) {
+        const char *call = is(fn, "MPI_Recv_init") ? "MPI_Recv_init" : is(fn, "MPI_Ssend_init") ? "MPI_Ssend_init"
+                                                                                              : "MPI_Send_init";
+        fprintf(g->body, "%s(%s, %s, MPI_BYTE, %s, %s, %s, %s);\n", call,
+                is(fn, "MPI_Recv_init") ? "rbuf_" : "sbuf_", by, peer, tag, comm, req);
+    } else if (is(fn, "MPI_Start") || is(fn, "MPI_Wait") || is(fn, "MPI_Request_free") || is(fn, "MPI_Cancel") ||
+               is(fn, "MPI_Test")) {
+        char r[128];
+        expr(g, id, PSK_F_REQ, "req", r, sizeof r);
+        if (is(fn, "MPI_Start"))
+            fprintf(g->body, "MPI_Start(%s);\n", req);
+        else if (is(fn, "MPI_Wait") || (is(fn, "MPI_Test") && e->v[PSK_F_FLAG]))
+            fprintf(g->body, "MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE);%s\n", r,
+                    is(fn, "MPI_Test") ? " /* MPI_Test that completed it */" : "");
+        else if (is(fn, "MPI_Test"))
+            fprintf(g->body, "{ int f_; MPI_Test(&req_[slot_(%s)], &f_, MPI_STATUS_IGNORE); }\n", r);
+        else if (is(fn, "MPI_Request_free"))
+            fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Request_free(&req_[slot_(%s)]);\n", r, r);
+        else
+            fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Cancel(&req_[slot_(%s)]);\n", r, r);
+    } else if (PSK_HAS(e, PSK_F_REQS)) { /* Startall and the Wait/Test families on arrays */
+        int w;
+        array_table(g, id, PSK_F_REQS, -1, "reqs", &w);
+        for (int j = 0; j < n->np; j++)
+            for (uint32_t k = 0; k < PSK_ARRN(&n->first[j], PSK_F_REQS); k++)
+                g->max_req = PSK_ARR(&n->first[j], PSK_F_REQS)[k] > g->max_req ? PSK_ARR(&n->first[j], PSK_F_REQS)[k]
+                                                                              : g->max_req;
+        int done = !PSK_HAS(e, PSK_F_FLAG) || e->v[PSK_F_FLAG];
+        /* 0 start, 1 wait all, 2 wait any, 3 wait some, 4 test all */
+        int how = is(fn, "MPI_Startall") ? 0 : !done ? 4
+                  : (is(fn, "MPI_Waitany") || is(fn, "MPI_Testany")) ? 2
+                  : (is(fn, "MPI_Waitsome") || is(fn, "MPI_Testsome")) ? 3 : 1;
+        int64_t *cnt = malloc((size_t)n->np * sizeof *cnt);
+        if (!cnt) {
+            gfail(g, "out of memory");
+            return;
+        }
+        for (int j = 0; j < n->np; j++)
+            cnt[j] = PSK_ARRN(&n->first[j], PSK_F_REQS);
+        emit_table(g, n, id, "nreqs", cnt);
+        free(cnt);
+        char ids[64], num[64];
+        table_name(ids, sizeof ids, id, "reqs");
+        table_name(num, sizeof num, id, "nreqs");
+        fprintf(g->body, "reqs_(%d, %s[rank_], (int)%s[rank_]); /* %s */\n", how, ids, num, name);
+    } else if (is(fn, "MPI_Barrier")) {
+        fprintf(g->body, "MPI_Barrier(%s);\n", comm);
+    } else if (is(fn, "MPI_Ibarrier")) {
+        fprintf(g->body, "MPI_Ibarrier(%s, %s);\n", comm, req);
+    } else if (is(fn, "MPI_Bcast") || is(fn, "MPI_Ibcast")) {
+        fprintf(g->body, "%s(rbuf_, %s, MPI_BYTE, %s, %s%s%s);\n", is(fn, "MPI_Ibcast") ? "MPI_Ibcast" : "MPI_Bcast",
+                by, root, comm, is(fn, "MPI_Ibcast") ? ", " : "", is(fn, "MPI_Ibcast") ? req : "");
+    } else if (PSK_HAS(e, PSK_F_OP) && !PSK_HAS(e, PSK_F_RCOUNTS) && !is(fn, "MPI_Reduce_scatter_block") &&
+               !is(fn, "MPI_Ireduce_scatter_block")) {
+        /* Reduce, Allreduce, Scan, Exscan and their nonblocking forms */
+        const char *base = name + 4;
+        int nb = base[0] == 'I' && base[1] != 'n';
+        const char *call = name;
+        int rooted = PSK_HAS(e, PSK_F_ROOT);
+        fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
+                         "red_op_(%lld, %lld), %s%s%s%s%s); }\n",
+                by, call, (long long)e->v[PSK_F_DTSIZE], (long long)e->v[PSK_F_OP], (long long)e->v[PSK_F_DTSIZE],
+                (long long)e->v[PSK_F_OP], (long long)e->v[PSK_F_DTSIZE], (long long)e->v[PSK_F_OP],
+                rooted ? root : "", rooted ? ", " : "", comm, nb ? ", " : "", nb ? req : "");
+    } else if (is(fn, "MPI_Reduce_scatter_block") || is(fn, "MPI_Ireduce_scatter_block")) {
+        int nb = name[4] == 'I';
+        fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
+                         "red_op_(%lld, %lld), %s%s%s); }\n",
+                rby, name, (long long)e->v[PSK_F_DTSIZE], (long long)e->v[PSK_F_OP], (long long)e->v[PSK_F_DTSIZE],
+                (long long)e->v[PSK_F_OP], (long long)e->v[PSK_F_DTSIZE], (long long)e->v[PSK_F_OP], comm,
+                nb ? ", " : "", nb ? req : "");
+    } else if (is(fn, "MPI_Reduce_scatter") || is(fn, "MPI_Ireduce_scatter")) {
+        int w, nb = name[4] == 'I';
+        array_table(g, id, PSK_F_RCOUNTS, PSK_F_DTSIZE, "rcounts", &w);
+        char t[64];
+        table_name(t, sizeof t, id, "rcounts");
+        fprintf(g->body, "{ int c_[%d]; for (int k_ = 0; k_ < %d; k_++) c_[k_] = red_count_(%s[rank_][k_], %lld, "
+                         "%lld); %s(sbuf_, rbuf_, c_, red_type_(%lld, %lld), red_op_(%lld, %lld), %s%s%s); }\n",
+                w, w, t, (long long)e->v[PSK_F_DTSIZE], (long long)e->v[PSK_F_OP], name,
+                (long long)e->v[PSK_F_DTSIZE], (long long)e->v[PSK_F_OP], (long long)e->v[PSK_F_DTSIZE],
+                (long long)e->v[PSK_F_OP], comm, nb ? ", " : "", nb ? req : "");
+    } else if (cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL) {
+        /* the data movers: counts in bytes, v-forms with byte arrays */
+        int nb = cls == PSK_CLASS_ICOLL;
+        const char *base = nb ? name + 5 : name + 4; /* "Gather", "Alltoallv", ... */
+        char sc[160] = "0", rc[160] = "0", sct[64] = "", rct[64] = "";
+        int w;
+        if (PSK_HAS(e, PSK_F_COUNT))
+            snprintf(sc, sizeof sc, "%s", by);
+        if (PSK_HAS(e, PSK_F_RCOUNT))
+            snprintf(rc, sizeof rc, "%s", rby);
+        if (PSK_HAS(e, PSK_F_COUNTS)) {
+            array_table(g, id, PSK_F_COUNTS, PSK_HAS(e, PSK_F_DTSIZES) ? PSK_F_DTSIZES : PSK_F_DTSIZE, "counts", &w);
+            table_name(sct, sizeof sct, id, "counts");
+        }
+        if (PSK_HAS(e, PSK_F_RCOUNTS)) {
+            array_table(g, id, PSK_F_RCOUNTS,
+                        PSK_HAS(e, PSK_F_RDTSIZES) ? PSK_F_RDTSIZES : PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE
+                                                                                               : PSK_F_DTSIZE,
+                        "rcounts", &w);
+            table_name(rct, sizeof rct, id, "rcounts");
+        }
+        char nbr[170];
+        snprintf(nbr, sizeof nbr, "%s%s", nb ? ", " : "", nb ? req : "");
+        /* a root or every rank handles one part per rank: room for all */
+        for (int j = 0; j < n->np; j++) {
+            const psk_event *x = &n->first[j];
+            int64_t sb = PSK_HAS(x, PSK_F_COUNT) ? x->v[PSK_F_COUNT] * (PSK_HAS(x, PSK_F_DTSIZE) ? x->v[PSK_F_DTSIZE] : 1) : 0;
+            int64_t rb = PSK_HAS(x, PSK_F_RCOUNT) ? x->v[PSK_F_RCOUNT] *
+                         (PSK_HAS(x, PSK_F_RDTSIZE) ? x->v[PSK_F_RDTSIZE] : PSK_HAS(x, PSK_F_DTSIZE) ? x->v[PSK_F_DTSIZE] : 1) : 0;
+            sb *= g->P;
+            rb *= g->P;
+            g->max_sbytes = sb > g->max_sbytes ? sb : g->max_sbytes;
+            g->max_rbytes = rb > g->max_rbytes ? rb : g->max_rbytes;
+            g->max_rbytes = sb > g->max_rbytes ? sb : g->max_rbytes;
+            g->max_sbytes = rb > g->max_sbytes ? rb : g->max_sbytes;
+        }
+        if (!strcmp(base, "Gather") || !strcmp(base, "Scatter"))
+            fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, rbuf_, %s, MPI_BYTE, %s, %s%s);\n", name, sc, rc, root, comm,
+                    nbr);
+        else if (!strcmp(base, "Allgather") || !strcmp(base, "Alltoall"))
+            fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, rbuf_, %s, MPI_BYTE, %s%s);\n", name, sc, rc, comm, nbr);
+        else if (!strcmp(base, "Gatherv"))
+            fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
+                             "MPI_BYTE, %s, %s%s); }\n", rct, name, sc, rct, root, comm, nbr);
+        else if (!strcmp(base, "Scatterv"))
+            fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s[rank_], d_, MPI_BYTE, rbuf_, "
+                             "%s, MPI_BYTE, %s, %s%s); }\n", sct, name, sct, rc, root, comm, nbr);
+        else if (!strcmp(base, "Allgatherv"))
+            fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
+                             "MPI_BYTE, %s%s); }\n", rct, name, sc, rct, comm, nbr);
+        else if (!strcmp(base, "Alltoallv") || !strcmp(base, "Alltoallw"))
+            fprintf(g->body, "{ int sd_[NRANKS], rd_[NRANKS]; displs_(%s[rank_], sd_); displs_(%s[rank_], rd_); "
+                             "%s(sbuf_, %s[rank_], sd_, MPI_BYTE, rbuf_, %s[rank_], rd_, MPI_BYTE, %s%s); } "
+                             "/* %s in bytes */\n", sct, rct, nb ? "MPI_Ialltoallv" : "MPI_Alltoallv", sct, rct, comm,
+                    nbr, name);
+        else
+            gfail(g, "%s is not supported by perfskel gen", name);
+    } else if (PSK_HAS(e, PSK_F_NEWID) && !strncmp(name, "MPI_Comm_", 9) && !is(fn, "MPI_Comm_group")) {
+        emit_newcomm(g, id, d, comm);
+        return;
+    } else if (PSK_HAS(e, PSK_F_NEWID) && (!strncmp(name, "MPI_Cart_", 9))) {
+        emit_newcomm(g, id, d, comm);
+        return;
+    } else if (is(fn, "MPI_Comm_free")) {
+        fprintf(g->body, "MPI_Comm_free(&%s);\n", comm);
+    } else if (is(fn, "MPI_Pcontrol")) {
+        fprintf(g->body, "MPI_Pcontrol(%lld);\n", (long long)e->v[PSK_F_I1]);
+    } else if (!strncmp(name, "MPI_Intercomm_", 14)) {
+        gfail(g, "%s: intercommunicators are not supported by perfskel gen", name);
+    } else {
+        fprintf(g->body, "/* %s: nothing to replay */\n", name);
+    }
+}
+
+/* A new communicator: every taking part rank calls MPI_Comm_split on the
+ * parent with one color per recorded member set (its lowest world rank)
+ * and its place in it as the key, which recreates any communicator with
+ * the recorded membership and order (dup, split, create, Cart_create,
+ * Cart_sub); MPI_Comm_create_group, called by the members only, is
+ * replayed with a group of the recorded members. */
+static void emit_newcomm(gen *g, int32_t id, int d, const char *parent)
+{
+    const gnode *n = &g->node[id];
+    int64_t *color = malloc((size_t)n->np * sizeof *color), *key = malloc((size_t)n->np * sizeof *key),
+            *newid = malloc((size_t)n->np * sizeof *newid);
+    if (!color || !key || !newid) {
+        free(color), free(key), free(newid);
+        gfail(g, "out of memory");
+        return;
+    }
+    for (int j = 0; j < n->np; j++) {
+        const psk_event *e = &n->first[j];
+        const int64_t *mem = PSK_ARR(e, PSK_F_MEMBERS);
+        uint32_t nm = PSK_ARRN(e, PSK_F_MEMBERS);
+        newid[j] = e->v[PSK_F_NEWID];
+        color[j] = -1; /* MPI_UNDEFINED */
+        key[j] = 0;
+        for (uint32_t k = 0; k < nm && newid[j] >= 0; k++) {
+            if (color[j] < 0 || mem[k] < color[j])
+                color[j] = mem[k];
+            if (mem[k] == n->ranks[j])
+                key[j] = k;
+        }
+        g->max_comm = newid[j] > g->max_comm ? newid[j] : g->max_comm;
+    }
+    emit_table(g, n, id, "color", color);
+    emit_table(g, n, id, "key", key);
+    emit_table(g, n, id, "newid", newid);
+    char c[64], k[64], nid[64];
+    table_name(c, sizeof c, id, "color");
+    table_name(k, sizeof k, id, "key");
+    table_name(nid, sizeof nid, id, "newid");
+    if (is(n->first[0].fn, "MPI_Comm_create_group")) {
+        int w;
+        array_table(g, id, PSK_F_MEMBERS, -1, "members", &w);
+        char mt[64];
+        table_name(mt, sizeof mt, id, "members");
+        fprintf(g->body, "create_group_(%s, %s[rank_], %d, &comm_[cslot_(%s[rank_])]); /* %s */\n", parent, mt,
+                (int)PSK_ARRN(&n->first[0], PSK_F_MEMBERS), nid, psk_fn_name(n->first[0].fn));
+    } else {
+        fprintf(g->body, "MPI_Comm_split(%s, color_(%s[rank_]), (int)%s[rank_], &comm_[cslot_(%s[rank_])]); "
+                         "/* %s, same members */\n", parent, c, k, nid, psk_fn_name(n->first[0].fn));
+    }
+    (void)d;
+    free(color), free(key), free(newid);
+}
+
+/* ---- pass 2: the tree as code ---- */
+
+static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
+{
+    const gnode *n = &g->node[id];
+    if (!n->seen || n->np == 0)
+        return;
+    unsigned fn = n->first[0].fn;
+    char desc[512];
+    psk_merged_class_desc(g->m, (uint32_t)psk_folded_node(g->f, id)->sym, desc, sizeof desc);
+    indent(g, d);
+    fprintf(g->body, "/* %s */\n", desc);
+    if (is(fn, "MPI_Init") || is(fn, "MPI_Init_thread") || is(fn, "MPI_Abort"))
+        return;
+    /* the compute gap before the call, in work units of each rank */
+    int64_t *units = malloc((size_t)n->np * sizeof *units);
+    if (!units) {
+        gfail(g, "out of memory");
+        return;
+    }
+    int same = 1;
+    for (int j = 0; j < n->np; j++) {
+        double ns = n->execs ? n->gap[j] / (double)n->execs : 0;
+        units[j] = (int64_t)(ns / g->job->work_ns_per_unit[n->ranks[j]] + 0.5);
+        same &= units[j] == units[0];
+    }
+    int guard = n->np < g->P;
+    if (guard) {
+        int64_t *in = malloc((size_t)n->np * sizeof *in);
+        for (int j = 0; in && j < n->np; j++)
+            in[j] = 1;
+        if (in)
+            emit_table(g, n, id, "in", in);
+        free(in);
+        indent(g, d);
+        fprintf(g->body, "if (T%d_in[rank_]) {\n", id);
+        d++;
+    }
+    if (same) {
+        if (units[0] > 0) {
+            indent(g, d);
+            fprintf(g->body, "psk_work(%lld);\n", (long long)units[0]);
+        }
+    } else {
+        emit_table(g, n, id, "work", units);
+        indent(g, d);
+        fprintf(g->body, "psk_work((uint64_t)T%d_work[rank_]);\n", id);
+    }
+    free(units);
+    if (!is(fn, "MPI_Finalize"))
+        emit_call(g, id, d, loopvar);
+    if (guard) {
+        indent(g, d - 1);
+        fprintf(g->body, "}\n");
+    }
+}
+
+/* ---- which loops may be scaled: those whose every iteration is closed
+ * (each message sent in it is received in it, and each collective in it
+ * has all of MPI_COMM_WORLD, or a communicator, taking part), so that
+ * running fewer iterations on every rank leaves nobody waiting ---- */
+
+typedef struct balance {
+    int P;
+    int64_t *sent;   /* P x P: [from * P + to] */
+    int64_t *wild;   /* per receiver: receives from MPI_ANY_SOURCE */
+    int ok;
+} balance;
+
+static int sends(unsigned fn)
+{
+    const char *n = psk_fn_name(fn);
+    return !strcmp(n, "MPI_Send") || !strcmp(n, "MPI_Bsend") || !strcmp(n, "MPI_Ssend") ||
+           !strcmp(n, "MPI_Rsend") || !strcmp(n, "MPI_Isend") || !strcmp(n, "MPI_Ibsend") ||
+           !strcmp(n, "MPI_Issend") || !strcmp(n, "MPI_Irsend") || !strcmp(n, "MPI_Sendrecv") ||
+           !strcmp(n, "MPI_Sendrecv_replace");
+}
+
+static int receives(unsigned fn)
+{
+    const char *n = psk_fn_name(fn);
+    return !strcmp(n, "MPI_Recv") || !strcmp(n, "MPI_Irecv") || !strcmp(n, "MPI_Mrecv") ||
+           !strcmp(n, "MPI_Imrecv");
+}
+
+/* world rank of rank `r` of the communicator an event of rank w names */
+static int64_t to_world(const gen *g, const psk_event *e, int64_t r)
+{
+    (void)g;
+    if (!PSK_HAS(e, PSK_F_COMM) || e->v[PSK_F_COMM] == 0)
+        return r;
+    return -1; /* inside another communicator: not followed here */
+}
+
+static void tally(gen *g, int32_t id, int64_t mult, balance *b)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_LOOP || x->kind == PSK_FNODE_ROOT) {
+        const int32_t *kid = psk_folded_children(g->f, id);
+        for (int32_t i = 0; i < x->nchild && b->ok; i++)
+            tally(g, kid[i], mult * (x->kind == PSK_FNODE_LOOP ? x->count : 1), b);
+        return;
+    }
+    const gnode *n = &g->node[id];
+    if (!n->seen)
+        return;
+    unsigned fn = n->first[0].fn;
+    int cls = psk_fn_class(fn);
+    if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL || cls == PSK_CLASS_COMM) &&
+        (!PSK_HAS(&n->first[0], PSK_F_COMM) || n->first[0].v[PSK_F_COMM] == 0) && n->np != g->P) {
+        b->ok = 0; /* a collective on MPI_COMM_WORLD without every rank */
+        return;
+    }
+    if (cls == PSK_CLASS_PERSIST || is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe")) {
+        b->ok = 0; /* starts of persistent requests, probes: not followed */
+        return;
+    }
+    for (int j = 0; j < n->np; j++) {
+        const psk_event *e = &n->first[j];
+        int32_t me = n->ranks[j];
+        if (sends(fn)) {
+            int64_t to = to_world(g, e, e->v[PSK_F_PEER]);
+            if (e->v[PSK_F_PEER] == PSK_PROC_NULL)
+                ;
+            else if (to < 0 || to >= g->P)
+                b->ok = 0;
+            else
+                b->sent[(size_t)me * (size_t)g->P + (size_t)to] += mult;
+        }
+        int64_t src = -5;
+        if (receives(fn))
+            src = e->v[PSK_F_PEER];
+        else if (is(fn, "MPI_Sendrecv"))
+            src = e->v[PSK_F_RPEER];
+        else if (is(fn, "MPI_Sendrecv_replace"))
+            src = e->v[PSK_F_RPEER];
+        if (src == -5 || src == PSK_PROC_NULL)
+            continue;
+        if (src == PSK_ANY_SOURCE) {
+            b->wild[me] += mult;
+            continue;
+        }
+        int64_t from = to_world(g, e, src);
+        if (from < 0 || from >= g->P)
+            b->ok = 0;
+        else
+            b->sent[(size_t)from * (size_t)g->P + (size_t)me] -= mult;
+    }
+}
+
+static int closed_loop(gen *g, int32_t id)
+{
+    balance b = {.P = g->P, .ok = 1};
+    b.sent = calloc((size_t)g->P * (size_t)g->P, sizeof *b.sent);
+    b.wild = calloc((size_t)g->P, sizeof *b.wild);
+    if (!b.sent || !b.wild) {
+        free(b.sent), free(b.wild);
+        return 0;
+    }
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    const int32_t *kid = psk_folded_children(g->f, id);
+    for (int32_t i = 0; i < x->nchild && b.ok; i++)
+        tally(g, kid[i], 1, &b);
+    /* what each rank got from specific senders, the rest from wildcards */
+    for (int r = 0; r < g->P && b.ok; r++) {
+        int64_t owed = 0;
+        for (int s = 0; s < g->P; s++) {
+            int64_t d = b.sent[(size_t)s * (size_t)g->P + (size_t)r];
+            if (d < 0)
+                b.ok = 0;
+            owed += d;
+        }
+        if (owed != b.wild[r])
+            b.ok = 0;
+    }
+    free(b.sent), free(b.wild);
+    return b.ok;
+}
+
+static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *loopvar)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    const int32_t *kid = psk_folded_children(g->f, id);
+    for (int32_t i = 0; i < x->nchild && !g->failed; i++) {
+        int32_t c = kid[i];
+        const psk_fnode *y = psk_folded_node(g->f, c);
+        if (y->kind == PSK_FNODE_SYM) {
+            emit_sym(g, c, d, loopvar);
+            continue;
+        }
+        char var[32];
+        snprintf(var, sizeof var, "i%d", c);
+        int scale = !in_scaled && y->count >= g->K && g->K > 1 && closed_loop(g, c);
+        indent(g, d);
+        if (scale) {
+            int64_t ran = y->count / g->K;
+            int ph = g->nscaled++;
+            fprintf(g->body, "{ /* loop %d: %lld iterations of %lld events in the original; %lld here (K = %d) */\n",
+                    c, (long long)y->count, (long long)y->span, (long long)ran, g->K);
+            indent(g, d + 1);
+            fprintf(g->body, "double lt_ = MPI_Wtime();\n");
+            indent(g, d + 1);
+            fprintf(g->body, "for (long %s = 0; %s < %lldL; %s++) {\n", var, var, (long long)ran, var);
+            emit_children(g, c, d + 2, 1, var);
+            indent(g, d + 1);
+            fprintf(g->body, "}\n");
+            indent(g, d + 1);
+            fprintf(g->body, "phase_(%d, %d, %lldLL, %lldLL, MPI_Wtime() - lt_);\n", ph, c, (long long)y->count,
+                    (long long)ran);
+            indent(g, d);
+            fprintf(g->body, "}\n");
+        } else {
+            fprintf(g->body, "for (long %s = 0; %s < %lldL; %s++) { /* loop %d: %lld iterations of %lld events */\n",
+                    var, var, (long long)y->count, var, c, (long long)y->count, (long long)y->span);
+            emit_children(g, c, d + 1, in_scaled, var);
+            indent(g, d);
+            fprintf(g->body, "}\n");
+        }
+    }
+}
+
+/* the fixed part of every skeleton: state, helpers and the work kernel */
+static const char preamble[] =
+    "static int rank_, size_;\n"
+    "static MPI_Comm comm_[NCOMM + 1];\n"
+    "static MPI_Request req_[NREQ + 1];\n"
+    "static char persist_[NREQ + 1];\n"
+    "static char *sbuf_, *rbuf_;\n"
+    "static double scaled_extra_, phase_time_[NPHASE + 1];\n"
+    "static long long phase_count_[NPHASE + 1], phase_ran_[NPHASE + 1];\n"
+    "static int phase_loop_[NPHASE + 1];\n"
+    "\n"
+    "/* perfskel's values of MPI constants back to this MPI's */\n"
+    "static inline int peer_(long long p) { return p == -1 ? MPI_ANY_SOURCE : p == -2 ? MPI_PROC_NULL : p == -3 ? MPI_ROOT : (int)p; }\n"
+    "static inline int tag_(long long t) { return t == -1 ? MPI_ANY_TAG : (int)t; }\n"
+    "static inline int color_(long long c) { return c < 0 ? MPI_UNDEFINED : (int)c; }\n"
+    "static inline int slot_(long long id) { return id >= 0 && id < NREQ ? (int)id : NREQ; }\n"
+    "static inline int cslot_(long long id) { return id >= 2 && id < NCOMM ? (int)id : NCOMM; }\n"
+    "static inline int crank_(int c) { int r = 0; MPI_Comm_rank(comm_[c], &r); return r; }\n"
+    "static inline int csize_(int c) { int s = 1; MPI_Comm_size(comm_[c], &s); return s; }\n"
+    "/* peers recorded as a pattern of the rank in the communicator */\n"
+    "static inline int peer_rank(int c, long long off) { long long p = crank_(c) + off; return p >= 0 && p < csize_(c) ? (int)p : MPI_PROC_NULL; }\n"
+    "static inline int peer_ring(int c, long long off) { long long s = csize_(c); return (int)(((crank_(c) + off) % s + s) % s); }\n"
+    "\n"
+    "/* a fresh request in a slot; what the slot held is completed first */\n"
+    "static inline MPI_Request *newreq_(long long id, int persistent)\n"
+    "{\n"
+    "    int s = slot_(id);\n"
+    "    if (req_[s] != MPI_REQUEST_NULL && !persist_[s])\n"
+    "        MPI_Wait(&req_[s], MPI_STATUS_IGNORE);\n"
+    "    persist_[s] = (char)persistent;\n"
+    "    return &req_[s];\n"
+    "}\n"
+    "\n"
+    "/* Startall (0), Waitall (1), Waitany (2), Waitsome (3), Testall (4) on recorded slots */\n"
+    "static inline void reqs_(int how, const int *ids, int n)\n"
+    "{\n"
+    "    MPI_Request r[NREQ + 1];\n"
+    "    int k, i, idx[NREQ + 1];\n"
+    "    if (n > NREQ + 1) n = NREQ + 1;\n"
+    "    for (k = 0; k < n; k++) r[k] = req_[slot_(ids[k])];\n"
+    "    if (how == 0) MPI_Startall(n, r);\n"
+    "    else if (how == 1) MPI_Waitall(n, r, MPI_STATUSES_IGNORE);\n"
+    "    else if (how == 2) MPI_Waitany(n, r, &i, MPI_STATUS_IGNORE);\n"
+    "    else if (how == 3) MPI_Waitsome(n, r, &i, idx, MPI_STATUSES_IGNORE);\n"
+    "    else MPI_Testall(n, r, &i, MPI_STATUSES_IGNORE);\n"
+    "    for (k = 0; k < n; k++) req_[slot_(ids[k])] = r[k];\n"
+    "}\n"
+    "\n"
+    "/* reductions: the recorded element size and op where this MPI has them,\n"
+    " * else the same number of bytes with MPI_BOR */\n"
+    "static inline int arith_(long long op) { return op >= 1 && op <= 4; }\n"
+    "static inline int bits_(long long op) { return op >= 5 && op <= 10; }\n"
+    "static inline MPI_Datatype red_type_(long long size, long long op)\n"
+    "{\n"
+    "    if (size == 8 && arith_(op)) return MPI_DOUBLE;\n"
+    "    if (size == 8 && bits_(op)) return MPI_LONG_LONG;\n"
+    "    if (size == 4 && (arith_(op) || bits_(op))) return MPI_INT;\n"
+    "    return MPI_BYTE;\n"
+    "}\n"
+    "static inline int red_count_(int bytes, long long size, long long op) { return red_type_(size, op) == MPI_BYTE ? bytes : (int)(bytes / size); }\n"
+    "static inline MPI_Op red_op_(long long size, long long op)\n"
+    "{\n"
+    "    MPI_Op o[11] = {MPI_BOR, MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR};\n"
+    "    return red_type_(size, op) == MPI_BYTE || op < 0 || op > 10 ? MPI_BOR : o[op];\n"
+    "}\n"
+    "\n"
+    "/* displacements of a byte-count array: packed one after the other */\n"
+    "static inline void displs_(const int *counts, int *d)\n"
+    "{\n"
+    "    int k, at = 0;\n"
+    "    for (k = 0; k < size_ && k < NRANKS; k++) { d[k] = at; at += counts[k]; }\n"
+    "}\n"
+    "\n"
+    "static inline void create_group_(MPI_Comm parent, const int *members, int n, MPI_Comm *out)\n"
+    "{\n"
+    "    MPI_Group w, g;\n"
+    "    MPI_Comm_group(MPI_COMM_WORLD, &w);\n"
+    "    MPI_Group_incl(w, n, members, &g);\n"
+    "    MPI_Comm_create_group(parent, g, 0, out);\n"
+    "    MPI_Group_free(&g);\n"
+    "    MPI_Group_free(&w);\n"
+    "}\n"
+    "\n"
+    "/* a scaled loop ran: its time counts count/ran times in the prediction */\n"
+    "static inline void phase_(int ph, int loop, long long count, long long ran, double t)\n"
+    "{\n"
+    "    scaled_extra_ += t * ((double)count / (double)ran - 1.0);\n"
+    "    phase_time_[ph] += t;\n"
+    "    phase_count_[ph] = count;\n"
+    "    phase_ran_[ph] = ran;\n"
+    "    phase_loop_[ph] = loop;\n"
+    "}\n"
+    "\n";
+
+static void cleanup(gen *g)
+{
+    if (!g->node)
+        return;
+    for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
+        gnode *n = &g->node[id];
+        for (int j = 0; n->first && j < n->np; j++)
+            for (int f = PSK_F_FIRST_ARRAY; f < PSK_F_NFIELDS; f++)
+                if (PSK_HAS(&n->first[j], f))
+                    free((void *)PSK_ARR(&n->first[j], f));
+        free(n->first);
+        free(n->gap);
+    }
+    free(g->node);
+}
+
+int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *out, char *err, size_t errcap)
+{
+    gen g = {.m = m, .f = f, .job = psk_merged_job(m), .P = psk_merged_nranks(m), .K = o->K, .err = err,
+             .errcap = errcap, .max_comm = 1, .max_req = 0};
+    err[0] = 0;
+    if (!g.job->work_ns_per_unit)
+        return gfail(&g, "the trace has no compute calibration (recorded by an older perfskel): record it again");
+    if (g.K < 1)
+        return gfail(&g, "K must be at least 1, not %d", g.K);
+    for (int r = 0; r < g.P; r++)
+        if (psk_merged_rank_reordered(m, r))
+            return gfail(&g, "the merged trace was reordered (Algorithm 1); merge with --no-reorder for gen");
+    g.node = calloc((size_t)psk_folded_nnodes(f), sizeof *g.node);
+    collect c = {.g = &g};
+    if (!g.node || psk_mcursor_open(m, &c.cur)) {
+        cleanup(&g);
+        return gfail(&g, "out of memory");
+    }
+    psk_folded_walk(f, visit, &c);
+    psk_mcursor_close(c.cur);
+    if (c.rc) {
+        cleanup(&g);
+        return gfail(&g, "the merged trace does not match its folding (%s)", psk_merged_errmsg(m));
+    }
+    g.body = open_memstream(&g.bodytxt, &g.bodylen);
+    g.tabs = open_memstream(&g.tabstxt, &g.tabslen);
+    if (!g.body || !g.tabs) {
+        cleanup(&g);
+        return gfail(&g, "out of memory");
+    }
+    emit_children(&g, 0, 1, 0, NULL);
+    fclose(g.body);
+    fclose(g.tabs);
+    if (!g.failed) {
+        const psk_job *j = g.job;
+        fprintf(out, "/* Performance skeleton of: %s\n", j->command);
+        fprintf(out, " * recorded %s with %s (%s) on %d ranks; made by perfskel gen -K %d.\n", j->start_time,
+                psk_flavour_name(j->flavour), j->mpi_version, g.P, g.K);
+        fprintf(out, " *\n * It makes each rank's MPI calls in that rank's order, with the recorded\n"
+                     " * peers, tags, roots, ops and message sizes (in bytes), and runs the compute\n"
+                     " * time recorded before each call as work units of the kernel timed on each\n"
+                     " * rank at record time. Loops of at least K iterations run count/K times; their\n"
+                     " * time counts count/ran times in the prediction. Rank 0 prints the predicted\n"
+                     " * run time of the original (MPI_Init to MPI_Finalize, slowest rank). */\n");
+        fprintf(out, "#include <mpi.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n");
+        fprintf(out, "#define NRANKS %d\n#define K %d\n#define NCOMM %lld\n#define NREQ %lld\n#define NPHASE %d\n",
+                g.P, g.K, (long long)g.max_comm + 1, (long long)g.max_req + 1, g.nscaled);
+        fprintf(out, "#define SBUF_BYTES %lldLL\n#define RBUF_BYTES %lldLL\n\n", (long long)g.max_sbytes + 64,
+                (long long)g.max_rbytes + 64);
+        fputs(PSK_WORK_SOURCE, out);
+        fputs("\n", out);
+        fputs(preamble, out);
+        fprintf(out, "/* per-rank values where ranks differ, indexed by world rank */\n");
+        fwrite(g.tabstxt, 1, g.tabslen, out);
+        fprintf(out, "\nint main(int argc, char **argv)\n{\n");
+        fprintf(out, "    MPI_Init(&argc, &argv);\n"
+                     "    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);\n"
+                     "    MPI_Comm_size(MPI_COMM_WORLD, &size_);\n"
+                     "    if (size_ != NRANKS) {\n"
+                     "        if (rank_ == 0)\n"
+                     "            fprintf(stderr, \"skeleton: recorded with %%d ranks, run with %%d\\n\", NRANKS, size_);\n"
+                     "        MPI_Abort(MPI_COMM_WORLD, 2);\n"
+                     "    }\n"
+                     "    for (int c = 0; c <= NCOMM; c++) comm_[c] = MPI_COMM_NULL;\n"
+                     "    comm_[0] = MPI_COMM_WORLD;\n"
+                     "    comm_[1] = MPI_COMM_SELF;\n"
+                     "    for (int r = 0; r <= NREQ; r++) req_[r] = MPI_REQUEST_NULL;\n"
+                     "    sbuf_ = calloc((size_t)SBUF_BYTES, 1);\n"
+                     "    rbuf_ = calloc((size_t)RBUF_BYTES, 1);\n"
+                     "    if (!sbuf_ || !rbuf_) MPI_Abort(MPI_COMM_WORLD, 3);\n"
+                     "    double t0_ = MPI_Wtime();\n\n");
+        fwrite(g.bodytxt, 1, g.bodylen, out);
+        fprintf(out, "\n    double t1_ = MPI_Wtime();\n"
+                     "    for (int r = 0; r <= NREQ; r++)\n"
+                     "        if (req_[r] != MPI_REQUEST_NULL && !persist_[r]) MPI_Wait(&req_[r], MPI_STATUS_IGNORE);\n"
+                     "    double mine[2] = {t1_ - t0_ + scaled_extra_, t1_ - t0_}, all[2];\n"
+                     "    MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
+                     "    double ph[NPHASE + 1];\n"
+                     "    MPI_Reduce(phase_time_, ph, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
+                     "    if (rank_ == 0) {\n"
+                     "        for (int p = 0; p < NPHASE; p++)\n"
+                     "            printf(\"%s phase loop=%%d count=%%lld ran=%%lld seconds=%%.6f predicted_seconds=%%.6f\\n\",\n"
+                     "                   phase_loop_[p], phase_count_[p], phase_ran_[p], ph[p],\n"
+                     "                   phase_ran_[p] ? ph[p] * (double)phase_count_[p] / (double)phase_ran_[p] : 0.0);\n"
+                     "        printf(\"%s predicted_seconds=%%.6f skeleton_seconds=%%.6f K=%%d\\n\", all[0], all[1], K);\n"
+                     "    }\n"
+                     "    free(sbuf_);\n    free(rbuf_);\n"
+                     "    MPI_Finalize();\n    return 0;\n}\n",
+                PSK_SKELETON_TAG, PSK_SKELETON_TAG);
+    }
+    free(g.bodytxt);
+    free(g.tabstxt);
+    cleanup(&g);
+    return g.failed ? -1 : 0;
+}
+
+int psk_skeleton_parse(const char *line, psk_skeleton_result *r)
+{
+    const char *p = strstr(line, PSK_SKELETON_TAG " predicted_seconds=");
+    if (!p)
+        return -1;
+    return sscanf(p, PSK_SKELETON_TAG " predicted_seconds=%lf skeleton_seconds=%lf K=%d", &r->predicted_seconds,
+                  &r->skeleton_seconds, &r->K) == 3 ? 0 : -1;
+}
