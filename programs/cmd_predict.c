@@ -2,7 +2,9 @@
  * the MPI of the launcher given, run it with that launcher, and report the
  * run time it predicts for the original program (MPI_Init to MPI_Finalize,
  * slowest rank), its own run time, K and the time of each scaled loop;
- * with --actual SECONDS, the error of the prediction. */
+ * with --actual SECONDS, the error of the prediction. The skeleton runs
+ * --repeat times (default 3) and the median prediction is kept: a short
+ * run on a shared machine varies by several per cent. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -51,7 +53,7 @@ static int run(char **argv, FILE *out)
 int cmd_predict(int argc, char **argv)
 {
     const char *input = NULL, *keep = NULL;
-    int K = 0, json = 0, i;
+    int K = 0, json = 0, i, repeat = 3;
     double actual = -1;
     for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "-K") && i + 1 < argc) {
@@ -59,6 +61,12 @@ int cmd_predict(int argc, char **argv)
                 return psk_cli_usage("predict: -K takes a whole number of at least 1, not '%s'", argv[i]);
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
+        } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+            char *end;
+            long r = strtol(argv[++i], &end, 10);
+            if (*end || r < 1 || r > 100)
+                return psk_cli_usage("predict: --repeat takes a number from 1 to 100, not '%s'", argv[i]);
+            repeat = (int)r;
         } else if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
             keep = argv[++i];
         } else if (!strcmp(argv[i], "--actual") && i + 1 < argc) {
@@ -128,36 +136,42 @@ int cmd_predict(int argc, char **argv)
         }
     }
     /* run it: the launcher and its arguments, then the skeleton */
+    /* run it `repeat` times; keep the output of the run with the median prediction */
     char *outtxt = NULL;
     size_t outlen = 0;
-    if (!rc) {
-        char **cmd = calloc((size_t)nlaunch + 2, sizeof *cmd);
-        FILE *o = open_memstream(&outtxt, &outlen);
-        if (!cmd || !o) {
+    psk_skeleton_result res = {0};
+    char **cmd = calloc((size_t)nlaunch + 2, sizeof *cmd);
+    char **outs = calloc((size_t)repeat, sizeof *outs);
+    size_t *lens = calloc((size_t)repeat, sizeof *lens);
+    psk_skeleton_result *all = calloc((size_t)repeat, sizeof *all);
+    if (!cmd || !outs || !lens || !all) {
+        psk_cli_error("out of memory");
+        rc = PSK_EXIT_DATA;
+    }
+    for (int k = 0; !rc && k < repeat; k++) {
+        FILE *o = open_memstream(&outs[k], &lens[k]);
+        if (!o) {
             psk_cli_error("out of memory");
             rc = PSK_EXIT_DATA;
-        } else {
-            memcpy(cmd, launch, (size_t)nlaunch * sizeof *cmd);
-            cmd[nlaunch] = bin;
-            if (!json)
-                fprintf(stderr, "perfskel: running the skeleton (K = %d) with %s\n", K, launch[0]);
-            int st = run(cmd, o);
-            fclose(o);
-            if (st) {
-                psk_cli_error("%s: the skeleton exited with status %d", launch[0], st);
-                rc = PSK_EXIT_DATA;
-            }
+            break;
         }
-        free(cmd);
-    }
-    psk_skeleton_result res = {0};
-    int found = 0;
-    if (!rc) {
-        for (char *line = outtxt; line && *line;) {
+        memcpy(cmd, launch, (size_t)nlaunch * sizeof *cmd);
+        cmd[nlaunch] = bin;
+        if (!json)
+            fprintf(stderr, "perfskel: running the skeleton (K = %d) with %s, %d of %d\n", K, launch[0], k + 1, repeat);
+        int st = run(cmd, o);
+        fclose(o);
+        if (st) {
+            psk_cli_error("%s: the skeleton exited with status %d", launch[0], st);
+            rc = PSK_EXIT_DATA;
+            break;
+        }
+        int found = 0;
+        for (char *line = outs[k]; line && *line;) {
             char *nl = strchr(line, '\n');
             if (nl)
                 *nl = 0;
-            if (!psk_skeleton_parse(line, &res))
+            if (!psk_skeleton_parse(line, &all[k]))
                 found = 1;
             line = nl ? nl + 1 : NULL;
         }
@@ -166,6 +180,25 @@ int cmd_predict(int argc, char **argv)
             rc = PSK_EXIT_DATA;
         }
     }
+    if (!rc) { /* the median run */
+        int med = 0;
+        for (int a = 0; a < repeat; a++) {
+            int below = 0, above = 0;
+            for (int b = 0; b < repeat; b++) {
+                below += all[b].predicted_seconds < all[a].predicted_seconds;
+                above += all[b].predicted_seconds > all[a].predicted_seconds;
+            }
+            if (below <= repeat / 2 && above <= repeat / 2)
+                med = a;
+        }
+        res = all[med];
+        outtxt = outs[med];
+        outlen = lens[med];
+        outs[med] = NULL;
+    }
+    for (int k = 0; outs && k < repeat; k++)
+        free(outs[k]);
+    free(outs), free(lens), free(all), free(cmd);
     if (!rc && json) {
         psk_json j;
         psk_json_init(&j, stdout, 1);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole pipeline that exists so far, on the bundled example: build,
 # record examples/heat.c with 2 ranks under Open MPI, print its profile,
-# merge the ranks into one sequence and fold its loops.
+# merge the ranks into one sequence, fold its loops, and predict its run
+# time from a performance skeleton scaled down 10 times.
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
@@ -14,3 +15,5 @@ echo "== perfskel merge build/demo-trace"
 build/perfskel merge build/demo-trace
 echo "== perfskel fold build/demo-trace/merged.pskm"
 build/perfskel fold build/demo-trace/merged.pskm
+echo "== perfskel predict build/demo-trace -K 10 -- mpirun.openmpi -np 2"
+build/perfskel predict build/demo-trace -K 10 -- mpirun.openmpi -np 2

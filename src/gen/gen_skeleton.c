@@ -42,6 +42,7 @@ typedef struct gen {
     size_t bodylen, tabslen;
     int64_t max_sbytes, max_rbytes, max_req, max_comm;
     int nscaled;
+    int multithreaded;
     char *err;
     size_t errcap;
     int failed;
@@ -56,6 +57,8 @@ static int gfail(gen *g, const char *fmt, ...)
     g->failed = 1;
     return -1;
 }
+
+static int is(unsigned fn, const char *name) { return !strcmp(psk_fn_name(fn), name); }
 
 /* ---- pass 1: per event of the tree, every rank's first execution and
  * its mean compute gap ---- */
@@ -92,6 +95,9 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     int rc = psk_mcursor_next(c->cur, &me);
     if (rc)
         return c->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
+    /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers */
+    if (is(me.fn, "MPI_Init_thread") && me.ev[0].v[PSK_F_I2] == 3)
+        g->multithreaded = 1;
     gnode *n = &g->node[id];
     if (!n->seen) {
         n->seen = 1;
@@ -329,7 +335,6 @@ static void indent(gen *g, int d)
 }
 
 
-static int is(unsigned fn, const char *name) { return !strcmp(psk_fn_name(fn), name); }
 
 static void emit_newcomm(gen *g, int32_t id, int d, const char *parent);
 static int receives(unsigned fn);
@@ -360,6 +365,7 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
     if (PSK_HAS(e, PSK_F_RTAG))
         tag_expr(g, id, PSK_F_RTAG, "rtag", rtag, sizeof rtag);
     int cmode = psk_fn_class(fn) == PSK_CLASS_COLL || psk_fn_class(fn) == PSK_CLASS_ICOLL ? CNT_FIRST
+                : !strncmp(name, "MPI_Sendrecv", 12) ? CNT_FIRST /* its receive side is not followed */
                 : receives(fn) || is(fn, "MPI_Recv_init") ? CNT_UPPER : CNT_EXACT;
     if (PSK_HAS(e, PSK_F_COUNT))
         bytes_expr(g, id, PSK_F_COUNT, PSK_F_DTSIZE, loopvar, by, sizeof by, cmode);
@@ -969,6 +975,11 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
         cleanup(&g);
         return gfail(&g, "the merged trace does not match its folding (%s)", psk_merged_errmsg(m));
     }
+    if (g.multithreaded) {
+        cleanup(&g);
+        return gfail(&g, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a rank cannot be "
+                         "replayed in one order without risking a deadlock");
+    }
     g.body = open_memstream(&g.bodytxt, &g.bodylen);
     g.tabs = open_memstream(&g.tabstxt, &g.tabslen);
     if (!g.body || !g.tabs) {
@@ -1006,6 +1017,8 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
                      "    if (size_ != NRANKS) {\n"
                      "        if (rank_ == 0)\n"
                      "            fprintf(stderr, \"skeleton: recorded with %%d ranks, run with %%d\\n\", NRANKS, size_);\n"
+                     "        fflush(stderr);\n"
+                     "        MPI_Barrier(MPI_COMM_WORLD); /* the message out before anyone aborts */\n"
                      "        MPI_Abort(MPI_COMM_WORLD, 2);\n"
                      "    }\n"
                      "    for (int c = 0; c <= NCOMM; c++) comm_[c] = MPI_COMM_NULL;\n"

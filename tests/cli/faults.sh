@@ -128,5 +128,24 @@ expect 2 "no launcher given" "record without launcher" -- "$P" record -o "$T/x"
 expect 2 "unknown command" "unknown command" -- "$P" frobnicate
 expect 2 "cannot tell which MPI" "unknown launcher" -- "$P" record -- /bin/true
 
+# skeletons: bad K, a rank missing, a launcher with another rank count
+expect 2 "-K takes a whole number" "gen: K below 1" -- "$P" gen "$T/good" -K 0 -o "$T/s.c"
+expect 1 "rank-000001.psk: missing" "gen: a rank missing" -- "$P" gen "$T/missing" -K 2 -o "$T/s.c"
+expect 0 "skeleton written" "gen: the clean trace" -- "$P" gen "$T/good" -K 2 -o "$T/s.c"
+timeout 120 "$P" predict "$T/good" -K 2 --repeat 1 -- $MPIRUN -np 3 >"$T/out" 2>"$T/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "recorded with 2 ranks, run with 3" "$T/err" &&
+    grep -q "^perfskel: .*the skeleton exited with status" "$T/err"; then
+    ok "predict: a launcher with 3 ranks for a 2-rank recording"
+else
+    bad "predict with 3 ranks: exit $st"; cat "$T/err"
+fi
+timeout 120 "$P" predict "$T/good" -K 2 --repeat 1 --json -- $MPIRUN -np 2 >"$T/out" 2>"$T/err"
+if grep -q '"predicted_seconds"' "$T/out" && grep -q '"skeleton_seconds"' "$T/out" && grep -q '"K": 2' "$T/out"; then
+    ok "predict --json: predicted_seconds, skeleton_seconds, K"
+else
+    bad "predict --json"; cat "$T/out" "$T/err"
+fi
+
 [ "$fails" -eq 0 ] && echo "faults.sh $FL: all passed" || echo "faults.sh $FL: $fails failed"
 [ "$fails" -eq 0 ]

@@ -119,7 +119,12 @@ fi
 #    deadlock; it prints a prediction, and where the main loop was scaled,
 #    the skeleton's own main loop has count/2 iterations
 if [ "$np" -ge 2 ]; then
-    "$PERFSKEL" gen trace -K 2 -o skel.c </dev/null >gen.out 2>gen.err || { show gen.err; fail "perfskel gen failed"; }
+    if ! "$PERFSKEL" gen trace -K 2 -o skel.c </dev/null >gen.out 2>gen.err; then
+        # several threads calling MPI: refused by design, with this reason
+        grep -q "MPI_THREAD_MULTIPLE" gen.err && { cd / && rm -rf "$work"; exit 0; }
+        show gen.err
+        fail "perfskel gen failed"
+    fi
     "mpicc.$flavour" -O2 -o skel skel.c >cc.out 2>&1 || { show cc.out; fail "the skeleton does not compile"; }
     timeout -k 10 "$limit" "$PERFSKEL" record -o skeltrace -- "${launcher[@]}" ./skel </dev/null >skel.out 2>skel.err
     rc=$?
