@@ -1,12 +1,13 @@
 #!/bin/sh
 # Fault tests of perfskel record and its readers, with real MPI jobs:
-# faults.sh FLAVOUR CRASH_PROGRAM. Needs PERFSKEL (path of the CLI).
+# faults.sh FLAVOUR CRASH_PROGRAM [HEAT_PROGRAM]. Needs PERFSKEL (path of the CLI).
 # Each case checks the exit status and that the one-line error names the
 # file and the problem; a killed rank's trace must still be readable up to
 # its last complete block.
 set -u
 FL=$1
 PROG=$2
+HEAT=${3:-}
 P=${PERFSKEL:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -145,6 +146,18 @@ if grep -q '"predicted_seconds"' "$T/out" && grep -q '"skeleton_seconds"' "$T/ou
     ok "predict --json: predicted_seconds, skeleton_seconds, K"
 else
     bad "predict --json"; cat "$T/out" "$T/err"
+fi
+
+# the bundled example's skeleton: MPI_PROC_NULL at the boundaries must stay
+# MPI_PROC_NULL in this MPI's numbering
+if [ -n "$HEAT" ]; then
+    timeout 120 "$P" record -o "$T/heat" -- $MPIRUN -np 2 "$HEAT" 64 50 >/dev/null 2>&1 || bad "heat run failed"
+    if timeout 120 "$P" predict "$T/heat" -K 5 --repeat 1 -- $MPIRUN -np 2 >"$T/out" 2>"$T/err" &&
+        grep -q "predicted run time" "$T/out"; then
+        ok "predict: heat's skeleton (MPI_PROC_NULL boundaries) runs"
+    else
+        bad "predict on heat"; cat "$T/err"
+    fi
 fi
 
 [ "$fails" -eq 0 ] && echo "faults.sh $FL: all passed" || echo "faults.sh $FL: $fails failed"

@@ -9,12 +9,15 @@
 !   Request_free 4, Sendrecv 1, Ibarrier 1, Wait 1, Reduce 1, Gather 1,
 !   Finalize 1.
 #include "psf.h"
+#ifndef PS_NITER
+#define PS_NITER 20
+#endif
 program persistent
   PS_USE_MPI
   implicit none
   PS_INCLUDE_MPIF
 #include "psf_decl.h"
-  integer, parameter :: NITER = 20, MODULUS = 1000003
+  integer, parameter :: NITER = PS_NITER, MODULUS = 1000003
   ! buffers of persistent requests: read/written by MPI between start and wait
   integer, asynchronous :: from_left(2), from_right(2), to_right(2), to_left(2)
   integer :: rank, nprocs, left, right, it, i, v, w, local, total, ierr

@@ -7,12 +7,15 @@
 ! Per rank: Init 1, Irecv 2*NITER, Isend 2*NITER, Waitall NITER,
 !           Allreduce NITER/ALLRED_EVERY, Gather 1, Finalize 1.
 #include "psf.h"
+#ifndef PS_NITER
+#define PS_NITER 20
+#endif
 program stencil
   PS_USE_MPI
   implicit none
   PS_INCLUDE_MPIF
 #include "psf_decl.h"
-  integer, parameter :: NITER = 20, ALLRED_EVERY = 5, NLOC = 8, MODULUS = 1000003
+  integer, parameter :: NITER = PS_NITER, ALLRED_EVERY = 5, NLOC = 8, MODULUS = 1000003
   integer, asynchronous :: u(0:NLOC+1)
   integer :: unew(NLOC)
   integer :: rank, nprocs, left, right, it, i, local, global, ierr

@@ -14,12 +14,15 @@
 !   Allreduce 2+low, Bcast 1+low, Irecv NRING, Send NRING, Wait NRING,
 !   Comm_free 2+low, Gather 1, Finalize 1.
 #include "psf.h"
+#ifndef PS_NRING
+#define PS_NRING 5
+#endif
 program subcomm
   PS_USE_MPI
   implicit none
   PS_INCLUDE_MPIF
 #include "psf_decl.h"
-  integer, parameter :: NRING = 5, MODULUS = 1000003
+  integer, parameter :: NRING = PS_NRING, MODULUS = 1000003
   COMM_T :: sub, dup, low
   GROUP_T :: world_group, low_group
   REQ_T :: req

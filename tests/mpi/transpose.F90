@@ -7,12 +7,15 @@
 ! Per rank: Init 1, Bcast NITER, Alltoall NITER, Reduce NITER, Gather 1,
 !           Finalize 1.
 #include "psf.h"
+#ifndef PS_NITER
+#define PS_NITER 10
+#endif
 program transpose
   PS_USE_MPI
   implicit none
   PS_INCLUDE_MPIF
 #include "psf_decl.h"
-  integer, parameter :: NITER = 10, BLK = 2, MODULUS = 1000003
+  integer, parameter :: NITER = PS_NITER, BLK = 2, MODULUS = 1000003
   integer, allocatable :: a(:), b(:)
   integer :: rank, nprocs, it, j, k, i, seed, local, red, total, ierr
 

@@ -9,12 +9,15 @@
 !   Alltoallv NITER, Reduce_scatter NITER, Allreduce 1,
 !   Gather 2 (the MPI_IN_PLACE one + the count report), Finalize 1.
 #include "psf.h"
+#ifndef PS_NITER
+#define PS_NITER 3
+#endif
 program vcoll
   PS_USE_MPI
   implicit none
   PS_INCLUDE_MPIF
 #include "psf_decl.h"
-  integer, parameter :: NITER = 3, MODULUS = 1000003
+  integer, parameter :: NITER = PS_NITER, MODULUS = 1000003
   integer :: rank, nprocs, ntot, mine, i, j, k, m, it, acc, s, g, ierr
   integer :: dummy(1)
   integer, allocatable :: counts(:), displs(:), sc(:), sd(:), rc(:), rd(:)

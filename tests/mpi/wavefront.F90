@@ -11,12 +11,15 @@
 !   0 < rank < np-1:   Recv S, Send S
 !   rank np-1:         Recv S, Send 1
 #include "psf.h"
+#ifndef PS_NSWEEP
+#define PS_NSWEEP 4
+#endif
 program wavefront
   PS_USE_MPI
   implicit none
   PS_INCLUDE_MPIF
 #include "psf_decl.h"
-  integer, parameter :: NSWEEP = 4, NCHUNK = 5, CLEN = 4, MODULUS = 1000003
+  integer, parameter :: NSWEEP = PS_NSWEEP, NCHUNK = 5, CLEN = 4, MODULUS = 1000003
   integer :: buf(CLEN)
   integer :: rank, nprocs, last, s, c, i, total, acc, ierr
 
