@@ -43,6 +43,7 @@ typedef struct gen {
     int64_t max_sbytes, max_rbytes, max_req, max_comm;
     int nscaled;
     int multithreaded;
+    double *unit_ns; /* per rank: ns of one work unit on its host */
     char *err;
     size_t errcap;
     int failed;
@@ -643,7 +644,7 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     int same = 1;
     for (int j = 0; j < n->np; j++) {
         double ns = n->execs ? n->gap[j] / (double)n->execs : 0;
-        units[j] = (int64_t)(ns / g->job->work_ns_per_unit[n->ranks[j]] + 0.5);
+        units[j] = (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5);
         same &= units[j] == units[0];
     }
     int guard = n->np < g->P;
@@ -820,15 +821,17 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
             fprintf(g->body, "{ /* loop %d: %lld iterations of %lld events in the original; %lld here (K = %d) */\n",
                     c, (long long)y->count, (long long)y->span, (long long)ran, g->K);
             indent(g, d + 1);
-            fprintf(g->body, "double lt_ = MPI_Wtime();\n");
+            fprintf(g->body, "double lt_ = MPI_Wtime(), l1_ = 0;\n");
             indent(g, d + 1);
             fprintf(g->body, "for (long %s = 0; %s < %lldL; %s++) {\n", var, var, (long long)ran, var);
+            indent(g, d + 2);
+            fprintf(g->body, "if (%s == 1) l1_ = MPI_Wtime(); /* the first iteration warms up */\n", var);
             emit_children(g, c, d + 2, 1, var);
             indent(g, d + 1);
             fprintf(g->body, "}\n");
             indent(g, d + 1);
-            fprintf(g->body, "phase_(%d, %d, %lldLL, %lldLL, MPI_Wtime() - lt_);\n", ph, c, (long long)y->count,
-                    (long long)ran);
+            fprintf(g->body, "phase_(%d, %d, %lldLL, %lldLL, MPI_Wtime() - lt_, l1_ ? l1_ - lt_ : 0.0);\n", ph, c,
+                    (long long)y->count, (long long)ran);
             indent(g, d);
             fprintf(g->body, "}\n");
         } else {
@@ -848,7 +851,7 @@ static const char preamble[] =
     "static MPI_Request req_[NREQ + 1];\n"
     "static char persist_[NREQ + 1];\n"
     "static char *sbuf_, *rbuf_;\n"
-    "static double scaled_extra_, phase_time_[NPHASE + 1];\n"
+    "static double scaled_extra_, phase_time_[NPHASE + 1], phase_pred_[NPHASE + 1];\n"
     "static long long phase_count_[NPHASE + 1], phase_ran_[NPHASE + 1];\n"
     "static int phase_loop_[NPHASE + 1];\n"
     "\n"
@@ -925,11 +928,17 @@ static const char preamble[] =
     "    MPI_Group_free(&w);\n"
     "}\n"
     "\n"
-    "/* a scaled loop ran: its time counts count/ran times in the prediction */\n"
-    "static inline void phase_(int ph, int loop, long long count, long long ran, double t)\n"
+    "/* a scaled loop ran: the first iteration (connections, caches: warming\n"
+    " * up) counts once, the others (count - 1) / (ran - 1) times */\n"
+    "static inline void phase_(int ph, int loop, long long count, long long ran, double t, double first)\n"
     "{\n"
-    "    scaled_extra_ += t * ((double)count / (double)ran - 1.0);\n"
+    "    if (ran >= 2 && first > 0)\n"
+    "        scaled_extra_ += (t - first) * ((double)(count - 1) / (double)(ran - 1) - 1.0);\n"
+    "    else\n"
+    "        scaled_extra_ += t * ((double)count / (double)ran - 1.0);\n"
     "    phase_time_[ph] += t;\n"
+    "    phase_pred_[ph] += t + (ran >= 2 && first > 0 ? (t - first) * ((double)(count - 1) / (double)(ran - 1) - 1.0)\n"
+    "                                                  : t * ((double)count / (double)ran - 1.0));\n"
     "    phase_count_[ph] = count;\n"
     "    phase_ran_[ph] = ran;\n"
     "    phase_loop_[ph] = loop;\n"
@@ -938,6 +947,8 @@ static const char preamble[] =
 
 static void cleanup(gen *g)
 {
+    free(g->unit_ns);
+    g->unit_ns = NULL;
     if (!g->node)
         return;
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
@@ -964,6 +975,18 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
     for (int r = 0; r < g.P; r++)
         if (psk_merged_rank_reordered(m, r))
             return gfail(&g, "the merged trace was reordered (Algorithm 1); merge with --no-reorder for gen");
+    /* the speed of a host is the best any of its ranks measured: a rank
+     * whose timing was disturbed (another process on its core) must not
+     * stretch its work */
+    g.unit_ns = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.unit_ns);
+    if (!g.unit_ns)
+        return gfail(&g, "out of memory");
+    for (int r = 0; r < g.P; r++) {
+        g.unit_ns[r] = g.job->work_ns_per_unit[r];
+        for (int q = 0; q < g.P; q++)
+            if (!strcmp(g.job->hosts[q], g.job->hosts[r]) && g.job->work_ns_per_unit[q] < g.unit_ns[r])
+                g.unit_ns[r] = g.job->work_ns_per_unit[q];
+    }
     g.node = calloc((size_t)psk_folded_nnodes(f), sizeof *g.node);
     collect c = {.g = &g};
     if (!g.node || psk_mcursor_open(m, &c.cur)) {
@@ -1036,13 +1059,13 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
                      "        if (req_[r] != MPI_REQUEST_NULL && !persist_[r]) MPI_Wait(&req_[r], MPI_STATUS_IGNORE);\n"
                      "    double mine[2] = {t1_ - t0_ + scaled_extra_, t1_ - t0_}, all[2];\n"
                      "    MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
-                     "    double ph[NPHASE + 1];\n"
+                     "    double ph[NPHASE + 1], pp[NPHASE + 1];\n"
                      "    MPI_Reduce(phase_time_, ph, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
+                     "    MPI_Reduce(phase_pred_, pp, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
                      "    if (rank_ == 0) {\n"
                      "        for (int p = 0; p < NPHASE; p++)\n"
                      "            printf(\"%s phase loop=%%d count=%%lld ran=%%lld seconds=%%.6f predicted_seconds=%%.6f\\n\",\n"
-                     "                   phase_loop_[p], phase_count_[p], phase_ran_[p], ph[p],\n"
-                     "                   phase_ran_[p] ? ph[p] * (double)phase_count_[p] / (double)phase_ran_[p] : 0.0);\n"
+                     "                   phase_loop_[p], phase_count_[p], phase_ran_[p], ph[p], pp[p]);\n"
                      "        printf(\"%s predicted_seconds=%%.6f skeleton_seconds=%%.6f K=%%d\\n\", all[0], all[1], K);\n"
                      "    }\n"
                      "    free(sbuf_);\n    free(rbuf_);\n"

@@ -407,12 +407,13 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     uint32_t cost = clock_cost();
 
     /* the speed of this rank's CPU for emulated computation (psk_work.h):
-     * best of 5 timings of 200,000 units, about 1 ms each */
+     * best of 10 timings of 100,000 units, about 0.2 ms each */
     double unit_ns = 0;
-    for (int i = 0; i < 5; i++) {
+    PMPI_Barrier(R.priv); /* every rank times at once: none is still busy starting */
+    for (int i = 0; i < 10; i++) {
         uint64_t a = psk_mono_ns();
-        psk_work(200000);
-        double ns = (double)(psk_mono_ns() - a) / 200000.0;
+        psk_work(100000);
+        double ns = (double)(psk_mono_ns() - a) / 100000.0;
         if (unit_ns == 0 || ns < unit_ns)
             unit_ns = ns;
     }
