@@ -3,6 +3,8 @@
 #ifndef PSK_CLI_H
 #define PSK_CLI_H
 
+#include <stdio.h>
+
 #define PSK_EXIT_DATA 1  /* bad input data, or the job failed */
 #define PSK_EXIT_USAGE 2 /* bad command line */
 
@@ -15,7 +17,6 @@ const char *psk_base_name(const char *path);
 int psk_launcher_flavour(const char *launcher);
 
 /* cmd_gen.c: the skeleton of a trace directory or merged trace to out */
-#include <stdio.h>
 int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname);
 int psk_cli_parse_k(const char *s, int *K);
 

@@ -40,3 +40,7 @@
        'MPI_Waitall', &
        'MPI_Waitany']
   integer :: ps_counts(PS_NFUNC) = 0
+  ! the wall clock ps_report prints when PS_WALL is set: from the first
+  ! counted call after MPI_Init
+  double precision :: ps_t0 = 0.0d0
+  logical :: ps_inited = .false.

@@ -7,6 +7,8 @@
   subroutine cnt(name)
     character(len=*), intent(in) :: name
     integer :: i, ierr
+    if (ps_inited .and. ps_t0 == 0.0d0) ps_t0 = MPI_Wtime()
+    if (name == 'MPI_Init') ps_inited = .true.
     do i = 1, PS_NFUNC
       if (ps_names(i) == name) then
         ps_counts(i) = ps_counts(i) + 1
@@ -22,9 +24,18 @@
   subroutine ps_report()
     integer :: me, np, r, i, ierr
     integer :: mine(PS_NFUNC)
+    integer :: iwall, imost
     integer, allocatable :: all(:)   ! (PS_NFUNC, 0:np-1) flattened
     call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+    call get_environment_variable('PS_WALL', length=i)
+    if (i > 0) then   ! uncounted: only for benchmarks
+      ! in integer microseconds: with mpif.h gfortran refuses one MPI
+      ! routine called with buffers of two types in one program
+      iwall = nint((MPI_Wtime() - ps_t0) * 1.0d6)
+      call MPI_Reduce(iwall, imost, 1, MPI_INTEGER, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
+      if (me == 0) write(*, '(a,f0.6)') 'wall ', dble(imost) / 1.0d6
+    end if
     call cnt('MPI_Finalize')       ! the call that follows this report
     call cnt('MPI_Gather')         ! counted before the counters are copied
     mine = ps_counts
