@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "perfskel/gen.h"
 #include "psk_work.h"
@@ -497,7 +498,7 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
     } else if (cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL) {
         /* the data movers: counts in bytes, v-forms with byte arrays */
         int nb = cls == PSK_CLASS_ICOLL;
-        const char *base = nb ? name + 5 : name + 4; /* "Gather", "Alltoallv", ... */
+        const char *base = nb ? name + 5 : name + 4; /* "Gather", "gather" (of Igather), ... */
         char sc[160] = "0", rc[160] = "0", sct[64] = "", rct[64] = "";
         int w;
         if (PSK_HAS(e, PSK_F_COUNT))
@@ -530,21 +531,21 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
             g->max_rbytes = sb > g->max_rbytes ? sb : g->max_rbytes;
             g->max_sbytes = rb > g->max_sbytes ? rb : g->max_sbytes;
         }
-        if (!strcmp(base, "Gather") || !strcmp(base, "Scatter"))
+        if (!strcasecmp(base, "Gather") || !strcasecmp(base, "Scatter"))
             fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, rbuf_, %s, MPI_BYTE, %s, %s%s);\n", name, sc, rc, root, comm,
                     nbr);
-        else if (!strcmp(base, "Allgather") || !strcmp(base, "Alltoall"))
+        else if (!strcasecmp(base, "Allgather") || !strcasecmp(base, "Alltoall"))
             fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, rbuf_, %s, MPI_BYTE, %s%s);\n", name, sc, rc, comm, nbr);
-        else if (!strcmp(base, "Gatherv"))
+        else if (!strcasecmp(base, "Gatherv"))
             fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
                              "MPI_BYTE, %s, %s%s); }\n", rct, name, sc, rct, root, comm, nbr);
-        else if (!strcmp(base, "Scatterv"))
+        else if (!strcasecmp(base, "Scatterv"))
             fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s[rank_], d_, MPI_BYTE, rbuf_, "
                              "%s, MPI_BYTE, %s, %s%s); }\n", sct, name, sct, rc, root, comm, nbr);
-        else if (!strcmp(base, "Allgatherv"))
+        else if (!strcasecmp(base, "Allgatherv"))
             fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
                              "MPI_BYTE, %s%s); }\n", rct, name, sc, rct, comm, nbr);
-        else if (!strcmp(base, "Alltoallv") || !strcmp(base, "Alltoallw"))
+        else if (!strcasecmp(base, "Alltoallv") || !strcasecmp(base, "Alltoallw"))
             fprintf(g->body, "{ int sd_[NRANKS], rd_[NRANKS]; displs_(%s[rank_], sd_); displs_(%s[rank_], rd_); "
                              "%s(sbuf_, %s[rank_], sd_, MPI_BYTE, rbuf_, %s[rank_], rd_, MPI_BYTE, %s%s); } "
                              "/* %s in bytes */\n", sct, rct, nb ? "MPI_Ialltoallv" : "MPI_Alltoallv", sct, rct, comm,

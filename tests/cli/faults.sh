@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fault tests of perfskel record and its readers, with real MPI jobs:
-# faults.sh FLAVOUR CRASH_PROGRAM [HEAT_PROGRAM]. Needs PERFSKEL (path of the CLI).
+# faults.sh FLAVOUR CRASH_PROGRAM [HEAT_PROGRAM [COLLECTIVES_PROGRAM]].
+# Needs PERFSKEL (path of the CLI).
 # Each case checks the exit status and that the one-line error names the
 # file and the problem; a killed rank's trace must still be readable up to
 # its last complete block.
@@ -8,6 +9,7 @@ set -u
 FL=$1
 PROG=$2
 HEAT=${3:-}
+COLL=${4:-}
 P=${PERFSKEL:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -157,6 +159,18 @@ if [ -n "$HEAT" ]; then
         ok "predict: heat's skeleton (MPI_PROC_NULL boundaries) runs"
     else
         bad "predict on heat"; cat "$T/err"
+    fi
+fi
+
+# every kind of collective, blocking and nonblocking, on a split
+# communicator too, with 3 ranks: the skeleton builds and runs
+if [ -n "$COLL" ]; then
+    timeout 120 "$P" record -o "$T/coll" -- $MPIRUN -np 3 "$COLL" >/dev/null 2>&1 || bad "collectives run failed"
+    if timeout 120 "$P" predict "$T/coll" -K 2 --repeat 1 -- $MPIRUN -np 3 >"$T/out" 2>"$T/err" &&
+        grep -q "predicted run time" "$T/out"; then
+        ok "predict: the collectives program's skeleton runs"
+    else
+        bad "predict on the collectives program"; cat "$T/err"
     fi
 fi
 
