@@ -45,6 +45,7 @@ typedef struct gen {
     int nscaled;
     int multithreaded;
     double *unit_ns; /* per rank: ns of one work unit on its host */
+    double *min_gap; /* per rank: its shortest gap between two calls (ns) */
     char *err;
     size_t errcap;
     int failed;
@@ -97,6 +98,13 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     int rc = psk_mcursor_next(c->cur, &me);
     if (rc)
         return c->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
+    /* the shortest gap is what the recorder and the program's own argument
+     * set-up cost between back-to-back calls; the skeleton's code between
+     * its calls takes about as long, so only the gap beyond it is work */
+    if (!is(me.fn, "MPI_Init") && !is(me.fn, "MPI_Init_thread"))
+        for (int j = 0; j < me.nranks; j++)
+            if ((double)me.gap[j] < g->min_gap[me.ranks[j]])
+                g->min_gap[me.ranks[j]] = (double)me.gap[j];
     /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers */
     if (is(me.fn, "MPI_Init_thread") && me.ev[0].v[PSK_F_I2] == 3)
         g->multithreaded = 1;
@@ -560,6 +568,9 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
         return;
     } else if (is(fn, "MPI_Comm_free")) {
         fprintf(g->body, "MPI_Comm_free(&%s);\n", comm);
+        /* comm is "comm_[id]": keep its rank and size in step */
+        indent(g, d);
+        fprintf(g->body, "comm_set_(%lld);\n", (long long)e->v[PSK_F_COMM]);
     } else if (is(fn, "MPI_Pcontrol")) {
         fprintf(g->body, "MPI_Pcontrol(%lld);\n", (long long)e->v[PSK_F_I1]);
     } else if (!strncmp(name, "MPI_Intercomm_", 14)) {
@@ -612,11 +623,13 @@ static void emit_newcomm(gen *g, int32_t id, int d, const char *parent)
         array_table(g, id, PSK_F_MEMBERS, -1, "members", &w);
         char mt[64];
         table_name(mt, sizeof mt, id, "members");
-        fprintf(g->body, "create_group_(%s, %s[rank_], %d, &comm_[cslot_(%s[rank_])]); /* %s */\n", parent, mt,
-                (int)PSK_ARRN(&n->first[0], PSK_F_MEMBERS), nid, psk_fn_name(n->first[0].fn));
+        fprintf(g->body, "create_group_(%s, %s[rank_], %d, &comm_[cslot_(%s[rank_])]); comm_set_(cslot_(%s[rank_])); "
+                         "/* %s */\n", parent, mt, (int)PSK_ARRN(&n->first[0], PSK_F_MEMBERS), nid, nid,
+                psk_fn_name(n->first[0].fn));
     } else {
         fprintf(g->body, "MPI_Comm_split(%s, color_(%s[rank_]), (int)%s[rank_], &comm_[cslot_(%s[rank_])]); "
-                         "/* %s, same members */\n", parent, c, k, nid, psk_fn_name(n->first[0].fn));
+                         "comm_set_(cslot_(%s[rank_])); /* %s, same members */\n", parent, c, k, nid, nid,
+                psk_fn_name(n->first[0].fn));
     }
     (void)d;
     free(color), free(key), free(newid);
@@ -645,7 +658,8 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     int same = 1;
     for (int j = 0; j < n->np; j++) {
         double ns = n->execs ? n->gap[j] / (double)n->execs : 0;
-        units[j] = (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5);
+        ns -= g->min_gap[n->ranks[j]];
+        units[j] = ns > 0 ? (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5) : 0;
         same &= units[j] == units[0];
     }
     int guard = n->np < g->P;
@@ -862,8 +876,15 @@ static const char preamble[] =
     "static inline int color_(long long c) { return c < 0 ? MPI_UNDEFINED : (int)c; }\n"
     "static inline int slot_(long long id) { return id >= 0 && id < NREQ ? (int)id : NREQ; }\n"
     "static inline int cslot_(long long id) { return id >= 2 && id < NCOMM ? (int)id : NCOMM; }\n"
-    "static inline int crank_(int c) { int r = 0; MPI_Comm_rank(comm_[c], &r); return r; }\n"
-    "static inline int csize_(int c) { int s = 1; MPI_Comm_size(comm_[c], &s); return s; }\n"
+    "/* this rank's rank in and the size of each communicator, kept up to date */\n"
+    "static int crank_c_[NCOMM + 1], csize_c_[NCOMM + 1];\n"
+    "static inline void comm_set_(int c)\n"
+    "{\n"
+    "    crank_c_[c] = 0, csize_c_[c] = 1;\n"
+    "    if (comm_[c] != MPI_COMM_NULL) { MPI_Comm_rank(comm_[c], &crank_c_[c]); MPI_Comm_size(comm_[c], &csize_c_[c]); }\n"
+    "}\n"
+    "static inline int crank_(int c) { return crank_c_[c]; }\n"
+    "static inline int csize_(int c) { return csize_c_[c]; }\n"
     "/* peers recorded as a pattern of the rank in the communicator, in\n"
     " * perfskel's values (peer_ makes them this MPI's) */\n"
     "static inline int peer_rank(int c, long long off) { long long p = crank_(c) + off; return p >= 0 && p < csize_(c) ? (int)p : -2; /* perfskel's MPI_PROC_NULL */ }\n"
@@ -949,7 +970,9 @@ static const char preamble[] =
 static void cleanup(gen *g)
 {
     free(g->unit_ns);
+    free(g->min_gap);
     g->unit_ns = NULL;
+    g->min_gap = NULL;
     if (!g->node)
         return;
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
@@ -980,8 +1003,13 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
      * whose timing was disturbed (another process on its core) must not
      * stretch its work */
     g.unit_ns = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.unit_ns);
-    if (!g.unit_ns)
+    g.min_gap = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.min_gap);
+    if (!g.unit_ns || !g.min_gap) {
+        cleanup(&g);
         return gfail(&g, "out of memory");
+    }
+    for (int r = 0; r < g.P; r++)
+        g.min_gap[r] = 1e300;
     for (int r = 0; r < g.P; r++) {
         g.unit_ns[r] = g.job->work_ns_per_unit[r];
         for (int q = 0; q < g.P; q++)
@@ -1000,6 +1028,9 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
         cleanup(&g);
         return gfail(&g, "the merged trace does not match its folding (%s)", psk_merged_errmsg(m));
     }
+    for (int r = 0; r < g.P; r++)
+        if (g.min_gap[r] > 1e299)
+            g.min_gap[r] = 0;
     if (g.multithreaded) {
         cleanup(&g);
         return gfail(&g, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a rank cannot be "
@@ -1049,6 +1080,7 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
                      "    for (int c = 0; c <= NCOMM; c++) comm_[c] = MPI_COMM_NULL;\n"
                      "    comm_[0] = MPI_COMM_WORLD;\n"
                      "    comm_[1] = MPI_COMM_SELF;\n"
+                     "    for (int c = 0; c <= NCOMM; c++) comm_set_(c);\n"
                      "    for (int r = 0; r <= NREQ; r++) req_[r] = MPI_REQUEST_NULL;\n"
                      "    sbuf_ = calloc((size_t)SBUF_BYTES, 1);\n"
                      "    rbuf_ = calloc((size_t)RBUF_BYTES, 1);\n"
