@@ -346,7 +346,7 @@ static void indent(gen *g, int d)
 
 
 
-static void emit_newcomm(gen *g, int32_t id, int d, const char *parent);
+static void emit_newcomm(gen *g, int32_t id, const char *parent);
 static int receives(unsigned fn);
 
 /* the MPI call of node id, without its guard and gap; d: indentation */
@@ -561,10 +561,10 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
         else
             gfail(g, "%s is not supported by perfskel gen", name);
     } else if (PSK_HAS(e, PSK_F_NEWID) && !strncmp(name, "MPI_Comm_", 9) && !is(fn, "MPI_Comm_group")) {
-        emit_newcomm(g, id, d, comm);
+        emit_newcomm(g, id, comm);
         return;
     } else if (PSK_HAS(e, PSK_F_NEWID) && (!strncmp(name, "MPI_Cart_", 9))) {
-        emit_newcomm(g, id, d, comm);
+        emit_newcomm(g, id, comm);
         return;
     } else if (is(fn, "MPI_Comm_free")) {
         fprintf(g->body, "MPI_Comm_free(&%s);\n", comm);
@@ -586,7 +586,7 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
  * the recorded membership and order (dup, split, create, Cart_create,
  * Cart_sub); MPI_Comm_create_group, called by the members only, is
  * replayed with a group of the recorded members. */
-static void emit_newcomm(gen *g, int32_t id, int d, const char *parent)
+static void emit_newcomm(gen *g, int32_t id, const char *parent)
 {
     const gnode *n = &g->node[id];
     int64_t *color = malloc((size_t)n->np * sizeof *color), *key = malloc((size_t)n->np * sizeof *key),
@@ -631,7 +631,6 @@ static void emit_newcomm(gen *g, int32_t id, int d, const char *parent)
                          "comm_set_(cslot_(%s[rank_])); /* %s, same members */\n", parent, c, k, nid, nid,
                 psk_fn_name(n->first[0].fn));
     }
-    (void)d;
     free(color), free(key), free(newid);
 }
 
@@ -721,10 +720,11 @@ static int receives(unsigned fn)
            !strcmp(n, "MPI_Imrecv");
 }
 
-/* world rank of rank `r` of the communicator an event of rank w names */
-static int64_t to_world(const gen *g, const psk_event *e, int64_t r)
+/* the world rank of rank r of the event's communicator, if it is
+ * MPI_COMM_WORLD (-1 otherwise: loops on other communicators are not
+ * checked, so not scaled) */
+static int64_t to_world(const psk_event *e, int64_t r)
 {
-    (void)g;
     if (!PSK_HAS(e, PSK_F_COMM) || e->v[PSK_F_COMM] == 0)
         return r;
     return -1; /* inside another communicator: not followed here */
@@ -757,7 +757,7 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         const psk_event *e = &n->first[j];
         int32_t me = n->ranks[j];
         if (sends(fn)) {
-            int64_t to = to_world(g, e, e->v[PSK_F_PEER]);
+            int64_t to = to_world(e, e->v[PSK_F_PEER]);
             if (e->v[PSK_F_PEER] == PSK_PROC_NULL)
                 ;
             else if (to < 0 || to >= g->P)
@@ -778,7 +778,7 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
             b->wild[me] += mult;
             continue;
         }
-        int64_t from = to_world(g, e, src);
+        int64_t from = to_world(e, src);
         if (from < 0 || from >= g->P)
             b->ok = 0;
         else
