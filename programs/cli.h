@@ -16,6 +16,11 @@ const char *psk_base_name(const char *path);
 /* enum psk_flavour of a launcher: by its name, its symlinks' target, or its --version */
 int psk_launcher_flavour(const char *launcher);
 
+/* load.c: a trace directory (merged here) or merged-trace file; NULL after
+ * printing why not */
+#include "perfskel/merge.h"
+psk_merged *psk_cli_load_merged(const char *input, int no_reorder);
+
 /* cmd_gen.c: the skeleton of a trace directory or merged trace to out */
 int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname);
 int psk_cli_parse_k(const char *s, int *K);

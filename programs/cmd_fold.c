@@ -303,32 +303,8 @@ int cmd_fold(int argc, char **argv)
             return PSK_EXIT_DATA;
         input = symfile;
     } else {
-        struct stat sb;
-        if (stat(input, &sb)) {
-            psk_cli_error("%s: %s", input, strerror(errno));
+        if (!(m = psk_cli_load_merged(input, 0)))
             return PSK_EXIT_DATA;
-        }
-        if (S_ISDIR(sb.st_mode)) {
-            psk_trace *t;
-            if (psk_trace_open(input, &t)) {
-                psk_cli_error("%s", psk_trace_errmsg(t));
-                psk_trace_close(t);
-                return PSK_EXIT_DATA;
-            }
-            rc = psk_merge(t, NULL, &m);
-            psk_trace_close(t);
-        } else if (psk_merged_is_file(input)) {
-            rc = psk_merged_read(input, &m);
-        } else {
-            psk_cli_error("%s: neither a trace directory nor a merged trace (use --symbols for a list of numbers)",
-                          input);
-            return PSK_EXIT_DATA;
-        }
-        if (rc) {
-            psk_cli_error("%s", psk_merged_errmsg(m));
-            psk_merged_close(m);
-            return PSK_EXIT_DATA;
-        }
         n = (int64_t)psk_merged_length(m);
     }
     double t0 = now();

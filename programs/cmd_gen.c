@@ -14,34 +14,10 @@
 
 int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname)
 {
-    struct stat sb;
-    psk_merged *m = NULL;
+    psk_merged *m = psk_cli_load_merged(input, 1); /* each rank keeps its own order */
     int rc;
-    if (stat(input, &sb)) {
-        psk_cli_error("%s: %s", input, strerror(errno));
+    if (!m)
         return PSK_EXIT_DATA;
-    }
-    if (S_ISDIR(sb.st_mode)) {
-        psk_trace *t;
-        if (psk_trace_open(input, &t)) {
-            psk_cli_error("%s", psk_trace_errmsg(t));
-            psk_trace_close(t);
-            return PSK_EXIT_DATA;
-        }
-        psk_merge_opts o = {.window = 64, .no_reorder = 1};
-        rc = psk_merge(t, &o, &m);
-        psk_trace_close(t);
-    } else if (psk_merged_is_file(input)) {
-        rc = psk_merged_read(input, &m);
-    } else {
-        psk_cli_error("%s: neither a trace directory nor a merged trace", input);
-        return PSK_EXIT_DATA;
-    }
-    if (rc) {
-        psk_cli_error("%s", psk_merged_errmsg(m));
-        psk_merged_close(m);
-        return PSK_EXIT_DATA;
-    }
     psk_folded *f;
     rc = psk_fold((const int32_t *)psk_merged_classes(m), (int64_t)psk_merged_length(m), PSK_FOLD_RUNS, &f);
     if (!rc)
