@@ -1,53 +1,143 @@
 #!/bin/sh
-# record_overhead.sh [BUILD_DIR]: the time perfskel's recording library adds
-# per MPI call, and the bytes it writes per event, under Open MPI and MPICH.
-# Runs bench/record_overhead.c (one rank, tight loops of calls) plainly and
-# under `perfskel record`, five times each, and prints a markdown table of
-# the median over runs of each run's fastest and median ns per call; then
-# bytes per event on disk for the benchmark's own trace and for the bundled
-# heat example recorded with 2 ranks.
+# record_overhead.sh [BUILD_DIR]: what perfskel's recording costs, under Open
+# MPI and MPICH: the ns it adds per recorded MPI call, and the bytes it writes
+# per event. Builds bench/record_overhead.c for each MPI (in a temporary
+# directory), runs it with one rank plainly and under `perfskel record`,
+# alternately, RUNS times each, and prints markdown tables: per kind of call
+# the median over runs of each run's fastest and median ns per call, recorded
+# minus plain; then bytes per event on disk (rank-*.psk sizes over the event
+# count of `perfskel stats --json`) for the benchmark's trace and for the heat
+# example recorded with 2 ranks. BUILD_DIR defaults to ./build.
+# Environment: RUNS (5), N iterations per loop (200000), R timings per loop (7).
 set -eu
 B=$(cd "${1:-build}" && pwd)
 P=$B/perfskel
 S=$(cd "$(dirname "$0")" && pwd)
+RUNS=${RUNS:-5}
+N=${N:-200000}
+R=${R:-7}
+[ -x "$P" ] || { echo "record_overhead.sh: no $P (build first)" >&2; exit 2; }
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-N=${N:-200000}
-RUNS=${RUNS:-5}
 
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+launcher() { # launcher FLAVOUR NP
+    if [ "$1" = openmpi ]; then echo "mpirun.openmpi --allow-run-as-root -np $2"; else echo "mpirun.mpich -np $2"; fi
+}
 
+# events_of DIR: the total number of events perfskel stats reads in DIR
+events_of() {
+    if command -v jq >/dev/null; then
+        "$P" stats "$1" --json | jq '.totals.events'
+    else # "totals" is printed before "ranks": its "events" comes first
+        "$P" stats "$1" --json | awk -F: '/"events"/ { gsub(/[^0-9]/, "", $2); print $2; exit }'
+    fi
+}
+
+# bpe_row LABEL FLAVOUR RANKS DIR: one row of the bytes-per-event table
+bpe_row() {
+    bytes=$(cat "$4"/rank-*.psk | wc -c)
+    events=$(events_of "$4")
+    awk -v l="$1" -v f="$2" -v r="$3" -v b="$bytes" -v e="$events" \
+        'BEGIN { printf "| %s | %s | %d | %d | %d | %.2f |\n", l, f, r, e, b, b / e }'
+}
+
+# summarise FLAVOUR: the overhead table from $W/FLAVOUR.plain.* and .rec.*
+summarise() {
+    awk -v runs="$RUNS" '
+    function median(v, n,    i, j, x, a) {
+        for (i = 1; i <= n; i++) a[i] = v[i]
+        for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+        return a[int((n + 1) / 2)]
+    }
+    FNR == 1 { rec = FILENAME ~ /\.rec\./; run = FILENAME; sub(/.*\./, "", run) }
+    NF == 4 && $1 !~ /^#/ {
+        if (!($1 in calls)) { order[++nk] = $1; calls[$1] = $2 }
+        if (rec) { rmin[$1, run] = $3; rmed[$1, run] = $4 } else { pmin[$1, run] = $3; pmed[$1, run] = $4 }
+    }
+    END {
+        print "| call | calls per iteration | plain ns (min / median) | recorded ns (min / median) | added ns (min / median) | added ns (min), lowest to highest run |"
+        print "|---|---|---|---|---|---|"
+        for (k = 1; k <= nk; k++) {
+            c = order[k]
+            for (i = 1; i <= runs; i++) {
+                a[i] = pmin[c, i]; b[i] = pmed[c, i]; d[i] = rmin[c, i]; e[i] = rmed[c, i]; g[i] = d[i] - a[i]
+            }
+            lo = hi = g[1]
+            for (i = 2; i <= runs; i++) { if (g[i] < lo) lo = g[i]; if (g[i] > hi) hi = g[i] }
+            pm = median(a, runs); pd = median(b, runs); rm = median(d, runs); rd = median(e, runs)
+            printf "| %s | %d | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f to %.1f |\n", \
+                c, calls[c], pm, pd, rm, rd, rm - pm, rd - pd, lo, hi
+        }
+    }' "$W/$1".plain.* "$W/$1".rec.*
+}
+
+echo "# perfskel recording overhead"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); kernel $(uname -r); CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) cores"
+echo "- bench/record_overhead with 1 rank, N = $N iterations per loop, each loop timed R = $R times; $RUNS plain and $RUNS recorded runs, alternating"
+echo "- load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+flavours=""
 for fl in openmpi mpich; do
-    command -v mpicc.$fl >/dev/null || { echo "($fl not installed: skipped)"; continue; }
-    mpicc.$fl -O2 -Wno-stringop-overflow -o "$W/ov_$fl" "$S/record_overhead.c"
-    if [ $fl = openmpi ]; then run="mpirun.openmpi --allow-run-as-root -np 1"; else run="mpirun.mpich -np 1"; fi
-    for i in $(seq "$RUNS"); do
-        $run "$W/ov_$fl" "$N" 7 >"$W/plain_$fl.$i"
-        "$P" record -o "$W/tr_$fl" -- $run "$W/ov_$fl" "$N" 7 >"$W/rec_$fl.$i" 2>/dev/null
+    if ! command -v mpicc.$fl >/dev/null || ! command -v mpirun.$fl >/dev/null; then
+        echo "- $fl: not installed, skipped"
+        continue
+    fi
+    if [ ! -f "$B/libperfskel-record-$fl.so" ]; then
+        echo "- $fl: no $B/libperfskel-record-$fl.so, skipped"
+        continue
+    fi
+    flavours="$flavours $fl"
+    mpicc.$fl -std=c11 -O2 -Wall -Wextra -o "$W/ov_$fl" "$S/record_overhead.c"
+    run=$(launcher "$fl" 1)
+    i=1
+    # $run is a command line: split on purpose
+    # shellcheck disable=SC2086
+    while [ "$i" -le "$RUNS" ]; do
+        $run "$W/ov_$fl" "$N" "$R" >"$W/$fl.plain.$i"
+        if ! "$P" record -o "$W/tr_$fl" -- $run "$W/ov_$fl" "$N" "$R" >"$W/$fl.rec.$i" 2>"$W/$fl.err"; then
+            cat "$W/$fl.err" >&2
+            exit 1
+        fi
+        i=$((i + 1))
     done
+    if [ $fl = openmpi ]; then v=$(mpirun.openmpi --version 2>&1 | head -n1); else v="MPICH $(mpichversion | sed -n 's/^MPICH Version:[[:space:]]*//p')"; fi
     echo
-    echo "### $fl $(mpirun.$fl --version 2>&1 | grep -m1 -oE '[0-9]+\.[0-9]+(\.[0-9]+)?')"
+    echo "## $fl ($v)"
     echo
-    echo "| call | plain ns (min / median) | recorded ns (min / median) | added ns per call (min / median) |"
-    echo "|---|---|---|---|"
-    cut -f1 "$W/plain_$fl.1" | while IFS= read -r kind; do
-        pmin=$(cat "$W"/plain_$fl.* | awk -F'\t' -v k="$kind" '$1 == k { print $3 }' | median)
-        pmed=$(cat "$W"/plain_$fl.* | awk -F'\t' -v k="$kind" '$1 == k { print $4 }' | median)
-        rmin=$(cat "$W"/rec_$fl.* | awk -F'\t' -v k="$kind" '$1 == k { print $3 }' | median)
-        rmed=$(cat "$W"/rec_$fl.* | awk -F'\t' -v k="$kind" '$1 == k { print $4 }' | median)
-        echo "| $kind | $pmin / $pmed | $rmin / $rmed | $(awk -v a="$rmin" -v b="$pmin" 'BEGIN { printf "%.1f", a - b }') / $(awk -v a="$rmed" -v b="$pmed" 'BEGIN { printf "%.1f", a - b }') |"
-    done
-    bytes=$(cat "$W/tr_$fl"/rank-*.psk | wc -c)
-    events=$("$P" stats "$W/tr_$fl" --json | awk -F: '/"events"/ { gsub(/[^0-9]/, "", $2); print $2; exit }')
-    echo
-    echo "bytes per event on disk, this benchmark's trace: $bytes bytes / $events events = $(awk -v b="$bytes" -v e="$events" 'BEGIN { printf "%.2f", b / e }')"
+    summarise "$fl"
 done
 
+echo
+echo "- load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "## Bytes per event on disk"
+echo
+echo "| trace | MPI | ranks | events | bytes (rank files) | bytes per event |"
+echo "|---|---|---|---|---|---|"
+for fl in $flavours; do
+    bpe_row "bench/record_overhead, last recorded run" "$fl" 1 "$W/tr_$fl"
+done
+# heat: build/examples/heat under the MPI it is linked with; for the other
+# MPI, the same source built here, if the repository has it
+heat_mpi=""
 if [ -x "$B/examples/heat" ]; then
-    "$P" record -o "$W/heat" -- mpirun.openmpi --allow-run-as-root -np 2 "$B/examples/heat" >/dev/null 2>&1
-    bytes=$(cat "$W/heat"/rank-*.psk | wc -c)
-    events=$("$P" stats "$W/heat" --json | awk -F: '/"events"/ { gsub(/[^0-9]/, "", $2); print $2; exit }')
-    echo
-    echo "bytes per event on disk, examples/heat with 2 ranks: $bytes bytes / $events events = $(awk -v b="$bytes" -v e="$events" 'BEGIN { printf "%.2f", b / e }')"
+    if ldd "$B/examples/heat" | grep -q libmpich; then heat_mpi=mpich; else heat_mpi=openmpi; fi
 fi
+for fl in $flavours; do
+    if [ "$fl" = "$heat_mpi" ]; then
+        prog=$B/examples/heat label="build/examples/heat"
+    elif [ -f "$S/../examples/heat.c" ]; then
+        # gcc 12 takes MPICH's MPI_STATUSES_IGNORE for an empty array: silence that
+        mpicc."$fl" -std=c11 -O2 -Wno-stringop-overflow -o "$W/heat_$fl" "$S/../examples/heat.c" -lm
+        prog=$W/heat_$fl label="examples/heat.c built with mpicc.$fl"
+    else
+        continue
+    fi
+    # shellcheck disable=SC2046
+    if "$P" record -o "$W/heat_tr_$fl" -- $(launcher "$fl" 2) "$prog" >/dev/null 2>"$W/$fl.err"; then
+        bpe_row "$label (512 x 512, 400 steps)" "$fl" 2 "$W/heat_tr_$fl"
+    else
+        cat "$W/$fl.err" >&2
+    fi
+done
