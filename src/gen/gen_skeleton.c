@@ -30,7 +30,19 @@ typedef struct gnode {
     double *gap;        /* per taking part rank: summed compute gaps (ns) */
     uint64_t execs;
     int seen;
+    /* wildcard receives: per taking part rank, the source each execution
+     * got (recorded in the status), -1 until its completion is seen */
+    int srcf;           /* PSK_F_PEER or PSK_F_RPEER; 0: none */
+    int64_t **src;
+    uint32_t *nsrc, *capsrc;
+    int varsrc;         /* sources vary between executions: a table by execution */
 } gnode;
+
+/* an Irecv from MPI_ANY_SOURCE waiting for the status that names its source */
+typedef struct pending {
+    int32_t id, j;
+    uint32_t pos;
+} pending;
 
 typedef struct gen {
     psk_merged *m;
@@ -44,6 +56,9 @@ typedef struct gen {
     int64_t max_sbytes, max_rbytes, max_req, max_comm;
     int nscaled;
     int multithreaded;
+    int in_scaled;      /* emitting inside a scaled loop */
+    pending **pend;     /* per rank, by request id */
+    int64_t *npend;
     double *unit_ns; /* per rank: ns of one work unit on its host */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
     char *err;
@@ -89,6 +104,111 @@ static int copy_event(psk_event *dst, const psk_event *src)
     return 0;
 }
 
+static int src_push(gnode *n, int j, int64_t v)
+{
+    if (!n->src) {
+        n->src = calloc((size_t)n->np, sizeof *n->src);
+        n->nsrc = calloc((size_t)n->np, sizeof *n->nsrc);
+        n->capsrc = calloc((size_t)n->np, sizeof *n->capsrc);
+        if (!n->src || !n->nsrc || !n->capsrc)
+            return -1;
+    }
+    if (n->nsrc[j] == n->capsrc[j]) {
+        uint32_t cap = n->capsrc[j] ? 2 * n->capsrc[j] : 16;
+        int64_t *a = realloc(n->src[j], cap * sizeof *a);
+        if (!a)
+            return -1;
+        n->src[j] = a, n->capsrc[j] = cap;
+    }
+    n->src[j][n->nsrc[j]++] = v;
+    return 0;
+}
+
+/* the sources of wildcard receives: blocking ones carry it in their own
+ * status; an Irecv's comes with the Wait, Test or array call completing it */
+static int wild_sources(gen *g, int32_t id, int j, int32_t r, const psk_event *e)
+{
+    gnode *n = &g->node[id];
+    unsigned fn = e->fn;
+    int f = is(fn, "MPI_Recv") || is(fn, "MPI_Irecv") ? PSK_F_PEER
+            : is(fn, "MPI_Sendrecv") || is(fn, "MPI_Sendrecv_replace") ? PSK_F_RPEER : 0;
+    if (f && PSK_HAS(e, f) && e->v[f] == PSK_ANY_SOURCE) {
+        n->srcf = f;
+        if (!is(fn, "MPI_Irecv"))
+            return src_push(n, j, PSK_HAS(e, PSK_F_ASRC) && e->v[PSK_F_ASRC] >= 0 ? e->v[PSK_F_ASRC] : -1);
+        int64_t q = PSK_HAS(e, PSK_F_REQ) ? e->v[PSK_F_REQ] : -1;
+        if (src_push(n, j, -1))
+            return -1;
+        if (q < 0 || q > (1 << 24))
+            return 0;
+        if (q >= g->npend[r]) {
+            int64_t cap = 2 * q + 16;
+            pending *a = realloc(g->pend[r], (size_t)cap * sizeof *a);
+            if (!a)
+                return -1;
+            for (int64_t k = g->npend[r]; k < cap; k++)
+                a[k].id = -1;
+            g->pend[r] = a, g->npend[r] = cap;
+        }
+        g->pend[r][q] = (pending){id, j, n->nsrc[j] - 1};
+        return 0;
+    }
+    if (!PSK_HAS(e, PSK_F_STATUSES))
+        return 0;
+    const int64_t *st = PSK_ARR(e, PSK_F_STATUSES);
+    for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_STATUSES); k++) {
+        int64_t i = st[3 * k], src = st[3 * k + 1], q = -1;
+        if (PSK_HAS(e, PSK_F_REQ))
+            q = e->v[PSK_F_REQ];
+        else if (PSK_HAS(e, PSK_F_REQS) && i >= 0 && i < (int64_t)PSK_ARRN(e, PSK_F_REQS))
+            q = PSK_ARR(e, PSK_F_REQS)[i];
+        if (q < 0 || q >= g->npend[r] || g->pend[r][q].id < 0)
+            continue;
+        pending *p = &g->pend[r][q];
+        gnode *rn = &g->node[p->id];
+        if (rn->src && p->pos < rn->nsrc[p->j] && src >= 0)
+            rn->src[p->j][p->pos] = src;
+        p->id = -1;
+    }
+    return 0;
+}
+
+/* after pass 1: a wildcard receive whose every execution on a rank got the
+ * same source becomes a receive from it; one whose sources vary replays
+ * them from a table (outside scaled loops); one with a source never seen
+ * (not completed, or no status) stays a wildcard */
+static void settle_sources(gen *g)
+{
+    for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
+        gnode *n = &g->node[id];
+        if (!n->src)
+            continue;
+        int changed = 0;
+        for (int j = 0; j < n->np; j++) {
+            if (!n->nsrc[j])
+                continue;
+            int known = 1, same = 1;
+            for (uint32_t k = 0; k < n->nsrc[j]; k++) {
+                known &= n->src[j][k] >= 0;
+                same &= n->src[j][k] == n->src[j][0];
+            }
+            if (!known) {
+                n->nsrc[j] = 0; /* stays a wildcard */
+                continue;
+            }
+            if (same) {
+                n->first[j].v[n->srcf] = n->src[j][0];
+                n->nsrc[j] = 0;
+                changed = 1;
+            } else {
+                n->varsrc = 1;
+            }
+        }
+        if (changed)
+            n->kind[n->srcf] = PSK_PAT_TABLE;
+    }
+}
+
 static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
 {
     (void)pos, (void)iter, (void)depth;
@@ -126,6 +246,9 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     n->execs++;
     for (int j = 0; j < me.nranks && j < n->np; j++)
         n->gap[j] += (double)me.gap[j];
+    for (int j = 0; j < me.nranks && j < n->np; j++)
+        if (wild_sources(g, id, j, me.ranks[j], &me.ev[j]))
+            return c->rc = PSK_ENOMEM;
     return 0;
 }
 
@@ -197,7 +320,35 @@ static void peer_expr(gen *g, int32_t id, int f, const char *what, char *out, si
 {
     char e[128];
     expr(g, id, f, what, e, sizeof e);
-    snprintf(out, cap, "peer_(%s)", e);
+    const gnode *n = &g->node[id];
+    size_t total = 0;
+    for (int j = 0; n->varsrc && j < n->np; j++)
+        total += n->nsrc[j];
+    if (!n->varsrc || n->srcf != f || g->in_scaled || total > (1u << 20)) {
+        snprintf(out, cap, "peer_(%s)", e);
+        return;
+    }
+    /* the recorded source of each execution, in order; ranks whose source
+     * did not vary use the expression */
+    for (int j = 0; j < n->np; j++) {
+        if (!n->nsrc[j])
+            continue;
+        fprintf(g->tabs, "static const int T%d_src%d[%u] = {", id, n->ranks[j], n->nsrc[j]);
+        for (uint32_t k = 0; k < n->nsrc[j]; k++)
+            fprintf(g->tabs, "%s%lld", k ? (k % 20 ? ", " : ",\n    ") : "", (long long)n->src[j][k]);
+        fprintf(g->tabs, "};\n");
+    }
+    fprintf(g->tabs, "static const int *const T%d_src[NRANKS] = {", id);
+    for (int r = 0, j = 0; r < g->P; r++) {
+        while (j < n->np && n->ranks[j] < r)
+            j++;
+        if (j < n->np && n->ranks[j] == r && n->nsrc[j])
+            fprintf(g->tabs, "%sT%d_src%d", r ? ", " : "", id, r);
+        else
+            fprintf(g->tabs, "%s0", r ? ", " : "");
+    }
+    fprintf(g->tabs, "};\nstatic long long T%d_at;\n", id);
+    snprintf(out, cap, "wsrc_(T%d_src[rank_], &T%d_at, peer_(%s)) /* recorded sources */", id, id, e);
 }
 
 static void tag_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
@@ -356,7 +507,7 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
     const psk_event *e = &n->first[0];
     unsigned fn = e->fn;
     const char *name = psk_fn_name(fn);
-    char comm[64] = "MPI_COMM_WORLD", peer[160], rpeer[160], tag[160], rtag[160], by[160], rby[160], root[160],
+    char comm[64] = "MPI_COMM_WORLD", peer[320], rpeer[320], tag[160], rtag[160], by[160], rby[160], root[160],
          req[160];
     if (PSK_HAS(e, PSK_F_COMM)) {
         if (!all_same(n, PSK_F_COMM)) {
@@ -823,6 +974,7 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
         int32_t c = kid[i];
         const psk_fnode *y = psk_folded_node(g->f, c);
         if (y->kind == PSK_FNODE_SYM) {
+            g->in_scaled = in_scaled;
             emit_sym(g, c, d, loopvar);
             continue;
         }
@@ -872,6 +1024,8 @@ static const char preamble[] =
     "\n"
     "/* perfskel's values of MPI constants back to this MPI's */\n"
     "static inline int peer_(long long p) { return p == -1 ? MPI_ANY_SOURCE : p == -2 ? MPI_PROC_NULL : p == -3 ? MPI_ROOT : (int)p; }\n"
+    "/* a wildcard receive's recorded source, execution by execution */\n"
+    "static inline int wsrc_(const int *s, long long *at, int dflt) { return s ? s[(*at)++] : dflt; }\n"
     "static inline int tag_(long long t) { return t == -1 ? MPI_ANY_TAG : (int)t; }\n"
     "static inline int color_(long long c) { return c < 0 ? MPI_UNDEFINED : (int)c; }\n"
     "static inline int slot_(long long id) { return id >= 0 && id < NREQ ? (int)id : NREQ; }\n"
@@ -973,6 +1127,12 @@ static void cleanup(gen *g)
     free(g->min_gap);
     g->unit_ns = NULL;
     g->min_gap = NULL;
+    for (int r = 0; g->pend && r < g->P; r++)
+        free(g->pend[r]);
+    free(g->pend);
+    free(g->npend);
+    g->pend = NULL;
+    g->npend = NULL;
     if (!g->node)
         return;
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
@@ -983,8 +1143,14 @@ static void cleanup(gen *g)
                     free((void *)PSK_ARR(&n->first[j], f));
         free(n->first);
         free(n->gap);
+        for (int j = 0; n->src && j < n->np; j++)
+            free(n->src[j]);
+        free(n->src);
+        free(n->nsrc);
+        free(n->capsrc);
     }
     free(g->node);
+
 }
 
 int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *out, char *err, size_t errcap)
@@ -1017,8 +1183,10 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
                 g.unit_ns[r] = g.job->work_ns_per_unit[q];
     }
     g.node = calloc((size_t)psk_folded_nnodes(f), sizeof *g.node);
+    g.pend = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.pend);
+    g.npend = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.npend);
     collect c = {.g = &g};
-    if (!g.node || psk_mcursor_open(m, &c.cur)) {
+    if (!g.node || !g.pend || !g.npend || psk_mcursor_open(m, &c.cur)) {
         cleanup(&g);
         return gfail(&g, "out of memory");
     }
@@ -1028,6 +1196,7 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
         cleanup(&g);
         return gfail(&g, "the merged trace does not match its folding (%s)", psk_merged_errmsg(m));
     }
+    settle_sources(&g);
     for (int r = 0; r < g.P; r++)
         if (g.min_gap[r] > 1e299)
             g.min_gap[r] = 0;

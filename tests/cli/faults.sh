@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fault tests of perfskel record and its readers, with real MPI jobs:
-# faults.sh FLAVOUR CRASH_PROGRAM [HEAT_PROGRAM [COLLECTIVES_PROGRAM]].
+# faults.sh FLAVOUR CRASH_PROGRAM [HEAT_PROGRAM [COLLECTIVES_PROGRAM
+# [WILDCARD_PROGRAM]]].
 # Needs PERFSKEL (path of the CLI).
 # Each case checks the exit status and that the one-line error names the
 # file and the problem; a killed rank's trace must still be readable up to
@@ -10,6 +11,7 @@ FL=$1
 PROG=$2
 HEAT=${3:-}
 COLL=${4:-}
+WILD=${5:-}
 P=${PERFSKEL:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -171,6 +173,26 @@ if [ -n "$COLL" ]; then
         ok "predict: the collectives program's skeleton runs"
     else
         bad "predict on the collectives program"; cat "$T/err"
+    fi
+fi
+
+# wildcard receives are replayed from the sources recorded in their
+# statuses: the skeleton's rank 0 receives from the same ranks in the same
+# order as the original (blocking receives, Irecv + Waitall, Irecv + Wait)
+if [ -n "$WILD" ]; then
+    timeout 120 "$P" record -o "$T/wild" -- $MPIRUN -np 4 "$WILD" >"$T/wild.out" 2>"$T/err" || bad "wildcard run failed"
+    want=$(awk '$1 ~ /_sources$/ { for (i = 2; i <= NF; i++) printf "%s ", $i }' "$T/wild.out")
+    if "$P" gen "$T/wild" -K 1 -o "$T/wild.c" 2>"$T/err" && "mpicc.$FL" -O1 -o "$T/wild.skel" "$T/wild.c" 2>"$T/err" &&
+        timeout 120 "$P" record -o "$T/wildskel" -- $MPIRUN -np 4 "$T/wild.skel" >/dev/null 2>"$T/err"; then
+        got=$("$P" dump "$T/wildskel" --rank 0 | awk '$5 == "MPI_Recv" || $5 == "MPI_Irecv" {
+            for (i = 6; i <= NF; i++) if ($i ~ /^peer=/) printf "%s ", substr($i, 6) }')
+        if [ -n "$want" ] && [ "$got" = "$want" ]; then
+            ok "gen: wildcard receives replayed from their recorded sources ($want)"
+        else
+            bad "gen: the skeleton received from '$got', the original from '$want'"
+        fi
+    else
+        bad "gen/run of the wildcard program's skeleton"; cat "$T/err"
     fi
 fi
 
