@@ -53,7 +53,7 @@ static int run(char **argv, FILE *out)
 int cmd_predict(int argc, char **argv)
 {
     const char *input = NULL, *keep = NULL;
-    int K = 0, json = 0, i, repeat = 3;
+    int K = 0, json = 0, i, repeat = 3, flavour = 0;
     double actual = -1;
     for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "-K") && i + 1 < argc) {
@@ -69,6 +69,11 @@ int cmd_predict(int argc, char **argv)
             repeat = (int)r;
         } else if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
             keep = argv[++i];
+        } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
+            const char *m = argv[++i];
+            flavour = !strcmp(m, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(m, "mpich") ? PSK_MPI_MPICH : 0;
+            if (!flavour)
+                return psk_cli_usage("predict: --mpi takes openmpi or mpich, not '%s'", m);
         } else if (!strcmp(argv[i], "--actual") && i + 1 < argc) {
             char *end;
             actual = strtod(argv[++i], &end);
@@ -90,10 +95,10 @@ int cmd_predict(int argc, char **argv)
         return psk_cli_usage("predict: no launcher given after --");
     char **launch = argv + i + 1;
     int nlaunch = argc - i - 1;
-    int flavour = psk_launcher_flavour(launch[0]);
-    if (!flavour) {
-        psk_cli_error("%s: cannot tell which MPI this launcher belongs to", launch[0]);
-        return PSK_EXIT_DATA;
+    if (!flavour && !(flavour = psk_launcher_flavour(launch[0]))) {
+        psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
+                      launch[0]);
+        return PSK_EXIT_USAGE;
     }
     /* the skeleton's source and binary */
     char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16];

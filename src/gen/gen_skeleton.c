@@ -38,6 +38,21 @@ typedef struct gnode {
     int varsrc;         /* sources vary between executions: a table by execution */
 } gnode;
 
+/* a communicator as a rank saw it created: its members' world ranks;
+ * an id re-used for other members is not followed (ambiguous) */
+typedef struct cmembers {
+    int64_t *w;
+    uint32_t n;
+    int known, ambiguous;
+} cmembers;
+
+/* a persistent request as its Send_init or Recv_init made it */
+typedef struct preq {
+    int kind;           /* 0 unknown, 1 send, 2 receive */
+    int64_t peer, comm;
+    int ambiguous;
+} preq;
+
 /* an Irecv from MPI_ANY_SOURCE waiting for the status that names its source */
 typedef struct pending {
     int32_t id, j;
@@ -59,6 +74,10 @@ typedef struct gen {
     int in_scaled;      /* emitting inside a scaled loop */
     pending **pend;     /* per rank, by request id */
     int64_t *npend;
+    cmembers **cmem;    /* per rank, by communicator id: its world ranks */
+    int64_t *ncmem;
+    preq **preqs;       /* per rank, by request id: what a persistent request does */
+    int64_t *npreqs;
     double *unit_ns; /* per rank: ns of one work unit on its host */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
     char *err;
@@ -209,6 +228,70 @@ static void settle_sources(gen *g)
     }
 }
 
+/* grows a per-rank array of elements of size sz to hold index i */
+static int grow(void **a, int64_t *n, int64_t i, size_t sz)
+{
+    if (i < *n)
+        return 0;
+    int64_t cap = 2 * i + 8;
+    char *b = realloc(*a, (size_t)cap * sz);
+    if (!b)
+        return -1;
+    memset(b + (size_t)*n * sz, 0, (size_t)(cap - *n) * sz);
+    *a = b, *n = cap;
+    return 0;
+}
+
+/* the members of each communicator a rank creates (so that loops on it
+ * can be checked for balance in world ranks) */
+static int note_comm(gen *g, int32_t r, const psk_event *e)
+{
+    if (!PSK_HAS(e, PSK_F_NEWID) || !PSK_HAS(e, PSK_F_MEMBERS) || !strncmp(psk_fn_name(e->fn), "MPI_Group_", 10))
+        return 0;
+    int64_t c = e->v[PSK_F_NEWID];
+    if (c < 2 || c > (1 << 20))
+        return 0;
+    if (grow((void **)&g->cmem[r], &g->ncmem[r], c, sizeof **g->cmem))
+        return -1;
+    cmembers *m = &g->cmem[r][c];
+    const int64_t *w = PSK_ARR(e, PSK_F_MEMBERS);
+    uint32_t nw = PSK_ARRN(e, PSK_F_MEMBERS);
+    if (m->known) {
+        if (m->n != nw || (nw && memcmp(m->w, w, nw * sizeof *w)))
+            m->ambiguous = 1;
+        return 0;
+    }
+    m->w = malloc((nw ? nw : 1) * sizeof *m->w);
+    if (!m->w)
+        return -1;
+    if (nw)
+        memcpy(m->w, w, nw * sizeof *w);
+    m->n = nw;
+    m->known = 1;
+    return 0;
+}
+
+/* what each persistent request sends or receives, from its init call */
+static int note_preq(gen *g, int32_t r, const psk_event *e)
+{
+    const char *name = psk_fn_name(e->fn);
+    int kind = !strcmp(name, "MPI_Recv_init") ? 2
+               : psk_fn_class(e->fn) == PSK_CLASS_PERSIST && strstr(name, "end_init") ? 1 : 0;
+    if (!kind || !PSK_HAS(e, PSK_F_REQ) || !PSK_HAS(e, PSK_F_PEER))
+        return 0;
+    int64_t q = e->v[PSK_F_REQ];
+    if (q < 0 || q > (1 << 24))
+        return 0;
+    if (grow((void **)&g->preqs[r], &g->npreqs[r], q, sizeof **g->preqs))
+        return -1;
+    preq *p = &g->preqs[r][q];
+    int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+    if (p->kind && (p->kind != kind || p->peer != e->v[PSK_F_PEER] || p->comm != comm))
+        p->ambiguous = 1;
+    p->kind = kind, p->peer = e->v[PSK_F_PEER], p->comm = comm;
+    return 0;
+}
+
 static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
 {
     (void)pos, (void)iter, (void)depth;
@@ -247,7 +330,8 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     for (int j = 0; j < me.nranks && j < n->np; j++)
         n->gap[j] += (double)me.gap[j];
     for (int j = 0; j < me.nranks && j < n->np; j++)
-        if (wild_sources(g, id, j, me.ranks[j], &me.ev[j]))
+        if (wild_sources(g, id, j, me.ranks[j], &me.ev[j]) || note_comm(g, me.ranks[j], &me.ev[j]) ||
+            note_preq(g, me.ranks[j], &me.ev[j]))
             return c->rc = PSK_ENOMEM;
     return 0;
 }
@@ -844,9 +928,11 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
 }
 
 /* ---- which loops may be scaled: those whose every iteration is closed
- * (each message sent in it is received in it, and each collective in it
- * has all of MPI_COMM_WORLD, or a communicator, taking part), so that
- * running fewer iterations on every rank leaves nobody waiting ---- */
+ * (each message sent in it is received in it, counted in world ranks
+ * through the recorded members of each communicator, persistent requests
+ * by what their init call said; and each collective on MPI_COMM_WORLD in it
+ * has every rank taking part), so that running fewer iterations on every
+ * rank leaves nobody waiting ---- */
 
 typedef struct balance {
     int P;
@@ -871,14 +957,63 @@ static int receives(unsigned fn)
            !strcmp(n, "MPI_Imrecv");
 }
 
-/* the world rank of rank r of the event's communicator, if it is
- * MPI_COMM_WORLD (-1 otherwise: loops on other communicators are not
- * checked, so not scaled) */
-static int64_t to_world(const psk_event *e, int64_t r)
+/* the world rank of rank r of communicator comm as rank me knows it
+ * (-1 if it is not known: the loop is then not scaled) */
+static int64_t to_world(const gen *g, int32_t me, int64_t comm, int64_t r)
 {
-    if (!PSK_HAS(e, PSK_F_COMM) || e->v[PSK_F_COMM] == 0)
+    if (comm == 0)
         return r;
-    return -1; /* inside another communicator: not followed here */
+    if (comm == 1)
+        return r == 0 ? me : -1;
+    if (comm < 0 || comm >= g->ncmem[me])
+        return -1;
+    const cmembers *m = &g->cmem[me][comm];
+    if (!m->known || m->ambiguous || r < 0 || r >= (int64_t)m->n)
+        return -1;
+    return m->w[r];
+}
+
+/* one message of the loop: from sends to to in world ranks; a wildcard
+ * receive when from is PSK_ANY_SOURCE */
+static void count_send(balance *b, const gen *g, int32_t me, int64_t comm, int64_t peer, int64_t mult)
+{
+    if (peer == PSK_PROC_NULL)
+        return;
+    int64_t to = to_world(g, me, comm, peer);
+    if (to < 0 || to >= g->P)
+        b->ok = 0;
+    else
+        b->sent[(size_t)me * (size_t)g->P + (size_t)to] += mult;
+}
+
+static void count_recv(balance *b, const gen *g, int32_t me, int64_t comm, int64_t peer, int64_t mult)
+{
+    if (peer == PSK_PROC_NULL)
+        return;
+    if (peer == PSK_ANY_SOURCE) {
+        b->wild[me] += mult;
+        return;
+    }
+    int64_t from = to_world(g, me, comm, peer);
+    if (from < 0 || from >= g->P)
+        b->ok = 0;
+    else
+        b->sent[(size_t)from * (size_t)g->P + (size_t)me] -= mult;
+}
+
+/* MPI_Start / MPI_Startall of persistent request q: the message its init
+ * call described */
+static void count_start(balance *b, const gen *g, int32_t me, int64_t q, int64_t mult)
+{
+    if (q < 0 || q >= g->npreqs[me] || !g->preqs[me][q].kind || g->preqs[me][q].ambiguous) {
+        b->ok = 0;
+        return;
+    }
+    const preq *p = &g->preqs[me][q];
+    if (p->kind == 1)
+        count_send(b, g, me, p->comm, p->peer, mult);
+    else
+        count_recv(b, g, me, p->comm, p->peer, mult);
 }
 
 static void tally(gen *g, int32_t id, int64_t mult, balance *b)
@@ -900,40 +1035,26 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         b->ok = 0; /* a collective on MPI_COMM_WORLD without every rank */
         return;
     }
-    if (cls == PSK_CLASS_PERSIST || is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe")) {
-        b->ok = 0; /* starts of persistent requests, probes: not followed */
+    if (is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe")) {
+        b->ok = 0; /* probes: not followed */
         return;
     }
     for (int j = 0; j < n->np; j++) {
         const psk_event *e = &n->first[j];
         int32_t me = n->ranks[j];
-        if (sends(fn)) {
-            int64_t to = to_world(e, e->v[PSK_F_PEER]);
-            if (e->v[PSK_F_PEER] == PSK_PROC_NULL)
-                ;
-            else if (to < 0 || to >= g->P)
-                b->ok = 0;
-            else
-                b->sent[(size_t)me * (size_t)g->P + (size_t)to] += mult;
-        }
-        int64_t src = -5;
+        int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+        if (is(fn, "MPI_Start"))
+            count_start(b, g, me, e->v[PSK_F_REQ], mult);
+        else if (is(fn, "MPI_Startall"))
+            for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_REQS); k++)
+                count_start(b, g, me, PSK_ARR(e, PSK_F_REQS)[k], mult);
+        /* Send_init, Recv_init, ...: no message until started */
+        if (sends(fn))
+            count_send(b, g, me, comm, e->v[PSK_F_PEER], mult);
         if (receives(fn))
-            src = e->v[PSK_F_PEER];
-        else if (is(fn, "MPI_Sendrecv"))
-            src = e->v[PSK_F_RPEER];
-        else if (is(fn, "MPI_Sendrecv_replace"))
-            src = e->v[PSK_F_RPEER];
-        if (src == -5 || src == PSK_PROC_NULL)
-            continue;
-        if (src == PSK_ANY_SOURCE) {
-            b->wild[me] += mult;
-            continue;
-        }
-        int64_t from = to_world(e, src);
-        if (from < 0 || from >= g->P)
-            b->ok = 0;
-        else
-            b->sent[(size_t)from * (size_t)g->P + (size_t)me] -= mult;
+            count_recv(b, g, me, comm, e->v[PSK_F_PEER], mult);
+        else if (is(fn, "MPI_Sendrecv") || is(fn, "MPI_Sendrecv_replace"))
+            count_recv(b, g, me, comm, e->v[PSK_F_RPEER], mult);
     }
 }
 
@@ -1133,6 +1254,19 @@ static void cleanup(gen *g)
     free(g->npend);
     g->pend = NULL;
     g->npend = NULL;
+    for (int r = 0; g->cmem && r < g->P; r++) {
+        for (int64_t c = 0; c < g->ncmem[r]; c++)
+            free(g->cmem[r][c].w);
+        free(g->cmem[r]);
+    }
+    for (int r = 0; g->preqs && r < g->P; r++)
+        free(g->preqs[r]);
+    free(g->cmem);
+    free(g->ncmem);
+    free(g->preqs);
+    free(g->npreqs);
+    g->cmem = NULL;
+    g->preqs = NULL;
     if (!g->node)
         return;
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
@@ -1153,6 +1287,27 @@ static void cleanup(gen *g)
 
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the median (the lower one) of the unit times of rank r's host's ranks;
+ * tmp has room for P values. Rank r's own beyond 4096 ranks, where
+ * comparing every pair of host names would be too slow. */
+static double host_speed(const psk_job *job, int P, int r, double *tmp)
+{
+    if (P > 4096)
+        return job->work_ns_per_unit[r];
+    int n = 0;
+    for (int q = 0; q < P; q++)
+        if (!strcmp(job->hosts[q], job->hosts[r]))
+            tmp[n++] = job->work_ns_per_unit[q];
+    qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
+    return tmp[(n - 1) / 2];
+}
+
 int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *out, char *err, size_t errcap)
 {
     gen g = {.m = m, .f = f, .job = psk_merged_job(m), .P = psk_merged_nranks(m), .K = o->K, .err = err,
@@ -1165,9 +1320,9 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
     for (int r = 0; r < g.P; r++)
         if (psk_merged_rank_reordered(m, r))
             return gfail(&g, "the merged trace was reordered (Algorithm 1); merge with --no-reorder for gen");
-    /* the speed of a host is the best any of its ranks measured: a rank
-     * whose timing was disturbed (another process on its core) must not
-     * stretch its work */
+    /* the speed of a host is the median of what its ranks measured (each
+     * already a trimmed mean of 31 timings): a rank whose timing was
+     * disturbed (another process on its core) must not stretch its work */
     g.unit_ns = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.unit_ns);
     g.min_gap = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.min_gap);
     if (!g.unit_ns || !g.min_gap) {
@@ -1175,18 +1330,19 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
         return gfail(&g, "out of memory");
     }
     for (int r = 0; r < g.P; r++)
+        g.unit_ns[r] = host_speed(g.job, g.P, r, g.min_gap); /* min_gap: scratch until set below */
+    for (int r = 0; r < g.P; r++)
         g.min_gap[r] = 1e300;
-    for (int r = 0; r < g.P; r++) {
-        g.unit_ns[r] = g.job->work_ns_per_unit[r];
-        for (int q = 0; q < g.P; q++)
-            if (!strcmp(g.job->hosts[q], g.job->hosts[r]) && g.job->work_ns_per_unit[q] < g.unit_ns[r])
-                g.unit_ns[r] = g.job->work_ns_per_unit[q];
-    }
     g.node = calloc((size_t)psk_folded_nnodes(f), sizeof *g.node);
     g.pend = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.pend);
     g.npend = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.npend);
+    g.cmem = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.cmem);
+    g.ncmem = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.ncmem);
+    g.preqs = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.preqs);
+    g.npreqs = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.npreqs);
     collect c = {.g = &g};
-    if (!g.node || !g.pend || !g.npend || psk_mcursor_open(m, &c.cur)) {
+    if (!g.node || !g.pend || !g.npend || !g.cmem || !g.ncmem || !g.preqs || !g.npreqs ||
+        psk_mcursor_open(m, &c.cur)) {
         cleanup(&g);
         return gfail(&g, "out of memory");
     }

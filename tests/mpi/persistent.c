@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 
     int v = rank + 1;
     for (int it = 1; it <= NITER; it++) {
+        ps_compute(); /* benchmarks only (PS_WORK) */
         to_right[0] = v;
         to_right[1] = it;
         to_left[0] = v + 1;

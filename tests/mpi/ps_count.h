@@ -53,6 +53,32 @@ static int ps_tick(int idx)
 }
 #define CALL(fn) (ps_tick(PS_IDX_##fn), fn)
 
+/* Computation between calls, for benchmarks (bench/predict_accuracy.sh):
+ * ps_compute() runs PS_WORK sweeps over a 512-double array, a quarter more
+ * on odd ranks so that ranks are imbalanced. PS_WORK is 0 in the tests, and
+ * then it does nothing. The array is global and checked in ps_report, so the
+ * compiler must keep the work. */
+#ifndef PS_WORK
+#define PS_WORK 0
+#endif
+double ps_work_a[512];
+static void ps_compute(void)
+{
+#if PS_WORK > 0
+    static int n = -1;
+    if (n < 0) {
+        int r;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        n = PS_WORK + (r % 2) * (PS_WORK / 4);
+    }
+    for (int k = 0; k < n; k++) {
+        for (int i = 0; i < 511; i++)
+            ps_work_a[i] = 0.5 * ps_work_a[i] + 0.25 * ps_work_a[i + 1] + 1.0;
+        ps_work_a[511] = 0.5 * ps_work_a[511] + 0.25 * ps_work_a[0] + 1.0;
+    }
+#endif
+}
+
 static int ps_cmp_name(const void *a, const void *b)
 {
     return strcmp(ps_names[*(const int *)a], ps_names[*(const int *)b]);
@@ -71,6 +97,7 @@ static void ps_report(void)
         MPI_Reduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0) printf("wall %.6f\n", most);
     }
+    if (ps_work_a[0] != ps_work_a[0]) printf("work: NaN\n"); /* never */
     ps_counts[PS_IDX_MPI_Finalize]++; /* the call that follows this report */
     int *all = NULL;
     if (rank == 0) {

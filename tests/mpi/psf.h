@@ -44,3 +44,8 @@
 #else
 #  error "compile with -DPS_MPIF, -DPS_MPI or -DPS_F08"
 #endif
+
+! PS_WORK: sweeps of ps_compute per call (benchmarks); 0 in the tests
+#ifndef PS_WORK
+#define PS_WORK 0
+#endif

@@ -43,4 +43,6 @@
   ! the wall clock ps_report prints when PS_WALL is set: from the first
   ! counted call after MPI_Init
   double precision :: ps_t0 = 0.0d0
+  ! ps_compute's array (benchmarks only; see psf_procs.h)
+  double precision :: ps_work_a(0:511) = 0.0d0
   logical :: ps_inited = .false.

@@ -21,6 +21,25 @@
     call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
   end subroutine cnt
 
+  ! Computation between calls, for benchmarks (bench/predict_accuracy.sh):
+  ! PS_WORK sweeps over a 512-double array, a quarter more on odd ranks;
+  ! nothing when PS_WORK is 0 (the tests). Same work as ps_count.h's.
+  subroutine ps_compute()
+    integer :: k, i, me, ierr
+    integer, save :: n = -1
+    if (PS_WORK <= 0) return
+    if (n < 0) then
+      call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)
+      n = PS_WORK + mod(me, 2) * (PS_WORK / 4)
+    end if
+    do k = 1, n
+      do i = 0, 510
+        ps_work_a(i) = 0.5d0 * ps_work_a(i) + 0.25d0 * ps_work_a(i + 1) + 1.0d0
+      end do
+      ps_work_a(511) = 0.5d0 * ps_work_a(511) + 0.25d0 * ps_work_a(0) + 1.0d0
+    end do
+  end subroutine ps_compute
+
   subroutine ps_report()
     integer :: me, np, r, i, ierr
     integer :: mine(PS_NFUNC)
@@ -36,6 +55,7 @@
       call MPI_Reduce(iwall, imost, 1, MPI_INTEGER, MPI_MAX, 0, MPI_COMM_WORLD, ierr)
       if (me == 0) write(*, '(a,f0.6)') 'wall ', dble(imost) / 1.0d6
     end if
+    if (ps_work_a(0) /= ps_work_a(0)) write(*, '(a)') 'work: NaN'   ! never
     call cnt('MPI_Finalize')       ! the call that follows this report
     call cnt('MPI_Gather')         ! counted before the counters are copied
     mine = ps_counts

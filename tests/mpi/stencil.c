@@ -30,6 +30,7 @@ int main(int argc, char **argv)
 
     int global = 0;
     for (int it = 1; it <= NITER; it++) {
+        ps_compute(); /* benchmarks only (PS_WORK) */
         MPI_Request req[4];
         /* tag 1: data travelling right, tag 2: data travelling left (needed
          * to tell the two messages apart when left == right). */

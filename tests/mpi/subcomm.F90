@@ -70,6 +70,7 @@ program subcomm
   token = rank + 1
   acc = 0
   do step = 1, NRING
+    call ps_compute()   ! benchmarks only (PS_WORK)
     call cnt('MPI_Irecv')
     call MPI_Irecv(inval, 1, MPI_INTEGER, subleft, 7, sub, req, ierr)
     call cnt('MPI_Send')

@@ -55,6 +55,7 @@ int main(int argc, char **argv)
     int subright = (subrank + 1) % subsize;
     int token = rank + 1, acc = 0;
     for (int step = 1; step <= NRING; step++) {
+        ps_compute(); /* benchmarks only (PS_WORK) */
         int in;
         MPI_Request req;
         CALL(MPI_Irecv)(&in, 1, MPI_INT, subleft, 7, sub, &req);

@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     int a[MAXP * BLK], b[MAXP * BLK];
     int total = 0;
     for (int it = 1; it <= NITER; it++) {
+        ps_compute(); /* benchmarks only (PS_WORK) */
         int seed = 0;
         if (rank == 0) seed = it * 13 + 7;
         CALL(MPI_Bcast)(&seed, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -43,6 +43,7 @@ int main(int argc, char **argv)
 
     int acc = 0;
     for (int it = 1; it <= NITER; it++) {
+        ps_compute(); /* benchmarks only (PS_WORK) */
         int sbuf[MAXTOT], rbuf[MAXTOT], piece[MAXP];
 
         /* Gatherv to 0 */

@@ -32,6 +32,7 @@ program wavefront
   acc = 0
   do s = 1, NSWEEP
     do c = 1, NCHUNK
+      call ps_compute()   ! benchmarks only (PS_WORK)
       if (rank == 0) then
         do i = 1, CLEN
           buf(i) = s * 100 + c * 10 + i

@@ -31,6 +31,7 @@ int main(int argc, char **argv)
     int acc = 0;
     for (int s = 1; s <= NSWEEP; s++) {
         for (int c = 1; c <= NCHUNK; c++) {
+            ps_compute(); /* benchmarks only (PS_WORK) */
             int buf[CLEN];
             if (rank == 0)
                 for (int i = 0; i < CLEN; i++) buf[i] = s * 100 + c * 10 + i + 1;
