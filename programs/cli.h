@@ -32,5 +32,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 #endif

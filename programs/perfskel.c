@@ -43,6 +43,15 @@ static const char usage[] =
     "  merge DIR [-o FILE] [--window M] [--no-reorder] [--json]\n"
     "        merge all ranks into one sequence of events with per-rank patterns\n"
     "        (default FILE: DIR/merged.pskm)\n"
+    "  fold DIR|MERGED|--symbols FILE [--algo runs|paper|topdown|bottomup] [--tree] [--json] [-o FILE]\n"
+    "        find the loops of the merged trace and print its loop tree\n"
+    "  gen DIR|MERGED -K N [-o FILE]\n"
+    "        the performance skeleton: a C MPI program, loops run count/K times\n"
+    "  predict DIR -K N [--repeat R] [--json] [--actual S] [--keep DIR] [--mpi M] -- LAUNCHER ARGS...\n"
+    "        build and run the skeleton with LAUNCHER; the original's predicted run time\n"
+    "  sim DIR [--machine FILE] [--depth N] [--json] [--html FILE] [-q]\n"
+    "        replay the trace on a model of a machine: predicted run time and where\n"
+    "        the time goes, per interval and rank\n"
     "\n"
     "perfskel --version prints the version.\n";
 
@@ -69,5 +78,7 @@ int main(int argc, char **argv)
         return cmd_gen(argc - 1, argv + 1);
     if (!strcmp(cmd, "predict"))
         return cmd_predict(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sim"))
+        return cmd_sim(argc - 1, argv + 1);
     return psk_cli_usage("unknown command '%s'", cmd);
 }

@@ -1,8 +1,10 @@
 #!/bin/sh
 # The whole pipeline that exists so far, on the bundled example: build,
 # record examples/heat.c with 2 ranks under Open MPI, print its profile,
-# merge the ranks into one sequence, fold its loops, and predict its run
-# time from a performance skeleton scaled down 10 times.
+# merge the ranks into one sequence, fold its loops, predict its run time
+# from a performance skeleton scaled down 10 times, and simulate it on a
+# model of this machine (text summary, and an HTML report with the interval
+# tree, per-rank tables and SVG plots in build/demo-report.html).
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
@@ -17,3 +19,5 @@ echo "== perfskel fold build/demo-trace/merged.pskm"
 build/perfskel fold build/demo-trace/merged.pskm
 echo "== perfskel predict build/demo-trace -K 10 -- mpirun.openmpi -np 2"
 build/perfskel predict build/demo-trace -K 10 -- mpirun.openmpi -np 2
+echo "== perfskel sim build/demo-trace --html build/demo-report.html"
+build/perfskel sim build/demo-trace --html build/demo-report.html

@@ -8,9 +8,12 @@
 # against the program's own `expect <rank> <function> <count>` lines with
 # $CHECK_COUNTS; then merges the trace and checks that expanding it gives
 # back every rank's events exactly, and folds it: the main loop must have
-# the iteration count the program prints ("mainloop N"); then generates its
+# the iteration count the program prints ("mainloop N"); simulates it
+# (perfskel sim: every event replayed, a prediction); then generates its
 # skeleton with K = 2, builds and runs it (no deadlock, a prediction, the
-# main loop run count/2 times where it was scaled).  Works in a fresh temporary directory, removed on success and
+# main loop run count/2 times where it was scaled); with K = 1 the
+# skeleton's messages and collectives per rank and function must be the
+# original's.  Works in a fresh temporary directory, removed on success and
 # kept (its path printed) on failure.  Exit 0 on success, 1 on failure.
 #
 # Environment: PERFSKEL (perfskel CLI), CHECK_COUNTS (check_counts checker),
@@ -104,6 +107,22 @@ if ! cmp -s dump.trace dump.merged; then
     fail "expanding the merged trace does not give back the recorded events"
 fi
 
+# 6b. simulated on the default machine: the replay gets through every
+#     rank's events (no deadlock, every call understood) and predicts a time
+#     (several threads calling MPI: refused, with this reason)
+if ! "$PERFSKEL" sim trace --json -q </dev/null >sim.json 2>sim.err; then
+    if ! grep -q "MPI_THREAD_MULTIPLE" sim.err; then
+        show sim.err
+        fail "perfskel sim failed"
+    fi
+else
+    awk -F: '/"predicted_seconds"/ { gsub(/[ ,]/, "", $2); ok = $2 > 0 } END { exit !ok }' sim.json ||
+        fail "perfskel sim predicted no time"
+    events=$(awk -F: '/"events"/ { gsub(/[ ,]/, "", $2); print $2; exit }' sim.json)
+    recorded=$(awk '$1 != "#"' dump.trace | wc -l)
+    [ "$events" = "$recorded" ] || fail "perfskel sim replayed ${events:-no} events of $recorded"
+fi
+
 # 7. folded: the main loop has the iteration count the program states
 want=$(awk '$1 == "mainloop" { print $2 }' plain.out)
 if [ -n "$want" ] && [ "$np" -ge 2 ]; then
@@ -126,6 +145,23 @@ if [ "$np" -ge 2 ]; then
         fail "perfskel gen failed"
     fi
     "mpicc.$flavour" -O2 -o skel skel.c >cc.out 2>&1 || { show cc.out; fail "the skeleton does not compile"; }
+    # K = 1: nothing scaled, so the skeleton makes every rank's messages and
+    # collectives exactly as often as the original did (its three reports
+    # of the prediction are MPI_Reduce calls, hence the + 3)
+    "$PERFSKEL" gen trace -K 1 -o skel1.c </dev/null >gen.out 2>gen.err || { show gen.err; fail "perfskel gen -K 1 failed"; }
+    "mpicc.$flavour" -O2 -o skel1 skel1.c >cc.out 2>&1 || { show cc.out; fail "the K = 1 skeleton does not compile"; }
+    timeout -k 10 "$limit" "$PERFSKEL" record -o skel1trace -- "${launcher[@]}" ./skel1 </dev/null >skel1.out 2>skel1.err
+    rc=$?
+    [ $rc -eq 0 ] || { show skel1.err; fail "the K = 1 skeleton run failed (status $rc)"; }
+    traffic='^MPI_(Send|Isend|Recv|Irecv|Sendrecv|Bcast|Allreduce|Alltoall|Alltoallv|Gather|Gatherv|Scatterv|Allgatherv|Reduce_scatter|Barrier|Ibarrier|Waitall|Waitany|Startall|Reduce)$'
+    percall() { "$PERFSKEL" dump "$1" | awk -v re="$traffic" -v extra="$2" '$1 != "#" { seen[$1] = 1 } $5 ~ re { n[$1 " " $5]++ }
+        END { for (r in seen) if (extra) n[r " MPI_Reduce"] += extra; for (k in n) print k, n[k] }' | sort; }
+    percall trace 3 >counts.orig
+    percall skel1trace 0 >counts.skel1
+    if ! cmp -s counts.orig counts.skel1; then
+        diff counts.orig counts.skel1 | head -n 10 >&2
+        fail "the K = 1 skeleton's calls per rank differ from the original's"
+    fi
     timeout -k 10 "$limit" "$PERFSKEL" record -o skeltrace -- "${launcher[@]}" ./skel </dev/null >skel.out 2>skel.err
     rc=$?
     [ $rc -eq 0 ] || { show skel.err; fail "the skeleton run failed (status $rc; 124: deadlock or timeout)"; }

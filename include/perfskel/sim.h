@@ -1,0 +1,129 @@
+/* perfskel sim: the Predictor (seed 003). A machine model read from a
+ * small text file, and a discrete-event replay of a recorded trace on it
+ * that predicts the run time and accounts, per interval of the program and
+ * per rank, where the time went. */
+#ifndef PERFSKEL_SIM_H
+#define PERFSKEL_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfskel/common.h"
+#include "perfskel/trace.h"
+
+/* ---- the machine model (`--machine FILE`, docs/simulation.md) ---- */
+
+enum psk_net_type { PSK_NET_BUS = 0, PSK_NET_GRID = 1, PSK_NET_SWITCH = 2 };
+
+/* collective operations with a choice of algorithm */
+enum psk_coll {
+    PSK_COLL_BARRIER, PSK_COLL_BCAST, PSK_COLL_REDUCE, PSK_COLL_ALLREDUCE,
+    PSK_COLL_GATHER, PSK_COLL_SCATTER, PSK_COLL_ALLGATHER, PSK_COLL_ALLTOALL,
+    PSK_COLL_REDUCE_SCATTER, PSK_COLL_SCAN, PSK_COLL_N
+};
+
+enum psk_alg {
+    PSK_ALG_DEFAULT = 0, PSK_ALG_LINEAR, PSK_ALG_BINOMIAL, PSK_ALG_RECDOUBLING,
+    PSK_ALG_RING, PSK_ALG_RABENSEIFNER, PSK_ALG_PAIRWISE, PSK_ALG_BRUCK, PSK_ALG_N
+};
+
+#define PSK_MACHINE_MAXDIM 8
+
+typedef struct psk_machine {
+    int type;                /* enum psk_net_type */
+    double start_us;         /* per message between nodes */
+    double byte_us;          /* per byte between nodes */
+    double intra_start_us;   /* per message inside a node */
+    double intra_byte_us;    /* per byte inside a node */
+    int ranks_per_node;      /* consecutive ranks share a node */
+    double power;            /* CPU speed relative to the recording machine */
+    double *node_power;      /* per node, overriding power; NULL if not given */
+    int nnode_power;
+    int topo[PSK_MACHINE_MAXDIM]; /* grid: nodes per dimension */
+    int ntopo;
+    int64_t eager_bytes;     /* messages up to this size are sent eagerly */
+    int links;               /* switch: transfers at once per node and direction */
+    int buses;               /* switch: transfers at once in the whole network (0: no limit) */
+    int closed_form;         /* collectives by a formula instead of their messages */
+    int alg[PSK_COLL_N];     /* enum psk_alg per collective */
+} psk_machine;
+
+/* Defaults: a switch, 5 us + 0.0001 us/byte (10 GB/s) between nodes,
+ * 0.5 us + 0.0001 us/byte inside one, one rank per node, power 1, eager up
+ * to 64 KiB, 1 link, default algorithms, collectives expanded. */
+void psk_machine_default(psk_machine *m);
+/* Parses a machine file's text (`key = value;`, // comments) onto m (start
+ * from psk_machine_default). On error returns PSK_EINVAL with "NAME:LINE:
+ * what is wrong" in err. */
+int psk_machine_parse(const char *text, size_t len, const char *name, psk_machine *m, char *err, size_t errcap);
+/* Reads and parses the file path. */
+int psk_machine_load(const char *path, psk_machine *m, char *err, size_t errcap);
+/* Writes m in the file format (what `perfskel calibrate` writes). */
+void psk_machine_write(FILE *out, const psk_machine *m, const char *comment);
+void psk_machine_free(psk_machine *m);
+/* The CPU speed of world rank r's node. */
+double psk_machine_power(const psk_machine *m, int rank);
+const char *psk_coll_name(int coll);
+const char *psk_alg_name(int alg);
+
+/* ---- the replay ---- */
+
+/* what each interval records per rank (seconds), seed 003 §2 */
+enum psk_metric {
+    PSK_M_EXEC,      /* execution time: entry to exit */
+    PSK_M_CPU,       /* productive computation (the recorded gaps / power) */
+    PSK_M_P2P,       /* in point-to-point calls */
+    PSK_M_COLL,      /* in collectives (and communicator creation) */
+    PSK_M_WAIT,      /* in Wait/Test calls */
+    PSK_M_SYNC,      /* of the MPI time: waiting for a partner that came late */
+    PSK_M_VARIATION, /* collectives: how much earlier than the last member this rank left */
+    PSK_M_OVERLAP,   /* nonblocking transfers hidden behind this rank's work */
+    PSK_M_IDLE,      /* max_j exec_j - exec_i */
+    PSK_M_IMBALANCE, /* max_j cpu_j - cpu_i */
+    PSK_M_LOST,      /* max_j exec_j - cpu_i: all that is not productive */
+    PSK_M_N
+};
+const char *psk_metric_name(int metric);
+
+typedef struct psk_sim_opts {
+    const psk_machine *machine;
+    int depth;      /* intervals deeper than this are not kept (0: all) */
+    int progress;   /* progress lines on stderr */
+} psk_sim_opts;
+
+typedef struct psk_sim psk_sim;
+
+typedef struct psk_interval {
+    int parent;           /* -1 for the whole program */
+    int level;            /* 0 the program, 1.. nested */
+    const char *name;
+    const double *m;      /* nranks x PSK_M_N, seconds */
+    const uint64_t *count;/* per rank: how many times it was entered */
+    double exec;          /* max over ranks of PSK_M_EXEC */
+    double efficiency;    /* sum cpu / (exec x nranks), 1 when both are 0 */
+} psk_interval;
+
+/* Replays the trace t on o->machine. On failure returns an error code and,
+ * if *out was set, psk_sim_errmsg says why. */
+int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out);
+const char *psk_sim_errmsg(const psk_sim *s);
+int psk_sim_nranks(const psk_sim *s);
+double psk_sim_predicted(const psk_sim *s);    /* seconds: slowest rank's MPI_Finalize entry */
+uint64_t psk_sim_events(const psk_sim *s);
+uint64_t psk_sim_buffered(const psk_sim *s);   /* rendezvous sends buffered to break a deadlock */
+int psk_sim_nintervals(const psk_sim *s);
+const psk_interval *psk_sim_interval(const psk_sim *s, int i);
+/* rank's timeline: PSK_TL_BINS bins of *bin_seconds each, per bin the
+ * seconds of compute, communication and waiting (3 doubles a bin) */
+#define PSK_TL_BINS 512
+const double *psk_sim_timeline(const psk_sim *s, int rank, double *bin_seconds);
+void psk_sim_close(psk_sim *s);
+
+/* reports: a text summary; JSON with "predicted_seconds" at the top */
+void psk_sim_write_text(const psk_sim *s, FILE *out, int depth);
+void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m);
+/* one self-contained HTML page: the interval tree to walk, per-rank
+ * tables, a timeline per rank and lost time per interval as SVG */
+void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const char *title);
+
+#endif

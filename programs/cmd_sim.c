@@ -1,0 +1,101 @@
+/* perfskel sim: the Predictor (seed 003). Replays a recorded trace on a
+ * model of a machine (--machine FILE; without one, this machine's defaults
+ * in docs/simulation.md) and prints the predicted run time and, per
+ * interval and rank, where the time went: text, or --json, and --html FILE
+ * (a self-contained page with SVG plots). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "perfskel/sim.h"
+
+int cmd_sim(int argc, char **argv)
+{
+    const char *input = NULL, *machine = NULL, *html = NULL;
+    int json = 0, depth = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
+            machine = argv[++i];
+        } else if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
+            html = argv[++i];
+        } else if (!strcmp(argv[i], "-q")) {
+            quiet = 1;
+        } else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
+            char *end;
+            long d = strtol(argv[++i], &end, 10);
+            if (*end || d < 0 || d > 1000)
+                return psk_cli_usage("sim: --depth takes a whole number from 0 (all) to 1000, not '%s'", argv[i]);
+            depth = (int)d;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return psk_cli_usage("sim: unknown option '%s'", argv[i]);
+        } else if (!input) {
+            input = argv[i];
+        } else {
+            return psk_cli_usage("sim: one trace directory only");
+        }
+    }
+    if (!input)
+        return psk_cli_usage("sim: no trace directory given (perfskel sim DIR --machine FILE)");
+    psk_machine m;
+    psk_machine_default(&m);
+    char err[512];
+    if (machine && psk_machine_load(machine, &m, err, sizeof err)) {
+        psk_cli_error("%s", err);
+        psk_machine_free(&m);
+        return PSK_EXIT_DATA;
+    }
+    psk_trace *t;
+    if (psk_trace_open(input, &t)) {
+        psk_cli_error("%s", psk_trace_errmsg(t));
+        psk_trace_close(t);
+        psk_machine_free(&m);
+        return PSK_EXIT_DATA;
+    }
+    psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet};
+    psk_sim *s;
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int rc = psk_sim_run(t, &o, &s);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    if (rc) {
+        psk_cli_error("%s: %s", input, psk_sim_errmsg(s));
+        psk_sim_close(s);
+        psk_trace_close(t);
+        psk_machine_free(&m);
+        return PSK_EXIT_DATA;
+    }
+    double secs = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    if (!quiet)
+        fprintf(stderr, "perfskel: simulated %llu events in %.3f s (%.1f million per second)\n",
+                (unsigned long long)psk_sim_events(s), secs, secs > 0 ? 1e-6 * (double)psk_sim_events(s) / secs : 0);
+    if (html) {
+        FILE *f = fopen(html, "w");
+        if (f)
+            psk_sim_write_html(s, f, &m, input);
+        if (!f || fclose(f)) {
+            psk_cli_error("%s: cannot write", html);
+            psk_sim_close(s);
+            psk_trace_close(t);
+            psk_machine_free(&m);
+            return PSK_EXIT_DATA;
+        }
+        if (!quiet)
+            fprintf(stderr, "perfskel: report written to %s\n", html);
+    }
+    if (json)
+        psk_sim_write_json(s, stdout, &m);
+    else
+        psk_sim_write_text(s, stdout, depth);
+    psk_sim_close(s);
+    psk_trace_close(t);
+    psk_machine_free(&m);
+    if (fflush(stdout) || ferror(stdout)) {
+        psk_cli_error("standard output: cannot write");
+        return PSK_EXIT_DATA;
+    }
+    return 0;
+}

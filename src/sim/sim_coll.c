@@ -1,0 +1,378 @@
+/* Collective operations on the machine model: each algorithm expanded into
+ * its point-to-point rounds through the network (sim_net.c), starting from
+ * each member's arrival; or, with `collectives = closed`, one formula
+ * counted from the last arrival for every member. Members are indexed
+ * 0..n-1 in communicator order; c->bytes is the per-member size: the whole
+ * buffer for bcast, reduce, allreduce and scan, one member's block for
+ * gather, scatter, allgather, reduce-scatter, and one destination's for
+ * alltoall. Defaults follow MPICH's choices by size. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+typedef struct run {
+    psk_net *net;
+    const psk_coll_call *c;
+    double *t;   /* per member: its current time */
+    double *nt;  /* scratch: times after a round */
+} run;
+
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* member i sends bytes to member j: the sender is busy until it ends, the
+ * receiver has it at the end */
+static void send1(run *r, int i, int j, int64_t bytes)
+{
+    int64_t eager = r->net->m->eager_bytes;
+    double ready = bytes > eager ? dmax(r->t[i], r->t[j]) : r->t[i];
+    double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
+    r->t[i] = end;
+    r->t[j] = dmax(r->t[j], end);
+}
+
+/* a round in which every member i sends to to(i) and receives from
+ * from(i) at once, bytes each: times from the start of the round */
+static void shift_round(run *r, int dist, int64_t bytes)
+{
+    int n = r->c->n;
+    memcpy(r->nt, r->t, (size_t)n * sizeof *r->t);
+    for (int i = 0; i < n; i++) {
+        int j = (i + dist) % n;
+        double ready = dmax(r->t[i], r->t[j]);
+        double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
+        r->nt[i] = dmax(r->nt[i], end);
+        r->nt[j] = dmax(r->nt[j], end);
+    }
+    memcpy(r->t, r->nt, (size_t)n * sizeof *r->t);
+}
+
+/* member i and member j swap bytes each way at once */
+static void exchange(run *r, int i, int j, int64_t bytes)
+{
+    double ready = dmax(r->t[i], r->t[j]);
+    double e1 = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
+    double e2 = psk_net_transfer(r->net, r->c->world[j], r->c->world[i], bytes, ready, NULL);
+    r->t[i] = r->t[j] = dmax(e1, e2);
+}
+
+static int real(const run *r, int v) { return (v + r->c->root) % r->c->n; }
+
+static void bcast_binomial(run *r, int64_t bytes)
+{
+    int n = r->c->n;
+    for (int mask = 1; mask < n; mask <<= 1)
+        for (int v = 0; v < mask && v + mask < n; v++)
+            send1(r, real(r, v), real(r, v + mask), bytes);
+}
+
+static void bcast_linear(run *r, int64_t bytes)
+{
+    for (int v = 1; v < r->c->n; v++)
+        send1(r, r->c->root, real(r, v), bytes);
+}
+
+static void reduce_binomial(run *r, int64_t bytes)
+{
+    int n = r->c->n;
+    for (int mask = 1; mask < n; mask <<= 1)
+        for (int v = mask; v < n; v += 2 * mask)
+            send1(r, real(r, v), real(r, v - mask), bytes);
+}
+
+static void reduce_linear(run *r, int64_t bytes)
+{
+    for (int v = 1; v < r->c->n; v++)
+        send1(r, real(r, v), r->c->root, bytes);
+}
+
+/* gather: subtrees send what they hold (mask members' blocks) */
+static void gather_binomial(run *r, int64_t block)
+{
+    int n = r->c->n;
+    for (int mask = 1; mask < n; mask <<= 1)
+        for (int v = mask; v < n; v += 2 * mask) {
+            int64_t k = n - v < mask ? n - v : mask;
+            send1(r, real(r, v), real(r, v - mask), block * k);
+        }
+}
+
+static void scatter_binomial(run *r, int64_t block)
+{
+    int n = r->c->n, top = 1;
+    while (top < n)
+        top <<= 1;
+    for (int mask = top >> 1; mask >= 1; mask >>= 1)
+        for (int v = 0; v < n; v += 2 * mask)
+            if (v + mask < n) {
+                int64_t k = n - (v + mask) < mask ? n - (v + mask) : mask;
+                send1(r, real(r, v), real(r, v + mask), block * k);
+            }
+}
+
+static int pof2_below(int n)
+{
+    int p = 1;
+    while (2 * p <= n)
+        p *= 2;
+    return p;
+}
+
+/* recursive doubling among the largest power of two of members; the rest
+ * first hand their data to a partner and get the result back at the end */
+static void allreduce_recdoubling(run *r, int64_t bytes, int halving)
+{
+    int n = r->c->n, p = pof2_below(n), extra = n - p;
+    for (int i = 0; i < extra; i++) /* 2i+1 folds into 2i */
+        send1(r, 2 * i + 1, 2 * i, bytes);
+    /* the participants: 2i for i < extra, then extra.. */
+    int *who = malloc((size_t)p * sizeof *who);
+    if (!who)
+        return;
+    for (int k = 0; k < p; k++)
+        who[k] = k < extra ? 2 * k : k + extra;
+    if (!halving) {
+        for (int mask = 1; mask < p; mask <<= 1)
+            for (int k = 0; k < p; k++)
+                if (k < (k ^ mask))
+                    exchange(r, who[k], who[k ^ mask], bytes);
+    } else { /* Rabenseifner: halving reduce-scatter, then doubling allgather */
+        int64_t b = bytes;
+        for (int mask = p >> 1; mask >= 1; mask >>= 1) {
+            b = (b + 1) / 2;
+            for (int k = 0; k < p; k++)
+                if (k < (k ^ mask))
+                    exchange(r, who[k], who[k ^ mask], b);
+        }
+        for (int mask = 1; mask < p; mask <<= 1) {
+            for (int k = 0; k < p; k++)
+                if (k < (k ^ mask))
+                    exchange(r, who[k], who[k ^ mask], b);
+            b *= 2;
+        }
+    }
+    free(who);
+    for (int i = 0; i < extra; i++)
+        send1(r, 2 * i, 2 * i + 1, bytes);
+}
+
+static void ring_steps(run *r, int steps, int64_t bytes)
+{
+    for (int s = 0; s < steps; s++)
+        shift_round(r, 1, bytes);
+}
+
+static void dissemination(run *r, int64_t bytes_per_step_unit, int grow)
+{
+    int n = r->c->n;
+    for (int k = 1; k < n; k <<= 1) {
+        int64_t b = grow ? bytes_per_step_unit * (k < n - k ? k : n - k) : bytes_per_step_unit;
+        shift_round(r, k, b);
+    }
+}
+
+static double lg2(int n) { return n > 1 ? ceil(log2((double)n)) : 0; }
+
+/* one formula for the whole operation, from the last arrival */
+static double closed(const run *r, int alg)
+{
+    const psk_coll_call *c = r->c;
+    int n = c->n;
+    if (n < 2)
+        return 0;
+    const psk_machine *m = r->net->m;
+    int a = c->world[0], b = c->world[1];
+    int64_t B = c->bytes;
+    double L = psk_net_cost(r->net, a, b, 0), CB = psk_net_cost(r->net, a, b, B), lg = lg2(n);
+    double per_byte = (CB - L);
+    switch (c->coll) {
+    case PSK_COLL_BARRIER:
+        return alg == PSK_ALG_LINEAR ? 2 * (n - 1) * L : (alg == PSK_ALG_BINOMIAL ? 2 : 1) * lg * L;
+    case PSK_COLL_BCAST:
+        return alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * CB;
+    case PSK_COLL_REDUCE:
+        if (m->type == PSK_NET_BUS) /* seed 003: (start + byte_time x size) x (block + P - 2), block 1 */
+            return CB * (n - 1);
+        return alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * CB;
+    case PSK_COLL_ALLREDUCE:
+        if (m->type == PSK_NET_BUS)
+            return CB * (n - 1);
+        if (alg == PSK_ALG_RING)
+            return 2.0 * (n - 1) * (L + per_byte / n);
+        if (alg == PSK_ALG_RABENSEIFNER)
+            return 2 * lg * L + 2.0 * (n - 1) / n * per_byte;
+        if (alg == PSK_ALG_LINEAR)
+            return 2.0 * (n - 1) * CB;
+        return (alg == PSK_ALG_BINOMIAL ? 2 : 1) * lg * CB;
+    case PSK_COLL_GATHER:
+    case PSK_COLL_SCATTER:
+        return alg == PSK_ALG_BINOMIAL ? lg * L + (n - 1) * per_byte : (n - 1) * CB;
+    case PSK_COLL_ALLGATHER:
+        return alg == PSK_ALG_RING || alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * L + (n - 1) * per_byte;
+    case PSK_COLL_ALLTOALL:
+        return alg == PSK_ALG_BRUCK ? lg * psk_net_cost(r->net, a, b, B * (n / 2)) : (n - 1) * CB;
+    case PSK_COLL_REDUCE_SCATTER:
+        return alg == PSK_ALG_RECDOUBLING ? lg * L + (n - 1) * per_byte : (n - 1) * CB;
+    case PSK_COLL_SCAN:
+        return alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * CB;
+    }
+    return 0;
+}
+
+static int is_pof2(int n) { return n > 0 && !(n & (n - 1)); }
+
+/* MPICH-like choices where the machine file names none */
+static int default_alg(const psk_coll_call *c)
+{
+    int64_t B = c->bytes;
+    int n = c->n;
+    switch (c->coll) {
+    case PSK_COLL_BARRIER: return PSK_ALG_BRUCK;
+    case PSK_COLL_BCAST: return PSK_ALG_BINOMIAL;
+    case PSK_COLL_REDUCE: return PSK_ALG_BINOMIAL;
+    case PSK_COLL_ALLREDUCE: return B <= 2048 || B < n ? PSK_ALG_RECDOUBLING : PSK_ALG_RABENSEIFNER;
+    case PSK_COLL_GATHER: return PSK_ALG_BINOMIAL;
+    case PSK_COLL_SCATTER: return PSK_ALG_BINOMIAL;
+    case PSK_COLL_ALLGATHER: return B * n <= 81920 ? (is_pof2(n) ? PSK_ALG_RECDOUBLING : PSK_ALG_BRUCK) : PSK_ALG_RING;
+    case PSK_COLL_ALLTOALL: return B <= 256 && n >= 8 ? PSK_ALG_BRUCK : PSK_ALG_PAIRWISE;
+    case PSK_COLL_REDUCE_SCATTER: return is_pof2(n) ? PSK_ALG_RECDOUBLING : PSK_ALG_PAIRWISE;
+    case PSK_COLL_SCAN: return PSK_ALG_RECDOUBLING;
+    }
+    return PSK_ALG_LINEAR;
+}
+
+void psk_coll_run(psk_net *net, const psk_coll_call *c)
+{
+    int n = c->n;
+    double last = 0;
+    for (int i = 0; i < n; i++)
+        last = dmax(last, c->arrive[i]);
+    int alg = net->m->alg[c->coll] ? net->m->alg[c->coll] : default_alg(c);
+    run r = {.net = net, .c = c};
+    if (n < 2 || net->m->closed_form) {
+        double cost = closed(&r, alg);
+        for (int i = 0; i < n; i++)
+            c->done[i] = last + cost;
+        return;
+    }
+    r.t = c->done;
+    r.nt = malloc((size_t)n * sizeof *r.nt);
+    if (!r.nt) { /* out of memory: the formula instead */
+        double cost = closed(&r, alg);
+        for (int i = 0; i < n; i++)
+            c->done[i] = last + cost;
+        return;
+    }
+    memcpy(r.t, c->arrive, (size_t)n * sizeof *r.t);
+    int64_t B = c->bytes;
+    switch (c->coll) {
+    case PSK_COLL_BARRIER:
+        if (alg == PSK_ALG_LINEAR) {
+            reduce_linear(&r, 0);
+            bcast_linear(&r, 0);
+        } else if (alg == PSK_ALG_BINOMIAL) {
+            reduce_binomial(&r, 0);
+            bcast_binomial(&r, 0);
+        } else {
+            dissemination(&r, 0, 0);
+        }
+        break;
+    case PSK_COLL_BCAST:
+        alg == PSK_ALG_LINEAR ? bcast_linear(&r, B) : bcast_binomial(&r, B);
+        break;
+    case PSK_COLL_REDUCE:
+        alg == PSK_ALG_LINEAR ? reduce_linear(&r, B) : reduce_binomial(&r, B);
+        break;
+    case PSK_COLL_ALLREDUCE:
+        if (alg == PSK_ALG_LINEAR) {
+            reduce_linear(&r, B);
+            bcast_linear(&r, B);
+        } else if (alg == PSK_ALG_BINOMIAL) {
+            reduce_binomial(&r, B);
+            bcast_binomial(&r, B);
+        } else if (alg == PSK_ALG_RING) {
+            ring_steps(&r, n - 1, (B + n - 1) / n); /* reduce-scatter */
+            ring_steps(&r, n - 1, (B + n - 1) / n); /* allgather */
+        } else {
+            allreduce_recdoubling(&r, B, alg == PSK_ALG_RABENSEIFNER);
+        }
+        break;
+    case PSK_COLL_GATHER:
+        alg == PSK_ALG_LINEAR ? reduce_linear(&r, B) : gather_binomial(&r, B);
+        break;
+    case PSK_COLL_SCATTER:
+        alg == PSK_ALG_LINEAR ? bcast_linear(&r, B) : scatter_binomial(&r, B);
+        break;
+    case PSK_COLL_ALLGATHER:
+        if (alg == PSK_ALG_LINEAR) {
+            reduce_linear(&r, B);
+            bcast_linear(&r, B * n);
+        } else if (alg == PSK_ALG_RING) {
+            ring_steps(&r, n - 1, B);
+        } else if (alg == PSK_ALG_RECDOUBLING && is_pof2(n)) {
+            int64_t b = B;
+            for (int mask = 1; mask < n; mask <<= 1, b *= 2)
+                for (int k = 0; k < n; k++)
+                    if (k < (k ^ mask))
+                        exchange(&r, k, k ^ mask, b);
+        } else {
+            dissemination(&r, B, 1); /* Bruck */
+        }
+        break;
+    case PSK_COLL_ALLTOALL:
+        if (alg == PSK_ALG_LINEAR) {
+            memcpy(r.nt, r.t, (size_t)n * sizeof *r.t);
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    if (i != j) {
+                        double end = psk_net_transfer(net, c->world[i], c->world[j], B, dmax(r.t[i], r.t[j]), NULL);
+                        r.nt[i] = dmax(r.nt[i], end);
+                        r.nt[j] = dmax(r.nt[j], end);
+                    }
+            memcpy(r.t, r.nt, (size_t)n * sizeof *r.t);
+        } else if (alg == PSK_ALG_BRUCK) {
+            for (int k = 1; k < n; k <<= 1)
+                shift_round(&r, k, B * ((n + 1) / 2));
+        } else {
+            for (int s = 1; s < n; s++)
+                shift_round(&r, s, B);
+        }
+        break;
+    case PSK_COLL_REDUCE_SCATTER:
+        if (alg == PSK_ALG_LINEAR) {
+            reduce_linear(&r, B * n);
+            bcast_linear(&r, B);
+        } else if (alg == PSK_ALG_RING) {
+            ring_steps(&r, n - 1, B);
+        } else if (alg == PSK_ALG_RECDOUBLING && is_pof2(n)) {
+            int64_t b = B * n;
+            for (int mask = n >> 1; mask >= 1; mask >>= 1) {
+                b = (b + 1) / 2;
+                for (int k = 0; k < n; k++)
+                    if (k < (k ^ mask))
+                        exchange(&r, k, k ^ mask, b);
+            }
+        } else {
+            for (int s = 1; s < n; s++)
+                shift_round(&r, s, B);
+        }
+        break;
+    case PSK_COLL_SCAN:
+        if (alg == PSK_ALG_LINEAR) {
+            for (int i = 0; i + 1 < n; i++)
+                send1(&r, i, i + 1, B);
+        } else {
+            for (int k = 1; k < n; k <<= 1) {
+                memcpy(r.nt, r.t, (size_t)n * sizeof *r.t);
+                for (int i = 0; i + k < n; i++) {
+                    double end = psk_net_transfer(net, c->world[i], c->world[i + k], B, dmax(r.t[i], r.t[i + k]), NULL);
+                    r.nt[i + k] = dmax(r.nt[i + k], end);
+                }
+                memcpy(r.t, r.nt, (size_t)n * sizeof *r.t);
+            }
+        }
+        break;
+    }
+    free(r.nt);
+}

@@ -1,0 +1,1154 @@
+/* The replay of perfskel sim: every rank's recorded events, streamed from
+ * its file, executed in simulated time on the machine model. A rank's
+ * compute gaps (the recorded time between two calls) are divided by its
+ * node's power; its MPI calls take what the model says: messages matched
+ * in MPI order (source, tag, communicator; blocking wildcard receives take
+ * the source recorded in their status), eager up to the threshold (the
+ * sender goes on, the message moves at once), rendezvous above it (moves
+ * when both sides are there); nonblocking operations move while the rank
+ * works and are waited for by its Wait calls; collectives wait for every
+ * member and cost what their algorithm costs (sim_coll.c).
+ *
+ * Ranks run in order of their simulated clocks (a heap), so shared
+ * resources are booked in time order; a rank keeps running while it is
+ * the earliest. Intervals (the whole program, MPI_Pcontrol(n) ... 
+ * MPI_Pcontrol(-n) for n >= 2) keep per-rank running totals taken at
+ * entry and exit, so an event costs nothing extra for them. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim_internal.h"
+
+enum op {
+    OP_OTHER, OP_INIT, OP_FINALIZE, OP_PCONTROL, OP_SEND, OP_ISEND, OP_RECV, OP_IRECV, OP_SENDRECV,
+    OP_SENDRECV_REPLACE, OP_PROBE, OP_SEND_INIT, OP_RECV_INIT, OP_START, OP_STARTALL, OP_WAIT, OP_WAITALL,
+    OP_WAITANY, OP_WAITSOME, OP_TEST, OP_TESTALL, OP_TESTANY, OP_TESTSOME, OP_FREE, OP_CANCEL, OP_COLL,
+    OP_ICOLL, OP_NEWCOMM, OP_LOCAL
+};
+
+/* accumulators kept per rank (running totals) */
+enum { A_CPU, A_P2P, A_COLL, A_WAIT, A_SYNC, A_VAR, A_OVERLAP, A_N };
+
+typedef struct sreq {
+    int used, pending, waited, persistent, active;
+    int kind;            /* 1 send, 2 receive, 3 collective */
+    double post, done, begin, end, partner;
+    int64_t peer, tag, comm, bytes; /* persistent: what Start posts */
+} sreq;
+
+typedef struct msg {
+    struct msg *next;
+    int src, dst;
+    int64_t comm, tag, bytes;
+    double post, arrive; /* arrive: eager, when it is there */
+    int rdv, buffered;
+    int sender_blocked;  /* the sender waits in a blocking send */
+    int64_t sreq;        /* the sender's request, or -1 */
+} msg;
+
+typedef struct precv {
+    struct precv *next;
+    int src;             /* world rank, or -1 any */
+    int64_t comm, tag, bytes;
+    double post;
+    int64_t rreq;        /* the receiver's request, or -1: it is blocked in the call */
+} precv;
+
+typedef struct cmem {
+    int *world;
+    int n, me;
+    uint64_t seq;        /* collectives this rank started on it */
+} cmem;
+
+typedef struct frame {
+    int node;
+    double t_open;
+    double acc[A_N];
+} frame;
+
+typedef struct rank {
+    psk_rank_reader *rd;
+    psk_event ev;
+    uint64_t prev_exit;
+    double t;            /* simulated clock, ns */
+    int state;           /* 0 ready, 1 blocked, 2 done */
+    int nwait;           /* blocked: things not yet done */
+    double tdone, tcall, partner;
+    int acc_class;       /* A_P2P, A_COLL or A_WAIT for the blocked time */
+    double acc[A_N];
+    msg *unexp, *unexp_tail;
+    precv *posted, *posted_tail;
+    sreq *req;
+    int64_t nreq;
+    cmem *comm;
+    int64_t ncomm;
+    frame *stack;
+    int depth, cap;
+    double finalize;
+    int heap_pos;
+    int running;         /* inside advance(): a finished call does not go to the heap */
+    int skipped;         /* Pcontrol intervals opened beyond --depth */
+} rank;
+
+typedef struct coll_inst {
+    struct coll_inst *next;
+    int64_t comm;
+    int leader;
+    uint64_t seq;
+    int n, arrived, coll;
+    int *world;
+    double *arrive, *done;
+    int64_t bytes;
+    int root;
+    int64_t *reqs;       /* per member: request id (nonblocking) or -1 */
+} coll_inst;
+
+typedef struct ival {
+    int parent, level;
+    int64_t key;
+    char name[48];
+    double *m;           /* P x PSK_M_N */
+    uint64_t *count;
+    psk_interval pub;
+} ival;
+
+struct psk_sim {
+    int P;
+    const psk_machine *m;
+    psk_net net;
+    rank *r;
+    int *heap, nheap;
+    coll_inst *colls;
+    ival *iv;
+    int niv, capiv;
+    uint8_t *opof;       /* per function id: enum op */
+    int8_t *collof;      /* per function id: enum psk_coll */
+    uint64_t events, buffered;
+    int maxdepth, progress;
+    double *inv_power;   /* per rank: 1 / its node's power */
+    double *tl;          /* timeline: P x PSK_TL_BINS x 3 (compute, communication, waiting) ns */
+    double tl_width;     /* ns per bin, doubled as the run grows */
+    msg *free_msg;       /* messages and posted receives are re-used */
+    precv *free_precv;
+    double predicted;
+    int failed;
+    char err[512];
+};
+
+static const char *const metric_names[PSK_M_N] = {"exec", "cpu", "p2p", "collective", "wait", "sync",
+                                                  "variation", "overlap", "idle", "imbalance", "lost"};
+const char *psk_metric_name(int m) { return m >= 0 && m < PSK_M_N ? metric_names[m] : "?"; }
+
+static int fail(psk_sim *s, int rc, const char *fmt, ...)
+{
+    if (!s->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->err, sizeof s->err, fmt, ap);
+        va_end(ap);
+    }
+    s->failed = 1;
+    return rc;
+}
+
+/* ---- the heap of ready ranks by clock ---- */
+
+static int before(const psk_sim *s, int a, int b)
+{
+    return s->r[a].t < s->r[b].t || (s->r[a].t == s->r[b].t && a < b);
+}
+
+static void heap_swap(psk_sim *s, int i, int j)
+{
+    int a = s->heap[i], b = s->heap[j];
+    s->heap[i] = b, s->heap[j] = a;
+    s->r[b].heap_pos = i, s->r[a].heap_pos = j;
+}
+
+static void heap_push(psk_sim *s, int q)
+{
+    int i = s->nheap++;
+    s->heap[i] = q;
+    s->r[q].heap_pos = i;
+    while (i > 0 && before(s, s->heap[i], s->heap[(i - 1) / 2])) {
+        heap_swap(s, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static int heap_pop(psk_sim *s)
+{
+    int top = s->heap[0];
+    heap_swap(s, 0, --s->nheap);
+    for (int i = 0;;) {
+        int l = 2 * i + 1, m = i;
+        if (l < s->nheap && before(s, s->heap[l], s->heap[m]))
+            m = l;
+        if (l + 1 < s->nheap && before(s, s->heap[l + 1], s->heap[m]))
+            m = l + 1;
+        if (m == i)
+            break;
+        heap_swap(s, i, m);
+        i = m;
+    }
+    return top;
+}
+
+/* ---- per-rank tables ---- */
+
+static sreq *req_get(rank *r, int64_t id)
+{
+    if (id < 0 || id > (1 << 24))
+        return NULL;
+    if (id >= r->nreq) {
+        int64_t cap = 2 * id + 16;
+        sreq *a = realloc(r->req, (size_t)cap * sizeof *a);
+        if (!a)
+            return NULL;
+        memset(a + r->nreq, 0, (size_t)(cap - r->nreq) * sizeof *a);
+        r->req = a, r->nreq = cap;
+    }
+    return &r->req[id];
+}
+
+/* the slot of communicator c of a rank (grown as needed), or NULL */
+static cmem *comm_slot(rank *r, int64_t c)
+{
+    if (c < 0 || c > (1 << 20))
+        return NULL;
+    if (c >= r->ncomm) {
+        int64_t cap = 2 * c + 4;
+        cmem *a = realloc(r->comm, (size_t)cap * sizeof *a);
+        if (!a)
+            return NULL;
+        memset(a + r->ncomm, 0, (size_t)(cap - r->ncomm) * sizeof *a);
+        r->comm = a, r->ncomm = cap;
+    }
+    return &r->comm[c];
+}
+
+/* communicator c of rank me, NULL if it was never created */
+static cmem *comm_get(psk_sim *s, rank *r, int me, int64_t c)
+{
+    cmem *m = comm_slot(r, c);
+    if (m && !m->world && c <= 1) { /* MPI_COMM_WORLD and MPI_COMM_SELF */
+        m->n = c == 0 ? s->P : 1;
+        m->world = malloc((size_t)m->n * sizeof *m->world);
+        if (!m->world)
+            return NULL;
+        for (int i = 0; i < m->n; i++)
+            m->world[i] = c == 0 ? i : me;
+        m->me = c == 0 ? me : 0;
+    }
+    return m && m->world ? m : NULL;
+}
+
+/* the world rank of peer p of communicator c, -1 any source, -2 none */
+static int world_of(psk_sim *s, int me, int64_t c, int64_t p)
+{
+    if (p == PSK_PROC_NULL)
+        return -2;
+    if (p == PSK_ANY_SOURCE)
+        return -1;
+    cmem *m = comm_get(s, &s->r[me], me, c);
+    if (!m || p < 0 || p >= m->n)
+        return -3;
+    return m->world[p];
+}
+
+/* ---- intervals ---- */
+
+static int ival_child(psk_sim *s, int parent, int64_t key, int level)
+{
+    for (int i = 0; i < s->niv; i++)
+        if (s->iv[i].parent == parent && s->iv[i].key == key)
+            return i;
+    if (s->niv == s->capiv) {
+        int cap = s->capiv ? 2 * s->capiv : 16;
+        ival *a = realloc(s->iv, (size_t)cap * sizeof *a);
+        if (!a)
+            return -1;
+        s->iv = a, s->capiv = cap;
+    }
+    ival *v = &s->iv[s->niv];
+    memset(v, 0, sizeof *v);
+    v->parent = parent, v->key = key, v->level = level;
+    if (parent < 0)
+        snprintf(v->name, sizeof v->name, "program");
+    else
+        snprintf(v->name, sizeof v->name, "pcontrol %lld", (long long)key);
+    v->m = calloc((size_t)s->P * PSK_M_N, sizeof *v->m);
+    v->count = calloc((size_t)s->P, sizeof *v->count);
+    if (!v->m || !v->count)
+        return -1;
+    return s->niv++;
+}
+
+static int ival_open(psk_sim *s, int q, int64_t key)
+{
+    rank *r = &s->r[q];
+    int parent = r->depth ? r->stack[r->depth - 1].node : -1;
+    int level = r->depth;
+    if (s->maxdepth && level > s->maxdepth) {
+        r->skipped++;
+        return 0;
+    }
+    int node = ival_child(s, parent, key, level);
+    if (node < 0)
+        return PSK_ENOMEM;
+    if (r->depth == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 8;
+        frame *a = realloc(r->stack, (size_t)cap * sizeof *a);
+        if (!a)
+            return PSK_ENOMEM;
+        r->stack = a, r->cap = cap;
+    }
+    frame *f = &r->stack[r->depth++];
+    f->node = node;
+    f->t_open = r->t;
+    memcpy(f->acc, r->acc, sizeof f->acc);
+    s->iv[node].count[q]++;
+    return 0;
+}
+
+static void ival_close(psk_sim *s, int q)
+{
+    rank *r = &s->r[q];
+    if (!r->depth)
+        return;
+    frame *f = &r->stack[--r->depth];
+    double *m = s->iv[f->node].m + (size_t)q * PSK_M_N;
+    m[PSK_M_EXEC] += (r->t - f->t_open) * 1e-9;
+    m[PSK_M_CPU] += (r->acc[A_CPU] - f->acc[A_CPU]) * 1e-9;
+    m[PSK_M_P2P] += (r->acc[A_P2P] - f->acc[A_P2P]) * 1e-9;
+    m[PSK_M_COLL] += (r->acc[A_COLL] - f->acc[A_COLL]) * 1e-9;
+    m[PSK_M_WAIT] += (r->acc[A_WAIT] - f->acc[A_WAIT]) * 1e-9;
+    m[PSK_M_SYNC] += (r->acc[A_SYNC] - f->acc[A_SYNC]) * 1e-9;
+    m[PSK_M_VARIATION] += (r->acc[A_VAR] - f->acc[A_VAR]) * 1e-9;
+    m[PSK_M_OVERLAP] += (r->acc[A_OVERLAP] - f->acc[A_OVERLAP]) * 1e-9;
+}
+
+/* ---- completing what a rank waits for ---- */
+
+/* ---- the timeline: per rank, PSK_TL_BINS bins of equal width, each
+ * holding how much of it went to compute, communication and waiting; when
+ * the run outgrows them, neighbouring bins merge and the width doubles, so
+ * its size does not depend on the trace's length ---- */
+
+static void tl_add(psk_sim *s, int q, int what, double a, double b)
+{
+    if (b <= a)
+        return;
+    while (b > s->tl_width * PSK_TL_BINS) {
+        for (int r = 0; r < s->P; r++) {
+            double *t = s->tl + (size_t)r * PSK_TL_BINS * 3;
+            for (int i = 0; i < PSK_TL_BINS / 2; i++)
+                for (int k = 0; k < 3; k++)
+                    t[3 * i + k] = t[3 * (2 * i) + k] + t[3 * (2 * i + 1) + k];
+            memset(t + 3 * (PSK_TL_BINS / 2), 0, 3 * (PSK_TL_BINS / 2) * sizeof *t);
+        }
+        s->tl_width *= 2;
+    }
+    double *t = s->tl + (size_t)q * PSK_TL_BINS * 3;
+    for (int i = (int)(a / s->tl_width); a < b && i < PSK_TL_BINS; i++) {
+        double end = (i + 1) * s->tl_width;
+        double piece = (b < end ? b : end) - a;
+        t[3 * i + what] += piece;
+        a += piece;
+    }
+}
+
+/* the blocking call of rank q is over at its tdone: its time goes to its
+ * class, the part spent waiting for a late partner to sync */
+static void finish_call(psk_sim *s, int q)
+{
+    rank *r = &s->r[q];
+    double end = r->tdone > r->tcall ? r->tdone : r->tcall;
+    double in = end - r->tcall;
+    r->acc[r->acc_class] += in;
+    double sync = r->partner - r->tcall;
+    sync = sync > 0 ? (sync < in ? sync : in) : 0;
+    r->acc[A_SYNC] += sync;
+    tl_add(s, q, 2, r->tcall, r->tcall + sync);
+    tl_add(s, q, 1, r->tcall + sync, end);
+    r->t = end;
+    r->state = 0;
+    if (!r->running)
+        heap_push(s, q);
+}
+
+/* one of the things rank q's blocking call waits for is done at t; the
+ * partner (the other side) arrived at partner */
+static void resolve(psk_sim *s, int q, double t, double partner)
+{
+    rank *r = &s->r[q];
+    if (t > r->tdone)
+        r->tdone = t;
+    if (partner > r->partner)
+        r->partner = partner;
+    if (--r->nwait == 0)
+        finish_call(s, q);
+}
+
+/* rank q's request is done at t; its transfer ran from begin to end */
+static void req_done(psk_sim *s, int q, int64_t id, double t, double begin, double end, double partner)
+{
+    rank *r = &s->r[q];
+    sreq *x = req_get(r, id);
+    if (!x || !x->used)
+        return;
+    x->pending = 0;
+    x->done = t, x->begin = begin, x->end = end, x->partner = partner;
+    if (!x->waited)
+        return;
+    /* a Wait is blocked on it: what moved before the Wait was overlap */
+    x->waited = 0;
+    double a = begin > x->post ? begin : x->post, b = end < r->tcall ? end : r->tcall;
+    if (x->kind != 3 && b > a)
+        r->acc[A_OVERLAP] += b - a;
+    if (x->persistent)
+        x->active = 0;
+    else
+        x->used = 0;
+    resolve(s, q, t, partner);
+}
+
+/* ---- point to point ---- */
+
+static int match_tag(int64_t want, int64_t tag) { return want == PSK_ANY_TAG || want == tag; }
+
+/* a message meets its receive: times for both sides */
+static void meet(psk_sim *s, msg *mg, int dst, double rpost, int64_t rreq)
+{
+    double begin, end;
+    if (mg->rdv) {
+        double ready = mg->post > rpost ? mg->post : rpost;
+        end = psk_net_transfer(&s->net, mg->src, dst, mg->bytes, ready, &begin);
+        if (mg->sender_blocked)
+            resolve(s, mg->src, end, rpost);
+        else if (mg->sreq >= 0)
+            req_done(s, mg->src, mg->sreq, end, begin, end, rpost);
+    } else {
+        end = mg->arrive;
+        begin = mg->post;
+    }
+    double done = end > rpost ? end : rpost;
+    if (rreq >= 0)
+        req_done(s, dst, rreq, done, begin, end, mg->post);
+    else
+        resolve(s, dst, done, mg->post);
+}
+
+static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int64_t bytes, int64_t sreq, int blocking)
+{
+    rank *r = &s->r[q];
+    if (dst == -2) { /* MPI_PROC_NULL */
+        if (sreq >= 0)
+            req_done(s, q, sreq, r->t, r->t, r->t, r->t);
+        return 0;
+    }
+    msg *mg = s->free_msg;
+    if (mg)
+        s->free_msg = mg->next;
+    else if (!(mg = malloc(sizeof *mg)))
+        return PSK_ENOMEM;
+    *mg = (msg){.src = q, .dst = dst, .comm = comm, .tag = tag, .bytes = bytes, .post = r->t,
+                .rdv = bytes > s->m->eager_bytes, .sreq = sreq};
+    if (!mg->rdv) { /* eager: it moves now, and the sender goes on */
+        double begin;
+        mg->arrive = psk_net_transfer(&s->net, q, dst, bytes, r->t, &begin);
+        if (sreq >= 0)
+            req_done(s, q, sreq, r->t, begin, mg->arrive, r->t);
+    } else if (blocking) {
+        mg->sender_blocked = 1;
+        r->nwait++;
+    }
+    rank *d = &s->r[dst];
+    for (precv *p = d->posted, *prev = NULL; p; prev = p, p = p->next)
+        if ((p->src == -1 || p->src == q) && p->comm == comm && match_tag(p->tag, tag)) {
+            if (prev)
+                prev->next = p->next;
+            else
+                d->posted = p->next;
+            if (d->posted_tail == p)
+                d->posted_tail = prev;
+            meet(s, mg, dst, p->post, p->rreq);
+            p->next = s->free_precv, s->free_precv = p;
+            mg->next = s->free_msg, s->free_msg = mg;
+            return 0;
+        }
+    mg->next = NULL;
+    if (d->unexp_tail)
+        d->unexp_tail->next = mg;
+    else
+        d->unexp = mg;
+    d->unexp_tail = mg;
+    return 0;
+}
+
+static int post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int64_t bytes, int64_t rreq)
+{
+    rank *r = &s->r[q];
+    if (src == -2) {
+        if (rreq >= 0)
+            req_done(s, q, rreq, r->t, r->t, r->t, r->t);
+        return 0;
+    }
+    if (rreq < 0)
+        r->nwait++; /* resolved when its message comes */
+    for (msg *mg = r->unexp, *prev = NULL; mg; prev = mg, mg = mg->next)
+        if ((src == -1 || mg->src == src) && mg->comm == comm && match_tag(tag, mg->tag)) {
+            if (prev)
+                prev->next = mg->next;
+            else
+                r->unexp = mg->next;
+            if (r->unexp_tail == mg)
+                r->unexp_tail = prev;
+            meet(s, mg, q, r->t, rreq);
+            mg->next = s->free_msg, s->free_msg = mg;
+            return 0;
+        }
+    precv *p = s->free_precv;
+    if (p)
+        s->free_precv = p->next;
+    else if (!(p = malloc(sizeof *p)))
+        return PSK_ENOMEM;
+    *p = (precv){.src = src, .comm = comm, .tag = tag, .bytes = bytes, .post = r->t, .rreq = rreq};
+    if (r->posted_tail)
+        r->posted_tail->next = p;
+    else
+        r->posted = p;
+    r->posted_tail = p;
+    return 0;
+}
+
+/* ---- collectives ---- */
+
+static int64_t coll_bytes(const psk_event *e, int n)
+{
+    int64_t ds = PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1;
+    if (PSK_HAS(e, PSK_F_COUNTS) && PSK_ARRN(e, PSK_F_COUNTS)) {
+        int64_t sum = 0;
+        for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_COUNTS); k++)
+            sum += PSK_ARR(e, PSK_F_COUNTS)[k];
+        return sum * ds / (n > 0 ? n : 1);
+    }
+    if (PSK_HAS(e, PSK_F_RCOUNTS) && PSK_ARRN(e, PSK_F_RCOUNTS)) {
+        int64_t sum = 0, rds = PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : ds;
+        for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_RCOUNTS); k++)
+            sum += PSK_ARR(e, PSK_F_RCOUNTS)[k];
+        return sum * rds / (n > 0 ? n : 1);
+    }
+    if (PSK_HAS(e, PSK_F_COUNT))
+        return e->v[PSK_F_COUNT] * ds;
+    if (PSK_HAS(e, PSK_F_RCOUNT))
+        return e->v[PSK_F_RCOUNT] * (PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : 1);
+    return 0;
+}
+
+static void coll_complete(psk_sim *s, coll_inst *c)
+{
+    psk_coll_call call = {.coll = c->coll, .n = c->n, .world = c->world, .root = c->root, .bytes = c->bytes,
+                          .arrive = c->arrive, .done = c->done};
+    psk_coll_run(&s->net, &call);
+    double last = 0, maxdone = 0;
+    for (int i = 0; i < c->n; i++) {
+        last = c->arrive[i] > last ? c->arrive[i] : last;
+        maxdone = c->done[i] > maxdone ? c->done[i] : maxdone;
+    }
+    for (int i = 0; i < c->n; i++) {
+        int q = c->world[i];
+        s->r[q].acc[A_VAR] += maxdone - c->done[i];
+        if (c->reqs[i] >= 0)
+            req_done(s, q, c->reqs[i], c->done[i], c->arrive[i], c->done[i], last);
+        else
+            resolve(s, q, c->done[i], last);
+    }
+}
+
+/* rank q arrives at a collective of kind coll on communicator comm */
+static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_event *e, int64_t rreq)
+{
+    rank *r = &s->r[q];
+    cmem *cm = comm_get(s, r, q, comm);
+    if (!cm)
+        return fail(s, PSK_EFORMAT, "rank %d: %s on communicator %lld, which it never created", q,
+                    psk_fn_name(e->fn), (long long)comm);
+    if (rreq < 0)
+        r->nwait++;
+    uint64_t seq = cm->seq++;
+    int leader = cm->world[0];
+    coll_inst *c = s->colls;
+    while (c && !(c->comm == comm && c->leader == leader && c->seq == seq))
+        c = c->next;
+    if (!c) {
+        c = calloc(1, sizeof *c);
+        if (!c)
+            return PSK_ENOMEM;
+        c->comm = comm, c->leader = leader, c->seq = seq, c->n = cm->n, c->coll = coll;
+        c->world = malloc((size_t)cm->n * sizeof *c->world);
+        c->arrive = calloc((size_t)cm->n, sizeof *c->arrive);
+        c->done = calloc((size_t)cm->n, sizeof *c->done);
+        c->reqs = malloc((size_t)cm->n * sizeof *c->reqs);
+        if (!c->world || !c->arrive || !c->done || !c->reqs)
+            return PSK_ENOMEM;
+        memcpy(c->world, cm->world, (size_t)cm->n * sizeof *c->world);
+        c->next = s->colls;
+        s->colls = c;
+    }
+    c->arrive[cm->me] = r->t;
+    c->reqs[cm->me] = rreq;
+    int64_t b = coll_bytes(e, cm->n);
+    c->bytes = b > c->bytes ? b : c->bytes;
+    if (PSK_HAS(e, PSK_F_ROOT) && e->v[PSK_F_ROOT] >= 0 && e->v[PSK_F_ROOT] < cm->n)
+        c->root = (int)e->v[PSK_F_ROOT];
+    if (++c->arrived == c->n) {
+        coll_complete(s, c);
+        for (coll_inst **pp = &s->colls; *pp; pp = &(*pp)->next)
+            if (*pp == c) {
+                *pp = c->next;
+                break;
+            }
+        free(c->world), free(c->arrive), free(c->done), free(c->reqs);
+        free(c);
+    }
+    return 0;
+}
+
+/* ---- waiting for requests ---- */
+
+/* rank q's Wait-family call (at its tcall) waits for request id; the part
+ * of its transfer that ran before the call was hidden behind work */
+static void wait_one(psk_sim *s, int q, int64_t id)
+{
+    rank *r = &s->r[q];
+    sreq *x = req_get(r, id);
+    if (!x || !x->used || (x->persistent && !x->active && !x->pending))
+        return;
+    if (x->pending) {
+        x->waited = 1;
+        r->nwait++;
+        return;
+    }
+    if (x->done > r->tdone)
+        r->tdone = x->done;
+    if (x->partner > r->partner)
+        r->partner = x->partner;
+    double a = x->begin > x->post ? x->begin : x->post, b = x->end < r->tcall ? x->end : r->tcall;
+    if (x->kind != 3 && b > a)
+        r->acc[A_OVERLAP] += b - a;
+    if (x->persistent)
+        x->active = 0;
+    else
+        x->used = 0;
+}
+
+/* ---- one event ---- */
+
+/* a blocking call starts: nwait holds one guard until everything it
+ * waits for is posted (unblock() drops it) */
+static void block(rank *r, int cls)
+{
+    r->tcall = r->t;
+    r->tdone = r->t;
+    r->partner = 0;
+    r->nwait = 1;
+    r->acc_class = cls;
+}
+
+static void unblock(psk_sim *s, int q)
+{
+    if (--s->r[q].nwait == 0)
+        finish_call(s, q);
+}
+
+static int new_req(psk_sim *s, int q, const psk_event *e, int kind, int persistent)
+{
+    if (!PSK_HAS(e, PSK_F_REQ))
+        return -1;
+    sreq *x = req_get(&s->r[q], e->v[PSK_F_REQ]);
+    if (!x)
+        return -1;
+    memset(x, 0, sizeof *x);
+    x->used = 1, x->pending = 1, x->kind = kind, x->persistent = persistent, x->post = s->r[q].t;
+    return (int)e->v[PSK_F_REQ];
+}
+
+static int start_req(psk_sim *s, int q, int64_t id)
+{
+    rank *r = &s->r[q];
+    sreq *x = req_get(r, id);
+    if (!x || !x->used || !x->persistent)
+        return 0;
+    x->pending = 1, x->active = 1, x->post = r->t, x->waited = 0;
+    int peer = world_of(s, q, x->comm, x->peer);
+    if (x->kind == 1)
+        return post_send(s, q, peer, x->comm, x->tag, x->bytes, id, 0);
+    return post_recv(s, q, peer, x->comm, x->tag, x->bytes, id);
+}
+
+static int64_t bytes_of(const psk_event *e, int cf, int sf)
+{
+    return (PSK_HAS(e, cf) ? e->v[cf] : 0) * (PSK_HAS(e, sf) ? e->v[sf] : 1);
+}
+
+/* the source a receive really had: the recorded one for wildcards */
+static int64_t recv_peer(const psk_event *e, int f)
+{
+    int64_t p = e->v[f];
+    if (p == PSK_ANY_SOURCE && PSK_HAS(e, PSK_F_ASRC) && e->v[PSK_F_ASRC] >= 0)
+        return e->v[PSK_F_ASRC];
+    return p;
+}
+
+/* MPI_Mrecv carries no peer: its status says the source (in the probed
+ * message's communicator, taken as MPI_COMM_WORLD) */
+static int is_mrecv(const psk_sim *s, const psk_event *e)
+{
+    (void)s;
+    return !PSK_HAS(e, PSK_F_PEER) && PSK_HAS(e, PSK_F_ASRC);
+}
+
+static int bad_peer(psk_sim *s, int q, const psk_event *e)
+{
+    return fail(s, PSK_EFORMAT, "rank %d: %s (event %llu) names a peer outside its communicator", q,
+                psk_fn_name(e->fn), (unsigned long long)psk_rank_events_read(s->r[q].rd));
+}
+
+/* the request ids a Wait-family call waits for, as the run completed them */
+static void wait_family(psk_sim *s, int q, int op, const psk_event *e)
+{
+    const int64_t *ids = PSK_ARR(e, PSK_F_REQS);
+    uint32_t n = PSK_ARRN(e, PSK_F_REQS);
+    if (op == OP_WAITALL || op == OP_TESTALL) {
+        for (uint32_t k = 0; k < n; k++)
+            wait_one(s, q, ids[k]);
+    } else if (op == OP_WAITANY || op == OP_TESTANY) {
+        int64_t i = PSK_HAS(e, PSK_F_INDEX) ? e->v[PSK_F_INDEX] : -1;
+        if (i >= 0 && i < (int64_t)n)
+            wait_one(s, q, ids[i]);
+    } else {
+        for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_INDICES); k++) {
+            int64_t i = PSK_ARR(e, PSK_F_INDICES)[k];
+            if (i >= 0 && i < (int64_t)n)
+                wait_one(s, q, ids[i]);
+        }
+    }
+}
+
+static int new_comm(psk_sim *s, int q, const psk_event *e)
+{
+    rank *r = &s->r[q];
+    if (!PSK_HAS(e, PSK_F_NEWID) || e->v[PSK_F_NEWID] < 2 || !PSK_HAS(e, PSK_F_MEMBERS))
+        return 0;
+    cmem *m = comm_slot(r, e->v[PSK_F_NEWID]);
+    if (!m)
+        return 0; /* an id beyond any real program's: not followed */
+    free(m->world);
+    uint32_t nm = PSK_ARRN(e, PSK_F_MEMBERS);
+    m->world = malloc((nm ? nm : 1) * sizeof *m->world);
+    if (!m->world)
+        return PSK_ENOMEM;
+    m->n = (int)nm, m->me = 0, m->seq = 0;
+    for (uint32_t k = 0; k < nm; k++) {
+        m->world[k] = (int)PSK_ARR(e, PSK_F_MEMBERS)[k];
+        if (m->world[k] == q)
+            m->me = (int)k;
+    }
+    return 0;
+}
+
+/* runs rank q's current event at its clock; a blocking call leaves nwait
+ * above 0 if the rank must wait */
+static int execute(psk_sim *s, int q)
+{
+    rank *r = &s->r[q];
+    psk_event *e = &r->ev;
+    int op = s->opof[e->fn], rc = 0;
+    int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+    switch (op) {
+    case OP_FINALIZE:
+        r->finalize = r->t;
+        while (r->depth)
+            ival_close(s, q);
+        r->state = 2;
+        return 0;
+    case OP_PCONTROL: {
+        int64_t lv = PSK_HAS(e, PSK_F_I1) ? e->v[PSK_F_I1] : 0;
+        if (lv >= 2)
+            return ival_open(s, q, lv);
+        if (lv <= -2 && r->skipped)
+            r->skipped--;
+        else if (lv <= -2 && r->depth > 1 && s->iv[r->stack[r->depth - 1].node].key == -lv)
+            ival_close(s, q);
+        return 0;
+    }
+    case OP_SEND:
+    case OP_RECV:
+    case OP_SENDRECV:
+    case OP_SENDRECV_REPLACE: {
+        int mrecv = is_mrecv(s, e);
+        int to = op == OP_RECV ? -2 : world_of(s, q, comm, e->v[PSK_F_PEER]);
+        int from = op == OP_SEND ? -2
+                   : world_of(s, q, comm, mrecv ? e->v[PSK_F_ASRC] : recv_peer(e, op == OP_RECV ? PSK_F_PEER : PSK_F_RPEER));
+        if (to == -3 || to == -1 || from == -3)
+            return bad_peer(s, q, e);
+        int64_t sb = bytes_of(e, PSK_F_COUNT, PSK_F_DTSIZE);
+        int64_t rb = op == OP_SENDRECV ? bytes_of(e, PSK_F_RCOUNT, PSK_F_RDTSIZE) : sb;
+        int64_t rtag = op == OP_RECV ? (mrecv ? PSK_ANY_TAG : e->v[PSK_F_TAG]) : e->v[PSK_F_RTAG];
+        block(r, A_P2P);
+        if (op != OP_RECV && (rc = post_send(s, q, to, comm, e->v[PSK_F_TAG], sb, -1, 1)))
+            return rc;
+        if (op != OP_SEND && (rc = post_recv(s, q, from, comm, rtag, rb, -1)))
+            return rc;
+        unblock(s, q);
+        return 0;
+    }
+    case OP_ISEND:
+    case OP_IRECV: {
+        int peer = world_of(s, q, comm, e->v[PSK_F_PEER]);
+        if (peer == -3 || (peer == -1 && op == OP_ISEND))
+            return bad_peer(s, q, e);
+        int64_t b = bytes_of(e, PSK_F_COUNT, PSK_F_DTSIZE);
+        if (op == OP_ISEND)
+            return post_send(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 1, 0), 0);
+        return post_recv(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 2, 0));
+    }
+    case OP_SEND_INIT:
+    case OP_RECV_INIT: {
+        int id = new_req(s, q, e, op == OP_SEND_INIT ? 1 : 2, 1);
+        sreq *x = id >= 0 ? req_get(r, id) : NULL;
+        if (x) {
+            x->pending = 0, x->active = 0;
+            x->peer = e->v[PSK_F_PEER], x->tag = e->v[PSK_F_TAG], x->comm = comm;
+            x->bytes = bytes_of(e, PSK_F_COUNT, PSK_F_DTSIZE);
+        }
+        return 0;
+    }
+    case OP_START:
+        return start_req(s, q, e->v[PSK_F_REQ]);
+    case OP_STARTALL:
+        for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_REQS) && !rc; k++)
+            rc = start_req(s, q, PSK_ARR(e, PSK_F_REQS)[k]);
+        return rc;
+    case OP_WAIT:
+    case OP_TEST:
+        if (op == OP_TEST && !(PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG]))
+            return 0; /* not completed in the run: nothing to wait for */
+        block(r, A_WAIT);
+        wait_one(s, q, e->v[PSK_F_REQ]);
+        unblock(s, q);
+        return 0;
+    case OP_WAITALL:
+    case OP_TESTALL:
+    case OP_WAITANY:
+    case OP_TESTANY:
+    case OP_WAITSOME:
+    case OP_TESTSOME:
+        if ((op == OP_TESTALL || op == OP_TESTANY || op == OP_TESTSOME) &&
+            !(PSK_HAS(e, PSK_F_FLAG) ? e->v[PSK_F_FLAG] : 1))
+            return 0;
+        block(r, A_WAIT);
+        wait_family(s, q, op, e);
+        unblock(s, q);
+        return 0;
+    case OP_FREE:
+    case OP_CANCEL: {
+        sreq *x = req_get(r, e->v[PSK_F_REQ]);
+        if (x && x->used && (!x->pending || op == OP_CANCEL) && !x->waited)
+            x->used = 0, x->pending = 0;
+        return 0;
+    }
+    case OP_COLL:
+    case OP_NEWCOMM:
+        block(r, A_COLL);
+        if ((rc = coll_arrive(s, q, comm, s->collof[e->fn], e, -1)))
+            return rc;
+        if (op == OP_NEWCOMM && (rc = new_comm(s, q, e)))
+            return rc;
+        unblock(s, q);
+        return 0;
+    case OP_ICOLL:
+        return coll_arrive(s, q, comm, s->collof[e->fn], e, new_req(s, q, e, 3, 0));
+    default:
+        return 0; /* MPI_Init, local calls, probes: no time in the model */
+    }
+}
+
+/* ---- the loop ---- */
+
+static int next_event(psk_sim *s, int q)
+{
+    rank *r = &s->r[q];
+    uint64_t prev = r->prev_exit;
+    int first = r->ev.fn == 0;
+    int rc = psk_rank_next(r->rd, &r->ev);
+    if (rc == PSK_EOF) {
+        r->state = 2;
+        if (!r->finalize)
+            r->finalize = r->t;
+        while (r->depth)
+            ival_close(s, q);
+        return 0;
+    }
+    if (rc)
+        return fail(s, rc, "%s", psk_rank_errmsg(r->rd));
+    s->events++;
+    if (!first && s->opof[r->ev.fn] != OP_INIT) {
+        double gap = r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
+        gap *= s->inv_power[q];
+        tl_add(s, q, 0, r->t, r->t + gap);
+        r->t += gap;
+        r->acc[A_CPU] += gap;
+    }
+    r->prev_exit = r->ev.t_exit;
+    return 1;
+}
+
+/* runs rank q until it blocks, finishes, or is no longer the earliest */
+static int advance(psk_sim *s, int q)
+{
+    rank *r = &s->r[q];
+    r->running = 1;
+    int rc;
+    for (;;) {
+        if ((rc = next_event(s, q)) <= 0)
+            break;
+        r->nwait = 0;
+        if ((rc = execute(s, q)))
+            break;
+        if (s->progress && (s->events & ((1u << 24) - 1)) == 0)
+            fprintf(stderr, "perfskel sim: %llu events\n", (unsigned long long)s->events);
+        if (r->state == 2)
+            break;
+        if (r->nwait > 0) { /* blocked until resolve() pushes it back */
+            r->state = 1;
+            break;
+        }
+        if (s->nheap && before(s, s->heap[0], q)) {
+            heap_push(s, q);
+            break;
+        }
+    }
+    r->running = 0;
+    return rc < 0 ? rc : 0;
+}
+
+/* every rank blocked: release the earliest blocked rendezvous send as if
+ * MPI had buffered it (the real run did not deadlock) */
+static int unblock_sends(psk_sim *s)
+{
+    msg *best = NULL;
+    for (int q = 0; q < s->P; q++)
+        for (msg *mg = s->r[q].unexp; mg; mg = mg->next)
+            if (mg->sender_blocked && (!best || mg->post < best->post))
+                best = mg;
+    if (!best)
+        return 0;
+    best->sender_blocked = 0;
+    best->buffered = 1;
+    s->buffered++;
+    resolve(s, best->src, best->post, 0);
+    return 1;
+}
+
+static void set_ops(psk_sim *s)
+{
+    static const struct { const char *name; int op, coll; } tab[] = {
+        {"MPI_Init", OP_INIT, -1}, {"MPI_Init_thread", OP_INIT, -1}, {"MPI_Finalize", OP_FINALIZE, -1},
+        {"MPI_Pcontrol", OP_PCONTROL, -1}, {"MPI_Send", OP_SEND, -1}, {"MPI_Bsend", OP_SEND, -1},
+        {"MPI_Ssend", OP_SEND, -1}, {"MPI_Rsend", OP_SEND, -1}, {"MPI_Isend", OP_ISEND, -1},
+        {"MPI_Ibsend", OP_ISEND, -1}, {"MPI_Issend", OP_ISEND, -1}, {"MPI_Irsend", OP_ISEND, -1},
+        {"MPI_Recv", OP_RECV, -1}, {"MPI_Mrecv", OP_RECV, -1}, {"MPI_Irecv", OP_IRECV, -1},
+        {"MPI_Sendrecv", OP_SENDRECV, -1}, {"MPI_Sendrecv_replace", OP_SENDRECV_REPLACE, -1},
+        {"MPI_Send_init", OP_SEND_INIT, -1}, {"MPI_Bsend_init", OP_SEND_INIT, -1},
+        {"MPI_Ssend_init", OP_SEND_INIT, -1}, {"MPI_Rsend_init", OP_SEND_INIT, -1},
+        {"MPI_Recv_init", OP_RECV_INIT, -1}, {"MPI_Start", OP_START, -1}, {"MPI_Startall", OP_STARTALL, -1},
+        {"MPI_Wait", OP_WAIT, -1}, {"MPI_Waitall", OP_WAITALL, -1}, {"MPI_Waitany", OP_WAITANY, -1},
+        {"MPI_Waitsome", OP_WAITSOME, -1}, {"MPI_Test", OP_TEST, -1}, {"MPI_Testall", OP_TESTALL, -1},
+        {"MPI_Testany", OP_TESTANY, -1}, {"MPI_Testsome", OP_TESTSOME, -1}, {"MPI_Request_free", OP_FREE, -1},
+        {"MPI_Cancel", OP_CANCEL, -1}, {"MPI_Barrier", OP_COLL, PSK_COLL_BARRIER},
+        {"MPI_Bcast", OP_COLL, PSK_COLL_BCAST}, {"MPI_Gather", OP_COLL, PSK_COLL_GATHER},
+        {"MPI_Gatherv", OP_COLL, PSK_COLL_GATHER}, {"MPI_Scatter", OP_COLL, PSK_COLL_SCATTER},
+        {"MPI_Scatterv", OP_COLL, PSK_COLL_SCATTER}, {"MPI_Allgather", OP_COLL, PSK_COLL_ALLGATHER},
+        {"MPI_Allgatherv", OP_COLL, PSK_COLL_ALLGATHER}, {"MPI_Alltoall", OP_COLL, PSK_COLL_ALLTOALL},
+        {"MPI_Alltoallv", OP_COLL, PSK_COLL_ALLTOALL}, {"MPI_Alltoallw", OP_COLL, PSK_COLL_ALLTOALL},
+        {"MPI_Reduce", OP_COLL, PSK_COLL_REDUCE}, {"MPI_Allreduce", OP_COLL, PSK_COLL_ALLREDUCE},
+        {"MPI_Reduce_scatter", OP_COLL, PSK_COLL_REDUCE_SCATTER},
+        {"MPI_Reduce_scatter_block", OP_COLL, PSK_COLL_REDUCE_SCATTER}, {"MPI_Scan", OP_COLL, PSK_COLL_SCAN},
+        {"MPI_Exscan", OP_COLL, PSK_COLL_SCAN}, {"MPI_Ibarrier", OP_ICOLL, PSK_COLL_BARRIER},
+        {"MPI_Ibcast", OP_ICOLL, PSK_COLL_BCAST}, {"MPI_Igather", OP_ICOLL, PSK_COLL_GATHER},
+        {"MPI_Igatherv", OP_ICOLL, PSK_COLL_GATHER}, {"MPI_Iscatter", OP_ICOLL, PSK_COLL_SCATTER},
+        {"MPI_Iscatterv", OP_ICOLL, PSK_COLL_SCATTER}, {"MPI_Iallgather", OP_ICOLL, PSK_COLL_ALLGATHER},
+        {"MPI_Iallgatherv", OP_ICOLL, PSK_COLL_ALLGATHER}, {"MPI_Ialltoall", OP_ICOLL, PSK_COLL_ALLTOALL},
+        {"MPI_Ialltoallv", OP_ICOLL, PSK_COLL_ALLTOALL}, {"MPI_Ialltoallw", OP_ICOLL, PSK_COLL_ALLTOALL},
+        {"MPI_Ireduce", OP_ICOLL, PSK_COLL_REDUCE}, {"MPI_Iallreduce", OP_ICOLL, PSK_COLL_ALLREDUCE},
+        {"MPI_Ireduce_scatter", OP_ICOLL, PSK_COLL_REDUCE_SCATTER},
+        {"MPI_Ireduce_scatter_block", OP_ICOLL, PSK_COLL_REDUCE_SCATTER}, {"MPI_Iscan", OP_ICOLL, PSK_COLL_SCAN},
+        {"MPI_Iexscan", OP_ICOLL, PSK_COLL_SCAN}, {"MPI_Comm_dup", OP_NEWCOMM, PSK_COLL_BARRIER},
+        {"MPI_Comm_dup_with_info", OP_NEWCOMM, PSK_COLL_BARRIER}, {"MPI_Comm_split", OP_NEWCOMM, PSK_COLL_ALLGATHER},
+        {"MPI_Comm_split_type", OP_NEWCOMM, PSK_COLL_ALLGATHER}, {"MPI_Comm_create", OP_NEWCOMM, PSK_COLL_BARRIER},
+        {"MPI_Cart_create", OP_NEWCOMM, PSK_COLL_BARRIER}, {"MPI_Cart_sub", OP_NEWCOMM, PSK_COLL_ALLGATHER},
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+        unsigned fn = psk_fn_lookup(tab[i].name);
+        if (fn) {
+            s->opof[fn] = (uint8_t)tab[i].op;
+            s->collof[fn] = (int8_t)tab[i].coll;
+        }
+    }
+}
+
+int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
+{
+    psk_sim *s = calloc(1, sizeof *s);
+    *out = s;
+    if (!s)
+        return PSK_ENOMEM;
+    const psk_job *job = psk_trace_job(t);
+    s->P = job->nranks;
+    s->m = o->machine;
+    s->maxdepth = o->depth;
+    s->progress = o->progress;
+    s->opof = calloc(psk_fn_count(), 1);
+    s->collof = calloc(psk_fn_count(), 1);
+    s->r = calloc((size_t)s->P, sizeof *s->r);
+    s->heap = malloc((size_t)s->P * sizeof *s->heap);
+    s->inv_power = malloc((size_t)s->P * sizeof *s->inv_power);
+    s->tl = calloc((size_t)s->P * PSK_TL_BINS * 3, sizeof *s->tl);
+    s->tl_width = 1000; /* 1 us */
+    if (!s->opof || !s->collof || !s->r || !s->heap || !s->inv_power || !s->tl)
+        return fail(s, PSK_ENOMEM, "out of memory");
+    set_ops(s);
+    for (int q = 0; q < s->P; q++)
+        s->inv_power[q] = 1.0 / psk_machine_power(s->m, q);
+    int rc = psk_net_init(&s->net, s->m, s->P);
+    if (rc == PSK_EINVAL)
+        return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);
+    if (rc)
+        return fail(s, rc, "out of memory");
+    if (ival_child(s, -1, 0, 0) != 0)
+        return fail(s, PSK_ENOMEM, "out of memory");
+    for (int q = 0; q < s->P; q++) {
+        if ((rc = psk_rank_open(t, q, &s->r[q].rd)))
+            return fail(s, rc, "%s", psk_trace_errmsg(t));
+        s->r[q].stack = NULL;
+    }
+    /* every rank starts at MPI_Init's exit, at 0, inside the program */
+    for (int q = 0; q < s->P; q++) {
+        rank *r = &s->r[q];
+        if (next_event(s, q) <= 0)
+            return s->failed ? PSK_EFORMAT : fail(s, PSK_EFORMAT, "rank %d has no events", q);
+        if (s->opof[r->ev.fn] != OP_INIT)
+            return fail(s, PSK_EFORMAT, "rank %d: the first event is not MPI_Init", q);
+        /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers */
+        if (!strcmp(psk_fn_name(r->ev.fn), "MPI_Init_thread") && PSK_HAS(&r->ev, PSK_F_I2) && r->ev.v[PSK_F_I2] == 3)
+            return fail(s, PSK_EINVAL, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a "
+                                       "rank cannot be replayed in one order (not supported yet)");
+        s->r[q].t = 0;
+        s->r[q].acc[A_CPU] = 0;
+        if ((rc = ival_open(s, q, 0)))
+            return fail(s, rc, "out of memory");
+        heap_push(s, q);
+    }
+    while (!s->failed) {
+        if (!s->nheap) {
+            int blocked = 0;
+            for (int q = 0; q < s->P; q++)
+                blocked += s->r[q].state == 1;
+            if (!blocked)
+                break;
+            if (unblock_sends(s))
+                continue;
+            for (int q = 0; q < s->P; q++)
+                if (s->r[q].state == 1)
+                    return fail(s, PSK_EFORMAT, "the replay cannot go on: rank %d waits in %s (event %llu) forever", q,
+                                psk_fn_name(s->r[q].ev.fn), (unsigned long long)psk_rank_events_read(s->r[q].rd));
+        }
+        int q = heap_pop(s);
+        if ((rc = advance(s, q)))
+            return s->failed ? rc : fail(s, rc, "out of memory");
+    }
+    if (s->failed)
+        return PSK_EFORMAT;
+    for (int q = 0; q < s->P; q++)
+        s->predicted = s->r[q].finalize > s->predicted ? s->r[q].finalize : s->predicted;
+    s->predicted *= 1e-9;
+    /* the derived characteristics per interval */
+    for (int i = 0; i < s->niv; i++) {
+        ival *v = &s->iv[i];
+        double maxexec = 0, maxcpu = 0, cpu = 0;
+        for (int q = 0; q < s->P; q++) {
+            const double *m = v->m + (size_t)q * PSK_M_N;
+            maxexec = m[PSK_M_EXEC] > maxexec ? m[PSK_M_EXEC] : maxexec;
+            maxcpu = m[PSK_M_CPU] > maxcpu ? m[PSK_M_CPU] : maxcpu;
+            cpu += m[PSK_M_CPU];
+        }
+        for (int q = 0; q < s->P; q++) {
+            double *m = v->m + (size_t)q * PSK_M_N;
+            m[PSK_M_IDLE] = maxexec - m[PSK_M_EXEC];
+            m[PSK_M_IMBALANCE] = maxcpu - m[PSK_M_CPU];
+            m[PSK_M_LOST] = maxexec - m[PSK_M_CPU];
+        }
+        v->pub = (psk_interval){.parent = v->parent, .level = v->level, .name = v->name, .m = v->m,
+                                .count = v->count, .exec = maxexec,
+                                .efficiency = maxexec * s->P > 0 ? cpu / (maxexec * s->P) : 1.0};
+    }
+    return PSK_OK;
+}
+
+const char *psk_sim_errmsg(const psk_sim *s) { return s ? s->err : "out of memory"; }
+int psk_sim_nranks(const psk_sim *s) { return s->P; }
+double psk_sim_predicted(const psk_sim *s) { return s->predicted; }
+uint64_t psk_sim_events(const psk_sim *s) { return s->events; }
+uint64_t psk_sim_buffered(const psk_sim *s) { return s->buffered; }
+int psk_sim_nintervals(const psk_sim *s) { return s->niv; }
+const psk_interval *psk_sim_interval(const psk_sim *s, int i) { return &s->iv[i].pub; }
+
+const double *psk_sim_timeline(const psk_sim *s, int rank, double *bin_seconds)
+{
+    *bin_seconds = s->tl_width * 1e-9;
+    return s->tl + (size_t)rank * PSK_TL_BINS * 3;
+}
+
+void psk_sim_close(psk_sim *s)
+{
+    if (!s)
+        return;
+    for (int q = 0; s->r && q < s->P; q++) {
+        rank *r = &s->r[q];
+        psk_rank_close(r->rd);
+        for (msg *m = r->unexp, *n; m; m = n)
+            n = m->next, free(m);
+        for (precv *p = r->posted, *n; p; p = n)
+            n = p->next, free(p);
+        for (int64_t c = 0; c < r->ncomm; c++)
+            free(r->comm[c].world);
+        free(r->comm);
+        free(r->req);
+        free(r->stack);
+    }
+    for (coll_inst *c = s->colls, *n; c; c = n) {
+        n = c->next;
+        free(c->world), free(c->arrive), free(c->done), free(c->reqs);
+        free(c);
+    }
+    for (int i = 0; i < s->niv; i++)
+        free(s->iv[i].m), free(s->iv[i].count);
+    free(s->iv);
+    for (msg *m = s->free_msg, *n; m; m = n)
+        n = m->next, free(m);
+    for (precv *p = s->free_precv, *n; p; p = n)
+        n = p->next, free(p);
+    free(s->inv_power);
+    free(s->tl);
+    free(s->r);
+    free(s->heap);
+    free(s->opof);
+    free(s->collof);
+    psk_net_free(&s->net);
+    free(s);
+}

@@ -1,0 +1,49 @@
+/* Internals of perfskel sim shared by its files: the network's resources
+ * and costs (sim_net.c) and the collective algorithms (sim_coll.c), used by
+ * the replay (sim_engine.c). Times are in ns of simulated time. */
+#ifndef PSK_SIM_INTERNAL_H
+#define PSK_SIM_INTERNAL_H
+
+#include <stdint.h>
+
+#include "perfskel/sim.h"
+
+/* the network: the machine, and when each shared resource is next free */
+typedef struct psk_net {
+    const psk_machine *m;
+    int P;
+    int nnodes;
+    double bus_free;      /* bus: the one medium; switch: unused */
+    double *out_free;     /* switch: nnodes x links, per node's outgoing links */
+    double *in_free;      /* switch: incoming links */
+    double *buses_free;   /* switch with a global limit: m->buses slots */
+    int64_t *coord;       /* grid: nnodes x ntopo coordinates */
+    uint64_t transfers;
+} psk_net;
+
+int psk_net_init(psk_net *n, const psk_machine *m, int P);
+void psk_net_free(psk_net *n);
+int psk_net_node(const psk_net *n, int rank);
+/* the cost of moving bytes from world rank a to b alone (no waiting for
+ * resources), in ns */
+double psk_net_cost(const psk_net *n, int a, int b, int64_t bytes);
+/* a transfer ready to start at ready: books the resources it needs and
+ * returns when it ends; *begin gets when it started */
+double psk_net_transfer(psk_net *n, int a, int b, int64_t bytes, double ready, double *begin);
+
+/* a collective of one communicator instance: every member's arrival, the
+ * bytes each contributes (per destination where that matters) and the
+ * root's index; fills done[i] for each member i */
+typedef struct psk_coll_call {
+    int coll;              /* enum psk_coll */
+    int n;                 /* members */
+    const int *world;      /* members' world ranks */
+    int root;              /* member index of the root, or 0 */
+    int64_t bytes;         /* per member: the message size the algorithm moves (see sim_coll.c) */
+    const double *arrive;  /* per member */
+    double *done;          /* per member, out */
+} psk_coll_call;
+
+void psk_coll_run(psk_net *net, const psk_coll_call *c);
+
+#endif

@@ -1,0 +1,425 @@
+/* The machine model of `perfskel sim --machine FILE`: a small text file in
+ * the spirit of seed 003's Predictor.par. Statements are `key = value;`
+ * in any order, `//` starts a comment, keys may hold spaces ("send byte
+ * time"), values are a number, a word, or a list `{a, b, c}`. Every
+ * mistake is reported as "FILE:LINE: what" for the statement's line. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfskel/sim.h"
+
+static const char *const coll_names[PSK_COLL_N] = {
+    "barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall", "reduce scatter", "scan"};
+
+static const char *const alg_names[PSK_ALG_N] = {
+    "default", "linear", "binomial", "recursive doubling", "ring", "rabenseifner", "pairwise", "bruck"};
+
+/* which algorithms each collective has (bit per enum psk_alg) */
+#define A(x) (1u << PSK_ALG_##x)
+static const unsigned coll_algs[PSK_COLL_N] = {
+    [PSK_COLL_BARRIER] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL) | A(RECDOUBLING) | A(BRUCK),
+    [PSK_COLL_BCAST] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL),
+    [PSK_COLL_REDUCE] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL),
+    [PSK_COLL_ALLREDUCE] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL) | A(RECDOUBLING) | A(RING) | A(RABENSEIFNER),
+    [PSK_COLL_GATHER] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL),
+    [PSK_COLL_SCATTER] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL),
+    [PSK_COLL_ALLGATHER] = A(DEFAULT) | A(LINEAR) | A(RING) | A(RECDOUBLING) | A(BRUCK),
+    [PSK_COLL_ALLTOALL] = A(DEFAULT) | A(LINEAR) | A(PAIRWISE) | A(BRUCK),
+    [PSK_COLL_REDUCE_SCATTER] = A(DEFAULT) | A(LINEAR) | A(RING) | A(RECDOUBLING) | A(PAIRWISE),
+    [PSK_COLL_SCAN] = A(DEFAULT) | A(LINEAR) | A(RECDOUBLING),
+};
+#undef A
+
+const char *psk_coll_name(int coll) { return coll >= 0 && coll < PSK_COLL_N ? coll_names[coll] : "?"; }
+const char *psk_alg_name(int alg) { return alg >= 0 && alg < PSK_ALG_N ? alg_names[alg] : "?"; }
+
+void psk_machine_default(psk_machine *m)
+{
+    memset(m, 0, sizeof *m);
+    m->type = PSK_NET_SWITCH;
+    m->start_us = 5.0;
+    m->byte_us = 0.0001;
+    m->intra_start_us = 0.5;
+    m->intra_byte_us = 0.0001;
+    m->ranks_per_node = 1;
+    m->power = 1.0;
+    m->eager_bytes = 65536;
+    m->links = 1;
+}
+
+void psk_machine_free(psk_machine *m)
+{
+    free(m->node_power);
+    m->node_power = NULL;
+    m->nnode_power = 0;
+}
+
+double psk_machine_power(const psk_machine *m, int rank)
+{
+    int node = rank / (m->ranks_per_node > 0 ? m->ranks_per_node : 1);
+    if (m->node_power && node < m->nnode_power)
+        return m->node_power[node];
+    return m->power;
+}
+
+/* ---- parsing ---- */
+
+typedef struct parser {
+    const char *name;
+    char *err;
+    size_t errcap;
+    int line;
+} parser;
+
+static int perr(parser *p, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(p->err, p->errcap, "%s:%d: %s", p->name, p->line, msg);
+    return PSK_EINVAL;
+}
+
+/* lower case, runs of blanks and underscores as one space, trimmed */
+static void normalise(const char *s, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    int space = 0;
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (isspace(c) || c == '_' || c == '-') {
+            space = o > 0;
+            continue;
+        }
+        if (space && o + 1 < cap)
+            out[o++] = ' ';
+        space = 0;
+        out[o++] = (char)tolower(c);
+    }
+    out[o] = 0;
+}
+
+static int number(parser *p, const char *key, const char *v, double lo, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (end == v || *end || errno || !isfinite(x))
+        return perr(p, "%s: '%s' is not a number", key, v);
+    if (x < lo)
+        return perr(p, "%s: %s is below %g", key, v, lo);
+    *out = x;
+    return 0;
+}
+
+static int whole(parser *p, const char *key, const char *v, long long lo, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (end == v || *end || errno)
+        return perr(p, "%s: '%s' is not a whole number", key, v);
+    if (x < lo)
+        return perr(p, "%s: %s is below %lld", key, v, lo);
+    *out = x;
+    return 0;
+}
+
+/* the items of "{a, b, c}" (or a single value) into vals, at most cap */
+static int list(parser *p, const char *key, const char *v, double lo, double *vals, int cap, int *n, int integers)
+{
+    size_t len = strlen(v);
+    if (len < 2 || v[0] != '{' || v[len - 1] != '}')
+        return perr(p, "%s: expected a list like {4, 4}, not '%s'", key, v);
+    char buf[1024];
+    if (len - 2 >= sizeof buf)
+        return perr(p, "%s: list too long", key);
+    memcpy(buf, v + 1, len - 2);
+    buf[len - 2] = 0;
+    *n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*t))
+            t++;
+        char *e = t + strlen(t);
+        while (e > t && isspace((unsigned char)e[-1]))
+            *--e = 0;
+        if (*n == cap)
+            return perr(p, "%s: more than %d values", key, cap);
+        if (integers) {
+            long long x;
+            if (whole(p, key, t, (long long)lo, &x))
+                return PSK_EINVAL;
+            vals[(*n)++] = (double)x;
+        } else if (number(p, key, t, lo, &vals[(*n)++])) {
+            return PSK_EINVAL;
+        }
+    }
+    if (*n == 0)
+        return perr(p, "%s: empty list", key);
+    return 0;
+}
+
+static int statement(parser *p, psk_machine *m, const char *key, const char *val)
+{
+    double x;
+    long long k;
+    char word[128];
+    normalise(val, strlen(val), word, sizeof word);
+    if (!strcmp(key, "type")) {
+        if (!strcmp(word, "bus") || !strcmp(word, "ethernet"))
+            m->type = PSK_NET_BUS;
+        else if (!strcmp(word, "grid") || !strcmp(word, "transputer"))
+            m->type = PSK_NET_GRID;
+        else if (!strcmp(word, "switch") || !strcmp(word, "myrinet"))
+            m->type = PSK_NET_SWITCH;
+        else
+            return perr(p, "type: '%s' is not bus, grid or switch", val);
+        return 0;
+    }
+    if (!strcmp(key, "start time"))
+        return number(p, key, val, 0, &m->start_us);
+    if (!strcmp(key, "send byte time"))
+        return number(p, key, val, 0, &m->byte_us);
+    if (!strcmp(key, "intra start time"))
+        return number(p, key, val, 0, &m->intra_start_us);
+    if (!strcmp(key, "intra send byte time"))
+        return number(p, key, val, 0, &m->intra_byte_us);
+    if (!strcmp(key, "ranks per node")) {
+        if (whole(p, key, val, 1, &k))
+            return PSK_EINVAL;
+        if (k > 1 << 20)
+            return perr(p, "%s: %lld is too many", key, k);
+        m->ranks_per_node = (int)k;
+        return 0;
+    }
+    if (!strcmp(key, "eager threshold")) {
+        if (whole(p, key, val, 0, &k))
+            return PSK_EINVAL;
+        m->eager_bytes = k;
+        return 0;
+    }
+    if (!strcmp(key, "links per node")) {
+        if (whole(p, key, val, 1, &k))
+            return PSK_EINVAL;
+        m->links = k > 1 << 20 ? 1 << 20 : (int)k;
+        return 0;
+    }
+    if (!strcmp(key, "buses")) {
+        if (whole(p, key, val, 0, &k))
+            return PSK_EINVAL;
+        m->buses = k > 1 << 20 ? 1 << 20 : (int)k;
+        return 0;
+    }
+    if (!strcmp(key, "power")) {
+        if (val[0] != '{') {
+            if (number(p, key, val, 0, &x))
+                return PSK_EINVAL;
+            if (x <= 0)
+                return perr(p, "power: must be above 0");
+            m->power = x;
+            return 0;
+        }
+        enum { MAXN = 4096 };
+        double *v = malloc(MAXN * sizeof *v);
+        int n;
+        if (!v)
+            return perr(p, "out of memory");
+        if (list(p, key, val, 0, v, MAXN, &n, 0)) {
+            free(v);
+            return PSK_EINVAL;
+        }
+        for (int i = 0; i < n; i++)
+            if (v[i] <= 0) {
+                free(v);
+                return perr(p, "power: node %d's power must be above 0", i);
+            }
+        free(m->node_power);
+        m->node_power = v;
+        m->nnode_power = n;
+        return 0;
+    }
+    if (!strcmp(key, "topology")) {
+        double v[PSK_MACHINE_MAXDIM];
+        int n;
+        if (list(p, key, val, 1, v, PSK_MACHINE_MAXDIM, &n, 1))
+            return PSK_EINVAL;
+        for (int i = 0; i < n; i++)
+            m->topo[i] = (int)v[i];
+        m->ntopo = n;
+        return 0;
+    }
+    if (!strcmp(key, "collectives")) {
+        if (!strcmp(word, "expand") || !strcmp(word, "expanded") || !strcmp(word, "messages"))
+            m->closed_form = 0;
+        else if (!strcmp(word, "closed") || !strcmp(word, "closed form") || !strcmp(word, "formula"))
+            m->closed_form = 1;
+        else
+            return perr(p, "collectives: '%s' is not expand or closed", val);
+        return 0;
+    }
+    for (int c = 0; c < PSK_COLL_N; c++) {
+        if (strcmp(key, coll_names[c]))
+            continue;
+        for (int a = 0; a < PSK_ALG_N; a++)
+            if (!strcmp(word, alg_names[a])) {
+                if (!(coll_algs[c] >> a & 1u)) {
+                    char have[160] = "";
+                    for (int b = 1; b < PSK_ALG_N; b++)
+                        if (coll_algs[c] >> b & 1u)
+                            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", *have ? ", " : "",
+                                     alg_names[b]);
+                    return perr(p, "%s: %s is not one of its algorithms (%s)", key, alg_names[a], have);
+                }
+                m->alg[c] = a;
+                return 0;
+            }
+        return perr(p, "%s: unknown algorithm '%s'", key, val);
+    }
+    return perr(p, "unknown key '%s'", key);
+}
+
+int psk_machine_parse(const char *text, size_t len, const char *name, psk_machine *m, char *err, size_t errcap)
+{
+    parser p = {.name = name, .err = err, .errcap = errcap, .line = 1};
+    char *stmt = malloc(len + 1);
+    if (!stmt) {
+        snprintf(err, errcap, "%s: out of memory", name);
+        return PSK_ENOMEM;
+    }
+    size_t n = 0;
+    int line = 1, start = 0, rc = 0, depth = 0;
+    for (size_t i = 0; i <= len && !rc; i++) {
+        char c = i < len ? text[i] : ';';
+        if (i < len && c == '/' && i + 1 < len && text[i + 1] == '/') {
+            while (i < len && text[i] != '\n')
+                i++;
+            c = i < len ? '\n' : ';';
+        }
+        if (c == '{')
+            depth++;
+        if (c == '}')
+            depth--;
+        if (c == ';' || (i == len)) {
+            stmt[n] = 0;
+            p.line = start ? start : line;
+            char *eq = strchr(stmt, '=');
+            char *s = stmt;
+            while (isspace((unsigned char)*s))
+                s++;
+            if (*s && !eq) {
+                rc = perr(&p, "expected 'key = value;', not '%s'", s);
+            } else if (*s) {
+                char key[128];
+                normalise(stmt, (size_t)(eq - stmt), key, sizeof key);
+                char *v = eq + 1, *e = v + strlen(v);
+                while (isspace((unsigned char)*v))
+                    v++;
+                while (e > v && isspace((unsigned char)e[-1]))
+                    *--e = 0;
+                if (!*key)
+                    rc = perr(&p, "a value without a key");
+                else if (!*v)
+                    rc = perr(&p, "%s: no value", key);
+                else if (depth != 0)
+                    rc = perr(&p, "%s: unbalanced braces", key);
+                else
+                    rc = statement(&p, m, key, v);
+            }
+            n = 0;
+            start = 0;
+            depth = 0;
+            if (i == len)
+                break;
+            continue;
+        }
+        if (c == '\n')
+            line++;
+        if (!start && !isspace((unsigned char)c))
+            start = line;
+        stmt[n++] = c == '\n' ? ' ' : c;
+    }
+    free(stmt);
+    if (!rc && m->type == PSK_NET_GRID && m->ntopo == 0) {
+        p.line = line;
+        rc = perr(&p, "type = grid needs a topology = {d1, d2, ...}");
+    }
+    return rc;
+}
+
+int psk_machine_load(const char *path, psk_machine *m, char *err, size_t errcap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errcap, "%s: %s", path, strerror(errno));
+        return PSK_EIO;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+        n += got;
+        if (n == cap) {
+            char *b = cap < (64u << 20) ? realloc(buf, cap *= 2) : NULL;
+            if (!b) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf = b;
+            }
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        snprintf(err, errcap, "%s: %s", path, bad ? "cannot read" : "too large or out of memory");
+        return bad ? PSK_EIO : PSK_ENOMEM;
+    }
+    int rc = psk_machine_parse(buf, n, path, m, err, errcap);
+    free(buf);
+    return rc;
+}
+
+void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
+{
+    static const char *const types[] = {"bus", "grid", "switch"};
+    if (comment)
+        fprintf(out, "// %s\n", comment);
+    fprintf(out, "type = %s;\n", types[m->type]);
+    fprintf(out, "start time = %.6g;            // us per message between nodes\n", m->start_us);
+    fprintf(out, "send byte time = %.6g;    // us per byte between nodes\n", m->byte_us);
+    fprintf(out, "intra start time = %.6g;      // us per message inside a node\n", m->intra_start_us);
+    fprintf(out, "intra send byte time = %.6g;  // us per byte inside a node\n", m->intra_byte_us);
+    fprintf(out, "ranks per node = %d;\n", m->ranks_per_node);
+    fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);
+    if (m->node_power) {
+        fprintf(out, "power = {");
+        for (int i = 0; i < m->nnode_power; i++)
+            fprintf(out, "%s%.6g", i ? ", " : "", m->node_power[i]);
+        fprintf(out, "};\n");
+    } else {
+        fprintf(out, "power = %.6g;                 // CPU speed relative to the recording machine\n", m->power);
+    }
+    if (m->ntopo) {
+        fprintf(out, "topology = {");
+        for (int i = 0; i < m->ntopo; i++)
+            fprintf(out, "%s%d", i ? ", " : "", m->topo[i]);
+        fprintf(out, "};\n");
+    }
+    fprintf(out, "links per node = %d;\n", m->links);
+    if (m->buses)
+        fprintf(out, "buses = %d;\n", m->buses);
+    fprintf(out, "collectives = %s;\n", m->closed_form ? "closed" : "expand");
+    for (int c = 0; c < PSK_COLL_N; c++)
+        if (m->alg[c])
+            fprintf(out, "%s = %s;\n", coll_names[c], alg_names[m->alg[c]]);
+}

@@ -1,0 +1,114 @@
+/* What perfskel sim prints: a text summary for people (the prediction,
+ * then per interval its characteristics summed over ranks and the ranks
+ * that lost most), and JSON for programs (the interval tree with every
+ * characteristic per rank; "predicted_seconds" first). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "perfskel/sim.h"
+
+static double sum(const psk_interval *v, int P, int metric)
+{
+    double t = 0;
+    for (int q = 0; q < P; q++)
+        t += v->m[(size_t)q * PSK_M_N + (size_t)metric];
+    return t;
+}
+
+static void text_interval(const psk_sim *s, FILE *out, int i, int depth)
+{
+    const psk_interval *v = psk_sim_interval(s, i);
+    int P = psk_sim_nranks(s);
+    if (depth && v->level > depth)
+        return;
+    uint64_t execs = 0;
+    for (int q = 0; q < P; q++)
+        execs = v->count[q] > execs ? v->count[q] : execs;
+    fprintf(out, "\n%*s%s: %.6f s, efficiency %.3f, entered %llu time(s)\n", 2 * v->level, "", v->name, v->exec,
+            v->efficiency, (unsigned long long)execs);
+    fprintf(out, "%*s  summed over ranks (s): cpu %.6f  p2p %.6f  collective %.6f  wait %.6f  idle %.6f\n",
+            2 * v->level, "", sum(v, P, PSK_M_CPU), sum(v, P, PSK_M_P2P), sum(v, P, PSK_M_COLL),
+            sum(v, P, PSK_M_WAIT), sum(v, P, PSK_M_IDLE));
+    fprintf(out, "%*s  lost %.6f  of it: imbalance %.6f  sync %.6f  variation %.6f;  overlap %.6f\n",
+            2 * v->level, "", sum(v, P, PSK_M_LOST), sum(v, P, PSK_M_IMBALANCE), sum(v, P, PSK_M_SYNC),
+            sum(v, P, PSK_M_VARIATION), sum(v, P, PSK_M_OVERLAP));
+    /* the rank that lost most */
+    int best = 0;
+    for (int q = 1; q < P; q++)
+        if (v->m[(size_t)q * PSK_M_N + PSK_M_LOST] > v->m[(size_t)best * PSK_M_N + PSK_M_LOST])
+            best = q;
+    const double *m = v->m + (size_t)best * PSK_M_N;
+    fprintf(out, "%*s  most lost: rank %d, %.6f s (in MPI %.6f, idle %.6f)\n", 2 * v->level, "", best,
+            m[PSK_M_LOST], m[PSK_M_P2P] + m[PSK_M_COLL] + m[PSK_M_WAIT], m[PSK_M_IDLE]);
+    for (int c = 0; c < psk_sim_nintervals(s); c++)
+        if (psk_sim_interval(s, c)->parent == i)
+            text_interval(s, out, c, depth);
+}
+
+void psk_sim_write_text(const psk_sim *s, FILE *out, int depth)
+{
+    fprintf(out, "predicted run time: %.6f s (MPI_Init to MPI_Finalize, slowest rank; %d ranks, %llu events)\n",
+            psk_sim_predicted(s), psk_sim_nranks(s), (unsigned long long)psk_sim_events(s));
+    if (psk_sim_buffered(s))
+        fprintf(out, "note: %llu rendezvous send(s) were buffered to get past a deadlock the model would have "
+                     "had (the real MPI buffered them)\n", (unsigned long long)psk_sim_buffered(s));
+    text_interval(s, out, 0, depth);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        if ((unsigned char)*s < 0x20)
+            fprintf(out, "\\u%04x", *s);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void json_interval(const psk_sim *s, FILE *out, int i, int ind)
+{
+    const psk_interval *v = psk_sim_interval(s, i);
+    int P = psk_sim_nranks(s);
+    fprintf(out, "%*s{\"name\": ", ind, "");
+    json_str(out, v->name);
+    fprintf(out, ", \"level\": %d, \"exec_seconds\": %.9g, \"efficiency\": %.6g,\n", v->level, v->exec,
+            v->efficiency);
+    fprintf(out, "%*s \"totals\": {", ind, "");
+    for (int k = 0; k < PSK_M_N; k++)
+        fprintf(out, "%s\"%s\": %.9g", k ? ", " : "", psk_metric_name(k), sum(v, P, k));
+    fprintf(out, "},\n%*s \"ranks\": [\n", ind, "");
+    for (int q = 0; q < P; q++) {
+        fprintf(out, "%*s  {\"rank\": %d, \"count\": %llu", ind, "", q, (unsigned long long)v->count[q]);
+        for (int k = 0; k < PSK_M_N; k++)
+            fprintf(out, ", \"%s\": %.9g", psk_metric_name(k), v->m[(size_t)q * PSK_M_N + (size_t)k]);
+        fprintf(out, "}%s\n", q + 1 < P ? "," : "");
+    }
+    fprintf(out, "%*s ],\n%*s \"children\": [", ind, "", ind, "");
+    int first = 1;
+    for (int c = 0; c < psk_sim_nintervals(s); c++)
+        if (psk_sim_interval(s, c)->parent == i) {
+            fprintf(out, "%s\n", first ? "" : ",");
+            json_interval(s, out, c, ind + 2);
+            first = 0;
+        }
+    fprintf(out, "%s]}", first ? "" : "\n");
+}
+
+void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
+{
+    fprintf(out, "{\n  \"predicted_seconds\": %.9g,\n  \"ranks\": %d,\n  \"events\": %llu,\n", psk_sim_predicted(s),
+            psk_sim_nranks(s), (unsigned long long)psk_sim_events(s));
+    fprintf(out, "  \"buffered_sends\": %llu,\n", (unsigned long long)psk_sim_buffered(s));
+    static const char *const types[] = {"bus", "grid", "switch"};
+    fprintf(out, "  \"machine\": {\"type\": \"%s\", \"start_us\": %.9g, \"byte_us\": %.9g, \"power\": %.9g, "
+                 "\"eager_bytes\": %lld, \"collectives\": \"%s\"},\n",
+            types[m->type], m->start_us, m->byte_us, m->power, (long long)m->eager_bytes,
+            m->closed_form ? "closed" : "expand");
+    fprintf(out, "  \"intervals\":\n");
+    json_interval(s, out, 0, 2);
+    fprintf(out, "\n}\n");
+}

@@ -1,0 +1,396 @@
+/* perfskel sim on hand-built traces with known answers: one message costs
+ * start + bytes x byte_time; a bus serialises concurrent messages, a
+ * switch does not; the grid's pipelined formula; rendezvous waits for the
+ * receiver; eager overlap with work; imbalance, idle and efficiency;
+ * MPI_Pcontrol intervals; collectives by formula; machine file errors. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "perfskel/sim.h"
+
+#define MAXR 16
+
+typedef struct tb {
+    char dir[512];
+    psk_trace_writer *w;
+    int P;
+    uint64_t clock[MAXR];
+} tb;
+
+static void tb_open(tb *t, int P)
+{
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(t->dir, sizeof t->dir, "%s/psk-sim-XXXXXX", tmp);
+    assert_non_null(mkdtemp(t->dir));
+    rmdir(t->dir); /* the writer makes it */
+    t->P = P;
+    memset(t->clock, 0, sizeof t->clock);
+    psk_job job = {.job_id = 0x51u, .nranks = P, .flavour = PSK_MPI_OPENMPI, .mpi_version = "synthetic",
+                   .command = "test_sim"};
+    assert_int_equal(psk_writer_open(t->dir, &job, NULL, &t->w), 0);
+}
+
+/* one event on rank r after gap_ns of work, taking 1 us in the recording */
+static psk_event *ev(tb *t, int r, const char *fn, uint64_t gap_ns)
+{
+    static psk_event e;
+    memset(&e, 0, sizeof e);
+    e.fn = psk_fn_lookup(fn);
+    assert_true(e.fn != 0);
+    e.fields = psk_fn_fields(e.fn);
+    t->clock[r] += gap_ns;
+    e.t_entry = t->clock[r];
+    t->clock[r] += 1000;
+    e.t_exit = t->clock[r];
+    return &e;
+}
+
+static void put(tb *t, int r, psk_event *e) { assert_int_equal(psk_writer_event(t->w, r, e), 0); }
+
+static void simple(tb *t, int r, const char *fn, uint64_t gap_ns) { put(t, r, ev(t, r, fn, gap_ns)); }
+
+static void p2p(tb *t, int r, const char *fn, uint64_t gap, int peer, int tag, int64_t bytes, int64_t req)
+{
+    psk_event *e = ev(t, r, fn, gap);
+    e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = peer, e->v[PSK_F_TAG] = tag;
+    e->v[PSK_F_COUNT] = bytes, e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_REQ] = req;
+    e->v[PSK_F_ASRC] = peer, e->v[PSK_F_ATAG] = tag;
+    put(t, r, e);
+}
+
+static void waitreq(tb *t, int r, uint64_t gap, int64_t req)
+{
+    psk_event *e = ev(t, r, "MPI_Wait", gap);
+    e->v[PSK_F_REQ] = req;
+    put(t, r, e);
+}
+
+static void coll(tb *t, int r, const char *fn, uint64_t gap, int64_t bytes)
+{
+    psk_event *e = ev(t, r, fn, gap);
+    e->v[PSK_F_COMM] = 0, e->v[PSK_F_COUNT] = bytes, e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_ROOT] = 0;
+    e->v[PSK_F_RCOUNT] = bytes, e->v[PSK_F_RDTSIZE] = 1, e->v[PSK_F_OP] = PSK_OP_SUM;
+    put(t, r, e);
+}
+
+static void pcontrol(tb *t, int r, uint64_t gap, int level)
+{
+    psk_event *e = ev(t, r, "MPI_Pcontrol", gap);
+    e->v[PSK_F_I1] = level;
+    put(t, r, e);
+}
+
+static psk_sim *tb_run(tb *t, const char *machine_text)
+{
+    assert_int_equal(psk_writer_close(t->w), 0);
+    psk_writer_free(t->w);
+    psk_machine m;
+    psk_machine_default(&m);
+    char err[256];
+    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &m, err, sizeof err), 0);
+    psk_trace *tr;
+    assert_int_equal(psk_trace_open(t->dir, &tr), 0);
+    psk_sim_opts o = {.machine = &m};
+    psk_sim *s;
+    int rc = psk_sim_run(tr, &o, &s);
+    if (rc)
+        fprintf(stderr, "sim: %s\n", psk_sim_errmsg(s));
+    assert_int_equal(rc, 0);
+    psk_trace_close(tr);
+    psk_machine_free(&m);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+    assert_int_equal(system(cmd), 0);
+    return s;
+}
+
+static double metric(const psk_sim *s, int iv, int rank, int m)
+{
+    return psk_sim_interval(s, iv)->m[(size_t)rank * PSK_M_N + (size_t)m];
+}
+
+static void near(double a, double b, int line)
+{
+    if (fabs(a - b) > 1e-12 + 1e-9 * fabs(b)) {
+        fprintf(stderr, "line %d: %.12g, expected %.12g\n", line, a, b);
+        fail();
+    }
+}
+#define NEAR(a, b) near((double)(a), (double)(b), __LINE__)
+
+/* two ranks, one message: start + bytes x byte_time */
+static void one_message(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    simple(&t, 0, "MPI_Init", 0);
+    simple(&t, 1, "MPI_Init", 0);
+    p2p(&t, 0, "MPI_Send", 0, 1, 5, 1000, -1);
+    p2p(&t, 1, "MPI_Recv", 0, 0, 5, 1000, -1);
+    simple(&t, 0, "MPI_Finalize", 0);
+    simple(&t, 1, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "type = bus; start time = 10; send byte time = 0.01;");
+    NEAR(psk_sim_predicted(s), (10 + 1000 * 0.01) * 1e-6);
+    NEAR(metric(s, 0, 1, PSK_M_P2P), 20e-6);
+    NEAR(metric(s, 0, 0, PSK_M_P2P), 0); /* eager: the sender goes on */
+    psk_sim_close(s);
+}
+
+/* three messages at once: one after the other on a bus, together on a switch */
+static void concurrent(const char *machine, double expect_us)
+{
+    tb t;
+    tb_open(&t, 6);
+    for (int r = 0; r < 6; r++)
+        simple(&t, r, "MPI_Init", 0);
+    for (int r = 0; r < 6; r += 2) {
+        p2p(&t, r, "MPI_Send", 0, r + 1, 0, 100, -1);
+        p2p(&t, r + 1, "MPI_Recv", 0, r, 0, 100, -1);
+    }
+    for (int r = 0; r < 6; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, machine);
+    NEAR(psk_sim_predicted(s), expect_us * 1e-6);
+    psk_sim_close(s);
+}
+
+static void bus_serialises(void **state)
+{
+    (void)state;
+    concurrent("type = bus; start time = 5; send byte time = 0.05;", 3 * (5 + 100 * 0.05));
+}
+
+static void switch_parallel(void **state)
+{
+    (void)state;
+    concurrent("type = switch; start time = 5; send byte time = 0.05;", 5 + 100 * 0.05);
+}
+
+/* a grid {4}: rank 0 to rank 3 is 3 hops, pipelined */
+static void grid_pipeline(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 4);
+    for (int r = 0; r < 4; r++)
+        simple(&t, r, "MPI_Init", 0);
+    p2p(&t, 0, "MPI_Send", 0, 3, 0, 10000, -1);
+    p2p(&t, 3, "MPI_Recv", 0, 0, 0, 10000, -1);
+    for (int r = 0; r < 4; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "type = grid; topology = {4}; start time = 20; send byte time = 0.1; "
+                            "eager threshold = 100000;");
+    double ts = 20, tb_ = 0.1, B = 10000, D = 3;
+    double sz = floor(sqrt(ts * B / (tb_ * (D - 1)))); /* 1000 bytes a packet */
+    double k = floor(B / sz), e = B - k * sz;
+    double want = (ts + tb_ * sz) * (D + k - 1) + (e > 0 ? ts + tb_ * e : 0);
+    NEAR(psk_sim_predicted(s), want * 1e-6);
+    psk_sim_close(s);
+}
+
+/* rendezvous: the transfer starts when the receiver comes, 5 ms later */
+static void rendezvous(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    simple(&t, 0, "MPI_Init", 0);
+    simple(&t, 1, "MPI_Init", 0);
+    p2p(&t, 0, "MPI_Send", 0, 1, 0, 1 << 20, -1);
+    p2p(&t, 1, "MPI_Recv", 5000000, 0, 0, 1 << 20, -1);
+    simple(&t, 0, "MPI_Finalize", 0);
+    simple(&t, 1, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "start time = 10; send byte time = 0.001; eager threshold = 65536;");
+    double cost = (10 + 0.001 * (1 << 20)) * 1e-6;
+    NEAR(psk_sim_predicted(s), 5e-3 + cost);
+    NEAR(metric(s, 0, 0, PSK_M_P2P), 5e-3 + cost);  /* the sender waited */
+    NEAR(metric(s, 0, 0, PSK_M_SYNC), 5e-3);        /* for its late partner */
+    NEAR(metric(s, 0, 1, PSK_M_SYNC), 0);
+    psk_sim_close(s);
+}
+
+/* Isend, 1 ms of work, Wait: the message moved during the work */
+static void overlap(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    simple(&t, 0, "MPI_Init", 0);
+    simple(&t, 1, "MPI_Init", 0);
+    p2p(&t, 0, "MPI_Isend", 0, 1, 0, 1000, 0);
+    waitreq(&t, 0, 1000000, 0);
+    p2p(&t, 1, "MPI_Irecv", 0, 0, 0, 1000, 0);
+    waitreq(&t, 1, 1000000, 0);
+    simple(&t, 0, "MPI_Finalize", 0);
+    simple(&t, 1, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "start time = 10; send byte time = 0.01;");
+    NEAR(psk_sim_predicted(s), 1e-3);
+    NEAR(metric(s, 0, 1, PSK_M_OVERLAP), 20e-6);
+    NEAR(metric(s, 0, 1, PSK_M_WAIT), 0);
+    psk_sim_close(s);
+}
+
+/* imbalanced work before a barrier; then work alone before MPI_Finalize */
+static void imbalance(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    simple(&t, 0, "MPI_Init", 0);
+    simple(&t, 1, "MPI_Init", 0);
+    coll(&t, 0, "MPI_Barrier", 1000000, 0);
+    coll(&t, 1, "MPI_Barrier", 3000000, 0);
+    simple(&t, 0, "MPI_Finalize", 1000000);
+    simple(&t, 1, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "start time = 0; send byte time = 0; collectives = closed;");
+    NEAR(psk_sim_predicted(s), 4e-3);
+    NEAR(metric(s, 0, 0, PSK_M_CPU), 2e-3);
+    NEAR(metric(s, 0, 1, PSK_M_CPU), 3e-3);
+    NEAR(metric(s, 0, 0, PSK_M_IMBALANCE), 1e-3);
+    NEAR(metric(s, 0, 0, PSK_M_SYNC), 2e-3);   /* waited in the barrier for rank 1 */
+    NEAR(metric(s, 0, 1, PSK_M_IDLE), 1e-3);   /* rank 1 ends 1 ms before rank 0 */
+    NEAR(psk_sim_interval(s, 0)->efficiency, 5e-3 / (2 * 4e-3));
+    psk_sim_close(s);
+}
+
+/* no MPI between Init and Finalize, the same work everywhere: efficiency 1 */
+static void parallel(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 4);
+    for (int r = 0; r < 4; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        simple(&t, r, "MPI_Finalize", 2000000);
+    }
+    psk_sim *s = tb_run(&t, "power = 2;"); /* a machine twice as fast */
+    NEAR(psk_sim_predicted(s), 1e-3);
+    NEAR(psk_sim_interval(s, 0)->efficiency, 1.0);
+    psk_sim_close(s);
+}
+
+/* MPI_Pcontrol(2) ... MPI_Pcontrol(-2) twice: one interval entered twice */
+static void intervals(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    for (int r = 0; r < 2; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        for (int k = 0; k < 2; k++) {
+            pcontrol(&t, r, 100000, 2);
+            pcontrol(&t, r, 300000, -2);
+        }
+        simple(&t, r, "MPI_Finalize", 0);
+    }
+    psk_sim *s = tb_run(&t, "");
+    assert_int_equal(psk_sim_nintervals(s), 2);
+    const psk_interval *v = psk_sim_interval(s, 1);
+    assert_int_equal(v->parent, 0);
+    assert_int_equal(v->count[0], 2);
+    NEAR(v->exec, 600e-6);
+    NEAR(psk_sim_interval(s, 0)->exec, 800e-6);
+    psk_sim_close(s);
+}
+
+/* an allreduce of 800 bytes on 4 ranks by its formula: log2(4) x (start + B x byte) */
+static void allreduce_formula(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 4);
+    for (int r = 0; r < 4; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        coll(&t, r, "MPI_Allreduce", 0, 800);
+        simple(&t, r, "MPI_Finalize", 0);
+    }
+    psk_sim *s = tb_run(&t, "start time = 3; send byte time = 0.01; collectives = closed; "
+                            "allreduce = recursive doubling;");
+    NEAR(psk_sim_predicted(s), 2 * (3 + 8) * 1e-6);
+    psk_sim_close(s);
+    /* expanded: the same two rounds of exchanges on a switch */
+    tb_open(&t, 4);
+    for (int r = 0; r < 4; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        coll(&t, r, "MPI_Allreduce", 0, 800);
+        simple(&t, r, "MPI_Finalize", 0);
+    }
+    s = tb_run(&t, "start time = 3; send byte time = 0.01; allreduce = recursive doubling;");
+    NEAR(psk_sim_predicted(s), 2 * (3 + 8) * 1e-6);
+    psk_sim_close(s);
+}
+
+static void machine_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *text, *want; } cases[] = {
+        {"type = bus;\nstart time = 3;\ncolour = red;", "m.par:3: unknown key 'colour'"},
+        {"type = ring;", "m.par:1: type: 'ring' is not bus, grid or switch"},
+        {"// comment\n\nstart time = fast;", "m.par:3: start time: 'fast' is not a number"},
+        {"send byte time = -1;", "m.par:1: send byte time: -1 is below 0"},
+        {"type = grid;", "type = grid needs a topology"},
+        {"bcast = bruck;", "m.par:1: bcast: bruck is not one of its algorithms (linear, binomial)"},
+        {"start time 3;", "m.par:1: expected 'key = value;', not 'start time 3'"},
+        {"topology = {2, x};", "m.par:1: topology: 'x' is not a whole number"},
+        {"power = {1, 0};", "m.par:1: power: node 1's power must be above 0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        psk_machine m;
+        psk_machine_default(&m);
+        char err[256] = "";
+        int rc = psk_machine_parse(cases[i].text, strlen(cases[i].text), "m.par", &m, err, sizeof err);
+        if (!strstr(err, cases[i].want))
+            fprintf(stderr, "case %zu: got '%s'\n", i, err);
+        assert_int_equal(rc, PSK_EINVAL);
+        assert_non_null(strstr(err, cases[i].want));
+        psk_machine_free(&m);
+    }
+    /* and a good one, written back and read again */
+    psk_machine m, m2;
+    psk_machine_default(&m);
+    const char *good = "type = switch; // a comment; with a semicolon\n start time = 1.5;\n"
+                       "send_byte_time = 0.0002; power = {1, 0.5}; ranks per node = 2;\n"
+                       "links per node = 2; buses = 3; allreduce = ring; collectives = closed;";
+    char err[256];
+    assert_int_equal(psk_machine_parse(good, strlen(good), "g.par", &m, err, sizeof err), 0);
+    assert_int_equal(m.type, PSK_NET_SWITCH);
+    NEAR(m.start_us, 1.5);
+    NEAR(psk_machine_power(&m, 3), 0.5);
+    assert_int_equal(m.alg[PSK_COLL_ALLREDUCE], PSK_ALG_RING);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    psk_machine_write(f, &m, "round trip");
+    fclose(f);
+    psk_machine_default(&m2);
+    assert_int_equal(psk_machine_parse(buf, len, "w.par", &m2, err, sizeof err), 0);
+    assert_int_equal(m2.buses, 3);
+    assert_int_equal(m2.links, 2);
+    assert_int_equal(m2.closed_form, 1);
+    NEAR(m2.byte_us, 0.0002);
+    assert_int_equal(m2.nnode_power, 2);
+    free(buf);
+    psk_machine_free(&m);
+    psk_machine_free(&m2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_message), cmocka_unit_test(bus_serialises),   cmocka_unit_test(switch_parallel),
+        cmocka_unit_test(grid_pipeline), cmocka_unit_test(rendezvous),     cmocka_unit_test(overlap),
+        cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(intervals),
+        cmocka_unit_test(allreduce_formula), cmocka_unit_test(machine_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
