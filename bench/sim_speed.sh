@@ -26,7 +26,7 @@ for per in 65000 650000 2000000; do
         done
         n=$(awk -F: '/"events"/ { gsub(/[ ,]/, "", $2); print $2; exit }' "$W/out.json")
         pred=$(awk -F: '/"predicted_seconds"/ { gsub(/[ ,]/, "", $2); print $2; exit }' "$W/out.json")
-        rate=$(awk -v n="$n" -v t="$best" 'BEGIN { printf "%.1f", t > 0 ? n / t / 1e6 : 0 }')
+        rate=$(awk -v n="$n" -v t="$best" 'BEGIN { printf "%.1f", (t > 0 ? n / t / 1e6 : 0) }')
         echo "| $n | $form | $best | $rate | $mem | $pred |"
     done
 done

@@ -11,6 +11,9 @@
 void psk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* runcmd.c: runs argv with its stdout into out; its exit status */
+int psk_cli_run(char **argv, FILE *out);
+
 /* launcher.c */
 const char *psk_base_name(const char *path);
 /* enum psk_flavour of a launcher: by its name, its symlinks' target, or its --version */
@@ -33,5 +36,6 @@ int cmd_fold(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

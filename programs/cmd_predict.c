@@ -19,37 +19,6 @@
 #include "perfskel/gen.h"
 #include "psk_json.h"
 
-/* runs argv with its stdout into out; returns the exit status */
-static int run(char **argv, FILE *out)
-{
-    int fd[2];
-    if (pipe(fd))
-        return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execvp(argv[0], argv);
-        fprintf(stderr, "perfskel: %s: cannot run: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
-    FILE *in = fdopen(fd[0], "r");
-    char line[4096];
-    while (in && fgets(line, sizeof line, in))
-        fputs(line, out);
-    if (in)
-        fclose(in);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 int cmd_predict(int argc, char **argv)
 {
     const char *input = NULL, *keep = NULL;
@@ -132,7 +101,7 @@ int cmd_predict(int argc, char **argv)
     char *cc[] = {mpicc, "-O2", "-o", bin, src, NULL};
     if (!rc) {
         FILE *null = fopen("/dev/null", "w");
-        int st = run(cc, null ? null : stderr);
+        int st = psk_cli_run(cc, null ? null : stderr);
         if (null)
             fclose(null);
         if (st) {
@@ -164,7 +133,7 @@ int cmd_predict(int argc, char **argv)
         cmd[nlaunch] = bin;
         if (!json)
             fprintf(stderr, "perfskel: running the skeleton (K = %d) with %s, %d of %d\n", K, launch[0], k + 1, repeat);
-        int st = run(cmd, o);
+        int st = psk_cli_run(cmd, o);
         fclose(o);
         if (st) {
             psk_cli_error("%s: the skeleton exited with status %d", launch[0], st);

@@ -51,7 +51,10 @@ static const char usage[] =
     "        build and run the skeleton with LAUNCHER; the original's predicted run time\n"
     "  sim DIR [--machine FILE] [--depth N] [--json] [--html FILE] [-q]\n"
     "        replay the trace on a model of a machine: predicted run time and where\n"
-    "        the time goes, per interval and rank\n"
+    "        the time goes, per interval and rank; --html FILE: a report with plots\n"
+    "  calibrate [-o FILE] [--mpi M] -- LAUNCHER ARGS...\n"
+    "        measure this machine (latency, bandwidth, eager limit, CPU) into a machine\n"
+    "        file for sim (default machine.par)\n"
     "\n"
     "perfskel --version prints the version.\n";
 
@@ -80,5 +83,7 @@ int main(int argc, char **argv)
         return cmd_predict(argc - 1, argv + 1);
     if (!strcmp(cmd, "sim"))
         return cmd_sim(argc - 1, argv + 1);
+    if (!strcmp(cmd, "calibrate"))
+        return cmd_calibrate(argc - 1, argv + 1);
     return psk_cli_usage("unknown command '%s'", cmd);
 }

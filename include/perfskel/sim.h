@@ -46,6 +46,8 @@ typedef struct psk_machine {
     int buses;               /* switch: transfers at once in the whole network (0: no limit) */
     int closed_form;         /* collectives by a formula instead of their messages */
     int alg[PSK_COLL_N];     /* enum psk_alg per collective */
+    double work_unit_ns;     /* time of psk_work's unit here (0: not measured) */
+    int power_given;         /* `power` was set: work_unit_ns does not derive it */
 } psk_machine;
 
 /* Defaults: a switch, 5 us + 0.0001 us/byte (10 GB/s) between nodes,
@@ -61,7 +63,8 @@ int psk_machine_load(const char *path, psk_machine *m, char *err, size_t errcap)
 /* Writes m in the file format (what `perfskel calibrate` writes). */
 void psk_machine_write(FILE *out, const psk_machine *m, const char *comment);
 void psk_machine_free(psk_machine *m);
-/* The CPU speed of world rank r's node. */
+/* The CPU speed of world rank r's node (the `power` keys; sim derives it
+ * from work_unit_ns and the trace's own calibration when not given). */
 double psk_machine_power(const psk_machine *m, int rank);
 const char *psk_coll_name(int coll);
 const char *psk_alg_name(int alg);

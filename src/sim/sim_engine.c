@@ -1023,8 +1023,11 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     if (!s->opof || !s->collof || !s->r || !s->heap || !s->inv_power || !s->tl)
         return fail(s, PSK_ENOMEM, "out of memory");
     set_ops(s);
+    /* a machine measured by perfskel calibrate: its speed against the
+     * recording machine's from both timings of the same work unit */
+    int derive = s->m->work_unit_ns > 0 && !s->m->power_given && job->work_ns_per_unit;
     for (int q = 0; q < s->P; q++)
-        s->inv_power[q] = 1.0 / psk_machine_power(s->m, q);
+        s->inv_power[q] = derive ? s->m->work_unit_ns / job->work_ns_per_unit[q] : 1.0 / psk_machine_power(s->m, q);
     int rc = psk_net_init(&s->net, s->m, s->P);
     if (rc == PSK_EINVAL)
         return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);

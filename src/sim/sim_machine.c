@@ -220,7 +220,10 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         m->buses = k > 1 << 20 ? 1 << 20 : (int)k;
         return 0;
     }
+    if (!strcmp(key, "work unit time"))
+        return number(p, key, val, 0, &m->work_unit_ns);
     if (!strcmp(key, "power")) {
+        m->power_given = 1;
         if (val[0] != '{') {
             if (number(p, key, val, 0, &x))
                 return PSK_EINVAL;
@@ -406,9 +409,12 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
         for (int i = 0; i < m->nnode_power; i++)
             fprintf(out, "%s%.6g", i ? ", " : "", m->node_power[i]);
         fprintf(out, "};\n");
-    } else {
+    } else if (m->power_given || !m->work_unit_ns) {
         fprintf(out, "power = %.6g;                 // CPU speed relative to the recording machine\n", m->power);
     }
+    if (m->work_unit_ns)
+        fprintf(out, "work unit time = %.6g;       // ns of one psk_work unit here: power = the recording's / this\n",
+                m->work_unit_ns);
     if (m->ntopo) {
         fprintf(out, "topology = {");
         for (int i = 0; i < m->ntopo; i++)

@@ -164,6 +164,36 @@ if [ -n "$HEAT" ]; then
     fi
 fi
 
+# the simulator on heat: a prediction, its MPI_Pcontrol intervals, an HTML
+# report that headless Chromium opens without console errors; and a bad
+# machine file
+if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
+    if "$P" sim "$T/heat" --json -q --html "$T/heat.html" >"$T/sim.json" 2>"$T/err" &&
+        grep -q '"predicted_seconds"' "$T/sim.json" && grep -q '"name": "pcontrol 3"' "$T/sim.json" &&
+        [ "$(grep -c '<svg' "$T/heat.html")" -eq 2 ]; then
+        ok "sim: heat predicted, its Pcontrol intervals, an HTML report with two plots"
+    else
+        bad "sim on heat"; cat "$T/err"
+    fi
+    if command -v chromium >/dev/null; then
+        # --enable-logging prints the page's console messages as CONSOLE lines
+        if timeout 120 chromium --headless=new --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+            --dump-dom "file://$T/heat.html" >"$T/dom.html" 2>"$T/chromium.err" &&
+            grep -q 'id="iv2"' "$T/dom.html" && ! grep -q 'CONSOLE' "$T/chromium.err"; then
+            ok "sim: the HTML report opens in headless Chromium without console errors"
+        else
+            bad "sim: headless Chromium on the HTML report"; grep CONSOLE "$T/chromium.err" | head -5
+        fi
+    else
+        echo "skip chromium not installed (scripts/deps.sh installs it)"
+    fi
+    printf 'type = bus;\nstart time = 3;\nlatency = 5;\n' >"$T/bad.par"
+    expect 1 "bad.par:3: unknown key 'latency'" "sim: an unknown key in the machine file, with its line" -- \
+        "$P" sim "$T/heat" --machine "$T/bad.par"
+    expect 1 "no-such.par" "sim: a machine file that does not exist" -- "$P" sim "$T/heat" --machine "$T/no-such.par"
+    expect 2 "no trace directory" "sim: no trace" -- "$P" sim
+fi
+
 # every kind of collective, blocking and nonblocking, on a split
 # communicator too, with 3 ranks: the skeleton builds and runs
 if [ -n "$COLL" ]; then

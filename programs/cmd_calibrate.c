@@ -1,0 +1,258 @@
+/* perfskel calibrate: measures a machine with a small MPI program run by
+ * the user's launcher (2 or more ranks; ranks 0 and 1 measure) and writes a
+ * machine file for perfskel sim: the ping-pong latency (start time) and
+ * time per byte between ranks 0 and 1, the largest message MPI sends
+ * without waiting for its receiver (eager threshold), and the time of the
+ * work unit of psk_work.h (work unit time), from which sim gets the CPU
+ * power of this machine relative to where a trace was recorded. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "perfskel/sim.h"
+#include "psk_work.h"
+
+static const char program[] =
+    "#include <mpi.h>\n"
+    "#include <stdint.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "#include <unistd.h>\n"
+    "\n"
+    "/* half the round trip of size bytes between ranks 0 and 1: the best of 5\n"
+    " * averages of reps round trips */\n"
+    "static double pingpong(int rank, char *buf, int size, int reps)\n"
+    "{\n"
+    "    double best = 1e30;\n"
+    "    for (int t = 0; t < 5; t++) {\n"
+    "        MPI_Barrier(MPI_COMM_WORLD);\n"
+    "        double a = MPI_Wtime();\n"
+    "        for (int i = 0; i < reps; i++) {\n"
+    "            if (rank == 0) {\n"
+    "                MPI_Send(buf, size, MPI_BYTE, 1, 1, MPI_COMM_WORLD);\n"
+    "                MPI_Recv(buf, size, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
+    "            } else if (rank == 1) {\n"
+    "                MPI_Recv(buf, size, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
+    "                MPI_Send(buf, size, MPI_BYTE, 0, 1, MPI_COMM_WORLD);\n"
+    "            }\n"
+    "        }\n"
+    "        double h = (MPI_Wtime() - a) / reps / 2;\n"
+    "        best = h < best ? h : best;\n"
+    "    }\n"
+    "    MPI_Bcast(&best, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);\n"
+    "    return best;\n"
+    "}\n"
+    "\n"
+    "/* does a send of size bytes return before its receive is posted 2 ms later? */\n"
+    "static int eager(int rank, char *buf, int size)\n"
+    "{\n"
+    "    int yes = 0;\n"
+    "    MPI_Barrier(MPI_COMM_WORLD);\n"
+    "    if (rank == 0) {\n"
+    "        double a = MPI_Wtime();\n"
+    "        MPI_Send(buf, size, MPI_BYTE, 1, 2, MPI_COMM_WORLD);\n"
+    "        yes = MPI_Wtime() - a < 1e-3;\n"
+    "        printf(\"probe %d bytes: MPI_Send took %.1f us\\n\", size, (MPI_Wtime() - a) * 1e6);\n"
+    "    } else if (rank == 1) {\n"
+    "        double a = MPI_Wtime();\n"
+    "        while (MPI_Wtime() - a < 2e-3)\n"
+    "            ;\n"
+    "        MPI_Recv(buf, size, MPI_BYTE, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
+    "    }\n"
+    "    MPI_Bcast(&yes, 1, MPI_INT, 0, MPI_COMM_WORLD);\n"
+    "    return yes;\n"
+    "}\n"
+    "\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "    int rank, size;\n"
+    "    MPI_Init(&argc, &argv);\n"
+    "    MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+    "    MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+    "    if (size < 2) {\n"
+    "        fprintf(stderr, \"calibrate: run with at least 2 ranks\\n\");\n"
+    "        MPI_Abort(MPI_COMM_WORLD, 2);\n"
+    "    }\n"
+    "    char host[2][256] = {{0}};\n"
+    "    gethostname(host[0], 255);\n"
+    "    if (rank == 1) MPI_Send(host[0], 256, MPI_CHAR, 0, 3, MPI_COMM_WORLD);\n"
+    "    if (rank == 0) MPI_Recv(host[1], 256, MPI_CHAR, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
+    "    enum { BIG = 4 << 20 };\n"
+    "    char *buf = malloc(BIG);\n"
+    "    if (!buf) MPI_Abort(MPI_COMM_WORLD, 3);\n"
+    "    memset(buf, 1, BIG); /* pages touched, as a program's buffers are */\n"
+    "    /* the eager limit first: after large transfers Open MPI made even 1 KiB\n"
+    "     * sends wait for their receive */\n"
+    "    pingpong(rank, buf, 0, 10); /* the connection */\n"
+    "    /* a size is eager if one of 3 sends returned early (Open MPI's shared\n"
+    "     * memory sometimes waits for the receiver even at 1 KiB); the scan\n"
+    "     * stops after two sizes that never did */\n"
+    "    int limit = 0, misses = 0;\n"
+    "    for (int s = 1024; s <= (4 << 20) && misses < 2; s *= 2) {\n"
+    "        int fast = eager(rank, buf, s) + eager(rank, buf, s) + eager(rank, buf, s);\n"
+    "        if (fast) limit = s, misses = 0; else misses++;\n"
+    "    }\n"
+    "    pingpong(rank, buf, 1 << 20, 5); /* warm up: pages */\n"
+    "    double lat = pingpong(rank, buf, 0, 2000);\n"
+    "    double t64 = pingpong(rank, buf, 64 << 10, 200), tbig = pingpong(rank, buf, BIG, 10);\n"
+    "    double per_byte = (tbig - t64) / (double)(BIG - (64 << 10));\n"
+    "    /* the work unit: the trimmed mean of 31 timings, as perfskel record does */\n"
+    "    double cal[31], unit = 0;\n"
+    "    for (int i = 0; i < 31; i++) {\n"
+    "        double a = MPI_Wtime();\n"
+    "        psk_work(100000);\n"
+    "        cal[i] = (MPI_Wtime() - a) * 1e9 / 100000;\n"
+    "    }\n"
+    "    for (int i = 1; i < 31; i++)\n"
+    "        for (int j = i; j > 0 && cal[j] < cal[j - 1]; j--) { double t = cal[j]; cal[j] = cal[j - 1]; cal[j - 1] = t; }\n"
+    "    for (int i = 6; i < 25; i++) unit += cal[i] / 19;\n"
+    "    if (rank == 0) {\n"
+    "        printf(\"ranks %d\\nsame_node %d\\nstart_us %.6g\\nbyte_us %.6g\\neager %d\\nunit_ns %.6g\\n\", size,\n"
+    "               !strcmp(host[0], host[1]), lat * 1e6, per_byte > 0 ? per_byte * 1e6 : 0, limit, unit);\n"
+    "    }\n"
+    "    free(buf);\n"
+    "    MPI_Finalize();\n"
+    "    return 0;\n"
+    "}\n";
+
+int cmd_calibrate(int argc, char **argv)
+{
+    const char *out = "machine.par";
+    int flavour = 0, i;
+    for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
+            const char *m = argv[++i];
+            flavour = !strcmp(m, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(m, "mpich") ? PSK_MPI_MPICH : 0;
+            if (!flavour)
+                return psk_cli_usage("calibrate: --mpi takes openmpi or mpich, not '%s'", m);
+        } else {
+            return psk_cli_usage("calibrate: unknown option '%s'", argv[i]);
+        }
+    }
+    if (i + 1 >= argc)
+        return psk_cli_usage("calibrate: no launcher given (perfskel calibrate -o FILE -- mpirun -np 2)");
+    char **launch = argv + i + 1;
+    int nlaunch = argc - i - 1;
+    if (!flavour && !(flavour = psk_launcher_flavour(launch[0]))) {
+        psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
+                      launch[0]);
+        return PSK_EXIT_USAGE;
+    }
+    char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/perfskel-calibrate.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir)) {
+        psk_cli_error("%s: %s", dir, strerror(errno));
+        return PSK_EXIT_DATA;
+    }
+    snprintf(src, sizeof src, "%s/calibrate.c", dir);
+    snprintf(bin, sizeof bin, "%s/calibrate", dir);
+    FILE *f = fopen(src, "w");
+    int rc = 0;
+    if (!f || fputs(PSK_WORK_SOURCE, f) < 0 || fputs(program, f) < 0) {
+        psk_cli_error("%s: cannot write", src);
+        rc = PSK_EXIT_DATA;
+    }
+    if (f && fclose(f) && !rc) {
+        psk_cli_error("%s: cannot write", src);
+        rc = PSK_EXIT_DATA;
+    }
+    char mpicc[64];
+    snprintf(mpicc, sizeof mpicc, "mpicc.%s", psk_flavour_name(flavour));
+    /* psk_work's source comes first and uses uint64_t: include stdint.h before it */
+    char *cc[] = {mpicc, "-O2", "-include", "stdint.h", "-o", bin, src, NULL};
+    if (!rc) {
+        FILE *null = fopen("/dev/null", "w");
+        int st = psk_cli_run(cc, null ? null : stderr);
+        if (null)
+            fclose(null);
+        if (st) {
+            psk_cli_error("%s: %s could not build the calibration program (status %d)", src, mpicc, st);
+            rc = PSK_EXIT_DATA;
+        }
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (!rc) {
+        char **cmd = calloc((size_t)nlaunch + 2, sizeof *cmd);
+        FILE *o = open_memstream(&text, &len);
+        if (!cmd || !o) {
+            psk_cli_error("out of memory");
+            rc = PSK_EXIT_DATA;
+        } else {
+            for (int k = 0; k < nlaunch; k++)
+                cmd[k] = launch[k];
+            cmd[nlaunch] = bin;
+            fprintf(stderr, "perfskel: measuring with %s (about 10 s)\n", launch[0]);
+            int st = psk_cli_run(cmd, o);
+            fclose(o);
+            if (st) {
+                psk_cli_error("%s: the calibration run failed (status %d)", launch[0], st);
+                rc = PSK_EXIT_DATA;
+            }
+        }
+        free(cmd);
+    }
+    unlink(src);
+    unlink(bin);
+    rmdir(dir);
+    if (rc) {
+        free(text);
+        return rc;
+    }
+    if (getenv("PSK_CALIBRATE_DEBUG"))
+        fputs(text, stderr);
+    int ranks = 0, same = 0, eager = -1;
+    double start = -1, byte = -1, unit = -1;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        sscanf(line, "ranks %d", &ranks);
+        sscanf(line, "same_node %d", &same);
+        sscanf(line, "start_us %lf", &start);
+        sscanf(line, "byte_us %lf", &byte);
+        sscanf(line, "eager %d", &eager);
+        sscanf(line, "unit_ns %lf", &unit);
+    }
+    free(text);
+    if (start < 0 || byte < 0 || eager < 0 || unit <= 0 || ranks < 2) {
+        psk_cli_error("%s: the calibration run printed no measurements", launch[0]);
+        return PSK_EXIT_DATA;
+    }
+    psk_machine m;
+    psk_machine_default(&m);
+    m.type = PSK_NET_SWITCH;
+    m.start_us = m.intra_start_us = start;
+    m.byte_us = m.intra_byte_us = byte;
+    m.eager_bytes = eager;
+    m.ranks_per_node = same ? ranks : 1;
+    m.work_unit_ns = unit;
+    FILE *w = fopen(out, "w");
+    if (!w) {
+        psk_cli_error("%s: %s", out, strerror(errno));
+        return PSK_EXIT_DATA;
+    }
+    char note[512];
+    snprintf(note, sizeof note,
+             "measured by perfskel calibrate with %s, %d ranks; ranks 0 and 1 %s; %s", launch[0], ranks,
+             same ? "on one node (all ranks taken as one node: the times between nodes are those inside it)"
+                  : "on two nodes (times inside a node not measured: the same assumed)",
+             "power is derived from the work unit time");
+    psk_machine_write(w, &m, note);
+    if (fclose(w)) {
+        psk_cli_error("%s: cannot write", out);
+        return PSK_EXIT_DATA;
+    }
+    printf("start time %.3f us, send byte time %.6f us/byte (%.0f MB/s), eager up to %d bytes, work unit %.4f ns\n",
+           start, byte, byte > 0 ? 1.0 / byte : 0, eager, unit);
+    printf("machine file written to %s\n", out);
+    return 0;
+}
