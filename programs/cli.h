@@ -28,6 +28,14 @@ psk_merged *psk_cli_load_merged(const char *input, int no_reorder);
 int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname);
 int psk_cli_parse_k(const char *s, int *K);
 
+/* sim_loops.c: the loops of a trace as marks for perfskel sim; free with
+ * psk_cli_sim_loops_free */
+#include "perfskel/fold.h"
+#include "perfskel/sim.h"
+int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks,
+                      psk_folded **f, psk_merged **m);
+void psk_cli_sim_loops_free(psk_sim_marks *marks, int P, psk_folded *f, psk_merged *m);
+
 int cmd_record(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

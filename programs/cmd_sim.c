@@ -14,7 +14,7 @@
 int cmd_sim(int argc, char **argv)
 {
     const char *input = NULL, *machine = NULL, *html = NULL;
-    int json = 0, depth = 0, quiet = 0;
+    int json = 0, depth = 0, quiet = 0, loops = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
             machine = argv[++i];
@@ -22,6 +22,12 @@ int cmd_sim(int argc, char **argv)
             json = 1;
         } else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
             html = argv[++i];
+        } else if (!strcmp(argv[i], "--intervals") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "loops"))
+                loops = 1;
+            else if (strcmp(argv[i], "pcontrol"))
+                return psk_cli_usage("sim: --intervals takes loops or pcontrol, not '%s'", argv[i]);
         } else if (!strcmp(argv[i], "-q")) {
             quiet = 1;
         } else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
@@ -56,6 +62,15 @@ int cmd_sim(int argc, char **argv)
         return PSK_EXIT_DATA;
     }
     psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet};
+    psk_sim_marks *marks = NULL;
+    psk_folded *fold = NULL;
+    psk_merged *merged = NULL;
+    if (loops && psk_cli_sim_loops(input, depth, &o, &marks, &fold, &merged)) {
+        psk_trace_close(t);
+        psk_machine_free(&m);
+        return PSK_EXIT_DATA;
+    }
+    int P = psk_trace_job(t)->nranks;
     psk_sim *s;
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -66,6 +81,7 @@ int cmd_sim(int argc, char **argv)
         psk_sim_close(s);
         psk_trace_close(t);
         psk_machine_free(&m);
+        psk_cli_sim_loops_free(marks, P, fold, merged);
         return PSK_EXIT_DATA;
     }
     double secs = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
@@ -81,6 +97,7 @@ int cmd_sim(int argc, char **argv)
             psk_sim_close(s);
             psk_trace_close(t);
             psk_machine_free(&m);
+            psk_cli_sim_loops_free(marks, P, fold, merged);
             return PSK_EXIT_DATA;
         }
         if (!quiet)
@@ -93,6 +110,7 @@ int cmd_sim(int argc, char **argv)
     psk_sim_close(s);
     psk_trace_close(t);
     psk_machine_free(&m);
+    psk_cli_sim_loops_free(marks, P, fold, merged);
     if (fflush(stdout) || ferror(stdout)) {
         psk_cli_error("standard output: cannot write");
         return PSK_EXIT_DATA;

@@ -49,7 +49,7 @@ static const char usage[] =
     "        the performance skeleton: a C MPI program, loops run count/K times\n"
     "  predict DIR -K N [--repeat R] [--json] [--actual S] [--keep DIR] [--mpi M] -- LAUNCHER ARGS...\n"
     "        build and run the skeleton with LAUNCHER; the original's predicted run time\n"
-    "  sim DIR [--machine FILE] [--depth N] [--json] [--html FILE] [-q]\n"
+    "  sim DIR [--machine FILE] [--intervals loops] [--depth N] [--json] [--html FILE] [-q]\n"
     "        replay the trace on a model of a machine: predicted run time and where\n"
     "        the time goes, per interval and rank; --html FILE: a report with plots\n"
     "  calibrate [-o FILE] [--mpi M] -- LAUNCHER ARGS...\n"

@@ -88,10 +88,29 @@ enum psk_metric {
 };
 const char *psk_metric_name(int metric);
 
+/* extra intervals given from outside (the loops perfskel fold found): on
+ * a rank, before its event number `event` (0 = MPI_Init) is replayed,
+ * interval `key` is entered (enter = 1) or left (enter = 0); marks of a
+ * rank in the order they apply */
+typedef struct psk_sim_mark {
+    uint64_t event;
+    int32_t key;
+    int32_t enter;
+} psk_sim_mark;
+
+typedef struct psk_sim_marks {
+    const psk_sim_mark *mark;
+    size_t n;
+} psk_sim_marks;
+
 typedef struct psk_sim_opts {
     const psk_machine *machine;
     int depth;      /* intervals deeper than this are not kept (0: all) */
     int progress;   /* progress lines on stderr */
+    const psk_sim_marks *marks;  /* per rank, or NULL */
+    /* the name of a marked interval: at most cap bytes into buf */
+    void (*mark_name)(void *arg, int32_t key, char *buf, size_t cap);
+    void *mark_arg;
 } psk_sim_opts;
 
 typedef struct psk_sim psk_sim;

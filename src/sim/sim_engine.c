@@ -90,6 +90,8 @@ typedef struct rank {
     double finalize;
     int heap_pos;
     int running;         /* inside advance(): a finished call does not go to the heap */
+    size_t next_mark;    /* the first of its marks not yet applied */
+    uint64_t nread;      /* events read so far */
     int skipped;         /* Pcontrol intervals opened beyond --depth */
 } rank;
 
@@ -129,6 +131,7 @@ struct psk_sim {
     uint64_t events, buffered;
     int maxdepth, progress;
     double *inv_power;   /* per rank: 1 / its node's power */
+    const psk_sim_opts *opts;
     double *tl;          /* timeline: P x PSK_TL_BINS x 3 (compute, communication, waiting) ns */
     double tl_width;     /* ns per bin, doubled as the run grows */
     msg *free_msg;       /* messages and posted receives are re-used */
@@ -261,6 +264,9 @@ static int world_of(psk_sim *s, int me, int64_t c, int64_t p)
 
 /* ---- intervals ---- */
 
+/* keys of intervals given by marks (loops) are apart from Pcontrol levels */
+#define MARK_BASE ((int64_t)1 << 40)
+
 static int ival_child(psk_sim *s, int parent, int64_t key, int level)
 {
     for (int i = 0; i < s->niv; i++)
@@ -278,6 +284,10 @@ static int ival_child(psk_sim *s, int parent, int64_t key, int level)
     v->parent = parent, v->key = key, v->level = level;
     if (parent < 0)
         snprintf(v->name, sizeof v->name, "program");
+    else if (key >= MARK_BASE && s->opts && s->opts->mark_name)
+        s->opts->mark_name(s->opts->mark_arg, (int32_t)(key - MARK_BASE), v->name, sizeof v->name);
+    else if (key >= MARK_BASE)
+        snprintf(v->name, sizeof v->name, "interval %lld", (long long)(key - MARK_BASE));
     else
         snprintf(v->name, sizeof v->name, "pcontrol %lld", (long long)key);
     v->m = calloc((size_t)s->P * PSK_M_N, sizeof *v->m);
@@ -880,6 +890,24 @@ static int execute(psk_sim *s, int q)
 
 /* ---- the loop ---- */
 
+/* the intervals marks open or close before rank q's current event */
+static void apply_marks(psk_sim *s, int q)
+{
+    rank *r = &s->r[q];
+    const psk_sim_marks *mk = &s->opts->marks[q];
+    while (r->next_mark < mk->n && mk->mark[r->next_mark].event <= r->nread) {
+        const psk_sim_mark *m = &mk->mark[r->next_mark++];
+        if (m->enter) {
+            if (ival_open(s, q, MARK_BASE + m->key))
+                s->failed = 1, snprintf(s->err, sizeof s->err, "out of memory");
+        } else if (r->skipped) {
+            r->skipped--;
+        } else if (r->depth > 1 && s->iv[r->stack[r->depth - 1].node].key == MARK_BASE + m->key) {
+            ival_close(s, q);
+        }
+    }
+}
+
 static int next_event(psk_sim *s, int q)
 {
     rank *r = &s->r[q];
@@ -897,6 +925,9 @@ static int next_event(psk_sim *s, int q)
     if (rc)
         return fail(s, rc, "%s", psk_rank_errmsg(r->rd));
     s->events++;
+    if (s->opts->marks)
+        apply_marks(s, q);
+    r->nread++;
     if (!first && s->opof[r->ev.fn] != OP_INIT) {
         double gap = r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
         gap *= s->inv_power[q];
@@ -1012,6 +1043,7 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     s->P = job->nranks;
     s->m = o->machine;
     s->maxdepth = o->depth;
+    s->opts = o;
     s->progress = o->progress;
     s->opof = calloc(psk_fn_count(), 1);
     s->collof = calloc(psk_fn_count(), 1);

@@ -187,6 +187,14 @@ if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
     else
         echo "skip chromium not installed (scripts/deps.sh installs it)"
     fi
+    # the loops fold finds, as intervals: heat's 50 steps are 5 x (10 steps + an Allreduce)
+    if "$P" sim "$T/heat" --intervals loops --json -q >"$T/simloops.json" 2>"$T/err" &&
+        grep -q '"name": "loop [0-9]* (5 iterations)"' "$T/simloops.json" &&
+        grep -q '"name": "loop [0-9]* (10 iterations)"' "$T/simloops.json"; then
+        ok "sim --intervals loops: heat's two nested loops are intervals"
+    else
+        bad "sim --intervals loops on heat"; cat "$T/err"; grep '"name"' "$T/simloops.json"
+    fi
     printf 'type = bus;\nstart time = 3;\nlatency = 5;\n' >"$T/bad.par"
     expect 1 "bad.par:3: unknown key 'latency'" "sim: an unknown key in the machine file, with its line" -- \
         "$P" sim "$T/heat" --machine "$T/bad.par"

@@ -121,6 +121,14 @@ else
     events=$(awk -F: '/"events"/ { gsub(/[ ,]/, "", $2); print $2; exit }' sim.json)
     recorded=$(awk '$1 != "#"' dump.trace | wc -l)
     [ "$events" = "$recorded" ] || fail "perfskel sim replayed ${events:-no} events of $recorded"
+    # the loops fold finds, as intervals: the same prediction
+    "$PERFSKEL" sim trace --intervals loops --json -q </dev/null >simloops.json 2>sim.err || {
+        show sim.err
+        fail "perfskel sim --intervals loops failed"
+    }
+    a=$(awk -F: '/"predicted_seconds"/ { print $2; exit }' sim.json)
+    b=$(awk -F: '/"predicted_seconds"/ { print $2; exit }' simloops.json)
+    [ "$a" = "$b" ] || fail "perfskel sim predicted $a without loop intervals, $b with"
 fi
 
 # 7. folded: the main loop has the iteration count the program states
