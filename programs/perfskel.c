@@ -55,6 +55,8 @@ static const char usage[] =
     "  calibrate [-o FILE] [--mpi M] -- LAUNCHER ARGS...\n"
     "        measure this machine (latency, bandwidth, eager limit, CPU) into a machine\n"
     "        file for sim (default machine.par)\n"
+    "  export --smpi DIR -o OUTDIR [--machine FILE]\n"
+    "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile\n"
     "\n"
     "perfskel --version prints the version.\n";
 
@@ -85,5 +87,7 @@ int main(int argc, char **argv)
         return cmd_sim(argc - 1, argv + 1);
     if (!strcmp(cmd, "calibrate"))
         return cmd_calibrate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export"))
+        return cmd_export(argc - 1, argv + 1);
     return psk_cli_usage("unknown command '%s'", cmd);
 }

@@ -195,6 +195,23 @@ if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
     else
         bad "sim --intervals loops on heat"; cat "$T/err"; grep '"name"' "$T/simloops.json"
     fi
+    # export --smpi: SMPI's replay format; replayed by smpirun when it is there
+    if "$P" export --smpi "$T/heat" -o "$T/smpi" >/dev/null 2>"$T/err" &&
+        [ "$(sed -n 1p "$T/smpi/rank-0.txt")" = "0 init" ] && [ "$(tail -n 1 "$T/smpi/rank-1.txt")" = "1 finalize" ] &&
+        grep -q '^0 irecv 1 0 ' "$T/smpi/rank-0.txt" && grep -q '^0 wait ' "$T/smpi/rank-0.txt" &&
+        grep -q '^1 allreduce ' "$T/smpi/rank-1.txt" && [ "$(wc -l <"$T/smpi/traces.txt")" -eq 2 ]; then
+        ok "export --smpi: heat in SMPI's trace format"
+    else
+        bad "export --smpi of heat"; cat "$T/err"; head -n 5 "$T/smpi/rank-0.txt"
+    fi
+    if command -v smpirun >/dev/null && [ -d "$T/smpi" ]; then
+        if (cd "$T/smpi" && timeout 120 smpirun -np 2 -platform platform.xml -hostfile hostfile -replay traces.txt) \
+            >"$T/smpi.out" 2>&1 && grep -q "Simulation time" "$T/smpi.out"; then
+            ok "export --smpi: smpirun -replay runs it"
+        else
+            bad "smpirun -replay of the exported heat"; tail -n 5 "$T/smpi.out"
+        fi
+    fi
     printf 'type = bus;\nstart time = 3;\nlatency = 5;\n' >"$T/bad.par"
     expect 1 "bad.par:3: unknown key 'latency'" "sim: an unknown key in the machine file, with its line" -- \
         "$P" sim "$T/heat" --machine "$T/bad.par"
