@@ -41,6 +41,11 @@ static inline uint8_t *psk_put_svar(uint8_t *p, int64_t v)
 static inline int psk_get_uvar(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 {
     const uint8_t *p = *pp;
+    if (p < end && !(*p & 0x80)) { /* most values fit in one byte */
+        *out = *p;
+        *pp = p + 1;
+        return 0;
+    }
     uint64_t v = 0;
     for (unsigned shift = 0; shift < 70; shift += 7) {
         if (p >= end)

@@ -182,11 +182,9 @@ static void heap_push(psk_sim *s, int q)
     }
 }
 
-static int heap_pop(psk_sim *s)
+static void heap_down(psk_sim *s, int i)
 {
-    int top = s->heap[0];
-    heap_swap(s, 0, --s->nheap);
-    for (int i = 0;;) {
+    for (;;) {
         int l = 2 * i + 1, m = i;
         if (l < s->nheap && before(s, s->heap[l], s->heap[m]))
             m = l;
@@ -197,6 +195,23 @@ static int heap_pop(psk_sim *s)
         heap_swap(s, i, m);
         i = m;
     }
+}
+
+static int heap_pop(psk_sim *s)
+{
+    int top = s->heap[0];
+    heap_swap(s, 0, --s->nheap);
+    heap_down(s, 0);
+    return top;
+}
+
+/* q goes in, the earliest comes out: one sift instead of a push and a pop */
+static int heap_replace_top(psk_sim *s, int q)
+{
+    int top = s->heap[0];
+    s->heap[0] = q;
+    s->r[q].heap_pos = 0;
+    heap_down(s, 0);
     return top;
 }
 
@@ -363,7 +378,12 @@ static void tl_add(psk_sim *s, int q, int what, double a, double b)
         s->tl_width *= 2;
     }
     double *t = s->tl + (size_t)q * PSK_TL_BINS * 3;
-    for (int i = (int)(a / s->tl_width); a < b && i < PSK_TL_BINS; i++) {
+    int i = (int)(a / s->tl_width);
+    if (b <= (i + 1) * s->tl_width) { /* within one bin: most segments */
+        t[3 * i + what] += b - a;
+        return;
+    }
+    for (; a < b && i < PSK_TL_BINS; i++) {
         double end = (i + 1) * s->tl_width;
         double piece = (b < end ? b : end) - a;
         t[3 * i + what] += piece;
@@ -939,11 +959,14 @@ static int next_event(psk_sim *s, int q)
     return 1;
 }
 
-/* runs rank q until it blocks, finishes, or is no longer the earliest */
-static int advance(psk_sim *s, int q)
+/* runs rank q until it blocks, finishes, or is no longer the earliest;
+ * in that last case *next is the rank to run now (q went into the heap),
+ * else -1 */
+static int advance(psk_sim *s, int q, int *next)
 {
     rank *r = &s->r[q];
     r->running = 1;
+    *next = -1;
     int rc;
     for (;;) {
         if ((rc = next_event(s, q)) <= 0)
@@ -960,7 +983,7 @@ static int advance(psk_sim *s, int q)
             break;
         }
         if (s->nheap && before(s, s->heap[0], q)) {
-            heap_push(s, q);
+            *next = heap_replace_top(s, q);
             break;
         }
     }
@@ -1103,9 +1126,9 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
                     return fail(s, PSK_EFORMAT, "the replay cannot go on: rank %d waits in %s (event %llu) forever", q,
                                 psk_fn_name(s->r[q].ev.fn), (unsigned long long)psk_rank_events_read(s->r[q].rd));
         }
-        int q = heap_pop(s);
-        if ((rc = advance(s, q)))
-            return s->failed ? rc : fail(s, rc, "out of memory");
+        for (int q = heap_pop(s); q >= 0 && !s->failed;)
+            if ((rc = advance(s, q, &q)))
+                return s->failed ? rc : fail(s, rc, "out of memory");
     }
     if (s->failed)
         return PSK_EFORMAT;
