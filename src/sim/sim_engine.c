@@ -91,6 +91,14 @@ typedef struct rank {
     int heap_pos;
     int running;         /* inside advance(): a finished call does not go to the heap */
     size_t next_mark;    /* the first of its marks not yet applied */
+    /* wildcard Irecvs: a second reader runs ahead to the calls that
+     * completed them and reads their sources from the statuses */
+    psk_rank_reader *ahead;
+    uint64_t ahead_n;    /* events the look-ahead has read */
+    int64_t *pend_idx;   /* by request id: the look-ahead's open wildcard Irecv (event index), -1 */
+    int64_t npend;
+    int64_t (*found)[2]; /* (event index, source) pairs not yet used */
+    size_t nfound, capfound;
     uint64_t nread;      /* events read so far */
     int skipped;         /* Pcontrol intervals opened beyond --depth */
 } rank;
@@ -132,6 +140,7 @@ struct psk_sim {
     int maxdepth, progress;
     double *inv_power;   /* per rank: 1 / its node's power */
     const psk_sim_opts *opts;
+    psk_trace *trace;
     double *tl;          /* timeline: P x PSK_TL_BINS x 3 (compute, communication, waiting) ns */
     double tl_width;     /* ns per bin, doubled as the run grows */
     msg *free_msg;       /* messages and posted receives are re-used */
@@ -676,6 +685,77 @@ static void wait_one(psk_sim *s, int q, int64_t id)
         x->used = 0;
 }
 
+/* ---- the recorded source of a wildcard Irecv ---- */
+
+static int ahead_found(rank *r, int64_t idx, int64_t src)
+{
+    if (r->nfound == r->capfound) {
+        size_t cap = r->capfound ? 2 * r->capfound : 16;
+        int64_t(*a)[2] = realloc(r->found, cap * sizeof *a);
+        if (!a)
+            return -1;
+        r->found = a, r->capfound = cap;
+    }
+    r->found[r->nfound][0] = idx;
+    r->found[r->nfound][1] = src;
+    r->nfound++;
+    return 0;
+}
+
+/* the source recorded for rank q's wildcard Irecv that is its event idx
+ * (0-based), or -1 if the run never completed it (or memory ran out) */
+static int64_t recorded_source(psk_sim *s, int q, uint64_t idx)
+{
+    rank *r = &s->r[q];
+    if (!r->ahead && psk_rank_open(s->trace, q, &r->ahead))
+        return -1;
+    for (;;) {
+        for (size_t k = 0; k < r->nfound; k++)
+            if ((uint64_t)r->found[k][0] == idx) {
+                int64_t src = r->found[k][1];
+                r->found[k][0] = r->found[r->nfound - 1][0];
+                r->found[k][1] = r->found[r->nfound - 1][1];
+                r->nfound--;
+                return src;
+            }
+        psk_event e;
+        if (psk_rank_next(r->ahead, &e))
+            return -1;
+        uint64_t j = r->ahead_n++;
+        if (s->opof[e.fn] == OP_IRECV && PSK_HAS(&e, PSK_F_PEER) && e.v[PSK_F_PEER] == PSK_ANY_SOURCE) {
+            int64_t id = PSK_HAS(&e, PSK_F_REQ) ? e.v[PSK_F_REQ] : -1;
+            if (id < 0 || id > (1 << 24))
+                continue;
+            if (id >= r->npend) {
+                int64_t cap = 2 * id + 16;
+                int64_t *a = realloc(r->pend_idx, (size_t)cap * sizeof *a);
+                if (!a)
+                    return -1;
+                for (int64_t k = r->npend; k < cap; k++)
+                    a[k] = -1;
+                r->pend_idx = a, r->npend = cap;
+            }
+            r->pend_idx[id] = (int64_t)j;
+            continue;
+        }
+        if (!PSK_HAS(&e, PSK_F_STATUSES))
+            continue;
+        const int64_t *st = PSK_ARR(&e, PSK_F_STATUSES);
+        for (uint32_t k = 0; k < PSK_ARRN(&e, PSK_F_STATUSES); k++) {
+            int64_t i = st[3 * k], id = -1;
+            if (PSK_HAS(&e, PSK_F_REQ))
+                id = e.v[PSK_F_REQ];
+            else if (PSK_HAS(&e, PSK_F_REQS) && i >= 0 && i < (int64_t)PSK_ARRN(&e, PSK_F_REQS))
+                id = PSK_ARR(&e, PSK_F_REQS)[i];
+            if (id < 0 || id >= r->npend || r->pend_idx[id] < 0)
+                continue;
+            if (ahead_found(r, r->pend_idx[id], st[3 * k + 1]))
+                return -1;
+            r->pend_idx[id] = -1;
+        }
+    }
+}
+
 /* ---- one event ---- */
 
 /* a blocking call starts: nwait holds one guard until everything it
@@ -845,6 +925,11 @@ static int execute(psk_sim *s, int q)
         int64_t b = bytes_of(e, PSK_F_COUNT, PSK_F_DTSIZE);
         if (op == OP_ISEND)
             return post_send(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 1, 0), 0);
+        if (peer == -1) { /* a wildcard: the source the run matched it with */
+            int64_t src = recorded_source(s, q, r->nread - 1);
+            int w = src >= 0 ? world_of(s, q, comm, src) : -1;
+            peer = w >= 0 ? w : -1;
+        }
         return post_recv(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 2, 0));
     }
     case OP_SEND_INIT:
@@ -1067,6 +1152,7 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     s->m = o->machine;
     s->maxdepth = o->depth;
     s->opts = o;
+    s->trace = t;
     s->progress = o->progress;
     s->opof = calloc(psk_fn_count(), 1);
     s->collof = calloc(psk_fn_count(), 1);
@@ -1179,6 +1265,9 @@ void psk_sim_close(psk_sim *s)
     for (int q = 0; s->r && q < s->P; q++) {
         rank *r = &s->r[q];
         psk_rank_close(r->rd);
+        psk_rank_close(r->ahead);
+        free(r->pend_idx);
+        free(r->found);
         for (msg *m = r->unexp, *n; m; m = n)
             n = m->next, free(m);
         for (precv *p = r->posted, *n; p; p = n)

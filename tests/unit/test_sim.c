@@ -330,6 +330,42 @@ static void allreduce_formula(void **state)
     psk_sim_close(s);
 }
 
+/* two Irecv from MPI_ANY_SOURCE; the run matched the first with rank 2's
+ * message (sent 1 ms late) and the second with rank 1's (sent at once):
+ * the replay follows the recorded sources, so the first Wait lasts until
+ * 1.01 ms and the 2 ms of work after it end at 3.01 ms (matching by
+ * arrival instead would end at 2.01 ms) */
+static void wildcard_irecv(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 3);
+    for (int r = 0; r < 3; r++)
+        simple(&t, r, "MPI_Init", 0);
+    p2p(&t, 0, "MPI_Irecv", 0, PSK_ANY_SOURCE, 0, 100, 0);
+    p2p(&t, 0, "MPI_Irecv", 0, PSK_ANY_SOURCE, 0, 100, 1);
+    psk_event *e = ev(&t, 0, "MPI_Wait", 0);
+    e->v[PSK_F_REQ] = 0;
+    int64_t st0[3] = {0, 2, 0};
+    PSK_ARRN(e, PSK_F_STATUSES) = 1;
+    PSK_ARR(e, PSK_F_STATUSES) = st0;
+    put(&t, 0, e);
+    e = ev(&t, 0, "MPI_Wait", 2000000);
+    e->v[PSK_F_REQ] = 1;
+    int64_t st1[3] = {0, 1, 0};
+    PSK_ARRN(e, PSK_F_STATUSES) = 1;
+    PSK_ARR(e, PSK_F_STATUSES) = st1;
+    put(&t, 0, e);
+    p2p(&t, 1, "MPI_Send", 0, 0, 0, 100, -1);
+    p2p(&t, 2, "MPI_Send", 1000000, 0, 0, 100, -1);
+    for (int r = 0; r < 3; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "start time = 10; send byte time = 0;");
+    NEAR(psk_sim_predicted(s), 3e-3 + 10e-6);
+    NEAR(metric(s, 0, 0, PSK_M_WAIT), 1e-3 + 10e-6); /* the first Wait waited for rank 2 */
+    psk_sim_close(s);
+}
+
 static void machine_errors(void **state)
 {
     (void)state;
@@ -390,7 +426,7 @@ int main(void)
         cmocka_unit_test(one_message), cmocka_unit_test(bus_serialises),   cmocka_unit_test(switch_parallel),
         cmocka_unit_test(grid_pipeline), cmocka_unit_test(rendezvous),     cmocka_unit_test(overlap),
         cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(intervals),
-        cmocka_unit_test(allreduce_formula), cmocka_unit_test(machine_errors),
+        cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv), cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
