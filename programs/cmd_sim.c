@@ -61,6 +61,19 @@ int cmd_sim(int argc, char **argv)
         psk_machine_free(&m);
         return PSK_EXIT_DATA;
     }
+    int nranks = psk_trace_job(t)->nranks;
+    if (m.type == PSK_NET_GRID) { /* the grid must hold every node */
+        long long cells = 1, nodes = (nranks + m.ranks_per_node - 1) / m.ranks_per_node;
+        for (int d = 0; d < m.ntopo; d++)
+            cells *= m.topo[d];
+        if (cells < nodes) {
+            psk_cli_error("%s: the topology has %lld nodes; the trace's %d ranks at %d per node need %lld",
+                          machine ? machine : "machine", cells, nranks, m.ranks_per_node, nodes);
+            psk_trace_close(t);
+            psk_machine_free(&m);
+            return PSK_EXIT_DATA;
+        }
+    }
     psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet};
     psk_sim_marks *marks = NULL;
     psk_folded *fold = NULL;
@@ -70,7 +83,7 @@ int cmd_sim(int argc, char **argv)
         psk_machine_free(&m);
         return PSK_EXIT_DATA;
     }
-    int P = psk_trace_job(t)->nranks;
+    int P = nranks;
     psk_sim *s;
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);

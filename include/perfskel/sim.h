@@ -133,6 +133,10 @@ int psk_sim_nranks(const psk_sim *s);
 double psk_sim_predicted(const psk_sim *s);    /* seconds: slowest rank's MPI_Finalize entry */
 uint64_t psk_sim_events(const psk_sim *s);
 uint64_t psk_sim_buffered(const psk_sim *s);   /* rendezvous sends buffered to break a deadlock */
+/* ranks whose trace ends before MPI_Finalize (a job killed or aborted:
+ * replayed up to their last complete block); *first: the reader's message
+ * for the first of them */
+int psk_sim_ended_early(const psk_sim *s, const char **first);
 int psk_sim_nintervals(const psk_sim *s);
 const psk_interval *psk_sim_interval(const psk_sim *s, int i);
 /* rank's timeline: PSK_TL_BINS bins of *bin_seconds each, per bin the

@@ -137,6 +137,8 @@ struct psk_sim {
     uint8_t *opof;       /* per function id: enum op */
     int8_t *collof;      /* per function id: enum psk_coll */
     uint64_t events, buffered;
+    int ended_early;     /* ranks whose trace ends before MPI_Finalize */
+    char early_msg[512]; /* the first of them, as the reader said */
     int maxdepth, progress;
     double *inv_power;   /* per rank: 1 / its node's power */
     const psk_sim_opts *opts;
@@ -1019,6 +1021,13 @@ static int next_event(psk_sim *s, int q)
     uint64_t prev = r->prev_exit;
     int first = r->ev.fn == 0;
     int rc = psk_rank_next(r->rd, &r->ev);
+    if (rc == PSK_ETRUNCATED && !first) {
+        /* the job did not finish (killed, aborted): the rank ends here, and
+         * the report says so */
+        if (!s->ended_early++)
+            snprintf(s->early_msg, sizeof s->early_msg, "%s", psk_rank_errmsg(r->rd));
+        rc = PSK_EOF;
+    }
     if (rc == PSK_EOF) {
         r->state = 2;
         if (!r->finalize)
@@ -1209,8 +1218,9 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
                 continue;
             for (int q = 0; q < s->P; q++)
                 if (s->r[q].state == 1)
-                    return fail(s, PSK_EFORMAT, "the replay cannot go on: rank %d waits in %s (event %llu) forever", q,
-                                psk_fn_name(s->r[q].ev.fn), (unsigned long long)psk_rank_events_read(s->r[q].rd));
+                    return fail(s, PSK_EFORMAT, "the replay cannot go on: rank %d waits in %s (event %llu) forever%s%s", q,
+                                psk_fn_name(s->r[q].ev.fn), (unsigned long long)psk_rank_events_read(s->r[q].rd),
+                                s->ended_early ? "; the job did not finish: " : "", s->ended_early ? s->early_msg : "");
         }
         for (int q = heap_pop(s); q >= 0 && !s->failed;)
             if ((rc = advance(s, q, &q)))
@@ -1249,6 +1259,11 @@ int psk_sim_nranks(const psk_sim *s) { return s->P; }
 double psk_sim_predicted(const psk_sim *s) { return s->predicted; }
 uint64_t psk_sim_events(const psk_sim *s) { return s->events; }
 uint64_t psk_sim_buffered(const psk_sim *s) { return s->buffered; }
+int psk_sim_ended_early(const psk_sim *s, const char **first)
+{
+    *first = s->early_msg;
+    return s->ended_early;
+}
 int psk_sim_nintervals(const psk_sim *s) { return s->niv; }
 const psk_interval *psk_sim_interval(const psk_sim *s, int i) { return &s->iv[i].pub; }
 

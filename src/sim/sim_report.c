@@ -49,6 +49,10 @@ void psk_sim_write_text(const psk_sim *s, FILE *out, int depth)
 {
     fprintf(out, "predicted run time: %.6f s (MPI_Init to MPI_Finalize, slowest rank; %d ranks, %llu events)\n",
             psk_sim_predicted(s), psk_sim_nranks(s), (unsigned long long)psk_sim_events(s));
+    const char *why;
+    if (psk_sim_ended_early(s, &why))
+        fprintf(out, "note: %d rank(s) ended before MPI_Finalize (the job did not finish; each replayed up to "
+                     "the end of its trace), e.g. %s\n", psk_sim_ended_early(s, &why), why);
     if (psk_sim_buffered(s))
         fprintf(out, "note: %llu rendezvous send(s) were buffered to get past a deadlock the model would have "
                      "had (the real MPI buffered them)\n", (unsigned long long)psk_sim_buffered(s));
@@ -103,6 +107,8 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
     fprintf(out, "{\n  \"predicted_seconds\": %.9g,\n  \"ranks\": %d,\n  \"events\": %llu,\n", psk_sim_predicted(s),
             psk_sim_nranks(s), (unsigned long long)psk_sim_events(s));
     fprintf(out, "  \"buffered_sends\": %llu,\n", (unsigned long long)psk_sim_buffered(s));
+    const char *why;
+    fprintf(out, "  \"ranks_ended_early\": %d,\n", psk_sim_ended_early(s, &why));
     static const char *const types[] = {"bus", "grid", "switch"};
     fprintf(out, "  \"machine\": {\"type\": \"%s\", \"start_us\": %.9g, \"byte_us\": %.9g, \"power\": %.9g, "
                  "\"eager_bytes\": %lld, \"collectives\": \"%s\"},\n",

@@ -77,6 +77,20 @@ case "$last" in *MPI_Abort*i1=3*) ok "MPI_Abort recorded last with its error cod
 rec exited exit 50
 n=$("$P" dump "$T/exited" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
 [ "$n" -eq 50 ] && ok "exit without MPI_Finalize: 50 events kept" || bad "exit without MPI_Finalize: $n events"
+# the simulator replays an unfinished job up to where its ranks' traces
+# end, and says so; if a rank left no complete block at all (MPICH here:
+# rank 0's events were still buffered when it exited), it says which file
+if "$P" sim "$T/exited" -q --json >"$T/sim.json" 2>"$T/err"; then
+    if grep -q '"ranks_ended_early": [12]' "$T/sim.json" && "$P" sim "$T/exited" -q | grep -q "ended before MPI_Finalize"; then
+        ok "sim: a job that exited early is replayed up to the end of its traces, with a note"
+    else
+        bad "sim on a job that exited early: no note"
+    fi
+elif [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "rank-0.*did not reach MPI_Finalize" "$T/err"; then
+    ok "sim: a job that exited early with a rank's trace empty: one line naming its file"
+else
+    bad "sim on a job that exited early"; cat "$T/err"
+fi
 
 # a file cut short inside a block
 cp -r "$T/good" "$T/trunc"
@@ -215,6 +229,9 @@ if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
     printf 'type = bus;\nstart time = 3;\nlatency = 5;\n' >"$T/bad.par"
     expect 1 "bad.par:3: unknown key 'latency'" "sim: an unknown key in the machine file, with its line" -- \
         "$P" sim "$T/heat" --machine "$T/bad.par"
+    printf 'type = grid; topology = {1};\n' >"$T/small.par"
+    expect 1 "small.par: the topology has 1 nodes; the trace's 2 ranks" "sim: a grid too small for the ranks" -- \
+        "$P" sim "$T/heat" --machine "$T/small.par"
     expect 1 "no-such.par" "sim: a machine file that does not exist" -- "$P" sim "$T/heat" --machine "$T/no-such.par"
     expect 2 "no trace directory" "sim: no trace" -- "$P" sim
 fi
