@@ -13,6 +13,9 @@ int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* runcmd.c: runs argv with its stdout into out; its exit status */
 int psk_cli_run(char **argv, FILE *out);
+/* builds src into bin with the mpicc of flavour (enum psk_flavour), quietly;
+ * 0, or PSK_EXIT_DATA after saying why */
+int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint);
 
 /* launcher.c */
 const char *psk_base_name(const char *path);

@@ -164,20 +164,8 @@ int cmd_calibrate(int argc, char **argv)
         psk_cli_error("%s: cannot write", src);
         rc = PSK_EXIT_DATA;
     }
-    char mpicc[64];
-    snprintf(mpicc, sizeof mpicc, "mpicc.%s", psk_flavour_name(flavour));
-    /* psk_work's source comes first and uses uint64_t: include stdint.h before it */
-    char *cc[] = {mpicc, "-O2", "-include", "stdint.h", "-o", bin, src, NULL};
-    if (!rc) {
-        FILE *null = fopen("/dev/null", "w");
-        int st = psk_cli_run(cc, null ? null : stderr);
-        if (null)
-            fclose(null);
-        if (st) {
-            psk_cli_error("%s: %s could not build the calibration program (status %d)", src, mpicc, st);
-            rc = PSK_EXIT_DATA;
-        }
-    }
+    if (!rc)
+        rc = psk_cli_mpicc(flavour, src, bin, 1);
     char *text = NULL;
     size_t len = 0;
     if (!rc) {

@@ -96,19 +96,8 @@ int cmd_predict(int argc, char **argv)
         psk_cli_error("%s: cannot write", src);
         rc = PSK_EXIT_DATA;
     }
-    char mpicc[64];
-    snprintf(mpicc, sizeof mpicc, "mpicc.%s", psk_flavour_name(flavour));
-    char *cc[] = {mpicc, "-O2", "-o", bin, src, NULL};
-    if (!rc) {
-        FILE *null = fopen("/dev/null", "w");
-        int st = psk_cli_run(cc, null ? null : stderr);
-        if (null)
-            fclose(null);
-        if (st) {
-            psk_cli_error("%s: %s could not build the skeleton (status %d)", src, mpicc, st);
-            rc = PSK_EXIT_DATA;
-        }
-    }
+    if (!rc)
+        rc = psk_cli_mpicc(flavour, src, bin, 0);
     /* run it: the launcher and its arguments, then the skeleton */
     /* run it `repeat` times; keep the output of the run with the median prediction */
     char *outtxt = NULL;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "perfskel/trace.h"
 
 int psk_cli_run(char **argv, FILE *out)
 {
@@ -37,4 +38,20 @@ int psk_cli_run(char **argv, FILE *out)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint)
+{
+    char mpicc[64];
+    snprintf(mpicc, sizeof mpicc, "mpicc.%s", psk_flavour_name(flavour));
+    char *plain[] = {mpicc, "-O2", "-o", (char *)bin, (char *)src, NULL};
+    /* calibrate's program starts with psk_work's source, which needs uint64_t */
+    char *pre[] = {mpicc, "-O2", "-include", "stdint.h", "-o", (char *)bin, (char *)src, NULL};
+    FILE *null = fopen("/dev/null", "w");
+    int st = psk_cli_run(with_stdint ? pre : plain, null ? null : stderr);
+    if (null)
+        fclose(null);
+    if (st)
+        psk_cli_error("%s: %s could not build it (status %d)", src, mpicc, st);
+    return st ? PSK_EXIT_DATA : 0;
 }

@@ -95,7 +95,7 @@ typedef struct rank {
      * completed them and reads their sources from the statuses */
     psk_rank_reader *ahead;
     uint64_t ahead_n;    /* events the look-ahead has read */
-    int64_t *pend_idx;   /* by request id: the look-ahead's open wildcard Irecv (event index), -1 */
+    int64_t *pend_idx;   /* by request id: the look-ahead's open wildcard Irecv (event index + 1), 0 */
     int64_t npend;
     int64_t (*found)[2]; /* (event index, source) pairs not yet used */
     size_t nfound, capfound;
@@ -228,34 +228,32 @@ static int heap_replace_top(psk_sim *s, int q)
 
 /* ---- per-rank tables ---- */
 
+/* grows a zeroed array *a of *n elements of sz bytes to hold index i */
+static int grow(void **a, int64_t *n, int64_t i, size_t sz)
+{
+    if (i < *n)
+        return 0;
+    int64_t cap = 2 * i + 16;
+    char *b = realloc(*a, (size_t)cap * sz);
+    if (!b)
+        return -1;
+    memset(b + (size_t)*n * sz, 0, (size_t)(cap - *n) * sz);
+    *a = b, *n = cap;
+    return 0;
+}
+
 static sreq *req_get(rank *r, int64_t id)
 {
-    if (id < 0 || id > (1 << 24))
+    if (id < 0 || id > (1 << 24) || grow((void **)&r->req, &r->nreq, id, sizeof *r->req))
         return NULL;
-    if (id >= r->nreq) {
-        int64_t cap = 2 * id + 16;
-        sreq *a = realloc(r->req, (size_t)cap * sizeof *a);
-        if (!a)
-            return NULL;
-        memset(a + r->nreq, 0, (size_t)(cap - r->nreq) * sizeof *a);
-        r->req = a, r->nreq = cap;
-    }
     return &r->req[id];
 }
 
 /* the slot of communicator c of a rank (grown as needed), or NULL */
 static cmem *comm_slot(rank *r, int64_t c)
 {
-    if (c < 0 || c > (1 << 20))
+    if (c < 0 || c > (1 << 20) || grow((void **)&r->comm, &r->ncomm, c, sizeof *r->comm))
         return NULL;
-    if (c >= r->ncomm) {
-        int64_t cap = 2 * c + 4;
-        cmem *a = realloc(r->comm, (size_t)cap * sizeof *a);
-        if (!a)
-            return NULL;
-        memset(a + r->ncomm, 0, (size_t)(cap - r->ncomm) * sizeof *a);
-        r->comm = a, r->ncomm = cap;
-    }
     return &r->comm[c];
 }
 
@@ -728,16 +726,9 @@ static int64_t recorded_source(psk_sim *s, int q, uint64_t idx)
             int64_t id = PSK_HAS(&e, PSK_F_REQ) ? e.v[PSK_F_REQ] : -1;
             if (id < 0 || id > (1 << 24))
                 continue;
-            if (id >= r->npend) {
-                int64_t cap = 2 * id + 16;
-                int64_t *a = realloc(r->pend_idx, (size_t)cap * sizeof *a);
-                if (!a)
-                    return -1;
-                for (int64_t k = r->npend; k < cap; k++)
-                    a[k] = -1;
-                r->pend_idx = a, r->npend = cap;
-            }
-            r->pend_idx[id] = (int64_t)j;
+            if (grow((void **)&r->pend_idx, &r->npend, id, sizeof *r->pend_idx))
+                return -1;
+            r->pend_idx[id] = (int64_t)j + 1; /* 0: none */
             continue;
         }
         if (!PSK_HAS(&e, PSK_F_STATUSES))
@@ -749,11 +740,11 @@ static int64_t recorded_source(psk_sim *s, int q, uint64_t idx)
                 id = e.v[PSK_F_REQ];
             else if (PSK_HAS(&e, PSK_F_REQS) && i >= 0 && i < (int64_t)PSK_ARRN(&e, PSK_F_REQS))
                 id = PSK_ARR(&e, PSK_F_REQS)[i];
-            if (id < 0 || id >= r->npend || r->pend_idx[id] < 0)
+            if (id < 0 || id >= r->npend || !r->pend_idx[id])
                 continue;
-            if (ahead_found(r, r->pend_idx[id], st[3 * k + 1]))
+            if (ahead_found(r, r->pend_idx[id] - 1, st[3 * k + 1]))
                 return -1;
-            r->pend_idx[id] = -1;
+            r->pend_idx[id] = 0;
         }
     }
 }
