@@ -74,7 +74,7 @@ int cmd_sim(int argc, char **argv)
             return PSK_EXIT_DATA;
         }
     }
-    psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet};
+    psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet, .timeline = html != NULL};
     psk_sim_marks *marks = NULL;
     psk_folded *fold = NULL;
     psk_merged *merged = NULL;

@@ -107,6 +107,7 @@ typedef struct psk_sim_opts {
     const psk_machine *machine;
     int depth;      /* intervals deeper than this are not kept (0: all) */
     int progress;   /* progress lines on stderr */
+    int timeline;   /* keep the per-rank timeline (for the HTML report) */
     const psk_sim_marks *marks;  /* per rank, or NULL */
     /* the name of a marked interval: at most cap bytes into buf */
     void (*mark_name)(void *arg, int32_t key, char *buf, size_t cap);
@@ -140,7 +141,8 @@ int psk_sim_ended_early(const psk_sim *s, const char **first);
 int psk_sim_nintervals(const psk_sim *s);
 const psk_interval *psk_sim_interval(const psk_sim *s, int i);
 /* rank's timeline: PSK_TL_BINS bins of *bin_seconds each, per bin the
- * seconds of compute, communication and waiting (3 doubles a bin) */
+ * nanoseconds of compute, communication and waiting (3 doubles a bin);
+ * all 0 unless opts.timeline was set */
 #define PSK_TL_BINS 512
 const double *psk_sim_timeline(const psk_sim *s, int rank, double *bin_seconds);
 void psk_sim_close(psk_sim *s);

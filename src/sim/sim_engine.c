@@ -374,7 +374,7 @@ static void ival_close(psk_sim *s, int q)
 
 static void tl_add(psk_sim *s, int q, int what, double a, double b)
 {
-    if (b <= a)
+    if (b <= a || !s->opts->timeline)
         return;
     while (b > s->tl_width * PSK_TL_BINS) {
         for (int r = 0; r < s->P; r++) {

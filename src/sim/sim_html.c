@@ -87,12 +87,12 @@ static void timeline(const psk_sim *s, FILE *out)
         int y = q * (H + 2);
         fprintf(out, "<text x=\"0\" y=\"%d\" font-size=\"11\">rank %d</text>\n", y + H - 3, q);
         for (int i = 0; i < nb; i++) {
-            double sum = t[3 * i] + t[3 * i + 1] + t[3 * i + 2];
+            double sum = t[3 * i] + t[3 * i + 1] + t[3 * i + 2], width = bin * 1e9; /* ns */
             if (sum <= 0)
                 continue;
             double yy = y;
             for (int k = 0; k < 3; k++) { /* stacked: each part's share of the bin */
-                double h = H * t[3 * i + k] / (bin > sum ? bin : sum);
+                double h = H * t[3 * i + k] / (width > sum ? width : sum);
                 if (h <= 0)
                     continue;
                 fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",

@@ -99,7 +99,7 @@ static psk_sim *tb_run(tb *t, const char *machine_text)
     assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &m, err, sizeof err), 0);
     psk_trace *tr;
     assert_int_equal(psk_trace_open(t->dir, &tr), 0);
-    psk_sim_opts o = {.machine = &m};
+    psk_sim_opts o = {.machine = &m, .timeline = 1};
     psk_sim *s;
     int rc = psk_sim_run(tr, &o, &s);
     if (rc)
@@ -260,6 +260,15 @@ static void imbalance(void **state)
     NEAR(metric(s, 0, 0, PSK_M_SYNC), 2e-3);   /* waited in the barrier for rank 1 */
     NEAR(metric(s, 0, 1, PSK_M_IDLE), 1e-3);   /* rank 1 ends 1 ms before rank 0 */
     NEAR(psk_sim_interval(s, 0)->efficiency, 5e-3 / (2 * 4e-3));
+    /* the timeline holds the same: rank 0 computed 2 ms and waited 2 ms for its partner */
+    double bin, part[3] = {0, 0, 0};
+    const double *tl = psk_sim_timeline(s, 0, &bin);
+    for (int i = 0; i < PSK_TL_BINS; i++)
+        for (int k = 0; k < 3; k++)
+            part[k] += tl[3 * i + k];
+    NEAR(part[0] * 1e-9, 2e-3);
+    NEAR(part[2] * 1e-9, 2e-3);
+    assert_true(bin * PSK_TL_BINS >= 4e-3);
     psk_sim_close(s);
 }
 
