@@ -5,9 +5,10 @@
  * Compute gaps become `compute` actions of one flop per ns on hosts of
  * 1 Gflop/s; sizes are in bytes (the default datatype). SMPI's replay knows
  * MPI_COMM_WORLD only: a trace that talks on other communicators is
- * refused, and so are v-collectives and nonblocking collectives (not
- * written yet). Waitany/Waitsome become a wait for each request they
- * completed; Sendrecv an isend, a recv and a wait. */
+ * refused, and so are nonblocking collectives (not written yet).
+ * v-collectives carry their counts where the rank has them (a root's
+ * receive counts; 0 elsewhere). Waitany/Waitsome become a wait for each
+ * request they completed; Sendrecv an isend, a recv and a wait. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,23 @@ static int is(unsigned fn, const char *n) { return !strcmp(psk_fn_name(fn), n); 
 static int64_t bytes(const psk_event *e)
 {
     return (PSK_HAS(e, PSK_F_COUNT) ? e->v[PSK_F_COUNT] : 0) * (PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1);
+}
+
+/* a counts array in bytes, P values (0 where the rank has none) */
+static void counts(FILE *o, const psk_event *e, int f, int sf, int P)
+{
+    int64_t ds = PSK_HAS(e, sf) ? e->v[sf] : PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1;
+    uint32_t n = PSK_HAS(e, f) ? PSK_ARRN(e, f) : 0;
+    for (int k = 0; k < P; k++)
+        fprintf(o, " %lld", (long long)(k < (int)n ? PSK_ARR(e, f)[k] * ds : 0));
+}
+
+static int64_t sum_counts(const psk_event *e, int f, int sf)
+{
+    int64_t ds = PSK_HAS(e, sf) ? e->v[sf] : PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1, t = 0;
+    for (uint32_t k = 0; PSK_HAS(e, f) && k < PSK_ARRN(e, f); k++)
+        t += PSK_ARR(e, f)[k] * ds;
+    return t;
 }
 
 static rq *getrq(rq **a, int64_t *n, int64_t id)
@@ -172,13 +190,35 @@ static int export_rank(psk_trace *t, int r, int P, FILE *o, char *err, size_t ca
                     (long long)e.v[PSK_F_ROOT]);
         } else if (is(fn, "MPI_Allgather")) {
             fprintf(o, "%d allgather %lld %lld\n", r, (long long)bytes(&e), (long long)bytes(&e));
+        } else if (is(fn, "MPI_Gatherv") || is(fn, "MPI_Allgatherv")) {
+            /* <sendcount> <recvcounts x P> [root]: the counts where this rank has them, else 0 */
+            fprintf(o, "%d %s %lld", r, is(fn, "MPI_Gatherv") ? "gatherv" : "allgatherv", (long long)bytes(&e));
+            counts(o, &e, PSK_F_RCOUNTS, PSK_F_RDTSIZE, P);
+            if (is(fn, "MPI_Gatherv"))
+                fprintf(o, " %lld", (long long)e.v[PSK_F_ROOT]);
+            fputc('\n', o);
+        } else if (is(fn, "MPI_Scatterv")) { /* <sendcounts x P> <recvcount> [root] */
+            fprintf(o, "%d scatterv", r);
+            counts(o, &e, PSK_F_COUNTS, PSK_F_DTSIZE, P);
+            fprintf(o, " %lld %lld\n",
+                    (long long)(e.v[PSK_F_RCOUNT] * (PSK_HAS(&e, PSK_F_RDTSIZE) ? e.v[PSK_F_RDTSIZE] : 1)),
+                    (long long)e.v[PSK_F_ROOT]);
+        } else if (is(fn, "MPI_Alltoallv")) { /* <sendbuf> <sendcounts x P> <recvbuf> <recvcounts x P> */
+            fprintf(o, "%d alltoallv %lld", r, (long long)sum_counts(&e, PSK_F_COUNTS, PSK_F_DTSIZE));
+            counts(o, &e, PSK_F_COUNTS, PSK_F_DTSIZE, P);
+            fprintf(o, " %lld", (long long)sum_counts(&e, PSK_F_RCOUNTS, PSK_F_RDTSIZE));
+            counts(o, &e, PSK_F_RCOUNTS, PSK_F_RDTSIZE, P);
+            fputc('\n', o);
+        } else if (is(fn, "MPI_Reduce_scatter")) { /* <recvcounts x P> <flops> */
+            fprintf(o, "%d reducescatter", r);
+            counts(o, &e, PSK_F_RCOUNTS, PSK_F_DTSIZE, P);
+            fprintf(o, " 0\n");
         } else if (is(fn, "MPI_Reduce_scatter_block")) {
             /* its plain form: a reduce of everything to 0, a scatter of the blocks */
             fprintf(o, "%d reduce %lld 0 0\n%d scatter %lld %lld 0\n", r, (long long)(bytes(&e) * P), r,
                     (long long)bytes(&e), (long long)bytes(&e));
         } else if (cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL) {
-            snprintf(err, cap, "rank %d: %s is not exported (v-collectives and nonblocking collectives not yet)",
-                     r, name);
+            snprintf(err, cap, "rank %d: %s is not exported (nonblocking collectives not yet)", r, name);
             rc = -1;
             break;
         }
