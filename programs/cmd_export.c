@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "perfskel/sim.h"
 #include "perfskel/trace.h"
+#include "psk_mem.h"
 
 /* SMPI's MPI_ANY_SOURCE and MPI_ANY_TAG (smpi/smpi.h, 3.32) */
 #define SMPI_ANY_SOURCE (-555)
@@ -54,16 +55,8 @@ static int64_t sum_counts(const psk_event *e, int f, int sf)
 
 static rq *getrq(rq **a, int64_t *n, int64_t id)
 {
-    if (id < 0 || id > (1 << 24))
+    if (id < 0 || id > (1 << 24) || psk_grow((void **)a, n, id, sizeof **a))
         return NULL;
-    if (id >= *n) {
-        int64_t cap = 2 * id + 16;
-        rq *b = realloc(*a, (size_t)cap * sizeof *b);
-        if (!b)
-            return NULL;
-        memset(b + *n, 0, (size_t)(cap - *n) * sizeof *b);
-        *a = b, *n = cap;
-    }
     return &(*a)[id];
 }
 
@@ -255,21 +248,11 @@ int cmd_export(int argc, char **argv)
     if (!input || !out)
         return psk_cli_usage("export: perfskel export --smpi DIR -o OUTDIR [--machine FILE]");
     psk_machine m;
-    psk_machine_default(&m);
-    char err[512];
-    if (machine && psk_machine_load(machine, &m, err, sizeof err)) {
-        psk_cli_error("%s", err);
-        psk_machine_free(&m);
-        return PSK_EXIT_DATA;
-    }
     psk_trace *t;
-    if (psk_trace_open(input, &t)) {
-        psk_cli_error("%s", psk_trace_errmsg(t));
-        psk_trace_close(t);
-        psk_machine_free(&m);
+    if (psk_cli_open_machine_trace(machine, input, &m, &t))
         return PSK_EXIT_DATA;
-    }
     int P = psk_trace_job(t)->nranks, rc = 0;
+    char err[512];
     if (mkdir(out, 0755) && errno != EEXIST) {
         psk_cli_error("%s: %s", out, strerror(errno));
         rc = PSK_EXIT_DATA;

@@ -1,7 +1,9 @@
-/* psk_big_alloc (psk_mem.h): 2 MB-aligned blocks with MADV_HUGEPAGE for
+/* psk_grow (psk_mem.h): arrays indexed by small ids, grown as needed.
+ * psk_big_alloc: 2 MB-aligned blocks with MADV_HUGEPAGE for
  * requests of 2 MB and more (the kernel's "madvise" transparent huge page
  * mode, Debian's default, then backs them with huge pages). */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "psk_mem.h"
@@ -20,4 +22,17 @@ void *psk_big_alloc(size_t bytes)
     madvise(p, len, MADV_HUGEPAGE);
 #endif
     return p;
+}
+
+int psk_grow(void **a, int64_t *n, int64_t i, size_t size)
+{
+    if (i < *n)
+        return 0;
+    int64_t cap = 2 * i + 16;
+    char *b = realloc(*a, (size_t)cap * size);
+    if (!b)
+        return -1;
+    memset(b + (size_t)*n * size, 0, (size_t)(cap - *n) * size);
+    *a = b, *n = cap;
+    return 0;
 }

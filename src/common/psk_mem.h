@@ -1,4 +1,4 @@
-/* Big arrays in huge pages. On a virtual machine a page fault costs
+/* Allocation helpers. Big arrays in huge pages. On a virtual machine a page fault costs
  * microseconds, and the fold and merge stages fill arrays of hundreds of
  * MB, freed and made again at each level: 2 MB pages make 512 times fewer
  * faults. Small requests are plain malloc. Free with free(). */
@@ -8,5 +8,12 @@
 #include <stddef.h>
 
 void *psk_big_alloc(size_t bytes);
+
+#include <stdint.h>
+
+/* Grows the zero-filled array *a of *n elements of size bytes so that
+ * index i fits (capacity doubles); 0, or -1 if memory ran out (*a is
+ * then unchanged). */
+int psk_grow(void **a, int64_t *n, int64_t i, size_t size);
 
 #endif

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "perfskel/gen.h"
+#include "psk_mem.h"
 #include "psk_work.h"
 
 typedef struct gnode {
@@ -53,7 +54,8 @@ typedef struct preq {
     int ambiguous;
 } preq;
 
-/* an Irecv from MPI_ANY_SOURCE waiting for the status that names its source */
+/* an Irecv from MPI_ANY_SOURCE waiting for the status that names its source
+ * (id 0, the tree's root, never is an event: 0 means none) */
 typedef struct pending {
     int32_t id, j;
     uint32_t pos;
@@ -160,15 +162,8 @@ static int wild_sources(gen *g, int32_t id, int j, int32_t r, const psk_event *e
             return -1;
         if (q < 0 || q > (1 << 24))
             return 0;
-        if (q >= g->npend[r]) {
-            int64_t cap = 2 * q + 16;
-            pending *a = realloc(g->pend[r], (size_t)cap * sizeof *a);
-            if (!a)
-                return -1;
-            for (int64_t k = g->npend[r]; k < cap; k++)
-                a[k].id = -1;
-            g->pend[r] = a, g->npend[r] = cap;
-        }
+        if (psk_grow((void **)&g->pend[r], &g->npend[r], q, sizeof *g->pend[r]))
+            return -1;
         g->pend[r][q] = (pending){id, j, n->nsrc[j] - 1};
         return 0;
     }
@@ -181,13 +176,13 @@ static int wild_sources(gen *g, int32_t id, int j, int32_t r, const psk_event *e
             q = e->v[PSK_F_REQ];
         else if (PSK_HAS(e, PSK_F_REQS) && i >= 0 && i < (int64_t)PSK_ARRN(e, PSK_F_REQS))
             q = PSK_ARR(e, PSK_F_REQS)[i];
-        if (q < 0 || q >= g->npend[r] || g->pend[r][q].id < 0)
+        if (q < 0 || q >= g->npend[r] || g->pend[r][q].id <= 0)
             continue;
         pending *p = &g->pend[r][q];
         gnode *rn = &g->node[p->id];
         if (rn->src && p->pos < rn->nsrc[p->j] && src >= 0)
             rn->src[p->j][p->pos] = src;
-        p->id = -1;
+        p->id = 0;
     }
     return 0;
 }
@@ -228,20 +223,6 @@ static void settle_sources(gen *g)
     }
 }
 
-/* grows a per-rank array of elements of size sz to hold index i */
-static int grow(void **a, int64_t *n, int64_t i, size_t sz)
-{
-    if (i < *n)
-        return 0;
-    int64_t cap = 2 * i + 8;
-    char *b = realloc(*a, (size_t)cap * sz);
-    if (!b)
-        return -1;
-    memset(b + (size_t)*n * sz, 0, (size_t)(cap - *n) * sz);
-    *a = b, *n = cap;
-    return 0;
-}
-
 /* the members of each communicator a rank creates (so that loops on it
  * can be checked for balance in world ranks) */
 static int note_comm(gen *g, int32_t r, const psk_event *e)
@@ -251,7 +232,7 @@ static int note_comm(gen *g, int32_t r, const psk_event *e)
     int64_t c = e->v[PSK_F_NEWID];
     if (c < 2 || c > (1 << 20))
         return 0;
-    if (grow((void **)&g->cmem[r], &g->ncmem[r], c, sizeof **g->cmem))
+    if (psk_grow((void **)&g->cmem[r], &g->ncmem[r], c, sizeof **g->cmem))
         return -1;
     cmembers *m = &g->cmem[r][c];
     const int64_t *w = PSK_ARR(e, PSK_F_MEMBERS);
@@ -282,7 +263,7 @@ static int note_preq(gen *g, int32_t r, const psk_event *e)
     int64_t q = e->v[PSK_F_REQ];
     if (q < 0 || q > (1 << 24))
         return 0;
-    if (grow((void **)&g->preqs[r], &g->npreqs[r], q, sizeof **g->preqs))
+    if (psk_grow((void **)&g->preqs[r], &g->npreqs[r], q, sizeof **g->preqs))
         return -1;
     preq *p = &g->preqs[r][q];
     int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;

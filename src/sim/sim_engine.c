@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "psk_mem.h"
 #include "sim_internal.h"
 
 enum op {
@@ -228,23 +229,9 @@ static int heap_replace_top(psk_sim *s, int q)
 
 /* ---- per-rank tables ---- */
 
-/* grows a zeroed array *a of *n elements of sz bytes to hold index i */
-static int grow(void **a, int64_t *n, int64_t i, size_t sz)
-{
-    if (i < *n)
-        return 0;
-    int64_t cap = 2 * i + 16;
-    char *b = realloc(*a, (size_t)cap * sz);
-    if (!b)
-        return -1;
-    memset(b + (size_t)*n * sz, 0, (size_t)(cap - *n) * sz);
-    *a = b, *n = cap;
-    return 0;
-}
-
 static sreq *req_get(rank *r, int64_t id)
 {
-    if (id < 0 || id > (1 << 24) || grow((void **)&r->req, &r->nreq, id, sizeof *r->req))
+    if (id < 0 || id > (1 << 24) || psk_grow((void **)&r->req, &r->nreq, id, sizeof *r->req))
         return NULL;
     return &r->req[id];
 }
@@ -252,7 +239,7 @@ static sreq *req_get(rank *r, int64_t id)
 /* the slot of communicator c of a rank (grown as needed), or NULL */
 static cmem *comm_slot(rank *r, int64_t c)
 {
-    if (c < 0 || c > (1 << 20) || grow((void **)&r->comm, &r->ncomm, c, sizeof *r->comm))
+    if (c < 0 || c > (1 << 20) || psk_grow((void **)&r->comm, &r->ncomm, c, sizeof *r->comm))
         return NULL;
     return &r->comm[c];
 }
@@ -726,7 +713,7 @@ static int64_t recorded_source(psk_sim *s, int q, uint64_t idx)
             int64_t id = PSK_HAS(&e, PSK_F_REQ) ? e.v[PSK_F_REQ] : -1;
             if (id < 0 || id > (1 << 24))
                 continue;
-            if (grow((void **)&r->pend_idx, &r->npend, id, sizeof *r->pend_idx))
+            if (psk_grow((void **)&r->pend_idx, &r->npend, id, sizeof *r->pend_idx))
                 return -1;
             r->pend_idx[id] = (int64_t)j + 1; /* 0: none */
             continue;
