@@ -21,6 +21,10 @@ int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint
 const char *psk_base_name(const char *path);
 /* enum psk_flavour of a launcher: by its name, its symlinks' target, or its --version */
 int psk_launcher_flavour(const char *launcher);
+/* the enum psk_flavour an --mpi argument names, 0 if none */
+int psk_cli_mpi_arg(const char *name);
+/* given (from --mpi) or the launcher's MPI; 0 after saying it cannot tell */
+int psk_cli_launcher_mpi(int given, const char *launcher);
 
 /* load.c: a trace directory (merged here) or merged-trace file; NULL after
  * printing why not */
@@ -35,6 +39,9 @@ int psk_cli_parse_k(const char *s, int *K);
  * psk_cli_sim_loops_free */
 #include "perfskel/fold.h"
 #include "perfskel/sim.h"
+/* load.c: the machine file (defaults without one) and the trace
+ * directory of sim and export; -1 after saying what is wrong */
+int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machine *m, psk_trace **t);
 int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks,
                       psk_folded **f, psk_merged **m);
 void psk_cli_sim_loops_free(psk_sim_marks *marks, int P, psk_folded *f, psk_merged *m);

@@ -130,7 +130,7 @@ int cmd_calibrate(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
             const char *m = argv[++i];
-            flavour = !strcmp(m, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(m, "mpich") ? PSK_MPI_MPICH : 0;
+            flavour = psk_cli_mpi_arg(m);
             if (!flavour)
                 return psk_cli_usage("calibrate: --mpi takes openmpi or mpich, not '%s'", m);
         } else {
@@ -141,11 +141,8 @@ int cmd_calibrate(int argc, char **argv)
         return psk_cli_usage("calibrate: no launcher given (perfskel calibrate -o FILE -- mpirun -np 2)");
     char **launch = argv + i + 1;
     int nlaunch = argc - i - 1;
-    if (!flavour && !(flavour = psk_launcher_flavour(launch[0]))) {
-        psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
-                      launch[0]);
+    if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
-    }
     char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16];
     snprintf(dir, sizeof dir, "%s/perfskel-calibrate.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if (!mkdtemp(dir)) {

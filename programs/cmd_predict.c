@@ -40,7 +40,7 @@ int cmd_predict(int argc, char **argv)
             keep = argv[++i];
         } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
             const char *m = argv[++i];
-            flavour = !strcmp(m, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(m, "mpich") ? PSK_MPI_MPICH : 0;
+            flavour = psk_cli_mpi_arg(m);
             if (!flavour)
                 return psk_cli_usage("predict: --mpi takes openmpi or mpich, not '%s'", m);
         } else if (!strcmp(argv[i], "--actual") && i + 1 < argc) {
@@ -64,11 +64,8 @@ int cmd_predict(int argc, char **argv)
         return psk_cli_usage("predict: no launcher given after --");
     char **launch = argv + i + 1;
     int nlaunch = argc - i - 1;
-    if (!flavour && !(flavour = psk_launcher_flavour(launch[0]))) {
-        psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
-                      launch[0]);
+    if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
-    }
     /* the skeleton's source and binary */
     char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16];
     if (keep) {

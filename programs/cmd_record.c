@@ -135,8 +135,8 @@ int cmd_record(int argc, char **argv)
             out = argv[++i];
         else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
             const char *m = argv[++i];
-            flavour = !strcmp(m, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(m, "mpich") ? PSK_MPI_MPICH : -1;
-            if (flavour < 0)
+            flavour = psk_cli_mpi_arg(m);
+            if (!flavour)
                 return psk_cli_usage("record: --mpi takes openmpi or mpich, not '%s'", m);
         } else if (argv[i][0] == '-')
             return psk_cli_usage("record: unknown option '%s'", argv[i]);
@@ -147,11 +147,8 @@ int cmd_record(int argc, char **argv)
         return psk_cli_usage("record: no launcher given (perfskel record -- mpirun -n 4 ./app)");
     char **cmd = argv + i;
     int ncmd = argc - i;
-    if (!flavour && !(flavour = psk_launcher_flavour(cmd[0]))) {
-        psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
-                      cmd[0]);
+    if (!(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;
-    }
     char lib[PATH_MAX];
     if (find_library(flavour, lib, sizeof lib)) {
         psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)",

@@ -47,20 +47,9 @@ int cmd_sim(int argc, char **argv)
     if (!input)
         return psk_cli_usage("sim: no trace directory given (perfskel sim DIR --machine FILE)");
     psk_machine m;
-    psk_machine_default(&m);
-    char err[512];
-    if (machine && psk_machine_load(machine, &m, err, sizeof err)) {
-        psk_cli_error("%s", err);
-        psk_machine_free(&m);
-        return PSK_EXIT_DATA;
-    }
     psk_trace *t;
-    if (psk_trace_open(input, &t)) {
-        psk_cli_error("%s", psk_trace_errmsg(t));
-        psk_trace_close(t);
-        psk_machine_free(&m);
+    if (psk_cli_open_machine_trace(machine, input, &m, &t))
         return PSK_EXIT_DATA;
-    }
     int nranks = psk_trace_job(t)->nranks;
     if (m.type == PSK_NET_GRID) { /* the grid must hold every node */
         long long cells = 1, nodes = (nranks + m.ranks_per_node - 1) / m.ranks_per_node;

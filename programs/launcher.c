@@ -74,3 +74,17 @@ int psk_launcher_flavour(const char *launcher)
     return fl;
 }
 
+
+int psk_cli_mpi_arg(const char *name)
+{
+    return !strcmp(name, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(name, "mpich") ? PSK_MPI_MPICH : 0;
+}
+
+int psk_cli_launcher_mpi(int given, const char *launcher)
+{
+    int flavour = given ? given : psk_launcher_flavour(launcher);
+    if (!flavour)
+        psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
+                      launcher);
+    return flavour;
+}

@@ -1,6 +1,7 @@
 /* Loading a merged trace for the subcommands that take either a trace
  * directory (merged here, in memory) or a merged-trace file: fold, gen and
- * predict. Errors are printed as perfskel's one-line messages. */
+ * predict; and the machine file with the trace directory, for sim and
+ * export. Errors are printed as perfskel's one-line messages. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,4 +39,22 @@ psk_merged *psk_cli_load_merged(const char *input, int no_reorder)
         return NULL;
     }
     return m;
+}
+
+int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machine *m, psk_trace **t)
+{
+    char err[512];
+    psk_machine_default(m);
+    if (machine && psk_machine_load(machine, m, err, sizeof err)) {
+        psk_cli_error("%s", err);
+        psk_machine_free(m);
+        return -1;
+    }
+    if (psk_trace_open(input, t)) {
+        psk_cli_error("%s", psk_trace_errmsg(*t));
+        psk_trace_close(*t);
+        psk_machine_free(m);
+        return -1;
+    }
+    return 0;
 }
