@@ -43,17 +43,7 @@ DIV=${DIV:-1}
 LANGS=${LANGS:-c f90}
 case $REC_RUN in *mpich*) FL=mpich ;; *) FL=openmpi ;; esac
 FL=${MPI:-$FL}
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-num() { awk -F: -v k="\"$1\"" '$1 ~ k { gsub(/[ ,]/, "", $2); print $2; exit }' "$2"; }
-
-# name  iteration macro  iterations  work per iteration
-CASELIST="stencil NITER 5000 600
-persistent NITER 5000 600
-transpose NITER 3000 1000
-vcoll NITER 2000 1500
-wavefront NSWEEP 1000 600
-subcomm NRING 5000 600
-masterworker R2 300 10000"
+. "$(dirname "$0")/cases.sh"
 
 echo "| program | lang | actual (s) | spread | K = 10 (s) | error | K = 100 (s) | error | vs recording K = 10 / 100 | skeleton K = 100 (s) | skeleton lines | scaled loops |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -62,17 +52,13 @@ echo "$CASELIST" | while read -r prog mac n work; do
     n=$((n * SCALE / DIV))
     for lang in $LANGS; do
         exe="$W/$prog.$lang"
-        if [ $lang = c ]; then
-            "mpicc.$FL" -O2 -D$mac=$n -DPS_WORK=$work -I"$SRC" -o "$exe" "$SRC/$prog.c"
-        else
-            "mpif90.$FL" -cpp -O2 -DPS_MPI -DPS_$mac=$n -DPS_WORK=$work -I"$SRC" -J"$W" -o "$exe" "$SRC/$prog.F90"
-        fi
+        build_case "$prog" "$mac" "$n" "$work" "$lang" "$FL" "$exe"
         : >"$W/wall"; : >"$W/p10"; : >"$W/p100"; : >"$W/s100"; : >"$W/r10"; : >"$W/r100"
         for i in $(seq "$ROUNDS"); do
             PS_WALL=1 $RUN "$exe" </dev/null 2>/dev/null | awk '$1 == "wall" { print $2 }' >>"$W/wall"
             rm -rf "$W/t"
             "$B/perfskel" record -o "$W/t" -- $REC_RUN "$exe" </dev/null >/dev/null 2>&1
-            rec=$("$B/perfskel" stats "$W/t" --json | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -n | tail -1)
+            rec=$(recorded_wall "$B" "$W/t")
             for K in 10 100; do
                 rm -rf "$W/keep"
                 if "$B/perfskel" predict "$W/t" -K $K --repeat 1 --json --mpi "$FL" --keep "$W/keep" -- $RUN \

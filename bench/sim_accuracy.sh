@@ -15,19 +15,10 @@ trap 'rm -rf "$W"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 RUN=${RUN:-mpirun.openmpi -np 2}
 ROUNDS=${ROUNDS:-3}
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-num() { awk -F: -v k="\"$1\"" '$1 ~ k { gsub(/[ ,]/, "", $2); print $2; exit }' "$2"; }
+. "$(dirname "$0")/cases.sh"
 
 "$B/perfskel" calibrate -o "$W/machine.par" -- $RUN >&2
 sed 's/^/    /' "$W/machine.par" >&2
-
-CASELIST="stencil NITER 5000 600
-persistent NITER 5000 600
-transpose NITER 3000 1000
-vcoll NITER 2000 1500
-wavefront NSWEEP 1000 600
-subcomm NRING 5000 600
-masterworker R2 300 10000"
 
 echo "| program | lang | actual (s) | simulated (s) | error | vs recording | events | replay (s) |"
 echo "|---|---|---|---|---|---|---|---|"
@@ -35,17 +26,13 @@ echo "$CASELIST" | while read -r prog mac n work; do
     [ -n "${CASES:-}" ] && case " $CASES " in *" $prog "*) ;; *) continue ;; esac
     for lang in c f90; do
         exe="$W/$prog.$lang"
-        if [ $lang = c ]; then
-            mpicc.openmpi -O2 -D$mac=$n -DPS_WORK=$work -I"$SRC" -o "$exe" "$SRC/$prog.c"
-        else
-            mpif90.openmpi -cpp -O2 -DPS_MPI -DPS_$mac=$n -DPS_WORK=$work -I"$SRC" -J"$W" -o "$exe" "$SRC/$prog.F90"
-        fi
+        build_case "$prog" "$mac" "$n" "$work" "$lang" openmpi "$exe"
         : >"$W/wall"; : >"$W/sim"; : >"$W/vsrec"; : >"$W/secs"
         for i in $(seq "$ROUNDS"); do
             PS_WALL=1 $RUN "$exe" </dev/null 2>/dev/null | awk '$1 == "wall" { print $2 }' >>"$W/wall"
             rm -rf "$W/t"
             "$B/perfskel" record -o "$W/t" -- $RUN "$exe" </dev/null >/dev/null 2>&1
-            rec=$("$B/perfskel" stats "$W/t" --json | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -n | tail -1)
+            rec=$(recorded_wall "$B" "$W/t")
             /usr/bin/time -f "%e" -o "$W/time" "$B/perfskel" sim "$W/t" --machine "$W/machine.par" --json -q >"$W/s.json"
             p=$(num predicted_seconds "$W/s.json")
             echo "$p" >>"$W/sim"
