@@ -61,6 +61,28 @@ static inline int psk_get_uvar(const uint8_t **pp, const uint8_t *end, uint64_t 
     return -1;
 }
 
+/* The same without bounds checks, for a caller that knows at least
+ * PSK_VARINT_MAX bytes can be read at p: returns the byte after the
+ * varint, or NULL if it is longer than 10 bytes (as psk_get_uvar fails). */
+static inline const uint8_t *psk_get_uvar_unchecked(const uint8_t *p, uint64_t *out)
+{
+    uint64_t b = p[0];
+    if (b < 0x80) {
+        *out = b;
+        return p + 1;
+    }
+    uint64_t v = b & 0x7f;
+    for (unsigned k = 1; k < PSK_VARINT_MAX; k++) {
+        b = p[k];
+        v |= (b & 0x7f) << (7 * k);
+        if (b < 0x80) {
+            *out = v;
+            return p + k + 1;
+        }
+    }
+    return NULL;
+}
+
 static inline int psk_get_svar(const uint8_t **pp, const uint8_t *end, int64_t *out)
 {
     uint64_t u;

@@ -9,11 +9,12 @@
  * works and are waited for by its Wait calls; collectives wait for every
  * member and cost what their algorithm costs (sim_coll.c).
  *
- * Ranks run in order of their simulated clocks (a heap), so shared
+ * Ranks run in order of their simulated clocks (a tournament tree), so shared
  * resources are booked in time order; a rank keeps running while it is
  * the earliest. Intervals (the whole program, MPI_Pcontrol(n) ... 
  * MPI_Pcontrol(-n) for n >= 2) keep per-rank running totals taken at
  * entry and exit, so an event costs nothing extra for them. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,8 +90,8 @@ typedef struct rank {
     frame *stack;
     int depth, cap;
     double finalize;
-    int heap_pos;
-    int running;         /* inside advance(): a finished call does not go to the heap */
+    int running;         /* inside advance(): a finished call is not made ready */
+    int has_ev;          /* ev is read (its gap counted) but not yet run */
     size_t next_mark;    /* the first of its marks not yet applied */
     /* wildcard Irecvs: a second reader runs ahead to the calls that
      * completed them and reads their sources from the statuses */
@@ -131,11 +132,13 @@ struct psk_sim {
     const psk_machine *m;
     psk_net net;
     rank *r;
-    int *heap, nheap;
+    uint64_t *nkey;      /* ready ranks: tournament tree, 2 x tsize nodes (keys, winners) */
+    int *nwin, tsize, nready;
     coll_inst *colls;
     ival *iv;
     int niv, capiv;
     uint8_t *opof;       /* per function id: enum op */
+    uint8_t *ordered;    /* per function id: must run in time order (ordered()) */
     int8_t *collof;      /* per function id: enum psk_coll */
     uint64_t events, buffered;
     int ended_early;     /* ranks whose trace ends before MPI_Finalize */
@@ -169,62 +172,95 @@ static int fail(psk_sim *s, int rc, const char *fmt, ...)
     return rc;
 }
 
-/* ---- the heap of ready ranks by clock ---- */
+/* ---- the ready ranks by clock: a tournament tree ----
+ * Leaves are the ranks (key: the clock of a ready rank, +inf otherwise);
+ * each inner node holds the winner of its two children and its key: the
+ * earlier clock and, on a tie, the lower rank (the left subtree holds the
+ * lower ranks). A rank that becomes ready or leaves updates only the nodes
+ * above its leaf, carrying the winner up in registers and loading only the
+ * siblings, which do not depend on each other: log2 P steps, no branch. */
 
-static int before(const psk_sim *s, int a, int b)
+/* clocks are never negative, so their bit patterns order as they do */
+static uint64_t key_of(double t)
 {
-    return s->r[a].t < s->r[b].t || (s->r[a].t == s->r[b].t && a < b);
+    uint64_t k;
+    memcpy(&k, &t, sizeof k);
+    return k;
 }
 
-static void heap_swap(psk_sim *s, int i, int j)
-{
-    int a = s->heap[i], b = s->heap[j];
-    s->heap[i] = b, s->heap[j] = a;
-    s->r[b].heap_pos = i, s->r[a].heap_pos = j;
-}
+#define NOT_READY 0x7ff0000000000000ull /* +inf */
 
-static void heap_push(psk_sim *s, int q)
+static void tree_update(psk_sim *s, int q, uint64_t k)
 {
-    int i = s->nheap++;
-    s->heap[i] = q;
-    s->r[q].heap_pos = i;
-    while (i > 0 && before(s, s->heap[i], s->heap[(i - 1) / 2])) {
-        heap_swap(s, i, (i - 1) / 2);
-        i = (i - 1) / 2;
+    uint64_t *nk = s->nkey;
+    int *nw = s->nwin;
+    int i = s->tsize + q, w = q;
+    nk[i] = k;
+    for (; i > 1; i >>= 1) {
+        int j = i ^ 1;
+        uint64_t sk = nk[j];
+        int sw = nw[j];
+        /* the sibling wins if it is earlier, or as early and on the left
+         * (a lower rank): with integer keys, sk < k + 1 is sk <= k; the
+         * choice is made with masks, as compilers branch on a ?: here */
+        uint64_t m = -(uint64_t)(sk < k + (uint64_t)(i & 1));
+        k = (sk & m) | (k & ~m);
+        w = (int)(((uint64_t)(uint32_t)sw & m) | ((uint64_t)(uint32_t)w & ~m));
+        nk[i >> 1] = k;
+        nw[i >> 1] = w;
     }
 }
 
-static void heap_down(psk_sim *s, int i)
+static void ready_push(psk_sim *s, int q)
 {
-    for (;;) {
-        int l = 2 * i + 1, m = i;
-        if (l < s->nheap && before(s, s->heap[l], s->heap[m]))
-            m = l;
-        if (l + 1 < s->nheap && before(s, s->heap[l + 1], s->heap[m]))
-            m = l + 1;
-        if (m == i)
-            break;
-        heap_swap(s, i, m);
-        i = m;
+    tree_update(s, q, key_of(s->r[q].t));
+    s->nready++;
+}
+
+static int ready_top(const psk_sim *s) { return s->nwin[1]; }
+
+/* 1 if a ready rank comes before rank q (at q's clock) */
+static int passed(const psk_sim *s, int q)
+{
+    uint64_t k = s->nkey[1], t = key_of(s->r[q].t);
+    return k < t || (k == t && s->nwin[1] < q);
+}
+
+static int ready_pop(psk_sim *s)
+{
+    int top = ready_top(s);
+    tree_update(s, top, NOT_READY);
+    s->nready--;
+    return top;
+}
+
+/* q goes in, the earliest comes out */
+static int ready_replace_top(psk_sim *s, int q)
+{
+    ready_push(s, q);
+    return ready_pop(s);
+}
+
+static int tree_init(psk_sim *s)
+{
+    int t = 1;
+    while (t < s->P)
+        t *= 2;
+    s->tsize = t;
+    s->nkey = malloc((size_t)(2 * t) * sizeof *s->nkey);
+    s->nwin = malloc((size_t)(2 * t) * sizeof *s->nwin);
+    if (!s->nkey || !s->nwin)
+        return PSK_ENOMEM;
+    for (int q = 0; q < t; q++) {
+        s->nkey[t + q] = NOT_READY;
+        s->nwin[t + q] = q;
     }
-}
-
-static int heap_pop(psk_sim *s)
-{
-    int top = s->heap[0];
-    heap_swap(s, 0, --s->nheap);
-    heap_down(s, 0);
-    return top;
-}
-
-/* q goes in, the earliest comes out: one sift instead of a push and a pop */
-static int heap_replace_top(psk_sim *s, int q)
-{
-    int top = s->heap[0];
-    s->heap[0] = q;
-    s->r[q].heap_pos = 0;
-    heap_down(s, 0);
-    return top;
+    for (int i = t - 1; i >= 1; i--) {
+        s->nkey[i] = NOT_READY;
+        s->nwin[i] = s->nwin[2 * i];
+    }
+    s->nwin[1] = 0; /* also when t is 1: the one leaf */
+    return PSK_OK;
 }
 
 /* ---- per-rank tables ---- */
@@ -247,6 +283,8 @@ static cmem *comm_slot(rank *r, int64_t c)
 /* communicator c of rank me, NULL if it was never created */
 static cmem *comm_get(psk_sim *s, rank *r, int me, int64_t c)
 {
+    if (c >= 0 && c < r->ncomm && r->comm[c].world)
+        return &r->comm[c];
     cmem *m = comm_slot(r, c);
     if (m && !m->world && c <= 1) { /* MPI_COMM_WORLD and MPI_COMM_SELF */
         m->n = c == 0 ? s->P : 1;
@@ -403,7 +441,7 @@ static void finish_call(psk_sim *s, int q)
     r->t = end;
     r->state = 0;
     if (!r->running)
-        heap_push(s, q);
+        ready_push(s, q);
 }
 
 /* one of the things rank q's blocking call waits for is done at t; the
@@ -1031,18 +1069,41 @@ static int next_event(psk_sim *s, int q)
     return 1;
 }
 
+/* operations that may book the network or meet another rank's messages
+ * or collectives must run in order of simulated time; waits, tests and
+ * local calls only look at what is already decided and need not */
+static int ordered(int op)
+{
+    switch (op) {
+    case OP_WAIT: case OP_WAITALL: case OP_WAITANY: case OP_WAITSOME: case OP_TEST: case OP_TESTALL:
+    case OP_TESTANY: case OP_TESTSOME: case OP_OTHER: case OP_INIT: case OP_LOCAL: case OP_FREE:
+    case OP_SEND_INIT: case OP_RECV_INIT: case OP_PROBE:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 /* runs rank q until it blocks, finishes, or is no longer the earliest;
- * in that last case *next is the rank to run now (q went into the heap),
- * else -1 */
+ * in that last case *next is the rank to run now (q was made ready, with
+ * its next event read and its compute gap before it counted), else -1 */
 static int advance(psk_sim *s, int q, int *next)
 {
     rank *r = &s->r[q];
     r->running = 1;
     *next = -1;
-    int rc;
+    int rc = 0;
     for (;;) {
-        if ((rc = next_event(s, q)) <= 0)
-            break;
+        if (!r->has_ev) {
+            if ((rc = next_event(s, q)) <= 0)
+                break;
+            if (s->ordered[r->ev.fn] && s->nready && passed(s, q)) {
+                r->has_ev = 1;
+                *next = ready_replace_top(s, q);
+                break;
+            }
+        }
+        r->has_ev = 0;
         r->nwait = 0;
         if ((rc = execute(s, q)))
             break;
@@ -1050,12 +1111,8 @@ static int advance(psk_sim *s, int q, int *next)
             fprintf(stderr, "perfskel sim: %llu events\n", (unsigned long long)s->events);
         if (r->state == 2)
             break;
-        if (r->nwait > 0) { /* blocked until resolve() pushes it back */
+        if (r->nwait > 0) { /* blocked until resolve() makes it ready */
             r->state = 1;
-            break;
-        }
-        if (s->nheap && before(s, s->heap[0], q)) {
-            *next = heap_replace_top(s, q);
             break;
         }
     }
@@ -1143,14 +1200,16 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     s->progress = o->progress;
     s->opof = calloc(psk_fn_count(), 1);
     s->collof = calloc(psk_fn_count(), 1);
+    s->ordered = calloc(psk_fn_count(), 1);
     s->r = calloc((size_t)s->P, sizeof *s->r);
-    s->heap = malloc((size_t)s->P * sizeof *s->heap);
     s->inv_power = malloc((size_t)s->P * sizeof *s->inv_power);
     s->tl = calloc((size_t)s->P * PSK_TL_BINS * 3, sizeof *s->tl);
     s->tl_width = 1000; /* 1 us */
-    if (!s->opof || !s->collof || !s->r || !s->heap || !s->inv_power || !s->tl)
+    if (!s->opof || !s->collof || !s->ordered || !s->r || tree_init(s) || !s->inv_power || !s->tl)
         return fail(s, PSK_ENOMEM, "out of memory");
     set_ops(s);
+    for (unsigned fn = 0; fn < psk_fn_count(); fn++)
+        s->ordered[fn] = (uint8_t)ordered(s->opof[fn]);
     /* a machine measured by perfskel calibrate: its speed against the
      * recording machine's from both timings of the same work unit */
     int derive = s->m->work_unit_ns > 0 && !s->m->power_given && job->work_ns_per_unit;
@@ -1183,10 +1242,10 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
         s->r[q].acc[A_CPU] = 0;
         if ((rc = ival_open(s, q, 0)))
             return fail(s, rc, "out of memory");
-        heap_push(s, q);
+        ready_push(s, q);
     }
     while (!s->failed) {
-        if (!s->nheap) {
+        if (!s->nready) {
             int blocked = 0;
             for (int q = 0; q < s->P; q++)
                 blocked += s->r[q].state == 1;
@@ -1200,7 +1259,7 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
                                 psk_fn_name(s->r[q].ev.fn), (unsigned long long)psk_rank_events_read(s->r[q].rd),
                                 s->ended_early ? "; the job did not finish: " : "", s->ended_early ? s->early_msg : "");
         }
-        for (int q = heap_pop(s); q >= 0 && !s->failed;)
+        for (int q = ready_pop(s); q >= 0 && !s->failed;)
             if ((rc = advance(s, q, &q)))
                 return s->failed ? rc : fail(s, rc, "out of memory");
     }
@@ -1286,8 +1345,10 @@ void psk_sim_close(psk_sim *s)
     free(s->inv_power);
     free(s->tl);
     free(s->r);
-    free(s->heap);
+    free(s->nkey);
+    free(s->nwin);
     free(s->opof);
+    free(s->ordered);
     free(s->collof);
     psk_net_free(&s->net);
     free(s);

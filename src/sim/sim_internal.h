@@ -18,6 +18,7 @@ typedef struct psk_net {
     double *in_free;      /* switch: incoming links */
     double *buses_free;   /* switch with a global limit: m->buses slots */
     int64_t *coord;       /* grid: nnodes x ntopo coordinates */
+    int *node;            /* per rank: its node */
     uint64_t transfers;
 } psk_net;
 

@@ -18,7 +18,7 @@
 
 #include "sim_internal.h"
 
-int psk_net_node(const psk_net *n, int rank) { return rank / n->m->ranks_per_node; }
+int psk_net_node(const psk_net *n, int rank) { return n->node[rank]; }
 
 int psk_net_init(psk_net *n, const psk_machine *m, int P)
 {
@@ -28,6 +28,11 @@ int psk_net_init(psk_net *n, const psk_machine *m, int P)
     n->nnodes = (P + m->ranks_per_node - 1) / m->ranks_per_node;
     if (n->nnodes < 1)
         n->nnodes = 1;
+    n->node = malloc((size_t)(P > 0 ? P : 1) * sizeof *n->node);
+    if (!n->node)
+        return PSK_ENOMEM;
+    for (int q = 0; q < P; q++)
+        n->node[q] = q / m->ranks_per_node;
     if (m->type == PSK_NET_SWITCH) {
         size_t k = (size_t)n->nnodes * (size_t)m->links;
         n->out_free = calloc(k, sizeof *n->out_free);
@@ -63,6 +68,7 @@ void psk_net_free(psk_net *n)
     free(n->in_free);
     free(n->buses_free);
     free(n->coord);
+    free(n->node);
     memset(n, 0, sizeof *n);
 }
 
@@ -77,10 +83,10 @@ static int64_t distance(const psk_net *n, int na, int nb)
     return d;
 }
 
-double psk_net_cost(const psk_net *n, int a, int b, int64_t bytes)
+/* the cost between nodes na and nb */
+static double node_cost(const psk_net *n, int na, int nb, int64_t bytes)
 {
     const psk_machine *m = n->m;
-    int na = psk_net_node(n, a), nb = psk_net_node(n, b);
     double B = (double)(bytes > 0 ? bytes : 0);
     if (na == nb)
         return 1e3 * (m->intra_start_us + B * m->intra_byte_us);
@@ -100,6 +106,11 @@ double psk_net_cost(const psk_net *n, int a, int b, int64_t bytes)
     return 1e3 * ((ts + tb * s) * (D + k - 1) + (e > 0 ? ts + tb * e : 0));
 }
 
+double psk_net_cost(const psk_net *n, int a, int b, int64_t bytes)
+{
+    return node_cost(n, n->node[a], n->node[b], bytes);
+}
+
 /* the earliest free of k slots */
 static double *earliest(double *slots, int k)
 {
@@ -113,8 +124,8 @@ static double *earliest(double *slots, int k)
 double psk_net_transfer(psk_net *n, int a, int b, int64_t bytes, double ready, double *begin)
 {
     const psk_machine *m = n->m;
-    double cost = psk_net_cost(n, a, b, bytes), t = ready;
-    int na = psk_net_node(n, a), nb = psk_net_node(n, b);
+    int na = n->node[a], nb = n->node[b];
+    double cost = node_cost(n, na, nb, bytes), t = ready;
     n->transfers++;
     if (na != nb && m->type == PSK_NET_BUS) {
         t = t > n->bus_free ? t : n->bus_free;

@@ -280,31 +280,15 @@ static int bad_event(psk_rank_reader *r)
                 r->path, r->events, r->blocks - 1);
 }
 
-static int decode(psk_rank_reader *r, psk_event *ev)
+#define SCALARS ((1u << PSK_F_FIRST_ARRAY) - 1u)
+
+/* the event's array fields (after its scalars), bounds checked */
+static int decode_arrays(psk_rank_reader *r, psk_event *ev)
 {
-    r->last = r->p;
-    uint64_t fn, dur;
-    int64_t gap;
-    if (psk_get_uvar(&r->p, r->end, &fn) || psk_get_svar(&r->p, r->end, &gap) ||
-        psk_get_uvar(&r->p, r->end, &dur))
-        return bad_event(r);
-    if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
-        return bad_event(r);
-    ev->fn = (unsigned)fn;
-    ev->t_entry = r->prev + (uint64_t)gap;
-    ev->t_exit = ev->t_entry + dur;
-    r->prev = ev->t_exit;
-    ev->fields = psk_fn_table[fn].fields;
-    for (uint32_t f = ev->fields; f; f &= f - 1) {
+    for (uint32_t f = ev->fields & ~SCALARS; f; f &= f - 1) {
         int i = __builtin_ctz(f);
         int u = (PSK_FIELDS_UNSIGNED >> i) & 1u;
         uint64_t x;
-        if (i < PSK_F_FIRST_ARRAY) {
-            if (psk_get_uvar(&r->p, r->end, &x))
-                return bad_event(r);
-            ev->v[i] = u ? (int64_t)x : psk_unzigzag(x);
-            continue;
-        }
         int k = i - PSK_F_FIRST_ARRAY;
         uint64_t n;
         if (psk_get_uvar(&r->p, r->end, &n) || n > (uint64_t)(r->end - r->p))
@@ -326,6 +310,55 @@ static int decode(psk_rank_reader *r, psk_event *ev)
         ev->arr[k] = r->arr[k];
     }
     return PSK_OK;
+}
+
+/* an event's function, gap, duration and scalar fields are varints: when
+ * the block has room for all of them at their longest, they are read
+ * without a bounds check each (most events; a block's last few take the
+ * checked path, which fails the same way on a bad event) */
+#define FAST_ROOM ((size_t)PSK_VARINT_MAX * (3 + PSK_F_FIRST_ARRAY))
+
+static int decode(psk_rank_reader *r, psk_event *ev)
+{
+    r->last = r->p;
+    uint64_t fn, dur, x;
+    int64_t gap;
+    if ((size_t)(r->end - r->p) >= FAST_ROOM) {
+        const uint8_t *p = r->p;
+        uint64_t ug;
+        if (!(p = psk_get_uvar_unchecked(p, &fn)) || !(p = psk_get_uvar_unchecked(p, &ug)) ||
+            !(p = psk_get_uvar_unchecked(p, &dur)))
+            return bad_event(r);
+        if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
+            return bad_event(r);
+        gap = psk_unzigzag(ug);
+        ev->fields = psk_fn_table[fn].fields;
+        for (uint32_t f = ev->fields & SCALARS; f; f &= f - 1) {
+            int i = __builtin_ctz(f);
+            if (!(p = psk_get_uvar_unchecked(p, &x)))
+                return bad_event(r);
+            ev->v[i] = (PSK_FIELDS_UNSIGNED >> i) & 1u ? (int64_t)x : psk_unzigzag(x);
+        }
+        r->p = p;
+    } else {
+        if (psk_get_uvar(&r->p, r->end, &fn) || psk_get_svar(&r->p, r->end, &gap) ||
+            psk_get_uvar(&r->p, r->end, &dur))
+            return bad_event(r);
+        if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
+            return bad_event(r);
+        ev->fields = psk_fn_table[fn].fields;
+        for (uint32_t f = ev->fields & SCALARS; f; f &= f - 1) {
+            int i = __builtin_ctz(f);
+            if (psk_get_uvar(&r->p, r->end, &x))
+                return bad_event(r);
+            ev->v[i] = (PSK_FIELDS_UNSIGNED >> i) & 1u ? (int64_t)x : psk_unzigzag(x);
+        }
+    }
+    ev->fn = (unsigned)fn;
+    ev->t_entry = r->prev + (uint64_t)gap;
+    ev->t_exit = ev->t_entry + dur;
+    r->prev = ev->t_exit;
+    return ev->fields & ~SCALARS ? decode_arrays(r, ev) : PSK_OK;
 }
 
 int psk_rank_next(psk_rank_reader *r, psk_event *ev)

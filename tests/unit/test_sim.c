@@ -176,6 +176,28 @@ static void switch_parallel(void **state)
     concurrent("type = switch; start time = 5; send byte time = 0.05;", 5 + 100 * 0.05);
 }
 
+/* the bus is booked in simulated time, not in the order ranks are read:
+ * rank 0 sends after 10 us of work, rank 2 after 5 us; rank 2's message
+ * takes the bus first (5 to 105 us), rank 0's waits for it (105 to 205) */
+static void bus_time_order(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 4);
+    for (int r = 0; r < 4; r++)
+        simple(&t, r, "MPI_Init", 0);
+    p2p(&t, 0, "MPI_Send", 10000, 1, 0, 0, -1);
+    p2p(&t, 1, "MPI_Recv", 0, 0, 0, 0, -1);
+    p2p(&t, 2, "MPI_Send", 5000, 3, 0, 0, -1);
+    p2p(&t, 3, "MPI_Recv", 0, 2, 0, 0, -1);
+    for (int r = 0; r < 4; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "type = bus; start time = 100;");
+    NEAR(metric(s, 0, 3, PSK_M_EXEC), 105e-6);
+    NEAR(metric(s, 0, 1, PSK_M_EXEC), 205e-6);
+    psk_sim_close(s);
+}
+
 /* a grid {4}: rank 0 to rank 3 is 3 hops, pipelined */
 static void grid_pipeline(void **state)
 {
@@ -433,6 +455,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_message), cmocka_unit_test(bus_serialises),   cmocka_unit_test(switch_parallel),
+        cmocka_unit_test(bus_time_order),
         cmocka_unit_test(grid_pipeline), cmocka_unit_test(rendezvous),     cmocka_unit_test(overlap),
         cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(intervals),
         cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv), cmocka_unit_test(machine_errors),
