@@ -45,6 +45,8 @@ int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machi
 int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks,
                       psk_folded **f, psk_merged **m);
 void psk_cli_sim_loops_free(psk_sim_marks *marks, int P, psk_folded *f, psk_merged *m);
+/* "loop N (C iterations)": the name of loop node key of the psk_folded arg */
+void psk_cli_loop_name(void *arg, int32_t key, char *buf, size_t cap);
 
 int cmd_record(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

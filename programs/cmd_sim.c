@@ -11,10 +11,35 @@
 #include "cli.h"
 #include "perfskel/sim.h"
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* --folded: the trace merged without reordering (or a merged file made
+ * so) and folded; NULL after saying why not */
+static psk_folded *fold_input(const char *input, psk_merged **mp)
+{
+    psk_merged *m = psk_cli_load_merged(input, 1);
+    if (!m)
+        return NULL;
+    psk_folded *f;
+    if (psk_fold((const int32_t *)psk_merged_classes(m), (int64_t)psk_merged_length(m), PSK_FOLD_RUNS, &f)) {
+        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
+        psk_folded_free(f);
+        psk_merged_close(m);
+        return NULL;
+    }
+    *mp = m;
+    return f;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     const char *input = NULL, *machine = NULL, *html = NULL;
-    int json = 0, depth = 0, quiet = 0, loops = 0;
+    int json = 0, depth = 0, quiet = 0, loops = 0, folded = 0, no_skip = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
             machine = argv[++i];
@@ -22,6 +47,10 @@ int cmd_sim(int argc, char **argv)
             json = 1;
         } else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
             html = argv[++i];
+        } else if (!strcmp(argv[i], "--folded")) {
+            folded = 1;
+        } else if (!strcmp(argv[i], "--no-skip")) {
+            no_skip = 1;
         } else if (!strcmp(argv[i], "--intervals") && i + 1 < argc) {
             i++;
             if (!strcmp(argv[i], "loops"))
@@ -46,11 +75,35 @@ int cmd_sim(int argc, char **argv)
     }
     if (!input)
         return psk_cli_usage("sim: no trace directory given (perfskel sim DIR --machine FILE)");
+    if (no_skip && !folded)
+        return psk_cli_usage("sim: --no-skip goes with --folded");
     psk_machine m;
-    psk_trace *t;
-    if (psk_cli_open_machine_trace(machine, input, &m, &t))
-        return PSK_EXIT_DATA;
-    int nranks = psk_trace_job(t)->nranks;
+    psk_trace *t = NULL;
+    psk_merged *merged = NULL;
+    psk_folded *fold = NULL;
+    psk_sim_marks *marks = NULL;
+    psk_sim *s = NULL;
+    int rc = PSK_EXIT_DATA, nranks = 0;
+    double t0 = now();
+    if (folded) {
+        char err[512];
+        psk_machine_default(&m);
+        if (machine && psk_machine_load(machine, &m, err, sizeof err)) {
+            psk_cli_error("%s", err);
+            psk_machine_free(&m);
+            return PSK_EXIT_DATA;
+        }
+        if (!(fold = fold_input(input, &merged)))
+            goto out;
+        nranks = psk_merged_nranks(merged);
+        if (!quiet)
+            fprintf(stderr, "perfskel: merged and folded %llu events to %lld in %.3f s\n",
+                    (unsigned long long)psk_merged_length(merged), (long long)psk_folded_length(fold), now() - t0);
+    } else {
+        if (psk_cli_open_machine_trace(machine, input, &m, &t))
+            return PSK_EXIT_DATA;
+        nranks = psk_trace_job(t)->nranks;
+    }
     if (m.type == PSK_NET_GRID) { /* the grid must hold every node */
         long long cells = 1, nodes = (nranks + m.ranks_per_node - 1) / m.ranks_per_node;
         for (int d = 0; d < m.ntopo; d++)
@@ -58,36 +111,30 @@ int cmd_sim(int argc, char **argv)
         if (cells < nodes) {
             psk_cli_error("%s: the topology has %lld nodes; the trace's %d ranks at %d per node need %lld",
                           machine ? machine : "machine", cells, nranks, m.ranks_per_node, nodes);
-            psk_trace_close(t);
-            psk_machine_free(&m);
-            return PSK_EXIT_DATA;
+            goto out;
         }
     }
-    psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet, .timeline = html != NULL};
-    psk_sim_marks *marks = NULL;
-    psk_folded *fold = NULL;
-    psk_merged *merged = NULL;
-    if (loops && psk_cli_sim_loops(input, depth, &o, &marks, &fold, &merged)) {
-        psk_trace_close(t);
-        psk_machine_free(&m);
-        return PSK_EXIT_DATA;
+    psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet, .timeline = html != NULL,
+                      .no_skip = no_skip};
+    if (folded && loops) {
+        o.loop_intervals = 1;
+        o.mark_name = psk_cli_loop_name;
+        o.mark_arg = fold;
+    } else if (loops && psk_cli_sim_loops(input, depth, &o, &marks, &fold, &merged)) {
+        goto out;
     }
-    int P = nranks;
-    psk_sim *s;
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    int rc = psk_sim_run(t, &o, &s);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    if (rc) {
+    double a = now();
+    int src = folded ? psk_sim_run_folded(merged, fold, &o, &s) : psk_sim_run(t, &o, &s);
+    double secs = now() - a;
+    if (src) {
         psk_cli_error("%s: %s", input, psk_sim_errmsg(s));
-        psk_sim_close(s);
-        psk_trace_close(t);
-        psk_machine_free(&m);
-        psk_cli_sim_loops_free(marks, P, fold, merged);
-        return PSK_EXIT_DATA;
+        goto out;
     }
-    double secs = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-    if (!quiet)
+    if (!quiet && folded)
+        fprintf(stderr, "perfskel: simulated %llu events (%llu replayed, %lld loop iterations skipped) in %.3f s\n",
+                (unsigned long long)psk_sim_events(s), (unsigned long long)psk_sim_replayed(s),
+                (long long)psk_sim_skipped_iterations(s), secs);
+    else if (!quiet)
         fprintf(stderr, "perfskel: simulated %llu events in %.3f s (%.1f million per second)\n",
                 (unsigned long long)psk_sim_events(s), secs, secs > 0 ? 1e-6 * (double)psk_sim_events(s) / secs : 0);
     if (html) {
@@ -96,11 +143,7 @@ int cmd_sim(int argc, char **argv)
             psk_sim_write_html(s, f, &m, input);
         if (!f || fclose(f)) {
             psk_cli_error("%s: cannot write", html);
-            psk_sim_close(s);
-            psk_trace_close(t);
-            psk_machine_free(&m);
-            psk_cli_sim_loops_free(marks, P, fold, merged);
-            return PSK_EXIT_DATA;
+            goto out;
         }
         if (!quiet)
             fprintf(stderr, "perfskel: report written to %s\n", html);
@@ -109,13 +152,15 @@ int cmd_sim(int argc, char **argv)
         psk_sim_write_json(s, stdout, &m);
     else
         psk_sim_write_text(s, stdout, depth);
+    rc = 0;
+    if (fflush(stdout) || ferror(stdout)) {
+        psk_cli_error("standard output: cannot write");
+        rc = PSK_EXIT_DATA;
+    }
+out:
     psk_sim_close(s);
     psk_trace_close(t);
     psk_machine_free(&m);
-    psk_cli_sim_loops_free(marks, P, fold, merged);
-    if (fflush(stdout) || ferror(stdout)) {
-        psk_cli_error("standard output: cannot write");
-        return PSK_EXIT_DATA;
-    }
-    return 0;
+    psk_cli_sim_loops_free(marks, nranks, fold, merged);
+    return rc;
 }

@@ -92,7 +92,7 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     return 0;
 }
 
-static void loop_name(void *arg, int32_t key, char *buf, size_t cap)
+void psk_cli_loop_name(void *arg, int32_t key, char *buf, size_t cap)
 {
     const psk_folded *f = arg;
     const psk_fnode *x = psk_folded_node(f, key);
@@ -144,7 +144,7 @@ int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_
         marks[q] = (psk_sim_marks){.mark = w.r[q].mark, .n = w.r[q].n};
     free(w.r);
     o->marks = marks;
-    o->mark_name = loop_name;
+    o->mark_name = psk_cli_loop_name;
     o->mark_arg = f;
     *marks_out = marks;
     *fold_out = f;

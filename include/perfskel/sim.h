@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 #include "perfskel/common.h"
+#include "perfskel/fold.h"
+#include "perfskel/merge.h"
 #include "perfskel/trace.h"
 
 /* ---- the machine model (`--machine FILE`, docs/simulation.md) ---- */
@@ -112,6 +114,9 @@ typedef struct psk_sim_opts {
     /* the name of a marked interval: at most cap bytes into buf */
     void (*mark_name)(void *arg, int32_t key, char *buf, size_t cap);
     void *mark_arg;
+    /* psk_sim_run_folded only: */
+    int loop_intervals; /* the loops of the folding are intervals (named by mark_name with the loop's node) */
+    int no_skip;        /* replay every iteration, skip none */
 } psk_sim_opts;
 
 typedef struct psk_sim psk_sim;
@@ -129,10 +134,19 @@ typedef struct psk_interval {
 /* Replays the trace t on o->machine. On failure returns an error code and,
  * if *out was set, psk_sim_errmsg says why. */
 int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out);
+/* Replays the folded trace instead: merged trace m (merged without
+ * reordering) folded as f. Each loop-body event takes, on each rank, its
+ * mean compute gap; loops whose iterations are identical on every rank are
+ * replayed until their iterations repeat exactly in simulated time too, and
+ * the rest of their iterations are skipped (added at once). */
+int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o, psk_sim **out);
 const char *psk_sim_errmsg(const psk_sim *s);
 int psk_sim_nranks(const psk_sim *s);
 double psk_sim_predicted(const psk_sim *s);    /* seconds: slowest rank's MPI_Finalize entry */
-uint64_t psk_sim_events(const psk_sim *s);
+uint64_t psk_sim_events(const psk_sim *s);     /* of the trace, skipped iterations' included */
+uint64_t psk_sim_replayed(const psk_sim *s);   /* replayed one by one */
+int psk_sim_folded(const psk_sim *s);          /* 1 if run by psk_sim_run_folded */
+int64_t psk_sim_skipped_iterations(const psk_sim *s);
 uint64_t psk_sim_buffered(const psk_sim *s);   /* rendezvous sends buffered to break a deadlock */
 /* ranks whose trace ends before MPI_Finalize (a job killed or aborted:
  * replayed up to their last complete block); *first: the reader's message

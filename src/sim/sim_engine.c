@@ -22,139 +22,7 @@
 #include <time.h>
 
 #include "psk_mem.h"
-#include "sim_internal.h"
-
-enum op {
-    OP_OTHER, OP_INIT, OP_FINALIZE, OP_PCONTROL, OP_SEND, OP_ISEND, OP_RECV, OP_IRECV, OP_SENDRECV,
-    OP_SENDRECV_REPLACE, OP_PROBE, OP_SEND_INIT, OP_RECV_INIT, OP_START, OP_STARTALL, OP_WAIT, OP_WAITALL,
-    OP_WAITANY, OP_WAITSOME, OP_TEST, OP_TESTALL, OP_TESTANY, OP_TESTSOME, OP_FREE, OP_CANCEL, OP_COLL,
-    OP_ICOLL, OP_NEWCOMM, OP_LOCAL
-};
-
-/* accumulators kept per rank (running totals) */
-enum { A_CPU, A_P2P, A_COLL, A_WAIT, A_SYNC, A_VAR, A_OVERLAP, A_N };
-
-typedef struct sreq {
-    int used, pending, waited, persistent, active;
-    int kind;            /* 1 send, 2 receive, 3 collective */
-    double post, done, begin, end, partner;
-    int64_t peer, tag, comm, bytes; /* persistent: what Start posts */
-} sreq;
-
-typedef struct msg {
-    struct msg *next;
-    int src, dst;
-    int64_t comm, tag, bytes;
-    double post, arrive; /* arrive: eager, when it is there */
-    int rdv, buffered;
-    int sender_blocked;  /* the sender waits in a blocking send */
-    int64_t sreq;        /* the sender's request, or -1 */
-} msg;
-
-typedef struct precv {
-    struct precv *next;
-    int src;             /* world rank, or -1 any */
-    int64_t comm, tag, bytes;
-    double post;
-    int64_t rreq;        /* the receiver's request, or -1: it is blocked in the call */
-} precv;
-
-typedef struct cmem {
-    int *world;
-    int n, me;
-    uint64_t seq;        /* collectives this rank started on it */
-} cmem;
-
-typedef struct frame {
-    int node;
-    double t_open;
-    double acc[A_N];
-} frame;
-
-typedef struct rank {
-    psk_rank_reader *rd;
-    psk_event ev;
-    uint64_t prev_exit;
-    double t;            /* simulated clock, ns */
-    int state;           /* 0 ready, 1 blocked, 2 done */
-    int nwait;           /* blocked: things not yet done */
-    double tdone, tcall, partner;
-    int acc_class;       /* A_P2P, A_COLL or A_WAIT for the blocked time */
-    double acc[A_N];
-    msg *unexp, *unexp_tail;
-    precv *posted, *posted_tail;
-    sreq *req;
-    int64_t nreq;
-    cmem *comm;
-    int64_t ncomm;
-    frame *stack;
-    int depth, cap;
-    double finalize;
-    int running;         /* inside advance(): a finished call is not made ready */
-    int has_ev;          /* ev is read (its gap counted) but not yet run */
-    size_t next_mark;    /* the first of its marks not yet applied */
-    /* wildcard Irecvs: a second reader runs ahead to the calls that
-     * completed them and reads their sources from the statuses */
-    psk_rank_reader *ahead;
-    uint64_t ahead_n;    /* events the look-ahead has read */
-    int64_t *pend_idx;   /* by request id: the look-ahead's open wildcard Irecv (event index + 1), 0 */
-    int64_t npend;
-    int64_t (*found)[2]; /* (event index, source) pairs not yet used */
-    size_t nfound, capfound;
-    uint64_t nread;      /* events read so far */
-    int skipped;         /* Pcontrol intervals opened beyond --depth */
-} rank;
-
-typedef struct coll_inst {
-    struct coll_inst *next;
-    int64_t comm;
-    int leader;
-    uint64_t seq;
-    int n, arrived, coll;
-    int *world;
-    double *arrive, *done;
-    int64_t bytes;
-    int root;
-    int64_t *reqs;       /* per member: request id (nonblocking) or -1 */
-} coll_inst;
-
-typedef struct ival {
-    int parent, level;
-    int64_t key;
-    char name[48];
-    double *m;           /* P x PSK_M_N */
-    uint64_t *count;
-    psk_interval pub;
-} ival;
-
-struct psk_sim {
-    int P;
-    const psk_machine *m;
-    psk_net net;
-    rank *r;
-    uint64_t *nkey;      /* ready ranks: tournament tree, 2 x tsize nodes (keys, winners) */
-    int *nwin, tsize, nready;
-    coll_inst *colls;
-    ival *iv;
-    int niv, capiv;
-    uint8_t *opof;       /* per function id: enum op */
-    uint8_t *ordered;    /* per function id: must run in time order (ordered()) */
-    int8_t *collof;      /* per function id: enum psk_coll */
-    uint64_t events, buffered;
-    int ended_early;     /* ranks whose trace ends before MPI_Finalize */
-    char early_msg[512]; /* the first of them, as the reader said */
-    int maxdepth, progress;
-    double *inv_power;   /* per rank: 1 / its node's power */
-    const psk_sim_opts *opts;
-    psk_trace *trace;
-    double *tl;          /* timeline: P x PSK_TL_BINS x 3 (compute, communication, waiting) ns */
-    double tl_width;     /* ns per bin, doubled as the run grows */
-    msg *free_msg;       /* messages and posted receives are re-used */
-    precv *free_precv;
-    double predicted;
-    int failed;
-    char err[512];
-};
+#include "sim_state.h"
 
 static const char *const metric_names[PSK_M_N] = {"exec", "cpu", "p2p", "collective", "wait", "sync",
                                                   "variation", "overlap", "idle", "imbalance", "lost"};
@@ -732,6 +600,8 @@ static int ahead_found(rank *r, int64_t idx, int64_t src)
 static int64_t recorded_source(psk_sim *s, int q, uint64_t idx)
 {
     rank *r = &s->r[q];
+    if (!s->trace) /* folded: the program holds the recorded sources already */
+        return -1;
     if (!r->ahead && psk_rank_open(s->trace, q, &r->ahead))
         return -1;
     for (;;) {
@@ -843,7 +713,7 @@ static int is_mrecv(const psk_sim *s, const psk_event *e)
 static int bad_peer(psk_sim *s, int q, const psk_event *e)
 {
     return fail(s, PSK_EFORMAT, "rank %d: %s (event %llu) names a peer outside its communicator", q,
-                psk_fn_name(e->fn), (unsigned long long)psk_rank_events_read(s->r[q].rd));
+                psk_fn_name(e->fn), (unsigned long long)s->r[q].nread);
 }
 
 /* the request ids a Wait-family call waits for, as the run completed them */
@@ -1013,6 +883,20 @@ static int execute(psk_sim *s, int q)
 
 /* ---- the loop ---- */
 
+/* interval key is entered or left before rank q's current event */
+static void apply_mark(psk_sim *s, int q, int64_t key, int enter)
+{
+    rank *r = &s->r[q];
+    if (enter) {
+        if (ival_open(s, q, key))
+            s->failed = 1, snprintf(s->err, sizeof s->err, "out of memory");
+    } else if (r->skipped) {
+        r->skipped--;
+    } else if (r->depth > 1 && s->iv[r->stack[r->depth - 1].node].key == key) {
+        ival_close(s, q);
+    }
+}
+
 /* the intervals marks open or close before rank q's current event */
 static void apply_marks(psk_sim *s, int q)
 {
@@ -1020,15 +904,29 @@ static void apply_marks(psk_sim *s, int q)
     const psk_sim_marks *mk = &s->opts->marks[q];
     while (r->next_mark < mk->n && mk->mark[r->next_mark].event <= r->nread) {
         const psk_sim_mark *m = &mk->mark[r->next_mark++];
-        if (m->enter) {
-            if (ival_open(s, q, MARK_BASE + m->key))
-                s->failed = 1, snprintf(s->err, sizeof s->err, "out of memory");
-        } else if (r->skipped) {
-            r->skipped--;
-        } else if (r->depth > 1 && s->iv[r->stack[r->depth - 1].node].key == MARK_BASE + m->key) {
-            ival_close(s, q);
-        }
+        apply_mark(s, q, MARK_BASE + m->key, m->enter);
     }
+}
+
+/* folded: the loop intervals rank q's cursor enters and leaves before its
+ * current event, and if the event begins an iteration of a loop that can
+ * be skipped, the snapshot for that (after the loops around the iteration
+ * are entered, before those inside it are) */
+static int folded_marks(psk_sim *s, int q)
+{
+    rank *r = &s->r[q];
+    int n, i = 0;
+    const psk_fmark *mk = psk_fcursor_marks(r->fc, &n);
+    int32_t node;
+    int64_t exec, iter, count;
+    int began = psk_fcursor_began(r->fc, &node, &exec, &iter, &count);
+    for (; i < n && !(began && mk[i].enter && mk[i].inner); i++)
+        apply_mark(s, q, MARK_BASE + mk[i].node, mk[i].enter);
+    if (began && psk_simi_boundary(s, q, node, exec, iter, count))
+        return fail(s, PSK_ENOMEM, "out of memory");
+    for (; i < n; i++)
+        apply_mark(s, q, MARK_BASE + mk[i].node, mk[i].enter);
+    return 0;
 }
 
 static int next_event(psk_sim *s, int q)
@@ -1036,7 +934,8 @@ static int next_event(psk_sim *s, int q)
     rank *r = &s->r[q];
     uint64_t prev = r->prev_exit;
     int first = r->ev.fn == 0;
-    int rc = psk_rank_next(r->rd, &r->ev);
+    double fgap = 0;
+    int rc = r->fc ? psk_fcursor_next(r->fc, &r->ev, &fgap) : psk_rank_next(r->rd, &r->ev);
     if (rc == PSK_ETRUNCATED && !first) {
         /* the job did not finish (killed, aborted): the rank ends here, and
          * the report says so */
@@ -1053,13 +952,18 @@ static int next_event(psk_sim *s, int q)
         return 0;
     }
     if (rc)
-        return fail(s, rc, "%s", psk_rank_errmsg(r->rd));
+        return r->fc ? fail(s, rc, "out of memory") : fail(s, rc, "%s", psk_rank_errmsg(r->rd));
     s->events++;
-    if (s->opts->marks)
+    s->replayed++;
+    if (r->fc) {
+        if (folded_marks(s, q))
+            return PSK_ENOMEM;
+    } else if (s->opts->marks) {
         apply_marks(s, q);
+    }
     r->nread++;
     if (!first && s->opof[r->ev.fn] != OP_INIT) {
-        double gap = r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
+        double gap = r->fc ? fgap : r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
         gap *= s->inv_power[q];
         tl_add(s, q, 0, r->t, r->t + gap);
         r->t += gap;
@@ -1185,19 +1089,15 @@ static void set_ops(psk_sim *s)
     }
 }
 
-int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
+/* what both sources of events share: tables, power, network, program interval */
+static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
 {
-    psk_sim *s = calloc(1, sizeof *s);
-    *out = s;
-    if (!s)
-        return PSK_ENOMEM;
-    const psk_job *job = psk_trace_job(t);
     s->P = job->nranks;
     s->m = o->machine;
     s->maxdepth = o->depth;
     s->opts = o;
-    s->trace = t;
     s->progress = o->progress;
+    s->eval_node = -1;
     s->opof = calloc(psk_fn_count(), 1);
     s->collof = calloc(psk_fn_count(), 1);
     s->ordered = calloc(psk_fn_count(), 1);
@@ -1222,11 +1122,13 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
         return fail(s, rc, "out of memory");
     if (ival_child(s, -1, 0, 0) != 0)
         return fail(s, PSK_ENOMEM, "out of memory");
-    for (int q = 0; q < s->P; q++) {
-        if ((rc = psk_rank_open(t, q, &s->r[q].rd)))
-            return fail(s, rc, "%s", psk_trace_errmsg(t));
-        s->r[q].stack = NULL;
-    }
+    return PSK_OK;
+}
+
+/* the replay, once every rank's source of events is open */
+static int run(psk_sim *s)
+{
+    int rc;
     /* every rank starts at MPI_Init's exit, at 0, inside the program */
     for (int q = 0; q < s->P; q++) {
         rank *r = &s->r[q];
@@ -1256,7 +1158,7 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
             for (int q = 0; q < s->P; q++)
                 if (s->r[q].state == 1)
                     return fail(s, PSK_EFORMAT, "the replay cannot go on: rank %d waits in %s (event %llu) forever%s%s", q,
-                                psk_fn_name(s->r[q].ev.fn), (unsigned long long)psk_rank_events_read(s->r[q].rd),
+                                psk_fn_name(s->r[q].ev.fn), (unsigned long long)s->r[q].nread,
                                 s->ended_early ? "; the job did not finish: " : "", s->ended_early ? s->early_msg : "");
         }
         for (int q = ready_pop(s); q >= 0 && !s->failed;)
@@ -1291,10 +1193,65 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     return PSK_OK;
 }
 
+int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
+{
+    psk_sim *s = calloc(1, sizeof *s);
+    *out = s;
+    if (!s)
+        return PSK_ENOMEM;
+    int rc = setup(s, psk_trace_job(t), o);
+    if (rc)
+        return rc;
+    s->trace = t;
+    for (int q = 0; q < s->P; q++)
+        if ((rc = psk_rank_open(t, q, &s->r[q].rd)))
+            return fail(s, rc, "%s", psk_trace_errmsg(t));
+    return run(s);
+}
+
+int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o, psk_sim **out)
+{
+    psk_sim *s = calloc(1, sizeof *s);
+    *out = s;
+    if (!s)
+        return PSK_ENOMEM;
+    int rc = setup(s, psk_merged_job(m), o);
+    if (rc)
+        return rc;
+    if ((rc = psk_fprog_build(m, f, &s->fp, s->err, sizeof s->err))) {
+        s->failed = 1;
+        return rc;
+    }
+    for (int q = 0; q < s->P; q++)
+        if ((rc = psk_fcursor_open(s->fp, q, o->loop_intervals ? o->depth : -1, &s->r[q].fc)))
+            return fail(s, rc, "out of memory");
+    return run(s);
+}
+
+void psk_simi_rekey(psk_sim *s, int q) { tree_update(s, q, key_of(s->r[q].t)); }
+
+void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount)
+{
+    if (!s->opts->timeline || len <= 0 || amount <= 0)
+        return;
+    tl_add(s, q, what, a, a + len); /* grows the bins to cover the span */
+    double *t = s->tl + (size_t)q * PSK_TL_BINS * 3;
+    double scale = amount / len - 1; /* tl_add put len there: make it amount */
+    for (int i = (int)(a / s->tl_width); i < PSK_TL_BINS && i * s->tl_width < a + len; i++) {
+        double lo = i * s->tl_width > a ? i * s->tl_width : a;
+        double hi = (i + 1) * s->tl_width < a + len ? (i + 1) * s->tl_width : a + len;
+        if (hi > lo)
+            t[3 * i + what] += (hi - lo) * scale;
+    }
+}
+
 const char *psk_sim_errmsg(const psk_sim *s) { return s ? s->err : "out of memory"; }
 int psk_sim_nranks(const psk_sim *s) { return s->P; }
 double psk_sim_predicted(const psk_sim *s) { return s->predicted; }
 uint64_t psk_sim_events(const psk_sim *s) { return s->events; }
+uint64_t psk_sim_replayed(const psk_sim *s) { return s->replayed; }
+int psk_sim_folded(const psk_sim *s) { return s->fp != NULL; }
+int64_t psk_sim_skipped_iterations(const psk_sim *s) { return s->skipped_iters; }
 uint64_t psk_sim_buffered(const psk_sim *s) { return s->buffered; }
 int psk_sim_ended_early(const psk_sim *s, const char **first)
 {
@@ -1317,6 +1274,7 @@ void psk_sim_close(psk_sim *s)
     for (int q = 0; s->r && q < s->P; q++) {
         rank *r = &s->r[q];
         psk_rank_close(r->rd);
+        psk_fcursor_close(r->fc);
         psk_rank_close(r->ahead);
         free(r->pend_idx);
         free(r->found);
@@ -1342,6 +1300,8 @@ void psk_sim_close(psk_sim *s)
         n = m->next, free(m);
     for (precv *p = s->free_precv, *n; p; p = n)
         n = p->next, free(p);
+    psk_simi_skip_free(s);
+    psk_fprog_free(s->fp);
     free(s->inv_power);
     free(s->tl);
     free(s->r);

@@ -217,6 +217,11 @@ void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const
             psk_sim_predicted(s), types[m->type], m->start_us, m->byte_us, m->power, (long long)m->eager_bytes,
             m->closed_form ? "by formula" : "expanded into messages", psk_sim_nranks(s),
             (unsigned long long)psk_sim_events(s));
+    if (psk_sim_folded(s))
+        fprintf(out, "<p>Simulated from the folded trace (each loop-body call with its mean compute time before "
+                     "it): %llu events replayed one by one, %lld loop iterations skipped once they repeated exactly "
+                     "(their time is spread evenly over the timeline).</p>\n",
+                (unsigned long long)psk_sim_replayed(s), (long long)psk_sim_skipped_iterations(s));
     fprintf(out, "<h2>Intervals</h2>\n<ul>\n");
     tree(s, out, 0);
     fprintf(out, "</ul>\n<h2>Timeline</h2>\n");

@@ -56,6 +56,9 @@ void psk_sim_write_text(const psk_sim *s, FILE *out, int depth)
     if (psk_sim_buffered(s))
         fprintf(out, "note: %llu rendezvous send(s) were buffered to get past a deadlock the model would have "
                      "had (the real MPI buffered them)\n", (unsigned long long)psk_sim_buffered(s));
+    if (psk_sim_folded(s))
+        fprintf(out, "folded: %llu events replayed one by one, %lld loop iterations skipped\n",
+                (unsigned long long)psk_sim_replayed(s), (long long)psk_sim_skipped_iterations(s));
     text_interval(s, out, 0, depth);
 }
 
@@ -106,6 +109,9 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
 {
     fprintf(out, "{\n  \"predicted_seconds\": %.9g,\n  \"ranks\": %d,\n  \"events\": %llu,\n", psk_sim_predicted(s),
             psk_sim_nranks(s), (unsigned long long)psk_sim_events(s));
+    fprintf(out, "  \"events_replayed\": %llu,\n  \"folded\": %s,\n  \"iterations_skipped\": %lld,\n",
+            (unsigned long long)psk_sim_replayed(s), psk_sim_folded(s) ? "true" : "false",
+            (long long)psk_sim_skipped_iterations(s));
     fprintf(out, "  \"buffered_sends\": %llu,\n", (unsigned long long)psk_sim_buffered(s));
     const char *why;
     fprintf(out, "  \"ranks_ended_early\": %d,\n", psk_sim_ended_early(s, &why));

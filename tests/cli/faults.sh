@@ -91,6 +91,8 @@ elif [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "rank-0.*did not reach MPI_Finali
 else
     bad "sim on a job that exited early"; cat "$T/err"
 fi
+# folding needs every rank complete: one line naming the file
+expect 1 "rank-.*did not reach MPI_Finalize" "sim --folded: a job that exited early" -- "$P" sim "$T/exited" --folded
 
 # a file cut short inside a block
 cp -r "$T/good" "$T/trunc"
@@ -234,6 +236,18 @@ if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
         "$P" sim "$T/heat" --machine "$T/small.par"
     expect 1 "no-such.par" "sim: a machine file that does not exist" -- "$P" sim "$T/heat" --machine "$T/no-such.par"
     expect 2 "no trace directory" "sim: no trace" -- "$P" sim
+    # from the folded trace: heat's 40 x (10 steps + an Allreduce), most of
+    # them skipped once they repeat; the intervals of its loops; the HTML report
+    timeout 120 "$P" record -o "$T/heat400" -- $MPIRUN -np 2 "$HEAT" 64 400 >/dev/null 2>&1 || bad "heat run failed"
+    if "$P" sim "$T/heat400" --folded --intervals loops --json -q --html "$T/heatf.html" >"$T/simf.json" 2>"$T/err" &&
+        grep -q '"folded": true' "$T/simf.json" && grep -q '"iterations_skipped": [1-9][0-9]' "$T/simf.json" &&
+        grep -q '"name": "loop [0-9]* (10 iterations)"' "$T/simf.json" &&
+        [ "$(grep -c '<svg' "$T/heatf.html")" -eq 2 ]; then
+        ok "sim --folded: heat from its loop tree, identical iterations skipped, loop intervals"
+    else
+        bad "sim --folded on heat"; cat "$T/err"; head -n 8 "$T/simf.json"
+    fi
+    expect 2 "no-skip goes with --folded" "sim: --no-skip alone" -- "$P" sim "$T/heat" --no-skip
 fi
 
 # every kind of collective, blocking and nonblocking, on a split

@@ -31,6 +31,15 @@ iters=$(awk '/"main_loop"/ { m = 1 } m && /"count"/ { gsub(/[^0-9]/, ""); print;
 [ -n "$iters" ] && [ "$iters" -eq $((gen_iters / 5)) ] && ok "LU-shaped main loop found (x$iters for $gen_iters iterations)" ||
     bad "LU-shaped main loop: x'$iters' for $gen_iters iterations"
 
+# simulated from its folded trace (merged without reordering): every event
+# accounted for; a merged file that Algorithm 1 reordered is refused
+"$P" sim "$T/lu" --folded --json -q >"$T/simf.json" 2>"$T/err" || { bad "sim --folded failed"; cat "$T/err"; }
+n=$(awk -F: '/"events"/ { gsub(/[ ,]/, "", $2); print $2; exit }' "$T/simf.json")
+total=$("$P" sim "$T/lu" --json -q | awk -F: '/"events"/ { gsub(/[ ,]/, "", $2); print $2; exit }')
+[ -n "$n" ] && [ "$n" = "$total" ] && ok "sim --folded: LU-shaped trace, $n events" || bad "sim --folded: $n events of $total"
+expect 1 "merged.pskm: the merged trace was reordered" "sim --folded: a merged trace that was reordered" -- \
+    "$P" sim "$T/lu/merged.pskm" --folded
+
 # the same with MPI_PROC_NULL at the boundaries: one merged event per call
 "$G" "$T/lun" --ranks 6 --events 6000 --planes 12 --proc-null >"$T/gen.out" || bad "gen_trace --proc-null failed"
 "$P" merge "$T/lun" --json >"$T/m.json" || bad "merge --proc-null failed"

@@ -9,7 +9,8 @@
 # $CHECK_COUNTS; then merges the trace and checks that expanding it gives
 # back every rank's events exactly, and folds it: the main loop must have
 # the iteration count the program prints ("mainloop N"); simulates it
-# (perfskel sim: every event replayed, a prediction); then generates its
+# (perfskel sim: every event replayed, a prediction; from the folded
+# trace, the same prediction with and without skipping iterations); then generates its
 # skeleton with K = 2, builds and runs it (no deadlock, a prediction, the
 # main loop run count/2 times where it was scaled); with K = 1 the
 # skeleton's messages and collectives per rank and function must be the
@@ -129,6 +130,23 @@ else
     a=$(awk -F: '/"predicted_seconds"/ { print $2; exit }' sim.json)
     b=$(awk -F: '/"predicted_seconds"/ { print $2; exit }' simloops.json)
     [ "$a" = "$b" ] || fail "perfskel sim predicted $a without loop intervals, $b with"
+    # 6c. simulated from the folded trace (mean gaps), with the loops as
+    #     intervals: every event accounted for, and skipping the iterations
+    #     that repeat gives what replaying all of them gives
+    for mode in skip all; do
+        opt=""
+        [ $mode = all ] && opt=--no-skip
+        "$PERFSKEL" sim trace --folded $opt --intervals loops --json -q </dev/null >fold_$mode.json 2>sim.err || {
+            show sim.err
+            fail "perfskel sim --folded $opt failed"
+        }
+        e=$(awk -F: '/"events"/ { gsub(/[ ,]/, "", $2); print $2; exit }' fold_$mode.json)
+        [ "$e" = "$recorded" ] || fail "perfskel sim --folded $opt accounted for ${e:-no} events of $recorded"
+    done
+    a=$(awk -F: '/"predicted_seconds"/ { gsub(/[ ,]/, "", $2); print $2; exit }' fold_all.json)
+    b=$(awk -F: '/"predicted_seconds"/ { gsub(/[ ,]/, "", $2); print $2; exit }' fold_skip.json)
+    awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-6 * a) }' ||
+        fail "perfskel sim --folded predicted $b skipping iterations, $a replaying them all"
 fi
 
 # 7. folded: the main loop has the iteration count the program states

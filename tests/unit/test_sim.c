@@ -113,6 +113,61 @@ static psk_sim *tb_run(tb *t, const char *machine_text)
     return s;
 }
 
+/* ---- the same trace replayed three ways: from its files, folded with
+ * every iteration, folded with iterations skipped ---- */
+
+typedef struct three {
+    psk_sim *s[3];            /* expanded, folded --no-skip, folded */
+    psk_merged *m;
+    psk_folded *f;
+    psk_machine mach;
+    psk_sim_opts o[3];
+} three;
+
+static void loop_name(void *arg, int32_t key, char *buf, size_t cap)
+{
+    (void)arg;
+    snprintf(buf, cap, "loop %d", key);
+}
+
+static void tb_three(tb *t, const char *machine_text, int loops, three *x)
+{
+    assert_int_equal(psk_writer_close(t->w), 0);
+    psk_writer_free(t->w);
+    psk_machine_default(&x->mach);
+    char err[256];
+    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &x->mach, err, sizeof err), 0);
+    psk_trace *tr;
+    assert_int_equal(psk_trace_open(t->dir, &tr), 0);
+    for (int k = 0; k < 3; k++)
+        x->o[k] = (psk_sim_opts){.machine = &x->mach, .timeline = 1, .loop_intervals = loops && k,
+                                 .no_skip = k == 1, .mark_name = loop_name};
+    assert_int_equal(psk_sim_run(tr, &x->o[0], &x->s[0]), 0);
+    psk_merge_opts mo = {.window = 64, .no_reorder = 1};
+    assert_int_equal(psk_merge(tr, &mo, &x->m), 0);
+    assert_int_equal(psk_fold((const int32_t *)psk_merged_classes(x->m), (int64_t)psk_merged_length(x->m),
+                              PSK_FOLD_RUNS, &x->f), 0);
+    for (int k = 1; k < 3; k++) {
+        int rc = psk_sim_run_folded(x->m, x->f, &x->o[k], &x->s[k]);
+        if (rc)
+            fprintf(stderr, "sim: %s\n", psk_sim_errmsg(x->s[k]));
+        assert_int_equal(rc, 0);
+    }
+    psk_trace_close(tr);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void three_close(three *x)
+{
+    for (int k = 0; k < 3; k++)
+        psk_sim_close(x->s[k]);
+    psk_folded_free(x->f);
+    psk_merged_close(x->m);
+    psk_machine_free(&x->mach);
+}
+
 static double metric(const psk_sim *s, int iv, int rank, int m)
 {
     return psk_sim_interval(s, iv)->m[(size_t)rank * PSK_M_N + (size_t)m];
@@ -397,6 +452,179 @@ static void wildcard_irecv(void **state)
     psk_sim_close(s);
 }
 
+/* every interval's every characteristic, and the timeline's totals, the
+ * same in a and b */
+static void same_report(const psk_sim *a, const psk_sim *b)
+{
+    NEAR(psk_sim_predicted(b), psk_sim_predicted(a));
+    assert_int_equal(psk_sim_events(b), psk_sim_events(a));
+    assert_int_equal(psk_sim_nintervals(b), psk_sim_nintervals(a));
+    int P = psk_sim_nranks(a);
+    for (int i = 0; i < psk_sim_nintervals(a); i++) {
+        const psk_interval *x = psk_sim_interval(a, i), *y = psk_sim_interval(b, i);
+        assert_string_equal(x->name, y->name);
+        for (int q = 0; q < P; q++) {
+            assert_int_equal(x->count[q], y->count[q]);
+            for (int k = 0; k < PSK_M_N; k++)
+                if (fabs(x->m[q * PSK_M_N + k] - y->m[q * PSK_M_N + k]) > 1e-12 + 1e-9 * fabs(x->m[q * PSK_M_N + k])) {
+                    fprintf(stderr, "interval %d rank %d %s: %.12g, expected %.12g\n", i, q, psk_metric_name(k),
+                            y->m[q * PSK_M_N + k], x->m[q * PSK_M_N + k]);
+                    fail();
+                }
+        }
+    }
+    for (int q = 0; q < P; q++) {
+        double wa, wb, ta[3] = {0, 0, 0}, tb_[3] = {0, 0, 0};
+        const double *la = psk_sim_timeline(a, q, &wa), *lb = psk_sim_timeline(b, q, &wb);
+        for (int i = 0; i < PSK_TL_BINS; i++)
+            for (int k = 0; k < 3; k++)
+                ta[k] += la[3 * i + k], tb_[k] += lb[3 * i + k];
+        for (int k = 0; k < 3; k++)
+            if (fabs(ta[k] - tb_[k]) > 1e-6 * (ta[0] + ta[1] + ta[2]) + 1) {
+                fprintf(stderr, "timeline rank %d kind %d: %.9g, expected %.9g\n", q, k, tb_[k], ta[k]);
+                fail();
+            }
+    }
+}
+
+/* P ranks on a ring, iters iterations of: Irecv from the left, work that
+ * depends on the rank (plus noise ns at random), Send to the right, Wait;
+ * an Allreduce every iteration if with_coll; then a Barrier. With overlap,
+ * an iteration is instead an interval (MPI_Pcontrol 2) of Isend to the
+ * right, the work, Recv from the left and Wait, so that messages are in
+ * flight, in the queues and on the network while the ranks are in the
+ * interval as others begin an iteration. */
+static void ring(tb *t, int P, int iters, int64_t bytes, int with_coll, uint64_t noise, int grow, int overlap)
+{
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    tb_open(t, P);
+    for (int r = 0; r < P; r++)
+        simple(t, r, "MPI_Init", 0);
+    for (int i = 0; i < iters; i++)
+        for (int r = 0; r < P; r++) {
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            int64_t b = bytes + (grow ? 8 * i : 0);
+            uint64_t work = 50000 + 20000 * (uint64_t)r + (noise ? rng % noise : 0);
+            if (overlap) {
+                pcontrol(t, r, 2000, 2);
+                p2p(t, r, "MPI_Isend", 1000, (r + 1) % P, 3, b, 0);
+                p2p(t, r, "MPI_Recv", work, (r + P - 1) % P, 3, b, -1);
+                waitreq(t, r, 1000, 0);
+                pcontrol(t, r, 1000, -2);
+            } else {
+                p2p(t, r, "MPI_Irecv", 2000, (r + P - 1) % P, 3, b, 0);
+                p2p(t, r, "MPI_Send", work, (r + 1) % P, 3, b, -1);
+                waitreq(t, r, 1000, 0);
+            }
+            if (with_coll)
+                coll(t, r, "MPI_Allreduce", 3000, 64);
+        }
+    for (int r = 0; r < P; r++) {
+        coll(t, r, "MPI_Barrier", 1000, 0);
+        simple(t, r, "MPI_Finalize", 0);
+    }
+}
+
+/* identical iterations, constant gaps: folded is the trace itself, and
+ * skipping gives what replaying every iteration gives, on a switch and
+ * on a bus, with and without loop intervals */
+static void folded_skips(void **state)
+{
+    (void)state;
+    static const char *const machines[] = {
+        "start time = 5; send byte time = 0.001;",
+        "type = bus; start time = 20; send byte time = 0.01; eager threshold = 0;",
+        "start time = 5; collectives = closed; ranks per node = 2;",
+        /* the network is the bottleneck: transfers queue, receivers wait */
+        "type = bus; start time = 20; send byte time = 0.05;",
+        "type = switch; start time = 20; send byte time = 0.05; buses = 1; eager threshold = 0;",
+    };
+    for (int mi = 0; mi < 5; mi++)
+        for (int variant = 0; variant < 6; variant++) {
+                int loops = variant & 1, wc = (variant >> 1) & 1, overlap = variant >> 2;
+                tb t;
+                three x;
+                ring(&t, 4, 300, 4096, wc, 0, 0, overlap);
+                tb_three(&t, machines[mi], loops, &x);
+                if (!loops)
+                    same_report(x.s[0], x.s[1]); /* the folded program is the trace itself */
+                same_report(x.s[1], x.s[2]);
+                assert_int_equal(psk_sim_replayed(x.s[1]), psk_sim_events(x.s[1]));
+                assert_true(psk_sim_skipped_iterations(x.s[2]) >= 250);
+                assert_true(psk_sim_replayed(x.s[2]) * 5 < psk_sim_events(x.s[2]));
+                /* the program, the loop (with loop intervals), pcontrol 2 (with overlap) */
+                assert_int_equal(psk_sim_nintervals(x.s[2]), 1 + loops + overlap);
+                three_close(&x);
+        }
+}
+
+/* a message that grows each iteration: no two iterations are the same,
+ * nothing is skipped, and the folded replay still matches the trace's */
+static void folded_varying(void **state)
+{
+    (void)state;
+    tb t;
+    three x;
+    ring(&t, 3, 50, 100, 1, 0, 1, 0);
+    tb_three(&t, "start time = 5; send byte time = 0.01;", 0, &x);
+    assert_int_equal(psk_sim_skipped_iterations(x.s[2]), 0);
+    same_report(x.s[0], x.s[2]);
+    three_close(&x);
+}
+
+/* gaps with noise: folded takes each event's mean gap, so every rank's
+ * compute time is the trace's, the prediction is close, and skipping is
+ * still exact against replaying every iteration */
+static void folded_noise(void **state)
+{
+    (void)state;
+    tb t;
+    three x;
+    ring(&t, 4, 200, 1000, 0, 30000, 0, 1);
+    tb_three(&t, "start time = 5; send byte time = 0.001;", 0, &x);
+    same_report(x.s[1], x.s[2]);
+    assert_true(psk_sim_skipped_iterations(x.s[2]) > 100);
+    for (int q = 0; q < 4; q++)
+        NEAR(metric(x.s[1], 0, q, PSK_M_CPU), metric(x.s[0], 0, q, PSK_M_CPU));
+    double a = psk_sim_predicted(x.s[0]), b = psk_sim_predicted(x.s[1]);
+    assert_true(fabs(b - a) < 0.05 * a);
+    three_close(&x);
+}
+
+/* two Irecv from MPI_ANY_SOURCE, each waited for after 1 ms of work (the
+ * same gap, so folding changes nothing); the run matched the first with
+ * rank 2's message, sent at 1.5 ms, the second with rank 1's, sent at
+ * once: the folded program keeps the recorded sources, so the first Wait
+ * lasts until 1.51 ms and the second ends at 2.51 ms (by arrival, 2 ms) */
+static void folded_wildcard(void **state)
+{
+    (void)state;
+    tb t;
+    three x;
+    tb_open(&t, 3);
+    for (int r = 0; r < 3; r++)
+        simple(&t, r, "MPI_Init", 0);
+    p2p(&t, 0, "MPI_Irecv", 0, PSK_ANY_SOURCE, 0, 100, 0);
+    p2p(&t, 0, "MPI_Irecv", 0, PSK_ANY_SOURCE, 0, 100, 1);
+    int64_t st[2][3] = {{0, 2, 0}, {0, 1, 0}};
+    for (int k = 0; k < 2; k++) {
+        psk_event *e = ev(&t, 0, "MPI_Wait", 1000000);
+        e->v[PSK_F_REQ] = k;
+        PSK_ARRN(e, PSK_F_STATUSES) = 1;
+        PSK_ARR(e, PSK_F_STATUSES) = st[k];
+        put(&t, 0, e);
+    }
+    p2p(&t, 1, "MPI_Send", 0, 0, 0, 100, -1);
+    p2p(&t, 2, "MPI_Send", 1500000, 0, 0, 100, -1);
+    for (int r = 0; r < 3; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    tb_three(&t, "start time = 10; send byte time = 0;", 0, &x);
+    NEAR(psk_sim_predicted(x.s[0]), 2.5e-3 + 10e-6);
+    same_report(x.s[0], x.s[1]);
+    same_report(x.s[0], x.s[2]);
+    three_close(&x);
+}
+
 static void machine_errors(void **state)
 {
     (void)state;
@@ -458,7 +686,9 @@ int main(void)
         cmocka_unit_test(bus_time_order),
         cmocka_unit_test(grid_pipeline), cmocka_unit_test(rendezvous),     cmocka_unit_test(overlap),
         cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(intervals),
-        cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv), cmocka_unit_test(machine_errors),
+        cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv),
+        cmocka_unit_test(folded_skips), cmocka_unit_test(folded_varying), cmocka_unit_test(folded_noise),
+        cmocka_unit_test(folded_wildcard), cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

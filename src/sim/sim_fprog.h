@@ -1,0 +1,57 @@
+/* The folded program perfskel sim replays with --folded: a merged trace's
+ * loop tree, and for each event of it and each rank taking part, the
+ * parameters the rank passed (one set if every execution passed the same,
+ * else one per execution, shared where equal) and its mean compute gap
+ * before the event. A cursor per rank walks the tree and hands out that
+ * rank's events in its order, the loop intervals it enters and leaves, and
+ * where the iterations of the loops that can be skipped begin: the
+ * outermost loops whose iterations are identical on every rank and which
+ * every rank takes part in (sim_skip.c decides when to skip). */
+#ifndef PSK_SIM_FPROG_H
+#define PSK_SIM_FPROG_H
+
+#include <stdint.h>
+
+#include "perfskel/fold.h"
+#include "perfskel/merge.h"
+#include "perfskel/sim.h"
+
+typedef struct psk_fprog psk_fprog;
+
+/* Builds the program of merged trace m (merged without reordering) folded
+ * as f. On failure returns an error code with the reason in err. */
+int psk_fprog_build(psk_merged *m, const psk_folded *f, psk_fprog **out, char *err, size_t cap);
+void psk_fprog_free(psk_fprog *p); /* NULL is fine */
+const psk_folded *psk_fprog_folded(const psk_fprog *p);
+int psk_fprog_nranks(const psk_fprog *p);
+/* loops that can be skipped (identical iterations, every rank), outermost */
+int psk_fprog_ncandidates(const psk_fprog *p);
+
+typedef struct psk_fcursor psk_fcursor;
+
+/* a mark before the event just handed out: the loop interval `node` is
+ * entered (enter = 1) or left; inner: a loop inside the candidate loop the
+ * cursor is in */
+typedef struct psk_fmark {
+    int32_t node;
+    int8_t enter, inner;
+} psk_fmark;
+
+/* loop_depth: loops up to this depth give marks (0: every loop; -1: none) */
+int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor **out);
+/* The rank's next event and the mean compute gap before it (ns):
+ * PSK_OK, PSK_EOF after its last, PSK_ENOMEM. */
+int psk_fcursor_next(psk_fcursor *c, psk_event *ev, double *gap_ns);
+/* the marks to apply before the event just handed out */
+const psk_fmark *psk_fcursor_marks(const psk_fcursor *c, int *n);
+/* If the event just handed out is the rank's first of an iteration of a
+ * candidate loop: 1, with the loop's node, which execution of it, the
+ * iteration and the loop's count. */
+int psk_fcursor_began(const psk_fcursor *c, int32_t *node, int64_t *exec, int64_t *iter, int64_t *count);
+/* Moves the candidate loop the cursor is in S iterations on (the events
+ * between are not handed out). */
+void psk_fcursor_skip(psk_fcursor *c, int64_t S);
+uint64_t psk_fcursor_events(const psk_fcursor *c); /* handed out so far */
+void psk_fcursor_close(psk_fcursor *c);            /* NULL is fine */
+
+#endif

@@ -1,0 +1,251 @@
+/* Skipping loop iterations in perfskel sim --folded. A loop whose
+ * iterations are identical on every rank (same calls, same parameters,
+ * same mean compute gaps: sim_fprog.c) is replayed iteration by iteration
+ * while each rank is snapshotted as it begins one: its clock, its running
+ * totals, its interval rows, how many messages and receives wait in its
+ * queues. When every rank is in the loop and, for some period of p
+ * iterations (1 to 8: ranks on a ring may take turns being late), every
+ * rank's clock moved by the same delta over each of the last p + 2 spans of
+ * p iterations and everything else by the same amounts each time, the
+ * replay has become periodic: the state S = k x p iterations later is this
+ * one with every time moved by k x delta and every total grown by k times
+ * its increment. That is applied at once
+ * to the whole state (clocks, messages in flight, posted receives,
+ * requests, collectives under way, the network's resources), each rank's
+ * cursor jumps S iterations, and the replay goes on for the last ones, so
+ * the loop is left as it would have been. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_state.h"
+
+#define NSNAP 32 /* snapshots kept per rank: ranks may be a few iterations apart */
+#define MAXPERIOD 8 /* longest period looked for, in iterations */
+
+typedef struct snap {
+    int64_t iter;        /* -1: empty */
+    double t;
+    double acc[A_N];
+    uint64_t nread;
+    int depth;           /* its interval stack: frames above were opened inside the iteration */
+    uint32_t nunexp, nposted;
+    int nrows;           /* intervals whose rows follow */
+    double *rows;        /* nrows x (PSK_M_N + 1): the rank's row and entry count */
+    int caprows;
+} snap;
+
+typedef struct skipr {
+    int32_t node;        /* the candidate loop it is in, its execution, its iteration */
+    int64_t exec, iter;
+    snap ring[NSNAP];
+} skipr;
+
+static int take(psk_sim *s, int q, snap *sn, int64_t iter)
+{
+    rank *r = &s->r[q];
+    sn->iter = iter;
+    sn->t = r->t;
+    memcpy(sn->acc, r->acc, sizeof sn->acc);
+    sn->nread = r->nread;
+    sn->depth = r->depth;
+    sn->nunexp = sn->nposted = 0;
+    for (const msg *m = r->unexp; m; m = m->next)
+        sn->nunexp++;
+    for (const precv *p = r->posted; p; p = p->next)
+        sn->nposted++;
+    int w = PSK_M_N + 1;
+    if (s->niv > sn->caprows) {
+        double *a = realloc(sn->rows, (size_t)s->niv * (size_t)w * sizeof *a);
+        if (!a)
+            return PSK_ENOMEM;
+        sn->rows = a, sn->caprows = s->niv;
+    }
+    sn->nrows = s->niv;
+    for (int i = 0; i < s->niv; i++) {
+        memcpy(sn->rows + (size_t)i * (size_t)w, s->iv[i].m + (size_t)q * PSK_M_N, PSK_M_N * sizeof(double));
+        sn->rows[(size_t)i * (size_t)w + PSK_M_N] = (double)s->iv[i].count[q];
+    }
+    return PSK_OK;
+}
+
+static const snap *find(const skipr *k, int64_t iter)
+{
+    const snap *sn = &k->ring[iter % NSNAP];
+    return sn->iter == iter ? sn : NULL;
+}
+
+/* equal within what rounding leaves of sums of values of size mag (and
+ * tiny, in their unit) */
+static int same(double a, double b, double mag, double tiny)
+{
+    return fabs(a - b) <= 1e-12 * mag + 1e-9 * fabs(b) + tiny;
+}
+
+/* 1 if every rank's spans of p iterations from m - 2p - 1 .. m - p to
+ * m - p - 1 .. m repeated the last one exactly; *delta: the clock's step
+ * over p iterations (every rank's) */
+static int periodic(psk_sim *s, int64_t m, int64_t p, double *delta)
+{
+    const snap *a0 = find(&s->sk[0], m), *b0 = find(&s->sk[0], m - p);
+    if (!a0 || !b0)
+        return 0;
+    double d = a0->t - b0->t, mag = fabs(a0->t);
+    if (!(d > 0))
+        return 0;
+    int w = PSK_M_N + 1;
+    for (int q = 0; q < s->P; q++) {
+        const skipr *k = &s->sk[q];
+        const snap *a = find(k, m), *b = find(k, m - p);
+        if (!a || !b || a->nrows != b->nrows)
+            return 0;
+        for (int64_t i = m - 2 * p - 1; i < m - p; i++) {
+            const snap *x = find(k, i + p), *y = find(k, i);
+            if (!x || !y || !same(x->t - y->t, d, mag, 1e-6) || x->nread - y->nread != a->nread - b->nread ||
+                x->nunexp != y->nunexp || x->nposted != y->nposted || x->nrows != a->nrows || y->nrows != a->nrows ||
+                x->depth != y->depth)
+                return 0;
+            for (int c = 0; c < A_N; c++)
+                if (!same(x->acc[c] - y->acc[c], a->acc[c] - b->acc[c], mag, 1e-6))
+                    return 0;
+            for (int j = 0; j < a->nrows * w; j++)
+                if (!same(x->rows[j] - y->rows[j], a->rows[j] - b->rows[j], 1e-9 * mag + fabs(a->rows[j]), 1e-15))
+                    return 0;
+        }
+    }
+    *delta = d;
+    return 1;
+}
+
+static void shift_req(sreq *x, double by)
+{
+    x->post += by;
+    if (!x->pending) {
+        x->done += by, x->begin += by, x->end += by;
+        if (x->partner > 0)
+            x->partner += by;
+    }
+}
+
+/* S = K x p iterations, each p of step delta, as measured between
+ * iterations m - p and m */
+static void skip(psk_sim *s, int64_t K, int64_t p, double delta, int64_t m)
+{
+    double by = (double)K * delta;
+    int64_t S = K * p;
+    int w = PSK_M_N + 1;
+    for (int q = 0; q < s->P; q++) {
+        rank *r = &s->r[q];
+        skipr *k = &s->sk[q];
+        const snap *a = find(k, m), *b = find(k, m - p), *last = find(k, k->iter);
+        double inc[A_N];
+        for (int c = 0; c < A_N; c++)
+            inc[c] = a->acc[c] - b->acc[c];
+        double comm = inc[A_P2P] + inc[A_COLL] + inc[A_WAIT] - inc[A_SYNC];
+        psk_simi_tl_spread(s, q, 0, r->t, by, (double)K * inc[A_CPU]);
+        psk_simi_tl_spread(s, q, 1, r->t, by, (double)K * comm);
+        psk_simi_tl_spread(s, q, 2, r->t, by, (double)K * inc[A_SYNC]);
+        r->t += by;
+        if (r->state == 1) {
+            r->tcall += by, r->tdone += by;
+            if (r->partner > 0)
+                r->partner += by;
+        }
+        for (int c = 0; c < A_N; c++)
+            r->acc[c] += (double)K * inc[c];
+        /* intervals opened inside the current iteration move with it */
+        for (int i = last ? last->depth : r->depth; i < r->depth; i++) {
+            r->stack[i].t_open += by;
+            for (int c = 0; c < A_N; c++)
+                r->stack[i].acc[c] += (double)K * inc[c];
+        }
+        for (int i = 0; i < a->nrows; i++) {
+            double *row = s->iv[i].m + (size_t)q * PSK_M_N;
+            const double *x = a->rows + (size_t)i * (size_t)w, *y = b->rows + (size_t)i * (size_t)w;
+            for (int c = 0; c < PSK_M_N; c++)
+                row[c] += (double)K * (x[c] - y[c]);
+            s->iv[i].count[q] += (uint64_t)K * (uint64_t)llround(x[PSK_M_N] - y[PSK_M_N]);
+        }
+        uint64_t nev = (uint64_t)K * (a->nread - b->nread);
+        r->nread += nev;
+        s->events += nev;
+        for (int64_t id = 0; id < r->nreq; id++)
+            if (r->req[id].used)
+                shift_req(&r->req[id], by);
+        for (msg *mg = r->unexp; mg; mg = mg->next)
+            mg->post += by, mg->arrive += by;
+        for (precv *p = r->posted; p; p = p->next)
+            p->post += by;
+        psk_fcursor_skip(r->fc, S);
+        k->node = -1; /* its iterations are numbered anew */
+    }
+    for (coll_inst *c = s->colls; c; c = c->next)
+        for (int i = 0; i < c->n; i++)
+            c->arrive[i] += by;
+    psk_net *n = &s->net;
+    n->bus_free += by;
+    if (n->out_free) {
+        size_t links = (size_t)n->nnodes * (size_t)s->m->links;
+        for (size_t i = 0; i < links; i++)
+            n->out_free[i] += by, n->in_free[i] += by;
+    }
+    for (int i = 0; n->buses_free && i < s->m->buses; i++)
+        n->buses_free[i] += by;
+    for (int q = 0; q < s->P; q++)
+        if (s->r[q].state == 0 && !s->r[q].running)
+            psk_simi_rekey(s, q);
+    s->skipped_iters += S;
+    s->skips++;
+}
+
+int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t iter, int64_t count)
+{
+    if (!s->sk) {
+        if (!(s->sk = calloc((size_t)s->P, sizeof *s->sk)))
+            return PSK_ENOMEM;
+        for (int i = 0; i < s->P; i++)
+            s->sk[i].node = -1;
+    }
+    skipr *k = &s->sk[q];
+    if (k->node != node || k->exec != exec) {
+        k->node = node, k->exec = exec;
+        for (int i = 0; i < NSNAP; i++)
+            k->ring[i].iter = -1;
+    }
+    k->iter = iter;
+    if (take(s, q, &k->ring[iter % NSNAP], iter))
+        return PSK_ENOMEM;
+    if (s->opts->no_skip)
+        return PSK_OK;
+    /* every rank in this execution of the loop, all past iteration m */
+    int64_t m = INT64_MAX, M = -1;
+    for (int i = 0; i < s->P; i++) {
+        if (s->sk[i].node != node || s->sk[i].exec != exec)
+            return PSK_OK;
+        m = s->sk[i].iter < m ? s->sk[i].iter : m;
+        M = s->sk[i].iter > M ? s->sk[i].iter : M;
+    }
+    if (m < 3 || count - 1 - M < 1)
+        return PSK_OK;
+    if (s->eval_node == node && s->eval_exec == exec && s->eval_iter == m)
+        return PSK_OK; /* checked already */
+    s->eval_node = node, s->eval_exec = exec, s->eval_iter = m;
+    /* the snapshots from m - 2p - 1 to M must still be in every ring */
+    for (int64_t p = 1; p <= MAXPERIOD && 2 * p + 1 <= m && M - (m - 2 * p - 1) < NSNAP; p++) {
+        double delta;
+        int64_t K = (count - 1 - M) / p;
+        if (K >= 1 && periodic(s, m, p, &delta)) {
+            skip(s, K, p, delta, m);
+            break;
+        }
+    }
+    return PSK_OK;
+}
+
+void psk_simi_skip_free(psk_sim *s)
+{
+    for (int q = 0; s->sk && q < s->P; q++)
+        for (int i = 0; i < NSNAP; i++)
+            free(s->sk[q].ring[i].rows);
+    free(s->sk);
+}

@@ -1,0 +1,169 @@
+/* The state of a replay of perfskel sim, shared by the replay itself
+ * (sim_engine.c) and the skipping of loop iterations (sim_skip.c): the
+ * ranks, their messages, receives, requests and communicators, the
+ * collectives under way, the intervals, and a few of the replay's own
+ * functions. Times are ns of simulated time. */
+#ifndef PSK_SIM_STATE_H
+#define PSK_SIM_STATE_H
+
+#include <stdint.h>
+
+#include "sim_fprog.h"
+#include "sim_internal.h"
+
+enum op {
+    OP_OTHER, OP_INIT, OP_FINALIZE, OP_PCONTROL, OP_SEND, OP_ISEND, OP_RECV, OP_IRECV, OP_SENDRECV,
+    OP_SENDRECV_REPLACE, OP_PROBE, OP_SEND_INIT, OP_RECV_INIT, OP_START, OP_STARTALL, OP_WAIT, OP_WAITALL,
+    OP_WAITANY, OP_WAITSOME, OP_TEST, OP_TESTALL, OP_TESTANY, OP_TESTSOME, OP_FREE, OP_CANCEL, OP_COLL,
+    OP_ICOLL, OP_NEWCOMM, OP_LOCAL
+};
+
+/* accumulators kept per rank (running totals) */
+enum { A_CPU, A_P2P, A_COLL, A_WAIT, A_SYNC, A_VAR, A_OVERLAP, A_N };
+
+typedef struct sreq {
+    int used, pending, waited, persistent, active;
+    int kind;            /* 1 send, 2 receive, 3 collective */
+    double post, done, begin, end, partner;
+    int64_t peer, tag, comm, bytes; /* persistent: what Start posts */
+} sreq;
+
+typedef struct msg {
+    struct msg *next;
+    int src, dst;
+    int64_t comm, tag, bytes;
+    double post, arrive; /* arrive: eager, when it is there */
+    int rdv, buffered;
+    int sender_blocked;  /* the sender waits in a blocking send */
+    int64_t sreq;        /* the sender's request, or -1 */
+} msg;
+
+typedef struct precv {
+    struct precv *next;
+    int src;             /* world rank, or -1 any */
+    int64_t comm, tag, bytes;
+    double post;
+    int64_t rreq;        /* the receiver's request, or -1: it is blocked in the call */
+} precv;
+
+typedef struct cmem {
+    int *world;
+    int n, me;
+    uint64_t seq;        /* collectives this rank started on it */
+} cmem;
+
+typedef struct frame {
+    int node;
+    double t_open;
+    double acc[A_N];
+} frame;
+
+typedef struct rank {
+    psk_rank_reader *rd; /* its events: from its file, */
+    psk_fcursor *fc;     /* or from the folded program */
+    psk_event ev;
+    uint64_t prev_exit;
+    double t;            /* simulated clock, ns */
+    int state;           /* 0 ready, 1 blocked, 2 done */
+    int nwait;           /* blocked: things not yet done */
+    double tdone, tcall, partner;
+    int acc_class;       /* A_P2P, A_COLL or A_WAIT for the blocked time */
+    double acc[A_N];
+    msg *unexp, *unexp_tail;
+    precv *posted, *posted_tail;
+    sreq *req;
+    int64_t nreq;
+    cmem *comm;
+    int64_t ncomm;
+    frame *stack;
+    int depth, cap;
+    double finalize;
+    int running;         /* inside advance(): a finished call is not made ready */
+    int has_ev;          /* ev is read (its gap counted) but not yet run */
+    size_t next_mark;    /* the first of its marks not yet applied */
+    /* wildcard Irecvs: a second reader runs ahead to the calls that
+     * completed them and reads their sources from the statuses */
+    psk_rank_reader *ahead;
+    uint64_t ahead_n;    /* events the look-ahead has read */
+    int64_t *pend_idx;   /* by request id: the look-ahead's open wildcard Irecv (event index + 1), 0 */
+    int64_t npend;
+    int64_t (*found)[2]; /* (event index, source) pairs not yet used */
+    size_t nfound, capfound;
+    uint64_t nread;      /* events read so far */
+    int skipped;         /* Pcontrol intervals opened beyond --depth */
+} rank;
+
+typedef struct coll_inst {
+    struct coll_inst *next;
+    int64_t comm;
+    int leader;
+    uint64_t seq;
+    int n, arrived, coll;
+    int *world;
+    double *arrive, *done;
+    int64_t bytes;
+    int root;
+    int64_t *reqs;       /* per member: request id (nonblocking) or -1 */
+} coll_inst;
+
+typedef struct ival {
+    int parent, level;
+    int64_t key;
+    char name[48];
+    double *m;           /* P x PSK_M_N */
+    uint64_t *count;
+    psk_interval pub;
+} ival;
+
+struct psk_sim {
+    int P;
+    const psk_machine *m;
+    psk_net net;
+    rank *r;
+    uint64_t *nkey;      /* ready ranks: tournament tree, 2 x tsize nodes (keys, winners) */
+    int *nwin, tsize, nready;
+    coll_inst *colls;
+    ival *iv;
+    int niv, capiv;
+    uint8_t *opof;       /* per function id: enum op */
+    uint8_t *ordered;    /* per function id: must run in time order (ordered()) */
+    int8_t *collof;      /* per function id: enum psk_coll */
+    uint64_t events;     /* of the trace, skipped ones included */
+    uint64_t replayed;   /* events replayed one by one */
+    uint64_t buffered;
+    int ended_early;     /* ranks whose trace ends before MPI_Finalize */
+    char early_msg[512]; /* the first of them, as the reader said */
+    int maxdepth, progress;
+    double *inv_power;   /* per rank: 1 / its node's power */
+    const psk_sim_opts *opts;
+    psk_trace *trace;
+    double *tl;          /* timeline: P x PSK_TL_BINS x 3 (compute, communication, waiting) ns */
+    double tl_width;     /* ns per bin, doubled as the run grows */
+    msg *free_msg;       /* messages and posted receives are re-used */
+    precv *free_precv;
+    psk_fprog *fp;       /* --folded: the program the cursors walk */
+    struct skipr *sk;    /* per rank: where it is in the candidate loop (sim_skip.c) */
+    int64_t skipped_iters; /* loop iterations skipped */
+    int skips;           /* times iterations were skipped */
+    int32_t eval_node;   /* the last (loop, execution, iteration) checked for a skip */
+    int64_t eval_exec, eval_iter;
+    double predicted;
+    int failed;
+    char err[512];
+};
+
+
+/* sim_engine.c: the ready rank q's clock changed (it is in the tree) */
+void psk_simi_rekey(psk_sim *s, int q);
+/* adds amount ns of kind what (0 compute, 1 communication, 2 waiting) to
+ * rank q's timeline, spread over [a, a + len) */
+void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount);
+
+/* sim_skip.c: rank q begins iteration iter of execution exec of candidate
+ * loop node (count iterations), at its clock: a snapshot, and if every rank
+ * is in the loop and the last iterations repeat exactly, iterations are
+ * skipped. 0, or PSK_ENOMEM. */
+int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t iter, int64_t count);
+void psk_simi_skip_free(psk_sim *s);
+
+#endif
