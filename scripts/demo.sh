@@ -4,7 +4,9 @@
 # merge the ranks into one sequence, fold its loops, predict its run time
 # from a performance skeleton scaled down 10 times, and simulate it on a
 # model of this machine (text summary, and an HTML report with the interval
-# tree, per-rank tables and SVG plots in build/demo-report.html).
+# tree, per-rank tables and SVG plots in build/demo-report.html), then
+# again from its folded trace, with its loops as intervals, skipping the
+# iterations that repeat (build/demo-report-folded.html).
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
@@ -21,3 +23,5 @@ echo "== perfskel predict build/demo-trace -K 10 -- mpirun.openmpi -np 2"
 build/perfskel predict build/demo-trace -K 10 -- mpirun.openmpi -np 2
 echo "== perfskel sim build/demo-trace --html build/demo-report.html"
 build/perfskel sim build/demo-trace --html build/demo-report.html
+echo "== perfskel sim build/demo-trace --folded --intervals loops --html build/demo-report-folded.html"
+build/perfskel sim build/demo-trace --folded --intervals loops --html build/demo-report-folded.html

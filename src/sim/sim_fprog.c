@@ -157,7 +157,7 @@ static uint32_t intern(psk_fprog *p, const psk_event *ev)
     for (; p->hash[i]; i = (i + 1) & (p->hcap - 1)) {
         uint32_t id = p->hash[i] - 1;
         if (p->set[id].fn == ev->fn && set_len(p, id) == (uint64_t)n &&
-            !memcmp(p->vals + p->set[id].off, p->scratch, (size_t)n * sizeof *p->scratch))
+            (!n || !memcmp(p->vals + p->set[id].off, p->scratch, (size_t)n * sizeof *p->scratch)))
             return id;
     }
     if (p->nset == p->capset) {
@@ -169,7 +169,8 @@ static uint32_t intern(psk_fprog *p, const psk_event *ev)
     }
     if (p->nset == NONE - 1 || reserve(&p->vals, &p->capvals, p->nvals + (uint64_t)n))
         return NONE;
-    memcpy(p->vals + p->nvals, p->scratch, (size_t)n * sizeof *p->scratch);
+    if (n) /* an event without fields (MPI_Finalize) may be the first */
+        memcpy(p->vals + p->nvals, p->scratch, (size_t)n * sizeof *p->scratch);
     p->set[p->nset] = (pset){.fn = ev->fn, .fields = ev->fields, .off = p->nvals};
     p->nvals += (uint64_t)n;
     p->hash[i] = p->nset + 1;

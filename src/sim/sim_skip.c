@@ -9,11 +9,11 @@
  * p iterations and everything else by the same amounts each time, the
  * replay has become periodic: the state S = k x p iterations later is this
  * one with every time moved by k x delta and every total grown by k times
- * its increment. That is applied at once
- * to the whole state (clocks, messages in flight, posted receives,
- * requests, collectives under way, the network's resources), each rank's
- * cursor jumps S iterations, and the replay goes on for the last ones, so
- * the loop is left as it would have been. */
+ * its increment. That is applied at once to the whole state (clocks,
+ * messages in flight, posted receives, requests, collectives under way,
+ * the network's resources), each rank's cursor jumps S iterations, and the
+ * replay goes on for the last ones, so the loop is left as it would have
+ * been. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +40,15 @@ typedef struct skipr {
     int64_t exec, iter;
     snap ring[NSNAP];
 } skipr;
+
+/* the loop execution ranks last entered, and where they are in it */
+typedef struct skipg {
+    int32_t node;
+    int64_t exec;
+    int n_in;            /* ranks in it */
+    int64_t m, M;        /* once all are: the lowest and highest iteration begun */
+    int at_m;            /* ranks whose iteration is m */
+} skipg;
 
 static int take(psk_sim *s, int q, snap *sn, int64_t iter)
 {
@@ -179,6 +188,7 @@ static void skip(psk_sim *s, int64_t K, int64_t p, double delta, int64_t m)
         psk_fcursor_skip(r->fc, S);
         k->node = -1; /* its iterations are numbered anew */
     }
+    s->skg->node = -1;
     for (coll_inst *c = s->colls; c; c = c->next)
         for (int i = 0; i < c->n; i++)
             c->arrive[i] += by;
@@ -198,33 +208,61 @@ static void skip(psk_sim *s, int64_t K, int64_t p, double delta, int64_t m)
     s->skips++;
 }
 
+/* ranks at iteration m of the execution g follows */
+static int count_at(const psk_sim *s, const skipg *g, int64_t m)
+{
+    int n = 0;
+    for (int i = 0; i < s->P; i++)
+        n += s->sk[i].node == g->node && s->sk[i].exec == g->exec && s->sk[i].iter == m;
+    return n;
+}
+
+/* rank q begins iteration iter: where every rank is (O(1), and O(P) once
+ * per iteration of the slowest) */
+static void follow(psk_sim *s, skipr *k, int32_t node, int64_t exec, int64_t iter)
+{
+    skipg *g = s->skg;
+    int joined = k->node != node || k->exec != exec;
+    if (joined && (g->node != node || g->exec != exec)) /* the first rank in a new execution */
+        *g = (skipg){.node = node, .exec = exec, .M = -1};
+    int64_t was = k->iter;
+    k->node = node, k->exec = exec, k->iter = iter;
+    if (g->node != node || g->exec != exec)
+        return; /* an execution the others left already */
+    g->M = iter > g->M ? iter : g->M;
+    if (joined && ++g->n_in == s->P) {
+        g->m = INT64_MAX;
+        for (int i = 0; i < s->P; i++)
+            g->m = s->sk[i].iter < g->m ? s->sk[i].iter : g->m;
+        g->at_m = count_at(s, g, g->m);
+    } else if (!joined && g->n_in == s->P && was == g->m && --g->at_m == 0) {
+        g->m++; /* the rank that moved is there: the new lowest */
+        g->at_m = count_at(s, g, g->m);
+    }
+}
+
 int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t iter, int64_t count)
 {
     if (!s->sk) {
-        if (!(s->sk = calloc((size_t)s->P, sizeof *s->sk)))
+        s->sk = calloc((size_t)s->P, sizeof *s->sk);
+        s->skg = calloc(1, sizeof *s->skg);
+        if (!s->sk || !s->skg)
             return PSK_ENOMEM;
+        s->skg->node = -1;
         for (int i = 0; i < s->P; i++)
             s->sk[i].node = -1;
     }
     skipr *k = &s->sk[q];
-    if (k->node != node || k->exec != exec) {
-        k->node = node, k->exec = exec;
+    if (k->node != node || k->exec != exec)
         for (int i = 0; i < NSNAP; i++)
             k->ring[i].iter = -1;
-    }
-    k->iter = iter;
+    follow(s, k, node, exec, iter);
     if (take(s, q, &k->ring[iter % NSNAP], iter))
         return PSK_ENOMEM;
-    if (s->opts->no_skip)
+    const skipg *g = s->skg;
+    if (s->opts->no_skip || g->node != node || g->exec != exec || g->n_in < s->P)
         return PSK_OK;
-    /* every rank in this execution of the loop, all past iteration m */
-    int64_t m = INT64_MAX, M = -1;
-    for (int i = 0; i < s->P; i++) {
-        if (s->sk[i].node != node || s->sk[i].exec != exec)
-            return PSK_OK;
-        m = s->sk[i].iter < m ? s->sk[i].iter : m;
-        M = s->sk[i].iter > M ? s->sk[i].iter : M;
-    }
+    int64_t m = g->m, M = g->M;
     if (m < 3 || count - 1 - M < 1)
         return PSK_OK;
     if (s->eval_node == node && s->eval_exec == exec && s->eval_iter == m)
@@ -248,4 +286,5 @@ void psk_simi_skip_free(psk_sim *s)
         for (int i = 0; i < NSNAP; i++)
             free(s->sk[q].ring[i].rows);
     free(s->sk);
+    free(s->skg);
 }

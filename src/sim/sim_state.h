@@ -143,6 +143,7 @@ struct psk_sim {
     precv *free_precv;
     psk_fprog *fp;       /* --folded: the program the cursors walk */
     struct skipr *sk;    /* per rank: where it is in the candidate loop (sim_skip.c) */
+    struct skipg *skg;   /* where all of them are */
     int64_t skipped_iters; /* loop iterations skipped */
     int skips;           /* times iterations were skipped */
     int32_t eval_node;   /* the last (loop, execution, iteration) checked for a skip */
