@@ -147,6 +147,7 @@ uint64_t psk_sim_events(const psk_sim *s);     /* of the trace, skipped iteratio
 uint64_t psk_sim_replayed(const psk_sim *s);   /* replayed one by one */
 int psk_sim_folded(const psk_sim *s);          /* 1 if run by psk_sim_run_folded */
 int64_t psk_sim_skipped_iterations(const psk_sim *s);
+double psk_sim_build_seconds(const psk_sim *s); /* of psk_sim_run_folded's time: building the folded program */
 uint64_t psk_sim_buffered(const psk_sim *s);   /* rendezvous sends buffered to break a deadlock */
 /* ranks whose trace ends before MPI_Finalize (a job killed or aborted:
  * replayed up to their last complete block); *first: the reader's message

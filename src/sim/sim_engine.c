@@ -1,5 +1,6 @@
 /* The replay of perfskel sim: every rank's recorded events, streamed from
- * its file, executed in simulated time on the machine model. A rank's
+ * its file (or handed out by the folded program's cursor, sim_fprog.c),
+ * executed in simulated time on the machine model. A rank's
  * compute gaps (the recorded time between two calls) are divided by its
  * node's power; its MPI calls take what the model says: messages matched
  * in MPI order (source, tag, communicator; blocking wildcard receives take
@@ -9,10 +10,12 @@
  * works and are waited for by its Wait calls; collectives wait for every
  * member and cost what their algorithm costs (sim_coll.c).
  *
- * Ranks run in order of their simulated clocks (a tournament tree), so shared
- * resources are booked in time order; a rank keeps running while it is
- * the earliest. Intervals (the whole program, MPI_Pcontrol(n) ... 
- * MPI_Pcontrol(-n) for n >= 2) keep per-rank running totals taken at
+ * Ranks run in order of their simulated clocks (a tournament tree), so
+ * shared resources are booked in time order: a rank reads its next event
+ * and counts the compute gap before it, and runs it if it is still the
+ * earliest or the event touches nobody else (waits, tests, local calls).
+ * Intervals (the whole program, MPI_Pcontrol(n) ... MPI_Pcontrol(-n) for
+ * n >= 2, loops given as marks) keep per-rank running totals taken at
  * entry and exit, so an event costs nothing extra for them. */
 #include <math.h>
 #include <stdarg.h>
@@ -1218,10 +1221,14 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     int rc = setup(s, psk_merged_job(m), o);
     if (rc)
         return rc;
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
     if ((rc = psk_fprog_build(m, f, &s->fp, s->err, sizeof s->err))) {
         s->failed = 1;
         return rc;
     }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     for (int q = 0; q < s->P; q++)
         if ((rc = psk_fcursor_open(s->fp, q, o->loop_intervals ? o->depth : -1, &s->r[q].fc)))
             return fail(s, rc, "out of memory");
@@ -1252,6 +1259,7 @@ uint64_t psk_sim_events(const psk_sim *s) { return s->events; }
 uint64_t psk_sim_replayed(const psk_sim *s) { return s->replayed; }
 int psk_sim_folded(const psk_sim *s) { return s->fp != NULL; }
 int64_t psk_sim_skipped_iterations(const psk_sim *s) { return s->skipped_iters; }
+double psk_sim_build_seconds(const psk_sim *s) { return s->build_s; }
 uint64_t psk_sim_buffered(const psk_sim *s) { return s->buffered; }
 int psk_sim_ended_early(const psk_sim *s, const char **first)
 {

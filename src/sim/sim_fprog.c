@@ -286,7 +286,8 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
                     return bfail(p, PSK_ENOMEM, "out of memory");
                 p->pend[q] = a, p->cappend[q] = cap;
             }
-            p->pend[q][p->npend[q]++] = (pending){.req = ev->v[PSK_F_REQ], .node = node, .j = j, .exec = exec, .ev = *ev};
+            p->pend[q][p->npend[q]++] =
+                (pending){.req = ev->v[PSK_F_REQ], .node = node, .j = j, .exec = exec, .ev = *ev};
             continue;
         }
         if (assign(p, d, s, exec, intern(p, ev)))
@@ -376,7 +377,8 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, psk_fprog **out, char *e
     p->nnodes = psk_folded_nnodes(f);
     for (int q = 0; q < p->P; q++)
         if (psk_merged_rank_reordered(m, q)) {
-            snprintf(err, cap, "the merged trace was reordered (Algorithm 1); merge with --no-reorder to simulate it folded");
+            snprintf(err, cap, "the merged trace was reordered (Algorithm 1); "
+                               "merge with --no-reorder to simulate it folded");
             return PSK_EINVAL;
         }
     p->sd = calloc((size_t)p->nnodes, sizeof *p->sd);

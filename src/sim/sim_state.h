@@ -142,6 +142,7 @@ struct psk_sim {
     msg *free_msg;       /* messages and posted receives are re-used */
     precv *free_precv;
     psk_fprog *fp;       /* --folded: the program the cursors walk */
+    double build_s;      /* seconds building it */
     struct skipr *sk;    /* per rank: where it is in the candidate loop (sim_skip.c) */
     struct skipg *skg;   /* where all of them are */
     int64_t skipped_iters; /* loop iterations skipped */

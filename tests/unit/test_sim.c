@@ -541,20 +541,20 @@ static void folded_skips(void **state)
     };
     for (int mi = 0; mi < 5; mi++)
         for (int variant = 0; variant < 6; variant++) {
-                int loops = variant & 1, wc = (variant >> 1) & 1, overlap = variant >> 2;
-                tb t;
-                three x;
-                ring(&t, 4, 300, 4096, wc, 0, 0, overlap);
-                tb_three(&t, machines[mi], loops, &x);
-                if (!loops)
-                    same_report(x.s[0], x.s[1]); /* the folded program is the trace itself */
-                same_report(x.s[1], x.s[2]);
-                assert_int_equal(psk_sim_replayed(x.s[1]), psk_sim_events(x.s[1]));
-                assert_true(psk_sim_skipped_iterations(x.s[2]) >= 250);
-                assert_true(psk_sim_replayed(x.s[2]) * 5 < psk_sim_events(x.s[2]));
-                /* the program, the loop (with loop intervals), pcontrol 2 (with overlap) */
-                assert_int_equal(psk_sim_nintervals(x.s[2]), 1 + loops + overlap);
-                three_close(&x);
+            int loops = variant & 1, wc = (variant >> 1) & 1, overlap = variant >> 2;
+            tb t;
+            three x;
+            ring(&t, 4, 300, 4096, wc, 0, 0, overlap);
+            tb_three(&t, machines[mi], loops, &x);
+            if (!loops)
+                same_report(x.s[0], x.s[1]); /* the folded program is the trace itself */
+            same_report(x.s[1], x.s[2]);
+            assert_int_equal(psk_sim_replayed(x.s[1]), psk_sim_events(x.s[1]));
+            assert_true(psk_sim_skipped_iterations(x.s[2]) >= 250);
+            assert_true(psk_sim_replayed(x.s[2]) * 5 < psk_sim_events(x.s[2]));
+            /* the program, the loop (with loop intervals), pcontrol 2 (with overlap) */
+            assert_int_equal(psk_sim_nintervals(x.s[2]), 1 + loops + overlap);
+            three_close(&x);
         }
 }
 
