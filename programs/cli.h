@@ -42,6 +42,13 @@ int psk_cli_parse_k(const char *s, int *K);
 /* load.c: the machine file (defaults without one) and the trace
  * directory of sim and export; -1 after saying what is wrong */
 int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machine *m, psk_trace **t);
+/* load.c: the machine file (defaults without one); -1 after saying what is wrong */
+int psk_cli_load_machine(const char *machine, psk_machine *m);
+/* load.c: a trace directory or merged trace, merged without reordering (each
+ * rank keeps its own order) and folded (runs); NULL after saying why not */
+psk_folded *psk_cli_load_folded(const char *input, psk_merged **m);
+/* load.c: seconds on the monotonic clock */
+double psk_cli_now(void);
 int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks,
                       psk_folded **f, psk_merged **m);
 void psk_cli_sim_loops_free(psk_sim_marks *marks, int P, psk_folded *f, psk_merged *m);

@@ -8,19 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "cli.h"
 #include "perfskel/fold.h"
 #include "perfskel/merge.h"
 #include "psk_json.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* whitespace-separated non-negative integers; one-line error on anything else */
 static int read_symbols(const char *path, int32_t **out, int64_t *n)
@@ -307,10 +299,10 @@ int cmd_fold(int argc, char **argv)
             return PSK_EXIT_DATA;
         n = (int64_t)psk_merged_length(m);
     }
-    double t0 = now();
+    double t0 = psk_cli_now();
     psk_folded *f;
     rc = psk_fold(sym ? sym : (const int32_t *)psk_merged_classes(m), n, algo, &f);
-    double secs = now() - t0;
+    double secs = psk_cli_now() - t0;
     /* the loop tree must expand back to the input: checked every time */
     verify v = {f, sym ? sym : (const int32_t *)psk_merged_classes(m), -1};
     if (!rc && psk_folded_walk(f, same_symbol, &v)) {

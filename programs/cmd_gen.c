@@ -14,14 +14,11 @@
 
 int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname)
 {
-    psk_merged *m = psk_cli_load_merged(input, 1); /* each rank keeps its own order */
-    int rc;
-    if (!m)
+    psk_merged *m;
+    psk_folded *f = psk_cli_load_folded(input, &m); /* each rank keeps its own order */
+    if (!f)
         return PSK_EXIT_DATA;
-    psk_folded *f;
-    rc = psk_fold((const int32_t *)psk_merged_classes(m), (int64_t)psk_merged_length(m), PSK_FOLD_RUNS, &f);
-    if (!rc)
-        rc = psk_folded_stats(f, m);
+    int rc = psk_folded_stats(f, m);
     if (rc) {
         psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
         psk_folded_free(f);

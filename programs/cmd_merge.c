@@ -5,18 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "perfskel/merge.h"
 #include "psk_json.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void progress(void *arg, uint64_t done, uint64_t total)
 {
@@ -64,7 +56,7 @@ int cmd_merge(int argc, char **argv)
             return psk_cli_error("out of memory"), PSK_EXIT_DATA;
         out = deflt;
     }
-    double t0 = now();
+    double t0 = psk_cli_now();
     psk_trace *t;
     if (psk_trace_open(dir, &t)) {
         psk_cli_error("%s", psk_trace_errmsg(t));
@@ -81,7 +73,7 @@ int cmd_merge(int argc, char **argv)
     int rc = psk_merge(t, &o, &m);
     if (shown)
         fputs("\r\033[K", stderr);
-    double t1 = now();
+    double t1 = psk_cli_now();
     if (rc == PSK_OK)
         rc = psk_merged_write(m, out);
     if (rc) {

@@ -6,35 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "perfskel/sim.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* --folded: the trace merged without reordering (or a merged file made
- * so) and folded; NULL after saying why not */
-static psk_folded *fold_input(const char *input, psk_merged **mp)
-{
-    psk_merged *m = psk_cli_load_merged(input, 1);
-    if (!m)
-        return NULL;
-    psk_folded *f;
-    if (psk_fold((const int32_t *)psk_merged_classes(m), (int64_t)psk_merged_length(m), PSK_FOLD_RUNS, &f)) {
-        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
-        psk_folded_free(f);
-        psk_merged_close(m);
-        return NULL;
-    }
-    *mp = m;
-    return f;
-}
 
 int cmd_sim(int argc, char **argv)
 {
@@ -84,21 +58,16 @@ int cmd_sim(int argc, char **argv)
     psk_sim_marks *marks = NULL;
     psk_sim *s = NULL;
     int rc = PSK_EXIT_DATA, nranks = 0;
-    double t0 = now();
+    double t0 = psk_cli_now();
     if (folded) {
-        char err[512];
-        psk_machine_default(&m);
-        if (machine && psk_machine_load(machine, &m, err, sizeof err)) {
-            psk_cli_error("%s", err);
-            psk_machine_free(&m);
+        if (psk_cli_load_machine(machine, &m))
             return PSK_EXIT_DATA;
-        }
-        if (!(fold = fold_input(input, &merged)))
+        if (!(fold = psk_cli_load_folded(input, &merged)))
             goto out;
         nranks = psk_merged_nranks(merged);
         if (!quiet)
             fprintf(stderr, "perfskel: merged and folded %llu events to %lld in %.3f s\n",
-                    (unsigned long long)psk_merged_length(merged), (long long)psk_folded_length(fold), now() - t0);
+                    (unsigned long long)psk_merged_length(merged), (long long)psk_folded_length(fold), psk_cli_now() - t0);
     } else {
         if (psk_cli_open_machine_trace(machine, input, &m, &t))
             return PSK_EXIT_DATA;
@@ -123,9 +92,9 @@ int cmd_sim(int argc, char **argv)
     } else if (loops && psk_cli_sim_loops(input, depth, &o, &marks, &fold, &merged)) {
         goto out;
     }
-    double a = now();
+    double a = psk_cli_now();
     int src = folded ? psk_sim_run_folded(merged, fold, &o, &s) : psk_sim_run(t, &o, &s);
-    double secs = now() - a;
+    double secs = psk_cli_now() - a;
     if (src) {
         psk_cli_error("%s: %s", input, psk_sim_errmsg(s));
         goto out;

@@ -1,10 +1,12 @@
 /* Loading a merged trace for the subcommands that take either a trace
  * directory (merged here, in memory) or a merged-trace file: fold, gen and
- * predict; and the machine file with the trace directory, for sim and
- * export. Errors are printed as perfskel's one-line messages. */
+ * predict; the same folded (gen, sim); the machine file, alone or with the
+ * trace directory, for sim and export; and the clock the subcommands time
+ * their work with. Errors are printed as perfskel's one-line messages. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -41,7 +43,23 @@ psk_merged *psk_cli_load_merged(const char *input, int no_reorder)
     return m;
 }
 
-int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machine *m, psk_trace **t)
+psk_folded *psk_cli_load_folded(const char *input, psk_merged **mp)
+{
+    psk_merged *m = psk_cli_load_merged(input, 1);
+    if (!m)
+        return NULL;
+    psk_folded *f;
+    if (psk_fold((const int32_t *)psk_merged_classes(m), (int64_t)psk_merged_length(m), PSK_FOLD_RUNS, &f)) {
+        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
+        psk_folded_free(f);
+        psk_merged_close(m);
+        return NULL;
+    }
+    *mp = m;
+    return f;
+}
+
+int psk_cli_load_machine(const char *machine, psk_machine *m)
 {
     char err[512];
     psk_machine_default(m);
@@ -50,6 +68,13 @@ int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machi
         psk_machine_free(m);
         return -1;
     }
+    return 0;
+}
+
+int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machine *m, psk_trace **t)
+{
+    if (psk_cli_load_machine(machine, m))
+        return -1;
     if (psk_trace_open(input, t)) {
         psk_cli_error("%s", psk_trace_errmsg(*t));
         psk_trace_close(*t);
@@ -57,4 +82,11 @@ int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machi
         return -1;
     }
     return 0;
+}
+
+double psk_cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

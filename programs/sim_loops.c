@@ -102,17 +102,10 @@ void psk_cli_loop_name(void *arg, int32_t key, char *buf, size_t cap)
 int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks_out,
                       psk_folded **fold_out, psk_merged **merged_out)
 {
-    psk_merged *m = psk_cli_load_merged(input, 1);
-    if (!m)
+    psk_merged *m;
+    psk_folded *f = psk_cli_load_folded(input, &m);
+    if (!f)
         return PSK_EXIT_DATA;
-    psk_folded *f;
-    int rc = psk_fold((const int32_t *)psk_merged_classes(m), (int64_t)psk_merged_length(m), PSK_FOLD_RUNS, &f);
-    if (rc) {
-        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
-        psk_folded_free(f);
-        psk_merged_close(m);
-        return PSK_EXIT_DATA;
-    }
     int P = psk_merged_nranks(m);
     walker w = {.f = f, .P = P, .maxdepth = maxdepth, .limit = (size_t)50 << 20};
     w.r = calloc((size_t)P, sizeof *w.r);
