@@ -318,44 +318,37 @@ static int decode_arrays(psk_rank_reader *r, psk_event *ev)
  * checked path, which fails the same way on a bad event) */
 #define FAST_ROOM ((size_t)PSK_VARINT_MAX * (3 + PSK_F_FIRST_ARRAY))
 
+static inline int get_uvar(const uint8_t **p, const uint8_t *end, int fast, uint64_t *x)
+{
+    if (!fast)
+        return psk_get_uvar(p, end, x);
+    const uint8_t *q = psk_get_uvar_unchecked(*p, x);
+    if (!q)
+        return -1;
+    *p = q;
+    return 0;
+}
+
 static int decode(psk_rank_reader *r, psk_event *ev)
 {
     r->last = r->p;
-    uint64_t fn, dur, x;
-    int64_t gap;
-    if ((size_t)(r->end - r->p) >= FAST_ROOM) {
-        const uint8_t *p = r->p;
-        uint64_t ug;
-        if (!(p = psk_get_uvar_unchecked(p, &fn)) || !(p = psk_get_uvar_unchecked(p, &ug)) ||
-            !(p = psk_get_uvar_unchecked(p, &dur)))
+    const uint8_t *p = r->p;
+    int fast = (size_t)(r->end - p) >= FAST_ROOM;
+    uint64_t fn, ug, dur, x;
+    if (get_uvar(&p, r->end, fast, &fn) || get_uvar(&p, r->end, fast, &ug) || get_uvar(&p, r->end, fast, &dur))
+        return bad_event(r);
+    if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
+        return bad_event(r);
+    ev->fields = psk_fn_table[fn].fields;
+    for (uint32_t f = ev->fields & SCALARS; f; f &= f - 1) {
+        int i = __builtin_ctz(f);
+        if (get_uvar(&p, r->end, fast, &x))
             return bad_event(r);
-        if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
-            return bad_event(r);
-        gap = psk_unzigzag(ug);
-        ev->fields = psk_fn_table[fn].fields;
-        for (uint32_t f = ev->fields & SCALARS; f; f &= f - 1) {
-            int i = __builtin_ctz(f);
-            if (!(p = psk_get_uvar_unchecked(p, &x)))
-                return bad_event(r);
-            ev->v[i] = (PSK_FIELDS_UNSIGNED >> i) & 1u ? (int64_t)x : psk_unzigzag(x);
-        }
-        r->p = p;
-    } else {
-        if (psk_get_uvar(&r->p, r->end, &fn) || psk_get_svar(&r->p, r->end, &gap) ||
-            psk_get_uvar(&r->p, r->end, &dur))
-            return bad_event(r);
-        if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
-            return bad_event(r);
-        ev->fields = psk_fn_table[fn].fields;
-        for (uint32_t f = ev->fields & SCALARS; f; f &= f - 1) {
-            int i = __builtin_ctz(f);
-            if (psk_get_uvar(&r->p, r->end, &x))
-                return bad_event(r);
-            ev->v[i] = (PSK_FIELDS_UNSIGNED >> i) & 1u ? (int64_t)x : psk_unzigzag(x);
-        }
+        ev->v[i] = (PSK_FIELDS_UNSIGNED >> i) & 1u ? (int64_t)x : psk_unzigzag(x);
     }
+    r->p = p;
     ev->fn = (unsigned)fn;
-    ev->t_entry = r->prev + (uint64_t)gap;
+    ev->t_entry = r->prev + (uint64_t)psk_unzigzag(ug);
     ev->t_exit = ev->t_entry + dur;
     r->prev = ev->t_exit;
     return ev->fields & ~SCALARS ? decode_arrays(r, ev) : PSK_OK;
