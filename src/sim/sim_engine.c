@@ -268,10 +268,9 @@ static void ival_close(psk_sim *s, int q)
  * the run outgrows them, neighbouring bins merge and the width doubles, so
  * its size does not depend on the trace's length ---- */
 
-static void tl_add(psk_sim *s, int q, int what, double a, double b)
+/* the bins cover the run up to b */
+static void tl_grow(psk_sim *s, double b)
 {
-    if (b <= a || !s->opts->timeline)
-        return;
     while (b > s->tl_width * PSK_TL_BINS) {
         for (int r = 0; r < s->P; r++) {
             double *t = s->tl + (size_t)r * PSK_TL_BINS * 3;
@@ -282,6 +281,13 @@ static void tl_add(psk_sim *s, int q, int what, double a, double b)
         }
         s->tl_width *= 2;
     }
+}
+
+static void tl_add(psk_sim *s, int q, int what, double a, double b)
+{
+    if (b <= a || !s->opts->timeline)
+        return;
+    tl_grow(s, b);
     double *t = s->tl + (size_t)q * PSK_TL_BINS * 3;
     int i = (int)(a / s->tl_width);
     if (b <= (i + 1) * s->tl_width) { /* within one bin: most segments */
@@ -1241,9 +1247,9 @@ void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, doubl
 {
     if (!s->opts->timeline || len <= 0 || amount <= 0)
         return;
-    tl_add(s, q, what, a, a + len); /* grows the bins to cover the span */
+    tl_grow(s, a + len);
     double *t = s->tl + (size_t)q * PSK_TL_BINS * 3;
-    double scale = amount / len - 1; /* tl_add put len there: make it amount */
+    double scale = amount / len;
     for (int i = (int)(a / s->tl_width); i < PSK_TL_BINS && i * s->tl_width < a + len; i++) {
         double lo = i * s->tl_width > a ? i * s->tl_width : a;
         double hi = (i + 1) * s->tl_width < a + len ? (i + 1) * s->tl_width : a + len;

@@ -24,7 +24,6 @@ typedef struct psk_net {
 
 int psk_net_init(psk_net *n, const psk_machine *m, int P);
 void psk_net_free(psk_net *n);
-int psk_net_node(const psk_net *n, int rank);
 /* the cost of moving bytes from world rank a to b alone (no waiting for
  * resources), in ns */
 double psk_net_cost(const psk_net *n, int a, int b, int64_t bytes);

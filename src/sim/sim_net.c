@@ -18,8 +18,6 @@
 
 #include "sim_internal.h"
 
-int psk_net_node(const psk_net *n, int rank) { return n->node[rank]; }
-
 int psk_net_init(psk_net *n, const psk_machine *m, int P)
 {
     memset(n, 0, sizeof *n);
