@@ -74,6 +74,17 @@ static void waitreq(tb *t, int r, uint64_t gap, int64_t req)
     put(t, r, e);
 }
 
+/* MPI_Wait of request req, whose status says it received from source */
+static void wait_from(tb *t, int r, uint64_t gap, int64_t req, int64_t source)
+{
+    psk_event *e = ev(t, r, "MPI_Wait", gap);
+    e->v[PSK_F_REQ] = req;
+    int64_t st[3] = {0, source, 0};
+    PSK_ARRN(e, PSK_F_STATUSES) = 1;
+    PSK_ARR(e, PSK_F_STATUSES) = st;
+    put(t, r, e);
+}
+
 static void coll(tb *t, int r, const char *fn, uint64_t gap, int64_t bytes)
 {
     psk_event *e = ev(t, r, fn, gap);
@@ -430,18 +441,8 @@ static void wildcard_irecv(void **state)
         simple(&t, r, "MPI_Init", 0);
     p2p(&t, 0, "MPI_Irecv", 0, PSK_ANY_SOURCE, 0, 100, 0);
     p2p(&t, 0, "MPI_Irecv", 0, PSK_ANY_SOURCE, 0, 100, 1);
-    psk_event *e = ev(&t, 0, "MPI_Wait", 0);
-    e->v[PSK_F_REQ] = 0;
-    int64_t st0[3] = {0, 2, 0};
-    PSK_ARRN(e, PSK_F_STATUSES) = 1;
-    PSK_ARR(e, PSK_F_STATUSES) = st0;
-    put(&t, 0, e);
-    e = ev(&t, 0, "MPI_Wait", 2000000);
-    e->v[PSK_F_REQ] = 1;
-    int64_t st1[3] = {0, 1, 0};
-    PSK_ARRN(e, PSK_F_STATUSES) = 1;
-    PSK_ARR(e, PSK_F_STATUSES) = st1;
-    put(&t, 0, e);
+    wait_from(&t, 0, 0, 0, 2);
+    wait_from(&t, 0, 2000000, 1, 1);
     p2p(&t, 1, "MPI_Send", 0, 0, 0, 100, -1);
     p2p(&t, 2, "MPI_Send", 1000000, 0, 0, 100, -1);
     for (int r = 0; r < 3; r++)
@@ -606,14 +607,8 @@ static void folded_wildcard(void **state)
         simple(&t, r, "MPI_Init", 0);
     p2p(&t, 0, "MPI_Irecv", 0, PSK_ANY_SOURCE, 0, 100, 0);
     p2p(&t, 0, "MPI_Irecv", 0, PSK_ANY_SOURCE, 0, 100, 1);
-    int64_t st[2][3] = {{0, 2, 0}, {0, 1, 0}};
-    for (int k = 0; k < 2; k++) {
-        psk_event *e = ev(&t, 0, "MPI_Wait", 1000000);
-        e->v[PSK_F_REQ] = k;
-        PSK_ARRN(e, PSK_F_STATUSES) = 1;
-        PSK_ARR(e, PSK_F_STATUSES) = st[k];
-        put(&t, 0, e);
-    }
+    wait_from(&t, 0, 1000000, 0, 2);
+    wait_from(&t, 0, 1000000, 1, 1);
     p2p(&t, 1, "MPI_Send", 0, 0, 0, 100, -1);
     p2p(&t, 2, "MPI_Send", 1500000, 0, 0, 100, -1);
     for (int r = 0; r < 3; r++)
