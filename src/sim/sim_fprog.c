@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psk_mem.h"
 #include "sim_fprog.h"
 
 #define NONE UINT32_MAX
@@ -53,18 +54,20 @@ struct psk_fprog {
     uint8_t *cand;        /* per node: a loop that can be skipped */
     int ncand;
     int64_t *vals;
-    uint64_t nvals, capvals;
+    uint64_t nvals;
+    int64_t capvals;
     pset *set;
-    uint32_t nset, capset;
+    uint32_t nset;
+    int64_t capset;
     uint32_t *hash;       /* open addressing, ids + 1, 0 empty */
     uint32_t hcap;
     /* building */
     psk_mcursor *mc;
     uint64_t *execno;     /* per node: executions seen */
     pending **pend;       /* per rank */
-    int *npend, *cappend;
-    int64_t *scratch;
-    size_t capscratch;
+    int *npend;
+    int64_t *cappend;
+    int64_t *scratch, capscratch;
     unsigned irecv;       /* MPI_Irecv's function id */
     int rc;
     char *err;
@@ -73,20 +76,6 @@ struct psk_fprog {
 
 /* ---- parameter sets ---- */
 
-static int reserve(int64_t **a, uint64_t *cap, uint64_t need)
-{
-    if (need <= *cap)
-        return 0;
-    uint64_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    int64_t *p = realloc(*a, c * sizeof *p);
-    if (!p)
-        return -1;
-    *a = p, *cap = c;
-    return 0;
-}
-
 /* ev's values (not its times) into p->scratch; how many */
 static int64_t flatten(psk_fprog *p, const psk_event *ev)
 {
@@ -94,12 +83,8 @@ static int64_t flatten(psk_fprog *p, const psk_event *ev)
     for (int k = 0; k < PSK_F_NFIELDS - PSK_F_FIRST_ARRAY; k++)
         if ((ev->fields >> (PSK_F_FIRST_ARRAY + k)) & 1u)
             need += 1 + (size_t)ev->n[k] * (PSK_F_FIRST_ARRAY + k == PSK_F_STATUSES ? 3 : 1);
-    if (need > p->capscratch) {
-        int64_t *s = realloc(p->scratch, need * sizeof *s);
-        if (!s)
-            return -1;
-        p->scratch = s, p->capscratch = need;
-    }
+    if (psk_grow((void **)&p->scratch, &p->capscratch, (int64_t)need - 1, sizeof *p->scratch))
+        return -1;
     int64_t n = 0;
     for (uint32_t f = ev->fields & ((1u << PSK_F_FIRST_ARRAY) - 1u); f; f &= f - 1)
         p->scratch[n++] = ev->v[__builtin_ctz(f)];
@@ -160,14 +145,8 @@ static uint32_t intern(psk_fprog *p, const psk_event *ev)
             (!n || !memcmp(p->vals + p->set[id].off, p->scratch, (size_t)n * sizeof *p->scratch)))
             return id;
     }
-    if (p->nset == p->capset) {
-        uint32_t cap = p->capset ? 2 * p->capset : 256;
-        pset *s = realloc(p->set, cap * sizeof *s);
-        if (!s)
-            return NONE;
-        p->set = s, p->capset = cap;
-    }
-    if (p->nset == NONE - 1 || reserve(&p->vals, &p->capvals, p->nvals + (uint64_t)n))
+    if (p->nset == NONE - 1 || psk_grow((void **)&p->set, &p->capset, p->nset, sizeof *p->set) ||
+        (n && psk_grow((void **)&p->vals, &p->capvals, (int64_t)(p->nvals + (uint64_t)n) - 1, sizeof *p->vals)))
         return NONE;
     if (n) /* an event without fields (MPI_Finalize) may be the first */
         memcpy(p->vals + p->nvals, p->scratch, (size_t)n * sizeof *p->scratch);
@@ -279,13 +258,8 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
                     p->pend[q][x] = p->pend[q][--p->npend[q]];
                     break;
                 }
-            if (p->npend[q] == p->cappend[q]) {
-                int cap = p->cappend[q] ? 2 * p->cappend[q] : 8;
-                pending *a = realloc(p->pend[q], (size_t)cap * sizeof *a);
-                if (!a)
-                    return bfail(p, PSK_ENOMEM, "out of memory");
-                p->pend[q] = a, p->cappend[q] = cap;
-            }
+            if (psk_grow((void **)&p->pend[q], &p->cappend[q], p->npend[q], sizeof *p->pend[q]))
+                return bfail(p, PSK_ENOMEM, "out of memory");
             p->pend[q][p->npend[q]++] =
                 (pending){.req = ev->v[PSK_F_REQ], .node = node, .j = j, .exec = exec, .ev = *ev};
             continue;
@@ -362,6 +336,17 @@ static void count_execs(psk_fprog *p, int32_t node, uint64_t execs)
         count_execs(p, ch[i], inner);
 }
 
+/* what only building needs */
+static void free_building(psk_fprog *p)
+{
+    for (int q = 0; p->pend && q < p->P; q++)
+        free(p->pend[q]);
+    free(p->pend), free(p->npend), free(p->cappend), free(p->execno), free(p->scratch), free(p->hash);
+    psk_mcursor_close(p->mc);
+    p->pend = NULL, p->npend = NULL, p->cappend = NULL, p->execno = NULL, p->scratch = NULL, p->hash = NULL;
+    p->mc = NULL;
+}
+
 int psk_fprog_build(psk_merged *m, const psk_folded *f, psk_fprog **out, char *err, size_t cap)
 {
     psk_fprog *p = calloc(1, sizeof *p);
@@ -415,10 +400,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, psk_fprog **out, char *e
                 return p->rc;
     summarise(p, 0);
     outermost(p, 0, 0);
-    for (int q = 0; q < p->P; q++)
-        free(p->pend[q]);
-    free(p->pend), free(p->npend), free(p->cappend), free(p->execno), free(p->scratch), free(p->hash);
-    p->pend = NULL, p->npend = p->cappend = NULL, p->execno = NULL, p->scratch = NULL, p->hash = NULL;
+    free_building(p);
     return PSK_OK;
 }
 
@@ -431,10 +413,7 @@ void psk_fprog_free(psk_fprog *p)
             free(p->sd[i].slots[j].idx);
         free(p->sd[i].slots);
     }
-    for (int q = 0; p->pend && q < p->P; q++)
-        free(p->pend[q]);
-    free(p->pend), free(p->npend), free(p->cappend), free(p->execno), free(p->scratch), free(p->hash);
-    psk_mcursor_close(p->mc);
+    free_building(p);
     free(p->sd), free(p->rset), free(p->cand), free(p->vals), free(p->set);
     free(p);
 }
@@ -455,38 +434,30 @@ struct psk_fcursor {
     const psk_fprog *p;
     int q, loop_depth;
     cframe *st;
-    int d, cap;
+    int d;
+    int64_t cap;
     int cand;      /* the frame of the candidate loop it is in, or -1 */
     int cand_new;  /* an iteration of it began: its next event says so */
     int began;
     int64_t b_exec, b_iter;
     psk_fmark *mk;
-    int nmk, capmk;
+    int nmk;
+    int64_t capmk;
     uint64_t events;
 };
 
 static int push(psk_fcursor *c, cframe f)
 {
-    if (c->d == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 16;
-        cframe *a = realloc(c->st, (size_t)cap * sizeof *a);
-        if (!a)
-            return -1;
-        c->st = a, c->cap = cap;
-    }
+    if (psk_grow((void **)&c->st, &c->cap, c->d, sizeof *c->st))
+        return -1;
     c->st[c->d++] = f;
     return 0;
 }
 
 static int mark(psk_fcursor *c, int32_t node, int enter, int inner)
 {
-    if (c->nmk == c->capmk) {
-        int cap = c->capmk ? 2 * c->capmk : 16;
-        psk_fmark *a = realloc(c->mk, (size_t)cap * sizeof *a);
-        if (!a)
-            return -1;
-        c->mk = a, c->capmk = cap;
-    }
+    if (psk_grow((void **)&c->mk, &c->capmk, c->nmk, sizeof *c->mk))
+        return -1;
     c->mk[c->nmk++] = (psk_fmark){.node = node, .enter = (int8_t)enter, .inner = (int8_t)inner};
     return 0;
 }

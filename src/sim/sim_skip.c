@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psk_mem.h"
 #include "sim_state.h"
 
 #define NSNAP 32 /* snapshots kept per rank: ranks may be a few iterations apart */
@@ -32,7 +33,7 @@ typedef struct snap {
     uint32_t nunexp, nposted;
     int nrows;           /* intervals whose rows follow */
     double *rows;        /* nrows x (PSK_M_N + 1): the rank's row and entry count */
-    int caprows;
+    int64_t caprows;     /* doubles */
 } snap;
 
 typedef struct skipr {
@@ -64,12 +65,8 @@ static int take(psk_sim *s, int q, snap *sn, int64_t iter)
     for (const precv *p = r->posted; p; p = p->next)
         sn->nposted++;
     int w = PSK_M_N + 1;
-    if (s->niv > sn->caprows) {
-        double *a = realloc(sn->rows, (size_t)s->niv * (size_t)w * sizeof *a);
-        if (!a)
-            return PSK_ENOMEM;
-        sn->rows = a, sn->caprows = s->niv;
-    }
+    if (psk_grow((void **)&sn->rows, &sn->caprows, (int64_t)s->niv * w - 1, sizeof *sn->rows))
+        return PSK_ENOMEM;
     sn->nrows = s->niv;
     for (int i = 0; i < s->niv; i++) {
         memcpy(sn->rows + (size_t)i * (size_t)w, s->iv[i].m + (size_t)q * PSK_M_N, PSK_M_N * sizeof(double));
