@@ -141,6 +141,40 @@ static void stats_json(psk_json *j, const psk_fstats *s)
     psk_json_end(j);
 }
 
+/* the arguments that change between the node's executions */
+static void params_json(psk_json *j, const psk_folded *f, int32_t id)
+{
+    static const char *const kinds[] = {"affine", "mod", "periodic", "iteration", "execution", "rank_execution"};
+    static const char *const modes[] = {"value", "first_plus", "pattern_offset"};
+    int n;
+    const psk_fparam *p = psk_folded_params(f, id, &n);
+    if (!n)
+        return;
+    psk_json_arr(j, "varying");
+    for (int i = 0; i < n; i++) {
+        char desc[256];
+        psk_fparam_desc(&p[i], desc, sizeof desc);
+        psk_json_obj(j, NULL);
+        psk_json_str(j, "field", psk_field_name(p[i].field));
+        psk_json_str(j, "kind", kinds[p[i].kind]);
+        psk_json_str(j, "mode", modes[p[i].mode]);
+        psk_json_int(j, "loop_depth", p[i].depth);
+        if (p[i].kind == PSK_VARY_AFFINE || p[i].kind == PSK_VARY_MOD) {
+            psk_json_int(j, "a", p[i].a);
+            psk_json_int(j, "b", p[i].b);
+        }
+        if (p[i].kind == PSK_VARY_MOD || p[i].kind == PSK_VARY_PERIODIC)
+            psk_json_int(j, "m", p[i].m);
+        if (p[i].table)
+            psk_json_int(j, "table_length", p[i].n);
+        psk_json_int(j, "min", p[i].lo);
+        psk_json_int(j, "max", p[i].hi);
+        psk_json_str(j, "expression", desc);
+        psk_json_end(j);
+    }
+    psk_json_end(j);
+}
+
 static void node_json(psk_json *j, const psk_folded *f, int32_t id, psk_merged *m)
 {
     const psk_fnode *x = psk_folded_node(f, id);
@@ -156,6 +190,7 @@ static void node_json(psk_json *j, const psk_folded *f, int32_t id, psk_merged *
         const psk_fstats *s = psk_folded_node_stats(f, id);
         if (s)
             stats_json(j, s);
+        params_json(j, f, id);
     } else {
         psk_json_int(j, "loop", x->count);
         psk_json_int(j, "start", x->start);
@@ -240,6 +275,13 @@ static void text_tree(const psk_folded *f, int32_t id, psk_merged *m, int indent
         else if (s->count_kind == PSK_COUNT_TABLE)
             printf("  count table[%lld]", (long long)s->ncount);
     }
+    int np;
+    const psk_fparam *p = psk_folded_params(f, id, &np);
+    for (int i = 0; i < np; i++) {
+        char e[256];
+        psk_fparam_desc(&p[i], e, sizeof e);
+        printf("%s%s", i ? ", " : "  | varying: ", e);
+    }
     putchar('\n');
 }
 
@@ -247,13 +289,17 @@ typedef struct verify {
     const psk_folded *f;
     const int32_t *s;
     int64_t bad;
+    int by_first;
 } verify;
 
 static int same_symbol(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
 {
     (void)iter, (void)depth;
     verify *v = arg;
-    if (psk_folded_node(v->f, node)->sym != v->s[pos]) {
+    /* with levels, every execution of a node has its first one's
+     * coarsest symbol; without, its own symbol */
+    int64_t at = v->by_first ? psk_folded_node(v->f, node)->start : -1;
+    if ((at >= 0 ? v->s[at] : psk_folded_node(v->f, node)->sym) != v->s[pos]) {
         v->bad = pos;
         return 1;
     }
@@ -301,11 +347,24 @@ int cmd_fold(int argc, char **argv)
     }
     double t0 = psk_cli_now();
     psk_folded *f;
-    rc = psk_fold(sym ? sym : (const int32_t *)psk_merged_classes(m), n, algo, &f);
+    int32_t *lv[PSK_FOLD_LEVELS] = {0};
+    if (sym) {
+        rc = psk_fold(sym, n, algo, &f);
+    } else if ((rc = psk_fold_keys(m, lv))) {
+        psk_cli_error("%s: %s", input, psk_merged_errmsg(m));
+        psk_merged_close(m);
+        return PSK_EXIT_DATA;
+    } else {
+        rc = psk_fold_levels((const int32_t *const *)lv, PSK_FOLD_LEVELS, (const int32_t *)psk_merged_classes(m), n,
+                             algo, &f);
+    }
     double secs = psk_cli_now() - t0;
     /* the loop tree must expand back to the input: checked every time */
-    verify v = {f, sym ? sym : (const int32_t *)psk_merged_classes(m), -1};
-    if (!rc && psk_folded_walk(f, same_symbol, &v)) {
+    verify v = {f, sym ? sym : lv[PSK_FOLD_LEVELS - 1], -1, !sym};
+    int bad = !rc && psk_folded_walk(f, same_symbol, &v);
+    for (int l = 0; l < PSK_FOLD_LEVELS; l++)
+        free(lv[l]);
+    if (bad) {
         psk_cli_error("%s: internal error: the folding does not expand back to the input at symbol %lld", input,
                       (long long)v.bad);
         psk_folded_free(f);

@@ -49,7 +49,7 @@ psk_folded *psk_cli_load_folded(const char *input, psk_merged **mp)
     if (!m)
         return NULL;
     psk_folded *f;
-    if (psk_fold((const int32_t *)psk_merged_classes(m), (int64_t)psk_merged_length(m), PSK_FOLD_RUNS, &f)) {
+    if (psk_fold_merged(m, PSK_FOLD_RUNS, &f)) {
         psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
         psk_folded_free(f);
         psk_merged_close(m);

@@ -64,9 +64,32 @@ int psk_folded_walk(const psk_folded *f,
 void psk_folded_print(const psk_folded *f, FILE *out,
                       void (*name)(void *arg, int32_t sym, char *buf, size_t cap), void *arg);
 
-/* ---- per loop-body event statistics, from a merged trace ---- */
+/* ---- folding a merged trace, with loop-variant parameters ---- */
 
 struct psk_merged;
+
+/* The symbols psk_fold_merged folds by, finest first: level 0 is an
+ * event's whole signature (its class, message counts and the arguments
+ * that say what it does); level 1 leaves out tags and roots; level 2 also
+ * message counts and peer offsets. Each level is a function of the one
+ * before, so a loop found at a finer level stays one at a coarser one. */
+#define PSK_FOLD_LEVELS 3
+
+/* Folds the merged trace m: first by the level-0 symbols, then each
+ * sequence of the result (the top and every loop body) again by the
+ * level-1 and level-2 symbols, so that iterations that differ only in
+ * tags, roots, counts or peers still fold. A SYM node's sym is the merged
+ * class of its first execution; what changes between executions is
+ * described by psk_folded_params after psk_folded_stats. */
+int psk_fold_merged(struct psk_merged *m, int algo, psk_folded **out);
+/* The same from given level symbols (levels[l][0..n), each level a
+ * function of the one before; sym0 names the SYM nodes): for tests. */
+int psk_fold_levels(const int32_t *const *levels, int nlevels, const int32_t *sym0, int64_t n, int algo,
+                    psk_folded **out);
+/* The level symbols of m's events (levels[l] malloc'd, n events each). */
+int psk_fold_keys(struct psk_merged *m, int32_t *levels[PSK_FOLD_LEVELS]);
+
+/* ---- per loop-body event statistics, from a merged trace ---- */
 
 enum psk_count_kind {
     PSK_COUNT_NONE,   /* the event carries no message count */
@@ -94,6 +117,46 @@ typedef struct psk_fstats {
  * lengths differ. */
 int psk_folded_stats(psk_folded *f, struct psk_merged *m);
 const psk_fstats *psk_folded_node_stats(const psk_folded *f, int32_t id); /* NULL before */
+
+/* ---- loop-variant parameters of a SYM node (after psk_folded_stats) ----
+ * A parameter that differs between the executions of one loop-body event
+ * is an expression of the iteration index i of one enclosing loop (depth:
+ * 0 = outermost), or a table. Its value on taking part rank j is
+ *   base[j] + e(i)  where mode is PSK_PMODE_DELTA (base: first execution),
+ *   e(i)            where mode is PSK_PMODE_VALUE (all ranks the same),
+ *   the pattern of the first execution with offset e(i) (PSK_PMODE_OFFSET,
+ *                   peers written rank + c or (rank + c) mod size),
+ * and, for PSK_VARY_RANKEXEC, table[exec * nranks + j]. */
+enum psk_vary {
+    PSK_VARY_AFFINE,   /* a * i + b */
+    PSK_VARY_MOD,      /* (a * i + b) mod m, in [0, m) */
+    PSK_VARY_PERIODIC, /* table[i mod m] */
+    PSK_VARY_ITER,     /* table[i], one per iteration of the loop */
+    PSK_VARY_EXEC,     /* table[k] for the node's k-th execution */
+    PSK_VARY_RANKEXEC  /* table[k * nranks + j]: per execution and rank */
+};
+enum psk_pmode { PSK_PMODE_VALUE, PSK_PMODE_DELTA, PSK_PMODE_OFFSET };
+
+typedef struct psk_fparam {
+    int field;        /* enum psk_field (scalar fields only) */
+    int kind;         /* enum psk_vary */
+    int mode;         /* enum psk_pmode */
+    int depth;        /* the loop whose iteration index i it follows */
+    int64_t a, b, m;
+    int64_t n;        /* table length */
+    const int64_t *table;
+    int64_t lo, hi;   /* smallest and largest value it takes on any rank */
+    int ring;         /* OFFSET: (rank + e(i)) mod size; 0: rank + e(i), MPI_PROC_NULL outside */
+} psk_fparam;
+
+/* The parameters of node id that change between its executions (none:
+ * *n = 0), valid until psk_folded_free. */
+const psk_fparam *psk_folded_params(const psk_folded *f, int32_t id, int *n);
+/* e(i) of p at iteration index i and execution k (for PERIODIC, ITER,
+ * EXEC; RANKEXEC is read from its table directly) */
+int64_t psk_fparam_eval(const psk_fparam *p, int64_t i, int64_t k);
+/* One line describing p: "tag = 1*i2 + 100", "root = (1*i0 + 0) mod 4". */
+void psk_fparam_desc(const psk_fparam *p, char *buf, size_t cap);
 
 /* ---- checking and test data ---- */
 

@@ -62,7 +62,15 @@ struct psk_folded {
     fvec kids;
     psk_fstats *stats;  /* per node, after psk_folded_stats */
     int64_t **tables;   /* per node: its count table, owned */
+    const int32_t *sym0; /* while building: names SYM nodes by input position */
+    struct fparams *params; /* per node, after psk_folded_stats (fold_params.c) */
 };
+/* Builds f's loop tree from g's top sequence s[0..len); SYM nodes named by
+ * sym0[position] if sym0 is not NULL, else by their input symbol. */
+int fold_tree_build(psk_folded *f, const fgrammar *g, const int32_t *s, int32_t len, const int32_t *sym0);
+/* fold_params.c: fits the parameters of every SYM node; frees them */
+int fold_params_compute(psk_folded *f, struct psk_merged *m);
+void fold_params_free(psk_folded *f);
 int fail_folded(psk_folded *f, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Folds s[0..n) in place (n updated) with g's algorithm until no repeat

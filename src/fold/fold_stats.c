@@ -185,6 +185,8 @@ int psk_folded_stats(psk_folded *f, psk_merged *m)
     }
     free(w.a);
     free(w.rank_gap);
+    if (!w.rc)
+        w.rc = fold_params_compute(f, m);
     return w.rc ? fail_folded(f, w.rc, "the merged trace does not match the folding (%s)", psk_merged_errmsg(m))
                 : PSK_OK;
 }

@@ -69,7 +69,7 @@ static int build(psk_folded *f, const fgrammar *g, int32_t id, const int32_t *se
         f->kids.v[first + i] = c;
         f->node[c].start = *pos;
         if (x < g->k0) {
-            f->node[c].sym = f->names[x];
+            f->node[c].sym = f->sym0 ? f->sym0[*pos] : f->names[x];
             f->node[c].span = 1;
             (*pos)++;
             continue;
@@ -85,6 +85,22 @@ static int build(psk_folded *f, const fgrammar *g, int32_t id, const int32_t *se
     }
     f->node[id].span = *pos - begin;
     return 0;
+}
+
+int fold_tree_build(psk_folded *f, const fgrammar *g, const int32_t *s, int32_t len, const int32_t *sym0)
+{
+    for (int32_t i = 0; i < len; i++)
+        f->flen += fsym_flen(g, s[i]);
+    int64_t pos = 0;
+    f->sym0 = sym0;
+    int bad = new_node(f, PSK_FNODE_ROOT, -1) < 0 || build(f, g, 0, s, len, &pos);
+    f->sym0 = NULL;
+    if (bad)
+        return fail_folded(f, PSK_ENOMEM, "out of memory");
+    if (pos != f->n)
+        return fail_folded(f, PSK_EFORMAT, "internal error: the loop tree covers %lld of %lld symbols",
+                           (long long)pos, (long long)f->n);
+    return PSK_OK;
 }
 
 int psk_fold(const int32_t *sym, int64_t n, int algo, psk_folded **out)
@@ -129,16 +145,7 @@ int psk_fold(const int32_t *sym, int64_t n, int algo, psk_folded **out)
         goto out;
     }
     f->rounds = g.rounds;
-    for (int32_t i = 0; i < len; i++)
-        f->flen += fsym_flen(&g, s[i]);
-    int64_t pos = 0;
-    if (new_node(f, PSK_FNODE_ROOT, -1) < 0 || build(f, &g, 0, s, len, &pos)) {
-        rc = fail_folded(f, PSK_ENOMEM, "out of memory");
-        goto out;
-    }
-    if (pos != n)
-        rc = fail_folded(f, PSK_EFORMAT, "internal error: the loop tree covers %lld of %lld symbols", (long long)pos,
-                  (long long)n);
+    rc = fold_tree_build(f, &g, s, len, NULL);
 out:
     fgrammar_free(&g);
     psk_intern_free(dense);
@@ -160,6 +167,7 @@ void psk_folded_free(psk_folded *f)
         free(f->tables[i]);
     free(f->tables);
     free(f->stats);
+    fold_params_free(f);
     free(f);
 }
 

@@ -37,6 +37,7 @@ typedef struct gnode {
     int64_t **src;
     uint32_t *nsrc, *capsrc;
     int varsrc;         /* sources vary between executions: a table by execution */
+    int counted;        /* a parameter reads a table by execution: T<id>_k counts them */
 } gnode;
 
 /* a communicator as a rank saw it created: its members' world ranks;
@@ -98,6 +99,7 @@ static int gfail(gen *g, const char *fmt, ...)
 }
 
 static int is(unsigned fn, const char *name) { return !strcmp(psk_fn_name(fn), name); }
+static int64_t skeleton_value(const gen *g, int32_t id, int f, int j, const int64_t *iter, int depth, int64_t k);
 
 /* ---- pass 1: per event of the tree, every rank's first execution and
  * its mean compute gap ---- */
@@ -275,7 +277,7 @@ static int note_preq(gen *g, int32_t r, const psk_event *e)
 
 static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
 {
-    (void)pos, (void)iter, (void)depth;
+    (void)pos;
     collect *c = arg;
     gen *g = c->g;
     psk_mevent me;
@@ -307,6 +309,21 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
             if (copy_event(&n->first[j], &me.ev[j]))
                 return c->rc = PSK_ENOMEM;
     }
+    /* one resource per iteration: the request or communicator id the
+     * skeleton will use is the recorded one in every execution, so no two
+     * live objects can share a slot */
+    static const int ids[] = {PSK_F_REQ, PSK_F_NEWID};
+    for (int q = 0; q < 2; q++)
+        for (int j = 0; PSK_HAS(&me, ids[q]) && j < me.nranks && j < n->np; j++) {
+            int64_t want = me.ev[j].v[ids[q]], got = skeleton_value(g, id, ids[q], j, iter, depth, (int64_t)n->execs);
+            if (want != got && want >= 0) {
+                gfail(g, "event %d (%s), execution %llu: rank %d's %s would be %lld in the skeleton, %lld when "
+                         "recorded: two live objects could share a slot", id, psk_fn_name(me.fn),
+                      (unsigned long long)n->execs, me.ranks[j], ids[q] == PSK_F_REQ ? "request" : "new communicator",
+                      (long long)got, (long long)want);
+                return c->rc = PSK_EINVAL;
+            }
+        }
     n->execs++;
     for (int j = 0; j < me.nranks && j < n->np; j++)
         n->gap[j] += (double)me.gap[j];
@@ -319,6 +336,140 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
 
 /* ---- values: a literal when every rank has the same, a pattern for
  * peers, else a table by world rank ---- */
+
+/* ---- loop-variant parameters (psk_folded_params): expressions of the
+ * index of an enclosing loop, whose variable is i<loop node id> ---- */
+
+static void emit_table(gen *g, const gnode *n, int32_t id, const char *what, const int64_t *vals);
+
+static const psk_fparam *param_of(const gen *g, int32_t id, int f)
+{
+    int n;
+    const psk_fparam *p = psk_folded_params(g->f, id, &n);
+    for (int i = 0; i < n; i++)
+        if (p[i].field == f)
+            return &p[i];
+    return NULL;
+}
+
+/* the loop node at depth d (0 = outermost) above node id */
+static int32_t loop_at(const gen *g, int32_t id, int d)
+{
+    int32_t chain[64];
+    int D = 0;
+    for (int32_t x = psk_folded_node(g->f, id)->parent; x > 0; x = psk_folded_node(g->f, x)->parent)
+        if (psk_folded_node(g->f, x)->kind == PSK_FNODE_LOOP && D < 64)
+            chain[D++] = x;
+    return d >= 0 && d < D ? chain[D - 1 - d] : -1;
+}
+
+/* a table of a parameter, once */
+static void param_table(gen *g, int32_t id, const char *what, const int64_t *t, int64_t n)
+{
+    fprintf(g->tabs, "static const long long T%d_%s_v[%lld] = {", id, what, (long long)n);
+    for (int64_t i = 0; i < n; i++)
+        fprintf(g->tabs, "%s%lld", i ? (i % 16 ? ", " : ",\n    ") : "", (long long)t[i]);
+    fprintf(g->tabs, "};\n");
+}
+
+/* e(i) of parameter p of node id as C; tables go to g->tabs */
+static void param_c(gen *g, int32_t id, const psk_fparam *p, const char *what, char *out, size_t cap)
+{
+    int32_t L = loop_at(g, id, p->depth);
+    char i[32];
+    snprintf(i, sizeof i, "(long long)i%d", L);
+    switch (p->kind) {
+    case PSK_VARY_AFFINE:
+        snprintf(out, cap, "(%lldLL * %s + %lldLL)", (long long)p->a, i, (long long)p->b);
+        return;
+    case PSK_VARY_MOD:
+        snprintf(out, cap, "pmod_(%lldLL * %s + %lldLL, %lldLL)", (long long)p->a, i, (long long)p->b,
+                 (long long)p->m);
+        return;
+    case PSK_VARY_PERIODIC:
+    case PSK_VARY_ITER:
+        param_table(g, id, what, p->table, p->n);
+        snprintf(out, cap, "T%d_%s_v[%s %% %lldLL]", id, what, i, (long long)p->n);
+        return;
+    case PSK_VARY_EXEC:
+        param_table(g, id, what, p->table, p->n);
+        snprintf(out, cap, "T%d_%s_v[T%d_k %% %lldLL]", id, what, id, (long long)p->n);
+        g->node[id].counted = 1;
+        return;
+    default: { /* per execution and rank: rows of NRANKS */
+        const gnode *n = &g->node[id];
+        int64_t E = p->m ? p->n / p->m : 0;
+        if (E * g->P > (1 << 24)) {
+            gfail(g, "event %d (%s): %s differs per rank and execution in %lld executions: too large a table", id,
+                  psk_fn_name(n->first[0].fn), psk_field_name(p->field), (long long)E);
+            snprintf(out, cap, "0");
+            return;
+        }
+        fprintf(g->tabs, "static const long long T%d_%s_r[%lld][NRANKS] = {", id, what, (long long)(E ? E : 1));
+        for (int64_t k = 0; k < (E ? E : 1); k++) {
+            fprintf(g->tabs, "%s{", k ? ",\n    " : "");
+            for (int r = 0, j = 0; r < g->P; r++) {
+                long long v = 0;
+                if (j < n->np && n->ranks[j] == r)
+                    v = k < E ? p->table[k * p->m + j++] : 0;
+                fprintf(g->tabs, "%s%lld", r ? ", " : "", v);
+            }
+            fprintf(g->tabs, "}");
+        }
+        fprintf(g->tabs, "};\n");
+        snprintf(out, cap, "T%d_%s_r[T%d_k %% %lldLL][rank_]", id, what, id, (long long)(E ? E : 1));
+        g->node[id].counted = 1;
+        return;
+    }
+    }
+}
+
+/* the value of a varying field as C: e(i), first + e(i) by rank, or the
+ * peer pattern with offset e(i); 0 if f does not vary */
+static int param_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
+{
+    const psk_fparam *p = param_of(g, id, f);
+    if (!p)
+        return 0;
+    const gnode *n = &g->node[id];
+    char e[256];
+    param_c(g, id, p, what, e, sizeof e);
+    if (p->kind == PSK_VARY_RANKEXEC || p->mode == PSK_PMODE_VALUE) {
+        snprintf(out, cap, "%s", e);
+    } else if (p->mode == PSK_PMODE_OFFSET) {
+        int64_t comm = PSK_HAS(&n->first[0], PSK_F_COMM) ? n->first[0].v[PSK_F_COMM] : 0;
+        snprintf(out, cap, "%s(%lld, %s)", p->ring ? "peer_ring" : "peer_rank", (long long)comm, e);
+    } else {
+        int64_t *base = malloc((size_t)n->np * sizeof *base);
+        if (!base) {
+            gfail(g, "out of memory");
+            snprintf(out, cap, "0");
+            return 1;
+        }
+        for (int j = 0; j < n->np; j++)
+            base[j] = n->first[j].v[f];
+        char bw[48];
+        snprintf(bw, sizeof bw, "%s_base", what);
+        emit_table(g, n, id, bw, base);
+        free(base);
+        snprintf(out, cap, "(T%d_%s[rank_] + %s)", id, bw, e);
+    }
+    return 1;
+}
+
+/* what the skeleton gives field f of node id on its j-th rank at loop
+ * indices iter[] and execution k (for checking it against the recording) */
+static int64_t skeleton_value(const gen *g, int32_t id, int f, int j, const int64_t *iter, int depth, int64_t k)
+{
+    const gnode *n = &g->node[id];
+    const psk_fparam *p = param_of(g, id, f);
+    if (!p)
+        return n->first[j].v[f];
+    if (p->kind == PSK_VARY_RANKEXEC)
+        return p->table[k * p->m + j];
+    int64_t e = psk_fparam_eval(p, p->depth < depth ? iter[p->depth] : 0, k);
+    return p->mode == PSK_PMODE_DELTA ? n->first[j].v[f] + e : e;
+}
 
 static int all_same(const gnode *n, int f)
 {
@@ -352,6 +503,8 @@ static void emit_table(gen *g, const gnode *n, int32_t id, const char *what, con
 static void expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
 {
     const gnode *n = &g->node[id];
+    if (param_expr(g, id, f, what, out, cap))
+        return;
     if (all_same(n, f)) {
         snprintf(out, cap, "%lld", (long long)n->first[0].v[f]);
         return;
@@ -440,49 +593,35 @@ static void bytes_expr(gen *g, int32_t id, int cf, int sf, const char *loopvar, 
         int64_t c = n->first[j].v[cf] * (PSK_HAS(&n->first[j], sf) ? n->first[j].v[sf] : 1);
         maxc = c > maxc ? c : maxc;
     }
-    if (cf == PSK_F_COUNT && s && mode == CNT_UPPER &&
-        (s->count_kind == PSK_COUNT_LINEAR || s->count_kind == PSK_COUNT_TABLE)) {
-        int64_t hi = 0;
-        if (s->count_kind == PSK_COUNT_LINEAR) {
-            const psk_fnode *x = psk_folded_node(g->f, psk_folded_node(g->f, id)->parent);
-            int64_t last = s->count_a + s->count_b * (x->count - 1);
-            hi = s->count_a > last ? s->count_a : last;
+    (void)loopvar, (void)mode, (void)s;
+    if (param_of(g, id, cf)) {
+        /* a count that changes between executions: exactly as recorded
+         * (receives and collectives too: every rank follows its own) */
+        char e[320], dt[64];
+        param_expr(g, id, cf, cf == PSK_F_COUNT ? "count" : "rcount", e, sizeof e);
+        int64_t maxdts = 1;
+        for (int j = 0; j < n->np; j++) {
+            int64_t d = PSK_HAS(&n->first[j], sf) ? n->first[j].v[sf] : 1;
+            maxdts = d > maxdts ? d : maxdts;
         }
-        for (int64_t i = 0; s->count_kind == PSK_COUNT_TABLE && i < s->ncount; i++)
-            hi = s->count_table[i] > hi ? s->count_table[i] : hi;
-        for (int j = 0; j < n->np; j++)
-            hi = n->first[j].v[cf] > hi ? n->first[j].v[cf] : hi;
-        hi *= dts;
-        g->max_rbytes = hi > g->max_rbytes ? hi : g->max_rbytes;
-        snprintf(out, cap, "%lld", (long long)hi);
-        return;
-    }
-    if (cf == PSK_F_COUNT && s && loopvar && mode == CNT_EXACT && s->count_kind == PSK_COUNT_LINEAR &&
-        all_same(n, sf)) {
-        const psk_fnode *x = psk_folded_node(g->f, psk_folded_node(g->f, id)->parent);
-        int64_t last = s->count_a + s->count_b * (x->count - 1);
-        int64_t hi = (s->count_a > last ? s->count_a : last) * dts;
+        if (all_same(n, sf) || !PSK_HAS(&n->first[0], sf)) {
+            snprintf(dt, sizeof dt, "%lldLL", (long long)dts);
+        } else {
+            int64_t *v = malloc((size_t)n->np * sizeof *v);
+            for (int j = 0; v && j < n->np; j++)
+                v[j] = n->first[j].v[sf];
+            if (v)
+                emit_table(g, n, id, cf == PSK_F_COUNT ? "dts" : "rdts", v);
+            free(v);
+            snprintf(dt, sizeof dt, "T%d_%s[rank_]", id, cf == PSK_F_COUNT ? "dts" : "rdts");
+        }
+        int64_t hi = param_of(g, id, cf)->hi * maxdts;
+        int cls = psk_fn_class(n->first[0].fn);
+        if (cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL)
+            hi *= g->P; /* a root or every rank handles one part per rank */
         g->max_sbytes = hi > g->max_sbytes ? hi : g->max_sbytes;
         g->max_rbytes = hi > g->max_rbytes ? hi : g->max_rbytes;
-        snprintf(out, cap, "(int)((%lldLL + %lldLL * %s) * %lld)", (long long)s->count_a, (long long)s->count_b,
-                 loopvar, (long long)dts);
-        return;
-    }
-    if (cf == PSK_F_COUNT && s && loopvar && mode == CNT_EXACT && s->count_kind == PSK_COUNT_TABLE &&
-        s->count_by_iter && all_same(n, sf)) {
-        char name[64];
-        table_name(name, sizeof name, id, "counts");
-        fprintf(g->tabs, "static const long long %s[%lld] = {", name, (long long)s->ncount);
-        int64_t hi = 0;
-        for (int64_t i = 0; i < s->ncount; i++) {
-            fprintf(g->tabs, "%s%lld", i ? ", " : "", (long long)s->count_table[i]);
-            hi = s->count_table[i] > hi ? s->count_table[i] : hi;
-        }
-        fprintf(g->tabs, "};\n");
-        hi *= dts;
-        g->max_sbytes = hi > g->max_sbytes ? hi : g->max_sbytes;
-        g->max_rbytes = hi > g->max_rbytes ? hi : g->max_rbytes;
-        snprintf(out, cap, "(int)(%s[%s] * %lld)", name, loopvar, (long long)dts);
+        snprintf(out, cap, "(int)((%s) * %s)", e, dt);
         return;
     }
     g->max_sbytes = maxc > g->max_sbytes ? maxc : g->max_sbytes;
@@ -572,8 +711,8 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
     const psk_event *e = &n->first[0];
     unsigned fn = e->fn;
     const char *name = psk_fn_name(fn);
-    char comm[64] = "MPI_COMM_WORLD", peer[320], rpeer[320], tag[160], rtag[160], by[160], rby[160], root[160],
-         req[160];
+    char comm[64] = "MPI_COMM_WORLD", peer[400], rpeer[400], tag[400], rtag[400], by[400], rby[400], root[400],
+         req[400];
     if (PSK_HAS(e, PSK_F_COMM)) {
         if (!all_same(n, PSK_F_COMM)) {
             gfail(g, "event %d (%s): ranks name its communicator differently", id, name);
@@ -603,7 +742,7 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
     int cls = psk_fn_class(fn);
     if (PSK_HAS(e, PSK_F_REQ)) {
         /* a call that makes a request gets a fresh slot; one that uses it names it */
-        char r[128];
+        char r[300];
         expr(g, id, PSK_F_REQ, "req", r, sizeof r);
         if (cls != PSK_CLASS_WAIT && !is(fn, "MPI_Start"))
             snprintf(req, sizeof req, "newreq_(%s, %d)", r, cls == PSK_CLASS_PERSIST);
@@ -611,6 +750,8 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
             snprintf(req, sizeof req, "&req_[slot_(%s)]", r);
         for (int j = 0; j < n->np; j++)
             g->max_req = n->first[j].v[PSK_F_REQ] > g->max_req ? n->first[j].v[PSK_F_REQ] : g->max_req;
+        if (param_of(g, id, PSK_F_REQ) && param_of(g, id, PSK_F_REQ)->hi > g->max_req)
+            g->max_req = param_of(g, id, PSK_F_REQ)->hi;
     }
     const char *S = "MPI_Send", *IS = "MPI_Isend";
     indent(g, d);
@@ -645,7 +786,7 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
                 is(fn, "MPI_Recv_init") ? "rbuf_" : "sbuf_", by, peer, tag, comm, req);
     } else if (is(fn, "MPI_Start") || is(fn, "MPI_Wait") || is(fn, "MPI_Request_free") || is(fn, "MPI_Cancel") ||
                is(fn, "MPI_Test")) {
-        char r[128];
+        char r[300];
         expr(g, id, PSK_F_REQ, "req", r, sizeof r);
         if (is(fn, "MPI_Start"))
             fprintf(g->body, "MPI_Start(%s);\n", req);
@@ -723,7 +864,7 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
         /* the data movers: counts in bytes, v-forms with byte arrays */
         int nb = cls == PSK_CLASS_ICOLL;
         const char *base = nb ? name + 5 : name + 4; /* "Gather", "gather" (of Igather), ... */
-        char sc[160] = "0", rc[160] = "0", sct[64] = "", rct[64] = "";
+        char sc[400] = "0", rc[400] = "0", sct[64] = "", rct[64] = "";
         int w;
         if (PSK_HAS(e, PSK_F_COUNT))
             snprintf(sc, sizeof sc, "%s", by);
@@ -740,7 +881,7 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
                         "rcounts", &w);
             table_name(rct, sizeof rct, id, "rcounts");
         }
-        char nbr[170];
+        char nbr[410];
         snprintf(nbr, sizeof nbr, "%s%s", nb ? ", " : "", nb ? req : "");
         /* a root or every rank handles one part per rank: room for all */
         for (int j = 0; j < n->np; j++) {
@@ -829,22 +970,28 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
     }
     emit_table(g, n, id, "color", color);
     emit_table(g, n, id, "key", key);
-    emit_table(g, n, id, "newid", newid);
-    char c[64], k[64], nid[64];
+    char c[64], k[64], nid[320];
     table_name(c, sizeof c, id, "color");
     table_name(k, sizeof k, id, "key");
-    table_name(nid, sizeof nid, id, "newid");
+    const psk_fparam *pn = param_of(g, id, PSK_F_NEWID);
+    if (pn) { /* a new id per iteration, as recorded */
+        param_expr(g, id, PSK_F_NEWID, "newid", nid, sizeof nid);
+        g->max_comm = pn->hi > g->max_comm ? pn->hi : g->max_comm;
+    } else {
+        emit_table(g, n, id, "newid", newid);
+        snprintf(nid, sizeof nid, "T%d_newid[rank_]", id);
+    }
     if (is(n->first[0].fn, "MPI_Comm_create_group")) {
         int w;
         array_table(g, id, PSK_F_MEMBERS, -1, "members", &w);
         char mt[64];
         table_name(mt, sizeof mt, id, "members");
-        fprintf(g->body, "create_group_(%s, %s[rank_], %d, &comm_[cslot_(%s[rank_])]); comm_set_(cslot_(%s[rank_])); "
+        fprintf(g->body, "create_group_(%s, %s[rank_], %d, &comm_[cslot_(%s)]); comm_set_(cslot_(%s)); "
                          "/* %s */\n", parent, mt, (int)PSK_ARRN(&n->first[0], PSK_F_MEMBERS), nid, nid,
                 psk_fn_name(n->first[0].fn));
     } else {
-        fprintf(g->body, "MPI_Comm_split(%s, color_(%s[rank_]), (int)%s[rank_], &comm_[cslot_(%s[rank_])]); "
-                         "comm_set_(cslot_(%s[rank_])); /* %s, same members */\n", parent, c, k, nid, nid,
+        fprintf(g->body, "MPI_Comm_split(%s, color_(%s[rank_]), (int)%s[rank_], &comm_[cslot_(%s)]); "
+                         "comm_set_(cslot_(%s)); /* %s, same members */\n", parent, c, k, nid, nid,
                 psk_fn_name(n->first[0].fn));
     }
     free(color), free(key), free(newid);
@@ -902,6 +1049,11 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     free(units);
     if (!is(fn, "MPI_Finalize"))
         emit_call(g, id, d, loopvar);
+    if (g->node[id].counted) { /* tables by execution: which one this is */
+        fprintf(g->tabs, "static long long T%d_k;\n", id);
+        indent(g, d);
+        fprintf(g->body, "T%d_k++;\n", id);
+    }
     if (guard) {
         indent(g, d - 1);
         fprintf(g->body, "}\n");
@@ -916,6 +1068,7 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
  * rank leaves nobody waiting ---- */
 
 typedef struct balance {
+    int64_t objs;    /* objects made minus freed (persistent requests, communicators, groups) */
     int P;
     int64_t *sent;   /* P x P: [from * P + to] */
     int64_t *wild;   /* per receiver: receives from MPI_ANY_SOURCE */
@@ -1020,6 +1173,24 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         b->ok = 0; /* probes: not followed */
         return;
     }
+    if (param_of(g, id, PSK_F_PEER) || param_of(g, id, PSK_F_RPEER) ||
+        ((is(fn, "MPI_Start") || is(fn, "MPI_Startall")) && param_of(g, id, PSK_F_REQ))) {
+        b->ok = 0; /* peers that change with the iteration: balance not followed */
+        return;
+    }
+    /* what a loop makes must outlive it, or be freed in it: a loop that
+     * leaves objects behind (or frees earlier ones) runs in full */
+    if ((cls == PSK_CLASS_PERSIST && !is(fn, "MPI_Start") && !is(fn, "MPI_Startall")) ||
+        (cls == PSK_CLASS_COMM && PSK_HAS(&n->first[0], PSK_F_NEWID)))
+        b->objs += mult;
+    if (is(fn, "MPI_Comm_free") || is(fn, "MPI_Group_free"))
+        b->objs -= mult;
+    if (is(fn, "MPI_Request_free")) {
+        int64_t q = n->first[0].v[PSK_F_REQ];
+        int32_t me = n->ranks[0];
+        if (q >= 0 && q < g->npreqs[me] && g->preqs[me][q].kind)
+            b->objs -= mult;
+    }
     for (int j = 0; j < n->np; j++) {
         const psk_event *e = &n->first[j];
         int32_t me = n->ranks[j];
@@ -1064,6 +1235,8 @@ static int closed_loop(gen *g, int32_t id)
         if (owed != b.wild[r])
             b.ok = 0;
     }
+    if (b.objs)
+        b.ok = 0;
     free(b.sent), free(b.wild);
     return b.ok;
 }
@@ -1129,6 +1302,7 @@ static const char preamble[] =
     "/* a wildcard receive's recorded source, execution by execution */\n"
     "static inline int wsrc_(const int *s, long long *at, int dflt) { return s ? s[(*at)++] : dflt; }\n"
     "static inline int tag_(long long t) { return t == -1 ? MPI_ANY_TAG : (int)t; }\n"
+    "static inline long long pmod_(long long x, long long m) { return (x % m + m) % m; }\n"
     "static inline int color_(long long c) { return c < 0 ? MPI_UNDEFINED : (int)c; }\n"
     "static inline int slot_(long long id) { return id >= 0 && id < NREQ ? (int)id : NREQ; }\n"
     "static inline int cslot_(long long id) { return id >= 2 && id < NCOMM ? (int)id : NCOMM; }\n"
@@ -1331,6 +1505,8 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
     psk_mcursor_close(c.cur);
     if (c.rc) {
         cleanup(&g);
+        if (g.failed)
+            return -1;
         return gfail(&g, "the merged trace does not match its folding (%s)", psk_merged_errmsg(m));
     }
     settle_sources(&g);

@@ -238,10 +238,12 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
     psk_fprog *p = arg;
     psk_mevent me;
     int rc = psk_mcursor_next(p->mc, &me);
-    const psk_fnode *fn = psk_folded_node(p->f, node);
-    if (rc || (uint32_t)fn->sym != me.cls)
-        return bfail(p, rc && rc != PSK_EOF ? rc : PSK_EINVAL, "the merged trace does not match its folding");
     symd *d = &p->sd[node];
+    /* the executions of one node may differ in their arguments (tags,
+     * counts, ...: loop-variant parameters), never in who takes part */
+    if (rc || me.nranks != d->nranks || (me.nranks && (me.ranks[0] != d->ranks[0] ||
+                                                       me.ranks[me.nranks - 1] != d->ranks[d->nranks - 1])))
+        return bfail(p, rc && rc != PSK_EOF ? rc : PSK_EINVAL, "the merged trace does not match its folding");
     uint64_t exec = p->execno[node]++;
     for (int j = 0; j < me.nranks; j++) {
         int q = me.ranks[j];
@@ -277,36 +279,57 @@ static int has_rank(const psk_fprog *p, int32_t node, int q)
     return (p->rset[(size_t)node * (size_t)p->W + (size_t)(q >> 6)] >> (q & 63)) & 1u;
 }
 
-/* rank sets bottom-up; returns 1 if every event under node is identical
- * in every execution */
-static int summarise(psk_fprog *p, int32_t node)
+/* 1 if every event under node repeats its parameter sets with period e
+ * times the loops between them and node: e executions of node are one
+ * iteration of the loop being checked, so its iterations are identical
+ * (an inner loop's events may still differ from one inner iteration to
+ * the next: loop-variant tags, request slots) */
+static int repeats(const psk_fprog *p, int32_t node, uint64_t e)
+{
+    const psk_fnode *x = psk_folded_node(p->f, node);
+    if (x->kind == PSK_FNODE_SYM) {
+        const symd *d = &p->sd[node];
+        for (int j = 0; j < d->nranks; j++)
+            for (uint64_t k = e; d->slots[j].idx && k < d->execs; k++)
+                if (d->slots[j].idx[k] != d->slots[j].idx[k % e])
+                    return 0;
+        return 1;
+    }
+    uint64_t inner = e * (uint64_t)(x->kind == PSK_FNODE_LOOP ? x->count : 1);
+    const int32_t *ch = psk_folded_children(p->f, node);
+    for (int32_t i = 0; i < x->nchild; i++)
+        if (!repeats(p, ch[i], inner))
+            return 0;
+    return 1;
+}
+
+/* rank sets bottom-up, and the loops whose iterations are identical on
+ * every rank (candidates for skipping) */
+static void summarise(psk_fprog *p, int32_t node)
 {
     const psk_fnode *x = psk_folded_node(p->f, node);
     uint64_t *rs = p->rset + (size_t)node * (size_t)p->W;
     if (x->kind == PSK_FNODE_SYM) {
         symd *d = &p->sd[node];
-        int same = 1;
-        for (int j = 0; j < d->nranks; j++) {
+        for (int j = 0; j < d->nranks; j++)
             rs[d->ranks[j] >> 6] |= 1ull << (d->ranks[j] & 63);
-            same &= !d->slots[j].idx;
-        }
-        return same;
+        return;
     }
-    int same = 1;
     const int32_t *ch = psk_folded_children(p->f, node);
     for (int32_t i = 0; i < x->nchild; i++) {
-        same &= summarise(p, ch[i]);
+        summarise(p, ch[i]);
         const uint64_t *cs = p->rset + (size_t)ch[i] * (size_t)p->W;
         for (int w = 0; w < p->W; w++)
             rs[w] |= cs[w];
     }
-    if (x->kind == PSK_FNODE_LOOP && same && x->count >= 4) {
+    if (x->kind == PSK_FNODE_LOOP && x->count >= 4) {
         int all = 1;
         for (int q = 0; q < p->P && all; q++)
             all = has_rank(p, node, q);
+        for (int32_t i = 0; i < x->nchild && all; i++)
+            all = repeats(p, ch[i], 1);
         p->cand[node] = (uint8_t)all;
     }
-    return same;
 }
 
 /* only the outermost candidates stay */

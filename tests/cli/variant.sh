@@ -1,0 +1,73 @@
+#!/bin/sh
+# variant.sh FLAVOUR VARIANT_BINARY: loops whose arguments change from one
+# iteration to the next (tests/cli/variant.c, issue 12 points 1, 2, 4).
+# For each mode on 2 ranks: the fold finds the loop the program states
+# (not 40 unrolled copies), fold --json lists what varies, the K = 1
+# skeleton makes every rank's calls in the same order with the same
+# peers, tags, sizes, roots and request ids (recorded and compared), and
+# the K = 10 skeleton finishes (two Irecvs from one neighbour in flight,
+# two Comm_dup in a row: no deadlock, no MPI_ERR_COMM).
+set -u
+flavour=$1 prog=$2
+: "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
+P=$PERFSKEL
+. "$(dirname "$0")/lib.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+case $flavour in
+openmpi) MPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe" ;;
+*) MPIRUN="mpirun.mpich" ;;
+esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-variant.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+# the calls of a trace, per rank, without times, the skeleton's own
+# set-up (communicators remade by MPI_Comm_split) and its final report
+calls() {
+    "$P" dump "$1" | awk '$1 != "#" && $5 !~ /^MPI_(Init|Finalize|Reduce|Comm_split|Comm_dup)$/ {
+        $2 = $3 = $4 = ""; print }'
+}
+
+for mode in ring root ibcast vcycle dup; do
+    d=$T/$mode
+    mkdir -p "$d"
+    if ! timeout 120 "$P" record -o "$d/trace" -- $MPIRUN -np 2 "$prog" $mode 40 >"$d/out" 2>"$d/err"; then
+        bad "$mode: the recorded run failed"; cat "$d/err"; continue
+    fi
+    "$P" fold "$d/trace" --json >"$d/fold.json" 2>"$d/err" || { bad "$mode: fold failed"; cat "$d/err"; continue; }
+    # the main loop covers the 40 iterations: x40, or x20 of two when the
+    # values repeat in pairs (a root alternating on 2 ranks)
+    case $mode in ring) per=3 ;; root) per=1 ;; ibcast) per=4 ;; vcycle) per=35 ;; dup) per=2 ;; esac
+    got=$(awk '/"main_loop"/ { m = 1 } m && /"count"/ { c = $2 } m && /"span"/ { s = $2; gsub(/[^0-9]/, "", c)
+        gsub(/[^0-9]/, "", s); print c * s; exit }' "$d/fold.json")
+    [ "$got" = $((40 * per)) ] && ok "$mode: fold finds the loop of 40 iterations" ||
+        bad "$mode: fold's main loop covers ${got:-no} events, not 40 x $per"
+    case $mode in
+    ring | ibcast) want=tag ;; root) want=root ;; vcycle) want=count ;; dup) want=newid ;;
+    esac
+    [ $mode = ibcast ] && want=""
+    if [ -n "$want" ]; then
+        grep -q "\"field\": \"$want\"" "$d/fold.json" && ok "$mode: fold --json says $want varies" ||
+            bad "$mode: fold --json does not list $want as varying"
+    fi
+    "$P" gen "$d/trace" -K 1 -o "$d/s1.c" >/dev/null 2>"$d/err" || { bad "$mode: gen -K 1 failed"; cat "$d/err"; continue; }
+    "mpicc.$flavour" -O1 -Wno-stringop-overflow -o "$d/s1" "$d/s1.c" >"$d/cc" 2>&1 || { bad "$mode: the K = 1 skeleton does not build"; cat "$d/cc"; continue; }
+    if ! timeout 120 "$P" record -o "$d/strace" -- $MPIRUN -np 2 "$d/s1" >"$d/sout" 2>"$d/err"; then
+        bad "$mode: the K = 1 skeleton failed or hung"; tail -n 5 "$d/err"; continue
+    fi
+    calls "$d/trace" >"$d/a"
+    calls "$d/strace" >"$d/b"
+    if cmp -s "$d/a" "$d/b"; then
+        ok "$mode: the K = 1 skeleton makes the recorded calls ($(wc -l <"$d/a") of them)"
+    else
+        bad "$mode: the K = 1 skeleton's calls differ"; diff "$d/a" "$d/b" | head -n 6
+    fi
+    "$P" gen "$d/trace" -K 10 -o "$d/s10.c" >/dev/null 2>"$d/err" || { bad "$mode: gen -K 10 failed"; cat "$d/err"; continue; }
+    "mpicc.$flavour" -O1 -Wno-stringop-overflow -o "$d/s10" "$d/s10.c" >"$d/cc" 2>&1 || { bad "$mode: the K = 10 skeleton does not build"; continue; }
+    if timeout 60 $MPIRUN -np 2 "$d/s10" >"$d/s10out" 2>"$d/err" && grep -q "predicted_seconds=" "$d/s10out"; then
+        ok "$mode: the K = 10 skeleton runs and predicts"
+    else
+        bad "$mode: the K = 10 skeleton failed or hung"; tail -n 5 "$d/err"
+    fi
+done
+echo "variant ($flavour): $fails failed"
+[ "$fails" -eq 0 ]
