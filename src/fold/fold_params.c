@@ -344,6 +344,17 @@ void fold_params_free(psk_folded *f)
     f->params = NULL;
 }
 
+/* one walk of the tree over the merged trace in w's pass */
+static int walk_pass(psk_folded *f, psk_merged *m, pwalk *w)
+{
+    if (psk_mcursor_open(m, &w->cur))
+        return PSK_ENOMEM;
+    psk_folded_walk(f, visit, w);
+    psk_mcursor_close(w->cur);
+    w->cur = NULL;
+    return w->rc;
+}
+
 int fold_params_compute(psk_folded *f, psk_merged *m)
 {
     fold_params_free(f);
@@ -353,15 +364,8 @@ int fold_params_compute(psk_folded *f, psk_merged *m)
     w.execs = calloc((size_t)nn + 1, sizeof *w.execs);
     f->params = calloc((size_t)nn + 1, sizeof *f->params);
     int rc = PSK_ENOMEM, broken = 0;
-    if (!w.acc || !w.execs || !f->params || psk_mcursor_open(m, &w.cur))
+    if (!w.acc || !w.execs || !f->params || (rc = walk_pass(f, m, &w)))
         goto out;
-    psk_folded_walk(f, visit, &w);
-    psk_mcursor_close(w.cur);
-    w.cur = NULL;
-    if (w.rc) {
-        rc = w.rc;
-        goto out;
-    }
     for (size_t i = 0; i < (size_t)nn * NVAR; i++)
         broken |= w.acc[i].broken;
     if (broken) { /* the per-rank values of what fits no per-execution value */
@@ -370,16 +374,10 @@ int fold_params_compute(psk_folded *f, psk_merged *m)
                 w.acc[i].nvals = w.execs[i / NVAR];
         memset(w.execs, 0, ((size_t)nn + 1) * sizeof *w.execs);
         w.pass = 2;
-        if (psk_mcursor_open(m, &w.cur))
+        if ((rc = walk_pass(f, m, &w)))
             goto out;
-        psk_folded_walk(f, visit, &w);
-        psk_mcursor_close(w.cur);
-        w.cur = NULL;
-        if (w.rc) {
-            rc = w.rc;
-            goto out;
-        }
     }
+    rc = PSK_ENOMEM;
     for (int32_t id = 0; id < nn; id++)
         if (f->node[id].kind == PSK_FNODE_SYM && w.execs[id] > 1 &&
             finish_node(f, id, &w.acc[(size_t)id * NVAR], w.execs[id]))
