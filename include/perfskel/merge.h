@@ -17,7 +17,8 @@
 typedef struct psk_merged psk_merged;
 
 typedef struct psk_merge_opts {
-    int window;     /* look-ahead M of Algorithm 2 (default 64) */
+    int window;     /* M: a stretch between world collectives too hard to
+                       align whole is aligned 16 M calls at a time (default 64) */
     int no_reorder; /* 1: skip Algorithm 1 (sends before receives) */
     /* progress on long merges, or NULL: done and total rank events */
     void (*progress)(void *arg, uint64_t done, uint64_t total);

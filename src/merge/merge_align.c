@@ -1,11 +1,12 @@
-/* Algorithm 2 of seed 001, look-ahead merge, and the psk_merge driver.
- * All ranks advance together; when their next events agree (equal matching
- * keys) they become one merged event. When they do not, the ranks are
- * grouped by key and the group whose event the other ranks do not reach
- * within the window M goes first (the farthest, on ties the lowest rank):
- * ranks that skip an event (a boundary rank's missing send) let the others
- * go ahead without losing anyone's events. A rank passing MPI_PROC_NULL
- * joins the group doing the same call to a real peer. */
+/* Merging the ranks (seed 001 §2.2: Algorithm 2's job, done by alignment as
+ * ScalaTrace's LCS merge) and psk_merge. Ranks, most shared calls first,
+ * are aligned one at a time with the merged list built so far (merge_lcs.c);
+ * unmatched calls become events of their own just before the rank's next
+ * match. World collectives, Init and Finalize, made by every rank in one
+ * order, cut rank and list into segments. Ranks holding events of their own
+ * are then aligned again. Invariant: each rank's calls sit in the list in
+ * its (normalised) order, so one walk of the list gives the merged events. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,32 +14,61 @@
 #include "merge_internal.h"
 #include "psk_varint.h"
 
-typedef struct kr {
-    uint32_t key;
-    int32_t rank;
-} kr;
+#define NIL UINT32_MAX
+/* DP cells a segment may take when aligned whole, and the whole merge on
+ * top of a few per call; past that a segment is aligned a window of the
+ * rank's calls at a time (linear, but a window cannot see ahead) */
+#define SEG_BUDGET (1u << 24)
+#define DP_PER_CALL 64
+/* unmatched calls a window may hold once the DP budget is spent before
+ * it shrinks: bounds the work per call when a rank shares little */
+#define WIN_UNMATCHED 32
+/* realignment rounds at most (each one only while it shortens the list) */
+#define REFINE_ROUNDS 3
 
 typedef struct aligner {
     mctx *x;
     psk_merged *m;
     int P;
-    uint64_t *pos;      /* per rank: next normalised position */
-    commtab *ct;        /* per rank */
-    int32_t *active, nactive;
-    kr *pairs;
-    int32_t *glabel;    /* per rank: group of its next event */
+    keymatch km;
+    uint8_t *anchor;       /* per key: a call every rank makes in one order */
+    uint8_t *shared;       /* per key: more than one rank makes it */
+    /* the merged sequence so far, a list of nodes */
+    uint32_t *nkey, *nnext, *nranks, nn, ncap, head; /* nranks: ranks placed on it */
+    uint32_t **at;         /* per rank: the node of each of its calls */
+    lcs_ws *ws;
+    uint64_t dpleft;       /* DP cells the merge may still take */
+    /* the segment being aligned: its nodes and their keys, the rank's keys */
+    uint32_t *bn, *bk, *ak;
+    int32_t *out;
+    size_t bcap, acap;
+    uint32_t *anc;         /* the list's anchor keys */
+    size_t anccap;
+    /* emitting */
+    uint64_t *pos;         /* per rank: next normalised position */
+    commtab *ct;           /* per rank */
     int32_t *parts;
-    psk_event *ev;      /* per participant */
+    psk_event *ev;         /* per participant */
     mevent_store *st;
     int64_t *gap;
     int32_t *crank, *csize;
     mbuf cbuf;
-    /* O(1) look-ahead: next[r][k] is rank r's next position after k with
-     * the same key; first[r * nkeys + key] its next position of that key at
-     * or after pos[r] (NULL when P x keys is too large: then scan) */
-    uint32_t **next, *first, nkeys;
-    uint8_t *loose_null; /* loose key -> some key of it passes PROC_NULL */
 } aligner;
+
+/* one rank's segment and where its placing stands */
+typedef struct seg {
+    int r;
+    uint64_t j0;     /* rank position of ak[0] */
+    uint32_t m, nb;  /* the rank's calls, the list's nodes bn[0..nb) */
+    uint32_t ynext;  /* first node not passed */
+    uint32_t before; /* the node right before bn[ynext] (NIL: list head) */
+    uint64_t pend;   /* first rank position not placed yet */
+} seg;
+
+typedef struct busy {
+    uint64_t shared, n;
+    int r;
+} busy;
 
 static uint32_t key_at(const aligner *a, int r, uint64_t k)
 {
@@ -46,21 +76,253 @@ static uint32_t key_at(const aligner *a, int r, uint64_t k)
     return s->key[rs_index(s, k)];
 }
 
-static int match(const mctx *x, uint32_t k1, uint32_t k2)
+static int grow32(uint32_t **p, size_t *cap, size_t need)
 {
-    return k1 == k2 || (x->loose[k1] == x->loose[k2] && (x->hasnull[k1] || x->hasnull[k2]));
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    uint32_t *q = realloc(*p, c * sizeof *q);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
 }
 
-static int cmp_kr(const void *a, const void *b)
+/* a new node of key k after node `after` (NIL: at the head), or NIL */
+static uint32_t new_node(aligner *a, uint32_t k, uint32_t after)
 {
-    const kr *p = a, *q = b;
-    if (p->key != q->key)
-        return p->key < q->key ? -1 : 1;
-    return (p->rank > q->rank) - (p->rank < q->rank);
+    if (a->nn == a->ncap) {
+        size_t cap = a->ncap, c2 = a->ncap, c3 = a->ncap;
+        if (grow32(&a->nkey, &cap, (size_t)a->nn + 1) || grow32(&a->nnext, &c2, (size_t)a->nn + 1) ||
+            grow32(&a->nranks, &c3, (size_t)a->nn + 1))
+            return NIL;
+        a->ncap = (uint32_t)(cap < c2 ? (cap < c3 ? cap : c3) : (c2 < c3 ? c2 : c3));
+    }
+    uint32_t v = a->nn++;
+    a->nkey[v] = k;
+    a->nranks[v] = 1;
+    if (after == NIL) {
+        a->nnext[v] = a->head;
+        a->head = v;
+    } else {
+        a->nnext[v] = a->nnext[after];
+        a->nnext[after] = v;
+    }
+    return v;
 }
 
-/* one merged event of the ranks parts[0..np), whose next events have the
- * key rep (or match it) */
+/* rank positions [g->pend, end) become nodes of their own after node pred;
+ * returns the last one placed (pred if none), or NIL out of memory */
+static uint32_t place_unmatched(aligner *a, seg *g, uint64_t end, uint32_t pred)
+{
+    for (uint64_t q = g->pend; q < end; q++) {
+        uint32_t v = new_node(a, key_at(a, g->r, q), pred);
+        if (v == NIL)
+            return NIL;
+        a->at[g->r][q] = v;
+        pred = v;
+    }
+    g->pend = end;
+    return pred;
+}
+
+/* rank position jx matches node bn[y]; the unmatched calls before it go
+ * right before that node, after the ones the rank skips */
+static int place_match(aligner *a, seg *g, uint64_t jx, uint32_t y)
+{
+    uint32_t v = a->bn[y], pred = y == g->ynext ? g->before : a->bn[y - 1];
+    if (jx > g->pend && place_unmatched(a, g, jx, pred) == NIL)
+        return -1;
+    uint32_t k = key_at(a, g->r, jx);
+    if (a->km.anynull && a->km.hasnull[a->nkey[v]] && !a->km.hasnull[k])
+        a->nkey[v] = k; /* a real peer now stands for the PROC_NULL ones */
+    a->at[g->r][jx] = v;
+    a->nranks[v]++;
+    g->before = v;
+    g->ynext = y + 1;
+    g->pend = jx + 1;
+    return 0;
+}
+
+/* a segment too hard to align whole: a window of the rank's calls at a
+ * time, committing the first half of each (the second half only says how
+ * the first fits), the window shrinking while calls go unmatched */
+static int align_windows(aligner *a, seg *g)
+{
+    uint64_t W64 = 16 * (uint64_t)a->x->o.window;
+    uint32_t W = W64 > (1u << 20) ? 1u << 20 : (uint32_t)W64, w = W, xa = 0;
+    while (xa < g->m) {
+        uint32_t wa = g->m - xa < w ? g->m - xa : w;
+        int last = xa + wa == g->m;
+        /* the list's share of the window, as the rest of the segment
+         * averages it, and a little more: room to skip what the rank does
+         * not make, not to run ahead of where it is */
+        uint32_t y1 = g->nb;
+        double reach = (double)wa * (g->nb - g->ynext) / (g->m - xa) + wa / 8 + 16;
+        if (!last && g->ynext + reach < y1)
+            y1 = g->ynext + (uint32_t)reach;
+        /* up to a quarter of the window unmatched while the merge's DP
+         * budget lasts, then WIN_UNMATCHED */
+        uint64_t budget = (uint64_t)(wa + 1) * (wa / 4 > WIN_UNMATCHED ? wa / 4 : WIN_UNMATCHED);
+        if (budget > a->dpleft)
+            budget = a->dpleft;
+        if (budget < (uint64_t)(wa + 1) * WIN_UNMATCHED)
+            budget = (uint64_t)(wa + 1) * WIN_UNMATCHED;
+        int rc = lcs_align(a->ws, a->ak + xa, wa, g->ynext, y1, budget, a->out);
+        a->dpleft -= lcs_cells(a->ws) < a->dpleft ? lcs_cells(a->ws) : a->dpleft;
+        if (rc < 0)
+            return -1;
+        if (rc > 0 && w > 8) {
+            w = w / 2 > 8 ? w / 2 : 8;
+            continue;
+        }
+        if (rc > 0) /* cannot happen: 8 calls fit any budget here */
+            return -1;
+        uint32_t cut = wa;
+        if (!last) {
+            int32_t lastx = -1, firstx = -1;
+            for (uint32_t q = 0; q < wa; q++)
+                if (a->out[q] >= 0) {
+                    if (firstx < 0)
+                        firstx = (int32_t)q;
+                    if (q < wa / 2)
+                        lastx = (int32_t)q;
+                }
+            cut = lastx >= 0 ? (uint32_t)lastx + 1 : firstx >= 0 ? (uint32_t)firstx + 1 : (wa + 1) / 2;
+        }
+        for (uint32_t q = 0; q < cut; q++)
+            if (a->out[q] >= 0 && place_match(a, g, g->j0 + xa + q, (uint32_t)a->out[q]))
+                return -1;
+        xa += cut;
+        if (w < W)
+            w = 2 * w < W ? 2 * w : W;
+    }
+    return 0;
+}
+
+/* aligns the rank's calls ak[0..m) with the nodes bn[0..nb), places them */
+static int align_segment(aligner *a, seg *g)
+{
+    uint32_t q = 0;
+    if (g->m == g->nb) /* in step all the way: nothing to search */
+        while (q < g->m && keys_match(&a->km, a->ak[q], a->bk[q]))
+            q++;
+    if (q && q == g->m) {
+        for (q = 0; q < g->m; q++)
+            if (place_match(a, g, g->j0 + q, q))
+                return -1;
+    } else {
+        if (lcs_index(a->ws, a->bk, g->nb))
+            return -1;
+        int rc = lcs_align(a->ws, a->ak, g->m, 0, g->nb, a->dpleft < SEG_BUDGET ? a->dpleft : SEG_BUDGET, a->out);
+        a->dpleft -= lcs_cells(a->ws) < a->dpleft ? lcs_cells(a->ws) : a->dpleft;
+        if (rc < 0)
+            return -1;
+        if (rc > 0) {
+            if (align_windows(a, g))
+                return -1;
+        } else {
+            for (q = 0; q < g->m; q++)
+                if (a->out[q] >= 0 && place_match(a, g, g->j0 + q, (uint32_t)a->out[q]))
+                    return -1;
+        }
+    }
+    /* calls after the last match: at the segment's end */
+    uint32_t pred = g->ynext < g->nb ? a->bn[g->nb - 1] : g->before;
+    uint32_t v = place_unmatched(a, g, g->j0 + g->m, pred);
+    if (v == NIL)
+        return -1;
+    g->before = v;
+    return 0;
+}
+
+/* 1 if rank r makes the anchor calls the list holds, in the same order
+ * (always, for a correct MPI program; else it is aligned in one piece) */
+static int anchors_agree(aligner *a, int r)
+{
+    size_t n = 0;
+    for (uint32_t v = a->head; v != NIL; v = a->nnext[v])
+        if (a->anchor[a->nkey[v]]) {
+            if (grow32(&a->anc, &a->anccap, n + 1))
+                return 0;
+            a->anc[n++] = a->nkey[v];
+        }
+    size_t i = 0;
+    const rstore *s = &a->x->rs[r];
+    for (uint64_t k = 0; k < s->n; k++) {
+        uint32_t key = key_at(a, r, k);
+        if (a->anchor[key] && (i == n || !keys_match(&a->km, key, a->anc[i++])))
+            return 0;
+    }
+    return i == n;
+}
+
+static int align_rank(aligner *a, int r)
+{
+    const rstore *s = &a->x->rs[r];
+    if (!s->n)
+        return 0;
+    if (a->head == NIL) { /* the first rank: the list is its calls */
+        uint32_t pred = NIL;
+        for (uint64_t k = 0; k < s->n; k++)
+            if ((pred = a->at[r][k] = new_node(a, key_at(a, r, k), pred)) == NIL)
+                return -1;
+        return 0;
+    }
+    int anchored = anchors_agree(a, r);
+    seg g = {.r = r, .before = NIL};
+    for (uint64_t j = 0; j < s->n;) {
+        uint64_t end = j;
+        if (anchored) { /* up to and with the next anchor call */
+            while (end < s->n && !a->anchor[key_at(a, r, end)])
+                end++;
+            end = end < s->n ? end + 1 : end;
+        } else {
+            end = s->n;
+        }
+        size_t nb = 0;
+        for (uint32_t v = g.before == NIL ? a->head : a->nnext[g.before]; v != NIL; v = a->nnext[v]) {
+            if (nb == a->bcap) {
+                size_t c2 = a->bcap;
+                if (grow32(&a->bn, &a->bcap, nb + 1) || grow32(&a->bk, &c2, nb + 1))
+                    return -1;
+            }
+            a->bn[nb] = v;
+            a->bk[nb++] = a->nkey[v];
+            if (anchored && a->anchor[a->nkey[v]])
+                break;
+        }
+        size_t m = (size_t)(end - j);
+        if (m > a->acap) {
+            size_t c = m + m / 2;
+            int32_t *o = realloc(a->out, c * sizeof *o);
+            if (o)
+                a->out = o;
+            uint32_t *k = o ? realloc(a->ak, c * sizeof *k) : NULL;
+            if (!k)
+                return -1;
+            a->ak = k;
+            a->acap = c;
+        }
+        for (size_t q = 0; q < m; q++)
+            a->ak[q] = key_at(a, r, j + q);
+        g.j0 = j;
+        g.m = (uint32_t)m;
+        g.nb = (uint32_t)nb;
+        g.ynext = 0;
+        g.pend = j;
+        if (align_segment(a, &g))
+            return -1;
+        j = end;
+    }
+    return 0;
+}
+
+/* one merged event of the ranks parts[0..np), all at their next call,
+ * whose calls match key rep */
 static int emit(aligner *a, int np, uint32_t rep)
 {
     mctx *x = a->x;
@@ -106,10 +368,6 @@ static int emit(aligner *a, int np, uint32_t rep)
         uint8_t *q = psk_put_svar(t->p + t->len, a->gap[j]);
         q = psk_put_uvar(q, a->ev[j].t_exit - a->ev[j].t_entry);
         t->len = (size_t)(q - t->p);
-        if (a->first) {
-            uint64_t k = a->pos[r];
-            a->first[(size_t)r * a->nkeys + key_at(a, r, k)] = a->next[r][k];
-        }
         a->pos[r]++;
     }
     x->done += (uint64_t)np;
@@ -118,212 +376,203 @@ static int emit(aligner *a, int np, uint32_t rep)
     return PSK_OK;
 }
 
-/* how soon the other ranks reach an event matching key k of group g; the
- * scan stops once the answer is known to be at most `enough` */
-static uint64_t distance(const aligner *a, int g, uint32_t k, uint64_t enough)
+/* Progressive alignment can go wrong where calls repeat (a b a b ...): an
+ * early rank's unmatched calls may land where later ranks cannot use them.
+ * A rank holding merged events no other rank is on is taken out of the
+ * list and aligned again with all the others; the new placing is kept if
+ * the rank then holds fewer events of its own (aligned exactly it never
+ * holds more: its old placing is one alignment), else the list is put back.
+ * Returns 1 if some rank improved, 0, -1 out of memory. Not done with
+ * PROC_NULL about, where a rank may be what gives an event its key. */
+static int refine(aligner *a, const busy *order)
 {
-    uint64_t best = UINT64_MAX;
-    int M = a->x->o.window;
-    if (a->first && !a->loose_null[a->x->loose[k]]) { /* exact keys only: O(1) per rank */
-        for (int i = 0; i < a->nactive && best > enough; i++) {
-            int r = a->active[i];
-            if (a->glabel[r] == g)
-                continue;
-            uint64_t f = a->first[(size_t)r * a->nkeys + k];
-            if (f != UINT32_MAX && f - a->pos[r] < (uint64_t)M && f - a->pos[r] < best)
-                best = f - a->pos[r];
-        }
-        return best;
-    }
-    for (int i = 0; i < a->nactive; i++) {
-        int r = a->active[i];
-        if (a->glabel[r] == g)
-            continue;
+    int changed = 0, rc = 0;
+    uint32_t *snext = NULL, *sranks = NULL, *sat = NULL;
+    size_t cap = 0, c2 = 0, c3 = 0;
+    if (a->km.anynull)
+        return 0;
+    for (int i = 0; i < a->P && !rc; i++) {
+        int r = order[i].r;
         const rstore *s = &a->x->rs[r];
-        uint64_t end = a->pos[r] + (uint64_t)M;
-        if (end > s->n)
-            end = s->n;
-        for (uint64_t q = a->pos[r] + 1; q < end && q - a->pos[r] < best; q++)
-            if (match(a->x, k, s->key[rs_index(s, q)])) {
-                best = q - a->pos[r];
-                break;
+        /* only events of its own whose call other ranks make could go */
+        uint64_t own = 0, movable = 0;
+        for (uint64_t k = 0; k < s->n; k++)
+            if (a->nranks[a->at[r][k]] == 1) {
+                own++;
+                movable += a->shared[key_at(a, r, k)];
             }
-        if (best <= enough)
+        if (!movable)
+            continue;
+        uint32_t nn = a->nn, head = a->head;
+        if (grow32(&snext, &cap, nn) || grow32(&sranks, &c2, nn) || grow32(&sat, &c3, s->n)) {
+            rc = -1;
             break;
-    }
-    return best;
-}
-
-/* ranks disagree: group them, pick the group to go first, emit it */
-static int step_split(aligner *a)
-{
-    mctx *x = a->x;
-    int n = a->nactive;
-    for (int i = 0; i < n; i++) {
-        a->pairs[i].rank = a->active[i];
-        a->pairs[i].key = key_at(a, a->active[i], a->pos[a->active[i]]);
-    }
-    if (n > 32) {
-        qsort(a->pairs, (size_t)n, sizeof *a->pairs, cmp_kr);
-    } else {
-        for (int i = 1; i < n; i++) {
-            kr v = a->pairs[i];
-            int j = i;
-            for (; j > 0 && cmp_kr(&a->pairs[j - 1], &v) > 0; j--)
-                a->pairs[j] = a->pairs[j - 1];
-            a->pairs[j] = v;
         }
-    }
-    /* groups: runs of equal keys; label = index of the run's first pair */
-    for (int i = 0; i < n; i++)
-        a->glabel[a->pairs[i].rank] = i > 0 && a->pairs[i].key == a->pairs[i - 1].key
-                                          ? a->glabel[a->pairs[i - 1].rank] : i;
-    /* a group passing MPI_PROC_NULL joins the one group doing the same call */
-    for (int i = 0; i < n; i++) {
-        if (a->glabel[a->pairs[i].rank] != i || !x->hasnull[a->pairs[i].key])
-            continue;
-        int partner = -1, count = 0;
-        for (int q = 0; q < n; q++)
-            if (a->glabel[a->pairs[q].rank] == q && q != i && !x->hasnull[a->pairs[q].key] &&
-                x->loose[a->pairs[q].key] == x->loose[a->pairs[i].key]) {
-                partner = q;
-                count++;
+        memcpy(snext, a->nnext, nn * sizeof *snext);
+        memcpy(sranks, a->nranks, nn * sizeof *sranks);
+        memcpy(sat, a->at[r], s->n * sizeof *sat);
+        for (uint64_t k = 0; k < s->n; k++)
+            a->nranks[a->at[r][k]]--;
+        uint32_t prev = NIL;
+        for (uint32_t v = a->head; v != NIL; v = a->nnext[v]) {
+            if (a->nranks[v]) {
+                prev = v;
+                continue;
             }
-        if (count == 1)
-            for (int q = 0; q < n; q++)
-                if (a->pairs[q].key == a->pairs[i].key)
-                    a->glabel[a->pairs[q].rank] = partner;
-    }
-    /* the group the others reach latest goes first; ties: lowest rank.
-     * Groups are tried in order of their lowest rank (active is sorted), so
-     * a later one wins only by being strictly farther. */
-    int best = -1;
-    uint64_t bestd = 0;
-    uint32_t bestkey = 0;
-    for (int q = 0; q < n && bestd != UINT64_MAX; q++) {
-        int g = a->glabel[a->active[q]];
-        if (a->pairs[g].key == UINT32_MAX) /* tried already */
-            continue;
-        uint64_t d = distance(a, g, a->pairs[g].key, best < 0 ? 0 : bestd);
-        if (best < 0 || d > bestd) {
-            best = g;
-            bestd = d;
-            bestkey = a->pairs[g].key;
+            if (prev == NIL)
+                a->head = a->nnext[v];
+            else
+                a->nnext[prev] = a->nnext[v];
         }
-        a->pairs[g].key = UINT32_MAX;
+        if (align_rank(a, r)) {
+            rc = -1;
+            break;
+        }
+        uint64_t now = 0;
+        for (uint64_t k = 0; k < s->n; k++)
+            now += a->nranks[a->at[r][k]] == 1;
+        if (now < own) {
+            changed = 1;
+            continue;
+        }
+        /* no better (a window's guess): as it was */
+        a->nn = nn;
+        a->head = head;
+        memcpy(a->nnext, snext, nn * sizeof *snext);
+        memcpy(a->nranks, sranks, nn * sizeof *sranks);
+        memcpy(a->at[r], sat, s->n * sizeof *sat);
     }
-    int np = 0;
-    for (int i = 0; i < n; i++)
-        if (a->glabel[a->active[i]] == best)
-            a->parts[np++] = a->active[i];
-    return emit(a, np, bestkey);
+    free(snext);
+    free(sranks);
+    free(sat);
+    return rc ? rc : changed;
 }
 
-/* the next-occurrence tables of the O(1) look-ahead, if they fit */
-static int lookahead_init(aligner *a)
+/* walks the list: each node one merged event of the ranks placed on it */
+static int emit_all(aligner *a)
 {
     mctx *x = a->x;
-    uint32_t nkeys = psk_intern_count(x->keys), nloose = psk_intern_count(x->loosekeys);
-    a->loose_null = calloc(nloose ? nloose : 1, 1);
-    if (!a->loose_null)
-        return merged_fail(a->m, PSK_ENOMEM, "out of memory");
-    for (uint32_t k = 0; k < nkeys; k++)
-        if (x->hasnull[k])
-            a->loose_null[x->loose[k]] = 1;
-    if ((uint64_t)a->P * nkeys > (1u << 24))
-        return PSK_OK; /* too many: scan the window instead */
+    uint32_t *cnt = calloc((size_t)a->nn + 1, sizeof *cnt), *off = malloc(((size_t)a->nn + 1) * sizeof *off);
+    int32_t *who = malloc((x->total ? x->total : 1) * sizeof *who);
+    int rc = PSK_OK;
+    if (!cnt || !off || !who) {
+        rc = merged_fail(a->m, PSK_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* ranks of each node, ascending: counted, laid out, filled rank by rank */
     for (int r = 0; r < a->P; r++)
-        if (x->rs[r].n >= UINT32_MAX)
-            return PSK_OK;
-    a->nkeys = nkeys;
-    a->first = malloc((size_t)a->P * nkeys * sizeof *a->first);
-    a->next = calloc((size_t)a->P, sizeof *a->next);
-    if (!a->first || !a->next)
-        goto nomem;
-    memset(a->first, 0xff, (size_t)a->P * nkeys * sizeof *a->first);
+        for (uint64_t k = 0; k < x->rs[r].n; k++)
+            cnt[a->at[r][k]]++;
+    uint32_t sum = 0;
+    for (uint32_t v = 0; v < a->nn; v++) {
+        off[v] = sum;
+        sum += cnt[v];
+        cnt[v] = 0;
+    }
+    for (int r = 0; r < a->P; r++)
+        for (uint64_t k = 0; k < x->rs[r].n; k++) {
+            uint32_t v = a->at[r][k];
+            who[off[v] + cnt[v]++] = r;
+        }
+    for (uint32_t v = a->head; v != NIL && !rc; v = a->nnext[v]) {
+        int np = (int)cnt[v];
+        for (int j = 0; j < np; j++) {
+            a->parts[j] = who[off[v] + (uint32_t)j];
+            assert(a->at[a->parts[j]][a->pos[a->parts[j]]] == v);
+        }
+        rc = emit(a, np, a->nkey[v]);
+    }
+out:
+    free(cnt);
+    free(off);
+    free(who);
+    return rc;
+}
+
+/* every rank's keys known: which calls every rank makes in one order */
+static int key_tables(aligner *a)
+{
+    mctx *x = a->x;
+    uint32_t nkeys = psk_intern_count(x->keys);
+    a->km = (keymatch){.loose = x->loose, .hasnull = x->hasnull, .nkeys = nkeys,
+                       .nloose = psk_intern_count(x->loosekeys)};
+    a->anchor = calloc(nkeys ? nkeys : 1, 1);
+    if (!a->anchor)
+        return -1;
+    unsigned init = psk_fn_lookup("MPI_Init"), init_thread = psk_fn_lookup("MPI_Init_thread"),
+             fin = psk_fn_lookup("MPI_Finalize");
+    for (uint32_t k = 0; k < nkeys; k++) {
+        size_t len;
+        const uint8_t *p = psk_intern_key(x->keys, k, &len), *end = p + len;
+        uint64_t fn = 0;
+        int64_t comm = -1;
+        a->km.anynull |= x->hasnull[k];
+        if (psk_get_uvar(&p, end, &fn))
+            continue;
+        int cls = psk_fn_class((unsigned)fn);
+        /* the key's first field is the communicator (field 0) when it has one */
+        if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL) &&
+            (psk_fn_fields((unsigned)fn) & merge_key_fields((unsigned)fn) & (1u << PSK_F_COMM)) &&
+            !psk_get_svar(&p, end, &comm) && comm == 0)
+            a->anchor[k] = 1;
+        if (fn == init || fn == init_thread || fn == fin)
+            a->anchor[k] = 1;
+    }
+    return 0;
+}
+
+
+/* The list starts as the first rank's calls and the others align with it:
+ * first the ranks with the most calls that other ranks also make (an
+ * interior rank of a stencil, not one with calls of its own), then the
+ * busiest. */
+static int cmp_busiest(const void *p, const void *q)
+{
+    const busy *u = p, *v = q;
+    if (u->shared != v->shared)
+        return u->shared > v->shared ? -1 : 1;
+    if (u->n != v->n)
+        return u->n > v->n ? -1 : 1;
+    return (u->r > v->r) - (u->r < v->r);
+}
+
+/* per rank, its calls whose key another rank's calls have too */
+static int rank_order(aligner *a, busy *order)
+{
+    mctx *x = a->x;
+    uint32_t nk = a->km.nkeys ? a->km.nkeys : 1;
+    int32_t *last = malloc(nk * sizeof *last);
+    uint8_t *many = a->shared = calloc(nk, 1);
+    if (!last || !many) {
+        free(last);
+        return -1;
+    }
+    memset(last, 0xff, nk * sizeof *last);
+    for (int r = 0; r < a->P; r++)
+        for (uint64_t k = 0; k < x->rs[r].n; k++) {
+            uint32_t key = x->rs[r].key[k];
+            if (last[key] >= 0 && last[key] != r)
+                many[key] = 1;
+            last[key] = r;
+        }
     for (int r = 0; r < a->P; r++) {
-        const rstore *s = &x->rs[r];
-        uint32_t *first = a->first + (size_t)r * nkeys;
-        if (!(a->next[r] = malloc((s->n ? s->n : 1) * sizeof **a->next)))
-            goto nomem;
-        for (uint64_t k = s->n; k-- > 0;) {
-            uint32_t key = s->key[rs_index(s, k)];
-            a->next[r][k] = first[key];
-            first[key] = (uint32_t)k;
-        }
+        order[r] = (busy){0, x->rs[r].n, r};
+        for (uint64_t k = 0; k < x->rs[r].n; k++)
+            order[r].shared += many[x->rs[r].key[k]];
     }
-    return PSK_OK;
-nomem: /* not needed for a correct merge: fall back to scanning */
-    for (int r = 0; a->next && r < a->P; r++)
-        free(a->next[r]);
-    free(a->next);
-    free(a->first);
-    a->next = NULL;
-    a->first = NULL;
-    return PSK_OK;
-}
-
-/* the common case at stencil boundaries: every rank makes the same call,
- * some to MPI_PROC_NULL; returns the key of the real-peer calls, or -1 */
-static int all_but_null(const aligner *a, uint32_t k0)
-{
-    const mctx *x = a->x;
-    uint32_t loose = x->loose[k0], real = x->hasnull[k0] ? UINT32_MAX : k0;
-    for (int i = 0; i < a->nactive; i++) {
-        uint32_t k = key_at(a, a->active[i], a->pos[a->active[i]]);
-        if (x->loose[k] != loose)
-            return -1;
-        if (x->hasnull[k])
-            continue;
-        if (real == UINT32_MAX)
-            real = k;
-        else if (k != real)
-            return -1;
-    }
-    return real == UINT32_MAX || real > INT32_MAX ? -1 : (int)real;
-}
-
-static int align(aligner *a)
-{
-    mctx *x = a->x;
-    for (int r = 0; r < a->P; r++)
-        if (x->rs[r].n)
-            a->active[a->nactive++] = r;
-    while (a->nactive) {
-        int n = a->nactive, rc;
-        uint32_t k0 = key_at(a, a->active[0], a->pos[a->active[0]]);
-        int i;
-        for (i = 1; i < n && key_at(a, a->active[i], a->pos[a->active[i]]) == k0; i++)
-            ;
-        if (i == n) {
-            memcpy(a->parts, a->active, (size_t)n * sizeof *a->parts);
-            rc = emit(a, n, k0);
-        } else if ((rc = all_but_null(a, k0)) >= 0) {
-            memcpy(a->parts, a->active, (size_t)n * sizeof *a->parts);
-            rc = emit(a, n, (uint32_t)rc);
-        } else {
-            rc = step_split(a);
-        }
-        if (rc)
-            return rc;
-        int k = 0;
-        for (i = 0; i < n; i++)
-            if (a->pos[a->active[i]] < x->rs[a->active[i]].n)
-                a->active[k++] = a->active[i];
-        a->nactive = k;
-    }
-    return PSK_OK;
+    free(last);
+    qsort(order, (size_t)a->P, sizeof *order, cmp_busiest);
+    return 0;
 }
 
 int merge_align(mctx *x)
 {
     int P = x->P;
-    aligner a = {.x = x, .m = x->m, .P = P};
+    aligner a = {.x = x, .m = x->m, .P = P, .head = NIL};
+    busy *order = malloc((size_t)P * sizeof *order);
+    a.at = calloc((size_t)P, sizeof *a.at);
     a.pos = calloc((size_t)P, sizeof *a.pos);
     a.ct = calloc((size_t)P, sizeof *a.ct);
-    a.active = malloc((size_t)P * sizeof *a.active);
-    a.pairs = malloc((size_t)P * sizeof *a.pairs);
-    a.glabel = malloc((size_t)P * sizeof *a.glabel);
     a.parts = malloc((size_t)P * sizeof *a.parts);
     a.ev = calloc((size_t)P, sizeof *a.ev);
     a.st = calloc((size_t)P, sizeof *a.st);
@@ -331,30 +580,54 @@ int merge_align(mctx *x)
     a.crank = malloc((size_t)P * sizeof *a.crank);
     a.csize = malloc((size_t)P * sizeof *a.csize);
     int rc = PSK_OK;
-    if (!a.pos || !a.ct || !a.active || !a.pairs || !a.glabel || !a.parts || !a.ev || !a.st || !a.gap ||
-        !a.crank || !a.csize)
+    if (!order || !a.at || !a.pos || !a.ct || !a.parts || !a.ev || !a.st || !a.gap || !a.crank || !a.csize ||
+        key_tables(&a) || !(a.ws = lcs_new(&a.km)))
         rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
-    for (int r = 0; !rc && r < P; r++)
-        if (commtab_init(&a.ct[r], r, P))
+    if (!rc && x->total >= UINT32_MAX)
+        rc = merged_fail(x->m, PSK_ENOMEM, "%llu events: more than a merge holds",
+                         (unsigned long long)x->total);
+    for (int r = 0; !rc && r < P; r++) {
+        if (commtab_init(&a.ct[r], r, P) || !(a.at[r] = malloc((x->rs[r].n ? x->rs[r].n : 1) * sizeof **a.at)))
             rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
+    }
+    a.dpleft = DP_PER_CALL * x->total + SEG_BUDGET;
+    if (!rc && rank_order(&a, order))
+        rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
+    if (!rc) {
+        for (int i = 0; !rc && i < P; i++)
+            if (align_rank(&a, order[i].r))
+                rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
+        for (int round = 0; !rc && round < REFINE_ROUNDS; round++) {
+            int changed = refine(&a, order);
+            if (changed < 0)
+                rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
+            if (!changed)
+                break;
+        }
+    }
     if (!rc)
-        rc = lookahead_init(&a);
-    if (!rc)
-        rc = align(&a);
-    for (int r = 0; a.next && r < P; r++)
-        free(a.next[r]);
-    free(a.next);
-    free(a.first);
-    free(a.loose_null);
+        rc = emit_all(&a);
+    lcs_free(a.ws);
+    for (int r = 0; a.at && r < P; r++)
+        free(a.at[r]);
+    free(a.at);
+    free(order);
+    free(a.anchor);
+    free(a.shared);
+    free(a.nkey);
+    free(a.nnext);
+    free(a.nranks);
+    free(a.bn);
+    free(a.bk);
+    free(a.ak);
+    free(a.out);
+    free(a.anc);
     for (int r = 0; a.ct && r < P; r++)
         commtab_free(&a.ct[r]);
     for (int j = 0; a.st && j < P; j++)
         mevent_store_free(&a.st[j]);
     free(a.pos);
     free(a.ct);
-    free(a.active);
-    free(a.pairs);
-    free(a.glabel);
     free(a.parts);
     free(a.ev);
     free(a.st);

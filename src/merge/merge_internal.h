@@ -125,9 +125,42 @@ typedef struct mctx {
     uint64_t done, total; /* for progress */
 } mctx;
 
+/* ---- which calls can be one merged event (merge_align.c, merge_lcs.c) ---- */
+
+/* Two calls match when their keys are equal, or when they differ only in
+ * peers and one of them passes MPI_PROC_NULL (a boundary rank's call joins
+ * the real-peer one). */
+typedef struct keymatch {
+    const uint32_t *loose;  /* key -> the key with its peers erased */
+    const uint8_t *hasnull; /* key -> a peer is MPI_PROC_NULL */
+    uint32_t nkeys, nloose;
+    int anynull;            /* some key passes MPI_PROC_NULL */
+} keymatch;
+static inline int keys_match(const keymatch *km, uint32_t k1, uint32_t k2)
+{
+    return k1 == k2 || (km->anynull && km->loose[k1] == km->loose[k2] && (km->hasnull[k1] || km->hasnull[k2]));
+}
+
+/* ---- pairwise alignment (merge_lcs.c) ---- */
+
+typedef struct lcs_ws lcs_ws; /* reusable buffers */
+lcs_ws *lcs_new(const keymatch *km);
+void lcs_free(lcs_ws *w);
+/* Indexes b[0..n): the keys of the merged events a rank is aligned with. */
+int lcs_index(lcs_ws *w, const uint32_t *b, uint32_t n);
+/* Aligns the rank's calls a[0..m) with the indexed b's range [y0, y1): the
+ * most calls of a matched, in order, to calls of b (which may be skipped
+ * freely); out[x] is the b index of a[x]'s match or -1. Returns 0, 1 if
+ * that takes more than budget DP cells or more memory than the DP may keep
+ * (out is then unset), -1 out of memory. */
+int lcs_align(lcs_ws *w, const uint32_t *a, uint32_t m, uint32_t y0, uint32_t y1, uint64_t budget,
+              int32_t *out);
+uint64_t lcs_cells(const lcs_ws *w); /* DP cells the last lcs_align took */
+void lcs_force(lcs_ws *w, int how);  /* tests: 0 either way, 1 layers, 2 bit vectors */
+
 int merge_load(mctx *x);          /* merge_load.c: reads every rank */
 void merge_order(mctx *x, int r); /* merge_order.c: Algorithm 1 on rank r */
-int merge_align(mctx *x);         /* merge_align.c: Algorithm 2 */
+int merge_align(mctx *x);         /* merge_align.c: aligns the ranks, emits the merged events */
 /* the event at normalised position k of rank r */
 static inline uint64_t rs_index(const rstore *s, uint64_t k) { return s->perm ? s->perm[k] : k; }
 
