@@ -11,11 +11,39 @@
 void psk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* runcmd.c: runs argv with its stdout into out; its exit status */
+/* runcmd.c: running a program in its own process group, stdin from
+ * /dev/null, under a watchdog: at the limit SIGTERM to its group, 2 s of
+ * grace, then SIGKILL to the group and to every process left below
+ * perfskel. SIGINT, SIGTERM and SIGHUP to perfskel end it the same way. */
+typedef struct psk_cli_runopts {
+    double limit;        /* seconds; 0: none */
+    FILE *out;           /* its standard output goes here; NULL: discarded */
+    const char *catch;   /* its stderr lines holding this go to caught, not through */
+    char *caught;        /* out: those lines (free() it), NULL if none */
+    size_t ncaught;
+    int timed_out;       /* out: the limit ended it */
+    int signal;          /* out: this signal to perfskel ended it */
+    double seconds;      /* out: how long it ran */
+} psk_cli_runopts;
+/* its exit status (128 + N if signal N ended it), -1 if it could not start */
+int psk_cli_run_watched(char **argv, psk_cli_runopts *o);
+/* runs argv with its stdout into out, no limit; its exit status */
 int psk_cli_run(char **argv, FILE *out);
-/* builds src into bin with the mpicc of flavour (enum psk_flavour), quietly;
- * 0, or PSK_EXIT_DATA after saying why */
-int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint);
+/* until perfskel exits: a SIGINT, SIGTERM or SIGHUP outside a run removes
+ * files and then dir (either may be NULL/0) and perfskel dies of it */
+void psk_cli_cleanup_on(const char *dir, const char *const *files, int nfiles);
+/* the signal that ended a run, 0 if none came */
+int psk_cli_interrupted(void);
+/* removes the registered files and dies of sig */
+void psk_cli_die(int sig) __attribute__((noreturn));
+/* builds src into bin with the mpicc of flavour (enum psk_flavour), quietly,
+ * within limit seconds (hint, if not NULL, says in the timeout message how
+ * to change it); 0, or PSK_EXIT_DATA after saying why (nothing said if a
+ * signal ended it: psk_cli_interrupted) */
+#define PSK_CLI_BUILD_LIMIT 600.0
+int psk_cli_mpicc_within(int flavour, const char *src, const char *bin, int with_stdint, double limit,
+                         const char *hint);
+int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint); /* PSK_CLI_BUILD_LIMIT */
 
 /* launcher.c */
 const char *psk_base_name(const char *path);
@@ -30,9 +58,32 @@ int psk_cli_launcher_mpi(int given, const char *launcher);
  * printing why not */
 #include "perfskel/merge.h"
 psk_merged *psk_cli_load_merged(const char *input, int no_reorder);
+/* the same with the merge's options (window, order, progress) */
+psk_merged *psk_cli_load_merged_opts(const char *input, const psk_merge_opts *o);
 
-/* cmd_gen.c: the skeleton of a trace directory or merged trace to out */
-int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname);
+/* cmd_stats.c: a rank's run time as perfskel stats counts it (mpiP's
+ * AppTime: MPI_Init's exit to MPI_Finalize's entry), fed its events in order */
+typedef struct psk_cli_apptime {
+    uint64_t first, last;
+    unsigned init, init_thread, fin;
+} psk_cli_apptime;
+void psk_cli_apptime_start(psk_cli_apptime *a, uint64_t mono_start);
+/* 1 if ev is MPI_Init, MPI_Init_thread or MPI_Finalize (not counted as time in MPI) */
+int psk_cli_apptime_add(psk_cli_apptime *a, const psk_event *ev);
+uint64_t psk_cli_apptime_ns(const psk_cli_apptime *a);
+
+/* cmd_gen.c: the skeleton of a trace directory or merged trace to out;
+ * with info, what predict needs to know of it */
+typedef struct psk_cli_skelinfo {
+    const char *progress;    /* in: "predict": each step said on stderr; NULL: quiet */
+    int nranks;
+    double recorded_seconds; /* the slowest rank's run time, as perfskel stats */
+    /* the skeleton's likely run time: per rank, its run time less the
+     * iterations the skeleton leaves out of the loops gen scaled; the
+     * slowest rank */
+    double expected_seconds;
+} psk_cli_skelinfo;
+int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname, psk_cli_skelinfo *info);
 int psk_cli_parse_k(const char *s, int *K);
 
 /* sim_loops.c: the loops of a trace as marks for perfskel sim; free with
@@ -47,6 +98,8 @@ int psk_cli_load_machine(const char *machine, psk_machine *m);
 /* load.c: a trace directory or merged trace, merged without reordering (each
  * rank keeps its own order) and folded (runs); NULL after saying why not */
 psk_folded *psk_cli_load_folded(const char *input, psk_merged **m);
+/* the same with the merge's progress reported through mo (window and order as above) */
+psk_folded *psk_cli_load_folded_opts(const char *input, const psk_merge_opts *mo, psk_merged **m);
 /* load.c: seconds on the monotonic clock */
 double psk_cli_now(void);
 int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks,

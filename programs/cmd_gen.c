@@ -4,6 +4,8 @@
  * rank keeps its own order, so the skeleton is deadlock-free where the
  * original was), folded, and written out with loops scaled down K times. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,33 +14,178 @@
 #include "cli.h"
 #include "perfskel/gen.h"
 
-int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname)
+/* What predict scales its watchdog by, from one more walk of the loop tree
+ * beside the merged trace: each rank's run time as perfskel stats counts
+ * it, and its time inside each loop of at least K iterations (a loop gen
+ * may scale). Which of those gen did scale is read back from the skeleton
+ * it wrote (skel_expected); a loop it left whole counts whole, so a
+ * skeleton that runs as generated is never stopped for being slow. */
+#define MAX_CELLS (32u << 20) /* loop x rank times kept; beyond, none (all counted whole) */
+
+typedef struct timewalk {
+    const psk_folded *f;
+    psk_mcursor *cur;
+    int K, P;
+    int32_t *cand;          /* per node: its index among the loops of at least K iterations, -1 */
+    int32_t ncand;
+    psk_cli_apptime *at;    /* per rank */
+    double *in_ns;          /* ncand x P: time inside each such loop, or NULL */
+    int rc;
+} timewalk;
+
+static int time_visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
+{
+    timewalk *w = arg;
+    psk_mevent me;
+    (void)pos, (void)iter, (void)depth;
+    int rc = psk_mcursor_next(w->cur, &me);
+    if (rc)
+        return w->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
+    for (int j = 0; j < me.nranks; j++)
+        psk_cli_apptime_add(&w->at[me.ranks[j]], &me.ev[j]);
+    if (!w->in_ns)
+        return 0;
+    for (int32_t id = psk_folded_node(w->f, node)->parent; id > 0; id = psk_folded_node(w->f, id)->parent)
+        if (w->cand[id] >= 0)
+            for (int j = 0; j < me.nranks; j++)
+                w->in_ns[(size_t)w->cand[id] * (size_t)w->P + (size_t)me.ranks[j]] +=
+                    (double)me.gap[j] + (double)(me.ev[j].t_exit - me.ev[j].t_entry);
+    return 0;
+}
+
+static int run_times(psk_merged *m, psk_folded *f, int K, timewalk *w)
+{
+    int32_t nn = psk_folded_nnodes(f);
+    w->f = f, w->K = K, w->P = psk_merged_nranks(m);
+    w->cand = malloc((size_t)(nn > 0 ? nn : 1) * sizeof *w->cand);
+    w->at = calloc((size_t)(w->P > 0 ? w->P : 1), sizeof *w->at);
+    if (!w->cand || !w->at)
+        return PSK_ENOMEM;
+    for (int32_t id = 0; id < nn; id++) {
+        const psk_fnode *n = psk_folded_node(f, id);
+        w->cand[id] = n->kind == PSK_FNODE_LOOP && n->count >= K && K > 1 ? w->ncand++ : -1;
+    }
+    if (w->ncand && (uint64_t)w->ncand * (uint64_t)w->P <= MAX_CELLS)
+        w->in_ns = calloc((size_t)w->ncand * (size_t)w->P, sizeof *w->in_ns); /* NULL: all counted whole */
+    for (int r = 0; r < w->P; r++)
+        psk_cli_apptime_start(&w->at[r], psk_merged_rank_start(m, r));
+    int rc = psk_mcursor_open(m, &w->cur);
+    if (!rc) {
+        psk_folded_walk(f, time_visit, w);
+        psk_mcursor_close(w->cur);
+        rc = w->rc;
+    }
+    return rc;
+}
+
+/* The skeleton's likely run time, per rank its run time less what the
+ * loops gen scaled leave out (their phase_ calls in the source written to
+ * path: loop id, count, iterations run), the slowest rank. */
+static void skel_expected(const timewalk *w, const char *path, psk_cli_skelinfo *info)
+{
+    double *left = calloc((size_t)(w->P > 0 ? w->P : 1), sizeof *left);
+    FILE *src = w->in_ns && left ? fopen(path, "r") : NULL;
+    char line[1024];
+    while (src && fgets(line, sizeof line, src)) {
+        int ph, loop;
+        long long count, ran;
+        if (sscanf(line, " phase_(%d, %d, %lldLL, %lldLL,", &ph, &loop, &count, &ran) != 4 || loop < 0 ||
+            loop >= psk_folded_nnodes(w->f) || w->cand[loop] < 0 || count <= 0 || ran < 0 || ran > count)
+            continue;
+        for (int r = 0; r < w->P; r++)
+            left[r] += w->in_ns[(size_t)w->cand[loop] * (size_t)w->P + (size_t)r] * (1.0 - (double)ran / (double)count);
+    }
+    if (src)
+        fclose(src);
+    info->nranks = w->P;
+    info->recorded_seconds = info->expected_seconds = 0;
+    for (int r = 0; r < w->P; r++) {
+        double all = 1e-9 * (double)psk_cli_apptime_ns(&w->at[r]), e = all - (left ? 1e-9 * left[r] : 0);
+        if (all > info->recorded_seconds)
+            info->recorded_seconds = all;
+        if (e > info->expected_seconds)
+            info->expected_seconds = e;
+    }
+    free(left);
+}
+
+/* a step of predict on stderr, with the time since the previous one */
+static void say(const psk_cli_skelinfo *info, double *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(const psk_cli_skelinfo *info, double *t, const char *fmt, ...)
+{
+    if (!info || !info->progress)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", info->progress);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    *t = psk_cli_now();
+}
+
+typedef struct mergeprog {
+    const psk_cli_skelinfo *info;
+    double t0, shown;
+} mergeprog;
+
+/* a long merge says how far it is every 5 s (merge calls this every 2^20 events) */
+static void merge_progress(void *arg, uint64_t done, uint64_t total)
+{
+    mergeprog *p = arg;
+    double now = psk_cli_now();
+    if (now - p->shown < 5)
+        return;
+    p->shown = now;
+    fprintf(stderr, "%s: merging: %llu of %llu events, %.0f s\n", p->info->progress, (unsigned long long)done,
+            (unsigned long long)total, now - p->t0);
+}
+
+int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname, psk_cli_skelinfo *info)
 {
     psk_merged *m;
-    psk_folded *f = psk_cli_load_folded(input, &m); /* each rank keeps its own order */
+    double t = psk_cli_now();
+    mergeprog mp = {.info = info, .t0 = t, .shown = t};
+    psk_merge_opts mo = {.progress = info && info->progress ? merge_progress : NULL, .progress_arg = &mp};
+    say(info, &t, psk_merged_is_file(input) ? "reading %s ...\n" : "merging the trace in %s ...\n", input);
+    psk_folded *f = psk_cli_load_folded_opts(input, &mo, &m); /* each rank keeps its own order */
     if (!f)
         return PSK_EXIT_DATA;
-    int rc = psk_folded_stats(f, m);
-    if (rc) {
-        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
-        psk_folded_free(f);
-        psk_merged_close(m);
-        return PSK_EXIT_DATA;
+    if (info && info->progress) {
+        uint64_t events = 0;
+        for (int r = 0; r < psk_merged_nranks(m); r++)
+            events += psk_merged_rank_events(m, r);
+        say(info, &t, "%llu events of %d ranks merged into %llu and folded in %.1f s; measuring the loops ...\n",
+            (unsigned long long)events, psk_merged_nranks(m), (unsigned long long)psk_merged_length(m),
+            psk_cli_now() - t);
     }
-    char err[512];
-    psk_gen_opts go = {.K = K};
-    rc = psk_gen_skeleton(m, f, &go, out, err, sizeof err);
+    timewalk w = {0};
+    int rc = psk_folded_stats(f, m);
+    if (rc)
+        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
+    else if (info && (rc = run_times(m, f, K, &w)) != 0)
+        psk_cli_error("%s: %s", input,
+                      rc == PSK_ENOMEM ? "out of memory" : "the merged trace does not match its folding");
+    if (!rc) {
+        say(info, &t, "measured in %.1f s; generating the skeleton ...\n", psk_cli_now() - t);
+        char err[512];
+        psk_gen_opts go = {.K = K};
+        if (psk_gen_skeleton(m, f, &go, out, err, sizeof err)) {
+            psk_cli_error("%s: %s", input, err);
+            rc = PSK_EXIT_DATA;
+        } else if (fflush(out) || ferror(out)) {
+            psk_cli_error("%s: cannot write", outname);
+            rc = PSK_EXIT_DATA;
+        } else if (info) {
+            skel_expected(&w, outname, info);
+        }
+    }
+    free(w.cand);
+    free(w.at);
+    free(w.in_ns);
     psk_folded_free(f);
     psk_merged_close(m);
-    if (rc) {
-        psk_cli_error("%s: %s", input, err);
-        return PSK_EXIT_DATA;
-    }
-    if (ferror(out)) {
-        psk_cli_error("%s: cannot write", outname);
-        return PSK_EXIT_DATA;
-    }
-    return 0;
+    return rc ? PSK_EXIT_DATA : 0;
 }
 
 int psk_cli_parse_k(const char *s, int *K)
@@ -78,7 +225,7 @@ int cmd_gen(int argc, char **argv)
         psk_cli_error("%s: %s", out, strerror(errno));
         return PSK_EXIT_DATA;
     }
-    int rc = psk_cli_make_skeleton(input, K, f, out);
+    int rc = psk_cli_make_skeleton(input, K, f, out, NULL);
     if (f != stdout && fclose(f) && !rc) {
         psk_cli_error("%s: cannot write", out);
         rc = PSK_EXIT_DATA;

@@ -4,10 +4,14 @@
  * slowest rank), its own run time, K and the time of each scaled loop;
  * with --actual SECONDS, the error of the prediction. The skeleton runs
  * --repeat times (default 3) and the median prediction is kept: a short
- * run on a shared machine varies by several per cent. */
+ * run on a shared machine varies by several per cent. A watchdog stops a
+ * run that takes far longer than the recording says it should (--timeout)
+ * and reports where each rank was; every step is said on stderr unless -q,
+ * so that a long merge or build is never mistaken for a hang. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,37 +23,188 @@
 #include "perfskel/gen.h"
 #include "psk_json.h"
 
+#define POSITION_TAG PSK_SKELETON_TAG " position"
+#define LIMIT_FACTOR 5.0     /* x the skeleton's expected run time */
+#define LIMIT_START_S 10.0   /* + the launcher's start-up ... */
+#define LIMIT_RANKS_PER_S 4  /* ... and 1 s per this many ranks */
+
+static const char help[] =
+    "usage: perfskel predict DIR|MERGED -K N [options] -- LAUNCHER ARGS...\n"
+    "\n"
+    "Generates the performance skeleton of a recorded job (loops of at least N\n"
+    "iterations run count/N times), builds it with the launcher's MPI, runs it with\n"
+    "LAUNCHER ARGS... and prints the run time it predicts for the original.\n"
+    "\n"
+    "options:\n"
+    "  -K N               scale loops of at least N iterations down N times (needed)\n"
+    "  --repeat R         run the skeleton R times, keep the median prediction (default 3)\n"
+    "  --json             the result as JSON on stdout\n"
+    "  --actual S         the original's measured run time: also print the error\n"
+    "  --keep DIR         build in DIR and keep the skeleton's source and binary there\n"
+    "                     (default: a temporary directory, removed at the end)\n"
+    "  --mpi openmpi|mpich  the launcher's MPI, when its name does not tell\n"
+    "  --timeout S        stop a run of the skeleton after S seconds (0: never); the\n"
+    "                     default is 5 x its expected run time (the recorded run, its\n"
+    "                     loops of at least N iterations counted 1/N) + 10 s + 1 s per\n"
+    "                     4 ranks. At the limit the launcher's process group gets\n"
+    "                     SIGTERM, 2 s later SIGKILL, and predict says where each\n"
+    "                     rank was, as far as the skeleton reported it\n"
+    "  --build-timeout S  stop mpicc after S seconds (default 600; 0: never)\n"
+    "  -q, --quiet        do not say on stderr what is being done\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Options taking a value also accept --option=VALUE. Ctrl-C stops the skeleton\n"
+    "(its launcher's process group and the ranks below it) and removes the\n"
+    "temporary directory. Exit status: 0, 1 if the skeleton failed or timed out,\n"
+    "2 for a bad command line.\n";
+
+/* "--name V" or "--name=V": the value, advancing *i past it; NULL if argv[*i] is not the option */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n))
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] == 0 && *i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+/* seconds for --timeout and --build-timeout: 0 (no limit) or more */
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0) || v > 1e9)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int count_lines(const char *path, long *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char buf[65536];
+    size_t got;
+    *n = 0;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        for (size_t k = 0; k < got; k++)
+            *n += buf[k] == '\n';
+    fclose(f);
+    return 0;
+}
+
+typedef struct position {
+    int seen, loop, event;
+    long long iter;
+    char fn[64];
+} position;
+
+/* Where each rank was, from the lines the skeleton writes on SIGTERM
+ * ("perfskel-skeleton: position rank=R loop=L iter=I event=E fn=MPI_Name"),
+ * one line per rank on stderr; the ranks that said nothing on one line. */
+static void report_positions(const char *caught, size_t len, int P)
+{
+    position *pos = calloc((size_t)(P > 0 ? P : 1), sizeof *pos);
+    int nseen = 0;
+    for (const char *line = caught; pos && line && line < caught + len;) {
+        const char *nl = memchr(line, '\n', (size_t)(caught + len - line));
+        const char *p = strstr(line, POSITION_TAG);
+        position q = {.seen = 1};
+        int r;
+        if (p && (!nl || p < nl) &&
+            sscanf(p, POSITION_TAG " rank=%d loop=%d iter=%lld event=%d fn=%63s", &r, &q.loop, &q.iter, &q.event,
+                   q.fn) == 5 &&
+            r >= 0 && r < P) {
+            nseen += !pos[r].seen;
+            pos[r] = q; /* a rank that said it twice: the later place */
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!pos || !nseen) {
+        fprintf(stderr, "  no rank reported where it was (the skeleton says so on SIGTERM when its "
+                        "launcher passes SIGTERM on)\n");
+        free(pos);
+        return;
+    }
+    for (int r = 0; r < P; r++) {
+        if (!pos[r].seen)
+            continue;
+        if (pos[r].loop >= 0)
+            fprintf(stderr, "  rank %d: in loop %d iteration %lld, at event %d (%s)\n", r, pos[r].loop,
+                    pos[r].iter, pos[r].event, pos[r].fn);
+        else
+            fprintf(stderr, "  rank %d: outside loops, at event %d (%s)\n", r, pos[r].event, pos[r].fn);
+    }
+    if (nseen < P) {
+        fprintf(stderr, "  rank%s", P - nseen > 1 ? "s" : "");
+        for (int r = 0, first = 1; r < P; r++)
+            if (!pos[r].seen) {
+                fprintf(stderr, "%s %d", first ? "" : ",", r);
+                first = 0;
+            }
+        fprintf(stderr, ": no position reported\n");
+    }
+    free(pos);
+}
+
+/* a step said on stderr unless -q */
+static void say(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int quiet, const char *fmt, ...)
+{
+    if (quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("predict: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
 int cmd_predict(int argc, char **argv)
 {
-    const char *input = NULL, *keep = NULL;
-    int K = 0, json = 0, i, repeat = 3, flavour = 0;
-    double actual = -1;
+    const char *input = NULL, *keep = NULL, *v;
+    int K = 0, json = 0, i, repeat = 3, flavour = 0, quiet = 0;
+    double actual = -1, timeout = -1, build_timeout = PSK_CLI_BUILD_LIMIT;
     for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-        if (!strcmp(argv[i], "-K") && i + 1 < argc) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fputs(help, stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "-K") && i + 1 < argc) {
             if (psk_cli_parse_k(argv[++i], &K))
                 return psk_cli_usage("predict: -K takes a whole number of at least 1, not '%s'", argv[i]);
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
-        } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+        } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+            quiet = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--repeat"))) {
             char *end;
-            long r = strtol(argv[++i], &end, 10);
+            long r = strtol(v, &end, 10);
             if (*end || r < 1 || r > 100)
-                return psk_cli_usage("predict: --repeat takes a number from 1 to 100, not '%s'", argv[i]);
+                return psk_cli_usage("predict: --repeat takes a number from 1 to 100, not '%s'", v);
             repeat = (int)r;
-        } else if (!strcmp(argv[i], "--keep") && i + 1 < argc) {
-            keep = argv[++i];
-        } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
-            const char *m = argv[++i];
-            flavour = psk_cli_mpi_arg(m);
+        } else if ((v = opt_value(argc, argv, &i, "--keep"))) {
+            keep = v;
+        } else if ((v = opt_value(argc, argv, &i, "--mpi"))) {
+            flavour = psk_cli_mpi_arg(v);
             if (!flavour)
-                return psk_cli_usage("predict: --mpi takes openmpi or mpich, not '%s'", m);
-        } else if (!strcmp(argv[i], "--actual") && i + 1 < argc) {
+                return psk_cli_usage("predict: --mpi takes openmpi or mpich, not '%s'", v);
+        } else if ((v = opt_value(argc, argv, &i, "--actual"))) {
             char *end;
-            actual = strtod(argv[++i], &end);
+            actual = strtod(v, &end);
             if (*end || !(actual > 0))
-                return psk_cli_usage("predict: --actual takes the measured run time in seconds, not '%s'", argv[i]);
+                return psk_cli_usage("predict: --actual takes the measured run time in seconds, not '%s'", v);
+        } else if ((v = opt_value(argc, argv, &i, "--timeout"))) {
+            if (parse_seconds(v, &timeout))
+                return psk_cli_usage("predict: --timeout takes seconds (0 for no limit), not '%s'", v);
+        } else if ((v = opt_value(argc, argv, &i, "--build-timeout"))) {
+            if (parse_seconds(v, &build_timeout))
+                return psk_cli_usage("predict: --build-timeout takes seconds (0 for no limit), not '%s'", v);
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            return psk_cli_usage("predict: unknown option '%s'", argv[i]);
+            return psk_cli_usage("predict: unknown option '%s' (or it lacks its value)", argv[i]);
         } else if (!input) {
             input = argv[i];
         } else {
@@ -83,18 +238,43 @@ int cmd_predict(int argc, char **argv)
     }
     snprintf(src, sizeof src, "%s/skeleton.c", dir);
     snprintf(bin, sizeof bin, "%s/skeleton", dir);
+    /* Ctrl-C from here on: the temporary directory goes (a kept one stays) */
+    const char *const files[] = {bin, src};
+    psk_cli_cleanup_on(keep ? NULL : dir, files, keep ? 0 : 2);
     FILE *f = fopen(src, "w");
     if (!f) {
         psk_cli_error("%s: %s", src, strerror(errno));
+        if (!keep)
+            rmdir(dir);
         return PSK_EXIT_DATA;
     }
-    int rc = psk_cli_make_skeleton(input, K, f, src);
+    psk_cli_skelinfo info = {.progress = quiet ? NULL : "predict"};
+    double t = psk_cli_now();
+    int rc = psk_cli_make_skeleton(input, K, f, src, &info);
     if (fclose(f) && !rc) {
         psk_cli_error("%s: cannot write", src);
         rc = PSK_EXIT_DATA;
     }
-    if (!rc)
-        rc = psk_cli_mpicc(flavour, src, bin, 0);
+    long lines = 0;
+    if (!rc && !count_lines(src, &lines))
+        say(quiet, "generated %s (%ld lines) in %.1f s; the recorded run took %.3f s, the skeleton should take %.3f s\n",
+            src, lines, psk_cli_now() - t, info.recorded_seconds, info.expected_seconds);
+    if (!rc) {
+        char mpicc[64];
+        snprintf(mpicc, sizeof mpicc, "mpicc.%s", psk_flavour_name(flavour));
+        say(quiet, "building with %s ...\n", mpicc);
+        t = psk_cli_now();
+        rc = psk_cli_mpicc_within(flavour, src, bin, 0, build_timeout, "--build-timeout to change it");
+        if (psk_cli_interrupted())
+            psk_cli_die(psk_cli_interrupted());
+        if (!rc)
+            say(quiet, "built in %.1f s\n", psk_cli_now() - t);
+    }
+    /* the watchdog: generous for a skeleton that runs as expected, short
+     * enough that one that hangs is noticed while someone still waits */
+    double limit = timeout >= 0 ? timeout
+                                : LIMIT_FACTOR * info.expected_seconds + LIMIT_START_S +
+                                      (double)info.nranks / LIMIT_RANKS_PER_S;
     /* run it: the launcher and its arguments, then the skeleton */
     /* run it `repeat` times; keep the output of the run with the median prediction */
     char *outtxt = NULL;
@@ -117,15 +297,51 @@ int cmd_predict(int argc, char **argv)
         }
         memcpy(cmd, launch, (size_t)nlaunch * sizeof *cmd);
         cmd[nlaunch] = bin;
-        if (!json)
-            fprintf(stderr, "perfskel: running the skeleton (K = %d) with %s, %d of %d\n", K, launch[0], k + 1, repeat);
-        int st = psk_cli_run(cmd, o);
+        if (limit > 0)
+            say(quiet, "running %d of %d with %s, K = %d, limit %.1f s ...\n", k + 1, repeat, launch[0], K, limit);
+        else
+            say(quiet, "running %d of %d with %s, K = %d, no time limit ...\n", k + 1, repeat, launch[0], K);
+        psk_cli_runopts ro = {.limit = limit, .out = o, .catch = POSITION_TAG};
+        int st = psk_cli_run_watched(cmd, &ro);
         fclose(o);
-        if (st) {
-            psk_cli_error("%s: the skeleton exited with status %d", launch[0], st);
+        if (ro.signal) {
+            psk_cli_error("predict: interrupted (%s) during run %d of %d; the skeleton was stopped",
+                          ro.signal == SIGINT ? "SIGINT" : ro.signal == SIGTERM ? "SIGTERM" : "SIGHUP", k + 1, repeat);
+            if (ro.ncaught)
+                report_positions(ro.caught, ro.ncaught, info.nranks);
+            free(ro.caught);
+            psk_cli_die(ro.signal);
+        }
+        if (ro.timed_out) {
+            if (timeout >= 0)
+                psk_cli_error("predict: the skeleton did not finish within %g s (limit; --timeout to change it)",
+                              limit);
+            else
+                psk_cli_error("predict: the skeleton did not finish within %.1f s (default limit: %g x its expected "
+                              "%.3f s + %.1f s start-up; --timeout to change it)",
+                              limit, LIMIT_FACTOR, info.expected_seconds,
+                              limit - LIMIT_FACTOR * info.expected_seconds);
+            report_positions(ro.caught, ro.ncaught, info.nranks);
+            free(ro.caught);
             rc = PSK_EXIT_DATA;
             break;
         }
+        if (st < 0) {
+            psk_cli_error("%s: cannot start it: %s", launch[0], strerror(errno));
+            free(ro.caught);
+            rc = PSK_EXIT_DATA;
+            break;
+        }
+        if (st) {
+            psk_cli_error("%s: the skeleton exited with status %d", launch[0], st);
+            if (ro.ncaught)
+                report_positions(ro.caught, ro.ncaught, info.nranks);
+            free(ro.caught);
+            rc = PSK_EXIT_DATA;
+            break;
+        }
+        free(ro.caught);
+        say(quiet, "run %d of %d took %.2f s\n", k + 1, repeat, ro.seconds);
         int found = 0;
         for (char *line = outs[k]; line && *line;) {
             char *nl = strchr(line, '\n');

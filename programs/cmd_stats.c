@@ -24,17 +24,43 @@ typedef struct rankstat {
     char *error;
 } rankstat;
 
+/* predict reuses this for the recorded run time it scales its watchdog by */
+void psk_cli_apptime_start(psk_cli_apptime *a, uint64_t mono_start)
+{
+    a->first = mono_start;
+    a->last = 0;
+    a->init = psk_fn_lookup("MPI_Init");
+    a->init_thread = psk_fn_lookup("MPI_Init_thread");
+    a->fin = psk_fn_lookup("MPI_Finalize");
+}
+
+int psk_cli_apptime_add(psk_cli_apptime *a, const psk_event *ev)
+{
+    if (ev->fn == a->fin) {
+        a->last = ev->t_entry;
+        return 1;
+    }
+    a->last = ev->t_exit;
+    if (ev->fn == a->init || ev->fn == a->init_thread) {
+        a->first = ev->t_exit;
+        return 1;
+    }
+    return 0;
+}
+
+uint64_t psk_cli_apptime_ns(const psk_cli_apptime *a)
+{
+    return a->last > a->first ? a->last - a->first : 0;
+}
+
 static void profile_rank(psk_trace *t, int r, rankstat *s, unsigned nfn)
 {
     psk_rank_reader *rr;
     psk_event ev;
+    psk_cli_apptime at;
     s->fn = calloc(nfn, sizeof *s->fn);
-    uint64_t first = 0, last = 0;
-    unsigned init = psk_fn_lookup("MPI_Init"), init_thread = psk_fn_lookup("MPI_Init_thread"),
-             fin = psk_fn_lookup("MPI_Finalize");
     int rc = psk_rank_open(t, r, &rr);
-    if (rc == PSK_OK)
-        first = psk_rank_mono_start(rr);
+    psk_cli_apptime_start(&at, rc == PSK_OK ? psk_rank_mono_start(rr) : 0);
     while (rc == PSK_OK && (rc = psk_rank_next(rr, &ev)) == PSK_OK) {
         fnstat *f = &s->fn[ev.fn];
         uint64_t b = psk_event_bytes(&ev), d = ev.t_exit - ev.t_entry;
@@ -43,20 +69,13 @@ static void profile_rank(psk_trace *t, int r, rankstat *s, unsigned nfn)
         f->ns += d;
         s->bytes += b;
         s->events++;
-        if (ev.fn == init || ev.fn == init_thread) {
-            first = ev.t_exit;
-        } else if (ev.fn == fin) {
-            last = ev.t_entry;
-            continue;
-        } else {
+        if (!psk_cli_apptime_add(&at, &ev))
             s->mpi_ns += d;
-        }
-        last = ev.t_exit;
     }
     s->complete = rc == PSK_EOF;
     if (!s->complete)
         s->error = strdup(psk_rank_errmsg(rr));
-    s->wall_ns = last > first ? last - first : 0;
+    s->wall_ns = psk_cli_apptime_ns(&at);
     psk_rank_close(rr);
 }
 

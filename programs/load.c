@@ -12,6 +12,12 @@
 
 psk_merged *psk_cli_load_merged(const char *input, int no_reorder)
 {
+    psk_merge_opts o = {.window = 64, .no_reorder = no_reorder};
+    return psk_cli_load_merged_opts(input, &o);
+}
+
+psk_merged *psk_cli_load_merged_opts(const char *input, const psk_merge_opts *o)
+{
     struct stat sb;
     psk_merged *m = NULL;
     int rc;
@@ -26,8 +32,7 @@ psk_merged *psk_cli_load_merged(const char *input, int no_reorder)
             psk_trace_close(t);
             return NULL;
         }
-        psk_merge_opts o = {.window = 64, .no_reorder = no_reorder};
-        rc = psk_merge(t, &o, &m);
+        rc = psk_merge(t, o, &m);
         psk_trace_close(t);
     } else if (psk_merged_is_file(input)) {
         rc = psk_merged_read(input, &m);
@@ -45,7 +50,15 @@ psk_merged *psk_cli_load_merged(const char *input, int no_reorder)
 
 psk_folded *psk_cli_load_folded(const char *input, psk_merged **mp)
 {
-    psk_merged *m = psk_cli_load_merged(input, 1);
+    return psk_cli_load_folded_opts(input, NULL, mp);
+}
+
+psk_folded *psk_cli_load_folded_opts(const char *input, const psk_merge_opts *mo, psk_merged **mp)
+{
+    psk_merge_opts o = {.window = 64, .no_reorder = 1}; /* each rank keeps its own order */
+    if (mo)
+        o.progress = mo->progress, o.progress_arg = mo->progress_arg;
+    psk_merged *m = psk_cli_load_merged_opts(input, &o);
     if (!m)
         return NULL;
     psk_folded *f;
