@@ -4,7 +4,8 @@
  * compute gaps (the recorded time between two calls) are divided by its
  * node's power; its MPI calls take what the model says: messages matched
  * in MPI order (source, tag, communicator; blocking wildcard receives take
- * the source recorded in their status), eager up to the threshold (the
+ * the source recorded in their status; matched probes take a message off
+ * the matching for their Mrecv), eager up to the threshold (the
  * sender goes on, the message moves at once), rendezvous above it (moves
  * when both sides are there); nonblocking operations move while the rank
  * works and are waited for by its Wait calls; collectives wait for every
@@ -177,8 +178,8 @@ static int world_of(psk_sim *s, int me, int64_t c, int64_t p)
     if (p == PSK_ANY_SOURCE)
         return -1;
     cmem *m = comm_get(s, &s->r[me], me, c);
-    if (!m || p < 0 || p >= m->n)
-        return -3;
+    if (!m || m->inter || p < 0 || p >= m->n)
+        return -3; /* an intercommunicator's peers are in its remote group, which is not recorded */
     return m->world[p];
 }
 
@@ -383,6 +384,24 @@ static void meet(psk_sim *s, msg *mg, int dst, double rpost, int64_t rreq)
         resolve(s, dst, done, mg->post);
 }
 
+/* a matched probe (MPI_Mprobe, MPI_Improbe) takes message mg off rank
+ * dst's matching: it waits in dst's matched list for its Mrecv / Imrecv,
+ * and the blocked probe returns when the message's envelope is there (an
+ * eager message has arrived whole; a rendezvous one sent its header, which
+ * takes the start time, and moves when it is received) */
+static void take_matched(psk_sim *s, msg *mg, int dst)
+{
+    rank *d = &s->r[dst];
+    mg->next = NULL;
+    if (d->matched_tail)
+        d->matched_tail->next = mg;
+    else
+        d->matched = mg;
+    d->matched_tail = mg;
+    double env = mg->rdv ? mg->post + psk_net_cost(&s->net, mg->src, dst, 0) : mg->arrive;
+    resolve(s, dst, env, mg->post);
+}
+
 static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int64_t bytes, int64_t sreq, int blocking)
 {
     rank *r = &s->r[q];
@@ -416,9 +435,14 @@ static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int6
                 d->posted = p->next;
             if (d->posted_tail == p)
                 d->posted_tail = prev;
-            meet(s, mg, dst, p->post, p->rreq);
+            int probe = p->probe;
+            if (!probe)
+                meet(s, mg, dst, p->post, p->rreq);
             p->next = s->free_precv, s->free_precv = p;
-            mg->next = s->free_msg, s->free_msg = mg;
+            if (probe)
+                take_matched(s, mg, dst);
+            else
+                mg->next = s->free_msg, s->free_msg = mg;
             return 0;
         }
     mg->next = NULL;
@@ -430,7 +454,8 @@ static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int6
     return 0;
 }
 
-static int post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int64_t bytes, int64_t rreq)
+/* a receive (or, if probe, a blocking matched probe: rreq is -1) */
+static int post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int64_t bytes, int64_t rreq, int probe)
 {
     rank *r = &s->r[q];
     if (src == -2) {
@@ -448,6 +473,10 @@ static int post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int6
                 r->unexp = mg->next;
             if (r->unexp_tail == mg)
                 r->unexp_tail = prev;
+            if (probe) {
+                take_matched(s, mg, q);
+                return 0;
+            }
             meet(s, mg, q, r->t, rreq);
             mg->next = s->free_msg, s->free_msg = mg;
             return 0;
@@ -457,7 +486,7 @@ static int post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int6
         s->free_precv = p->next;
     else if (!(p = malloc(sizeof *p)))
         return PSK_ENOMEM;
-    *p = (precv){.src = src, .comm = comm, .tag = tag, .bytes = bytes, .post = r->t, .rreq = rreq};
+    *p = (precv){.src = src, .comm = comm, .tag = tag, .bytes = bytes, .post = r->t, .rreq = rreq, .probe = probe};
     if (r->posted_tail)
         r->posted_tail->next = p;
     else
@@ -694,7 +723,7 @@ static int start_req(psk_sim *s, int q, int64_t id)
     int peer = world_of(s, q, x->comm, x->peer);
     if (x->kind == 1)
         return post_send(s, q, peer, x->comm, x->tag, x->bytes, id, 0);
-    return post_recv(s, q, peer, x->comm, x->tag, x->bytes, id);
+    return post_recv(s, q, peer, x->comm, x->tag, x->bytes, id, 0);
 }
 
 static int64_t bytes_of(const psk_event *e, int cf, int sf)
@@ -711,18 +740,47 @@ static int64_t recv_peer(const psk_event *e, int f)
     return p;
 }
 
-/* MPI_Mrecv carries no peer: its status says the source (in the probed
- * message's communicator, taken as MPI_COMM_WORLD) */
-static int is_mrecv(const psk_sim *s, const psk_event *e)
+/* the message rank q's MPI_Mrecv / MPI_Imrecv receives, unlinked from
+ * those its matched probes took: the first from the source and with the
+ * tag its status recorded (Mrecv's), else the first (Imrecv records
+ * neither); NULL for MPI_MESSAGE_NO_PROC or if there is none */
+static msg *take_probed(psk_sim *s, int q, const psk_event *e)
 {
-    (void)s;
-    return !PSK_HAS(e, PSK_F_PEER) && PSK_HAS(e, PSK_F_ASRC);
+    rank *r = &s->r[q];
+    int has = PSK_HAS(e, PSK_F_ASRC);
+    if (has && e->v[PSK_F_ASRC] == PSK_PROC_NULL)
+        return NULL;
+    msg *pick = NULL, *pprev = NULL;
+    for (msg *mg = r->matched, *prev = NULL; mg; prev = mg, mg = mg->next) {
+        if (!pick)
+            pick = mg, pprev = prev;
+        if (has && world_of(s, q, mg->comm, e->v[PSK_F_ASRC]) == mg->src &&
+            (!PSK_HAS(e, PSK_F_ATAG) || e->v[PSK_F_ATAG] == mg->tag)) {
+            pick = mg, pprev = prev;
+            break;
+        }
+    }
+    if (!pick)
+        return NULL;
+    if (pprev)
+        pprev->next = pick->next;
+    else
+        r->matched = pick->next;
+    if (r->matched_tail == pick)
+        r->matched_tail = pprev;
+    return pick;
 }
 
 static int bad_peer(psk_sim *s, int q, const psk_event *e)
 {
+    rank *r = &s->r[q];
+    int64_t c = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+    if (c >= 0 && c < r->ncomm && r->comm[c].world && r->comm[c].inter)
+        return fail(s, PSK_EINVAL, "rank %d: %s (event %llu) on an intercommunicator: point to point between "
+                                   "the groups of an intercommunicator is not simulated (not supported yet)",
+                    q, psk_fn_name(e->fn), (unsigned long long)r->nread);
     return fail(s, PSK_EFORMAT, "rank %d: %s (event %llu) names a peer outside its communicator", q,
-                psk_fn_name(e->fn), (unsigned long long)s->r[q].nread);
+                psk_fn_name(e->fn), (unsigned long long)r->nread);
 }
 
 /* the request ids a Wait-family call waits for, as the run completed them */
@@ -760,6 +818,7 @@ static int new_comm(psk_sim *s, int q, const psk_event *e)
     if (!m->world)
         return PSK_ENOMEM;
     m->n = (int)nm, m->me = 0, m->seq = 0;
+    m->inter = !strcmp(psk_fn_name(e->fn), "MPI_Intercomm_create");
     for (uint32_t k = 0; k < nm; k++) {
         m->world[k] = (int)PSK_ARR(e, PSK_F_MEMBERS)[k];
         if (m->world[k] == q)
@@ -797,19 +856,17 @@ static int execute(psk_sim *s, int q)
     case OP_RECV:
     case OP_SENDRECV:
     case OP_SENDRECV_REPLACE: {
-        int mrecv = is_mrecv(s, e);
         int to = op == OP_RECV ? -2 : world_of(s, q, comm, e->v[PSK_F_PEER]);
-        int from = op == OP_SEND ? -2
-                   : world_of(s, q, comm, mrecv ? e->v[PSK_F_ASRC] : recv_peer(e, op == OP_RECV ? PSK_F_PEER : PSK_F_RPEER));
+        int from = op == OP_SEND ? -2 : world_of(s, q, comm, recv_peer(e, op == OP_RECV ? PSK_F_PEER : PSK_F_RPEER));
         if (to == -3 || to == -1 || from == -3)
             return bad_peer(s, q, e);
         int64_t sb = bytes_of(e, PSK_F_COUNT, PSK_F_DTSIZE);
         int64_t rb = op == OP_SENDRECV ? bytes_of(e, PSK_F_RCOUNT, PSK_F_RDTSIZE) : sb;
-        int64_t rtag = op == OP_RECV ? (mrecv ? PSK_ANY_TAG : e->v[PSK_F_TAG]) : e->v[PSK_F_RTAG];
+        int64_t rtag = op == OP_RECV ? e->v[PSK_F_TAG] : e->v[PSK_F_RTAG];
         block(r, A_P2P);
         if (op != OP_RECV && (rc = post_send(s, q, to, comm, e->v[PSK_F_TAG], sb, -1, 1)))
             return rc;
-        if (op != OP_SEND && (rc = post_recv(s, q, from, comm, rtag, rb, -1)))
+        if (op != OP_SEND && (rc = post_recv(s, q, from, comm, rtag, rb, -1, 0)))
             return rc;
         unblock(s, q);
         return 0;
@@ -827,7 +884,43 @@ static int execute(psk_sim *s, int q)
             int w = src >= 0 ? world_of(s, q, comm, src) : -1;
             peer = w >= 0 ? w : -1;
         }
-        return post_recv(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 2, 0));
+        return post_recv(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 2, 0), 0);
+    }
+    case OP_MPROBE: {
+        /* it takes the message a receive would (an Improbe that found
+         * nothing takes nothing); one the run found may not be there yet
+         * in the model: the probe waits for it */
+        if (PSK_HAS(e, PSK_F_FLAG) && !e->v[PSK_F_FLAG])
+            return 0;
+        int from = world_of(s, q, comm, recv_peer(e, PSK_F_PEER));
+        if (from == -2)
+            return 0; /* MPI_PROC_NULL: MPI_MESSAGE_NO_PROC */
+        if (from == -3)
+            return bad_peer(s, q, e);
+        block(r, A_P2P);
+        if ((rc = post_recv(s, q, from, comm, e->v[PSK_F_TAG], 0, -1, 1)))
+            return rc;
+        unblock(s, q);
+        return 0;
+    }
+    case OP_MRECV: {
+        msg *mg = take_probed(s, q, e);
+        int64_t rreq = new_req(s, q, e, 2, 0);
+        if (!mg) {
+            if (rreq >= 0)
+                req_done(s, q, rreq, r->t, r->t, r->t, r->t);
+            return 0;
+        }
+        if (rreq >= 0) {
+            meet(s, mg, q, r->t, rreq);
+        } else {
+            block(r, A_P2P);
+            r->nwait++;
+            meet(s, mg, q, r->t, -1);
+            unblock(s, q);
+        }
+        mg->next = s->free_msg, s->free_msg = mg;
+        return 0;
     }
     case OP_SEND_INIT:
     case OP_RECV_INIT: {
@@ -883,6 +976,21 @@ static int execute(psk_sim *s, int q)
             return rc;
         unblock(s, q);
         return 0;
+    case OP_NEWCOMM_GROUP: {
+        /* MPI_Comm_create_group: collective over the group's members only,
+         * the members of the communicator it makes (its first collective) */
+        if (!PSK_HAS(e, PSK_F_NEWID) || e->v[PSK_F_NEWID] < 2 || !PSK_HAS(e, PSK_F_MEMBERS))
+            return 0;
+        if ((rc = new_comm(s, q, e)))
+            return rc;
+        if (!comm_get(s, r, q, e->v[PSK_F_NEWID]))
+            return 0; /* an id not followed */
+        block(r, A_COLL);
+        if ((rc = coll_arrive(s, q, e->v[PSK_F_NEWID], s->collof[e->fn], e, -1)))
+            return rc;
+        unblock(s, q);
+        return 0;
+    }
     case OP_ICOLL:
         return coll_arrive(s, q, comm, s->collof[e->fn], e, new_req(s, q, e, 3, 0));
     default:
@@ -1039,9 +1147,10 @@ static int unblock_sends(psk_sim *s)
 {
     msg *best = NULL;
     for (int q = 0; q < s->P; q++)
-        for (msg *mg = s->r[q].unexp; mg; mg = mg->next)
-            if (mg->sender_blocked && (!best || mg->post < best->post))
-                best = mg;
+        for (int k = 0; k < 2; k++) /* not yet matched, or taken by a matched probe */
+            for (msg *mg = k ? s->r[q].matched : s->r[q].unexp; mg; mg = mg->next)
+                if (mg->sender_blocked && (!best || mg->post < best->post))
+                    best = mg;
     if (!best)
         return 0;
     best->sender_blocked = 0;
@@ -1058,7 +1167,8 @@ static void set_ops(psk_sim *s)
         {"MPI_Pcontrol", OP_PCONTROL, -1}, {"MPI_Send", OP_SEND, -1}, {"MPI_Bsend", OP_SEND, -1},
         {"MPI_Ssend", OP_SEND, -1}, {"MPI_Rsend", OP_SEND, -1}, {"MPI_Isend", OP_ISEND, -1},
         {"MPI_Ibsend", OP_ISEND, -1}, {"MPI_Issend", OP_ISEND, -1}, {"MPI_Irsend", OP_ISEND, -1},
-        {"MPI_Recv", OP_RECV, -1}, {"MPI_Mrecv", OP_RECV, -1}, {"MPI_Irecv", OP_IRECV, -1},
+        {"MPI_Recv", OP_RECV, -1}, {"MPI_Mprobe", OP_MPROBE, -1}, {"MPI_Improbe", OP_MPROBE, -1},
+        {"MPI_Mrecv", OP_MRECV, -1}, {"MPI_Imrecv", OP_MRECV, -1}, {"MPI_Irecv", OP_IRECV, -1},
         {"MPI_Sendrecv", OP_SENDRECV, -1}, {"MPI_Sendrecv_replace", OP_SENDRECV_REPLACE, -1},
         {"MPI_Send_init", OP_SEND_INIT, -1}, {"MPI_Bsend_init", OP_SEND_INIT, -1},
         {"MPI_Ssend_init", OP_SEND_INIT, -1}, {"MPI_Rsend_init", OP_SEND_INIT, -1},
@@ -1087,7 +1197,9 @@ static void set_ops(psk_sim *s)
         {"MPI_Iexscan", OP_ICOLL, PSK_COLL_SCAN}, {"MPI_Comm_dup", OP_NEWCOMM, PSK_COLL_BARRIER},
         {"MPI_Comm_dup_with_info", OP_NEWCOMM, PSK_COLL_BARRIER}, {"MPI_Comm_split", OP_NEWCOMM, PSK_COLL_ALLGATHER},
         {"MPI_Comm_split_type", OP_NEWCOMM, PSK_COLL_ALLGATHER}, {"MPI_Comm_create", OP_NEWCOMM, PSK_COLL_BARRIER},
+        {"MPI_Comm_create_group", OP_NEWCOMM_GROUP, PSK_COLL_BARRIER},
         {"MPI_Cart_create", OP_NEWCOMM, PSK_COLL_BARRIER}, {"MPI_Cart_sub", OP_NEWCOMM, PSK_COLL_ALLGATHER},
+        {"MPI_Intercomm_create", OP_NEWCOMM, PSK_COLL_BARRIER}, {"MPI_Intercomm_merge", OP_NEWCOMM, PSK_COLL_ALLGATHER},
     };
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
         unsigned fn = psk_fn_lookup(tab[i].name);
@@ -1293,6 +1405,8 @@ void psk_sim_close(psk_sim *s)
         free(r->pend_idx);
         free(r->found);
         for (msg *m = r->unexp, *n; m; m = n)
+            n = m->next, free(m);
+        for (msg *m = r->matched, *n; m; m = n)
             n = m->next, free(m);
         for (precv *p = r->posted, *n; p; p = n)
             n = p->next, free(p);

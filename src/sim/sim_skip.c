@@ -30,7 +30,7 @@ typedef struct snap {
     double acc[A_N];
     uint64_t nread;
     int depth;           /* its interval stack: frames above were opened inside the iteration */
-    uint32_t nunexp, nposted;
+    uint32_t nunexp, nposted, nmatched;
     int nrows;           /* intervals whose rows follow */
     double *rows;        /* nrows x (PSK_M_N + 1): the rank's row and entry count */
     int64_t caprows;     /* doubles */
@@ -59,9 +59,11 @@ static int take(psk_sim *s, int q, snap *sn, int64_t iter)
     memcpy(sn->acc, r->acc, sizeof sn->acc);
     sn->nread = r->nread;
     sn->depth = r->depth;
-    sn->nunexp = sn->nposted = 0;
+    sn->nunexp = sn->nposted = sn->nmatched = 0;
     for (const msg *m = r->unexp; m; m = m->next)
         sn->nunexp++;
+    for (const msg *m = r->matched; m; m = m->next)
+        sn->nmatched++;
     for (const precv *p = r->posted; p; p = p->next)
         sn->nposted++;
     int w = PSK_M_N + 1;
@@ -108,7 +110,7 @@ static int periodic(psk_sim *s, int64_t m, int64_t p, double *delta)
         for (int64_t i = m - 2 * p - 1; i < m - p; i++) {
             const snap *x = find(k, i + p), *y = find(k, i);
             if (!x || !y || !same(x->t - y->t, d, mag, 1e-6) || x->nread - y->nread != a->nread - b->nread ||
-                x->nunexp != y->nunexp || x->nposted != y->nposted || x->nrows != a->nrows || y->nrows != a->nrows ||
+                x->nunexp != y->nunexp || x->nposted != y->nposted || x->nmatched != y->nmatched || x->nrows != a->nrows || y->nrows != a->nrows ||
                 x->depth != y->depth)
                 return 0;
             for (int c = 0; c < A_N; c++)
@@ -179,6 +181,8 @@ static void skip(psk_sim *s, int64_t K, int64_t p, double delta, int64_t m)
             if (r->req[id].used)
                 shift_req(&r->req[id], by);
         for (msg *mg = r->unexp; mg; mg = mg->next)
+            mg->post += by, mg->arrive += by;
+        for (msg *mg = r->matched; mg; mg = mg->next)
             mg->post += by, mg->arrive += by;
         for (precv *p = r->posted; p; p = p->next)
             p->post += by;

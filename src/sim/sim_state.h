@@ -15,7 +15,7 @@ enum op {
     OP_OTHER, OP_INIT, OP_FINALIZE, OP_PCONTROL, OP_SEND, OP_ISEND, OP_RECV, OP_IRECV, OP_SENDRECV,
     OP_SENDRECV_REPLACE, OP_PROBE, OP_SEND_INIT, OP_RECV_INIT, OP_START, OP_STARTALL, OP_WAIT, OP_WAITALL,
     OP_WAITANY, OP_WAITSOME, OP_TEST, OP_TESTALL, OP_TESTANY, OP_TESTSOME, OP_FREE, OP_CANCEL, OP_COLL,
-    OP_ICOLL, OP_NEWCOMM, OP_LOCAL
+    OP_ICOLL, OP_NEWCOMM, OP_NEWCOMM_GROUP, OP_MPROBE, OP_MRECV, OP_LOCAL
 };
 
 /* accumulators kept per rank (running totals) */
@@ -44,12 +44,14 @@ typedef struct precv {
     int64_t comm, tag, bytes;
     double post;
     int64_t rreq;        /* the receiver's request, or -1: it is blocked in the call */
+    int probe;           /* a blocking MPI_Mprobe: the message it matches is taken, not received */
 } precv;
 
 typedef struct cmem {
     int *world;
     int n, me;
     uint64_t seq;        /* collectives this rank started on it */
+    int inter;           /* an intercommunicator: world holds its local group only */
 } cmem;
 
 typedef struct frame {
@@ -71,6 +73,7 @@ typedef struct rank {
     double acc[A_N];
     msg *unexp, *unexp_tail;
     precv *posted, *posted_tail;
+    msg *matched, *matched_tail; /* taken by Mprobe / Improbe, for Mrecv / Imrecv */
     sreq *req;
     int64_t nreq;
     cmem *comm;

@@ -100,6 +100,43 @@ static void pcontrol(tb *t, int r, uint64_t gap, int level)
     put(t, r, e);
 }
 
+/* a communicator-making call on rank r: newid with the given world members */
+static void newcomm(tb *t, int r, const char *fn, uint64_t gap, int64_t comm, int64_t newid, const int64_t *members,
+                    uint32_t n)
+{
+    psk_event *e = ev(t, r, fn, gap);
+    e->v[PSK_F_COMM] = comm, e->v[PSK_F_NEWID] = newid;
+    PSK_ARRN(e, PSK_F_MEMBERS) = n;
+    PSK_ARR(e, PSK_F_MEMBERS) = members;
+    put(t, r, e);
+}
+
+/* MPI_Mprobe or MPI_Improbe (flag) from peer with tag on comm, its status
+ * saying source src */
+static void mprobe(tb *t, int r, const char *fn, uint64_t gap, int64_t comm, int peer, int tag, int flag, int src)
+{
+    psk_event *e = ev(t, r, fn, gap);
+    e->v[PSK_F_COMM] = comm, e->v[PSK_F_PEER] = peer, e->v[PSK_F_TAG] = tag, e->v[PSK_F_FLAG] = (uint64_t)flag;
+    e->v[PSK_F_ASRC] = flag ? src : -32766, e->v[PSK_F_ATAG] = flag ? tag : -32766;
+    put(t, r, e);
+}
+
+/* MPI_Mrecv (status: source src, tag) or MPI_Imrecv (request req) */
+static void mrecv(tb *t, int r, const char *fn, uint64_t gap, int64_t bytes, int src, int tag, int64_t req)
+{
+    psk_event *e = ev(t, r, fn, gap);
+    e->v[PSK_F_COUNT] = bytes, e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_REQ] = req;
+    e->v[PSK_F_ASRC] = src, e->v[PSK_F_ATAG] = tag;
+    put(t, r, e);
+}
+
+static void coll_on(tb *t, int r, const char *fn, uint64_t gap, int64_t comm)
+{
+    psk_event *e = ev(t, r, fn, gap);
+    e->v[PSK_F_COMM] = comm, e->v[PSK_F_ROOT] = 0;
+    put(t, r, e);
+}
+
 static psk_sim *tb_run(tb *t, const char *machine_text)
 {
     assert_int_equal(psk_writer_close(t->w), 0);
@@ -620,6 +657,170 @@ static void folded_wildcard(void **state)
     three_close(&x);
 }
 
+/* matched probes on communicator 2 (a dup of MPI_COMM_WORLD, made in no
+ * time): rank 0's Improbe that found nothing takes nothing; the next one
+ * (source 1) waits for rank 1's message, sent after 1 ms; Mprobe takes
+ * rank 2's, there since 10 us; Mrecv receives it (its status: source 2),
+ * Imrecv the one Improbe took. Rank 0's time in point to point: 1.01 ms,
+ * none in Wait. With no eager sends, Mprobe returns when the envelope is
+ * there (the start time) and Mrecv moves the data: rank 0 probes at 0
+ * (until 10 us), works 1 ms, receives (20 us); rank 1's Send waits for
+ * that, until 1.03 ms. Replayed from the files and folded. A message a
+ * probe took whose sender waits is released when every rank waits, as
+ * messages not yet received are. */
+static void matched_probe(void **state)
+{
+    (void)state;
+    static const int64_t all[3] = {0, 1, 2};
+    tb t;
+    three x;
+    tb_open(&t, 3);
+    for (int r = 0; r < 3; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        newcomm(&t, r, "MPI_Comm_dup", 0, 0, 2, all, 3);
+    }
+    psk_event *e = ev(&t, 1, "MPI_Send", 1000000);
+    e->v[PSK_F_COMM] = 2, e->v[PSK_F_PEER] = 0, e->v[PSK_F_TAG] = 7, e->v[PSK_F_COUNT] = 100, e->v[PSK_F_DTSIZE] = 1;
+    put(&t, 1, e);
+    e = ev(&t, 2, "MPI_Send", 0);
+    e->v[PSK_F_COMM] = 2, e->v[PSK_F_PEER] = 0, e->v[PSK_F_TAG] = 7, e->v[PSK_F_COUNT] = 100, e->v[PSK_F_DTSIZE] = 1;
+    put(&t, 2, e);
+    mprobe(&t, 0, "MPI_Improbe", 0, 2, PSK_ANY_SOURCE, 7, 0, 0);
+    mprobe(&t, 0, "MPI_Improbe", 0, 2, PSK_ANY_SOURCE, 7, 1, 1);
+    mprobe(&t, 0, "MPI_Mprobe", 0, 2, PSK_ANY_SOURCE, 7, 1, 2);
+    mrecv(&t, 0, "MPI_Mrecv", 0, 100, 2, 7, -1);
+    mrecv(&t, 0, "MPI_Imrecv", 0, 100, 0, 0, 0);
+    wait_from(&t, 0, 0, 0, 1);
+    for (int r = 0; r < 3; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    tb_three(&t, "start time = 10; send byte time = 0; collectives = closed; barrier = linear;", 0, &x);
+    double t0 = metric(x.s[0], 0, 0, PSK_M_COLL); /* the dup */
+    NEAR(metric(x.s[0], 0, 0, PSK_M_P2P), 1.01e-3);
+    NEAR(metric(x.s[0], 0, 0, PSK_M_WAIT), 0);
+    NEAR(psk_sim_predicted(x.s[0]), t0 + 1.01e-3);
+    assert_int_equal(psk_sim_events(x.s[0]), 3 * 3 + 2 + 6);
+    same_report(x.s[0], x.s[1]);
+    same_report(x.s[0], x.s[2]);
+    three_close(&x);
+
+    tb_open(&t, 2);
+    for (int r = 0; r < 2; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        newcomm(&t, r, "MPI_Comm_dup", 0, 0, 2, all, 2);
+    }
+    e = ev(&t, 1, "MPI_Send", 0);
+    e->v[PSK_F_COMM] = 2, e->v[PSK_F_PEER] = 0, e->v[PSK_F_TAG] = 7, e->v[PSK_F_COUNT] = 1000, e->v[PSK_F_DTSIZE] = 1;
+    put(&t, 1, e);
+    mprobe(&t, 0, "MPI_Mprobe", 0, 2, PSK_ANY_SOURCE, 7, 1, 1);
+    mrecv(&t, 0, "MPI_Mrecv", 1000000, 1000, 1, 7, -1);
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "start time = 10; send byte time = 0.01; eager threshold = 0; collectives = closed;");
+    double d = metric(s, 0, 0, PSK_M_COLL);
+    NEAR(metric(s, 0, 0, PSK_M_P2P), 10e-6 + 20e-6);
+    NEAR(metric(s, 0, 1, PSK_M_P2P), 1.03e-3);
+    NEAR(psk_sim_predicted(s), d + 1.03e-3);
+    psk_sim_close(s);
+
+    /* the run sent rank 1's first message eagerly, the model does not:
+     * rank 0 receives the second before the first's Mrecv, so the first
+     * is released as if buffered (not a deadlock) */
+    tb_open(&t, 2);
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Init", 0);
+    p2p(&t, 1, "MPI_Send", 0, 0, 7, 1000, -1);
+    p2p(&t, 1, "MPI_Send", 0, 0, 8, 1000, -1);
+    mprobe(&t, 0, "MPI_Mprobe", 0, 0, 1, 7, 1, 1);
+    p2p(&t, 0, "MPI_Recv", 0, 1, 8, 1000, -1);
+    mrecv(&t, 0, "MPI_Mrecv", 0, 1000, 1, 7, -1);
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    s = tb_run(&t, "start time = 10; send byte time = 0.01; eager threshold = 0;");
+    assert_int_equal(psk_sim_buffered(s), 1);
+    assert_int_equal(psk_sim_events(s), 9);
+    psk_sim_close(s);
+}
+
+/* MPI_Comm_create_group is collective over the group only: ranks 0 and 2
+ * make one communicator (after 1 and 3 ms of work), ranks 1 and 3
+ * another (after 2 ms), both with local id 2, and each pair meets in a
+ * Barrier on it, inside interval 2: nobody waits for the other pair, so
+ * with closed-form collectives and no start time rank 0 waits 2 ms there
+ * for rank 2 and rank 1 not at all. Then MPI_Intercomm_create (on each
+ * pair's communicator) and MPI_Intercomm_merge make a communicator of all
+ * four, and ranks 1 and 3 wait 1 ms in a Barrier on it. */
+static void comm_create_group(void **state)
+{
+    (void)state;
+    static const int64_t even[2] = {0, 2}, odd[2] = {1, 3}, all[4] = {0, 1, 2, 3};
+    static const uint64_t work[4] = {1000000, 2000000, 3000000, 2000000};
+    tb t;
+    tb_open(&t, 4);
+    for (int r = 0; r < 4; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        pcontrol(&t, r, 0, 2);
+        psk_event *e = ev(&t, r, "MPI_Comm_create_group", work[r]);
+        e->v[PSK_F_COMM] = 0, e->v[PSK_F_GROUP] = 2, e->v[PSK_F_I1] = 5, e->v[PSK_F_NEWID] = 2;
+        PSK_ARRN(e, PSK_F_MEMBERS) = 2;
+        PSK_ARR(e, PSK_F_MEMBERS) = r % 2 ? odd : even;
+        put(&t, r, e);
+        coll_on(&t, r, "MPI_Barrier", 0, 2);
+        pcontrol(&t, r, 0, -2);
+        newcomm(&t, r, "MPI_Intercomm_create", 0, 2, 3, r % 2 ? odd : even, 2);
+        newcomm(&t, r, "MPI_Intercomm_merge", 0, 3, 4, all, 4);
+        coll_on(&t, r, "MPI_Barrier", 0, 4);
+        simple(&t, r, "MPI_Finalize", 0);
+    }
+    psk_sim *s = tb_run(&t, "start time = 0; send byte time = 0; collectives = closed;");
+    assert_int_equal(psk_sim_nintervals(s), 2);
+    NEAR(metric(s, 1, 0, PSK_M_SYNC), 2e-3);
+    NEAR(metric(s, 1, 1, PSK_M_SYNC), 0);
+    NEAR(metric(s, 1, 1, PSK_M_EXEC), 2e-3);
+    NEAR(metric(s, 1, 3, PSK_M_SYNC), 0);
+    NEAR(metric(s, 0, 1, PSK_M_SYNC), 1e-3);
+    NEAR(metric(s, 0, 3, PSK_M_SYNC), 1e-3);
+    NEAR(psk_sim_predicted(s), 3e-3);
+    psk_sim_close(s);
+}
+
+/* a ring where each rank's Mprobe of iteration i takes the message its
+ * Mrecv of iteration i + 1 receives: matched messages wait across the
+ * iterations' boundaries, and skipping iterations moves them too (the
+ * same answers as replaying every iteration) */
+static void folded_mprobe(void **state)
+{
+    (void)state;
+    static const char *const machines[] = {"start time = 5; send byte time = 0.001;",
+                                           "type = bus; start time = 20; send byte time = 0.01; eager threshold = 0;"};
+    for (int mi = 0; mi < 2; mi++) {
+        tb t;
+        three x;
+        int P = 4;
+        tb_open(&t, P);
+        for (int r = 0; r < P; r++) {
+            int left = (r + P - 1) % P, right = (r + 1) % P;
+            simple(&t, r, "MPI_Init", 0);
+            p2p(&t, r, "MPI_Isend", 50000 + 20000 * (uint64_t)r, right, 3, 2048, 0);
+            mprobe(&t, r, "MPI_Mprobe", 1000, 0, left, 3, 1, left);
+            coll(&t, r, "MPI_Barrier", 1000, 0); /* the loop begins with Mrecv */
+            for (int i = 0; i < 200; i++) {
+                mrecv(&t, r, "MPI_Mrecv", 1000, 2048, left, 3, -1);
+                waitreq(&t, r, 1000, 0);
+                p2p(&t, r, "MPI_Isend", 50000 + 20000 * (uint64_t)r, right, 3, 2048, 0);
+                mprobe(&t, r, "MPI_Mprobe", 1000, 0, left, 3, 1, left);
+            }
+            mrecv(&t, r, "MPI_Mrecv", 1000, 2048, left, 3, -1);
+            waitreq(&t, r, 1000, 0);
+            simple(&t, r, "MPI_Finalize", 0);
+        }
+        tb_three(&t, machines[mi], 0, &x);
+        same_report(x.s[0], x.s[1]);
+        same_report(x.s[1], x.s[2]);
+        assert_true(psk_sim_skipped_iterations(x.s[2]) >= 150);
+        three_close(&x);
+    }
+}
+
 static void machine_errors(void **state)
 {
     (void)state;
@@ -683,7 +884,9 @@ int main(void)
         cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(intervals),
         cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv),
         cmocka_unit_test(folded_skips), cmocka_unit_test(folded_varying), cmocka_unit_test(folded_noise),
-        cmocka_unit_test(folded_wildcard), cmocka_unit_test(machine_errors),
+        cmocka_unit_test(folded_wildcard), cmocka_unit_test(matched_probe), cmocka_unit_test(folded_mprobe),
+        cmocka_unit_test(comm_create_group),
+        cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
