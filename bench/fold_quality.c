@@ -3,7 +3,10 @@
  * bodies of 1-4 items, 2-6 iterations, up to 3 levels, expanded lengths
  * 8-160 (issue #3). Prints, per algorithm, the share of inputs folded
  * optimally and the total length over the optimum; also checks that every
- * folding expands back to its input.
+ * folding expands back to its input. The last row is the runs algorithm
+ * through psk_fold_levels (what perfskel fold runs on merged traces) with
+ * the input at every level: what the levels cost on traces whose
+ * arguments never vary (issue 12).
  *
  * usage: fold_quality [--inputs N] [--alphabet A] [--loop-pct P] [--seed S] */
 #include <stdio.h>
@@ -45,17 +48,22 @@ int main(int argc, char **argv)
         }
     }
     int32_t s[160];
-    long done = 0, optimal[PSK_FOLD_NALGOS] = {0}, broken[PSK_FOLD_NALGOS] = {0};
-    int64_t total_opt = 0, total[PSK_FOLD_NALGOS] = {0};
+    /* one more row: runs through the levels */
+    long done = 0, optimal[PSK_FOLD_NALGOS + 1] = {0}, broken[PSK_FOLD_NALGOS + 1] = {0};
+    int64_t total_opt = 0, total[PSK_FOLD_NALGOS + 1] = {0};
     while (done < inputs) {
         int64_t n = psk_fold_generate(&p, &rng, s, 160);
         if (n < 8 || n > 160)
             continue;
         int64_t opt = psk_fold_optimal_length(s, (int32_t)n);
         total_opt += opt;
-        for (int a = 0; a < PSK_FOLD_NALGOS; a++) {
+        for (int a = 0; a <= PSK_FOLD_NALGOS; a++) {
             psk_folded *f;
-            if (psk_fold(s, n, a, &f)) {
+            const int32_t *lv[PSK_FOLD_LEVELS];
+            for (int l = 0; l < PSK_FOLD_LEVELS; l++)
+                lv[l] = s;
+            if (a < PSK_FOLD_NALGOS ? psk_fold(s, n, a, &f)
+                                    : psk_fold_levels(lv, PSK_FOLD_LEVELS, s, n, PSK_FOLD_RUNS, &f)) {
                 fprintf(stderr, "fold_quality: %s\n", psk_folded_errmsg(f));
                 return 1;
             }
@@ -75,8 +83,8 @@ int main(int argc, char **argv)
     printf("%ld random nested-loop inputs (alphabet %d, loops %d %%, lengths 8-160), optimal total %lld\n", done,
            p.alphabet, p.loop_pct, (long long)total_opt);
     printf("| algorithm | optimal inputs | total over optimum | broken |\n|---|---|---|---|\n");
-    for (int a = 0; a < PSK_FOLD_NALGOS; a++)
-        printf("| %s | %.1f %% | +%.2f %% | %ld |\n", psk_fold_algo_name(a), 100.0 * (double)optimal[a] / (double)done,
+    for (int a = 0; a <= PSK_FOLD_NALGOS; a++)
+        printf("| %s | %.1f %% | +%.2f %% | %ld |\n", a < PSK_FOLD_NALGOS ? psk_fold_algo_name(a) : "runs, 3 levels", 100.0 * (double)optimal[a] / (double)done,
                100.0 * (double)(total[a] - total_opt) / (double)total_opt, broken[a]);
     return 0;
 }

@@ -2,8 +2,9 @@
  * time (as mpiP's AppTime: MPI_Init's exit to MPI_Finalize's entry), time
  * in MPI calls within it (MPI_Init and MPI_Finalize are listed but not
  * counted), time outside MPI (compute); per function and rank: calls, bytes
- * and time. A rank whose
- * file is damaged is profiled up to its last good block, and the problem is
+ * and time; then the calls whose arguments change from one loop iteration
+ * to the next, as fold finds them (--no-fold: not). A rank whose file is
+ * damaged is profiled up to its last good block, and the problem is
  * reported on stderr with exit status 1. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +102,98 @@ static void print_job_json(psk_json *j, const psk_job *job, const char *dir)
     psk_json_end(j);
 }
 
-static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn)
+/* the enclosing loops of node id, outermost first, into out (at most cap); their number */
+static int loops_of(const psk_folded *f, int32_t id, int32_t *out, int cap)
+{
+    int n = 0;
+    for (int32_t p = psk_folded_node(f, id)->parent; p > 0; p = psk_folded_node(f, p)->parent)
+        n++;
+    int k = n;
+    for (int32_t p = psk_folded_node(f, id)->parent; p > 0; p = psk_folded_node(f, p)->parent)
+        if (--k < cap)
+            out[k] = p;
+    return n < cap ? n : cap;
+}
+
+/* the calls whose arguments vary between iterations (NULL f: not computed) */
+static void varying_json(psk_json *j, const psk_folded *f, psk_merged *m)
+{
+    if (!f) {
+        psk_json_null(j, "varying");
+        return;
+    }
+    psk_json_arr(j, "varying");
+    for (int32_t id = 0; id < psk_folded_nnodes(f); id++) {
+        int np;
+        const psk_fparam *p = psk_folded_params(f, id, &np);
+        const psk_fnode *x = psk_folded_node(f, id);
+        if (!np || x->kind != PSK_FNODE_SYM)
+            continue;
+        char desc[1024];
+        psk_merged_class_desc(m, (uint32_t)x->sym, desc, sizeof desc);
+        psk_json_obj(j, NULL);
+        psk_json_str(j, "fn", psk_fn_name(psk_merged_class_fn(m, (uint32_t)x->sym)));
+        psk_json_str(j, "event", desc);
+        psk_json_int(j, "node", id);
+        int32_t lp[64];
+        int nl = loops_of(f, id, lp, 64);
+        psk_json_arr(j, "loops");
+        for (int l = 0; l < nl; l++) {
+            psk_json_obj(j, NULL);
+            psk_json_int(j, "node", lp[l]);
+            psk_json_int(j, "iterations", psk_folded_node(f, lp[l])->count);
+            psk_json_end(j);
+        }
+        psk_json_end(j);
+        psk_json_arr(j, "params");
+        for (int i = 0; i < np; i++) {
+            char e[256];
+            psk_fparam_desc(&p[i], e, sizeof e);
+            psk_json_obj(j, NULL);
+            psk_json_str(j, "field", psk_field_name(p[i].field));
+            psk_json_int(j, "loop_depth", p[i].depth);
+            psk_json_int(j, "min", p[i].lo);
+            psk_json_int(j, "max", p[i].hi);
+            psk_json_str(j, "expression", e);
+            psk_json_end(j);
+        }
+        psk_json_end(j);
+        psk_json_end(j);
+    }
+    psk_json_end(j);
+}
+
+static void varying_text(const psk_folded *f, psk_merged *m)
+{
+    int any = 0;
+    for (int32_t id = 0; id < psk_folded_nnodes(f); id++) {
+        int np;
+        const psk_fparam *p = psk_folded_params(f, id, &np);
+        const psk_fnode *x = psk_folded_node(f, id);
+        if (!np || x->kind != PSK_FNODE_SYM)
+            continue;
+        if (!any++)
+            printf("\ncalls whose arguments change between loop iterations (i0: the outermost loop's\n"
+                   "iteration, i1 the next; k: the call's execution; see perfskel fold)\n");
+        int32_t lp[64];
+        int nl = loops_of(f, id, lp, 64);
+        printf("  %s in ", psk_fn_name(psk_merged_class_fn(m, (uint32_t)x->sym)));
+        for (int l = 0; l < nl; l++)
+            printf("%sloop %d (x%lld)", l ? " > " : "", lp[l], (long long)psk_folded_node(f, lp[l])->count);
+        printf(":");
+        for (int i = 0; i < np; i++) {
+            char e[256];
+            psk_fparam_desc(&p[i], e, sizeof e);
+            printf("%s %s", i ? "," : "", e);
+        }
+        putchar('\n');
+    }
+    if (!any)
+        printf("\nno call's arguments change between loop iterations\n");
+}
+
+static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn,
+                       const psk_folded *fo, psk_merged *m)
 {
     psk_json j;
     psk_json_init(&j, stdout, 1);
@@ -164,6 +256,7 @@ static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat
         psk_json_end(&j);
     }
     psk_json_end(&j);
+    varying_json(&j, fo, m);
     psk_json_end(&j);
 }
 
@@ -177,7 +270,8 @@ static int by_time_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : (int)fa - (int)fb;
 }
 
-static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn)
+static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn,
+                       const psk_folded *fo, psk_merged *m)
 {
     printf("perfskel profile of %s\n", dir);
     printf("  job %016llx, %s (%s), %d ranks, started %s\n", (unsigned long long)job->job_id,
@@ -227,15 +321,19 @@ static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat
                        (unsigned long long)f->calls, (unsigned long long)f->bytes, sec(f->ns));
         }
     free(order);
+    if (fo)
+        varying_text(fo, m);
 }
 
 int cmd_stats(int argc, char **argv)
 {
     const char *dir = NULL;
-    int json = 0;
+    int json = 0, fold = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--no-fold"))
+            fold = 0;
         else if (argv[i][0] == '-' && argv[i][1])
             return psk_cli_usage("stats: unknown option '%s'", argv[i]);
         else if (!dir)
@@ -267,10 +365,25 @@ int cmd_stats(int argc, char **argv)
         }
         bad |= !rs[r].complete;
     }
+    /* what varies per iteration needs the merged and folded trace; a
+     * damaged trace is profiled without it */
+    psk_merged *m = NULL;
+    psk_folded *fo = NULL;
+    if (fold && !bad) {
+        if ((fo = psk_cli_load_folded(dir, &m)) && psk_folded_stats(fo, m)) {
+            psk_cli_error("%s: %s", dir, psk_folded_errmsg(fo));
+            psk_folded_free(fo);
+            psk_merged_close(m);
+            fo = NULL, m = NULL;
+        }
+        bad |= !fo;
+    }
     if (json)
-        print_json(job, dir, rs, tot, nfn);
+        print_json(job, dir, rs, tot, nfn, fo, m);
     else
-        print_text(job, dir, rs, tot, nfn);
+        print_text(job, dir, rs, tot, nfn, fo, m);
+    psk_folded_free(fo);
+    psk_merged_close(m);
     fflush(stdout);
     for (int r = 0; r < job->nranks; r++) {
         if (rs[r].error)

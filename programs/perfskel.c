@@ -35,8 +35,9 @@ static const char usage[] =
     "  record [-o DIR] [--mpi openmpi|mpich] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
     "        run an MPI job with every MPI call of every rank recorded into DIR\n"
     "        (default ./perfskel-trace)\n"
-    "  stats DIR [--json]\n"
-    "        profile of a recorded job: calls, bytes and time per function and rank\n"
+    "  stats DIR [--json] [--no-fold]\n"
+    "        profile of a recorded job: calls, bytes and time per function and rank,\n"
+    "        and the calls whose arguments change between loop iterations\n"
     "  dump DIR|MERGED [--rank R] [--json] [--merged]\n"
     "        every recorded event, one per line (JSON lines with --json); from a\n"
     "        merged trace the same rebuilt from it, or with --merged its merged events\n"
@@ -62,6 +63,25 @@ static const char usage[] =
     "\n"
     "perfskel --version prints the version.\n";
 
+/* perfskel CMD --help: CMD's entry of the usage above (predict has its own) */
+static int command_help(const char *cmd)
+{
+    size_t n = strlen(cmd);
+    for (const char *l = usage; *l;) {
+        const char *e = strchr(l, '\n');
+        if (!strncmp(l, "  ", 2) && !strncmp(l + 2, cmd, n) && (l[2 + n] == ' ' || l[2 + n] == '\n')) {
+            fputs("usage: perfskel ", stdout);
+            fwrite(l + 2, 1, (size_t)(e - l - 2), stdout);
+            putchar('\n');
+            for (l = e + 1; !strncmp(l, "        ", 8); l = strchr(l, '\n') + 1)
+                fwrite(l, 1, (size_t)(strchr(l, '\n') - l + 1), stdout);
+            return 1;
+        }
+        l = e + 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -71,6 +91,9 @@ int main(int argc, char **argv)
         return fputs(usage, stdout), 0;
     if (!strcmp(cmd, "--version"))
         return puts("perfskel " PSK_VERSION), 0;
+    for (int i = 2; i < argc && strcmp(cmd, "predict") && strcmp(argv[i], "--"); i++)
+        if ((!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) && command_help(cmd))
+            return 0;
     if (!strcmp(cmd, "record"))
         return cmd_record(argc - 1, argv + 1);
     if (!strcmp(cmd, "stats"))
