@@ -10,7 +10,10 @@
  * another scaled loop runs count/K times, timed, and adds its time x
  * (count / iterations run - 1) to the prediction. Each rank makes its own
  * calls in its own order (the trace is merged without reordering), so the
- * skeleton cannot deadlock where the original did not. */
+ * skeleton cannot deadlock where the original did not: a Test-family call
+ * waits exactly where, per rank and execution, the recorded one completed
+ * something, and polls elsewhere; a matched probe hands the message it
+ * matched to the next MPI_Mrecv. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +41,22 @@ typedef struct gnode {
     uint32_t *nsrc, *capsrc;
     int varsrc;         /* sources vary between executions: a table by execution */
     int counted;        /* a parameter reads a table by execution: T<id>_k counts them */
+    char **tabnames;    /* the tables of this node written so far: each once */
+    int ntabnames;
+    /* Test-family calls and MPI_Improbe: per taking part rank, whether each
+     * execution completed (found) something; replayed per rank and
+     * execution: a Wait where the recording completed, a poll where not */
+    uint8_t **done;
+    uint32_t *ndone, *capdone;
+    int polled;         /* some execution on some rank completed nothing */
+    int hidden;         /* MPI_Improbe: the sources are for the wait before it, not its argument */
+    int64_t *hsrc;      /* hidden: per taking part rank, the source waited for */
+    /* request arrays (Startall, Wait/Test families) per taking part rank
+     * and execution: [n, ids...] one after the other; reqsvary: some
+     * differ from the rank's first; reqsbig: too many to keep */
+    int64_t **xr;
+    uint64_t *nxr, *capxr;
+    int reqsvary, reqsbig;
 } gnode;
 
 /* a communicator as a rank saw it created: its members' world ranks;
@@ -80,6 +99,8 @@ typedef struct gen {
     cmembers **cmem;    /* per rank, by communicator id: its world ranks */
     int64_t *ncmem;
     preq **preqs;       /* per rank, by request id: what a persistent request does */
+    int64_t **lastarr;  /* per rank: the last Waitany/Waitsome/Testany/Testsome array (note_reqs) */
+    uint32_t *nlastarr;
     int64_t *npreqs;
     double *unit_ns; /* per rank: ns of one work unit on its host */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
@@ -99,6 +120,43 @@ static int gfail(gen *g, const char *fmt, ...)
 }
 
 static int is(unsigned fn, const char *name) { return !strcmp(psk_fn_name(fn), name); }
+
+/* whether a Test-family call completed something, or an MPI_Improbe
+ * found a message: 1 or 0; -1 for other calls */
+static int completion(const psk_event *e)
+{
+    unsigned fn = e->fn;
+    if (is(fn, "MPI_Test") || is(fn, "MPI_Testall") || is(fn, "MPI_Improbe"))
+        return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] != 0;
+    if (is(fn, "MPI_Testany"))
+        return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] && PSK_HAS(e, PSK_F_INDEX) && e->v[PSK_F_INDEX] >= 0;
+    if (is(fn, "MPI_Testsome"))
+        return PSK_HAS(e, PSK_F_INDICES) && PSK_ARRN(e, PSK_F_INDICES) > 0;
+    return -1;
+}
+
+/* 1 the first time table `name` of node id is asked for (write it), 0 after:
+ * a field's expression may be needed more than once (an MPI_Wait's request
+ * names its slot twice), its table must be defined once */
+static int table_once(gen *g, int32_t id, const char *name)
+{
+    gnode *n = &g->node[id];
+    for (int i = 0; i < n->ntabnames; i++)
+        if (!strcmp(n->tabnames[i], name))
+            return 0;
+    char **a = realloc(n->tabnames, (size_t)(n->ntabnames + 1) * sizeof *a);
+    char *copy = strdup(name);
+    if (!a || !copy) {
+        free(copy);
+        if (a)
+            n->tabnames = a;
+        gfail(g, "out of memory");
+        return 0;
+    }
+    n->tabnames = a;
+    n->tabnames[n->ntabnames++] = copy;
+    return 1;
+}
 static int64_t skeleton_value(const gen *g, int32_t id, int f, int j, const int64_t *iter, int depth, int64_t k);
 
 /* ---- pass 1: per event of the tree, every rank's first execution and
@@ -147,16 +205,107 @@ static int src_push(gnode *n, int j, int64_t v)
     return 0;
 }
 
+static int done_push(gnode *n, int j, int done)
+{
+    if (!n->done) {
+        n->done = calloc((size_t)n->np, sizeof *n->done);
+        n->ndone = calloc((size_t)n->np, sizeof *n->ndone);
+        n->capdone = calloc((size_t)n->np, sizeof *n->capdone);
+        if (!n->done || !n->ndone || !n->capdone)
+            return -1;
+    }
+    if (n->ndone[j] == n->capdone[j]) {
+        uint32_t cap = n->capdone[j] ? 2 * n->capdone[j] : 64;
+        uint8_t *a = realloc(n->done[j], cap);
+        if (!a)
+            return -1;
+        n->done[j] = a, n->capdone[j] = cap;
+    }
+    n->done[j][n->ndone[j]++] = (uint8_t)done;
+    return 0;
+}
+
+/* the request array of one execution on taking part rank j, kept for a
+ * table by execution if they differ. Waitany, Waitsome, Testany and
+ * Testsome see MPI_REQUEST_NULL where the original had completed a
+ * request before; the skeleton may have completed another one (timing), so
+ * it passes the request last seen there instead: every request is then
+ * completed by the same number of calls as in the original. */
+static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
+{
+    if (n->reqsbig)
+        return 0;
+    if (!n->xr) {
+        n->xr = calloc((size_t)n->np, sizeof *n->xr);
+        n->nxr = calloc((size_t)n->np, sizeof *n->nxr);
+        n->capxr = calloc((size_t)n->np, sizeof *n->capxr);
+        if (!n->xr || !n->nxr || !n->capxr)
+            return -1;
+    }
+    uint32_t len = PSK_ARRN(e, PSK_F_REQS);
+    if (n->nxr[j] + len + 1 > (1u << 24) / (unsigned)(g->P ? g->P : 1)) {
+        n->reqsbig = n->reqsvary = 1; /* the first array throughout; the loops around are not scaled */
+        return 0;
+    }
+    if (n->nxr[j] + len + 1 > n->capxr[j]) {
+        uint64_t cap = n->capxr[j] ? 2 * n->capxr[j] : 64;
+        while (cap < n->nxr[j] + len + 1)
+            cap *= 2;
+        int64_t *a = realloc(n->xr[j], cap * sizeof *a);
+        if (!a)
+            return -1;
+        n->xr[j] = a, n->capxr[j] = cap;
+    }
+    int64_t *x = &n->xr[j][n->nxr[j]];
+    int carry = is(e->fn, "MPI_Waitany") || is(e->fn, "MPI_Waitsome") || is(e->fn, "MPI_Testany") ||
+                is(e->fn, "MPI_Testsome");
+    /* the previous array of this family on the rank, whichever call passed
+     * it, stands for the program's array if it is as long */
+    const int64_t *prev = carry && g->lastarr[r] && g->nlastarr[r] == len ? g->lastarr[r] : NULL;
+    x[0] = len;
+    for (uint32_t k = 0; k < len; k++) {
+        int64_t q = PSK_ARR(e, PSK_F_REQS)[k];
+        if (q == PSK_REQ_NULL && prev)
+            q = prev[k];
+        x[1 + k] = q;
+    }
+    if (carry) {
+        if (g->nlastarr[r] < len || !g->lastarr[r]) {
+            int64_t *a = realloc(g->lastarr[r], (len ? len : 1) * sizeof *a);
+            if (!a)
+                return -1;
+            g->lastarr[r] = a;
+        }
+        if (len)
+            memcpy(g->lastarr[r], &x[1], len * sizeof *x);
+        g->nlastarr[r] = len;
+    }
+    n->nxr[j] += len + 1;
+    /* against the first execution as emitted: its own array */
+    const int64_t *f0 = &n->xr[j][0];
+    if (x[0] != f0[0] || (len && memcmp(&x[1], &f0[1], len * sizeof *x)))
+        n->reqsvary = 1;
+    return 0;
+}
+
 /* the sources of wildcard receives: blocking ones carry it in their own
  * status; an Irecv's comes with the Wait, Test or array call completing it */
 static int wild_sources(gen *g, int32_t id, int j, int32_t r, const psk_event *e)
 {
     gnode *n = &g->node[id];
     unsigned fn = e->fn;
-    int f = is(fn, "MPI_Recv") || is(fn, "MPI_Irecv") ? PSK_F_PEER
+    int f = is(fn, "MPI_Recv") || is(fn, "MPI_Irecv") || is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe") ||
+                    is(fn, "MPI_Improbe") ? PSK_F_PEER
             : is(fn, "MPI_Sendrecv") || is(fn, "MPI_Sendrecv_replace") ? PSK_F_RPEER : 0;
     if (f && PSK_HAS(e, f) && e->v[f] == PSK_ANY_SOURCE) {
         n->srcf = f;
+        if (is(fn, "MPI_Improbe")) {
+            /* its argument stays MPI_ANY_SOURCE; the source of each message
+             * it found is what the skeleton waits for before it */
+            n->hidden = 1;
+            if (completion(e) != 1)
+                return 0;
+        }
         if (!is(fn, "MPI_Irecv"))
             return src_push(n, j, PSK_HAS(e, PSK_F_ASRC) && e->v[PSK_F_ASRC] >= 0 ? e->v[PSK_F_ASRC] : -1);
         int64_t q = PSK_HAS(e, PSK_F_REQ) ? e->v[PSK_F_REQ] : -1;
@@ -199,6 +348,15 @@ static void settle_sources(gen *g)
         gnode *n = &g->node[id];
         if (!n->src)
             continue;
+        if (n->hidden) {
+            n->hsrc = malloc((size_t)n->np * sizeof *n->hsrc);
+            if (!n->hsrc) {
+                gfail(g, "out of memory");
+                return;
+            }
+            for (int j = 0; j < n->np; j++)
+                n->hsrc[j] = n->first[j].v[n->srcf]; /* as passed, unless pinned below */
+        }
         int changed = 0;
         for (int j = 0; j < n->np; j++) {
             if (!n->nsrc[j])
@@ -213,15 +371,39 @@ static void settle_sources(gen *g)
                 continue;
             }
             if (same) {
-                n->first[j].v[n->srcf] = n->src[j][0];
+                if (n->hidden)
+                    n->hsrc[j] = n->src[j][0];
+                else
+                    n->first[j].v[n->srcf] = n->src[j][0];
                 n->nsrc[j] = 0;
                 changed = 1;
             } else {
                 n->varsrc = 1;
             }
         }
-        if (changed)
+        if (changed && !n->hidden)
             n->kind[n->srcf] = PSK_PAT_TABLE;
+    }
+}
+
+/* after pass 1: request arrays that differ between executions get a
+ * table by execution, unless it would be too large */
+static void settle_reqs(gen *g)
+{
+    for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
+        gnode *n = &g->node[id];
+        /* the first execution's array as note_reqs completed it */
+        for (int j = 0; n->xr && j < n->np; j++)
+            if (n->nxr[j] && (uint64_t)n->xr[j][0] == PSK_ARRN(&n->first[j], PSK_F_REQS) && n->xr[j][0])
+                memcpy((void *)PSK_ARR(&n->first[j], PSK_F_REQS), &n->xr[j][1], (size_t)n->xr[j][0] * sizeof(int64_t));
+        if (!n->reqsvary || n->reqsbig)
+            continue;
+        uint64_t w = 1;
+        for (int j = 0; j < n->np; j++)
+            for (uint64_t at = 0; at < n->nxr[j]; at += 1 + (uint64_t)n->xr[j][at])
+                w = (uint64_t)n->xr[j][at] > w ? (uint64_t)n->xr[j][at] : w;
+        if (n->execs * (uint64_t)g->P * w > (1u << 22))
+            n->reqsbig = 1;
     }
 }
 
@@ -325,8 +507,16 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
             }
         }
     n->execs++;
-    for (int j = 0; j < me.nranks && j < n->np; j++)
+    for (int j = 0; j < me.nranks && j < n->np; j++) {
         n->gap[j] += (double)me.gap[j];
+        const psk_event *e = &me.ev[j];
+        int done = completion(e);
+        if (done >= 0 && done_push(n, j, done))
+            return c->rc = PSK_ENOMEM;
+        n->polled |= done == 0 || is(e->fn, "MPI_Iprobe");
+        if (PSK_HAS(e, PSK_F_REQS) && note_reqs(g, n, j, me.ranks[j], e))
+            return c->rc = PSK_ENOMEM;
+    }
     for (int j = 0; j < me.nranks && j < n->np; j++)
         if (wild_sources(g, id, j, me.ranks[j], &me.ev[j]) || note_comm(g, me.ranks[j], &me.ev[j]) ||
             note_preq(g, me.ranks[j], &me.ev[j]))
@@ -366,6 +556,10 @@ static int32_t loop_at(const gen *g, int32_t id, int d)
 /* a table of a parameter, once */
 static void param_table(gen *g, int32_t id, const char *what, const int64_t *t, int64_t n)
 {
+    char name[96];
+    snprintf(name, sizeof name, "T%d_%s_v", id, what);
+    if (!table_once(g, id, name))
+        return;
     fprintf(g->tabs, "static const long long T%d_%s_v[%lld] = {", id, what, (long long)n);
     for (int64_t i = 0; i < n; i++)
         fprintf(g->tabs, "%s%lld", i ? (i % 16 ? ", " : ",\n    ") : "", (long long)t[i]);
@@ -405,18 +599,22 @@ static void param_c(gen *g, int32_t id, const psk_fparam *p, const char *what, c
             snprintf(out, cap, "0");
             return;
         }
-        fprintf(g->tabs, "static const long long T%d_%s_r[%lld][NRANKS] = {", id, what, (long long)(E ? E : 1));
-        for (int64_t k = 0; k < (E ? E : 1); k++) {
-            fprintf(g->tabs, "%s{", k ? ",\n    " : "");
-            for (int r = 0, j = 0; r < g->P; r++) {
-                long long v = 0;
-                if (j < n->np && n->ranks[j] == r)
-                    v = k < E ? p->table[k * p->m + j++] : 0;
-                fprintf(g->tabs, "%s%lld", r ? ", " : "", v);
+        char name[96];
+        snprintf(name, sizeof name, "T%d_%s_r", id, what);
+        if (table_once(g, id, name)) {
+            fprintf(g->tabs, "static const long long %s[%lld][NRANKS] = {", name, (long long)(E ? E : 1));
+            for (int64_t k = 0; k < (E ? E : 1); k++) {
+                fprintf(g->tabs, "%s{", k ? ",\n    " : "");
+                for (int r = 0, j = 0; r < g->P; r++) {
+                    long long v = 0;
+                    if (j < n->np && n->ranks[j] == r)
+                        v = k < E ? p->table[k * p->m + j++] : 0;
+                    fprintf(g->tabs, "%s%lld", r ? ", " : "", v);
+                }
+                fprintf(g->tabs, "}");
             }
-            fprintf(g->tabs, "}");
+            fprintf(g->tabs, "};\n");
         }
-        fprintf(g->tabs, "};\n");
         snprintf(out, cap, "T%d_%s_r[T%d_k %% %lldLL][rank_]", id, what, id, (long long)(E ? E : 1));
         g->node[id].counted = 1;
         return;
@@ -489,6 +687,8 @@ static void emit_table(gen *g, const gnode *n, int32_t id, const char *what, con
 {
     char name[64];
     table_name(name, sizeof name, id, what);
+    if (!table_once(g, id, name))
+        return;
     fprintf(g->tabs, "static const long long %s[NRANKS] = {", name);
     for (int r = 0, j = 0; r < g->P; r++) {
         long long v = 0;
@@ -533,40 +733,139 @@ static void expr(gen *g, int32_t id, int f, const char *what, char *out, size_t 
     snprintf(out, cap, "%s[rank_]", name);
 }
 
-/* a peer value in the skeleton: perfskel's constants back to MPI's */
-static void peer_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
+/* dflt (a C int), or where the wildcard sources of node id vary between
+ * executions (outside scaled loops), the recorded source of each
+ * execution read in order from a table per rank (then 1) */
+static int src_table(gen *g, int32_t id, const char *dflt, char *out, size_t cap)
 {
-    char e[128];
-    expr(g, id, f, what, e, sizeof e);
     const gnode *n = &g->node[id];
     size_t total = 0;
     for (int j = 0; n->varsrc && j < n->np; j++)
         total += n->nsrc[j];
-    if (!n->varsrc || n->srcf != f || g->in_scaled || total > (1u << 20)) {
-        snprintf(out, cap, "peer_(%s)", e);
+    if (!n->varsrc || g->in_scaled || total > (1u << 20)) {
+        snprintf(out, cap, "%s", dflt);
+        return 0;
+    }
+    /* ranks whose source did not vary use dflt */
+    char tn[64];
+    snprintf(tn, sizeof tn, "T%d_src", id);
+    if (table_once(g, id, tn)) {
+        for (int j = 0; j < n->np; j++) {
+            if (!n->nsrc[j])
+                continue;
+            fprintf(g->tabs, "static const int T%d_src%d[%u] = {", id, n->ranks[j], n->nsrc[j]);
+            for (uint32_t k = 0; k < n->nsrc[j]; k++)
+                fprintf(g->tabs, "%s%lld", k ? (k % 20 ? ", " : ",\n    ") : "", (long long)n->src[j][k]);
+            fprintf(g->tabs, "};\n");
+        }
+        fprintf(g->tabs, "static const int *const T%d_src[NRANKS] = {", id);
+        for (int r = 0, j = 0; r < g->P; r++) {
+            while (j < n->np && n->ranks[j] < r)
+                j++;
+            if (j < n->np && n->ranks[j] == r && n->nsrc[j])
+                fprintf(g->tabs, "%sT%d_src%d", r ? ", " : "", id, r);
+            else
+                fprintf(g->tabs, "%s0", r ? ", " : "");
+        }
+        fprintf(g->tabs, "};\nstatic long long T%d_at;\n", id);
+    }
+    snprintf(out, cap, "wsrc_(T%d_src[rank_], &T%d_at, %s) /* recorded sources */", id, id, dflt);
+    return 1;
+}
+
+/* a peer value in the skeleton: perfskel's constants back to MPI's */
+static void peer_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
+{
+    char e[128], d[160];
+    expr(g, id, f, what, e, sizeof e);
+    const gnode *n = &g->node[id];
+    snprintf(d, sizeof d, "peer_(%s)", e);
+    if (n->srcf != f || n->hidden)
+        snprintf(out, cap, "%s", d);
+    else
+        src_table(g, id, d, out, cap);
+}
+
+/* the source an MPI_Improbe that found a message waits for first: the
+ * source it found (per rank, or per execution from a table) where it was
+ * called with MPI_ANY_SOURCE, else its argument */
+static void hidden_src_expr(gen *g, int32_t id, char *out, size_t cap)
+{
+    const gnode *n = &g->node[id];
+    if (!n->hidden || !n->hsrc || param_of(g, id, PSK_F_PEER)) {
+        peer_expr(g, id, PSK_F_PEER, "peer", out, cap);
         return;
     }
-    /* the recorded source of each execution, in order; ranks whose source
-     * did not vary use the expression */
+    char d[160];
+    int same = 1;
+    for (int j = 1; j < n->np; j++)
+        same &= n->hsrc[j] == n->hsrc[0];
+    if (same) {
+        snprintf(d, sizeof d, "peer_(%lld)", (long long)n->hsrc[0]);
+    } else {
+        emit_table(g, n, id, "hsrc", n->hsrc);
+        snprintf(d, sizeof d, "peer_(T%d_hsrc[rank_])", id);
+    }
+    src_table(g, id, d, out, cap);
+}
+
+/* whether the current execution of Test-family call or MPI_Improbe id
+ * completed (found) something when recorded, on this rank, as C: 1 or 0
+ * when that is so throughout, a table by rank when each rank's is, else a
+ * bit table by rank and execution read by the node's execution counter.
+ * Tables too large to write fall back to polling wherever some execution
+ * polled: a poll never waits for what the recording did not get. */
+static void done_expr(gen *g, int32_t id, char *out, size_t cap)
+{
+    gnode *n = &g->node[id];
+    int any1 = 0, any0 = 0, perrank = 1;
+    uint32_t E = 0;
+    int64_t *v = malloc((size_t)(n->np ? n->np : 1) * sizeof *v);
+    if (!v) {
+        gfail(g, "out of memory");
+        snprintf(out, cap, "0");
+        return;
+    }
     for (int j = 0; j < n->np; j++) {
-        if (!n->nsrc[j])
-            continue;
-        fprintf(g->tabs, "static const int T%d_src%d[%u] = {", id, n->ranks[j], n->nsrc[j]);
-        for (uint32_t k = 0; k < n->nsrc[j]; k++)
-            fprintf(g->tabs, "%s%lld", k ? (k % 20 ? ", " : ",\n    ") : "", (long long)n->src[j][k]);
-        fprintf(g->tabs, "};\n");
+        int one = 0, zero = 0;
+        for (uint32_t k = 0; n->done && k < n->ndone[j]; k++)
+            n->done[j][k] ? (one = 1) : (zero = 1);
+        any1 |= one, any0 |= zero;
+        perrank &= !(one && zero);
+        v[j] = one && !zero;
+        if (n->done && n->ndone[j] > E)
+            E = n->ndone[j];
     }
-    fprintf(g->tabs, "static const int *const T%d_src[NRANKS] = {", id);
-    for (int r = 0, j = 0; r < g->P; r++) {
-        while (j < n->np && n->ranks[j] < r)
-            j++;
-        if (j < n->np && n->ranks[j] == r && n->nsrc[j])
-            fprintf(g->tabs, "%sT%d_src%d", r ? ", " : "", id, r);
-        else
-            fprintf(g->tabs, "%s0", r ? ", " : "");
+    uint64_t bytes = (uint64_t)g->P * ((E + 7) / 8);
+    if (!any1 || !any0) {
+        snprintf(out, cap, "%d", any1);
+    } else if (perrank || bytes > (1u << 22)) {
+        emit_table(g, n, id, "done", v);
+        snprintf(out, cap, "T%d_done[rank_]", id);
+    } else {
+        char tn[64];
+        snprintf(tn, sizeof tn, "T%d_doneb", id);
+        if (table_once(g, id, tn)) {
+            uint32_t W = (E + 7) / 8;
+            fprintf(g->tabs, "static const unsigned char T%d_doneb[NRANKS][%u] = {", id, W);
+            for (int r = 0, j = 0; r < g->P; r++) {
+                int in = j < n->np && n->ranks[j] == r;
+                fprintf(g->tabs, "%s{", r ? ",\n    " : "");
+                for (uint32_t w = 0; w < W; w++) {
+                    unsigned b = 0;
+                    for (uint32_t k = 8 * w; in && k < 8 * w + 8 && k < n->ndone[j]; k++)
+                        b |= (unsigned)(n->done[j][k] != 0) << (k - 8 * w);
+                    fprintf(g->tabs, "%s0x%02x", w ? (w % 16 ? ", " : ",\n     ") : "", b);
+                }
+                fprintf(g->tabs, "}");
+                j += in;
+            }
+            fprintf(g->tabs, "};\n");
+        }
+        snprintf(out, cap, "bit_(T%d_doneb[rank_], T%d_k, %uLL)", id, id, E);
+        n->counted = 1;
     }
-    fprintf(g->tabs, "};\nstatic long long T%d_at;\n", id);
-    snprintf(out, cap, "wsrc_(T%d_src[rank_], &T%d_at, peer_(%s)) /* recorded sources */", id, id, e);
+    free(v);
 }
 
 static void tag_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
@@ -661,6 +960,8 @@ static void array_table(gen *g, int32_t id, int f, int64_t scale_field, const ch
     *width = w;
     char name[64];
     table_name(name, sizeof name, id, what);
+    if (!table_once(g, id, name))
+        return; /* written, and its sizes counted, already */
     fprintf(g->tabs, "static const int %s[NRANKS][%d] = {", name, w);
     int64_t total_max = 0;
     for (int r = 0, j = 0; r < g->P; r++) {
@@ -691,6 +992,62 @@ static void array_table(gen *g, int32_t id, int f, int64_t scale_field, const ch
         g->max_sbytes = total_max > g->max_sbytes ? total_max : g->max_sbytes;
         g->max_rbytes = total_max > g->max_rbytes ? total_max : g->max_rbytes;
     }
+}
+
+/* the request arrays of node id by execution and rank (settle_reqs kept
+ * them small enough), read with the node's execution counter */
+static void reqs_by_exec(gen *g, int32_t id)
+{
+    gnode *n = &g->node[id];
+    n->counted = 1;
+    char tn[64];
+    snprintf(tn, sizeof tn, "T%d_reqsx", id);
+    if (!table_once(g, id, tn))
+        return;
+    uint64_t E = n->execs ? n->execs : 1, w = 1;
+    uint64_t *at = calloc((size_t)n->np, sizeof *at);
+    if (!at) {
+        gfail(g, "out of memory");
+        return;
+    }
+    for (int j = 0; j < n->np; j++)
+        for (uint64_t a = 0; a < n->nxr[j]; a += 1 + (uint64_t)n->xr[j][a])
+            w = (uint64_t)n->xr[j][a] > w ? (uint64_t)n->xr[j][a] : w;
+    /* the lengths first, then the ids (the same walk twice) */
+    for (int pass = 0; pass < 2; pass++) {
+        memset(at, 0, (size_t)n->np * sizeof *at);
+        if (pass == 0)
+            fprintf(g->tabs, "static const int T%d_nreqsx[%llu][NRANKS] = {", id, (unsigned long long)E);
+        else
+            fprintf(g->tabs, "static const int T%d_reqsx[%llu][NRANKS][%llu] = {", id, (unsigned long long)E,
+                    (unsigned long long)w);
+        for (uint64_t k = 0; k < E; k++) {
+            fprintf(g->tabs, "%s{", k ? ",\n    " : "");
+            for (int r = 0, j = 0; r < g->P; r++) {
+                const int64_t *x = NULL;
+                if (j < n->np && n->ranks[j] == r) {
+                    if (at[j] < n->nxr[j])
+                        x = &n->xr[j][at[j]], at[j] += 1 + (uint64_t)x[0];
+                    j++;
+                }
+                if (pass == 0) {
+                    fprintf(g->tabs, "%s%lld", r ? ", " : "", x ? (long long)x[0] : 0LL);
+                    continue;
+                }
+                fprintf(g->tabs, "%s{", r ? ", " : "");
+                for (uint64_t i = 0; i < w; i++) {
+                    long long q = x && i < (uint64_t)x[0] ? (long long)x[1 + i] : -1;
+                    fprintf(g->tabs, "%s%lld", i ? ", " : "", q);
+                    if (q > g->max_req)
+                        g->max_req = q;
+                }
+                fprintf(g->tabs, "}");
+            }
+            fprintf(g->tabs, "}");
+        }
+        fprintf(g->tabs, "};\n");
+    }
+    free(at);
 }
 
 static void indent(gen *g, int d)
@@ -772,13 +1129,33 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
     } else if (is(fn, "MPI_Sendrecv_replace")) {
         fprintf(g->body, "MPI_Sendrecv_replace(rbuf_, %s, MPI_BYTE, %s, %s, %s, %s, %s, MPI_STATUS_IGNORE);\n", by,
                 peer, tag, rpeer, rtag, comm);
-    } else if (is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe")) {
+    } else if (is(fn, "MPI_Probe")) {
         fprintf(g->body, "MPI_Probe(%s, %s, %s, MPI_STATUS_IGNORE);\n", peer, tag, comm);
-    } else if (is(fn, "MPI_Iprobe") || is(fn, "MPI_Improbe")) {
+    } else if (is(fn, "MPI_Mprobe")) {
+        /* the message it matches is the one the next MPI_Mrecv receives */
+        fprintf(g->body, "MPI_Mprobe(%s, %s, %s, msgslot_(), MPI_STATUS_IGNORE); msgkeep_(1);\n", peer, tag, comm);
+    } else if (is(fn, "MPI_Iprobe")) {
         fprintf(g->body, "{ int f_; MPI_Iprobe(%s, %s, %s, &f_, MPI_STATUS_IGNORE); }\n", peer, tag, comm);
-    } else if (is(fn, "MPI_Mrecv") || is(fn, "MPI_Imrecv")) {
-        fprintf(g->body, "MPI_Recv(rbuf_, RBUF_BYTES, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, "
-                         "MPI_STATUS_IGNORE); /* %s as a receive of the probed message */\n", name);
+    } else if (is(fn, "MPI_Improbe")) {
+        /* where it found a message, improbe_ makes the MPI_Improbe find the
+         * same one (see the preamble); where it did not, an MPI_Iprobe polls
+         * without taking anything */
+        char d[64], hs[400];
+        done_expr(g, id, d, sizeof d);
+        if (strcmp(d, "0"))
+            hidden_src_expr(g, id, hs, sizeof hs);
+        if (!strcmp(d, "1"))
+            fprintf(g->body, "improbe_(%s, %s, %s, %s);\n", peer, hs, tag, comm);
+        else if (!strcmp(d, "0"))
+            fprintf(g->body, "{ int f_; MPI_Iprobe(%s, %s, %s, &f_, MPI_STATUS_IGNORE); } /* MPI_Improbe that found "
+                             "nothing */\n", peer, tag, comm);
+        else
+            fprintf(g->body, "if (%s) improbe_(%s, %s, %s, %s); else { int f_; MPI_Iprobe(%s, %s, %s, &f_, "
+                             "MPI_STATUS_IGNORE); }\n", d, peer, hs, tag, comm, peer, tag, comm);
+    } else if (is(fn, "MPI_Mrecv")) {
+        fprintf(g->body, "MPI_Mrecv(rbuf_, %s, MPI_BYTE, msgtake_(), MPI_STATUS_IGNORE);\n", by);
+    } else if (is(fn, "MPI_Imrecv")) {
+        fprintf(g->body, "MPI_Imrecv(rbuf_, %s, MPI_BYTE, msgtake_(), %s);\n", by, req);
     } else if (cls == PSK_CLASS_PERSIST && !is(fn, "MPI_Start") && !is(fn, "MPI_Startall")) {
         const char *call = is(fn, "MPI_Recv_init") ? "MPI_Recv_init" : is(fn, "MPI_Ssend_init") ? "MPI_Ssend_init"
                                                                                               : "MPI_Send_init";
@@ -788,17 +1165,27 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
                is(fn, "MPI_Test")) {
         char r[300];
         expr(g, id, PSK_F_REQ, "req", r, sizeof r);
-        if (is(fn, "MPI_Start"))
+        if (is(fn, "MPI_Start")) {
             fprintf(g->body, "MPI_Start(%s);\n", req);
-        else if (is(fn, "MPI_Wait") || (is(fn, "MPI_Test") && e->v[PSK_F_FLAG]))
-            fprintf(g->body, "MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE);%s\n", r,
-                    is(fn, "MPI_Test") ? " /* MPI_Test that completed it */" : "");
-        else if (is(fn, "MPI_Test"))
-            fprintf(g->body, "{ int f_; MPI_Test(&req_[slot_(%s)], &f_, MPI_STATUS_IGNORE); }\n", r);
-        else if (is(fn, "MPI_Request_free"))
+        } else if (is(fn, "MPI_Wait")) {
+            fprintf(g->body, "MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE);\n", r);
+        } else if (is(fn, "MPI_Test")) {
+            /* a Wait where it completed the request, per rank and execution */
+            char d[64];
+            done_expr(g, id, d, sizeof d);
+            if (!strcmp(d, "1"))
+                fprintf(g->body, "MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE); /* MPI_Test that completed it */\n",
+                        r);
+            else if (!strcmp(d, "0"))
+                fprintf(g->body, "{ int f_; MPI_Test(&req_[slot_(%s)], &f_, MPI_STATUS_IGNORE); }\n", r);
+            else
+                fprintf(g->body, "{ int f_; if (%s) MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE); else "
+                                 "MPI_Test(&req_[slot_(%s)], &f_, MPI_STATUS_IGNORE); }\n", d, r, r);
+        } else if (is(fn, "MPI_Request_free")) {
             fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Request_free(&req_[slot_(%s)]);\n", r, r);
-        else
+        } else {
             fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Cancel(&req_[slot_(%s)]);\n", r, r);
+        }
     } else if (PSK_HAS(e, PSK_F_REQS)) { /* Startall and the Wait/Test families on arrays */
         int w;
         array_table(g, id, PSK_F_REQS, -1, "reqs", &w);
@@ -806,11 +1193,22 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
             for (uint32_t k = 0; k < PSK_ARRN(&n->first[j], PSK_F_REQS); k++)
                 g->max_req = PSK_ARR(&n->first[j], PSK_F_REQS)[k] > g->max_req ? PSK_ARR(&n->first[j], PSK_F_REQS)[k]
                                                                               : g->max_req;
-        int done = !PSK_HAS(e, PSK_F_FLAG) || e->v[PSK_F_FLAG];
-        /* 0 start, 1 wait all, 2 wait any, 3 wait some, 4 test all */
-        int how = is(fn, "MPI_Startall") ? 0 : !done ? 4
-                  : (is(fn, "MPI_Waitany") || is(fn, "MPI_Testany")) ? 2
-                  : (is(fn, "MPI_Waitsome") || is(fn, "MPI_Testsome")) ? 3 : 1;
+        /* 0 start, 1 wait all, 2 wait any, 3 wait some, 4 test all, 5 test
+         * any, 6 test some: a Test-family call is its Wait where it
+         * completed something, per rank and execution, else a poll */
+        int wait = is(fn, "MPI_Startall") ? 0 : (is(fn, "MPI_Waitany") || is(fn, "MPI_Testany")) ? 2
+                   : (is(fn, "MPI_Waitsome") || is(fn, "MPI_Testsome")) ? 3 : 1;
+        char how[96] = "";
+        if (completion(e) >= 0) {
+            char d[64];
+            done_expr(g, id, d, sizeof d);
+            if (!strcmp(d, "0") || !strcmp(d, "1"))
+                snprintf(how, sizeof how, "%d", !strcmp(d, "1") ? wait : wait + 3);
+            else
+                snprintf(how, sizeof how, "%s ? %d : %d", d, wait, wait + 3);
+        } else {
+            snprintf(how, sizeof how, "%d", wait);
+        }
         int64_t *cnt = malloc((size_t)n->np * sizeof *cnt);
         if (!cnt) {
             gfail(g, "out of memory");
@@ -823,7 +1221,13 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
         char ids[64], num[64];
         table_name(ids, sizeof ids, id, "reqs");
         table_name(num, sizeof num, id, "nreqs");
-        fprintf(g->body, "reqs_(%d, %s[rank_], (int)%s[rank_]); /* %s */\n", how, ids, num, name);
+        if (n->reqsvary && !n->reqsbig) {
+            reqs_by_exec(g, id);
+            fprintf(g->body, "reqs_(%s, T%d_reqsx[T%d_k][rank_], (int)T%d_nreqsx[T%d_k][rank_]); /* %s */\n", how, id,
+                    id, id, id, name);
+        } else {
+            fprintf(g->body, "reqs_(%s, %s[rank_], (int)%s[rank_]); /* %s */\n", how, ids, num, name);
+        }
     } else if (is(fn, "MPI_Barrier")) {
         fprintf(g->body, "MPI_Barrier(%s);\n", comm);
     } else if (is(fn, "MPI_Ibarrier")) {
@@ -1068,6 +1472,7 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
  * rank leaves nobody waiting ---- */
 
 typedef struct balance {
+    int depth;       /* of the loop: its iteration index is iter[depth] */
     int64_t objs;    /* objects made minus freed (persistent requests, communicators, groups) */
     int P;
     int64_t *sent;   /* P x P: [from * P + to] */
@@ -1169,8 +1574,22 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         b->ok = 0; /* a collective on MPI_COMM_WORLD without every rank */
         return;
     }
-    if (is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe")) {
+    if (is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe") || is(fn, "MPI_Iprobe") || is(fn, "MPI_Improbe") ||
+        is(fn, "MPI_Mrecv") || is(fn, "MPI_Imrecv")) {
         b->ok = 0; /* probes: not followed */
+        return;
+    }
+    if (n->polled) {
+        /* a poll: how often it ran was the time some message took, which
+         * running fewer iterations does not scale */
+        b->ok = 0;
+        return;
+    }
+    const psk_fparam *rq = param_of(g, id, PSK_F_REQ);
+    if (n->reqsbig || (rq && (rq->depth == b->depth || rq->kind == PSK_VARY_EXEC || rq->kind == PSK_VARY_RANKEXEC))) {
+        /* requests that change with the loop's own iteration: made in one
+         * iteration and completed in another (or before or after the loop) */
+        b->ok = 0;
         return;
     }
     if (param_of(g, id, PSK_F_PEER) || param_of(g, id, PSK_F_RPEER) ||
@@ -1210,9 +1629,140 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
     }
 }
 
+/* ---- requests in a loop: every request an iteration completes must be
+ * made (or started) in that iteration, else running fewer iterations
+ * leaves requests made before the loop active (a persistent one then
+ * started again) ---- */
+
+typedef struct idset {
+    int64_t *lo, *hi; /* ranges of ids */
+    int n, cap;
+} idset;
+
+static int idset_add(idset *s, int64_t lo, int64_t hi)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        int64_t *a = realloc(s->lo, (size_t)cap * sizeof *a), *b;
+        if (!a)
+            return -1;
+        s->lo = a;
+        b = realloc(s->hi, (size_t)cap * sizeof *b);
+        if (!b)
+            return -1;
+        s->hi = b, s->cap = cap;
+    }
+    s->lo[s->n] = lo, s->hi[s->n] = hi, s->n++;
+    return 0;
+}
+
+static int idset_has(const idset *s, int64_t v)
+{
+    for (int i = 0; i < s->n; i++)
+        if (v >= s->lo[i] && v <= s->hi[i])
+            return 1;
+    return 0;
+}
+
+/* the request ids field f (PSK_F_REQ or PSK_F_REQS) of node id names on
+ * its j-th rank over all executions, as ranges: fn(arg, j, lo, hi); 0, or
+ * the first non-zero fn returned */
+static int node_ids(const gen *g, int32_t id, int f, int (*fn)(void *, int, int64_t, int64_t), void *arg)
+{
+    const gnode *n = &g->node[id];
+    int rc = 0;
+    for (int j = 0; j < n->np && !rc; j++) {
+        if (f == PSK_F_REQ) {
+            const psk_fparam *p = param_of(g, id, PSK_F_REQ);
+            rc = p ? fn(arg, j, p->lo, p->hi) : fn(arg, j, n->first[j].v[PSK_F_REQ], n->first[j].v[PSK_F_REQ]);
+            continue;
+        }
+        if (n->xr && !n->reqsbig) {
+            for (uint64_t at = 0; at < n->nxr[j] && !rc; at += 1 + (uint64_t)n->xr[j][at])
+                for (int64_t k = 0; k < n->xr[j][at] && !rc; k++)
+                    rc = fn(arg, j, n->xr[j][at + 1 + k], n->xr[j][at + 1 + k]);
+            continue;
+        }
+        for (uint32_t k = 0; k < PSK_ARRN(&n->first[j], PSK_F_REQS) && !rc; k++)
+            rc = fn(arg, j, PSK_ARR(&n->first[j], PSK_F_REQS)[k], PSK_ARR(&n->first[j], PSK_F_REQS)[k]);
+    }
+    return rc;
+}
+
+typedef struct reqwalk {
+    const gen *g;
+    int32_t id;
+    idset *made; /* per world rank */
+    int ok;
+} reqwalk;
+
+static int add_made(void *arg, int j, int64_t lo, int64_t hi)
+{
+    reqwalk *w = arg;
+    return lo >= 0 && idset_add(&w->made[w->g->node[w->id].ranks[j]], lo, hi);
+}
+
+static int check_done(void *arg, int j, int64_t lo, int64_t hi)
+{
+    reqwalk *w = arg;
+    if (hi < 0)
+        return 0; /* MPI_REQUEST_NULL */
+    if (hi - lo > 4096)
+        return w->ok = 0, 1;
+    for (int64_t q = lo < 0 ? 0 : lo; q <= hi; q++)
+        if (!idset_has(&w->made[w->g->node[w->id].ranks[j]], q))
+            return w->ok = 0, 1;
+    return 0;
+}
+
+/* pass 0: collect what the subtree of node id makes or starts; pass 1:
+ * check what it completes */
+static void walk_reqs(reqwalk *w, int32_t id, int pass)
+{
+    const gen *g = w->g;
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind != PSK_FNODE_SYM) {
+        const int32_t *kid = psk_folded_children(g->f, id);
+        for (int32_t i = 0; i < x->nchild && w->ok; i++)
+            walk_reqs(w, kid[i], pass);
+        return;
+    }
+    const gnode *n = &g->node[id];
+    if (!n->seen)
+        return;
+    unsigned fn = n->first[0].fn;
+    int cls = psk_fn_class(fn), wait = cls == PSK_CLASS_WAIT && !is(fn, "MPI_Request_free") && !is(fn, "MPI_Cancel");
+    w->id = id;
+    if (pass == 0 && PSK_HAS(&n->first[0], PSK_F_REQ) && !wait && !is(fn, "MPI_Request_free") &&
+        !is(fn, "MPI_Cancel")) {
+        if (node_ids(g, id, PSK_F_REQ, add_made, w))
+            w->ok = 0;
+    } else if (pass == 0 && is(fn, "MPI_Startall")) {
+        if (node_ids(g, id, PSK_F_REQS, add_made, w))
+            w->ok = 0;
+    } else if (pass == 1 && wait) {
+        node_ids(g, id, PSK_HAS(&n->first[0], PSK_F_REQ) ? PSK_F_REQ : PSK_F_REQS, check_done, w);
+    }
+}
+
+static int requests_closed(const gen *g, int32_t id)
+{
+    reqwalk w = {.g = g, .ok = 1};
+    w.made = calloc((size_t)(g->P ? g->P : 1), sizeof *w.made);
+    if (!w.made)
+        return 0;
+    walk_reqs(&w, id, 0);
+    if (w.ok)
+        walk_reqs(&w, id, 1);
+    for (int r = 0; r < g->P; r++)
+        free(w.made[r].lo), free(w.made[r].hi);
+    free(w.made);
+    return w.ok;
+}
+
 static int closed_loop(gen *g, int32_t id)
 {
-    balance b = {.P = g->P, .ok = 1};
+    balance b = {.P = g->P, .ok = 1, .depth = psk_folded_node(g->f, id)->depth};
     b.sent = calloc((size_t)g->P * (size_t)g->P, sizeof *b.sent);
     b.wild = calloc((size_t)g->P, sizeof *b.wild);
     if (!b.sent || !b.wild) {
@@ -1238,7 +1788,7 @@ static int closed_loop(gen *g, int32_t id)
     if (b.objs)
         b.ok = 0;
     free(b.sent), free(b.wild);
-    return b.ok;
+    return b.ok && requests_closed(g, id);
 }
 
 static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *loopvar)
@@ -1330,20 +1880,99 @@ static const char preamble[] =
     "    return &req_[s];\n"
     "}\n"
     "\n"
-    "/* Startall (0), Waitall (1), Waitany (2), Waitsome (3), Testall (4) on recorded slots */\n"
+    "/* Startall (0), Waitall (1), Waitany (2), Waitsome (3), Testall (4),\n"
+    " * Testany (5), Testsome (6) on recorded slots */\n"
     "static inline void reqs_(int how, const int *ids, int n)\n"
     "{\n"
+    "    static MPI_Status st[NREQ + 1];\n"
     "    MPI_Request r[NREQ + 1];\n"
-    "    int k, i, idx[NREQ + 1];\n"
+    "    int k, i, f, idx[NREQ + 1];\n"
     "    if (n > NREQ + 1) n = NREQ + 1;\n"
     "    for (k = 0; k < n; k++) r[k] = req_[slot_(ids[k])];\n"
     "    if (how == 0) MPI_Startall(n, r);\n"
-    "    else if (how == 1) MPI_Waitall(n, r, MPI_STATUSES_IGNORE);\n"
-    "    else if (how == 2) MPI_Waitany(n, r, &i, MPI_STATUS_IGNORE);\n"
-    "    else if (how == 3) MPI_Waitsome(n, r, &i, idx, MPI_STATUSES_IGNORE);\n"
-    "    else MPI_Testall(n, r, &i, MPI_STATUSES_IGNORE);\n"
+    "    else if (how == 1) MPI_Waitall(n, r, st);\n"
+    "    else if (how == 2) MPI_Waitany(n, r, &i, st);\n"
+    "    else if (how == 3) MPI_Waitsome(n, r, &i, idx, st);\n"
+    "    else if (how == 4) MPI_Testall(n, r, &f, st);\n"
+    "    else if (how == 5) MPI_Testany(n, r, &i, &f, st);\n"
+    "    else MPI_Testsome(n, r, &i, idx, st);\n"
     "    for (k = 0; k < n; k++) req_[slot_(ids[k])] = r[k];\n"
     "}\n"
+    "\n"
+    "/* messages matched by MPI_Mprobe / MPI_Improbe, received in that order by\n"
+    " * MPI_Mrecv / MPI_Imrecv */\n"
+    "static MPI_Message msgq_[64];\n"
+    "static int msgin_, msgout_;\n"
+    "static inline MPI_Message *msgslot_(void) { return &msgq_[msgin_ % 64]; }\n"
+    "static inline void msgkeep_(int found) { if (found) msgin_++; }\n"
+    "static inline MPI_Message *msgtake_(void)\n"
+    "{\n"
+    "    static MPI_Message none;\n"
+    "    none = MPI_MESSAGE_NO_PROC;\n"
+    "    return msgout_ < msgin_ ? &msgq_[msgout_++ % 64] : &none;\n"
+    "}\n"
+    "/* An MPI_Improbe(src, tag, c) that found the message of source s when\n"
+    " * recorded is made to find that message again, waiting for it through\n"
+    " * the profiling interface (waits the original did not make: a recording\n"
+    " * of the skeleton shows its own calls only). From MPI_ANY_SOURCE, which\n"
+    " * message an MPI matches first is not the order they came in: messages\n"
+    " * of other sources are set aside (matched, to be received in their turn)\n"
+    " * until s's is the one matched, and a message of s set aside earlier is\n"
+    " * taken from there, so the skeleton receives the recorded messages in\n"
+    " * the recorded order whatever order they arrive in. */\n"
+    "#define NASIDE 1024\n"
+    "static MPI_Message aside_[NASIDE];\n"
+    "static int aside_src_[NASIDE], aside_tag_[NASIDE], naside_;\n"
+    "static MPI_Comm aside_comm_[NASIDE];\n"
+    "static inline void aside_put_(MPI_Message m, const MPI_Status *st, MPI_Comm c)\n"
+    "{\n"
+    "    if (naside_ == NASIDE) {\n"
+    "        fprintf(stderr, \"skeleton: more than %d probed messages set aside\\n\", NASIDE);\n"
+    "        MPI_Abort(MPI_COMM_WORLD, 4);\n"
+    "    }\n"
+    "    aside_[naside_] = m, aside_src_[naside_] = st->MPI_SOURCE, aside_tag_[naside_] = st->MPI_TAG, aside_comm_[naside_] = c;\n"
+    "    naside_++;\n"
+    "}\n"
+    "static inline void improbe_(int src, int s, int tag, MPI_Comm c)\n"
+    "{\n"
+    "    MPI_Status st;\n"
+    "    MPI_Message m;\n"
+    "    int f, k;\n"
+    "    if (src != MPI_ANY_SOURCE || s == MPI_ANY_SOURCE) {\n"
+    "        PMPI_Probe(src, tag, c, &st);\n"
+    "        MPI_Improbe(src, tag, c, &f, msgslot_(), MPI_STATUS_IGNORE);\n"
+    "        msgkeep_(f);\n"
+    "        return;\n"
+    "    }\n"
+    "    for (k = 0; k < naside_; k++)\n"
+    "        if (aside_src_[k] == s && aside_comm_[k] == c && (tag == MPI_ANY_TAG || aside_tag_[k] == tag)) break;\n"
+    "    if (k < naside_) {\n"
+    "        *msgslot_() = aside_[k];\n"
+    "        msgkeep_(1);\n"
+    "        for (naside_--; k < naside_; k++)\n"
+    "            aside_[k] = aside_[k + 1], aside_src_[k] = aside_src_[k + 1], aside_tag_[k] = aside_tag_[k + 1], aside_comm_[k] = aside_comm_[k + 1];\n"
+    "        MPI_Improbe(src, tag, c, &f, &m, &st);\n"
+    "        if (f) aside_put_(m, &st, c);\n"
+    "        return;\n"
+    "    }\n"
+    "    for (;;) {\n"
+    "        PMPI_Probe(MPI_ANY_SOURCE, tag, c, &st);\n"
+    "        if (st.MPI_SOURCE == s) break;\n"
+    "        PMPI_Mprobe(st.MPI_SOURCE, st.MPI_TAG, c, &m, &st);\n"
+    "        aside_put_(m, &st, c);\n"
+    "    }\n"
+    "    MPI_Improbe(src, tag, c, &f, &m, &st);\n"
+    "    if (f && st.MPI_SOURCE == s) {\n"
+    "        *msgslot_() = m;\n"
+    "        msgkeep_(1);\n"
+    "        return;\n"
+    "    }\n"
+    "    if (f) aside_put_(m, &st, c); /* it matched another message after all */\n"
+    "    PMPI_Mprobe(s, tag, c, msgslot_(), MPI_STATUS_IGNORE);\n"
+    "    msgkeep_(1);\n"
+    "}\n"
+    "/* bit k of a per-execution bit table of n bits */\n"
+    "static inline int bit_(const unsigned char *b, long long k, long long n) { return k >= 0 && k < n && ((b[k >> 3] >> (k & 7)) & 1); }\n"
     "\n"
     "/* reductions: the recorded element size and op where this MPI has them,\n"
     " * else the same number of bytes with MPI_BOR */\n"
@@ -1416,6 +2045,11 @@ static void cleanup(gen *g)
     }
     for (int r = 0; g->preqs && r < g->P; r++)
         free(g->preqs[r]);
+    for (int r = 0; g->lastarr && r < g->P; r++)
+        free(g->lastarr[r]);
+    free(g->lastarr);
+    free(g->nlastarr);
+    g->lastarr = NULL;
     free(g->cmem);
     free(g->ncmem);
     free(g->preqs);
@@ -1437,6 +2071,20 @@ static void cleanup(gen *g)
         free(n->src);
         free(n->nsrc);
         free(n->capsrc);
+        for (int i = 0; i < n->ntabnames; i++)
+            free(n->tabnames[i]);
+        free(n->tabnames);
+        for (int j = 0; n->done && j < n->np; j++)
+            free(n->done[j]);
+        free(n->done);
+        free(n->ndone);
+        free(n->capdone);
+        free(n->hsrc);
+        for (int j = 0; n->xr && j < n->np; j++)
+            free(n->xr[j]);
+        free(n->xr);
+        free(n->nxr);
+        free(n->capxr);
     }
     free(g->node);
 
@@ -1495,8 +2143,10 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
     g.ncmem = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.ncmem);
     g.preqs = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.preqs);
     g.npreqs = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.npreqs);
+    g.lastarr = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.lastarr);
+    g.nlastarr = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.nlastarr);
     collect c = {.g = &g};
-    if (!g.node || !g.pend || !g.npend || !g.cmem || !g.ncmem || !g.preqs || !g.npreqs ||
+    if (!g.node || !g.pend || !g.npend || !g.cmem || !g.ncmem || !g.preqs || !g.npreqs || !g.lastarr || !g.nlastarr ||
         psk_mcursor_open(m, &c.cur)) {
         cleanup(&g);
         return gfail(&g, "out of memory");
@@ -1510,6 +2160,11 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
         return gfail(&g, "the merged trace does not match its folding (%s)", psk_merged_errmsg(m));
     }
     settle_sources(&g);
+    settle_reqs(&g);
+    if (g.failed) {
+        cleanup(&g);
+        return -1;
+    }
     for (int r = 0; r < g.P; r++)
         if (g.min_gap[r] > 1e299)
             g.min_gap[r] = 0;

@@ -7,6 +7,13 @@
 # peers, tags, sizes, roots and request ids (recorded and compared), and
 # the K = 10 skeleton finishes (two Irecvs from one neighbour in flight,
 # two Comm_dup in a row: no deadlock, no MPI_ERR_COMM).
+# Then the skeletons' own cases (src/gen): waits whose order changes with
+# rank and iteration (the skeleton compiles), matched probes among other
+# messages, twelve persistent requests completed by a loop of twelve
+# waits, Testall / Testsome completing on one rank only, and Iprobe
+# polling: their K = 1 skeleton compared with the recording by trace_cmp
+# (which allows for what timing changes: polls, completion order), the K =
+# 10 skeleton finishing, and a polling loop never scaled.
 set -u
 flavour=$1 prog=$2
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
@@ -17,6 +24,7 @@ case $flavour in
 openmpi) MPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe" ;;
 *) MPIRUN="mpirun.mpich" ;;
 esac
+TRACE_CMP=${TRACE_CMP:-$(dirname "$P")/trace_cmp}
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-variant.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
@@ -27,7 +35,49 @@ calls() {
         $2 = $3 = $4 = ""; print }'
 }
 
-for mode in ring root ibcast vcycle dup; do
+# skeletons: K = 1 built, recorded and compared with the recording (the
+# calls of the first five modes exactly; the others by trace_cmp), K = 10
+# built and run (uses $mode, $d)
+skeletons() {
+    "$P" gen "$d/trace" -K 1 -o "$d/s1.c" >/dev/null 2>"$d/err" || { bad "$mode: gen -K 1 failed"; cat "$d/err"; return; }
+    "mpicc.$flavour" -O1 -Wno-stringop-overflow -o "$d/s1" "$d/s1.c" >"$d/cc" 2>&1 || { bad "$mode: the K = 1 skeleton does not build"; head -n 5 "$d/cc"; return; }
+    if ! timeout 120 "$P" record -o "$d/strace" -- $MPIRUN -np 2 "$d/s1" >"$d/sout" 2>"$d/err"; then
+        bad "$mode: the K = 1 skeleton failed or hung"; tail -n 5 "$d/err"; return
+    fi
+    case $mode in
+    ring | root | ibcast | vcycle | dup | waitorder | persist)
+        calls "$d/trace" >"$d/a"
+        calls "$d/strace" >"$d/b"
+        if cmp -s "$d/a" "$d/b"; then
+            ok "$mode: the K = 1 skeleton makes the recorded calls ($(wc -l <"$d/a") of them)"
+        else
+            bad "$mode: the K = 1 skeleton's calls differ"; diff "$d/a" "$d/b" | head -n 6
+        fi ;;
+    *)
+        if "$TRACE_CMP" "$d/trace" "$d/strace" >"$d/cmp" 2>&1; then
+            ok "$mode: trace_cmp finds the K = 1 skeleton's calls the recorded ones"
+        else
+            bad "$mode: trace_cmp: $(head -n 1 "$d/cmp")"
+        fi ;;
+    esac
+    "$P" gen "$d/trace" -K 10 -o "$d/s10.c" >/dev/null 2>"$d/err" || { bad "$mode: gen -K 10 failed"; cat "$d/err"; return; }
+    "mpicc.$flavour" -O1 -Wno-stringop-overflow -o "$d/s10" "$d/s10.c" >"$d/cc" 2>&1 || { bad "$mode: the K = 10 skeleton does not build"; return; }
+    if timeout 60 $MPIRUN -np 2 "$d/s10" >"$d/s10out" 2>"$d/err" && grep -q "predicted_seconds=" "$d/s10out"; then
+        ok "$mode: the K = 10 skeleton runs and predicts"
+    else
+        bad "$mode: the K = 10 skeleton failed or hung"; tail -n 5 "$d/err"
+    fi
+    # a poll's count is the time a message took: never scaled
+    if [ "$mode" = poll ]; then
+        if awk '/here \(K = 10\)/ { in_ = 1 } in_ && /MPI_Iprobe/ { bad = 1 } /phase_\(/ { in_ = 0 } END { exit bad }' "$d/s10.c"; then
+            ok "$mode: no polling loop is scaled"
+        else
+            bad "$mode: a loop of MPI_Iprobe polls is scaled"
+        fi
+    fi
+}
+
+for mode in ring root ibcast vcycle dup waitorder mprobe persist testpoll poll; do
     d=$T/$mode
     mkdir -p "$d"
     if ! timeout 120 "$P" record -o "$d/trace" -- $MPIRUN -np 2 "$prog" $mode 40 >"$d/out" 2>"$d/err"; then
@@ -36,7 +86,8 @@ for mode in ring root ibcast vcycle dup; do
     "$P" fold "$d/trace" --json >"$d/fold.json" 2>"$d/err" || { bad "$mode: fold failed"; cat "$d/err"; continue; }
     # the main loop covers the 40 iterations: x40, or x20 of two when the
     # values repeat in pairs (a root alternating on 2 ranks)
-    case $mode in ring) per=3 ;; root) per=1 ;; ibcast) per=4 ;; vcycle) per=35 ;; dup) per=2 ;; esac
+    case $mode in ring) per=3 ;; root) per=1 ;; ibcast) per=4 ;; vcycle) per=35 ;; dup) per=2 ;; *) per= ;; esac
+    [ -n "$per" ] || { skeletons; continue; }
     got=$(awk '/"main_loop"/ { m = 1 } m && /"count"/ { c = $2 } m && /"span"/ { s = $2; gsub(/[^0-9]/, "", c)
         gsub(/[^0-9]/, "", s); print c * s; exit }' "$d/fold.json")
     [ "$got" = $((40 * per)) ] && ok "$mode: fold finds the loop of 40 iterations" ||
@@ -49,25 +100,7 @@ for mode in ring root ibcast vcycle dup; do
         grep -q "\"field\": \"$want\"" "$d/fold.json" && ok "$mode: fold --json says $want varies" ||
             bad "$mode: fold --json does not list $want as varying"
     fi
-    "$P" gen "$d/trace" -K 1 -o "$d/s1.c" >/dev/null 2>"$d/err" || { bad "$mode: gen -K 1 failed"; cat "$d/err"; continue; }
-    "mpicc.$flavour" -O1 -Wno-stringop-overflow -o "$d/s1" "$d/s1.c" >"$d/cc" 2>&1 || { bad "$mode: the K = 1 skeleton does not build"; cat "$d/cc"; continue; }
-    if ! timeout 120 "$P" record -o "$d/strace" -- $MPIRUN -np 2 "$d/s1" >"$d/sout" 2>"$d/err"; then
-        bad "$mode: the K = 1 skeleton failed or hung"; tail -n 5 "$d/err"; continue
-    fi
-    calls "$d/trace" >"$d/a"
-    calls "$d/strace" >"$d/b"
-    if cmp -s "$d/a" "$d/b"; then
-        ok "$mode: the K = 1 skeleton makes the recorded calls ($(wc -l <"$d/a") of them)"
-    else
-        bad "$mode: the K = 1 skeleton's calls differ"; diff "$d/a" "$d/b" | head -n 6
-    fi
-    "$P" gen "$d/trace" -K 10 -o "$d/s10.c" >/dev/null 2>"$d/err" || { bad "$mode: gen -K 10 failed"; cat "$d/err"; continue; }
-    "mpicc.$flavour" -O1 -Wno-stringop-overflow -o "$d/s10" "$d/s10.c" >"$d/cc" 2>&1 || { bad "$mode: the K = 10 skeleton does not build"; continue; }
-    if timeout 60 $MPIRUN -np 2 "$d/s10" >"$d/s10out" 2>"$d/err" && grep -q "predicted_seconds=" "$d/s10out"; then
-        ok "$mode: the K = 10 skeleton runs and predicts"
-    else
-        bad "$mode: the K = 10 skeleton failed or hung"; tail -n 5 "$d/err"
-    fi
+    skeletons
 done
 echo "variant ($flavour): $fails failed"
 [ "$fails" -eq 0 ]
