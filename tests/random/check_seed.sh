@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# check_seed.sh SEED FLAVOUR NP [LANG]
+#
+# One random program (randprog --seed SEED) through the whole perfskel
+# pipeline with mpirun.FLAVOUR (openmpi | mpich) on NP ranks: generated,
+# built, run plainly and under `perfskel record`; then (a) recorded counts ==
+# the program's own, (b) merge round trip exact, (c) fold never longer than
+# its input, (d) the K = 1 skeleton's trace == the original's (trace_cmp),
+# (e) K = 2 and K = 10 skeletons build and finish, (f) sim replays, and sim
+# --folded accounts for, every event. Each failed check prints
+#   FAIL seed=S flavour=F np=N lang=L check=NAME: reason
+#   repro: <command> # files in <kept work directory>
+# on stdout; exit 0 if every check passed, 1 otherwise, 2 on usage errors.
+#
+# Environment: PERFSKEL (the CLI; required); CHECK_COUNTS, RANDPROG and
+# TRACE_CMP default to the programs next to it (the build's top directory);
+# RANDOM_SIZE small|medium (default small); RANDOM_KEEP=1 keeps the work
+# directory of a passing seed too.
+set -u
+
+usage() {
+    echo "usage: PERFSKEL=... $0 SEED openmpi|mpich NP [c|f90]" >&2
+    exit 2
+}
+[ $# -ge 3 ] && [ $# -le 4 ] || usage
+seed=$1 flavour=$2 np=$3 lang=${4:-c}
+case $seed in '' | *[!0-9]*) usage ;; esac
+case $np in '' | *[!0-9]* | 0) usage ;; esac
+case $lang in c | f90) ;; *) usage ;; esac
+: "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
+PERFSKEL=$(cd "$(dirname "$PERFSKEL")" && pwd)/$(basename "$PERFSKEL")
+bin=$(dirname "$PERFSKEL")
+CHECK_COUNTS=${CHECK_COUNTS:-$bin/check_counts}
+RANDPROG=${RANDPROG:-$bin/randprog}
+TRACE_CMP=${TRACE_CMP:-$bin/trace_cmp}
+size=${RANDOM_SIZE:-small}
+for p in "$PERFSKEL" "$CHECK_COUNTS" "$RANDPROG" "$TRACE_CMP"; do
+    [ -x "$p" ] || { echo "check_seed: $p is not an executable" >&2; exit 2; }
+done
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's aggregated help messages come out garbled when ranks abort together
+export OMPI_MCA_orte_base_help_aggregate=0
+case $flavour in
+openmpi) launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np") ;;
+mpich) launcher=(mpirun.mpich -np "$np") ;;
+*) usage ;;
+esac
+command -v "${launcher[0]}" >/dev/null || { echo "check_seed: ${launcher[0]} not found" >&2; exit 2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/psk-random-$seed-$flavour-np$np.XXXXXX") || exit 2
+cd "$work" || exit 2
+failed=0
+
+# fail CHECK REASON: one line (newlines in the reason flattened), and how to
+# run this seed again
+fail() {
+    local check=$1
+    shift
+    printf 'FAIL seed=%s flavour=%s np=%s lang=%s check=%s: %s\n' "$seed" "$flavour" "$np" "$lang" "$check" \
+        "$(printf '%s' "$*" | tr '\n' ' ' | cut -c1-400)"
+    printf '  repro: PERFSKEL=%s RANDOM_SIZE=%s bash %s %s %s %s %s  # files in %s\n' "$PERFSKEL" "$size" "$self" \
+        "$seed" "$flavour" "$np" "$lang" "$work"
+    failed=1
+}
+finish() {
+    if [ $failed -eq 0 ] && [ "${RANDOM_KEEP:-0}" != 1 ]; then
+        cd / && rm -rf "$work"
+    fi
+    exit $failed
+}
+lastline() { [ -s "$1" ] && grep -v '^\s*$' "$1" | tail -n 1; }
+# errline FILE: what an MPI job's stderr says went wrong (both MPIs' forms)
+errline() {
+    local e
+    e=$(grep -E -m3 'error occurred in|MPI_ERR|Fatal error|[Ss]egmentation|[Ss]ignal [0-9]|Abort|skeleton:|randprog:' "$1" |
+        sed 's/^\[[^]]*\] //; s/\*\*\* //g' | paste -sd' ' -)
+    [ -n "$e" ] && echo "$e" || lastline "$1"
+}
+now() { date +%s.%N; }
+# json_num KEY FILE: the first "KEY": number in FILE
+json_num() { awk -v k="\"$1\"" -F: 'index($0, k) { v = $2; gsub(/[ ,]/, "", v); print v; exit }' "$2"; }
+
+plain_limit=60
+
+# the program
+if [ "$lang" = c ]; then src=prog.c; else src=prog.f90; fi
+"$RANDPROG" --seed "$seed" --lang "$lang" --size "$size" -o "$src" 2>gen.err ||
+    { fail generate "randprog: $(lastline gen.err)"; finish; }
+if [ "$lang" = c ]; then
+    "mpicc.$flavour" -std=c11 -O1 -o prog "$src" >build.out 2>&1
+else
+    "mpif90.$flavour" -O1 -ffree-line-length-none -o prog "$src" >build.out 2>&1
+fi
+[ $? -eq 0 ] || { fail build "mpi compiler: $(grep -m1 -i error build.out)"; finish; }
+
+# plain run: it must work without perfskel at all
+t0=$(now)
+timeout -k 5 $plain_limit "${launcher[@]}" ./prog </dev/null >plain.out 2>plain.err
+rc=$?
+plain_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+if [ $rc -ne 0 ]; then
+    [ $rc -eq 124 ] && { fail plain "plain run timed out after ${plain_limit}s"; finish; }
+    fail plain "plain run exited with $rc: $(errline plain.err)"
+    finish
+fi
+ranks=$(awk '$1 == "expect" { print $2 }' plain.out | sort -u | wc -l)
+[ "$ranks" -eq "$np" ] || { fail plain "expect lines for $ranks rank(s), not $np"; finish; }
+# the skeletons get five times the plain run, at least 30 s
+skel_limit=$(awk -v p="$plain_s" 'BEGIN { l = 5 * p; if (l < 30) l = 30; printf "%d", l + 0.5 }')
+
+# recorded run
+timeout -k 5 $plain_limit "$PERFSKEL" record -o trace -- "${launcher[@]}" ./prog </dev/null >rec.out 2>rec.err
+rc=$?
+if [ $rc -ne 0 ]; then
+    [ $rc -eq 124 ] && { fail record "recorded run timed out after ${plain_limit}s"; finish; }
+    fail record "recorded run exited with $rc: $(errline rec.err)"
+    finish
+fi
+# the data the program checked add up to the same in both runs
+a=$(grep '^randprog checksum' plain.out)
+b=$(grep '^randprog checksum' rec.out)
+[ "$a" = "$b" ] || fail record "checksum differs: plain '$a', recorded '$b'"
+
+# (a) counts: the recorded run's own expect lines (polling loops make a
+# different number of calls in every run)
+if ! "$PERFSKEL" stats trace --json --no-fold </dev/null >stats.json 2>stats.err; then
+    fail counts "perfskel stats failed: $(lastline stats.err)"
+elif ! "$CHECK_COUNTS" rec.out stats.json >counts.out 2>&1; then
+    fail counts "$(grep -v '^check_counts:' counts.out | head -n 3 | paste -sd';' -)"
+fi
+
+# (b) merge round trip
+"$PERFSKEL" dump trace >dump.trace 2>dump.err || fail dump "perfskel dump trace failed: $(lastline dump.err)"
+recorded=$(awk '$1 != "#"' dump.trace | wc -l)
+merged=0
+if ! "$PERFSKEL" merge -q trace -o m.pskm </dev/null >merge.out 2>merge.err; then
+    fail merge "perfskel merge failed: $(lastline merge.err)"
+elif ! "$PERFSKEL" dump m.pskm >dump.merged 2>dump.err; then
+    fail merge "perfskel dump m.pskm failed: $(lastline dump.err)"
+elif ! cmp -s dump.trace dump.merged; then
+    fail merge "expanding the merged trace differs from the trace: $(diff dump.trace dump.merged | grep -m2 '^[<>]' | paste -sd' ' -)"
+else
+    merged=1
+fi
+
+# (c) fold never longer than its input
+if [ $merged -eq 1 ]; then
+    if ! "$PERFSKEL" fold m.pskm --json </dev/null >fold.json 2>fold.err; then
+        fail fold "perfskel fold failed: $(lastline fold.err)"
+    else
+        len=$(json_num length fold.json)
+        flen=$(json_num folded_length fold.json)
+        if [ -z "$len" ] || [ -z "$flen" ]; then
+            fail fold "no length/folded_length in fold --json"
+        elif [ "$flen" -gt "$len" ]; then
+            fail fold "folded length $flen > input length $len"
+        fi
+    fi
+fi
+
+# (f) sim replays every event; sim --folded accounts for every event
+if ! "$PERFSKEL" sim trace --json -q </dev/null >sim.json 2>sim.err; then
+    fail sim "perfskel sim failed: $(lastline sim.err)"
+else
+    e=$(json_num events sim.json)
+    [ "$e" = "$recorded" ] || fail sim "replayed ${e:-no} events of $recorded"
+fi
+if ! timeout -k 5 120 "$PERFSKEL" sim trace --folded --json -q </dev/null >simf.json 2>simf.err; then
+    fail sim_folded "perfskel sim --folded failed: $(lastline simf.err)"
+else
+    e=$(json_num events simf.json)
+    [ "$e" = "$recorded" ] || fail sim_folded "accounted for ${e:-no} events of $recorded"
+fi
+
+# skeleton K: generated, built, run (recorded for K = 1) within the limit
+skeleton() {
+    local K=$1 check=$2
+    if ! "$PERFSKEL" gen trace -K "$K" -o "s$K.c" </dev/null >"gen$K.out" 2>"gen$K.err"; then
+        fail "$check" "perfskel gen -K $K failed: $(lastline "gen$K.err")"
+        return 1
+    fi
+    if ! "mpicc.$flavour" -O2 -o "s$K" "s$K.c" >"cc$K.out" 2>&1; then
+        fail "$check" "the K = $K skeleton does not compile: $(grep -m1 error "cc$K.out")"
+        return 1
+    fi
+    local run=()
+    [ "$K" = 1 ] && run=("$PERFSKEL" record -o skel1trace --)
+    timeout -k 5 "$skel_limit" "${run[@]}" "${launcher[@]}" "./s$K" </dev/null >"s$K.out" 2>"s$K.err"
+    local rc=$?
+    if [ $rc -eq 124 ]; then
+        local where=""
+        # the recorded K = 1 run says where each rank was: its last call that returned
+        [ "$K" = 1 ] && where="; last calls: $("$PERFSKEL" dump skel1trace 2>/dev/null |
+            awk '$1 != "#" { last[$1] = $5 " " $6 " " $7 " " $8 } END { for (r in last) printf "r%s %s, ", r, last[r] }')"
+        fail "$check" "the K = $K skeleton did not finish in ${skel_limit}s (deadlock?; plain run ${plain_s}s)$where"
+        return 1
+    elif [ $rc -ne 0 ]; then
+        fail "$check" "the K = $K skeleton exited with $rc: $(errline "s$K.err")"
+        return 1
+    fi
+    grep -q '^perfskel-skeleton: predicted_seconds=' "s$K.out" ||
+        { fail "$check" "the K = $K skeleton printed no prediction"; return 1; }
+    return 0
+}
+
+# (d) the K = 1 skeleton makes the original's calls
+if skeleton 1 skel1; then
+    "$TRACE_CMP" trace skel1trace >cmp.out 2>&1
+    rc=$?
+    if [ $rc -eq 1 ]; then
+        fail trace_cmp "$(head -n 1 cmp.out) [$(wc -l <cmp.out) rank(s) differ]"
+    elif [ $rc -ne 0 ]; then
+        fail trace_cmp "trace_cmp could not compare: $(lastline cmp.out)"
+    fi
+fi
+
+# (e) K = 2 and K = 10 build and finish
+skeleton 2 skel2
+skeleton 10 skel10
+
+finish
