@@ -1249,6 +1249,12 @@ static void emit_call(gen *g, int32_t id, int d, const char *loopvar)
                 rooted ? root : "", rooted ? ", " : "", comm, nb ? ", " : "", nb ? req : "");
     } else if (is(fn, "MPI_Reduce_scatter_block") || is(fn, "MPI_Ireduce_scatter_block")) {
         int nb = name[4] == 'I';
+        /* every rank sends one block per rank */
+        for (int j = 0; j < n->np; j++) {
+            const psk_event *x = &n->first[j];
+            int64_t sb = x->v[PSK_F_RCOUNT] * (PSK_HAS(x, PSK_F_DTSIZE) ? x->v[PSK_F_DTSIZE] : 1) * g->P;
+            g->max_sbytes = sb > g->max_sbytes ? sb : g->max_sbytes;
+        }
         fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
                          "red_op_(%lld, %lld), %s%s%s); }\n",
                 rby, name, (long long)e->v[PSK_F_DTSIZE], (long long)e->v[PSK_F_OP], (long long)e->v[PSK_F_DTSIZE],
