@@ -115,6 +115,14 @@ static int loops_of(const psk_folded *f, int32_t id, int32_t *out, int cap)
     return n < cap ? n : cap;
 }
 
+/* the parameters of node id that vary between iterations, *np of them; NULL
+ * when it is not a call or none varies */
+static const psk_fparam *varying_at(const psk_folded *f, int32_t id, int *np)
+{
+    const psk_fparam *p = psk_folded_params(f, id, np);
+    return *np && psk_folded_node(f, id)->kind == PSK_FNODE_SYM ? p : NULL;
+}
+
 /* the calls whose arguments vary between iterations (NULL f: not computed) */
 static void varying_json(psk_json *j, const psk_folded *f, psk_merged *m)
 {
@@ -125,10 +133,10 @@ static void varying_json(psk_json *j, const psk_folded *f, psk_merged *m)
     psk_json_arr(j, "varying");
     for (int32_t id = 0; id < psk_folded_nnodes(f); id++) {
         int np;
-        const psk_fparam *p = psk_folded_params(f, id, &np);
-        const psk_fnode *x = psk_folded_node(f, id);
-        if (!np || x->kind != PSK_FNODE_SYM)
+        const psk_fparam *p = varying_at(f, id, &np);
+        if (!p)
             continue;
+        const psk_fnode *x = psk_folded_node(f, id);
         char desc[1024];
         psk_merged_class_desc(m, (uint32_t)x->sym, desc, sizeof desc);
         psk_json_obj(j, NULL);
@@ -168,10 +176,10 @@ static void varying_text(const psk_folded *f, psk_merged *m)
     int any = 0;
     for (int32_t id = 0; id < psk_folded_nnodes(f); id++) {
         int np;
-        const psk_fparam *p = psk_folded_params(f, id, &np);
-        const psk_fnode *x = psk_folded_node(f, id);
-        if (!np || x->kind != PSK_FNODE_SYM)
+        const psk_fparam *p = varying_at(f, id, &np);
+        if (!p)
             continue;
+        const psk_fnode *x = psk_folded_node(f, id);
         if (!any++)
             printf("\ncalls whose arguments change between loop iterations (i0: the outermost loop's\n"
                    "iteration, i1 the next; k: the call's execution; see perfskel fold)\n");

@@ -76,28 +76,13 @@ static uint32_t key_at(const aligner *a, int r, uint64_t k)
     return s->key[rs_index(s, k)];
 }
 
-static int grow32(uint32_t **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    uint32_t *q = realloc(*p, c * sizeof *q);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* a new node of key k after node `after` (NIL: at the head), or NIL */
 static uint32_t new_node(aligner *a, uint32_t k, uint32_t after)
 {
     if (a->nn == a->ncap) {
         size_t cap = a->ncap, c2 = a->ncap, c3 = a->ncap;
-        if (grow32(&a->nkey, &cap, (size_t)a->nn + 1) || grow32(&a->nnext, &c2, (size_t)a->nn + 1) ||
-            grow32(&a->nranks, &c3, (size_t)a->nn + 1))
+        if (MERGE_GROW(&a->nkey, &cap, (size_t)a->nn + 1) || MERGE_GROW(&a->nnext, &c2, (size_t)a->nn + 1) ||
+            MERGE_GROW(&a->nranks, &c3, (size_t)a->nn + 1))
             return NIL;
         a->ncap = (uint32_t)(cap < c2 ? (cap < c3 ? cap : c3) : (c2 < c3 ? c2 : c3));
     }
@@ -246,7 +231,7 @@ static int anchors_agree(aligner *a, int r)
     size_t n = 0;
     for (uint32_t v = a->head; v != NIL; v = a->nnext[v])
         if (a->anchor[a->nkey[v]]) {
-            if (grow32(&a->anc, &a->anccap, n + 1))
+            if (MERGE_GROW(&a->anc, &a->anccap, n + 1))
                 return 0;
             a->anc[n++] = a->nkey[v];
         }
@@ -287,7 +272,7 @@ static int align_rank(aligner *a, int r)
         for (uint32_t v = g.before == NIL ? a->head : a->nnext[g.before]; v != NIL; v = a->nnext[v]) {
             if (nb == a->bcap) {
                 size_t c2 = a->bcap;
-                if (grow32(&a->bn, &a->bcap, nb + 1) || grow32(&a->bk, &c2, nb + 1))
+                if (MERGE_GROW(&a->bn, &a->bcap, nb + 1) || MERGE_GROW(&a->bk, &c2, nb + 1))
                     return -1;
             }
             a->bn[nb] = v;
@@ -404,7 +389,7 @@ static int refine(aligner *a, const busy *order)
         if (!movable)
             continue;
         uint32_t nn = a->nn, head = a->head;
-        if (grow32(&snext, &cap, nn) || grow32(&sranks, &c2, nn) || grow32(&sat, &c3, s->n)) {
+        if (MERGE_GROW(&snext, &cap, nn) || MERGE_GROW(&sranks, &c2, nn) || MERGE_GROW(&sat, &c3, s->n)) {
             rc = -1;
             break;
         }

@@ -37,6 +37,21 @@ int mbuf_reserve(mbuf *b, size_t more)
     return 0;
 }
 
+int merge_grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
 static size_t nvalues(int f, uint32_t n) { return f == PSK_F_STATUSES ? 3 * (size_t)n : n; }
 
 int64_t *mevent_store_grow(mevent_store *st, int k, size_t n)

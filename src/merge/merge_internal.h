@@ -21,6 +21,10 @@ typedef struct mbuf {
     size_t len, cap;
 } mbuf;
 int mbuf_reserve(mbuf *b, size_t more); /* 0, or -1 out of memory */
+/* room for need elements of size bytes in *p (capacity *cap, doubled from
+ * 1024; new room not cleared); 0, or -1 out of memory. MERGE_GROW types it. */
+int merge_grow(void **p, size_t *cap, size_t need, size_t size);
+#define MERGE_GROW(p, cap, need) merge_grow((void **)(p), (cap), (need), sizeof **(p))
 void merge_huge(void *p, size_t len);   /* asks for huge pages for a big array */
 
 /* ---- one rank's events, encoded as in a trace block (fn, gap, dur, fields) ---- */

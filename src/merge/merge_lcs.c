@@ -110,36 +110,6 @@ void lcs_free(lcs_ws *w)
     free(w);
 }
 
-static int grow(uint32_t **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    uint32_t *q = realloc(*p, c * sizeof *q);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
-static int grow64(uint64_t **p, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 1024;
-    while (c < need)
-        c *= 2;
-    uint64_t *q = realloc(*p, c * sizeof *q);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 /* Lays out one position list per key of b (counting sort): lists come out
  * ascending. With PROC_NULL about, also per loose key: all of b's calls,
  * and those passing PROC_NULL. */
@@ -149,11 +119,11 @@ int lcs_index(lcs_ws *w, const uint32_t *b, uint32_t n)
     w->n = n;
     const keymatch *km = w->km;
     size_t need = n ? n : 1, cap = w->bcap;
-    if (grow(&w->pool, &cap, need))
+    if (MERGE_GROW(&w->pool, &cap, need))
         return -1;
     if (km->anynull) {
         size_t c2 = w->bcap, c3 = w->bcap, c4 = w->bcap;
-        if (grow(&w->lpool, &c2, need) || grow(&w->npool, &c3, need) || grow(&w->ltouched, &c4, need))
+        if (MERGE_GROW(&w->lpool, &c2, need) || MERGE_GROW(&w->npool, &c3, need) || MERGE_GROW(&w->ltouched, &c4, need))
             return -1;
     }
     w->bcap = cap;
@@ -358,7 +328,7 @@ static int bp_align(lcs_ws *w, const uint32_t *a, uint32_t mm, uint32_t y0, uint
         w->mstamp = 1;
     }
     uint32_t nd = 0;
-    if (grow(&w->dk, &w->dkcap, mm))
+    if (MERGE_GROW(&w->dk, &w->dkcap, mm))
         return -1;
     for (uint32_t x = 0; x < mm; x++) {
         uint32_t k = a[w->ai[x]];
@@ -375,7 +345,7 @@ static int bp_align(lcs_ws *w, const uint32_t *a, uint32_t mm, uint32_t y0, uint
     size_t nck = (size_t)mm / K + 1;
     if (((size_t)nd + nck + K) * W > LCS_KEEP / 2)
         return 1; /* as many cells as the layers may keep, in 64-bit words */
-    if (grow64(&w->bits, &w->bitscap, ((size_t)nd + nck + K) * W))
+    if (MERGE_GROW(&w->bits, &w->bitscap, ((size_t)nd + nck + K) * W))
         return -1;
     uint64_t *mask = w->bits, *ck = w->bits + (size_t)nd * W, *blk = ck + nck * W;
     memset(mask, 0, (size_t)nd * W * sizeof *mask);
@@ -441,7 +411,7 @@ int lcs_align(lcs_ws *w, const uint32_t *a, uint32_t m, uint32_t y0, uint32_t y1
         y1 = w->n;
     if (!m || y0 >= y1)
         return 0;
-    if (grow(&w->ai, &w->acap, m))
+    if (MERGE_GROW(&w->ai, &w->acap, m))
         return -1;
     uint32_t mm = 0; /* calls that may match: the others cannot */
     int whole = y0 == 0 && y1 == w->n;
@@ -458,7 +428,7 @@ int lcs_align(lcs_ws *w, const uint32_t *a, uint32_t m, uint32_t y0, uint32_t y1
     size_t row = (size_t)mm + 1, K = LCS_KEEP / 2 / row, maxck = K;
     if (K < 2)
         K = 2, maxck = 2;
-    if (grow(&w->blk, &w->blkcap, 2 * row)) /* going forward: two layers */
+    if (MERGE_GROW(&w->blk, &w->blkcap, 2 * row)) /* going forward: two layers */
         return -1;
     /* the bit vectors' cost in the same units: a word step (done about
      * twice, forward and going back) is some 4 times cheaper than a cell,
@@ -484,7 +454,7 @@ int lcs_align(lcs_ws *w, const uint32_t *a, uint32_t m, uint32_t y0, uint32_t y1
         uint32_t *Lp = w->blk + (p % 2) * row;
         dp_layer(w, a, mm, y0, y1, p ? w->blk + ((p + 1) % 2) * row : NULL, Lp);
         if (p % K == 0) {
-            if (grow(&w->L, &w->Lcap, (p / K + 1) * row))
+            if (MERGE_GROW(&w->L, &w->Lcap, (p / K + 1) * row))
                 return -1;
             memcpy(w->L + (p / K) * row, Lp, row * sizeof *Lp);
         }
@@ -497,7 +467,7 @@ int lcs_align(lcs_ws *w, const uint32_t *a, uint32_t m, uint32_t y0, uint32_t y1
     for (uint32_t x = mm; x > 0; x--) {
         if (lo == NONE || p < lo) { /* recompute p's block up to p */
             lo = p - p % (uint32_t)K;
-            if (grow(&w->blk, &w->blkcap, (size_t)(p - lo + 1) * row))
+            if (MERGE_GROW(&w->blk, &w->blkcap, (size_t)(p - lo + 1) * row))
                 return -1;
             memcpy(w->blk, w->L + (lo / K) * row, row * sizeof *w->blk);
             for (uint32_t q = lo + 1; q <= p; q++)
