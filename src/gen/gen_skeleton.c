@@ -1473,8 +1473,8 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
 /* ---- which loops may be scaled: those whose every iteration is closed
  * (each message sent in it is received in it, counted in world ranks
  * through the recorded members of each communicator, persistent requests
- * by what their init call said; and each collective on MPI_COMM_WORLD in it
- * has every rank taking part), so that running fewer iterations on every
+ * by what their init call said; and each collective in it has every
+ * member of its communicator taking part), so that running fewer iterations on every
  * rank leaves nobody waiting ---- */
 
 typedef struct balance {
@@ -1561,6 +1561,37 @@ static void count_start(balance *b, const gen *g, int32_t me, int64_t q, int64_t
         count_recv(b, g, me, p->comm, p->peer, mult);
 }
 
+/* a collective whose every participant's communicator has all its members
+ * (in world ranks, as recorded) among the node's ranks; a subset making the
+ * call here does the others' part elsewhere, and scaling this loop alone
+ * would leave them waiting */
+static int coll_complete(const gen *g, const gnode *n)
+{
+    unsigned char *in = calloc((size_t)g->P, 1);
+    if (!in)
+        return 0;
+    for (int j = 0; j < n->np; j++)
+        if (n->ranks[j] >= 0 && n->ranks[j] < g->P)
+            in[n->ranks[j]] = 1;
+    int ok = 1;
+    for (int j = 0; j < n->np && ok; j++) {
+        const psk_event *e = &n->first[j];
+        int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+        int32_t me = n->ranks[j];
+        if (comm == 0) {
+            ok = n->np == g->P;
+        } else if (comm != 1) {
+            const cmembers *m = comm > 0 && comm < g->ncmem[me] ? &g->cmem[me][comm] : NULL;
+            if (!m || !m->known || m->ambiguous)
+                ok = 0;
+            for (uint32_t k = 0; ok && k < m->n; k++)
+                ok = m->w[k] >= 0 && m->w[k] < g->P && in[m->w[k]];
+        }
+    }
+    free(in);
+    return ok;
+}
+
 static void tally(gen *g, int32_t id, int64_t mult, balance *b)
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
@@ -1575,9 +1606,8 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         return;
     unsigned fn = n->first[0].fn;
     int cls = psk_fn_class(fn);
-    if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL || cls == PSK_CLASS_COMM) &&
-        (!PSK_HAS(&n->first[0], PSK_F_COMM) || n->first[0].v[PSK_F_COMM] == 0) && n->np != g->P) {
-        b->ok = 0; /* a collective on MPI_COMM_WORLD without every rank */
+    if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL || cls == PSK_CLASS_COMM) && !coll_complete(g, n)) {
+        b->ok = 0; /* a collective without every member of its communicator */
         return;
     }
     if (is(fn, "MPI_Probe") || is(fn, "MPI_Mprobe") || is(fn, "MPI_Iprobe") || is(fn, "MPI_Improbe") ||
