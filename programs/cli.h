@@ -3,6 +3,7 @@
 #ifndef PSK_CLI_H
 #define PSK_CLI_H
 
+#include "perfskel/gen.h"
 #include <stdio.h>
 
 #define PSK_EXIT_DATA 1  /* bad input data, or the job failed */
@@ -83,7 +84,8 @@ typedef struct psk_cli_skelinfo {
      * slowest rank */
     double expected_seconds;
 } psk_cli_skelinfo;
-int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname, psk_cli_skelinfo *info);
+int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, const char *outname,
+                          psk_cli_skelinfo *info);
 int psk_cli_parse_k(const char *s, int *K);
 
 /* sim_loops.c: the loops of a trace as marks for perfskel sim; free with

@@ -141,8 +141,10 @@ static void merge_progress(void *arg, uint64_t done, uint64_t total)
             (unsigned long long)total, now - p->t0);
 }
 
-int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outname, psk_cli_skelinfo *info)
+int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, const char *outname,
+                          psk_cli_skelinfo *info)
 {
+    int K = go->K;
     psk_merged *m;
     double t = psk_cli_now();
     mergeprog mp = {.info = info, .t0 = t, .shown = t};
@@ -169,8 +171,7 @@ int psk_cli_make_skeleton(const char *input, int K, FILE *out, const char *outna
     if (!rc) {
         say(info, &t, "measured in %.1f s; generating the skeleton ...\n", psk_cli_now() - t);
         char err[512];
-        psk_gen_opts go = {.K = K};
-        if (psk_gen_skeleton(m, f, &go, out, err, sizeof err)) {
+        if (psk_gen_skeleton(m, f, go, out, err, sizeof err)) {
             psk_cli_error("%s: %s", input, err);
             rc = PSK_EXIT_DATA;
         } else if (fflush(out) || ferror(out)) {
@@ -201,13 +202,19 @@ int psk_cli_parse_k(const char *s, int *K)
 int cmd_gen(int argc, char **argv)
 {
     const char *input = NULL, *out = "skeleton.c";
-    int K = 0;
+    int K = 0, table_min = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-K") && i + 1 < argc) {
             if (psk_cli_parse_k(argv[++i], &K))
                 return psk_cli_usage("gen: -K takes a whole number of at least 1, not '%s'", argv[i]);
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--table-min") && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || v < 1 || v > 1000000000)
+                return psk_cli_usage("gen: --table-min takes a whole number of at least 1, not '%s'", argv[i]);
+            table_min = (int)v;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return psk_cli_usage("gen: unknown option '%s'", argv[i]);
         } else if (!input) {
@@ -225,7 +232,8 @@ int cmd_gen(int argc, char **argv)
         psk_cli_error("%s: %s", out, strerror(errno));
         return PSK_EXIT_DATA;
     }
-    int rc = psk_cli_make_skeleton(input, K, f, out, NULL);
+    psk_gen_opts go = {.K = K, .table_min = table_min};
+    int rc = psk_cli_make_skeleton(input, &go, f, out, NULL);
     if (f != stdout && fclose(f) && !rc) {
         psk_cli_error("%s: cannot write", out);
         rc = PSK_EXIT_DATA;

@@ -250,7 +250,8 @@ int cmd_predict(int argc, char **argv)
     }
     psk_cli_skelinfo info = {.progress = quiet ? NULL : "predict"};
     double t = psk_cli_now();
-    int rc = psk_cli_make_skeleton(input, K, f, src, &info);
+    psk_gen_opts go = {.K = K};
+    int rc = psk_cli_make_skeleton(input, &go, f, src, &info);
     if (fclose(f) && !rc) {
         psk_cli_error("%s: cannot write", src);
         rc = PSK_EXIT_DATA;

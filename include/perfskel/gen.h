@@ -13,7 +13,12 @@
 
 typedef struct psk_gen_opts {
     int K; /* loops of at least K iterations run count/K times */
+    /* runs of at least this many calls outside loops are replayed from data
+     * (one interpreter in the skeleton) instead of written as code; 0: the
+     * default (PSK_GEN_TABLE_MIN) */
+    int table_min;
 } psk_gen_opts;
+#define PSK_GEN_TABLE_MIN 32
 
 /* Writes the skeleton of merged trace m, folded as f (with its statistics
  * computed), to out. m must have been merged without reordering

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "perfskel/gen.h"
+#include "psk_fn_ids.h"
 #include "psk_mem.h"
 #include "psk_work.h"
 
@@ -92,6 +93,9 @@ typedef struct gen {
     size_t bodylen, tabslen;
     int64_t max_sbytes, max_rbytes, max_req, max_comm;
     int nscaled;
+    int table_min;       /* runs of this many calls outside loops go into data */
+    int64_t nreplayed;   /* calls so replayed */
+    unsigned char fnused[256]; /* functions replayed from data: named in fname_ */
     int multithreaded;
     int in_scaled;      /* emitting inside a scaled loop */
     pending **pend;     /* per rank, by request id */
@@ -1409,6 +1413,15 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
 
 /* ---- pass 2: the tree as code ---- */
 
+/* the mean compute gap before node n on its taking part rank j, in that
+ * rank's work units (its shortest gap, the cost of recording, taken off) */
+static int64_t gap_units(const gen *g, const gnode *n, int j)
+{
+    double ns = n->execs ? n->gap[j] / (double)n->execs : 0;
+    ns -= g->min_gap[n->ranks[j]];
+    return ns > 0 ? (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5) : 0;
+}
+
 static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
 {
     const gnode *n = &g->node[id];
@@ -1429,9 +1442,7 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     }
     int same = 1;
     for (int j = 0; j < n->np; j++) {
-        double ns = n->execs ? n->gap[j] / (double)n->execs : 0;
-        ns -= g->min_gap[n->ranks[j]];
-        units[j] = ns > 0 ? (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5) : 0;
+        units[j] = gap_units(g, n, j);
         same &= units[j] == units[0];
     }
     int guard = n->np < g->P;
@@ -1446,6 +1457,10 @@ static void emit_sym(gen *g, int32_t id, int d, const char *loopvar)
         fprintf(g->body, "if (T%d_in[rank_]) {\n", id);
         d++;
     }
+    /* where the rank is, for the report on SIGTERM */
+    indent(g, d);
+    fprintf(g->body, "at_(%d, %d, %s, \"%s\");\n", id, loopvar ? atoi(loopvar + 1) : -1, loopvar ? loopvar : "0",
+            psk_fn_name(fn));
     if (same) {
         if (units[0] > 0) {
             indent(g, d);
@@ -1484,6 +1499,11 @@ typedef struct balance {
     int64_t *sent;   /* P x P: [from * P + to] */
     int64_t *wild;   /* per receiver: receives from MPI_ANY_SOURCE */
     int ok;
+    /* loops inside whose peers follow their iteration are walked iteration
+     * by iteration (iter[depth], enumd[depth]) while budget lasts */
+    int64_t iter[64];
+    int enumd[64];
+    int64_t budget;
 } balance;
 
 static int sends(unsigned fn)
@@ -1592,9 +1612,90 @@ static int coll_complete(const gen *g, const gnode *n)
     return ok;
 }
 
+/* whether a peer of some event inside node id follows the index of the
+ * loop at depth d */
+static int peers_follow(const gen *g, int32_t id, int d)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_SYM) {
+        const psk_fparam *p = param_of(g, id, PSK_F_PEER), *q = param_of(g, id, PSK_F_RPEER);
+        return (p && p->depth == d) || (q && q->depth == d);
+    }
+    const int32_t *kid = psk_folded_children(g->f, id);
+    for (int32_t i = 0; i < x->nchild; i++)
+        if (peers_follow(g, kid[i], d))
+            return 1;
+    return 0;
+}
+
+/* a varying peer the walk can evaluate: a function of the index of a loop
+ * inside the one checked, walked iteration by iteration */
+static int peer_walked(const balance *b, const psk_fparam *p)
+{
+    return !p || (p->kind <= PSK_VARY_ITER && p->depth > b->depth && p->depth < 64 && b->enumd[p->depth]);
+}
+
+/* the value of scalar field f of node id on its taking part rank j at
+ * iteration indices iter and execution k, as the skeleton computes it
+ * (peers that follow the rank: in ranks of the communicator, PSK_PROC_NULL
+ * off the edge); INT64_MIN where the communicator's members are not known */
+static int64_t value_at(const gen *g, int32_t id, int f, int j, const int64_t *iter, int64_t k)
+{
+    const gnode *n = &g->node[id];
+    const psk_fparam *p = param_of(g, id, f);
+    if (!p)
+        return n->first[j].v[f];
+    if (p->kind == PSK_VARY_RANKEXEC)
+        return k >= 0 && k * p->m + j < p->n ? p->table[k * p->m + j] : n->first[j].v[f];
+    int64_t e = psk_fparam_eval(p, iter[p->depth], k);
+    if (p->mode == PSK_PMODE_VALUE)
+        return e;
+    if (p->mode == PSK_PMODE_DELTA)
+        return n->first[j].v[f] + e;
+    int64_t comm = PSK_HAS(&n->first[j], PSK_F_COMM) ? n->first[j].v[PSK_F_COMM] : 0, cr = -1, cs = 0;
+    int32_t me = n->ranks[j];
+    if (comm == 0) {
+        cr = me, cs = g->P;
+    } else if (comm == 1) {
+        cr = 0, cs = 1;
+    } else if (comm > 1 && comm < g->ncmem[me] && g->cmem[me][comm].known && !g->cmem[me][comm].ambiguous) {
+        const cmembers *m = &g->cmem[me][comm];
+        cs = m->n;
+        for (uint32_t x = 0; x < m->n; x++)
+            if (m->w[x] == me)
+                cr = x;
+    }
+    if (cr < 0 || cs <= 0)
+        return INT64_MIN;
+    int64_t q = cr + e;
+    if (p->ring)
+        return (q % cs + cs) % cs;
+    return q >= 0 && q < cs ? q : PSK_PROC_NULL;
+}
+
+/* rank j's peer (field f) of node id at the walk's iterations */
+static int64_t peer_at(const gen *g, int32_t id, int f, int j, const balance *b)
+{
+    return value_at(g, id, f, j, b->iter, 0);
+}
+
 static void tally(gen *g, int32_t id, int64_t mult, balance *b)
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_LOOP && x->depth < 64 && x->count * x->span <= b->budget &&
+        peers_follow(g, id, x->depth)) {
+        /* peers follow this loop's index: iteration by iteration */
+        const int32_t *kid = psk_folded_children(g->f, id);
+        b->budget -= x->count * x->span;
+        b->enumd[x->depth] = 1;
+        for (int64_t it = 0; it < x->count && b->ok; it++) {
+            b->iter[x->depth] = it;
+            for (int32_t i = 0; i < x->nchild && b->ok; i++)
+                tally(g, kid[i], mult, b);
+        }
+        b->enumd[x->depth] = 0;
+        return;
+    }
     if (x->kind == PSK_FNODE_LOOP || x->kind == PSK_FNODE_ROOT) {
         const int32_t *kid = psk_folded_children(g->f, id);
         for (int32_t i = 0; i < x->nchild && b->ok; i++)
@@ -1628,9 +1729,9 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         b->ok = 0;
         return;
     }
-    if (param_of(g, id, PSK_F_PEER) || param_of(g, id, PSK_F_RPEER) ||
+    if (!peer_walked(b, param_of(g, id, PSK_F_PEER)) || !peer_walked(b, param_of(g, id, PSK_F_RPEER)) ||
         ((is(fn, "MPI_Start") || is(fn, "MPI_Startall")) && param_of(g, id, PSK_F_REQ))) {
-        b->ok = 0; /* peers that change with the iteration: balance not followed */
+        b->ok = 0; /* peers that change with this loop's (or an outer) iteration: balance not followed */
         return;
     }
     /* what a loop makes must outlive it, or be freed in it: a loop that
@@ -1656,12 +1757,18 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
             for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_REQS); k++)
                 count_start(b, g, me, PSK_ARR(e, PSK_F_REQS)[k], mult);
         /* Send_init, Recv_init, ...: no message until started */
+        int64_t peer = PSK_HAS(e, PSK_F_PEER) ? peer_at(g, id, PSK_F_PEER, j, b) : 0;
+        int64_t rpeer = PSK_HAS(e, PSK_F_RPEER) ? peer_at(g, id, PSK_F_RPEER, j, b) : 0;
+        if (peer == INT64_MIN || rpeer == INT64_MIN) {
+            b->ok = 0;
+            return;
+        }
         if (sends(fn))
-            count_send(b, g, me, comm, e->v[PSK_F_PEER], mult);
+            count_send(b, g, me, comm, peer, mult);
         if (receives(fn))
-            count_recv(b, g, me, comm, e->v[PSK_F_PEER], mult);
+            count_recv(b, g, me, comm, peer, mult);
         else if (is(fn, "MPI_Sendrecv") || is(fn, "MPI_Sendrecv_replace"))
-            count_recv(b, g, me, comm, e->v[PSK_F_RPEER], mult);
+            count_recv(b, g, me, comm, rpeer, mult);
     }
 }
 
@@ -1798,7 +1905,7 @@ static int requests_closed(const gen *g, int32_t id)
 
 static int closed_loop(gen *g, int32_t id)
 {
-    balance b = {.P = g->P, .ok = 1, .depth = psk_folded_node(g->f, id)->depth};
+    balance b = {.P = g->P, .ok = 1, .depth = psk_folded_node(g->f, id)->depth, .budget = 1 << 20};
     b.sent = calloc((size_t)g->P * (size_t)g->P, sizeof *b.sent);
     b.wild = calloc((size_t)g->P, sizeof *b.wild);
     if (!b.sent || !b.wild) {
@@ -1827,6 +1934,352 @@ static int closed_loop(gen *g, int32_t id)
     return b.ok && requests_closed(g, id);
 }
 
+/* ---- runs of calls outside loops replayed from data ----
+ * Each rank's calls of the run as one string of numbers read by replay_
+ * (skel_runtime.c, whose switch takes the arguments in the order written
+ * here): function id, work units, event id minus the previous one, then
+ * the call's arguments with the recorded values of that rank. Values go
+ * into the skeleton only as these digits. */
+
+typedef struct stream {
+    char *p;
+    size_t n, cap;
+} stream;
+
+static int put(stream *s, int64_t v)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    if (s->cap - s->n < 16) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        char *p = realloc(s->p, cap);
+        if (!p)
+            return -1;
+        s->p = p, s->cap = cap;
+    }
+    do {
+        int d = (int)(z & 31);
+        z >>= 5;
+        s->p[s->n++] = b64[d | (z ? 32 : 0)];
+    } while (z);
+    return 0;
+}
+
+/* element k of array field f in bytes: scaled by sf (scalar or array) */
+static int64_t arr_bytes(const psk_event *e, int f, int sf, uint32_t k)
+{
+    int64_t v = PSK_ARR(e, f)[k], sz = 1;
+    if (sf >= PSK_F_FIRST_ARRAY)
+        sz = k < PSK_ARRN(e, sf) ? PSK_ARR(e, sf)[k] : 1;
+    else if (sf >= 0 && PSK_HAS(e, sf))
+        sz = e->v[sf];
+    return v * sz;
+}
+
+static int64_t ev_bytes(const psk_event *e, int cf, int sf)
+{
+    return e->v[cf] * (PSK_HAS(e, sf) ? e->v[sf] : 1);
+}
+
+/* whether node id (executed once: outside loops) can be replayed from data */
+static int tabulable(const gen *g, int32_t id)
+{
+    const gnode *n = &g->node[id];
+    if (!n->seen || n->np == 0 || n->hidden)
+        return 0;
+    int np;
+    const psk_fparam *ps = psk_folded_params(g->f, id, &np);
+    for (int i = 0; i < np; i++) /* each value computable here */
+        for (int j = 0; j < n->np; j++)
+            if (value_at(g, id, ps[i].field, j, (int64_t[64]){0}, 0) == INT64_MIN)
+                return 0;
+    switch (n->first[0].fn) {
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend: case PSK_FN_Recv:
+    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend: case PSK_FN_Irecv:
+    case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace: case PSK_FN_Probe: case PSK_FN_Iprobe:
+    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
+    case PSK_FN_Recv_init: case PSK_FN_Start: case PSK_FN_Wait: case PSK_FN_Test: case PSK_FN_Request_free:
+    case PSK_FN_Cancel: case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome:
+    case PSK_FN_Testall: case PSK_FN_Testany: case PSK_FN_Testsome: case PSK_FN_Barrier: case PSK_FN_Ibarrier:
+    case PSK_FN_Bcast: case PSK_FN_Ibcast: case PSK_FN_Reduce: case PSK_FN_Ireduce: case PSK_FN_Allreduce:
+    case PSK_FN_Scan: case PSK_FN_Exscan: case PSK_FN_Iallreduce: case PSK_FN_Iscan: case PSK_FN_Iexscan:
+    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block: case PSK_FN_Reduce_scatter:
+    case PSK_FN_Ireduce_scatter: case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
+    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+    case PSK_FN_Gatherv: case PSK_FN_Igatherv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
+    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv:
+    case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw: case PSK_FN_Comm_free: case PSK_FN_Pcontrol:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void bump(int64_t *max, int64_t v) { *max = v > *max ? v : *max; }
+
+/* rank j's call of node id in its execution k at iteration indices iter
+ * onto s; *last: the rank's previous event id */
+static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, const int64_t *iter, int64_t k)
+{
+    const gnode *n = &g->node[id];
+    /* the first execution with this execution's values */
+    psk_event ev = n->first[j];
+    int np;
+    const psk_fparam *ps = psk_folded_params(g->f, id, &np);
+    for (int i = 0; i < np; i++)
+        ev.v[ps[i].field] = value_at(g, id, ps[i].field, j, iter, k);
+    if (n->srcf && !n->hidden && n->nsrc && k < n->nsrc[j]) /* a wildcard's recorded source */
+        ev.v[n->srcf] = n->src[j][k];
+    if (n->reqsvary && !n->reqsbig && n->xr) { /* this execution's request array */
+        uint64_t at = 0;
+        for (int64_t x = 0; x < k && at < n->nxr[j]; x++)
+            at += 1 + (uint64_t)n->xr[j][at];
+        if (at < n->nxr[j]) {
+            PSK_ARR(&ev, PSK_F_REQS) = &n->xr[j][at + 1];
+            PSK_ARRN(&ev, PSK_F_REQS) = (uint32_t)n->xr[j][at];
+        }
+    }
+    const psk_event *e = &ev;
+    unsigned fn = e->fn;
+    int cls = psk_fn_class(fn), rc = 0;
+    int nb = cls == PSK_CLASS_ICOLL;
+    int64_t big = 0; /* the most bytes a buffer must hold for it */
+    rc |= put(s, fn) | put(s, gap_units(g, n, j)) | put(s, id - *last);
+    *last = id;
+    int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+    bump(&g->max_comm, comm);
+    int64_t by = PSK_HAS(e, PSK_F_COUNT) ? ev_bytes(e, PSK_F_COUNT, PSK_F_DTSIZE) : 0;
+    int rsf = PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
+    int64_t rby = PSK_HAS(e, PSK_F_RCOUNT) ? ev_bytes(e, PSK_F_RCOUNT, rsf) : 0;
+    int64_t peer = PSK_HAS(e, PSK_F_PEER) ? e->v[PSK_F_PEER] : 0, tag = PSK_HAS(e, PSK_F_TAG) ? e->v[PSK_F_TAG] : 0;
+    int64_t req = PSK_HAS(e, PSK_F_REQ) ? e->v[PSK_F_REQ] : 0;
+    int64_t dts = PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1, op = PSK_HAS(e, PSK_F_OP) ? e->v[PSK_F_OP] : 0;
+    int64_t root = PSK_HAS(e, PSK_F_ROOT) ? e->v[PSK_F_ROOT] : 0;
+    if (PSK_HAS(e, PSK_F_REQ))
+        bump(&g->max_req, req);
+    int done = n->done && k < n->ndone[j] ? n->done[j][k] != 0 : 0;
+    switch (fn) {
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend: case PSK_FN_Recv:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend: case PSK_FN_Irecv:
+    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
+    case PSK_FN_Recv_init:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, comm) | put(s, req);
+        big = by;
+        break;
+    case PSK_FN_Sendrecv:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, rby) | put(s, e->v[PSK_F_RPEER]) |
+              put(s, e->v[PSK_F_RTAG]) | put(s, comm);
+        big = by > rby ? by : rby;
+        break;
+    case PSK_FN_Sendrecv_replace:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, e->v[PSK_F_RPEER]) | put(s, e->v[PSK_F_RTAG]) |
+              put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Probe: case PSK_FN_Iprobe:
+        rc |= put(s, peer) | put(s, tag) | put(s, comm);
+        break;
+    case PSK_FN_Start: case PSK_FN_Wait: case PSK_FN_Request_free: case PSK_FN_Cancel:
+        rc |= put(s, req);
+        break;
+    case PSK_FN_Test:
+        rc |= put(s, req) | put(s, done);
+        break;
+    case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome:
+    case PSK_FN_Testall: case PSK_FN_Testany: case PSK_FN_Testsome: {
+        int wait = fn == PSK_FN_Startall ? 0 : (fn == PSK_FN_Waitany || fn == PSK_FN_Testany) ? 2
+                   : (fn == PSK_FN_Waitsome || fn == PSK_FN_Testsome) ? 3 : 1;
+        int how = completion(e) >= 0 && !done ? wait + 3 : wait;
+        uint32_t k, nq = PSK_ARRN(e, PSK_F_REQS);
+        rc |= put(s, how) | put(s, nq);
+        for (k = 0; k < nq; k++) {
+            rc |= put(s, PSK_ARR(e, PSK_F_REQS)[k]);
+            bump(&g->max_req, PSK_ARR(e, PSK_F_REQS)[k]);
+        }
+        break;
+    }
+    case PSK_FN_Barrier: case PSK_FN_Comm_free:
+        rc |= put(s, comm);
+        break;
+    case PSK_FN_Ibarrier: /* its request after the switch */
+        rc |= put(s, comm);
+        break;
+    case PSK_FN_Pcontrol:
+        return rc | put(s, e->v[PSK_F_I1]);
+    case PSK_FN_Bcast: case PSK_FN_Ibcast:
+        rc |= put(s, by) | put(s, root) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Reduce: case PSK_FN_Ireduce:
+        rc |= put(s, by) | put(s, dts) | put(s, op) | put(s, root) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Allreduce: case PSK_FN_Scan: case PSK_FN_Exscan: case PSK_FN_Iallreduce: case PSK_FN_Iscan:
+    case PSK_FN_Iexscan:
+        rc |= put(s, by) | put(s, dts) | put(s, op) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block:
+        rc |= put(s, e->v[PSK_F_RCOUNT] * dts) | put(s, dts) | put(s, op) | put(s, comm);
+        big = e->v[PSK_F_RCOUNT] * dts * g->P; /* one block per rank sent */
+        break;
+    case PSK_FN_Reduce_scatter: case PSK_FN_Ireduce_scatter: {
+        uint32_t k, na = PSK_ARRN(e, PSK_F_RCOUNTS);
+        rc |= put(s, dts) | put(s, op) | put(s, na);
+        for (k = 0; k < na; k++) {
+            int64_t b = arr_bytes(e, PSK_F_RCOUNTS, PSK_F_DTSIZE, k);
+            rc |= put(s, b);
+            big += b > 0 ? b : 0;
+        }
+        rc |= put(s, comm);
+        break;
+    }
+    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
+        rc |= put(s, by) | put(s, rby) | put(s, root) | put(s, comm);
+        big = (by > rby ? by : rby) * g->P;
+        break;
+    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+        rc |= put(s, by) | put(s, rby) | put(s, comm);
+        big = (by > rby ? by : rby) * g->P;
+        break;
+    default: { /* the v-forms (tabulable() lets no other through): byte counts per rank */
+        int sf = PSK_HAS(e, PSK_F_DTSIZES) ? PSK_F_DTSIZES : PSK_F_DTSIZE;
+        int rf = PSK_HAS(e, PSK_F_RDTSIZES) ? PSK_F_RDTSIZES : PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE
+                                                                                          : PSK_F_DTSIZE;
+        int gath = fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv || fn == PSK_FN_Allgatherv || fn == PSK_FN_Iallgatherv;
+        int scat = fn == PSK_FN_Scatterv || fn == PSK_FN_Iscatterv;
+        int64_t st = 0, rt = 0;
+        if (gath)
+            rc |= put(s, by);
+        if (!gath) { /* Scatterv, Alltoallv, Alltoallw: what it sends */
+            rc |= put(s, PSK_ARRN(e, PSK_F_COUNTS));
+            for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_COUNTS); k++) {
+                int64_t b = arr_bytes(e, PSK_F_COUNTS, sf, k);
+                rc |= put(s, b);
+                st += b > 0 ? b : 0;
+            }
+        }
+        if (!scat) { /* Gatherv, Allgatherv, Alltoallv, Alltoallw: what it receives */
+            rc |= put(s, PSK_ARRN(e, PSK_F_RCOUNTS));
+            for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_RCOUNTS); k++) {
+                int64_t b = arr_bytes(e, PSK_F_RCOUNTS, rf, k);
+                rc |= put(s, b);
+                rt += b > 0 ? b : 0;
+            }
+        }
+        if (scat)
+            rc |= put(s, rby);
+        if (fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv || scat)
+            rc |= put(s, root);
+        rc |= put(s, comm);
+        big = st > rt ? st : rt;
+        big = big > by * g->P ? big : by * g->P;
+        big = big > rby * g->P ? big : rby * g->P;
+        break;
+    }
+    }
+    if (nb) /* a nonblocking collective's request: its last argument */
+        rc |= put(s, req);
+    bump(&g->max_sbytes, big);
+    bump(&g->max_rbytes, big);
+    return rc;
+}
+
+/* loops of at most this many calls (all iterations) go into data whole */
+#define UNROLL_MAX 64
+
+/* the calls node id (a call, or a small loop of such) stands for when it
+ * can be replayed from data, else 0 */
+static int64_t data_calls(const gen *g, int32_t id)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_SYM)
+        return tabulable(g, id);
+    if (x->kind != PSK_FNODE_LOOP || x->depth >= 64 || x->count * x->span > UNROLL_MAX)
+        return 0;
+    const int32_t *kid = psk_folded_children(g->f, id);
+    int64_t one = 0;
+    for (int32_t i = 0; i < x->nchild; i++) {
+        int64_t c = data_calls(g, kid[i]);
+        if (!c)
+            return 0;
+        one += c;
+    }
+    return one * x->count;
+}
+
+typedef struct runwalk {
+    stream *s;
+    int32_t *last;   /* per rank: its previous event id */
+    int64_t iter[64];
+    int64_t *execs;  /* per node: its executions written so far */
+} runwalk;
+
+static void encode_node(gen *g, int32_t id, runwalk *w)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_LOOP) {
+        const int32_t *kid = psk_folded_children(g->f, id);
+        for (int64_t it = 0; it < x->count && !g->failed; it++) {
+            w->iter[x->depth] = it;
+            for (int32_t i = 0; i < x->nchild; i++)
+                encode_node(g, kid[i], w);
+        }
+        return;
+    }
+    const gnode *n = &g->node[id];
+    for (int j = 0; j < n->np; j++)
+        if (encode_call(g, id, j, &w->s[n->ranks[j]], &w->last[n->ranks[j]], w->iter, w->execs[id]))
+            gfail(g, "out of memory");
+    w->execs[id]++;
+    g->fnused[n->first[0].fn & 255] = 1;
+}
+
+/* the run kid[from..to) of calls and small loops as one replay_ per rank */
+static void emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int d)
+{
+    stream *s = calloc((size_t)g->P, sizeof *s);
+    int32_t *last = calloc((size_t)g->P, sizeof *last);
+    runwalk w = {.s = s, .last = last, .execs = calloc((size_t)psk_folded_nnodes(g->f), sizeof *w.execs)};
+    if (!s || !last || !w.execs) {
+        free(s), free(last), free(w.execs);
+        gfail(g, "out of memory");
+        return;
+    }
+    int64_t calls = 0;
+    for (int32_t i = from; i < to && !g->failed; i++) {
+        encode_node(g, kid[i], &w);
+        calls += data_calls(g, kid[i]);
+    }
+    free(w.execs);
+    int32_t first = kid[from];
+    for (int r = 0; r < g->P && !g->failed; r++) {
+        if (!s[r].n)
+            continue;
+        fprintf(g->tabs, "static const char R%d_%d[] =", first, r);
+        for (size_t at = 0; at < s[r].n; at += 16000)
+            fprintf(g->tabs, "\n    \"%.*s\"", (int)(s[r].n - at < 16000 ? s[r].n - at : 16000), s[r].p + at);
+        fprintf(g->tabs, ";\n");
+    }
+    fprintf(g->tabs, "static const char *const R%d[NRANKS] = {", first);
+    for (int r = 0; r < g->P; r++) {
+        if (s[r].n)
+            fprintf(g->tabs, "%sR%d_%d", r ? ", " : "", first, r);
+        else
+            fprintf(g->tabs, "%s0", r ? ", " : "");
+        free(s[r].p);
+    }
+    fprintf(g->tabs, "};\n");
+    indent(g, d);
+    fprintf(g->body, "replay_(R%d[rank_], fname_); /* nodes %d-%d: %lld calls outside loops, replayed from data */\n",
+            first, first, kid[to - 1], (long long)calls);
+    g->nreplayed += calls;
+    free(s), free(last);
+}
+
 static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *loopvar)
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
@@ -1834,6 +2287,18 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
     for (int32_t i = 0; i < x->nchild && !g->failed; i++) {
         int32_t c = kid[i];
         const psk_fnode *y = psk_folded_node(g->f, c);
+        if (id == 0) {
+            /* outside loops: a long enough run of calls and small loops goes into data */
+            int32_t k = i;
+            int64_t calls = 0, c;
+            while (k < x->nchild && (c = data_calls(g, kid[k])) > 0)
+                k++, calls += c;
+            if (k > i && calls >= g->table_min) {
+                emit_run(g, kid, i, k, d);
+                i = k - 1;
+                continue;
+            }
+        }
         if (y->kind == PSK_FNODE_SYM) {
             g->in_scaled = in_scaled;
             emit_sym(g, c, d, loopvar);
@@ -1872,195 +2337,8 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
     }
 }
 
-/* the fixed part of every skeleton: state, helpers and the work kernel */
-static const char preamble[] =
-    "static int rank_, size_;\n"
-    "static MPI_Comm comm_[NCOMM + 1];\n"
-    "static MPI_Request req_[NREQ + 1];\n"
-    "static char persist_[NREQ + 1];\n"
-    "static char *sbuf_, *rbuf_;\n"
-    "static double scaled_extra_, phase_time_[NPHASE + 1], phase_pred_[NPHASE + 1];\n"
-    "static long long phase_count_[NPHASE + 1], phase_ran_[NPHASE + 1];\n"
-    "static int phase_loop_[NPHASE + 1];\n"
-    "\n"
-    "/* perfskel's values of MPI constants back to this MPI's */\n"
-    "static inline int peer_(long long p) { return p == -1 ? MPI_ANY_SOURCE : p == -2 ? MPI_PROC_NULL : p == -3 ? MPI_ROOT : (int)p; }\n"
-    "/* a wildcard receive's recorded source, execution by execution */\n"
-    "static inline int wsrc_(const int *s, long long *at, int dflt) { return s ? s[(*at)++] : dflt; }\n"
-    "static inline int tag_(long long t) { return t == -1 ? MPI_ANY_TAG : (int)t; }\n"
-    "static inline long long pmod_(long long x, long long m) { return (x % m + m) % m; }\n"
-    "static inline int color_(long long c) { return c < 0 ? MPI_UNDEFINED : (int)c; }\n"
-    "static inline int slot_(long long id) { return id >= 0 && id < NREQ ? (int)id : NREQ; }\n"
-    "static inline int cslot_(long long id) { return id >= 2 && id < NCOMM ? (int)id : NCOMM; }\n"
-    "/* this rank's rank in and the size of each communicator, kept up to date */\n"
-    "static int crank_c_[NCOMM + 1], csize_c_[NCOMM + 1];\n"
-    "static inline void comm_set_(int c)\n"
-    "{\n"
-    "    crank_c_[c] = 0, csize_c_[c] = 1;\n"
-    "    if (comm_[c] != MPI_COMM_NULL) { MPI_Comm_rank(comm_[c], &crank_c_[c]); MPI_Comm_size(comm_[c], &csize_c_[c]); }\n"
-    "}\n"
-    "static inline int crank_(int c) { return crank_c_[c]; }\n"
-    "static inline int csize_(int c) { return csize_c_[c]; }\n"
-    "/* peers recorded as a pattern of the rank in the communicator, in\n"
-    " * perfskel's values (peer_ makes them this MPI's) */\n"
-    "static inline int peer_rank(int c, long long off) { long long p = crank_(c) + off; return p >= 0 && p < csize_(c) ? (int)p : -2; /* perfskel's MPI_PROC_NULL */ }\n"
-    "static inline int peer_ring(int c, long long off) { long long s = csize_(c); return (int)(((crank_(c) + off) % s + s) % s); }\n"
-    "\n"
-    "/* a fresh request in a slot; what the slot held is completed first */\n"
-    "static inline MPI_Request *newreq_(long long id, int persistent)\n"
-    "{\n"
-    "    int s = slot_(id);\n"
-    "    if (req_[s] != MPI_REQUEST_NULL && !persist_[s])\n"
-    "        MPI_Wait(&req_[s], MPI_STATUS_IGNORE);\n"
-    "    persist_[s] = (char)persistent;\n"
-    "    return &req_[s];\n"
-    "}\n"
-    "\n"
-    "/* Startall (0), Waitall (1), Waitany (2), Waitsome (3), Testall (4),\n"
-    " * Testany (5), Testsome (6) on recorded slots */\n"
-    "static inline void reqs_(int how, const int *ids, int n)\n"
-    "{\n"
-    "    static MPI_Status st[NREQ + 1];\n"
-    "    MPI_Request r[NREQ + 1];\n"
-    "    int k, i, f, idx[NREQ + 1];\n"
-    "    if (n > NREQ + 1) n = NREQ + 1;\n"
-    "    for (k = 0; k < n; k++) r[k] = req_[slot_(ids[k])];\n"
-    "    if (how == 0) MPI_Startall(n, r);\n"
-    "    else if (how == 1) MPI_Waitall(n, r, st);\n"
-    "    else if (how == 2) MPI_Waitany(n, r, &i, st);\n"
-    "    else if (how == 3) MPI_Waitsome(n, r, &i, idx, st);\n"
-    "    else if (how == 4) MPI_Testall(n, r, &f, st);\n"
-    "    else if (how == 5) MPI_Testany(n, r, &i, &f, st);\n"
-    "    else MPI_Testsome(n, r, &i, idx, st);\n"
-    "    for (k = 0; k < n; k++) req_[slot_(ids[k])] = r[k];\n"
-    "}\n"
-    "\n"
-    "/* messages matched by MPI_Mprobe / MPI_Improbe, received in that order by\n"
-    " * MPI_Mrecv / MPI_Imrecv */\n"
-    "static MPI_Message msgq_[64];\n"
-    "static int msgin_, msgout_;\n"
-    "static inline MPI_Message *msgslot_(void) { return &msgq_[msgin_ % 64]; }\n"
-    "static inline void msgkeep_(int found) { if (found) msgin_++; }\n"
-    "static inline MPI_Message *msgtake_(void)\n"
-    "{\n"
-    "    static MPI_Message none;\n"
-    "    none = MPI_MESSAGE_NO_PROC;\n"
-    "    return msgout_ < msgin_ ? &msgq_[msgout_++ % 64] : &none;\n"
-    "}\n"
-    "/* An MPI_Improbe(src, tag, c) that found the message of source s when\n"
-    " * recorded is made to find that message again, waiting for it through\n"
-    " * the profiling interface (waits the original did not make: a recording\n"
-    " * of the skeleton shows its own calls only). From MPI_ANY_SOURCE, which\n"
-    " * message an MPI matches first is not the order they came in: messages\n"
-    " * of other sources are set aside (matched, to be received in their turn)\n"
-    " * until s's is the one matched, and a message of s set aside earlier is\n"
-    " * taken from there, so the skeleton receives the recorded messages in\n"
-    " * the recorded order whatever order they arrive in. */\n"
-    "#define NASIDE 1024\n"
-    "static MPI_Message aside_[NASIDE];\n"
-    "static int aside_src_[NASIDE], aside_tag_[NASIDE], naside_;\n"
-    "static MPI_Comm aside_comm_[NASIDE];\n"
-    "static inline void aside_put_(MPI_Message m, const MPI_Status *st, MPI_Comm c)\n"
-    "{\n"
-    "    if (naside_ == NASIDE) {\n"
-    "        fprintf(stderr, \"skeleton: more than %d probed messages set aside\\n\", NASIDE);\n"
-    "        MPI_Abort(MPI_COMM_WORLD, 4);\n"
-    "    }\n"
-    "    aside_[naside_] = m, aside_src_[naside_] = st->MPI_SOURCE, aside_tag_[naside_] = st->MPI_TAG, aside_comm_[naside_] = c;\n"
-    "    naside_++;\n"
-    "}\n"
-    "static inline void improbe_(int src, int s, int tag, MPI_Comm c)\n"
-    "{\n"
-    "    MPI_Status st;\n"
-    "    MPI_Message m;\n"
-    "    int f, k;\n"
-    "    if (src != MPI_ANY_SOURCE || s == MPI_ANY_SOURCE) {\n"
-    "        PMPI_Probe(src, tag, c, &st);\n"
-    "        MPI_Improbe(src, tag, c, &f, msgslot_(), MPI_STATUS_IGNORE);\n"
-    "        msgkeep_(f);\n"
-    "        return;\n"
-    "    }\n"
-    "    for (k = 0; k < naside_; k++)\n"
-    "        if (aside_src_[k] == s && aside_comm_[k] == c && (tag == MPI_ANY_TAG || aside_tag_[k] == tag)) break;\n"
-    "    if (k < naside_) {\n"
-    "        *msgslot_() = aside_[k];\n"
-    "        msgkeep_(1);\n"
-    "        for (naside_--; k < naside_; k++)\n"
-    "            aside_[k] = aside_[k + 1], aside_src_[k] = aside_src_[k + 1], aside_tag_[k] = aside_tag_[k + 1], aside_comm_[k] = aside_comm_[k + 1];\n"
-    "        MPI_Improbe(src, tag, c, &f, &m, &st);\n"
-    "        if (f) aside_put_(m, &st, c);\n"
-    "        return;\n"
-    "    }\n"
-    "    for (;;) {\n"
-    "        PMPI_Probe(MPI_ANY_SOURCE, tag, c, &st);\n"
-    "        if (st.MPI_SOURCE == s) break;\n"
-    "        PMPI_Mprobe(st.MPI_SOURCE, st.MPI_TAG, c, &m, &st);\n"
-    "        aside_put_(m, &st, c);\n"
-    "    }\n"
-    "    MPI_Improbe(src, tag, c, &f, &m, &st);\n"
-    "    if (f && st.MPI_SOURCE == s) {\n"
-    "        *msgslot_() = m;\n"
-    "        msgkeep_(1);\n"
-    "        return;\n"
-    "    }\n"
-    "    if (f) aside_put_(m, &st, c); /* it matched another message after all */\n"
-    "    PMPI_Mprobe(s, tag, c, msgslot_(), MPI_STATUS_IGNORE);\n"
-    "    msgkeep_(1);\n"
-    "}\n"
-    "/* bit k of a per-execution bit table of n bits */\n"
-    "static inline int bit_(const unsigned char *b, long long k, long long n) { return k >= 0 && k < n && ((b[k >> 3] >> (k & 7)) & 1); }\n"
-    "\n"
-    "/* reductions: the recorded element size and op where this MPI has them,\n"
-    " * else the same number of bytes with MPI_BOR */\n"
-    "static inline int arith_(long long op) { return op >= 1 && op <= 4; }\n"
-    "static inline int bits_(long long op) { return op >= 5 && op <= 10; }\n"
-    "static inline MPI_Datatype red_type_(long long size, long long op)\n"
-    "{\n"
-    "    if (size == 8 && arith_(op)) return MPI_DOUBLE;\n"
-    "    if (size == 8 && bits_(op)) return MPI_LONG_LONG;\n"
-    "    if (size == 4 && (arith_(op) || bits_(op))) return MPI_INT;\n"
-    "    return MPI_BYTE;\n"
-    "}\n"
-    "static inline int red_count_(int bytes, long long size, long long op) { return red_type_(size, op) == MPI_BYTE ? bytes : (int)(bytes / size); }\n"
-    "static inline MPI_Op red_op_(long long size, long long op)\n"
-    "{\n"
-    "    MPI_Op o[11] = {MPI_BOR, MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR};\n"
-    "    return red_type_(size, op) == MPI_BYTE || op < 0 || op > 10 ? MPI_BOR : o[op];\n"
-    "}\n"
-    "\n"
-    "/* displacements of a byte-count array: packed one after the other */\n"
-    "static inline void displs_(const int *counts, int *d)\n"
-    "{\n"
-    "    int k, at = 0;\n"
-    "    for (k = 0; k < size_ && k < NRANKS; k++) { d[k] = at; at += counts[k]; }\n"
-    "}\n"
-    "\n"
-    "static inline void create_group_(MPI_Comm parent, const int *members, int n, MPI_Comm *out)\n"
-    "{\n"
-    "    MPI_Group w, g;\n"
-    "    MPI_Comm_group(MPI_COMM_WORLD, &w);\n"
-    "    MPI_Group_incl(w, n, members, &g);\n"
-    "    MPI_Comm_create_group(parent, g, 0, out);\n"
-    "    MPI_Group_free(&g);\n"
-    "    MPI_Group_free(&w);\n"
-    "}\n"
-    "\n"
-    "/* a scaled loop ran: the first iteration (connections, caches: warming\n"
-    " * up) counts once, the others (count - 1) / (ran - 1) times */\n"
-    "static inline void phase_(int ph, int loop, long long count, long long ran, double t, double first)\n"
-    "{\n"
-    "    if (ran >= 2 && first > 0)\n"
-    "        scaled_extra_ += (t - first) * ((double)(count - 1) / (double)(ran - 1) - 1.0);\n"
-    "    else\n"
-    "        scaled_extra_ += t * ((double)count / (double)ran - 1.0);\n"
-    "    phase_time_[ph] += t;\n"
-    "    phase_pred_[ph] += t + (ran >= 2 && first > 0 ? (t - first) * ((double)(count - 1) / (double)(ran - 1) - 1.0)\n"
-    "                                                  : t * ((double)count / (double)ran - 1.0));\n"
-    "    phase_count_[ph] = count;\n"
-    "    phase_ran_[ph] = ran;\n"
-    "    phase_loop_[ph] = loop;\n"
-    "}\n"
-    "\n";
+/* the skeleton's runtime (skel_runtime.c) and the function ids, as text */
+extern const char psk_skel_runtime_text[], psk_skel_fn_ids_text[];
 
 static void cleanup(gen *g)
 {
@@ -2150,7 +2428,8 @@ static double host_speed(const psk_job *job, int P, int r, double *tmp)
 int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *out, char *err, size_t errcap)
 {
     gen g = {.m = m, .f = f, .job = psk_merged_job(m), .P = psk_merged_nranks(m), .K = o->K, .err = err,
-             .errcap = errcap, .max_comm = 1, .max_req = 0};
+             .errcap = errcap, .max_comm = 1, .max_req = 0,
+             .table_min = o->table_min > 0 ? o->table_min : PSK_GEN_TABLE_MIN};
     err[0] = 0;
     if (!g.job->work_ns_per_unit)
         return gfail(&g, "the trace has no compute calibration (recorded by an older perfskel): record it again");
@@ -2216,6 +2495,14 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
         return gfail(&g, "out of memory");
     }
     emit_children(&g, 0, 1, 0, NULL);
+    /* the names of the functions replayed from data, for the report on SIGTERM */
+    fprintf(g.tabs, "static const char *const fname_[256] = {");
+    for (int k = 0, any = 0; k < 256; k++)
+        if (g.fnused[k]) {
+            fprintf(g.tabs, "%s[%d] = \"%s\"", any ? ", " : "", k, psk_fn_name((unsigned)k));
+            any = 1;
+        }
+    fprintf(g.tabs, "};\n");
     fclose(g.body);
     fclose(g.tabs);
     if (!g.failed) {
@@ -2229,20 +2516,23 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
                      " * rank at record time. Loops of at least K iterations run count/K times; their\n"
                      " * time counts count/ran times in the prediction. Rank 0 prints the predicted\n"
                      " * run time of the original (MPI_Init to MPI_Finalize, slowest rank). */\n");
-        fprintf(out, "#include <mpi.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n");
+        fprintf(out, "#include <mpi.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+                     "#include <string.h>\n#include <unistd.h>\n\n");
         fprintf(out, "#define NRANKS %d\n#define K %d\n#define NCOMM %lld\n#define NREQ %lld\n#define NPHASE %d\n",
                 g.P, g.K, (long long)g.max_comm + 1, (long long)g.max_req + 1, g.nscaled);
         fprintf(out, "#define SBUF_BYTES %lldLL\n#define RBUF_BYTES %lldLL\n\n", (long long)g.max_sbytes + 64,
                 (long long)g.max_rbytes + 64);
         fputs(PSK_WORK_SOURCE, out);
         fputs("\n", out);
-        fputs(preamble, out);
+        fputs(psk_skel_fn_ids_text, out);
+        fputs(psk_skel_runtime_text, out);
         fprintf(out, "/* per-rank values where ranks differ, indexed by world rank */\n");
         fwrite(g.tabstxt, 1, g.tabslen, out);
         fprintf(out, "\nint main(int argc, char **argv)\n{\n");
         fprintf(out, "    MPI_Init(&argc, &argv);\n"
                      "    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);\n"
                      "    MPI_Comm_size(MPI_COMM_WORLD, &size_);\n"
+                     "    signal(SIGTERM, onterm_); /* says where this rank was */\n"
                      "    if (size_ != NRANKS) {\n"
                      "        if (rank_ == 0)\n"
                      "            fprintf(stderr, \"skeleton: recorded with %%d ranks, run with %%d\\n\", NRANKS, size_);\n"

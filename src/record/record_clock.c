@@ -62,7 +62,7 @@ void psk_clock_init(void)
 #if defined(__x86_64__)
     if (!tsc_trusted())
         return;
-    uint64_t t1, m1;
+    uint64_t t1 = 0, m1 = 0;
     pair(&tsc_start, &mono_start);
     do
         pair(&t1, &m1);
@@ -81,7 +81,7 @@ void psk_clock_reanchor(void)
 #if defined(__x86_64__)
     if (!psk_clk.use_tsc)
         return;
-    uint64_t t, m;
+    uint64_t t = 0, m = 0;
     pair(&t, &m);
     uint64_t before = psk_now();
     if (t <= tsc_start || m <= mono_start)

@@ -6,6 +6,7 @@
 # built, run plainly and under `perfskel record`; then (a) recorded counts ==
 # the program's own, (b) merge round trip exact, (c) fold never longer than
 # its input, (d) the K = 1 skeleton's trace == the original's (trace_cmp),
+# also with the calls outside loops replayed from data (--table-min 1),
 # (e) K = 2 and K = 10 skeletons build and finish, (f) sim replays, and sim
 # --folded accounts for, every event. Each failed check prints
 #   FAIL seed=S flavour=F np=N lang=L check=NAME: reason
@@ -176,48 +177,52 @@ fi
 
 # skeleton K: generated, built, run (recorded for K = 1) within the limit
 skeleton() {
-    local K=$1 check=$2
-    if ! "$PERFSKEL" gen trace -K "$K" -o "s$K.c" </dev/null >"gen$K.out" 2>"gen$K.err"; then
-        fail "$check" "perfskel gen -K $K failed: $(lastline "gen$K.err")"
+    local K=$1 check=$2 s=${3:-s$1}
+    shift 3 2>/dev/null || shift $#
+    if ! "$PERFSKEL" gen trace -K "$K" "$@" -o "$s.c" </dev/null >"gen$s.out" 2>"gen$s.err"; then
+        fail "$check" "perfskel gen -K $K failed: $(lastline "gen$s.err")"
         return 1
     fi
-    if ! "mpicc.$flavour" -O2 -o "s$K" "s$K.c" >"cc$K.out" 2>&1; then
-        fail "$check" "the K = $K skeleton does not compile: $(grep -m1 error "cc$K.out")"
+    if ! "mpicc.$flavour" -O2 -o "$s" "$s.c" >"cc$s.out" 2>&1; then
+        fail "$check" "the K = $K skeleton does not compile: $(grep -m1 error "cc$s.out")"
         return 1
     fi
     local run=()
-    [ "$K" = 1 ] && run=("$PERFSKEL" record -o skel1trace --)
-    timeout -k 5 "$skel_limit" "${run[@]}" "${launcher[@]}" "./s$K" </dev/null >"s$K.out" 2>"s$K.err"
+    [ "$K" = 1 ] && run=("$PERFSKEL" record -o "${s}trace" --)
+    timeout -k 5 "$skel_limit" "${run[@]}" "${launcher[@]}" "./$s" </dev/null >"$s.out" 2>"$s.err"
     local rc=$?
     if [ $rc -eq 124 ]; then
         local where=""
         # the recorded K = 1 run says where each rank was: its last call that returned
-        [ "$K" = 1 ] && where="; last calls: $("$PERFSKEL" dump skel1trace 2>/dev/null |
+        [ "$K" = 1 ] && where="; last calls: $("$PERFSKEL" dump "${s}trace" 2>/dev/null |
             awk '$1 != "#" { last[$1] = $5 " " $6 " " $7 " " $8 } END { for (r in last) printf "r%s %s, ", r, last[r] }')"
         fail "$check" "the K = $K skeleton did not finish in ${skel_limit}s (deadlock?; plain run ${plain_s}s)$where"
         return 1
     elif [ $rc -ne 0 ]; then
-        fail "$check" "the K = $K skeleton exited with $rc: $(errline "s$K.err")"
+        fail "$check" "the K = $K skeleton exited with $rc: $(errline "$s.err")"
         return 1
     fi
-    grep -q '^perfskel-skeleton: predicted_seconds=' "s$K.out" ||
+    grep -q '^perfskel-skeleton: predicted_seconds=' "$s.out" ||
         { fail "$check" "the K = $K skeleton printed no prediction"; return 1; }
     return 0
 }
 
-# (d) the K = 1 skeleton makes the original's calls
-if skeleton 1 skel1; then
-    "$TRACE_CMP" trace skel1trace >cmp.out 2>&1
-    rc=$?
+# (d) the K = 1 skeleton makes the original's calls: as code, and with
+# every run of calls outside loops replayed from data (--table-min 1)
+compare() {
+    "$TRACE_CMP" trace "$1" >"cmp$1.out" 2>&1
+    local rc=$?
     if [ $rc -eq 1 ]; then
-        fail trace_cmp "$(head -n 1 cmp.out) [$(wc -l <cmp.out) rank(s) differ]"
+        fail "$2" "$(head -n 1 "cmp$1.out") [$(wc -l <"cmp$1.out") rank(s) differ]"
     elif [ $rc -ne 0 ]; then
-        fail trace_cmp "trace_cmp could not compare: $(lastline cmp.out)"
+        fail "$2" "trace_cmp could not compare: $(lastline "cmp$1.out")"
     fi
-fi
+}
+skeleton 1 skel1 s1 && compare s1trace trace_cmp
+skeleton 1 skel1_data t1 --table-min 1 && compare t1trace trace_cmp_data
 
 # (e) K = 2 and K = 10 build and finish
-skeleton 2 skel2
-skeleton 10 skel10
+skeleton 2 skel2 s2
+skeleton 10 skel10 s10
 
 finish

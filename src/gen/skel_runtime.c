@@ -1,0 +1,451 @@
+/* The runtime of every performance skeleton: its state, the helpers its
+ * calls use, the report of where each rank is when it is stopped, and the
+ * interpreter that replays stretches of the trace stored as data (runs of
+ * calls that did not fold: one switch over the recorded function ids).
+ * `perfskel gen` writes this file into each skeleton after the NRANKS,
+ * NCOMM, NREQ, NPHASE, K and buffer-size definitions, the work kernel
+ * (psk_work.h) and the function ids (psk_fn_ids.h); the build embeds it as
+ * text (embed.awk) and also compiles it on its own, with the defaults below,
+ * so that its warnings are seen. Everything here ends in `_`: the
+ * generated code's own names. */
+/* PSK-STANDALONE-BEGIN: not part of the embedded text */
+#include <mpi.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "psk_fn_ids.h"
+#include "psk_work.h"
+#define NRANKS 2
+#define NCOMM 2
+#define NREQ 1
+#define NPHASE 0
+/* PSK-STANDALONE-END */
+
+static int rank_, size_;
+static MPI_Comm comm_[NCOMM + 1];
+static MPI_Request req_[NREQ + 1];
+static char persist_[NREQ + 1];
+static char *sbuf_, *rbuf_;
+static double scaled_extra_, phase_time_[NPHASE + 1], phase_pred_[NPHASE + 1];
+static long long phase_count_[NPHASE + 1], phase_ran_[NPHASE + 1];
+static int phase_loop_[NPHASE + 1];
+
+/* perfskel's values of MPI constants back to this MPI's */
+static inline int peer_(long long p) { return p == -1 ? MPI_ANY_SOURCE : p == -2 ? MPI_PROC_NULL : p == -3 ? MPI_ROOT : (int)p; }
+/* a wildcard receive's recorded source, execution by execution */
+static inline int wsrc_(const int *s, long long *at, int dflt) { return s ? s[(*at)++] : dflt; }
+static inline int tag_(long long t) { return t == -1 ? MPI_ANY_TAG : (int)t; }
+static inline long long pmod_(long long x, long long m) { return (x % m + m) % m; }
+static inline int color_(long long c) { return c < 0 ? MPI_UNDEFINED : (int)c; }
+static inline int slot_(long long id) { return id >= 0 && id < NREQ ? (int)id : NREQ; }
+static inline int cslot_(long long id) { return id >= 2 && id < NCOMM ? (int)id : NCOMM; }
+/* this rank's rank in and the size of each communicator, kept up to date */
+static int crank_c_[NCOMM + 1], csize_c_[NCOMM + 1];
+static inline void comm_set_(int c)
+{
+    crank_c_[c] = 0, csize_c_[c] = 1;
+    if (comm_[c] != MPI_COMM_NULL) { MPI_Comm_rank(comm_[c], &crank_c_[c]); MPI_Comm_size(comm_[c], &csize_c_[c]); }
+}
+static inline int crank_(int c) { return crank_c_[c]; }
+static inline int csize_(int c) { return csize_c_[c]; }
+/* peers recorded as a pattern of the rank in the communicator, in
+ * perfskel's values (peer_ makes them this MPI's) */
+static inline int peer_rank(int c, long long off) { long long p = crank_(c) + off; return p >= 0 && p < csize_(c) ? (int)p : -2; /* perfskel's MPI_PROC_NULL */ }
+static inline int peer_ring(int c, long long off) { long long s = csize_(c); return (int)(((crank_(c) + off) % s + s) % s); }
+
+/* a fresh request in a slot; what the slot held is completed first */
+static inline MPI_Request *newreq_(long long id, int persistent)
+{
+    int s = slot_(id);
+    if (req_[s] != MPI_REQUEST_NULL && !persist_[s])
+        MPI_Wait(&req_[s], MPI_STATUS_IGNORE);
+    persist_[s] = (char)persistent;
+    return &req_[s];
+}
+
+/* Startall (0), Waitall (1), Waitany (2), Waitsome (3), Testall (4),
+ * Testany (5), Testsome (6) on recorded slots */
+static inline void reqs_(int how, const int *ids, int n)
+{
+    static MPI_Status st[NREQ + 1];
+    MPI_Request r[NREQ + 1];
+    int k, i, f, idx[NREQ + 1];
+    if (n > NREQ + 1) n = NREQ + 1;
+    for (k = 0; k < n; k++) r[k] = req_[slot_(ids[k])];
+    if (how == 0) MPI_Startall(n, r);
+    else if (how == 1) MPI_Waitall(n, r, st);
+    else if (how == 2) MPI_Waitany(n, r, &i, st);
+    else if (how == 3) MPI_Waitsome(n, r, &i, idx, st);
+    else if (how == 4) MPI_Testall(n, r, &f, st);
+    else if (how == 5) MPI_Testany(n, r, &i, &f, st);
+    else MPI_Testsome(n, r, &i, idx, st);
+    for (k = 0; k < n; k++) req_[slot_(ids[k])] = r[k];
+}
+
+/* messages matched by MPI_Mprobe / MPI_Improbe, received in that order by
+ * MPI_Mrecv / MPI_Imrecv */
+static MPI_Message msgq_[64];
+static int msgin_, msgout_;
+static inline MPI_Message *msgslot_(void) { return &msgq_[msgin_ % 64]; }
+static inline void msgkeep_(int found) { if (found) msgin_++; }
+static inline MPI_Message *msgtake_(void)
+{
+    static MPI_Message none;
+    none = MPI_MESSAGE_NO_PROC;
+    return msgout_ < msgin_ ? &msgq_[msgout_++ % 64] : &none;
+}
+/* An MPI_Improbe(src, tag, c) that found the message of source s when
+ * recorded is made to find that message again, waiting for it through
+ * the profiling interface (waits the original did not make: a recording
+ * of the skeleton shows its own calls only). From MPI_ANY_SOURCE, which
+ * message an MPI matches first is not the order they came in: messages
+ * of other sources are set aside (matched, to be received in their turn)
+ * until s's is the one matched, and a message of s set aside earlier is
+ * taken from there, so the skeleton receives the recorded messages in
+ * the recorded order whatever order they arrive in. */
+#define NASIDE 1024
+static MPI_Message aside_[NASIDE];
+static int aside_src_[NASIDE], aside_tag_[NASIDE], naside_;
+static MPI_Comm aside_comm_[NASIDE];
+static inline void aside_put_(MPI_Message m, const MPI_Status *st, MPI_Comm c)
+{
+    if (naside_ == NASIDE) {
+        fprintf(stderr, "skeleton: more than %d probed messages set aside\n", NASIDE);
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
+    aside_[naside_] = m, aside_src_[naside_] = st->MPI_SOURCE, aside_tag_[naside_] = st->MPI_TAG, aside_comm_[naside_] = c;
+    naside_++;
+}
+static inline void improbe_(int src, int s, int tag, MPI_Comm c)
+{
+    MPI_Status st;
+    MPI_Message m;
+    int f, k;
+    if (src != MPI_ANY_SOURCE || s == MPI_ANY_SOURCE) {
+        PMPI_Probe(src, tag, c, &st);
+        MPI_Improbe(src, tag, c, &f, msgslot_(), MPI_STATUS_IGNORE);
+        msgkeep_(f);
+        return;
+    }
+    for (k = 0; k < naside_; k++)
+        if (aside_src_[k] == s && aside_comm_[k] == c && (tag == MPI_ANY_TAG || aside_tag_[k] == tag)) break;
+    if (k < naside_) {
+        *msgslot_() = aside_[k];
+        msgkeep_(1);
+        for (naside_--; k < naside_; k++)
+            aside_[k] = aside_[k + 1], aside_src_[k] = aside_src_[k + 1], aside_tag_[k] = aside_tag_[k + 1], aside_comm_[k] = aside_comm_[k + 1];
+        MPI_Improbe(src, tag, c, &f, &m, &st);
+        if (f) aside_put_(m, &st, c);
+        return;
+    }
+    for (;;) {
+        PMPI_Probe(MPI_ANY_SOURCE, tag, c, &st);
+        if (st.MPI_SOURCE == s) break;
+        PMPI_Mprobe(st.MPI_SOURCE, st.MPI_TAG, c, &m, &st);
+        aside_put_(m, &st, c);
+    }
+    MPI_Improbe(src, tag, c, &f, &m, &st);
+    if (f && st.MPI_SOURCE == s) {
+        *msgslot_() = m;
+        msgkeep_(1);
+        return;
+    }
+    if (f) aside_put_(m, &st, c); /* it matched another message after all */
+    PMPI_Mprobe(s, tag, c, msgslot_(), MPI_STATUS_IGNORE);
+    msgkeep_(1);
+}
+/* bit k of a per-execution bit table of n bits */
+static inline int bit_(const unsigned char *b, long long k, long long n) { return k >= 0 && k < n && ((b[k >> 3] >> (k & 7)) & 1); }
+
+/* reductions: the recorded element size and op where this MPI has them,
+ * else the same number of bytes with MPI_BOR */
+static inline int arith_(long long op) { return op >= 1 && op <= 4; }
+static inline int bits_(long long op) { return op >= 5 && op <= 10; }
+static inline MPI_Datatype red_type_(long long size, long long op)
+{
+    if (size == 8 && arith_(op)) return MPI_DOUBLE;
+    if (size == 8 && bits_(op)) return MPI_LONG_LONG;
+    if (size == 4 && (arith_(op) || bits_(op))) return MPI_INT;
+    return MPI_BYTE;
+}
+static inline int red_count_(int bytes, long long size, long long op) { return red_type_(size, op) == MPI_BYTE ? bytes : (int)(bytes / size); }
+static inline MPI_Op red_op_(long long size, long long op)
+{
+    MPI_Op o[11] = {MPI_BOR, MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR};
+    return red_type_(size, op) == MPI_BYTE || op < 0 || op > 10 ? MPI_BOR : o[op];
+}
+
+/* displacements of a byte-count array: packed one after the other */
+static inline void displs_(const int *counts, int *d)
+{
+    int k, at = 0;
+    for (k = 0; k < size_ && k < NRANKS; k++) { d[k] = at; at += counts[k]; }
+}
+
+static inline void create_group_(MPI_Comm parent, const int *members, int n, MPI_Comm *out)
+{
+    MPI_Group w, g;
+    MPI_Comm_group(MPI_COMM_WORLD, &w);
+    MPI_Group_incl(w, n, members, &g);
+    MPI_Comm_create_group(parent, g, 0, out);
+    MPI_Group_free(&g);
+    MPI_Group_free(&w);
+}
+
+/* a scaled loop ran: the first iteration (connections, caches: warming
+ * up) counts once, the others (count - 1) / (ran - 1) times */
+static inline void phase_(int ph, int loop, long long count, long long ran, double t, double first)
+{
+    if (ran >= 2 && first > 0)
+        scaled_extra_ += (t - first) * ((double)(count - 1) / (double)(ran - 1) - 1.0);
+    else
+        scaled_extra_ += t * ((double)count / (double)ran - 1.0);
+    phase_time_[ph] += t;
+    phase_pred_[ph] += t + (ran >= 2 && first > 0 ? (t - first) * ((double)(count - 1) / (double)(ran - 1) - 1.0)
+                                                  : t * ((double)count / (double)ran - 1.0));
+    phase_count_[ph] = count;
+    phase_ran_[ph] = ran;
+    phase_loop_[ph] = loop;
+}
+
+
+/* ---- where this rank is: set before each call; said on SIGTERM ---- */
+static volatile long long at_event_ = -1, at_iter_ = 0;
+static volatile int at_loop_ = -1;
+static const char *volatile at_fn_ = "MPI_Init";
+static inline void at_(int event, int loop, long long iter, const char *fn)
+{
+    at_event_ = event, at_loop_ = loop, at_iter_ = iter, at_fn_ = fn;
+}
+
+/* decimal digits of v at the end of buf[24]: the start (signal-safe) */
+static char *num_(char *end, long long v)
+{
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do
+        *--end = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--end = '-';
+    return end;
+}
+
+static void onterm_(int sig)
+{
+    char line[256];
+    size_t n = 0;
+    const char *part[12] = {"perfskel-skeleton: position rank=", 0, " loop=", 0, " iter=", 0, " event=", 0, " fn=",
+                            (const char *)at_fn_, "\n", 0};
+    char d0[24], d1[24], d2[24], d3[24];
+    part[1] = num_(d0 + 23, rank_), d0[23] = 0;
+    part[3] = num_(d1 + 23, at_loop_), d1[23] = 0;
+    part[5] = num_(d2 + 23, at_iter_), d2[23] = 0;
+    part[7] = num_(d3 + 23, at_event_), d3[23] = 0;
+    for (int k = 0; part[k]; k++)
+        for (const char *c = part[k]; *c && n < sizeof line - 1; c++)
+            line[n++] = *c;
+    if (write(2, line, n) < 0)
+        n = 0;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* ---- calls replayed from data: one stream per rank and stretch ----
+ * Each call: its function id, the work before it, its event id (as the
+ * difference from the previous one), then its arguments in the order
+ * `perfskel gen` writes them (encode_call in gen_skeleton.c); every number a signed varint
+ * in the 64 characters of base64, 5 bits a character, 32 meaning more. */
+static const char *rp_;
+static inline int b64_(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 : c >= '0' && c <= '9' ? c - '0' + 52
+           : c == '+' ? 62 : 63;
+}
+static long long rd_(void)
+{
+    unsigned long long v = 0;
+    int sh = 0, d;
+    do {
+        d = b64_(*rp_++);
+        if (sh < 64)
+            v |= (unsigned long long)(d & 31) << sh;
+        sh += 5;
+    } while ((d & 32) && *rp_);
+    return (long long)(v >> 1) ^ -(long long)(v & 1);
+}
+static inline int ri_(void) { return (int)rd_(); }
+static inline MPI_Comm rc_(void)
+{
+    long long c = rd_();
+    return comm_[c >= 0 && c <= NCOMM ? c : NCOMM];
+}
+static inline MPI_Request *rq_(void) { return &req_[slot_(rd_())]; }
+/* a counts array of the stream: n, then n byte counts */
+static inline int rarr_(int *a)
+{
+    int n = ri_(), k;
+    for (k = 0; k < n; k++) {
+        int v = ri_();
+        if (k < NRANKS) a[k] = v;
+    }
+    return n < NRANKS ? n : NRANKS;
+}
+
+static inline void replay_(const char *s, const char *const *names)
+{
+    int ev = 0;
+    rp_ = s;
+    while (s && *rp_) {
+        int fn = ri_(), a, b, c, d, e, f, how, n;
+        long long dt, op;
+        int ca[NRANKS + 1], cb[NRANKS + 1], da[NRANKS + 1], db[NRANKS + 1], ids[NREQ + 1];
+        MPI_Comm cm;
+        psk_work((uint64_t)rd_());
+        ev += ri_();
+        at_(ev, -1, 0, fn >= 0 && fn < 256 && names[fn] ? names[fn] : "MPI_(unknown)");
+        switch (fn) {
+        case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend:
+            a = ri_(), b = ri_(), c = ri_(), cm = rc_();
+            if (fn == PSK_FN_Ssend) MPI_Ssend(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm);
+            else MPI_Send(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm);
+            break;
+        case PSK_FN_Recv:
+            a = ri_(), b = ri_(), c = ri_(), cm = rc_();
+            MPI_Recv(rbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, MPI_STATUS_IGNORE);
+            break;
+        case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend:
+            a = ri_(), b = ri_(), c = ri_(), cm = rc_();
+            if (fn == PSK_FN_Issend) MPI_Issend(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 0));
+            else MPI_Isend(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Irecv:
+            a = ri_(), b = ri_(), c = ri_(), cm = rc_();
+            MPI_Irecv(rbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Sendrecv:
+            a = ri_(), b = ri_(), c = ri_(), d = ri_(), e = ri_(), f = ri_(), cm = rc_();
+            MPI_Sendrecv(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), rbuf_, d, MPI_BYTE, peer_(e), tag_(f), cm,
+                         MPI_STATUS_IGNORE);
+            break;
+        case PSK_FN_Sendrecv_replace:
+            a = ri_(), b = ri_(), c = ri_(), e = ri_(), f = ri_(), cm = rc_();
+            MPI_Sendrecv_replace(rbuf_, a, MPI_BYTE, peer_(b), tag_(c), peer_(e), tag_(f), cm, MPI_STATUS_IGNORE);
+            break;
+        case PSK_FN_Probe: case PSK_FN_Iprobe:
+            b = ri_(), c = ri_(), cm = rc_();
+            if (fn == PSK_FN_Probe) MPI_Probe(peer_(b), tag_(c), cm, MPI_STATUS_IGNORE);
+            else MPI_Iprobe(peer_(b), tag_(c), cm, &f, MPI_STATUS_IGNORE);
+            break;
+        case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
+        case PSK_FN_Recv_init:
+            a = ri_(), b = ri_(), c = ri_(), cm = rc_();
+            if (fn == PSK_FN_Recv_init) MPI_Recv_init(rbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 1));
+            else if (fn == PSK_FN_Ssend_init) MPI_Ssend_init(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 1));
+            else MPI_Send_init(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 1));
+            break;
+        case PSK_FN_Start: MPI_Start(rq_()); break;
+        case PSK_FN_Wait: MPI_Wait(rq_(), MPI_STATUS_IGNORE); break;
+        case PSK_FN_Test: /* a Wait where the recorded one completed the request */
+            { MPI_Request *q = rq_(); if (ri_()) MPI_Wait(q, MPI_STATUS_IGNORE); else MPI_Test(q, &f, MPI_STATUS_IGNORE); }
+            break;
+        case PSK_FN_Request_free: case PSK_FN_Cancel:
+            { MPI_Request *q = rq_(); if (*q != MPI_REQUEST_NULL) { if (fn == PSK_FN_Cancel) MPI_Cancel(q); else MPI_Request_free(q); } }
+            break;
+        case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome:
+        case PSK_FN_Testall: case PSK_FN_Testany: case PSK_FN_Testsome:
+            how = ri_(), n = ri_();
+            for (a = 0; a < n; a++) { b = ri_(); if (a <= NREQ) ids[a] = b; }
+            reqs_(how, ids, n <= NREQ + 1 ? n : NREQ + 1);
+            break;
+        case PSK_FN_Barrier: MPI_Barrier(rc_()); break;
+        case PSK_FN_Ibarrier: cm = rc_(); MPI_Ibarrier(cm, newreq_(rd_(), 0)); break;
+        case PSK_FN_Bcast: case PSK_FN_Ibcast:
+            a = ri_(), b = ri_(), cm = rc_();
+            if (fn == PSK_FN_Bcast) MPI_Bcast(rbuf_, a, MPI_BYTE, b, cm);
+            else MPI_Ibcast(rbuf_, a, MPI_BYTE, b, cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Reduce: case PSK_FN_Ireduce:
+            a = ri_(), dt = rd_(), op = rd_(), b = ri_(), cm = rc_();
+            if (fn == PSK_FN_Reduce) MPI_Reduce(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), b, cm);
+            else MPI_Ireduce(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), b, cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Allreduce: case PSK_FN_Scan: case PSK_FN_Exscan:
+            a = ri_(), dt = rd_(), op = rd_(), cm = rc_();
+            if (fn == PSK_FN_Allreduce) MPI_Allreduce(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm);
+            else if (fn == PSK_FN_Scan) MPI_Scan(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm);
+            else MPI_Exscan(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm);
+            break;
+        case PSK_FN_Iallreduce: case PSK_FN_Iscan: case PSK_FN_Iexscan:
+            a = ri_(), dt = rd_(), op = rd_(), cm = rc_();
+            if (fn == PSK_FN_Iallreduce) MPI_Iallreduce(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Iscan) MPI_Iscan(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm, newreq_(rd_(), 0));
+            else MPI_Iexscan(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block:
+            a = ri_(), dt = rd_(), op = rd_(), cm = rc_();
+            if (fn == PSK_FN_Reduce_scatter_block) MPI_Reduce_scatter_block(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm);
+            else MPI_Ireduce_scatter_block(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Reduce_scatter: case PSK_FN_Ireduce_scatter:
+            dt = rd_(), op = rd_(), n = rarr_(ca), cm = rc_();
+            for (a = 0; a < n; a++) ca[a] = red_count_(ca[a], dt, op);
+            for (; a < NRANKS; a++) ca[a] = 0;
+            if (fn == PSK_FN_Reduce_scatter) MPI_Reduce_scatter(sbuf_, rbuf_, ca, red_type_(dt, op), red_op_(dt, op), cm);
+            else MPI_Ireduce_scatter(sbuf_, rbuf_, ca, red_type_(dt, op), red_op_(dt, op), cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
+            a = ri_(), b = ri_(), c = ri_(), cm = rc_();
+            if (fn == PSK_FN_Gather) MPI_Gather(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
+            else if (fn == PSK_FN_Igather) MPI_Igather(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Scatter) MPI_Scatter(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
+            else MPI_Iscatter(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+            a = ri_(), b = ri_(), cm = rc_();
+            if (fn == PSK_FN_Allgather) MPI_Allgather(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm);
+            else if (fn == PSK_FN_Iallgather) MPI_Iallgather(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Alltoall) MPI_Alltoall(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm);
+            else MPI_Ialltoall(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Gatherv: case PSK_FN_Igatherv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
+            a = ri_(), memset(cb, 0, sizeof cb), rarr_(cb), displs_(cb, db);
+            c = fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv ? ri_() : 0;
+            cm = rc_();
+            if (fn == PSK_FN_Gatherv) MPI_Gatherv(sbuf_, a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, c, cm);
+            else if (fn == PSK_FN_Igatherv) MPI_Igatherv(sbuf_, a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Allgatherv) MPI_Allgatherv(sbuf_, a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm);
+            else MPI_Iallgatherv(sbuf_, a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Scatterv: case PSK_FN_Iscatterv:
+            memset(ca, 0, sizeof ca), rarr_(ca), displs_(ca, da), b = ri_(), c = ri_(), cm = rc_();
+            if (fn == PSK_FN_Scatterv) MPI_Scatterv(sbuf_, ca, da, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
+            else MPI_Iscatterv(sbuf_, ca, da, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv: case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw:
+            memset(ca, 0, sizeof ca), memset(cb, 0, sizeof cb), rarr_(ca), rarr_(cb), displs_(ca, da), displs_(cb, db);
+            cm = rc_();
+            if (fn == PSK_FN_Alltoallv || fn == PSK_FN_Alltoallw) MPI_Alltoallv(sbuf_, ca, da, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm);
+            else MPI_Ialltoallv(sbuf_, ca, da, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm, newreq_(rd_(), 0));
+            break;
+        case PSK_FN_Comm_free:
+            a = ri_();
+            if (a >= 0 && a <= NCOMM) { MPI_Comm_free(&comm_[a]); comm_set_(a); }
+            break;
+        case PSK_FN_Pcontrol: MPI_Pcontrol(ri_()); break;
+        default:
+            fprintf(stderr, "skeleton: rank %d: function id %d in a replayed stretch is not replayable\n", rank_, fn);
+            MPI_Abort(MPI_COMM_WORLD, 5);
+        }
+    }
+}
+/* PSK-STANDALONE-BEGIN */
+int main(void)
+{
+    signal(SIGTERM, onterm_);
+    replay_(NULL, NULL);
+    return 0;
+}
+/* PSK-STANDALONE-END */
