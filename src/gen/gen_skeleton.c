@@ -1498,6 +1498,12 @@ typedef struct balance {
     int P;
     int64_t *sent;   /* P x P: [from * P + to] */
     int64_t *wild;   /* per receiver: receives from MPI_ANY_SOURCE */
+    /* message sizes at the loop's iteration iter[depth]: bytes sent minus
+     * received [from * P + to], bytes offered by wildcard receives per
+     * receiver; vary: some size follows the loop's index (or execution),
+     * nonaffine: not as a * i + b, unknown: a size the walk cannot tell */
+    int64_t *bytes, *wbytes;
+    int vary, nonaffine, unknown;
     int ok;
     /* loops inside whose peers follow their iteration are walked iteration
      * by iteration (iter[depth], enumd[depth]) while budget lasts */
@@ -1564,6 +1570,51 @@ static void count_recv(balance *b, const gen *g, int32_t me, int64_t comm, int64
         b->ok = 0;
     else
         b->sent[(size_t)from * (size_t)g->P + (size_t)me] -= mult;
+}
+
+/* v bytes sent (v > 0) or received (v < 0) by me from or to peer */
+static void count_bytes(balance *b, const gen *g, int32_t me, int64_t comm, int64_t peer, int sent, int64_t v)
+{
+    if (peer == PSK_PROC_NULL)
+        return;
+    if (!sent && peer == PSK_ANY_SOURCE) {
+        b->wbytes[me] += v;
+        return;
+    }
+    int64_t w = to_world(g, me, comm, peer);
+    if (w >= 0 && w < g->P)
+        b->bytes[sent ? (size_t)me * (size_t)g->P + (size_t)w : (size_t)w * (size_t)g->P + (size_t)me] +=
+            sent ? v : -v;
+}
+
+/* the bytes of count field cf (dtsize sf) of node id on its j-th rank at
+ * the walk's iterations */
+static int64_t msg_bytes(const gen *g, int32_t id, int cf, int sf, int j, balance *b)
+{
+    const psk_event *e = &g->node[id].first[j];
+    const psk_fparam *p = param_of(g, id, cf);
+    int64_t dts = PSK_HAS(e, sf) ? e->v[sf] : 1, i = 0;
+    if (!PSK_HAS(e, cf))
+        return 0;
+    if (!p)
+        return e->v[cf] * dts;
+    if (p->kind > PSK_VARY_ITER || (p->depth == b->depth && b->depth >= 64)) {
+        b->vary = b->unknown = 1; /* by execution: not followed */
+        return 0;
+    }
+    if (p->depth == b->depth) {
+        b->vary = 1;
+        b->nonaffine |= p->kind != PSK_VARY_AFFINE;
+        i = b->iter[p->depth];
+    } else if (p->depth > b->depth) {
+        if (p->depth >= 64 || !b->enumd[p->depth]) {
+            b->unknown = 1; /* an inner loop's index, counted not walked */
+            return 0;
+        }
+        i = b->iter[p->depth];
+    } /* an outer loop's index: the same in every iteration of this one */
+    int64_t v = psk_fparam_eval(p, i, 0);
+    return (p->mode == PSK_PMODE_DELTA ? e->v[cf] + v : v) * dts;
 }
 
 /* MPI_Start / MPI_Startall of persistent request q: the message its init
@@ -1751,6 +1802,8 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         const psk_event *e = &n->first[j];
         int32_t me = n->ranks[j];
         int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+        if (is(fn, "MPI_Start") || is(fn, "MPI_Startall"))
+            b->unknown = 1; /* the size its init call gave: not followed */
         if (is(fn, "MPI_Start"))
             count_start(b, g, me, e->v[PSK_F_REQ], mult);
         else if (is(fn, "MPI_Startall"))
@@ -1763,12 +1816,19 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
             b->ok = 0;
             return;
         }
-        if (sends(fn))
+        if (sends(fn)) {
             count_send(b, g, me, comm, peer, mult);
-        if (receives(fn))
+            count_bytes(b, g, me, comm, peer, 1, mult * msg_bytes(g, id, PSK_F_COUNT, PSK_F_DTSIZE, j, b));
+        }
+        if (receives(fn)) {
             count_recv(b, g, me, comm, peer, mult);
-        else if (is(fn, "MPI_Sendrecv") || is(fn, "MPI_Sendrecv_replace"))
+            count_bytes(b, g, me, comm, peer, 0, mult * msg_bytes(g, id, PSK_F_COUNT, PSK_F_DTSIZE, j, b));
+        } else if (is(fn, "MPI_Sendrecv") || is(fn, "MPI_Sendrecv_replace")) {
+            int cf = PSK_HAS(e, PSK_F_RCOUNT) ? PSK_F_RCOUNT : PSK_F_COUNT;
+            int sf = cf == PSK_F_RCOUNT && PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
             count_recv(b, g, me, comm, rpeer, mult);
+            count_bytes(b, g, me, comm, rpeer, 0, mult * msg_bytes(g, id, cf, sf, j, b));
+        }
     }
 }
 
@@ -1903,34 +1963,59 @@ static int requests_closed(const gen *g, int32_t id)
     return w.ok;
 }
 
+/* Each iteration must also balance in bytes where a message size follows
+ * the loop's index: else a rank's loop receives in iteration i what its
+ * peer sent in iteration i + 1 (a merged loop rotated against its peer's,
+ * its first receive before the loop and its peer's last send after it),
+ * which counts balance but running fewer iterations pairs a receive with
+ * a message of another iteration's size (MPI_ERR_TRUNCATE). Checked at
+ * iterations 0 and 1 where sizes are affine in the index, else at each. */
 static int closed_loop(gen *g, int32_t id)
 {
-    balance b = {.P = g->P, .ok = 1, .depth = psk_folded_node(g->f, id)->depth, .budget = 1 << 20};
-    b.sent = calloc((size_t)g->P * (size_t)g->P, sizeof *b.sent);
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    balance b = {.P = g->P, .ok = 1, .depth = x->depth, .budget = 1 << 20};
+    size_t PP = (size_t)g->P * (size_t)g->P;
+    b.sent = calloc(PP, sizeof *b.sent);
     b.wild = calloc((size_t)g->P, sizeof *b.wild);
-    if (!b.sent || !b.wild) {
-        free(b.sent), free(b.wild);
+    b.bytes = calloc(PP, sizeof *b.bytes);
+    b.wbytes = calloc((size_t)g->P, sizeof *b.wbytes);
+    if (!b.sent || !b.wild || !b.bytes || !b.wbytes) {
+        free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes);
         return 0;
     }
-    const psk_fnode *x = psk_folded_node(g->f, id);
     const int32_t *kid = psk_folded_children(g->f, id);
-    for (int32_t i = 0; i < x->nchild && b.ok; i++)
-        tally(g, kid[i], 1, &b);
-    /* what each rank got from specific senders, the rest from wildcards */
-    for (int r = 0; r < g->P && b.ok; r++) {
-        int64_t owed = 0;
-        for (int s = 0; s < g->P; s++) {
-            int64_t d = b.sent[(size_t)s * (size_t)g->P + (size_t)r];
-            if (d < 0)
+    int64_t iters = 1;
+    for (int64_t it = 0; it < iters && b.ok; it++) {
+        memset(b.sent, 0, PP * sizeof *b.sent), memset(b.bytes, 0, PP * sizeof *b.bytes);
+        memset(b.wild, 0, (size_t)g->P * sizeof *b.wild), memset(b.wbytes, 0, (size_t)g->P * sizeof *b.wbytes);
+        b.objs = 0;
+        if (b.depth >= 0 && b.depth < 64)
+            b.iter[b.depth] = it;
+        for (int32_t i = 0; i < x->nchild && b.ok; i++)
+            tally(g, kid[i], 1, &b);
+        /* what each rank got from specific senders, the rest from wildcards */
+        for (int r = 0; r < g->P && b.ok; r++) {
+            int64_t owed = 0, owedb = 0;
+            for (int s = 0; s < g->P; s++) {
+                int64_t d = b.sent[(size_t)s * (size_t)g->P + (size_t)r];
+                if (d < 0)
+                    b.ok = 0;
+                owed += d;
+                owedb += b.bytes[(size_t)s * (size_t)g->P + (size_t)r];
+                if (b.vary && !b.wbytes[r] && b.bytes[(size_t)s * (size_t)g->P + (size_t)r])
+                    b.ok = 0;
+            }
+            if (owed != b.wild[r] || (b.vary && owedb != b.wbytes[r]))
                 b.ok = 0;
-            owed += d;
         }
-        if (owed != b.wild[r])
+        if (b.objs || (b.vary && b.unknown))
+            b.ok = 0;
+        if (it == 0 && b.vary)
+            iters = b.nonaffine ? x->count : x->count < 2 ? x->count : 2;
+        if (iters > 4096)
             b.ok = 0;
     }
-    if (b.objs)
-        b.ok = 0;
-    free(b.sent), free(b.wild);
+    free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes);
     return b.ok && requests_closed(g, id);
 }
 
