@@ -39,7 +39,8 @@ typedef struct gnode {
      * got (recorded in the status), -1 until its completion is seen */
     int srcf;           /* PSK_F_PEER or PSK_F_RPEER; 0: none */
     int64_t **src;
-    uint32_t *nsrc, *capsrc;
+    uint32_t *nsrc;
+    int64_t *capsrc;
     int varsrc;         /* sources vary between executions: a table by execution */
     int counted;        /* a parameter reads a table by execution: T<id>_k counts them */
     char **tabnames;    /* the tables of this node written so far: each once */
@@ -48,7 +49,8 @@ typedef struct gnode {
      * execution completed (found) something; replayed per rank and
      * execution: a Wait where the recording completed, a poll where not */
     uint8_t **done;
-    uint32_t *ndone, *capdone;
+    uint32_t *ndone;
+    int64_t *capdone;
     int polled;         /* some execution on some rank completed nothing */
     int hidden;         /* MPI_Improbe: the sources are for the wait before it, not its argument */
     int64_t *hsrc;      /* hidden: per taking part rank, the source waited for */
@@ -56,7 +58,8 @@ typedef struct gnode {
      * and execution: [n, ids...] one after the other; reqsvary: some
      * differ from the rank's first; reqsbig: too many to keep */
     int64_t **xr;
-    uint64_t *nxr, *capxr;
+    uint64_t *nxr;
+    int64_t *capxr;
     int reqsvary, reqsbig;
 } gnode;
 
@@ -94,8 +97,8 @@ typedef struct gen {
     int64_t max_sbytes, max_rbytes, max_req, max_comm;
     int nscaled;
     int table_min;       /* runs of this many calls outside loops go into data */
-    int64_t nreplayed;   /* calls so replayed */
     unsigned char fnused[256]; /* functions replayed from data: named in fname_ */
+    int64_t *execs;      /* per node: its executions written into data so far */
     int multithreaded;
     int in_scaled;      /* emitting inside a scaled loop */
     pending **pend;     /* per rank, by request id */
@@ -198,13 +201,8 @@ static int src_push(gnode *n, int j, int64_t v)
         if (!n->src || !n->nsrc || !n->capsrc)
             return -1;
     }
-    if (n->nsrc[j] == n->capsrc[j]) {
-        uint32_t cap = n->capsrc[j] ? 2 * n->capsrc[j] : 16;
-        int64_t *a = realloc(n->src[j], cap * sizeof *a);
-        if (!a)
-            return -1;
-        n->src[j] = a, n->capsrc[j] = cap;
-    }
+    if (psk_grow((void **)&n->src[j], &n->capsrc[j], n->nsrc[j], sizeof *n->src[j]))
+        return -1;
     n->src[j][n->nsrc[j]++] = v;
     return 0;
 }
@@ -218,13 +216,8 @@ static int done_push(gnode *n, int j, int done)
         if (!n->done || !n->ndone || !n->capdone)
             return -1;
     }
-    if (n->ndone[j] == n->capdone[j]) {
-        uint32_t cap = n->capdone[j] ? 2 * n->capdone[j] : 64;
-        uint8_t *a = realloc(n->done[j], cap);
-        if (!a)
-            return -1;
-        n->done[j] = a, n->capdone[j] = cap;
-    }
+    if (psk_grow((void **)&n->done[j], &n->capdone[j], n->ndone[j], 1))
+        return -1;
     n->done[j][n->ndone[j]++] = (uint8_t)done;
     return 0;
 }
@@ -251,15 +244,8 @@ static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
         n->reqsbig = n->reqsvary = 1; /* the first array throughout; the loops around are not scaled */
         return 0;
     }
-    if (n->nxr[j] + len + 1 > n->capxr[j]) {
-        uint64_t cap = n->capxr[j] ? 2 * n->capxr[j] : 64;
-        while (cap < n->nxr[j] + len + 1)
-            cap *= 2;
-        int64_t *a = realloc(n->xr[j], cap * sizeof *a);
-        if (!a)
-            return -1;
-        n->xr[j] = a, n->capxr[j] = cap;
-    }
+    if (psk_grow((void **)&n->xr[j], &n->capxr[j], (int64_t)(n->nxr[j] + len), sizeof *n->xr[j]))
+        return -1;
     int64_t *x = &n->xr[j][n->nxr[j]];
     int carry = is(e->fn, "MPI_Waitany") || is(e->fn, "MPI_Waitsome") || is(e->fn, "MPI_Testany") ||
                 is(e->fn, "MPI_Testsome");
@@ -1587,13 +1573,15 @@ static void count_bytes(balance *b, const gen *g, int32_t me, int64_t comm, int6
             sent ? v : -v;
 }
 
+static int64_t value_at(const gen *g, int32_t id, int f, int j, const int64_t *iter, int64_t k);
+
 /* the bytes of count field cf (dtsize sf) of node id on its j-th rank at
  * the walk's iterations */
 static int64_t msg_bytes(const gen *g, int32_t id, int cf, int sf, int j, balance *b)
 {
     const psk_event *e = &g->node[id].first[j];
     const psk_fparam *p = param_of(g, id, cf);
-    int64_t dts = PSK_HAS(e, sf) ? e->v[sf] : 1, i = 0;
+    int64_t dts = PSK_HAS(e, sf) ? e->v[sf] : 1;
     if (!PSK_HAS(e, cf))
         return 0;
     if (!p)
@@ -1605,16 +1593,11 @@ static int64_t msg_bytes(const gen *g, int32_t id, int cf, int sf, int j, balanc
     if (p->depth == b->depth) {
         b->vary = 1;
         b->nonaffine |= p->kind != PSK_VARY_AFFINE;
-        i = b->iter[p->depth];
-    } else if (p->depth > b->depth) {
-        if (p->depth >= 64 || !b->enumd[p->depth]) {
-            b->unknown = 1; /* an inner loop's index, counted not walked */
-            return 0;
-        }
-        i = b->iter[p->depth];
-    } /* an outer loop's index: the same in every iteration of this one */
-    int64_t v = psk_fparam_eval(p, i, 0);
-    return (p->mode == PSK_PMODE_DELTA ? e->v[cf] + v : v) * dts;
+    } else if (p->depth > b->depth && (p->depth >= 64 || !b->enumd[p->depth])) {
+        b->unknown = 1; /* an inner loop's index, counted not walked */
+        return 0;
+    } /* an outer loop's index (iter 0 there): the same in every iteration of this one */
+    return value_at(g, id, cf, j, b->iter, 0) * dts;
 }
 
 /* MPI_Start / MPI_Startall of persistent request q: the message its init
@@ -1687,7 +1670,7 @@ static int peer_walked(const balance *b, const psk_fparam *p)
 }
 
 /* the value of scalar field f of node id on its taking part rank j at
- * iteration indices iter and execution k, as the skeleton computes it
+ * iteration indices iter (64 depths) and execution k, as the skeleton computes it
  * (peers that follow the rank: in ranks of the communicator, PSK_PROC_NULL
  * off the edge); INT64_MIN where the communicator's members are not known */
 static int64_t value_at(const gen *g, int32_t id, int f, int j, const int64_t *iter, int64_t k)
@@ -1698,7 +1681,7 @@ static int64_t value_at(const gen *g, int32_t id, int f, int j, const int64_t *i
         return n->first[j].v[f];
     if (p->kind == PSK_VARY_RANKEXEC)
         return k >= 0 && k * p->m + j < p->n ? p->table[k * p->m + j] : n->first[j].v[f];
-    int64_t e = psk_fparam_eval(p, iter[p->depth], k);
+    int64_t e = psk_fparam_eval(p, p->depth >= 0 && p->depth < 64 ? iter[p->depth] : 0, k);
     if (p->mode == PSK_PMODE_VALUE)
         return e;
     if (p->mode == PSK_PMODE_DELTA)
@@ -2028,20 +2011,15 @@ static int closed_loop(gen *g, int32_t id)
 
 typedef struct stream {
     char *p;
-    size_t n, cap;
+    int64_t n, cap;
 } stream;
 
 static int put(stream *s, int64_t v)
 {
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    if (s->cap - s->n < 16) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        char *p = realloc(s->p, cap);
-        if (!p)
-            return -1;
-        s->p = p, s->cap = cap;
-    }
+    if (psk_grow((void **)&s->p, &s->cap, s->n + 13, 1)) /* 64 bits: at most 13 digits */
+        return -1;
     do {
         int d = (int)(z & 31);
         z >>= 5;
@@ -2323,29 +2301,28 @@ static void encode_node(gen *g, int32_t id, runwalk *w)
     g->fnused[n->first[0].fn & 255] = 1;
 }
 
-/* the run kid[from..to) of calls and small loops as one replay_ per rank */
-static void emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int d)
+/* the run kid[from..to) of calls and small loops (calls in all) as one
+ * replay_ per rank */
+static void emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls, int d)
 {
     stream *s = calloc((size_t)g->P, sizeof *s);
     int32_t *last = calloc((size_t)g->P, sizeof *last);
-    runwalk w = {.s = s, .last = last, .execs = calloc((size_t)psk_folded_nnodes(g->f), sizeof *w.execs)};
+    if (!g->execs) /* each node is in one run only: one set of counters serves all */
+        g->execs = calloc((size_t)psk_folded_nnodes(g->f), sizeof *g->execs);
+    runwalk w = {.s = s, .last = last, .execs = g->execs};
     if (!s || !last || !w.execs) {
-        free(s), free(last), free(w.execs);
+        free(s), free(last);
         gfail(g, "out of memory");
         return;
     }
-    int64_t calls = 0;
-    for (int32_t i = from; i < to && !g->failed; i++) {
+    for (int32_t i = from; i < to && !g->failed; i++)
         encode_node(g, kid[i], &w);
-        calls += data_calls(g, kid[i]);
-    }
-    free(w.execs);
     int32_t first = kid[from];
     for (int r = 0; r < g->P && !g->failed; r++) {
         if (!s[r].n)
             continue;
         fprintf(g->tabs, "static const char R%d_%d[] =", first, r);
-        for (size_t at = 0; at < s[r].n; at += 16000)
+        for (int64_t at = 0; at < s[r].n; at += 16000)
             fprintf(g->tabs, "\n    \"%.*s\"", (int)(s[r].n - at < 16000 ? s[r].n - at : 16000), s[r].p + at);
         fprintf(g->tabs, ";\n");
     }
@@ -2361,7 +2338,6 @@ static void emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int d
     indent(g, d);
     fprintf(g->body, "replay_(R%d[rank_], fname_); /* nodes %d-%d: %lld calls outside loops, replayed from data */\n",
             first, first, kid[to - 1], (long long)calls);
-    g->nreplayed += calls;
     free(s), free(last);
 }
 
@@ -2379,7 +2355,7 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
             while (k < x->nchild && (c = data_calls(g, kid[k])) > 0)
                 k++, calls += c;
             if (k > i && calls >= g->table_min) {
-                emit_run(g, kid, i, k, d);
+                emit_run(g, kid, i, k, calls, d);
                 i = k - 1;
                 continue;
             }
@@ -2486,6 +2462,7 @@ static void cleanup(gen *g)
         free(n->capxr);
     }
     free(g->node);
+    free(g->execs);
 
 }
 

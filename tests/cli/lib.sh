@@ -1,5 +1,5 @@
 # Shared by the CLI test scripts (sourced): pass/fail counting, the
-# one-line-error check, and flipping a byte of a file.
+# one-line-error check, flipping a byte of a file, and each MPI's launcher.
 fails=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
@@ -28,4 +28,14 @@ expect() {
 flip() {
     v=$(od -An -tu1 -j "$2" -N1 "$1" | tr -d ' ')
     printf "$(printf '\\%03o' $((255 - v)))" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+# mpirun_of FLAVOUR: MPIRUN set to the launcher of openmpi or mpich, able to
+# run as root and more ranks than cores
+mpirun_of() {
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    case $1 in
+    openmpi) MPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe" ;;
+    *) MPIRUN="mpirun.mpich" ;;
+    esac
 }

@@ -12,11 +12,7 @@ flavour=$1 prog=$2
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
 P=$PERFSKEL
 . "$(dirname "$0")/lib.sh"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-case $flavour in
-openmpi) MPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe" ;;
-*) MPIRUN="mpirun.mpich" ;;
-esac
+mpirun_of "$flavour"
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-stats.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
