@@ -256,7 +256,7 @@ static void onterm_(int sig)
 /* ---- calls replayed from data: one stream per rank and stretch ----
  * Each call: its function id, the work before it, its event id (as the
  * difference from the previous one), then its arguments in the order
- * `perfskel gen` writes them (encode_call in gen_skeleton.c); every number a signed varint
+ * `perfskel gen` writes them (encode_call in gen_data.c); every number a signed varint
  * in the 64 characters of base64, 5 bits a character, 32 meaning more. */
 static const char *rp_;
 static inline int b64_(int c)

@@ -1,0 +1,484 @@
+/* perfskel gen: one call of the folded tree as C. gen_emit_sym writes a
+ * node's guard (the ranks taking part), the rank's position for the report
+ * on SIGTERM, the compute gap before the call in work units, then the call
+ * itself: a switch over the function id, each case writing the MPI call
+ * with its values as expressions (gen_expr.c) on the skeleton's buffers,
+ * request slots and communicator table (skel_runtime.c). A Test-family
+ * call waits exactly where, per rank and execution, the recorded one
+ * completed something, and polls elsewhere; a matched probe hands the
+ * message it matched to the next MPI_Mrecv. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_internal.h"
+
+void gen_indent(gen *g, int d)
+{
+    for (int i = 0; i < d; i++)
+        fputs("    ", g->body);
+}
+
+/* the buffers a collective needs where a root or every rank handles one
+ * part per rank: room for P parts of the larger of what it sends and
+ * receives */
+static void room_for_all(gen *g, const gnode *n)
+{
+    for (int j = 0; j < n->np; j++) {
+        const psk_event *x = &n->first[j];
+        int64_t sb = PSK_HAS(x, PSK_F_COUNT) ? x->v[PSK_F_COUNT] * (PSK_HAS(x, PSK_F_DTSIZE) ? x->v[PSK_F_DTSIZE] : 1)
+                                              : 0;
+        int rsf = PSK_HAS(x, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
+        int64_t rb = PSK_HAS(x, PSK_F_RCOUNT) ? x->v[PSK_F_RCOUNT] * (PSK_HAS(x, rsf) ? x->v[rsf] : 1) : 0;
+        int64_t big = (sb > rb ? sb : rb) * g->P;
+        gen_bump(&g->max_sbytes, big);
+        gen_bump(&g->max_rbytes, big);
+    }
+}
+
+/* Startall and the Wait/Test families on arrays: reqs_(how, ids, n) where
+ * how is 0 start, 1 wait all, 2 wait any, 3 wait some, 4-6 the test
+ * forms; a Test-family call is its Wait where it completed something, per
+ * rank and execution, else a poll */
+static void emit_reqs(gen *g, int32_t id)
+{
+    const gnode *n = &g->node[id];
+    const psk_event *e = &n->first[0];
+    unsigned fn = e->fn;
+    int w;
+    gen_array_table(g, id, PSK_F_REQS, -1, "reqs", &w);
+    for (int j = 0; j < n->np; j++)
+        for (uint32_t k = 0; k < PSK_ARRN(&n->first[j], PSK_F_REQS); k++)
+            gen_bump(&g->max_req, PSK_ARR(&n->first[j], PSK_F_REQS)[k]);
+    int wait = fn == PSK_FN_Startall ? 0 : fn == PSK_FN_Waitany || fn == PSK_FN_Testany ? 2
+               : fn == PSK_FN_Waitsome || fn == PSK_FN_Testsome ? 3 : 1;
+    char how[96];
+    snprintf(how, sizeof how, "%d", wait);
+    if (gen_completion(e) >= 0) {
+        char d[64];
+        gen_done_expr(g, id, d, sizeof d);
+        if (!strcmp(d, "0") || !strcmp(d, "1"))
+            snprintf(how, sizeof how, "%d", !strcmp(d, "1") ? wait : wait + 3);
+        else
+            snprintf(how, sizeof how, "%s ? %d : %d", d, wait, wait + 3);
+    }
+    int64_t *cnt = malloc((size_t)(n->np ? n->np : 1) * sizeof *cnt);
+    if (!cnt) {
+        gen_fail(g, "out of memory");
+        return;
+    }
+    for (int j = 0; j < n->np; j++)
+        cnt[j] = PSK_ARRN(&n->first[j], PSK_F_REQS);
+    gen_emit_table(g, n, id, "nreqs", cnt);
+    free(cnt);
+    if (n->reqsvary && !n->reqsbig) {
+        gen_reqs_by_exec(g, id);
+        fprintf(g->body, "reqs_(%s, T%d_reqsx[T%d_k][rank_], (int)T%d_nreqsx[T%d_k][rank_]); /* %s */\n", how, id, id,
+                id, id, psk_fn_name(fn));
+    } else {
+        fprintf(g->body, "reqs_(%s, T%d_reqs[rank_], (int)T%d_nreqs[rank_]); /* %s */\n", how, id, id,
+                psk_fn_name(fn));
+    }
+}
+
+/* the data movers: counts in bytes, the v-forms with byte arrays by rank */
+static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, const char *rby, const char *root,
+                       const char *req)
+{
+    const gnode *n = &g->node[id];
+    const psk_event *e = &n->first[0];
+    unsigned fn = e->fn;
+    const char *name = psk_fn_name(fn);
+    int nb = psk_fn_class(fn) == PSK_CLASS_ICOLL, w;
+    char sc[400] = "0", rc[400] = "0", sct[64] = "", rct[64] = "", nbr[410];
+    if (PSK_HAS(e, PSK_F_COUNT))
+        snprintf(sc, sizeof sc, "%s", by);
+    if (PSK_HAS(e, PSK_F_RCOUNT))
+        snprintf(rc, sizeof rc, "%s", rby);
+    if (PSK_HAS(e, PSK_F_COUNTS)) {
+        gen_array_table(g, id, PSK_F_COUNTS, PSK_HAS(e, PSK_F_DTSIZES) ? PSK_F_DTSIZES : PSK_F_DTSIZE, "counts", &w);
+        gen_table_name(sct, sizeof sct, id, "counts");
+    }
+    if (PSK_HAS(e, PSK_F_RCOUNTS)) {
+        int rf = PSK_HAS(e, PSK_F_RDTSIZES) ? PSK_F_RDTSIZES : PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
+        gen_array_table(g, id, PSK_F_RCOUNTS, rf, "rcounts", &w);
+        gen_table_name(rct, sizeof rct, id, "rcounts");
+    }
+    snprintf(nbr, sizeof nbr, "%s%s", nb ? ", " : "", nb ? req : "");
+    room_for_all(g, n);
+    switch (fn) {
+    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
+        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, rbuf_, %s, MPI_BYTE, %s, %s%s);\n", name, sc, rc, root, comm, nbr);
+        break;
+    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, rbuf_, %s, MPI_BYTE, %s%s);\n", name, sc, rc, comm, nbr);
+        break;
+    case PSK_FN_Gatherv: case PSK_FN_Igatherv:
+        fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
+                         "MPI_BYTE, %s, %s%s); }\n", rct, name, sc, rct, root, comm, nbr);
+        break;
+    case PSK_FN_Scatterv: case PSK_FN_Iscatterv:
+        fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s[rank_], d_, MPI_BYTE, rbuf_, "
+                         "%s, MPI_BYTE, %s, %s%s); }\n", sct, name, sct, rc, root, comm, nbr);
+        break;
+    case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
+        fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
+                         "MPI_BYTE, %s%s); }\n", rct, name, sc, rct, comm, nbr);
+        break;
+    default: /* Alltoallv, Alltoallw and their nonblocking forms, in bytes */
+        fprintf(g->body, "{ int sd_[NRANKS], rd_[NRANKS]; displs_(%s[rank_], sd_); displs_(%s[rank_], rd_); "
+                         "%s(sbuf_, %s[rank_], sd_, MPI_BYTE, rbuf_, %s[rank_], rd_, MPI_BYTE, %s%s); } "
+                         "/* %s in bytes */\n", sct, rct, nb ? "MPI_Ialltoallv" : "MPI_Alltoallv", sct, rct, comm,
+                nbr, name);
+        break;
+    }
+}
+
+/* a Test-family call or MPI_Improbe as the recording had it: c_done where
+ * it completed (found) something, c_poll where not; d from gen_done_expr */
+static void emit_done(gen *g, const char *d, const char *c_done, const char *c_poll)
+{
+    if (!strcmp(d, "1"))
+        fprintf(g->body, "%s\n", c_done);
+    else if (!strcmp(d, "0"))
+        fprintf(g->body, "%s\n", c_poll);
+    else
+        fprintf(g->body, "if (%s) %s else %s\n", d, c_done, c_poll);
+}
+
+static void emit_newcomm(gen *g, int32_t id, const char *parent);
+
+/* the MPI call of node id, without its guard and gap; d: indentation */
+static void emit_call(gen *g, int32_t id, int d)
+{
+    const gnode *n = &g->node[id];
+    const psk_event *e = &n->first[0];
+    unsigned fn = e->fn;
+    const char *name = psk_fn_name(fn);
+    char comm[64] = "MPI_COMM_WORLD", peer[400] = "", rpeer[400] = "", tag[400] = "", rtag[400] = "", by[400] = "",
+         rby[400] = "", root[400] = "", req[400] = "", r[300] = "", c1[1200], c2[1200];
+    if (PSK_HAS(e, PSK_F_COMM)) {
+        if (!gen_all_same(n, PSK_F_COMM)) {
+            gen_fail(g, "event %d (%s): ranks name its communicator differently", id, name);
+            return;
+        }
+        snprintf(comm, sizeof comm, "comm_[%lld]", (long long)e->v[PSK_F_COMM]);
+        gen_bump(&g->max_comm, e->v[PSK_F_COMM]);
+    }
+    if (PSK_HAS(e, PSK_F_PEER))
+        gen_peer_expr(g, id, PSK_F_PEER, "peer", peer, sizeof peer);
+    if (PSK_HAS(e, PSK_F_RPEER))
+        gen_peer_expr(g, id, PSK_F_RPEER, "rpeer", rpeer, sizeof rpeer);
+    if (PSK_HAS(e, PSK_F_TAG))
+        gen_tag_expr(g, id, PSK_F_TAG, "tag", tag, sizeof tag);
+    if (PSK_HAS(e, PSK_F_RTAG))
+        gen_tag_expr(g, id, PSK_F_RTAG, "rtag", rtag, sizeof rtag);
+    if (PSK_HAS(e, PSK_F_COUNT))
+        gen_bytes_expr(g, id, PSK_F_COUNT, PSK_F_DTSIZE, by, sizeof by);
+    if (PSK_HAS(e, PSK_F_RCOUNT))
+        gen_bytes_expr(g, id, PSK_F_RCOUNT, PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE, rby, sizeof rby);
+    if (PSK_HAS(e, PSK_F_ROOT))
+        gen_expr(g, id, PSK_F_ROOT, "root", root, sizeof root);
+    int cls = psk_fn_class(fn);
+    if (PSK_HAS(e, PSK_F_REQ)) {
+        /* a call that makes a request gets a fresh slot; one that uses it names it */
+        gen_expr(g, id, PSK_F_REQ, "req", r, sizeof r);
+        if (cls != PSK_CLASS_WAIT && fn != PSK_FN_Start)
+            snprintf(req, sizeof req, "newreq_(%s, %d)", r, cls == PSK_CLASS_PERSIST);
+        else
+            snprintf(req, sizeof req, "&req_[slot_(%s)]", r);
+        for (int j = 0; j < n->np; j++)
+            gen_bump(&g->max_req, n->first[j].v[PSK_F_REQ]);
+        if (gen_param_of(g, id, PSK_F_REQ))
+            gen_bump(&g->max_req, gen_param_of(g, id, PSK_F_REQ)->hi);
+    }
+    /* the reductions' count, type and op: the recorded datatype size and op */
+    long long dts = PSK_HAS(e, PSK_F_DTSIZE) ? (long long)e->v[PSK_F_DTSIZE] : 1;
+    long long op = PSK_HAS(e, PSK_F_OP) ? (long long)e->v[PSK_F_OP] : 0;
+    const char *nbsep = cls == PSK_CLASS_ICOLL ? ", " : "", *nbreq = cls == PSK_CLASS_ICOLL ? req : "";
+    gen_indent(g, d);
+    switch (fn) {
+    /* point to point; the buffered and ready modes as standard sends */
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend:
+        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s);\n", fn == PSK_FN_Ssend ? "MPI_Ssend" : "MPI_Send", by,
+                peer, tag, comm);
+        break;
+    case PSK_FN_Recv:
+        fprintf(g->body, "MPI_Recv(rbuf_, %s, MPI_BYTE, %s, %s, %s, MPI_STATUS_IGNORE);\n", by, peer, tag, comm);
+        break;
+    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend:
+        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s, %s);\n", fn == PSK_FN_Issend ? "MPI_Issend" : "MPI_Isend",
+                by, peer, tag, comm, req);
+        break;
+    case PSK_FN_Irecv:
+        fprintf(g->body, "MPI_Irecv(rbuf_, %s, MPI_BYTE, %s, %s, %s, %s);\n", by, peer, tag, comm, req);
+        break;
+    case PSK_FN_Sendrecv:
+        fprintf(g->body, "MPI_Sendrecv(sbuf_, %s, MPI_BYTE, %s, %s, rbuf_, %s, MPI_BYTE, %s, %s, %s, "
+                         "MPI_STATUS_IGNORE);\n", by, peer, tag, rby, rpeer, rtag, comm);
+        break;
+    case PSK_FN_Sendrecv_replace:
+        fprintf(g->body, "MPI_Sendrecv_replace(rbuf_, %s, MPI_BYTE, %s, %s, %s, %s, %s, MPI_STATUS_IGNORE);\n", by,
+                peer, tag, rpeer, rtag, comm);
+        break;
+    case PSK_FN_Probe:
+        fprintf(g->body, "MPI_Probe(%s, %s, %s, MPI_STATUS_IGNORE);\n", peer, tag, comm);
+        break;
+    case PSK_FN_Mprobe: /* the message it matches is the one the next MPI_Mrecv receives */
+        fprintf(g->body, "MPI_Mprobe(%s, %s, %s, msgslot_(), MPI_STATUS_IGNORE); msgkeep_(1);\n", peer, tag, comm);
+        break;
+    case PSK_FN_Iprobe:
+        fprintf(g->body, "{ int f_; MPI_Iprobe(%s, %s, %s, &f_, MPI_STATUS_IGNORE); }\n", peer, tag, comm);
+        break;
+    case PSK_FN_Improbe: {
+        /* where it found a message, improbe_ makes the MPI_Improbe find the
+         * same one (see the runtime); where it did not, an MPI_Iprobe polls
+         * without taking anything */
+        char hs[400] = "", dn[64];
+        gen_done_expr(g, id, dn, sizeof dn);
+        if (strcmp(dn, "0"))
+            gen_hidden_src_expr(g, id, hs, sizeof hs);
+        snprintf(c1, sizeof c1, "improbe_(%s, %s, %s, %s);", peer, hs, tag, comm);
+        snprintf(c2, sizeof c2, "{ int f_; MPI_Iprobe(%s, %s, %s, &f_, MPI_STATUS_IGNORE); } /* MPI_Improbe that "
+                                "found nothing */", peer, tag, comm);
+        emit_done(g, dn, c1, c2);
+        break;
+    }
+    case PSK_FN_Mrecv:
+        fprintf(g->body, "MPI_Mrecv(rbuf_, %s, MPI_BYTE, msgtake_(), MPI_STATUS_IGNORE);\n", by);
+        break;
+    case PSK_FN_Imrecv:
+        fprintf(g->body, "MPI_Imrecv(rbuf_, %s, MPI_BYTE, msgtake_(), %s);\n", by, req);
+        break;
+    /* persistent requests and their completion */
+    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
+    case PSK_FN_Recv_init:
+        fprintf(g->body, "%s(%s, %s, MPI_BYTE, %s, %s, %s, %s);\n",
+                fn == PSK_FN_Recv_init ? "MPI_Recv_init" : fn == PSK_FN_Ssend_init ? "MPI_Ssend_init" : "MPI_Send_init",
+                fn == PSK_FN_Recv_init ? "rbuf_" : "sbuf_", by, peer, tag, comm, req);
+        break;
+    case PSK_FN_Start:
+        fprintf(g->body, "MPI_Start(%s);\n", req);
+        break;
+    case PSK_FN_Wait:
+        fprintf(g->body, "MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE);\n", r);
+        break;
+    case PSK_FN_Test: { /* a Wait where it completed the request, per rank and execution */
+        char dn[64];
+        gen_done_expr(g, id, dn, sizeof dn);
+        snprintf(c1, sizeof c1, "MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE); /* MPI_Test that completed it */", r);
+        snprintf(c2, sizeof c2, "{ int f_; MPI_Test(&req_[slot_(%s)], &f_, MPI_STATUS_IGNORE); }", r);
+        emit_done(g, dn, c1, c2);
+        break;
+    }
+    case PSK_FN_Request_free:
+        fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Request_free(&req_[slot_(%s)]);\n", r, r);
+        break;
+    case PSK_FN_Cancel:
+        fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Cancel(&req_[slot_(%s)]);\n", r, r);
+        break;
+    case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome: case PSK_FN_Testall:
+    case PSK_FN_Testany: case PSK_FN_Testsome:
+        if (PSK_HAS(e, PSK_F_REQS))
+            emit_reqs(g, id);
+        else
+            fprintf(g->body, "/* %s without its requests: nothing to replay */\n", name);
+        break;
+    /* collectives */
+    case PSK_FN_Barrier:
+        fprintf(g->body, "MPI_Barrier(%s);\n", comm);
+        break;
+    case PSK_FN_Ibarrier:
+        fprintf(g->body, "MPI_Ibarrier(%s, %s);\n", comm, req);
+        break;
+    case PSK_FN_Bcast: case PSK_FN_Ibcast:
+        fprintf(g->body, "%s(rbuf_, %s, MPI_BYTE, %s, %s%s%s);\n", name, by, root, comm, nbsep, nbreq);
+        break;
+    case PSK_FN_Reduce: case PSK_FN_Ireduce: case PSK_FN_Allreduce: case PSK_FN_Iallreduce: case PSK_FN_Scan:
+    case PSK_FN_Iscan: case PSK_FN_Exscan: case PSK_FN_Iexscan:
+        fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
+                         "red_op_(%lld, %lld), %s%s%s%s%s); }\n",
+                by, name, dts, op, dts, op, dts, op, PSK_HAS(e, PSK_F_ROOT) ? root : "",
+                PSK_HAS(e, PSK_F_ROOT) ? ", " : "", comm, nbsep, nbreq);
+        break;
+    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block:
+        for (int j = 0; j < n->np; j++) { /* every rank sends one block per rank */
+            const psk_event *x = &n->first[j];
+            gen_bump(&g->max_sbytes, x->v[PSK_F_RCOUNT] * (PSK_HAS(x, PSK_F_DTSIZE) ? x->v[PSK_F_DTSIZE] : 1) * g->P);
+        }
+        fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
+                         "red_op_(%lld, %lld), %s%s%s); }\n",
+                rby, name, dts, op, dts, op, dts, op, comm, nbsep, nbreq);
+        break;
+    case PSK_FN_Reduce_scatter: case PSK_FN_Ireduce_scatter: {
+        int w;
+        char t[64];
+        gen_array_table(g, id, PSK_F_RCOUNTS, PSK_F_DTSIZE, "rcounts", &w);
+        gen_table_name(t, sizeof t, id, "rcounts");
+        fprintf(g->body, "{ int c_[%d]; for (int k_ = 0; k_ < %d; k_++) c_[k_] = red_count_(%s[rank_][k_], %lld, "
+                         "%lld); %s(sbuf_, rbuf_, c_, red_type_(%lld, %lld), red_op_(%lld, %lld), %s%s%s); }\n",
+                w, w, t, dts, op, name, dts, op, dts, op, comm, nbsep, nbreq);
+        break;
+    }
+    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter: case PSK_FN_Allgather:
+    case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall: case PSK_FN_Gatherv: case PSK_FN_Igatherv:
+    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
+    case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv: case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw:
+        emit_mover(g, id, comm, by, rby, root, req);
+        break;
+    /* communicators: recreated with the recorded members */
+    case PSK_FN_Comm_dup: case PSK_FN_Comm_dup_with_info: case PSK_FN_Comm_split: case PSK_FN_Comm_split_type:
+    case PSK_FN_Comm_create: case PSK_FN_Comm_create_group: case PSK_FN_Cart_create: case PSK_FN_Cart_sub:
+        if (PSK_HAS(e, PSK_F_NEWID))
+            emit_newcomm(g, id, comm);
+        else
+            fprintf(g->body, "/* %s without its new communicator: nothing to replay */\n", name);
+        break;
+    case PSK_FN_Comm_free:
+        fprintf(g->body, "MPI_Comm_free(&%s);\n", comm);
+        gen_indent(g, d); /* comm is "comm_[id]": keep its rank and size in step */
+        fprintf(g->body, "comm_set_(%lld);\n", (long long)e->v[PSK_F_COMM]);
+        break;
+    case PSK_FN_Intercomm_create: case PSK_FN_Intercomm_merge:
+        gen_fail(g, "%s: intercommunicators are not supported by perfskel gen", name);
+        break;
+    case PSK_FN_Pcontrol:
+        fprintf(g->body, "MPI_Pcontrol(%lld);\n", (long long)e->v[PSK_F_I1]);
+        break;
+    default: /* groups (no communication), MPI_Init and the like */
+        fprintf(g->body, "/* %s: nothing to replay */\n", name);
+        break;
+    }
+}
+
+/* A new communicator: every taking part rank calls MPI_Comm_split on the
+ * parent with one color per recorded member set (its lowest world rank)
+ * and its place in it as the key, which recreates any communicator with
+ * the recorded membership and order (dup, split, create, Cart_create,
+ * Cart_sub); MPI_Comm_create_group, called by the members only, is
+ * replayed with a group of the recorded members. */
+static void emit_newcomm(gen *g, int32_t id, const char *parent)
+{
+    const gnode *n = &g->node[id];
+    int64_t *color = malloc((size_t)n->np * sizeof *color), *key = malloc((size_t)n->np * sizeof *key),
+            *newid = malloc((size_t)n->np * sizeof *newid);
+    if (!color || !key || !newid) {
+        free(color), free(key), free(newid);
+        gen_fail(g, "out of memory");
+        return;
+    }
+    for (int j = 0; j < n->np; j++) {
+        const psk_event *e = &n->first[j];
+        const int64_t *mem = PSK_ARR(e, PSK_F_MEMBERS);
+        uint32_t nm = PSK_ARRN(e, PSK_F_MEMBERS);
+        newid[j] = e->v[PSK_F_NEWID];
+        color[j] = -1; /* MPI_UNDEFINED */
+        key[j] = 0;
+        for (uint32_t k = 0; k < nm && newid[j] >= 0; k++) {
+            if (color[j] < 0 || mem[k] < color[j])
+                color[j] = mem[k];
+            if (mem[k] == n->ranks[j])
+                key[j] = k;
+        }
+        g->max_comm = newid[j] > g->max_comm ? newid[j] : g->max_comm;
+    }
+    gen_emit_table(g, n, id, "color", color);
+    gen_emit_table(g, n, id, "key", key);
+    char c[64], k[64], nid[320];
+    gen_table_name(c, sizeof c, id, "color");
+    gen_table_name(k, sizeof k, id, "key");
+    const psk_fparam *pn = gen_param_of(g, id, PSK_F_NEWID);
+    if (pn) { /* a new id per iteration, as recorded */
+        gen_param_expr(g, id, PSK_F_NEWID, "newid", nid, sizeof nid);
+        g->max_comm = pn->hi > g->max_comm ? pn->hi : g->max_comm;
+    } else {
+        gen_emit_table(g, n, id, "newid", newid);
+        snprintf(nid, sizeof nid, "T%d_newid[rank_]", id);
+    }
+    if (n->first[0].fn == PSK_FN_Comm_create_group) {
+        int w;
+        gen_array_table(g, id, PSK_F_MEMBERS, -1, "members", &w);
+        char mt[64];
+        gen_table_name(mt, sizeof mt, id, "members");
+        fprintf(g->body, "create_group_(%s, %s[rank_], %d, &comm_[cslot_(%s)]); comm_set_(cslot_(%s)); "
+                         "/* %s */\n", parent, mt, (int)PSK_ARRN(&n->first[0], PSK_F_MEMBERS), nid, nid,
+                psk_fn_name(n->first[0].fn));
+    } else {
+        fprintf(g->body, "MPI_Comm_split(%s, color_(%s[rank_]), (int)%s[rank_], &comm_[cslot_(%s)]); "
+                         "comm_set_(cslot_(%s)); /* %s, same members */\n", parent, c, k, nid, nid,
+                psk_fn_name(n->first[0].fn));
+    }
+    free(color), free(key), free(newid);
+}
+
+/* the mean compute gap before node n on its taking part rank j, in that
+ * rank's work units (its shortest gap, the cost of recording, taken off) */
+int64_t gen_gap_units(const gen *g, const gnode *n, int j)
+{
+    double ns = n->execs ? n->gap[j] / (double)n->execs : 0;
+    ns -= g->min_gap[n->ranks[j]];
+    return ns > 0 ? (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5) : 0;
+}
+
+void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar)
+{
+    const gnode *n = &g->node[id];
+    if (!n->seen || n->np == 0)
+        return;
+    unsigned fn = n->first[0].fn;
+    char desc[512];
+    psk_merged_class_desc(g->m, (uint32_t)psk_folded_node(g->f, id)->sym, desc, sizeof desc);
+    gen_indent(g, d);
+    fprintf(g->body, "/* %s */\n", desc);
+    if (fn == PSK_FN_Init || fn == PSK_FN_Init_thread || fn == PSK_FN_Abort)
+        return;
+    /* the compute gap before the call, in work units of each rank */
+    int64_t *units = malloc((size_t)n->np * sizeof *units);
+    if (!units) {
+        gen_fail(g, "out of memory");
+        return;
+    }
+    int same = 1;
+    for (int j = 0; j < n->np; j++) {
+        units[j] = gen_gap_units(g, n, j);
+        same &= units[j] == units[0];
+    }
+    int guard = n->np < g->P;
+    if (guard) {
+        int64_t *in = malloc((size_t)n->np * sizeof *in);
+        for (int j = 0; in && j < n->np; j++)
+            in[j] = 1;
+        if (in)
+            gen_emit_table(g, n, id, "in", in);
+        free(in);
+        gen_indent(g, d);
+        fprintf(g->body, "if (T%d_in[rank_]) {\n", id);
+        d++;
+    }
+    /* where the rank is, for the report on SIGTERM */
+    gen_indent(g, d);
+    fprintf(g->body, "at_(%d, %d, %s, \"%s\");\n", id, loopvar ? atoi(loopvar + 1) : -1, loopvar ? loopvar : "0",
+            psk_fn_name(fn));
+    if (same) {
+        if (units[0] > 0) {
+            gen_indent(g, d);
+            fprintf(g->body, "psk_work(%lld);\n", (long long)units[0]);
+        }
+    } else {
+        gen_emit_table(g, n, id, "work", units);
+        gen_indent(g, d);
+        fprintf(g->body, "psk_work((uint64_t)T%d_work[rank_]);\n", id);
+    }
+    free(units);
+    if (fn != PSK_FN_Finalize)
+        emit_call(g, id, d);
+    if (g->node[id].counted) { /* tables by execution: which one this is */
+        fprintf(g->tabs, "static long long T%d_k;\n", id);
+        gen_indent(g, d);
+        fprintf(g->body, "T%d_k++;\n", id);
+    }
+    if (guard) {
+        gen_indent(g, d - 1);
+        fprintf(g->body, "}\n");
+    }
+}
+

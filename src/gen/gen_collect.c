@@ -1,0 +1,460 @@
+/* Pass 1 of perfskel gen: one walk of the merged trace along its folding
+ * (psk_folded_walk) collects, per node of the folded tree, each taking part
+ * rank's first execution and summed compute gaps, and what a skeleton must
+ * replay per execution: the sources wildcard receives got, whether each
+ * Test-family call completed something, the request arrays; per rank, the
+ * members of the communicators it made and what its persistent requests
+ * do (for gen_scale.c). It also checks that each request and communicator
+ * id the skeleton will use is the recorded one (one resource per
+ * iteration). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_internal.h"
+#include "psk_mem.h"
+
+int gen_completion(const psk_event *e)
+{
+    unsigned fn = e->fn;
+    if (fn == PSK_FN_Test || fn == PSK_FN_Testall || fn == PSK_FN_Improbe)
+        return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] != 0;
+    if (fn == PSK_FN_Testany)
+        return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] && PSK_HAS(e, PSK_F_INDEX) && e->v[PSK_F_INDEX] >= 0;
+    if (fn == PSK_FN_Testsome)
+        return PSK_HAS(e, PSK_F_INDICES) && PSK_ARRN(e, PSK_F_INDICES) > 0;
+    return -1;
+}
+
+typedef struct collect {
+    gen *g;
+    psk_mcursor *cur;
+    int rc;
+} collect;
+
+static int copy_event(psk_event *dst, const psk_event *src)
+{
+    *dst = *src;
+    for (int f = PSK_F_FIRST_ARRAY; f < PSK_F_NFIELDS; f++) {
+        if (!PSK_HAS(src, f))
+            continue;
+        size_t n = (f == PSK_F_STATUSES ? 3 : 1) * (size_t)PSK_ARRN(src, f);
+        int64_t *a = malloc((n ? n : 1) * sizeof *a);
+        if (!a)
+            return -1;
+        if (n)
+            memcpy(a, PSK_ARR(src, f), n * sizeof *a);
+        PSK_ARR(dst, f) = a;
+    }
+    return 0;
+}
+
+static int src_push(gnode *n, int j, int64_t v)
+{
+    if (!n->src) {
+        n->src = calloc((size_t)n->np, sizeof *n->src);
+        n->nsrc = calloc((size_t)n->np, sizeof *n->nsrc);
+        n->capsrc = calloc((size_t)n->np, sizeof *n->capsrc);
+        if (!n->src || !n->nsrc || !n->capsrc)
+            return -1;
+    }
+    if (psk_grow((void **)&n->src[j], &n->capsrc[j], n->nsrc[j], sizeof *n->src[j]))
+        return -1;
+    n->src[j][n->nsrc[j]++] = v;
+    return 0;
+}
+
+static int done_push(gnode *n, int j, int done)
+{
+    if (!n->done) {
+        n->done = calloc((size_t)n->np, sizeof *n->done);
+        n->ndone = calloc((size_t)n->np, sizeof *n->ndone);
+        n->capdone = calloc((size_t)n->np, sizeof *n->capdone);
+        if (!n->done || !n->ndone || !n->capdone)
+            return -1;
+    }
+    if (psk_grow((void **)&n->done[j], &n->capdone[j], n->ndone[j], 1))
+        return -1;
+    n->done[j][n->ndone[j]++] = (uint8_t)done;
+    return 0;
+}
+
+/* the request array of one execution on taking part rank j, kept for a
+ * table by execution if they differ. Waitany, Waitsome, Testany and
+ * Testsome see MPI_REQUEST_NULL where the original had completed a
+ * request before; the skeleton may have completed another one (timing), so
+ * it passes the request last seen there instead: every request is then
+ * completed by the same number of calls as in the original. */
+static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
+{
+    if (n->reqsbig)
+        return 0;
+    if (!n->xr) {
+        n->xr = calloc((size_t)n->np, sizeof *n->xr);
+        n->nxr = calloc((size_t)n->np, sizeof *n->nxr);
+        n->capxr = calloc((size_t)n->np, sizeof *n->capxr);
+        if (!n->xr || !n->nxr || !n->capxr)
+            return -1;
+    }
+    uint32_t len = PSK_ARRN(e, PSK_F_REQS);
+    if (n->nxr[j] + len + 1 > (1u << 24) / (unsigned)(g->P ? g->P : 1)) {
+        n->reqsbig = n->reqsvary = 1; /* the first array throughout; the loops around are not scaled */
+        return 0;
+    }
+    if (psk_grow((void **)&n->xr[j], &n->capxr[j], (int64_t)(n->nxr[j] + len), sizeof *n->xr[j]))
+        return -1;
+    int64_t *x = &n->xr[j][n->nxr[j]];
+    int carry = e->fn == PSK_FN_Waitany || e->fn == PSK_FN_Waitsome || e->fn == PSK_FN_Testany ||
+                e->fn == PSK_FN_Testsome;
+    /* the previous array of this family on the rank, whichever call passed
+     * it, stands for the program's array if it is as long */
+    const int64_t *prev = carry && g->lastarr[r] && g->nlastarr[r] == len ? g->lastarr[r] : NULL;
+    x[0] = len;
+    for (uint32_t k = 0; k < len; k++) {
+        int64_t q = PSK_ARR(e, PSK_F_REQS)[k];
+        if (q == PSK_REQ_NULL && prev)
+            q = prev[k];
+        x[1 + k] = q;
+    }
+    if (carry) {
+        if (g->nlastarr[r] < len || !g->lastarr[r]) {
+            int64_t *a = realloc(g->lastarr[r], (len ? len : 1) * sizeof *a);
+            if (!a)
+                return -1;
+            g->lastarr[r] = a;
+        }
+        if (len)
+            memcpy(g->lastarr[r], &x[1], len * sizeof *x);
+        g->nlastarr[r] = len;
+    }
+    n->nxr[j] += len + 1;
+    /* against the first execution as emitted: its own array */
+    const int64_t *f0 = &n->xr[j][0];
+    if (x[0] != f0[0] || (len && memcmp(&x[1], &f0[1], len * sizeof *x)))
+        n->reqsvary = 1;
+    return 0;
+}
+
+/* the sources of wildcard receives: blocking ones carry it in their own
+ * status; an Irecv's comes with the Wait, Test or array call completing it */
+static int wild_sources(gen *g, int32_t id, int j, int32_t r, const psk_event *e)
+{
+    gnode *n = &g->node[id];
+    unsigned fn = e->fn;
+    int f = fn == PSK_FN_Recv || fn == PSK_FN_Irecv || fn == PSK_FN_Probe || fn == PSK_FN_Mprobe ||
+                    fn == PSK_FN_Improbe ? PSK_F_PEER
+            : fn == PSK_FN_Sendrecv || fn == PSK_FN_Sendrecv_replace ? PSK_F_RPEER : 0;
+    if (f && PSK_HAS(e, f) && e->v[f] == PSK_ANY_SOURCE) {
+        n->srcf = f;
+        if (fn == PSK_FN_Improbe) {
+            /* its argument stays MPI_ANY_SOURCE; the source of each message
+             * it found is what the skeleton waits for before it */
+            n->hidden = 1;
+            if (gen_completion(e) != 1)
+                return 0;
+        }
+        if (fn != PSK_FN_Irecv)
+            return src_push(n, j, PSK_HAS(e, PSK_F_ASRC) && e->v[PSK_F_ASRC] >= 0 ? e->v[PSK_F_ASRC] : -1);
+        int64_t q = PSK_HAS(e, PSK_F_REQ) ? e->v[PSK_F_REQ] : -1;
+        if (src_push(n, j, -1))
+            return -1;
+        if (q < 0 || q > (1 << 24))
+            return 0;
+        if (psk_grow((void **)&g->pend[r], &g->npend[r], q, sizeof *g->pend[r]))
+            return -1;
+        g->pend[r][q] = (pending){id, j, n->nsrc[j] - 1};
+        return 0;
+    }
+    if (!PSK_HAS(e, PSK_F_STATUSES))
+        return 0;
+    const int64_t *st = PSK_ARR(e, PSK_F_STATUSES);
+    for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_STATUSES); k++) {
+        int64_t i = st[3 * k], src = st[3 * k + 1], q = -1;
+        if (PSK_HAS(e, PSK_F_REQ))
+            q = e->v[PSK_F_REQ];
+        else if (PSK_HAS(e, PSK_F_REQS) && i >= 0 && i < (int64_t)PSK_ARRN(e, PSK_F_REQS))
+            q = PSK_ARR(e, PSK_F_REQS)[i];
+        if (q < 0 || q >= g->npend[r] || g->pend[r][q].id <= 0)
+            continue;
+        pending *p = &g->pend[r][q];
+        gnode *rn = &g->node[p->id];
+        if (rn->src && p->pos < rn->nsrc[p->j] && src >= 0)
+            rn->src[p->j][p->pos] = src;
+        p->id = 0;
+    }
+    return 0;
+}
+
+/* after pass 1: a wildcard receive whose every execution on a rank got the
+ * same source becomes a receive from it; one whose sources vary replays
+ * them from a table (outside scaled loops); one with a source never seen
+ * (not completed, or no status) stays a wildcard */
+static void settle_sources(gen *g)
+{
+    for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
+        gnode *n = &g->node[id];
+        if (!n->src)
+            continue;
+        if (n->hidden) {
+            n->hsrc = malloc((size_t)n->np * sizeof *n->hsrc);
+            if (!n->hsrc) {
+                gen_fail(g, "out of memory");
+                return;
+            }
+            for (int j = 0; j < n->np; j++)
+                n->hsrc[j] = n->first[j].v[n->srcf]; /* as passed, unless pinned below */
+        }
+        int changed = 0;
+        for (int j = 0; j < n->np; j++) {
+            if (!n->nsrc[j])
+                continue;
+            int known = 1, same = 1;
+            for (uint32_t k = 0; k < n->nsrc[j]; k++) {
+                known &= n->src[j][k] >= 0;
+                same &= n->src[j][k] == n->src[j][0];
+            }
+            if (!known) {
+                n->nsrc[j] = 0; /* stays a wildcard */
+                continue;
+            }
+            if (same) {
+                if (n->hidden)
+                    n->hsrc[j] = n->src[j][0];
+                else
+                    n->first[j].v[n->srcf] = n->src[j][0];
+                n->nsrc[j] = 0;
+                changed = 1;
+            } else {
+                n->varsrc = 1;
+            }
+        }
+        if (changed && !n->hidden)
+            n->kind[n->srcf] = PSK_PAT_TABLE;
+    }
+}
+
+/* after pass 1: request arrays that differ between executions get a
+ * table by execution, unless it would be too large */
+static void settle_reqs(gen *g)
+{
+    for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
+        gnode *n = &g->node[id];
+        /* the first execution's array as note_reqs completed it */
+        for (int j = 0; n->xr && j < n->np; j++)
+            if (n->nxr[j] && (uint64_t)n->xr[j][0] == PSK_ARRN(&n->first[j], PSK_F_REQS) && n->xr[j][0])
+                memcpy((void *)PSK_ARR(&n->first[j], PSK_F_REQS), &n->xr[j][1], (size_t)n->xr[j][0] * sizeof(int64_t));
+        if (!n->reqsvary || n->reqsbig)
+            continue;
+        uint64_t w = 1;
+        for (int j = 0; j < n->np; j++)
+            for (uint64_t at = 0; at < n->nxr[j]; at += 1 + (uint64_t)n->xr[j][at])
+                w = (uint64_t)n->xr[j][at] > w ? (uint64_t)n->xr[j][at] : w;
+        if (n->execs * (uint64_t)g->P * w > (1u << 22))
+            n->reqsbig = 1;
+    }
+}
+
+/* the members of each communicator a rank creates (so that loops on it
+ * can be checked for balance in world ranks) */
+static int note_comm(gen *g, int32_t r, const psk_event *e)
+{
+    int group = e->fn >= PSK_FN_Group_incl && e->fn <= PSK_FN_Group_free; /* the MPI_Group_ functions */
+    if (!PSK_HAS(e, PSK_F_NEWID) || !PSK_HAS(e, PSK_F_MEMBERS) || group)
+        return 0;
+    int64_t c = e->v[PSK_F_NEWID];
+    if (c < 2 || c > (1 << 20))
+        return 0;
+    if (psk_grow((void **)&g->cmem[r], &g->ncmem[r], c, sizeof **g->cmem))
+        return -1;
+    cmembers *m = &g->cmem[r][c];
+    const int64_t *w = PSK_ARR(e, PSK_F_MEMBERS);
+    uint32_t nw = PSK_ARRN(e, PSK_F_MEMBERS);
+    if (m->known) {
+        if (m->n != nw || (nw && memcmp(m->w, w, nw * sizeof *w)))
+            m->ambiguous = 1;
+        return 0;
+    }
+    m->w = malloc((nw ? nw : 1) * sizeof *m->w);
+    if (!m->w)
+        return -1;
+    if (nw)
+        memcpy(m->w, w, nw * sizeof *w);
+    m->n = nw;
+    m->known = 1;
+    return 0;
+}
+
+/* what each persistent request sends or receives, from its init call */
+static int note_preq(gen *g, int32_t r, const psk_event *e)
+{
+    int kind = e->fn == PSK_FN_Recv_init ? 2
+               : e->fn == PSK_FN_Send_init || e->fn == PSK_FN_Bsend_init || e->fn == PSK_FN_Ssend_init ||
+                         e->fn == PSK_FN_Rsend_init ? 1 : 0;
+    if (!kind || !PSK_HAS(e, PSK_F_REQ) || !PSK_HAS(e, PSK_F_PEER))
+        return 0;
+    int64_t q = e->v[PSK_F_REQ];
+    if (q < 0 || q > (1 << 24))
+        return 0;
+    if (psk_grow((void **)&g->preqs[r], &g->npreqs[r], q, sizeof **g->preqs))
+        return -1;
+    preq *p = &g->preqs[r][q];
+    int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+    if (p->kind && (p->kind != kind || p->peer != e->v[PSK_F_PEER] || p->comm != comm))
+        p->ambiguous = 1;
+    p->kind = kind, p->peer = e->v[PSK_F_PEER], p->comm = comm;
+    return 0;
+}
+
+static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
+{
+    (void)pos, (void)depth;
+    collect *c = arg;
+    gen *g = c->g;
+    psk_mevent me;
+    int rc = psk_mcursor_next(c->cur, &me);
+    if (rc)
+        return c->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
+    /* the shortest gap is what the recorder and the program's own argument
+     * set-up cost between back-to-back calls; the skeleton's code between
+     * its calls takes about as long, so only the gap beyond it is work */
+    if (me.fn != PSK_FN_Init && me.fn != PSK_FN_Init_thread)
+        for (int j = 0; j < me.nranks; j++)
+            if ((double)me.gap[j] < g->min_gap[me.ranks[j]])
+                g->min_gap[me.ranks[j]] = (double)me.gap[j];
+    /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers */
+    if (me.fn == PSK_FN_Init_thread && me.ev[0].v[PSK_F_I2] == 3)
+        g->multithreaded = 1;
+    gnode *n = &g->node[id];
+    if (!n->seen) {
+        n->seen = 1;
+        n->np = me.nranks;
+        n->ranks = me.ranks;
+        memcpy(n->kind, me.kind, sizeof n->kind);
+        memcpy(n->c, me.c, sizeof n->c);
+        n->first = calloc((size_t)me.nranks, sizeof *n->first);
+        n->gap = calloc((size_t)me.nranks, sizeof *n->gap);
+        if (!n->first || !n->gap)
+            return c->rc = PSK_ENOMEM;
+        for (int j = 0; j < me.nranks; j++)
+            if (copy_event(&n->first[j], &me.ev[j]))
+                return c->rc = PSK_ENOMEM;
+    }
+    /* one resource per iteration: the request or communicator id the
+     * skeleton will use is the recorded one in every execution, so no two
+     * live objects can share a slot */
+    static const int ids[] = {PSK_F_REQ, PSK_F_NEWID};
+    for (int q = 0; q < 2; q++)
+        for (int j = 0; PSK_HAS(&me, ids[q]) && j < me.nranks && j < n->np; j++) {
+            int64_t want = me.ev[j].v[ids[q]], got = gen_value_at(g, id, ids[q], j, iter, (int64_t)n->execs);
+            if (want != got && want >= 0) {
+                gen_fail(g, "event %d (%s), execution %llu: rank %d's %s would be %lld in the skeleton, %lld when "
+                         "recorded: two live objects could share a slot", id, psk_fn_name(me.fn),
+                      (unsigned long long)n->execs, me.ranks[j], ids[q] == PSK_F_REQ ? "request" : "new communicator",
+                      (long long)got, (long long)want);
+                return c->rc = PSK_EINVAL;
+            }
+        }
+    n->execs++;
+    for (int j = 0; j < me.nranks && j < n->np; j++) {
+        n->gap[j] += (double)me.gap[j];
+        const psk_event *e = &me.ev[j];
+        int done = gen_completion(e);
+        if (done >= 0 && done_push(n, j, done))
+            return c->rc = PSK_ENOMEM;
+        n->polled |= done == 0 || e->fn == PSK_FN_Iprobe;
+        if (PSK_HAS(e, PSK_F_REQS) && note_reqs(g, n, j, me.ranks[j], e))
+            return c->rc = PSK_ENOMEM;
+    }
+    for (int j = 0; j < me.nranks && j < n->np; j++)
+        if (wild_sources(g, id, j, me.ranks[j], &me.ev[j]) || note_comm(g, me.ranks[j], &me.ev[j]) ||
+            note_preq(g, me.ranks[j], &me.ev[j]))
+            return c->rc = PSK_ENOMEM;
+    return 0;
+}
+
+int gen_collect(gen *g)
+{
+    size_t P = (size_t)(g->P > 0 ? g->P : 1);
+    g->node = calloc((size_t)psk_folded_nnodes(g->f), sizeof *g->node);
+    g->pend = calloc(P, sizeof *g->pend);
+    g->npend = calloc(P, sizeof *g->npend);
+    g->cmem = calloc(P, sizeof *g->cmem);
+    g->ncmem = calloc(P, sizeof *g->ncmem);
+    g->preqs = calloc(P, sizeof *g->preqs);
+    g->npreqs = calloc(P, sizeof *g->npreqs);
+    g->lastarr = calloc(P, sizeof *g->lastarr);
+    g->nlastarr = calloc(P, sizeof *g->nlastarr);
+    collect c = {.g = g};
+    if (!g->node || !g->pend || !g->npend || !g->cmem || !g->ncmem || !g->preqs || !g->npreqs || !g->lastarr ||
+        !g->nlastarr || psk_mcursor_open(g->m, &c.cur))
+        return gen_fail(g, "out of memory");
+    psk_folded_walk(g->f, visit, &c);
+    psk_mcursor_close(c.cur);
+    if (c.rc) {
+        if (g->failed)
+            return -1;
+        return gen_fail(g, "the merged trace does not match its folding (%s)", psk_merged_errmsg(g->m));
+    }
+    settle_sources(g);
+    settle_reqs(g);
+    return g->failed ? -1 : 0;
+}
+
+void gen_free_nodes(gen *g)
+{
+    for (int r = 0; g->pend && r < g->P; r++)
+        free(g->pend[r]);
+    free(g->pend);
+    free(g->npend);
+    g->pend = NULL;
+    g->npend = NULL;
+    for (int r = 0; g->cmem && r < g->P; r++) {
+        for (int64_t c = 0; c < g->ncmem[r]; c++)
+            free(g->cmem[r][c].w);
+        free(g->cmem[r]);
+    }
+    for (int r = 0; g->preqs && r < g->P; r++)
+        free(g->preqs[r]);
+    for (int r = 0; g->lastarr && r < g->P; r++)
+        free(g->lastarr[r]);
+    free(g->lastarr);
+    free(g->nlastarr);
+    g->lastarr = NULL;
+    free(g->cmem);
+    free(g->ncmem);
+    free(g->preqs);
+    free(g->npreqs);
+    g->cmem = NULL;
+    g->preqs = NULL;
+    if (!g->node)
+        return;
+    for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
+        gnode *n = &g->node[id];
+        for (int j = 0; n->first && j < n->np; j++)
+            for (int f = PSK_F_FIRST_ARRAY; f < PSK_F_NFIELDS; f++)
+                if (PSK_HAS(&n->first[j], f))
+                    free((void *)PSK_ARR(&n->first[j], f));
+        free(n->first);
+        free(n->gap);
+        for (int j = 0; n->src && j < n->np; j++)
+            free(n->src[j]);
+        free(n->src);
+        free(n->nsrc);
+        free(n->capsrc);
+        for (int i = 0; i < n->ntabnames; i++)
+            free(n->tabnames[i]);
+        free(n->tabnames);
+        for (int j = 0; n->done && j < n->np; j++)
+            free(n->done[j]);
+        free(n->done);
+        free(n->ndone);
+        free(n->capdone);
+        free(n->hsrc);
+        for (int j = 0; n->xr && j < n->np; j++)
+            free(n->xr[j]);
+        free(n->xr);
+        free(n->nxr);
+        free(n->capxr);
+    }
+    free(g->node);
+    g->node = NULL;
+}

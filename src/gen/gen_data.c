@@ -1,0 +1,342 @@
+/* perfskel gen: runs of calls outside loops replayed from data. Each
+ * rank's calls of a run become one string of numbers read by replay_
+ * (skel_runtime.c, whose switch takes the arguments in the order written
+ * here): function id, work units, event id minus the previous one, then
+ * the call's arguments with the recorded values of that rank, each a
+ * signed varint in base64. Values go into the skeleton only as these
+ * digits, so the source stays small whatever the trace. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_internal.h"
+#include "psk_mem.h"
+
+typedef struct stream {
+    char *p;
+    int64_t n, cap;
+} stream;
+
+static int put(stream *s, int64_t v)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    if (psk_grow((void **)&s->p, &s->cap, s->n + 13, 1)) /* 64 bits: at most 13 digits */
+        return -1;
+    do {
+        int d = (int)(z & 31);
+        z >>= 5;
+        s->p[s->n++] = b64[d | (z ? 32 : 0)];
+    } while (z);
+    return 0;
+}
+
+/* element k of array field f in bytes: scaled by sf (scalar or array) */
+static int64_t arr_bytes(const psk_event *e, int f, int sf, uint32_t k)
+{
+    int64_t v = PSK_ARR(e, f)[k], sz = 1;
+    if (sf >= PSK_F_FIRST_ARRAY)
+        sz = k < PSK_ARRN(e, sf) ? PSK_ARR(e, sf)[k] : 1;
+    else if (sf >= 0 && PSK_HAS(e, sf))
+        sz = e->v[sf];
+    return v * sz;
+}
+
+static int64_t ev_bytes(const psk_event *e, int cf, int sf)
+{
+    return e->v[cf] * (PSK_HAS(e, sf) ? e->v[sf] : 1);
+}
+
+/* whether node id (executed once: outside loops) can be replayed from data */
+static int tabulable(const gen *g, int32_t id)
+{
+    const gnode *n = &g->node[id];
+    if (!n->seen || n->np == 0 || n->hidden)
+        return 0;
+    int np;
+    const psk_fparam *ps = psk_folded_params(g->f, id, &np);
+    for (int i = 0; i < np; i++) /* each value computable here */
+        for (int j = 0; j < n->np; j++)
+            if (gen_value_at(g, id, ps[i].field, j, (int64_t[64]){0}, 0) == INT64_MIN)
+                return 0;
+    switch (n->first[0].fn) {
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend: case PSK_FN_Recv:
+    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend: case PSK_FN_Irecv:
+    case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace: case PSK_FN_Probe: case PSK_FN_Iprobe:
+    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
+    case PSK_FN_Recv_init: case PSK_FN_Start: case PSK_FN_Wait: case PSK_FN_Test: case PSK_FN_Request_free:
+    case PSK_FN_Cancel: case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome:
+    case PSK_FN_Testall: case PSK_FN_Testany: case PSK_FN_Testsome: case PSK_FN_Barrier: case PSK_FN_Ibarrier:
+    case PSK_FN_Bcast: case PSK_FN_Ibcast: case PSK_FN_Reduce: case PSK_FN_Ireduce: case PSK_FN_Allreduce:
+    case PSK_FN_Scan: case PSK_FN_Exscan: case PSK_FN_Iallreduce: case PSK_FN_Iscan: case PSK_FN_Iexscan:
+    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block: case PSK_FN_Reduce_scatter:
+    case PSK_FN_Ireduce_scatter: case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
+    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+    case PSK_FN_Gatherv: case PSK_FN_Igatherv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
+    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv:
+    case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw: case PSK_FN_Comm_free: case PSK_FN_Pcontrol:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* rank j's call of node id in its execution k at iteration indices iter
+ * onto s; *last: the rank's previous event id */
+static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, const int64_t *iter, int64_t k)
+{
+    const gnode *n = &g->node[id];
+    /* the first execution with this execution's values */
+    psk_event ev = n->first[j];
+    int np;
+    const psk_fparam *ps = psk_folded_params(g->f, id, &np);
+    for (int i = 0; i < np; i++)
+        ev.v[ps[i].field] = gen_value_at(g, id, ps[i].field, j, iter, k);
+    if (n->srcf && !n->hidden && n->nsrc && k < n->nsrc[j]) /* a wildcard's recorded source */
+        ev.v[n->srcf] = n->src[j][k];
+    if (n->reqsvary && !n->reqsbig && n->xr) { /* this execution's request array */
+        uint64_t at = 0;
+        for (int64_t x = 0; x < k && at < n->nxr[j]; x++)
+            at += 1 + (uint64_t)n->xr[j][at];
+        if (at < n->nxr[j]) {
+            PSK_ARR(&ev, PSK_F_REQS) = &n->xr[j][at + 1];
+            PSK_ARRN(&ev, PSK_F_REQS) = (uint32_t)n->xr[j][at];
+        }
+    }
+    const psk_event *e = &ev;
+    unsigned fn = e->fn;
+    int cls = psk_fn_class(fn), rc = 0;
+    int nb = cls == PSK_CLASS_ICOLL;
+    int64_t big = 0; /* the most bytes a buffer must hold for it */
+    rc |= put(s, fn) | put(s, gen_gap_units(g, n, j)) | put(s, id - *last);
+    *last = id;
+    int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+    gen_bump(&g->max_comm, comm);
+    int64_t by = PSK_HAS(e, PSK_F_COUNT) ? ev_bytes(e, PSK_F_COUNT, PSK_F_DTSIZE) : 0;
+    int rsf = PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
+    int64_t rby = PSK_HAS(e, PSK_F_RCOUNT) ? ev_bytes(e, PSK_F_RCOUNT, rsf) : 0;
+    int64_t peer = PSK_HAS(e, PSK_F_PEER) ? e->v[PSK_F_PEER] : 0, tag = PSK_HAS(e, PSK_F_TAG) ? e->v[PSK_F_TAG] : 0;
+    int64_t req = PSK_HAS(e, PSK_F_REQ) ? e->v[PSK_F_REQ] : 0;
+    int64_t dts = PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1, op = PSK_HAS(e, PSK_F_OP) ? e->v[PSK_F_OP] : 0;
+    int64_t root = PSK_HAS(e, PSK_F_ROOT) ? e->v[PSK_F_ROOT] : 0;
+    if (PSK_HAS(e, PSK_F_REQ))
+        gen_bump(&g->max_req, req);
+    int done = n->done && k < n->ndone[j] ? n->done[j][k] != 0 : 0;
+    switch (fn) {
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend: case PSK_FN_Recv:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend: case PSK_FN_Irecv:
+    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
+    case PSK_FN_Recv_init:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, comm) | put(s, req);
+        big = by;
+        break;
+    case PSK_FN_Sendrecv:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, rby) | put(s, e->v[PSK_F_RPEER]) |
+              put(s, e->v[PSK_F_RTAG]) | put(s, comm);
+        big = by > rby ? by : rby;
+        break;
+    case PSK_FN_Sendrecv_replace:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, e->v[PSK_F_RPEER]) | put(s, e->v[PSK_F_RTAG]) |
+              put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Probe: case PSK_FN_Iprobe:
+        rc |= put(s, peer) | put(s, tag) | put(s, comm);
+        break;
+    case PSK_FN_Start: case PSK_FN_Wait: case PSK_FN_Request_free: case PSK_FN_Cancel:
+        rc |= put(s, req);
+        break;
+    case PSK_FN_Test:
+        rc |= put(s, req) | put(s, done);
+        break;
+    case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome:
+    case PSK_FN_Testall: case PSK_FN_Testany: case PSK_FN_Testsome: {
+        int wait = fn == PSK_FN_Startall ? 0 : (fn == PSK_FN_Waitany || fn == PSK_FN_Testany) ? 2
+                   : (fn == PSK_FN_Waitsome || fn == PSK_FN_Testsome) ? 3 : 1;
+        int how = gen_completion(e) >= 0 && !done ? wait + 3 : wait;
+        uint32_t k, nq = PSK_ARRN(e, PSK_F_REQS);
+        rc |= put(s, how) | put(s, nq);
+        for (k = 0; k < nq; k++) {
+            rc |= put(s, PSK_ARR(e, PSK_F_REQS)[k]);
+            gen_bump(&g->max_req, PSK_ARR(e, PSK_F_REQS)[k]);
+        }
+        break;
+    }
+    case PSK_FN_Barrier: case PSK_FN_Comm_free:
+        rc |= put(s, comm);
+        break;
+    case PSK_FN_Ibarrier: /* its request after the switch */
+        rc |= put(s, comm);
+        break;
+    case PSK_FN_Pcontrol:
+        return rc | put(s, e->v[PSK_F_I1]);
+    case PSK_FN_Bcast: case PSK_FN_Ibcast:
+        rc |= put(s, by) | put(s, root) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Reduce: case PSK_FN_Ireduce:
+        rc |= put(s, by) | put(s, dts) | put(s, op) | put(s, root) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Allreduce: case PSK_FN_Scan: case PSK_FN_Exscan: case PSK_FN_Iallreduce: case PSK_FN_Iscan:
+    case PSK_FN_Iexscan:
+        rc |= put(s, by) | put(s, dts) | put(s, op) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block:
+        rc |= put(s, e->v[PSK_F_RCOUNT] * dts) | put(s, dts) | put(s, op) | put(s, comm);
+        big = e->v[PSK_F_RCOUNT] * dts * g->P; /* one block per rank sent */
+        break;
+    case PSK_FN_Reduce_scatter: case PSK_FN_Ireduce_scatter: {
+        uint32_t k, na = PSK_ARRN(e, PSK_F_RCOUNTS);
+        rc |= put(s, dts) | put(s, op) | put(s, na);
+        for (k = 0; k < na; k++) {
+            int64_t b = arr_bytes(e, PSK_F_RCOUNTS, PSK_F_DTSIZE, k);
+            rc |= put(s, b);
+            big += b > 0 ? b : 0;
+        }
+        rc |= put(s, comm);
+        break;
+    }
+    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
+        rc |= put(s, by) | put(s, rby) | put(s, root) | put(s, comm);
+        big = (by > rby ? by : rby) * g->P;
+        break;
+    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+        rc |= put(s, by) | put(s, rby) | put(s, comm);
+        big = (by > rby ? by : rby) * g->P;
+        break;
+    default: { /* the v-forms (tabulable() lets no other through): byte counts per rank */
+        int sf = PSK_HAS(e, PSK_F_DTSIZES) ? PSK_F_DTSIZES : PSK_F_DTSIZE;
+        int rf = PSK_HAS(e, PSK_F_RDTSIZES) ? PSK_F_RDTSIZES : PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE
+                                                                                          : PSK_F_DTSIZE;
+        int gath = fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv || fn == PSK_FN_Allgatherv || fn == PSK_FN_Iallgatherv;
+        int scat = fn == PSK_FN_Scatterv || fn == PSK_FN_Iscatterv;
+        int64_t st = 0, rt = 0;
+        if (gath)
+            rc |= put(s, by);
+        if (!gath) { /* Scatterv, Alltoallv, Alltoallw: what it sends */
+            rc |= put(s, PSK_ARRN(e, PSK_F_COUNTS));
+            for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_COUNTS); k++) {
+                int64_t b = arr_bytes(e, PSK_F_COUNTS, sf, k);
+                rc |= put(s, b);
+                st += b > 0 ? b : 0;
+            }
+        }
+        if (!scat) { /* Gatherv, Allgatherv, Alltoallv, Alltoallw: what it receives */
+            rc |= put(s, PSK_ARRN(e, PSK_F_RCOUNTS));
+            for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_RCOUNTS); k++) {
+                int64_t b = arr_bytes(e, PSK_F_RCOUNTS, rf, k);
+                rc |= put(s, b);
+                rt += b > 0 ? b : 0;
+            }
+        }
+        if (scat)
+            rc |= put(s, rby);
+        if (fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv || scat)
+            rc |= put(s, root);
+        rc |= put(s, comm);
+        big = st > rt ? st : rt;
+        big = big > by * g->P ? big : by * g->P;
+        big = big > rby * g->P ? big : rby * g->P;
+        break;
+    }
+    }
+    if (nb) /* a nonblocking collective's request: its last argument */
+        rc |= put(s, req);
+    gen_bump(&g->max_sbytes, big);
+    gen_bump(&g->max_rbytes, big);
+    return rc;
+}
+
+/* loops of at most this many calls (all iterations) go into data whole */
+#define UNROLL_MAX 64
+
+/* the calls node id (a call, or a small loop of such) stands for when it
+ * can be replayed from data, else 0 */
+int64_t gen_data_calls(const gen *g, int32_t id)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_SYM)
+        return tabulable(g, id);
+    if (x->kind != PSK_FNODE_LOOP || x->depth >= 64 || x->count * x->span > UNROLL_MAX)
+        return 0;
+    const int32_t *kid = psk_folded_children(g->f, id);
+    int64_t one = 0;
+    for (int32_t i = 0; i < x->nchild; i++) {
+        int64_t c = gen_data_calls(g, kid[i]);
+        if (!c)
+            return 0;
+        one += c;
+    }
+    return one * x->count;
+}
+
+typedef struct runwalk {
+    stream *s;
+    int32_t *last;   /* per rank: its previous event id */
+    int64_t iter[64];
+    int64_t *execs;  /* per node: its executions written so far */
+} runwalk;
+
+static void encode_node(gen *g, int32_t id, runwalk *w)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_LOOP) {
+        const int32_t *kid = psk_folded_children(g->f, id);
+        for (int64_t it = 0; it < x->count && !g->failed; it++) {
+            w->iter[x->depth] = it;
+            for (int32_t i = 0; i < x->nchild; i++)
+                encode_node(g, kid[i], w);
+        }
+        return;
+    }
+    const gnode *n = &g->node[id];
+    for (int j = 0; j < n->np; j++)
+        if (encode_call(g, id, j, &w->s[n->ranks[j]], &w->last[n->ranks[j]], w->iter, w->execs[id]))
+            gen_fail(g, "out of memory");
+    w->execs[id]++;
+    g->fnused[n->first[0].fn & 255] = 1;
+}
+
+/* the run kid[from..to) of calls and small loops (calls in all) as one
+ * replay_ per rank */
+void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls, int d)
+{
+    stream *s = calloc((size_t)g->P, sizeof *s);
+    int32_t *last = calloc((size_t)g->P, sizeof *last);
+    if (!g->execs) /* each node is in one run only: one set of counters serves all */
+        g->execs = calloc((size_t)psk_folded_nnodes(g->f), sizeof *g->execs);
+    runwalk w = {.s = s, .last = last, .execs = g->execs};
+    if (!s || !last || !w.execs) {
+        free(s), free(last);
+        gen_fail(g, "out of memory");
+        return;
+    }
+    for (int32_t i = from; i < to && !g->failed; i++)
+        encode_node(g, kid[i], &w);
+    int32_t first = kid[from];
+    for (int r = 0; r < g->P && !g->failed; r++) {
+        if (!s[r].n)
+            continue;
+        fprintf(g->tabs, "static const char R%d_%d[] =", first, r);
+        for (int64_t at = 0; at < s[r].n; at += 16000)
+            fprintf(g->tabs, "\n    \"%.*s\"", (int)(s[r].n - at < 16000 ? s[r].n - at : 16000), s[r].p + at);
+        fprintf(g->tabs, ";\n");
+    }
+    fprintf(g->tabs, "static const char *const R%d[NRANKS] = {", first);
+    for (int r = 0; r < g->P; r++) {
+        if (s[r].n)
+            fprintf(g->tabs, "%sR%d_%d", r ? ", " : "", first, r);
+        else
+            fprintf(g->tabs, "%s0", r ? ", " : "");
+        free(s[r].p);
+    }
+    fprintf(g->tabs, "};\n");
+    gen_indent(g, d);
+    fprintf(g->body, "replay_(R%d[rank_], fname_); /* nodes %d-%d: %lld calls outside loops, replayed from data */\n",
+            first, first, kid[to - 1], (long long)calls);
+    free(s), free(last);
+}

@@ -1,0 +1,152 @@
+/* Internals of the gen stage, shared by its files: what pass 1 collects
+ * per node of the folded tree (gen_collect.c), the C expressions of its
+ * values (gen_expr.c), each call as code (gen_call.c) or as data
+ * (gen_data.c), and which loops may be scaled (gen_scale.c); the driver,
+ * gen_skeleton.c, walks the tree and writes the file. A node's values are
+ * those of each taking part rank's first execution unless a loop-variant
+ * parameter of the folding (psk_folded_params) or a table by execution
+ * says otherwise. */
+#ifndef PSK_GEN_INTERNAL_H
+#define PSK_GEN_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfskel/gen.h"
+#include "psk_fn_ids.h"
+
+typedef struct gnode {
+    int np;
+    const int32_t *ranks;
+    psk_event *first;   /* per taking part rank: its first execution */
+    uint8_t kind[PSK_F_NFIELDS];
+    int64_t c[PSK_F_FIRST_ARRAY];
+    double *gap;        /* per taking part rank: summed compute gaps (ns) */
+    uint64_t execs;
+    int seen;
+    /* wildcard receives: per taking part rank, the source each execution
+     * got (recorded in the status), -1 until its completion is seen */
+    int srcf;           /* PSK_F_PEER or PSK_F_RPEER; 0: none */
+    int64_t **src;
+    uint32_t *nsrc;
+    int64_t *capsrc;
+    int varsrc;         /* sources vary between executions: a table by execution */
+    int counted;        /* a parameter reads a table by execution: T<id>_k counts them */
+    char **tabnames;    /* the tables of this node written so far: each once */
+    int ntabnames;
+    /* Test-family calls and MPI_Improbe: per taking part rank, whether each
+     * execution completed (found) something; replayed per rank and
+     * execution: a Wait where the recording completed, a poll where not */
+    uint8_t **done;
+    uint32_t *ndone;
+    int64_t *capdone;
+    int polled;         /* some execution on some rank completed nothing */
+    int hidden;         /* MPI_Improbe: the sources are for the wait before it, not its argument */
+    int64_t *hsrc;      /* hidden: per taking part rank, the source waited for */
+    /* request arrays (Startall, Wait/Test families) per taking part rank
+     * and execution: [n, ids...] one after the other; reqsvary: some
+     * differ from the rank's first; reqsbig: too many to keep */
+    int64_t **xr;
+    uint64_t *nxr;
+    int64_t *capxr;
+    int reqsvary, reqsbig;
+} gnode;
+
+/* a communicator as a rank saw it created: its members' world ranks;
+ * an id re-used for other members is not followed (ambiguous) */
+typedef struct cmembers {
+    int64_t *w;
+    uint32_t n;
+    int known, ambiguous;
+} cmembers;
+
+/* a persistent request as its Send_init or Recv_init made it */
+typedef struct preq {
+    int kind;           /* 0 unknown, 1 send, 2 receive */
+    int64_t peer, comm;
+    int ambiguous;
+} preq;
+
+/* an Irecv from MPI_ANY_SOURCE waiting for the status that names its source
+ * (id 0, the tree's root, never is an event: 0 means none) */
+typedef struct pending {
+    int32_t id, j;
+    uint32_t pos;
+} pending;
+
+typedef struct gen {
+    psk_merged *m;
+    psk_folded *f;
+    const psk_job *job;
+    int P, K;
+    gnode *node;
+    FILE *body, *tabs;
+    char *bodytxt, *tabstxt;
+    size_t bodylen, tabslen;
+    int64_t max_sbytes, max_rbytes, max_req, max_comm;
+    int nscaled;
+    int table_min;       /* runs of this many calls outside loops go into data */
+    unsigned char fnused[256]; /* functions replayed from data: named in fname_ */
+    int64_t *execs;      /* per node: its executions written into data so far */
+    int multithreaded;
+    int in_scaled;      /* emitting inside a scaled loop */
+    pending **pend;     /* per rank, by request id */
+    int64_t *npend;
+    cmembers **cmem;    /* per rank, by communicator id: its world ranks */
+    int64_t *ncmem;
+    preq **preqs;       /* per rank, by request id: what a persistent request does */
+    int64_t **lastarr;  /* per rank: the last Waitany/Waitsome/Testany/Testsome array (note_reqs) */
+    uint32_t *nlastarr;
+    int64_t *npreqs;
+    double *unit_ns; /* per rank: ns of one work unit on its host */
+    double *min_gap; /* per rank: its shortest gap between two calls (ns) */
+    char *err;
+    size_t errcap;
+    int failed;
+} gen;
+
+static inline void gen_bump(int64_t *max, int64_t v) { *max = v > *max ? v : *max; }
+
+/* gen_skeleton.c: records the message (printf-like); returns -1 */
+int gen_fail(gen *g, const char *fmt, ...);
+
+/* gen_collect.c: pass 1 and what follows it */
+int gen_collect(gen *g);  /* every rank's first execution, gaps, sources, requests; PSK_* */
+void gen_free_nodes(gen *g);
+/* whether a Test-family call completed something, or an MPI_Improbe
+ * found a message: 1 or 0; -1 for other calls */
+int gen_completion(const psk_event *e);
+
+/* gen_expr.c: values as C (tables written to g->tabs, once each) */
+const psk_fparam *gen_param_of(const gen *g, int32_t id, int f);
+int gen_all_same(const gnode *n, int f);
+void gen_table_name(char *buf, size_t cap, int32_t id, const char *what);
+void gen_emit_table(gen *g, const gnode *n, int32_t id, const char *what, const int64_t *vals);
+void gen_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap);
+int gen_param_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap);
+void gen_peer_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap);
+void gen_hidden_src_expr(gen *g, int32_t id, char *out, size_t cap);
+void gen_done_expr(gen *g, int32_t id, char *out, size_t cap);
+void gen_tag_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap);
+void gen_bytes_expr(gen *g, int32_t id, int cf, int sf, char *out, size_t cap);
+void gen_array_table(gen *g, int32_t id, int f, int64_t scale_field, const char *what, int *width);
+void gen_reqs_by_exec(gen *g, int32_t id);
+/* what the skeleton gives scalar field f of node id on its taking part
+ * rank j at loop indices iter (64 depths) and execution k; peers given by
+ * offset resolved in ranks of the communicator (PSK_PROC_NULL off the
+ * edge), INT64_MIN where its members are not known */
+int64_t gen_value_at(const gen *g, int32_t id, int f, int j, const int64_t *iter, int64_t k);
+
+/* gen_call.c: one call as code */
+void gen_indent(gen *g, int d);
+int64_t gen_gap_units(const gen *g, const gnode *n, int j);
+void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar);
+
+/* gen_scale.c: whether loop node id may run fewer iterations */
+int gen_closed_loop(gen *g, int32_t id);
+
+/* gen_data.c: calls replayed from data */
+int64_t gen_data_calls(const gen *g, int32_t id);
+void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls, int d);
+
+#endif
