@@ -301,24 +301,132 @@ static void encode_node(gen *g, int32_t id, runwalk *w)
     g->fnused[n->first[0].fn & 255] = 1;
 }
 
-/* the run kid[from..to) of calls and small loops (calls in all) as one
- * replay_ per rank */
-void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls, int d)
+/* the loops around node id, outermost first (chain[d] is at depth d) */
+static int enclosing(const gen *g, int32_t id, int32_t chain[64])
 {
-    stream *s = calloc((size_t)g->P, sizeof *s);
-    int32_t *last = calloc((size_t)g->P, sizeof *last);
+    int D = 0;
+    for (int32_t x = psk_folded_node(g->f, id)->parent; x > 0; x = psk_folded_node(g->f, x)->parent)
+        if (psk_folded_node(g->f, x)->kind == PSK_FNODE_LOOP && D < 64)
+            chain[D++] = x;
+    for (int i = 0; i < D / 2; i++) {
+        int32_t t = chain[i];
+        chain[i] = chain[D - 1 - i], chain[D - 1 - i] = t;
+    }
+    return D;
+}
+
+/* whether a table by execution repeats with period per (the executions
+ * of its node in one execution of the run) */
+static int periodic(const psk_fparam *p, int64_t per)
+{
+    int64_t m = p->kind == PSK_VARY_RANKEXEC ? (p->m > 0 ? p->m : 1) : 1, E = p->n / m;
+    for (int64_t k = per; k < E; k++)
+        for (int64_t j = 0; j < m; j++)
+            if (p->table[k * m + j] != p->table[(k % per) * m + j])
+                return 0;
+    return 1;
+}
+
+/* whether the calls of node id, in a run D loops deep, may differ between
+ * the run's executions: a value following an enclosing loop's index, or
+ * by execution unless it repeats with each execution of the run (per:
+ * the node's executions in one); sources of wildcard receives, request
+ * arrays or Test completions that change from one execution to the next */
+static int varies(const gen *g, int32_t id, int D, int64_t per)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_LOOP) {
+        const int32_t *kid = psk_folded_children(g->f, id);
+        for (int32_t i = 0; i < x->nchild; i++)
+            if (varies(g, kid[i], D, per * x->count))
+                return 1;
+        return 0;
+    }
+    const gnode *n = &g->node[id];
+    int np;
+    const psk_fparam *ps = psk_folded_params(g->f, id, &np);
+    for (int i = 0; i < np; i++)
+        if (ps[i].kind > PSK_VARY_ITER ? !periodic(&ps[i], per) : ps[i].depth < D)
+            return 1;
+    if (n->varsrc || n->reqsvary)
+        return 1;
+    for (int j = 0; n->done && j < n->np; j++)
+        for (uint32_t k = 1; k < n->ndone[j]; k++)
+            if (n->done[j][k] != n->done[j][0])
+                return 1;
+    return 0;
+}
+
+/* calls of all executions of one run stored per execution, at most */
+#define DATA_MAX (1 << 21)
+
+int gen_run_mode(const gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls)
+{
+    int32_t chain[64];
+    int D = enclosing(g, kid[from], chain);
+    if (D == 0)
+        return 1; /* outside loops: executed once */
+    int vary = 0;
+    for (int32_t i = from; i < to && !vary; i++)
+        vary = varies(g, kid[i], D, 1);
+    if (!vary)
+        return 1;
+    int64_t E = 1;
+    for (int d = 0; d < D && E <= DATA_MAX; d++)
+        E *= psk_folded_node(g->f, chain[d])->count;
+    return E <= DATA_MAX && E * calls <= DATA_MAX ? 2 : 0;
+}
+
+/* stream b appended to a as its length then its characters */
+static int append(stream *a, const stream *b)
+{
+    if (put(a, b->n) || psk_grow((void **)&a->p, &a->cap, a->n + b->n, 1))
+        return -1;
+    if (b->n)
+        memcpy(a->p + a->n, b->p, (size_t)b->n);
+    a->n += b->n;
+    return 0;
+}
+
+void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls, int mode, int d)
+{
+    stream *s = calloc((size_t)g->P, sizeof *s), *t = calloc((size_t)g->P, sizeof *t);
+    int32_t *last = calloc((size_t)g->P, sizeof *last), chain[64];
+    int64_t *total = calloc((size_t)g->P, sizeof *total);
     if (!g->execs) /* each node is in one run only: one set of counters serves all */
         g->execs = calloc((size_t)psk_folded_nnodes(g->f), sizeof *g->execs);
-    runwalk w = {.s = s, .last = last, .execs = g->execs};
-    if (!s || !last || !w.execs) {
-        free(s), free(last);
+    runwalk w = {.s = mode == 2 ? t : s, .last = last, .execs = g->execs};
+    if (!s || !t || !last || !total || !w.execs) {
+        free(s), free(t), free(last), free(total);
         gen_fail(g, "out of memory");
         return;
     }
-    for (int32_t i = from; i < to && !g->failed; i++)
-        encode_node(g, kid[i], &w);
+    int D = enclosing(g, kid[from], chain);
+    int64_t E = 1;
+    for (int k = 0; mode == 2 && k < D; k++)
+        E *= psk_folded_node(g->f, chain[k])->count;
+    /* execution e at the loop indices of e in mixed radix, the innermost
+     * loop's index the fastest */
+    for (int64_t e = 0; e < E && !g->failed; e++) {
+        int64_t q = e;
+        for (int k = D - 1; mode == 2 && k >= 0; k--) {
+            const psk_fnode *L = psk_folded_node(g->f, chain[k]);
+            w.iter[L->depth & 63] = q % L->count, q /= L->count;
+        }
+        for (int r = 0; r < g->P; r++)
+            last[r] = 0, t[r].n = 0;
+        for (int32_t i = from; i < to && !g->failed; i++)
+            encode_node(g, kid[i], &w);
+        for (int r = 0; mode == 2 && r < g->P && !g->failed; r++) {
+            total[r] += t[r].n;
+            if (append(&s[r], &t[r]))
+                gen_fail(g, "out of memory");
+        }
+    }
     int32_t first = kid[from];
     for (int r = 0; r < g->P && !g->failed; r++) {
+        if (mode == 2 && !total[r])
+            s[r].n = 0; /* no calls of this rank: no string */
         if (!s[r].n)
             continue;
         fprintf(g->tabs, "static const char R%d_%d[] =", first, r);
@@ -332,11 +440,31 @@ void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t 
             fprintf(g->tabs, "%sR%d_%d", r ? ", " : "", first, r);
         else
             fprintf(g->tabs, "%s0", r ? ", " : "");
-        free(s[r].p);
+        free(s[r].p), free(t[r].p);
     }
     fprintf(g->tabs, "};\n");
+    /* where the rank is: the innermost loop around, its index */
+    char at[48] = "-1, 0";
+    if (D > 0)
+        snprintf(at, sizeof at, "%d, i%d", chain[D - 1], chain[D - 1]);
     gen_indent(g, d);
-    fprintf(g->body, "replay_(R%d[rank_], fname_); /* nodes %d-%d: %lld calls outside loops, replayed from data */\n",
-            first, first, kid[to - 1], (long long)calls);
-    free(s), free(last);
+    if (mode == 2) {
+        /* the execution: the loops' indices in mixed radix (a scaled loop
+         * runs its first iterations, whose executions these are) */
+        char ex[64 * 48] = "0LL";
+        for (int k = 0; k < D; k++) {
+            char nx[sizeof ex];
+            snprintf(nx, sizeof nx, "(%s * %lldLL + (long long)i%d)", ex,
+                     (long long)psk_folded_node(g->f, chain[k])->count, chain[k]);
+            memcpy(ex, nx, sizeof ex);
+        }
+        fprintf(g->tabs, "static rpos_ X%d;\n", first);
+        fprintf(g->body, "replayx_(R%d[rank_], &X%d, %s, %s, fname_); /* nodes %d-%d: %lld calls an execution, "
+                         "replayed from data (%lld executions) */\n",
+                first, first, ex, at, first, kid[to - 1], (long long)calls, (long long)E);
+    } else {
+        fprintf(g->body, "replay_(R%d[rank_], -1, %s, fname_); /* nodes %d-%d: %lld calls, replayed from data */\n",
+                first, at, first, kid[to - 1], (long long)calls);
+    }
+    free(s), free(t), free(last), free(total);
 }

@@ -147,6 +147,11 @@ int gen_closed_loop(gen *g, int32_t id);
 
 /* gen_data.c: calls replayed from data */
 int64_t gen_data_calls(const gen *g, int32_t id);
-void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls, int d);
+/* how the run kid[from..to) of calls and small loops (calls in all, each
+ * execution) is stored: 1 once (the same in every execution of the loops
+ * around it, or outside loops), 2 per execution, 0 not (too large: code) */
+int gen_run_mode(const gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls);
+/* the run as one replay_ (mode 1) or replayx_ (mode 2) per rank at indentation d */
+void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls, int mode, int d);
 
 #endif

@@ -496,10 +496,3 @@ int gen_closed_loop(gen *g, int32_t id)
     free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes);
     return b.ok && requests_closed(g, id);
 }
-
-/* ---- runs of calls outside loops replayed from data ----
- * Each rank's calls of the run as one string of numbers read by replay_
- * (skel_runtime.c, whose switch takes the arguments in the order written
- * here): function id, work units, event id minus the previous one, then
- * the call's arguments with the recorded values of that rank. Values go
- * into the skeleton only as these digits. */

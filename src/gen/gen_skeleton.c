@@ -32,21 +32,22 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
     const int32_t *kid = psk_folded_children(g->f, id);
+    int32_t coded = 0; /* children before it found not to go into data */
     for (int32_t i = 0; i < x->nchild && !g->failed; i++) {
         int32_t c = kid[i];
         const psk_fnode *y = psk_folded_node(g->f, c);
-        if (id == 0) {
-            /* outside loops: a long enough run of calls and small loops goes into data */
-            int32_t k = i;
-            int64_t calls = 0, c;
-            while (k < x->nchild && (c = gen_data_calls(g, kid[k])) > 0)
-                k++, calls += c;
-            if (k > i && calls >= g->table_min) {
-                gen_emit_run(g, kid, i, k, calls, d);
-                i = k - 1;
-                continue;
-            }
+        /* a long enough run of calls and small loops goes into data */
+        int32_t k = i;
+        int64_t calls = 0, n;
+        while (i >= coded && k < x->nchild && (n = gen_data_calls(g, kid[k])) > 0)
+            k++, calls += n;
+        int mode = k > i && calls >= g->table_min ? gen_run_mode(g, kid, i, k, calls) : 0;
+        if (mode) {
+            gen_emit_run(g, kid, i, k, calls, mode, d);
+            i = k - 1;
+            continue;
         }
+        coded = k > coded ? k : coded;
         if (y->kind == PSK_FNODE_SYM) {
             g->in_scaled = in_scaled;
             gen_emit_sym(g, c, d, loopvar);

@@ -294,18 +294,21 @@ static inline int rarr_(int *a)
     return n < NRANKS ? n : NRANKS;
 }
 
-static inline void replay_(const char *s, const char *const *names)
+/* the calls of s: its first n characters (n < 0: all); loop and iter
+ * say where the rank is (loop -1: outside loops) */
+static inline void replay_(const char *s, long long n, int loop, long long iter, const char *const *names)
 {
     int ev = 0;
+    const char *end = s && n >= 0 ? s + n : NULL;
     rp_ = s;
-    while (s && *rp_) {
+    while (s && *rp_ && (!end || rp_ < end)) {
         int fn = ri_(), a, b, c, d, e, f, how, n;
         long long dt, op;
         int ca[NRANKS + 1], cb[NRANKS + 1], da[NRANKS + 1], db[NRANKS + 1], ids[NREQ + 1];
         MPI_Comm cm;
         psk_work((uint64_t)rd_());
         ev += ri_();
-        at_(ev, -1, 0, fn >= 0 && fn < 256 && names[fn] ? names[fn] : "MPI_(unknown)");
+        at_(ev, loop, iter, fn >= 0 && fn < 256 && names[fn] ? names[fn] : "MPI_(unknown)");
         switch (fn) {
         case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend:
             a = ri_(), b = ri_(), c = ri_(), cm = rc_();
@@ -441,11 +444,38 @@ static inline void replay_(const char *s, const char *const *names)
         }
     }
 }
+
+/* ---- a run of calls inside loops whose values change between its
+ * executions: each execution stored as its length then its calls; x
+ * remembers where the last one read ended, as executions only go
+ * forward (a scaled loop skips some) ---- */
+typedef struct rpos_ {
+    const char *p;
+    long long e;
+} rpos_;
+static inline void replayx_(const char *s, rpos_ *x, long long e, int loop, long long iter, const char *const *names)
+{
+    if (!s)
+        return;
+    if (!x->p || e < x->e)
+        x->p = s, x->e = 0;
+    rp_ = x->p;
+    for (; x->e < e && *rp_; x->e++) {
+        long long n = rd_();
+        rp_ += n;
+    }
+    long long n = *rp_ ? rd_() : 0;
+    const char *body = rp_;
+    x->p = body + n, x->e = e + 1;
+    replay_(body, n, loop, iter, names);
+}
 /* PSK-STANDALONE-BEGIN */
 int main(void)
 {
+    static rpos_ x;
     signal(SIGTERM, onterm_);
-    replay_(NULL, NULL);
+    replay_(NULL, -1, -1, 0, NULL);
+    replayx_(NULL, &x, 0, -1, 0, NULL);
     return 0;
 }
 /* PSK-STANDALONE-END */

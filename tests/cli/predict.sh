@@ -1,8 +1,8 @@
 #!/bin/sh
 # perfskel predict never hangs and says what it is doing: predict.sh FLAVOUR
 # HEAT_PROGRAM. Needs PERFSKEL (path of the CLI). A recording of heat that
-# runs about 2 s is predicted normally (progress on stderr, none with -q,
-# stdout as before), then with K = 1 and a 0.5 s watchdog (the timeout
+# runs about 3 s is predicted normally (progress on stderr, none with -q,
+# stdout as before), then with K = 1 and a 1.5 s watchdog (the timeout
 # message, no skeleton process left, the temporary directory gone; each rank's
 # position once the skeleton reports positions), then interrupted with
 # SIGINT, and mpicc is stopped by its own watchdog.
@@ -38,15 +38,16 @@ tmp_empty() {
         { bad "$1: left in TMPDIR: $(ls -A "$T/tmp")"; rm -rf "$T/tmp"/*; }
 }
 
-# heat long enough (about 2 s) that a skeleton with K = 1 cannot finish in
-# 0.5 s: its speed depends on what else the machine runs, so more steps
-# until the recorded run takes 1.5 s
+# heat long enough (about 3 s) that a skeleton with K = 1 cannot finish in
+# 1.5 s (time for its ranks to pass MPI_Init and set up their report on a
+# loaded machine): its speed depends on what else the machine runs, so
+# more steps until the recorded run takes 3 s
 steps=1000
 while :; do
     timeout 120 "$P" record -o "$T/heat" -- $MPIRUN -np 2 "$HEAT" 512 $steps >/dev/null 2>"$T/err" ||
         { bad "recording heat failed"; cat "$T/err"; exit 1; }
     wall=$("$P" stats "$T/heat" --json | sed -n 's/.*"wall_seconds": \([0-9.e+-]*\).*/\1/p' | head -n 1)
-    awk -v w="${wall:-0}" 'BEGIN { exit !(w >= 1.5) }' && break
+    awk -v w="${wall:-0}" 'BEGIN { exit !(w >= 3) }' && break
     [ $steps -ge 64000 ] && { bad "heat with $steps steps took only ${wall} s"; break; }
     steps=$((steps * 2))
 done
@@ -88,18 +89,18 @@ else
 fi
 
 # the watchdog: a skeleton that cannot finish in time (K = 1 runs all of
-# heat's ~2 s) is stopped; its build kept so the test can see whether this
+# heat's ~3 s) is stopped; its build kept so the test can see whether this
 # skeleton reports positions
-timeout 120 "$P" predict "$T/heat" -K 1 --repeat 1 --timeout 0.5 --keep "$T/kept" -- $MPIRUN -np 2 \
+timeout 120 "$P" predict "$T/heat" -K 1 --repeat 1 --timeout 1.5 --keep "$T/kept" -- $MPIRUN -np 2 \
     >"$T/out" 2>"$T/err"
 st=$?
 if [ $st -eq 1 ] &&
-    grep -q "^perfskel: predict: the skeleton did not finish within 0.5 s (limit; --timeout to change it)$" "$T/err"; then
-    ok "--timeout 0.5: exit 1 and the timeout message"
+    grep -q "^perfskel: predict: the skeleton did not finish within 1.5 s (limit; --timeout to change it)$" "$T/err"; then
+    ok "--timeout 1.5: exit 1 and the timeout message"
 else
-    bad "--timeout 0.5: exit $st"; cat "$T/err"
+    bad "--timeout 1.5: exit $st"; cat "$T/err"
 fi
-left "$T/kept/skeleton" "--timeout 0.5"
+left "$T/kept/skeleton" "--timeout 1.5"
 if grep -q "perfskel-skeleton: position" "$T/kept/skeleton.c" 2>/dev/null; then
     for r in 0 1; do
         grep -q "^  rank $r: \(in loop [0-9]* iteration [0-9]*\|outside loops\), at event [0-9]* (MPI_[A-Za-z_]*)$" \

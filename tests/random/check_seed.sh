@@ -6,8 +6,9 @@
 # built, run plainly and under `perfskel record`; then (a) recorded counts ==
 # the program's own, (b) merge round trip exact, (c) fold never longer than
 # its input, (d) the K = 1 skeleton's trace == the original's (trace_cmp),
-# also with the calls outside loops replayed from data (--table-min 1),
-# (e) K = 2 and K = 10 skeletons build and finish, (f) sim replays, and sim
+# also with every run of calls replayed from data (--table-min 1), (e)
+# K = 2 (as code and as data) and K = 10 skeletons build and finish, (f)
+# sim replays, and sim
 # --folded accounts for, every event. Each failed check prints
 #   FAIL seed=S flavour=F np=N lang=L check=NAME: reason
 #   repro: <command> # files in <kept work directory>
@@ -208,7 +209,7 @@ skeleton() {
 }
 
 # (d) the K = 1 skeleton makes the original's calls: as code, and with
-# every run of calls outside loops replayed from data (--table-min 1)
+# every run of calls replayed from data (--table-min 1), inside loops too
 compare() {
     "$TRACE_CMP" trace "$1" >"cmp$1.out" 2>&1
     local rc=$?
@@ -221,8 +222,10 @@ compare() {
 skeleton 1 skel1 s1 && compare s1trace trace_cmp
 skeleton 1 skel1_data t1 --table-min 1 && compare t1trace trace_cmp_data
 
-# (e) K = 2 and K = 10 build and finish
+# (e) K = 2 and K = 10 build and finish; K = 2 also with its calls as
+# data (scaled loops running fewer executions of their stored runs)
 skeleton 2 skel2 s2
+skeleton 2 skel2_data t2 --table-min 1
 skeleton 10 skel10 s10
 
 finish
