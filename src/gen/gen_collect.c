@@ -304,6 +304,43 @@ static int note_preq(gen *g, int32_t r, const psk_event *e)
     return 0;
 }
 
+/* whether fn is collective over all members of its communicator argument
+ * (MPI_Comm_create_group involves only its group's members) */
+static int collective(unsigned fn)
+{
+    int cls = psk_fn_class(fn);
+    return cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL ||
+           (cls == PSK_CLASS_COMM && fn != PSK_FN_Comm_create_group && fn != PSK_FN_Comm_group &&
+            !(fn >= PSK_FN_Group_incl && fn <= PSK_FN_Group_free));
+}
+
+/* rank r's count of collectives on its communicators: before the first
+ * execution of node n (taking part rank j), kept; a new communicator
+ * starts at 0 */
+static int count_coll(gen *g, gnode *n, int j, int32_t r, const psk_event *e, int first)
+{
+    if (!collective(e->fn) || !PSK_HAS(e, PSK_F_COMM))
+        return 0;
+    int64_t c = e->v[PSK_F_COMM];
+    if (c < 0 || c > (1 << 20))
+        return 0;
+    if (psk_grow((void **)&g->ccount[r], &g->nccount[r], c, sizeof **g->ccount))
+        return -1;
+    if (first) {
+        if (!n->collpre && !(n->collpre = calloc((size_t)n->np, sizeof *n->collpre)))
+            return -1;
+        n->collpre[j] = g->ccount[r][c];
+    }
+    g->ccount[r][c]++;
+    int64_t nc = PSK_HAS(e, PSK_F_NEWID) ? e->v[PSK_F_NEWID] : -1;
+    if (nc >= 2 && nc <= (1 << 20)) {
+        if (psk_grow((void **)&g->ccount[r], &g->nccount[r], nc, sizeof **g->ccount))
+            return -1;
+        g->ccount[r][nc] = 0;
+    }
+    return 0;
+}
+
 static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
 {
     (void)pos, (void)depth;
@@ -353,6 +390,9 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
                 return c->rc = PSK_EINVAL;
             }
         }
+    for (int j = 0; j < me.nranks && j < n->np; j++)
+        if (count_coll(g, n, j, me.ranks[j], &me.ev[j], n->execs == 0))
+            return c->rc = PSK_ENOMEM;
     n->execs++;
     for (int j = 0; j < me.nranks && j < n->np; j++) {
         n->gap[j] += (double)me.gap[j];
@@ -383,9 +423,11 @@ int gen_collect(gen *g)
     g->npreqs = calloc(P, sizeof *g->npreqs);
     g->lastarr = calloc(P, sizeof *g->lastarr);
     g->nlastarr = calloc(P, sizeof *g->nlastarr);
+    g->ccount = calloc(P, sizeof *g->ccount);
+    g->nccount = calloc(P, sizeof *g->nccount);
     collect c = {.g = g};
     if (!g->node || !g->pend || !g->npend || !g->cmem || !g->ncmem || !g->preqs || !g->npreqs || !g->lastarr ||
-        !g->nlastarr || psk_mcursor_open(g->m, &c.cur))
+        !g->nlastarr || !g->ccount || !g->nccount || psk_mcursor_open(g->m, &c.cur))
         return gen_fail(g, "out of memory");
     psk_folded_walk(g->f, visit, &c);
     psk_mcursor_close(c.cur);
@@ -419,6 +461,11 @@ void gen_free_nodes(gen *g)
     free(g->lastarr);
     free(g->nlastarr);
     g->lastarr = NULL;
+    for (int r = 0; g->ccount && r < g->P; r++)
+        free(g->ccount[r]);
+    free(g->ccount);
+    free(g->nccount);
+    g->ccount = NULL;
     free(g->cmem);
     free(g->ncmem);
     free(g->preqs);
@@ -449,6 +496,7 @@ void gen_free_nodes(gen *g)
         free(n->ndone);
         free(n->capdone);
         free(n->hsrc);
+        free(n->collpre);
         for (int j = 0; n->xr && j < n->np; j++)
             free(n->xr[j]);
         free(n->xr);

@@ -50,6 +50,10 @@ typedef struct gnode {
     uint64_t *nxr;
     int64_t *capxr;
     int reqsvary, reqsbig;
+    /* collectives: per taking part rank, how many collectives it had made
+     * on the communicator before the first execution (equal on every rank
+     * unless the merge aligned different instances of the call) */
+    int64_t *collpre;
 } gnode;
 
 /* a communicator as a rank saw it created: its members' world ranks;
@@ -98,6 +102,8 @@ typedef struct gen {
     int64_t **lastarr;  /* per rank: the last Waitany/Waitsome/Testany/Testsome array (note_reqs) */
     uint32_t *nlastarr;
     int64_t *npreqs;
+    int64_t **ccount;   /* per rank, by communicator id: collectives made on it so far */
+    int64_t *nccount;
     double *unit_ns; /* per rank: ns of one work unit on its host */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
     char *err;

@@ -240,6 +240,14 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         b->ok = 0; /* a collective without every member of its communicator */
         return;
     }
+    for (int j = 1; n->collpre && j < n->np; j++)
+        if (n->collpre[j] != n->collpre[0]) {
+            /* the ranks' calls merged here are different instances of
+             * the collective (one rank's loop a call ahead of another's):
+             * running fewer iterations pairs calls of other kinds */
+            b->ok = 0;
+            return;
+        }
     if (fn == PSK_FN_Probe || fn == PSK_FN_Mprobe || fn == PSK_FN_Iprobe || fn == PSK_FN_Improbe ||
         fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv) {
         b->ok = 0; /* probes: not followed */
