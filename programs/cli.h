@@ -88,6 +88,11 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
                           psk_cli_skelinfo *info);
 int psk_cli_parse_k(const char *s, int *K);
 
+/* cmd_fold.c: one loop-variant argument as a JSON object (fold and stats) */
+#include "perfskel/fold.h"
+#include "psk_json.h"
+void psk_cli_fparam_json(psk_json *j, const psk_fparam *p);
+
 /* sim_loops.c: the loops of a trace as marks for perfskel sim; free with
  * psk_cli_sim_loops_free */
 #include "perfskel/fold.h"

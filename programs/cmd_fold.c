@@ -141,37 +141,43 @@ static void stats_json(psk_json *j, const psk_fstats *s)
     psk_json_end(j);
 }
 
-/* the arguments that change between the node's executions */
-static void params_json(psk_json *j, const psk_folded *f, int32_t id)
+/* one argument that changes between a call's executions, as an object
+ * (fold --json and stats --json write the same) */
+void psk_cli_fparam_json(psk_json *j, const psk_fparam *p)
 {
     static const char *const kinds[] = {"affine", "mod", "periodic", "iteration", "execution", "rank_execution"};
     static const char *const modes[] = {"value", "first_plus", "pattern_offset"};
+    char desc[256];
+    psk_fparam_desc(p, desc, sizeof desc);
+    psk_json_obj(j, NULL);
+    psk_json_str(j, "field", psk_field_name(p->field));
+    psk_json_str(j, "kind", kinds[p->kind]);
+    psk_json_str(j, "mode", modes[p->mode]);
+    psk_json_int(j, "loop_depth", p->depth);
+    if (p->kind == PSK_VARY_AFFINE || p->kind == PSK_VARY_MOD) {
+        psk_json_int(j, "a", p->a);
+        psk_json_int(j, "b", p->b);
+    }
+    if (p->kind == PSK_VARY_MOD || p->kind == PSK_VARY_PERIODIC)
+        psk_json_int(j, "m", p->m);
+    if (p->table)
+        psk_json_int(j, "table_length", p->n);
+    psk_json_int(j, "min", p->lo);
+    psk_json_int(j, "max", p->hi);
+    psk_json_str(j, "expression", desc);
+    psk_json_end(j);
+}
+
+/* the arguments that change between the node's executions */
+static void params_json(psk_json *j, const psk_folded *f, int32_t id)
+{
     int n;
     const psk_fparam *p = psk_folded_params(f, id, &n);
     if (!n)
         return;
     psk_json_arr(j, "varying");
-    for (int i = 0; i < n; i++) {
-        char desc[256];
-        psk_fparam_desc(&p[i], desc, sizeof desc);
-        psk_json_obj(j, NULL);
-        psk_json_str(j, "field", psk_field_name(p[i].field));
-        psk_json_str(j, "kind", kinds[p[i].kind]);
-        psk_json_str(j, "mode", modes[p[i].mode]);
-        psk_json_int(j, "loop_depth", p[i].depth);
-        if (p[i].kind == PSK_VARY_AFFINE || p[i].kind == PSK_VARY_MOD) {
-            psk_json_int(j, "a", p[i].a);
-            psk_json_int(j, "b", p[i].b);
-        }
-        if (p[i].kind == PSK_VARY_MOD || p[i].kind == PSK_VARY_PERIODIC)
-            psk_json_int(j, "m", p[i].m);
-        if (p[i].table)
-            psk_json_int(j, "table_length", p[i].n);
-        psk_json_int(j, "min", p[i].lo);
-        psk_json_int(j, "max", p[i].hi);
-        psk_json_str(j, "expression", desc);
-        psk_json_end(j);
-    }
+    for (int i = 0; i < n; i++)
+        psk_cli_fparam_json(j, &p[i]);
     psk_json_end(j);
 }
 

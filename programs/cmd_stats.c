@@ -154,17 +154,8 @@ static void varying_json(psk_json *j, const psk_folded *f, psk_merged *m)
         }
         psk_json_end(j);
         psk_json_arr(j, "params");
-        for (int i = 0; i < np; i++) {
-            char e[256];
-            psk_fparam_desc(&p[i], e, sizeof e);
-            psk_json_obj(j, NULL);
-            psk_json_str(j, "field", psk_field_name(p[i].field));
-            psk_json_int(j, "loop_depth", p[i].depth);
-            psk_json_int(j, "min", p[i].lo);
-            psk_json_int(j, "max", p[i].hi);
-            psk_json_str(j, "expression", e);
-            psk_json_end(j);
-        }
+        for (int i = 0; i < np; i++)
+            psk_cli_fparam_json(j, &p[i]);
         psk_json_end(j);
         psk_json_end(j);
     }
