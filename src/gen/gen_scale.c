@@ -2,14 +2,22 @@
  * Those whose every iteration is closed: each message sent in it is
  * received in it, counted in world ranks through the recorded members of
  * each communicator (persistent requests by what their init call said),
- * in bytes too where a message size follows the loop's index; each
- * collective in it has every member of its communicator taking part; the
- * objects it makes it frees; and each request it completes it made. Then
- * running fewer iterations on every rank leaves nobody waiting. */
+ * in bytes too where a message size follows the loop's index and in tags
+ * where a tag does; each collective in it has every member of its
+ * communicator taking part; the objects it makes it frees; and each
+ * request it completes it made. Then running fewer iterations on every
+ * rank leaves nobody waiting. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen_internal.h"
+
+/* values of one kind (message sizes, tags) in the walk: vary: some follow
+ * the loop's index (sizes: or execution); nonaffine: not as a * i + b;
+ * unknown: one the walk cannot tell */
+typedef struct follow {
+    int vary, nonaffine, unknown;
+} follow;
 
 typedef struct balance {
     int depth;       /* of the loop: its iteration index is iter[depth] */
@@ -19,10 +27,16 @@ typedef struct balance {
     int64_t *wild;   /* per receiver: receives from MPI_ANY_SOURCE */
     /* message sizes at the loop's iteration iter[depth]: bytes sent minus
      * received [from * P + to], bytes offered by wildcard receives per
-     * receiver; vary: some size follows the loop's index (or execution),
-     * nonaffine: not as a * i + b, unknown: a size the walk cannot tell */
+     * receiver; fb: whether sizes follow the index */
     int64_t *bytes, *wbytes;
-    int vary, nonaffine, unknown;
+    follow fb;
+    /* tags alike, as sums of tag_hash (a multiset of tags as one number):
+     * sent minus received [from * P + to], of wildcard receives per
+     * receiver; anytag: the receiver has an MPI_ANY_TAG receive, which
+     * takes any of them; ft: whether tags follow the index */
+    uint64_t *tags, *wtags;
+    unsigned char *anytag;
+    follow ft;
     int ok;
     /* loops inside whose peers follow their iteration are walked iteration
      * by iteration (iter[depth], enumd[depth]) while budget lasts */
@@ -107,29 +121,83 @@ static void count_bytes(balance *b, const gen *g, int32_t me, int64_t comm, int6
 }
 
 
+/* field f of node id on its j-th rank at the walk's iterations; whether
+ * it follows the loop's index goes into fl */
+static int64_t walked_value(const gen *g, int32_t id, int f, int j, balance *b, follow *fl)
+{
+    const psk_fparam *p = gen_param_of(g, id, f);
+    if (!p)
+        return g->node[id].first[j].v[f];
+    if (p->kind > PSK_VARY_ITER || (p->depth == b->depth && b->depth >= 64)) {
+        fl->vary = fl->unknown = 1; /* by execution: not followed */
+        return 0;
+    }
+    if (p->depth == b->depth) {
+        fl->vary = 1;
+        fl->nonaffine |= p->kind != PSK_VARY_AFFINE;
+    } else if (p->depth > b->depth && (p->depth >= 64 || !b->enumd[p->depth])) {
+        fl->unknown = 1; /* an inner loop's index, counted not walked */
+        return 0;
+    } /* an outer loop's index (iter 0 there): the same in every iteration of this one */
+    return gen_value_at(g, id, f, j, b->iter, 0);
+}
+
 /* the bytes of count field cf (dtsize sf) of node id on its j-th rank at
  * the walk's iterations */
 static int64_t msg_bytes(const gen *g, int32_t id, int cf, int sf, int j, balance *b)
 {
     const psk_event *e = &g->node[id].first[j];
-    const psk_fparam *p = gen_param_of(g, id, cf);
     int64_t dts = PSK_HAS(e, sf) ? e->v[sf] : 1;
     if (!PSK_HAS(e, cf))
         return 0;
-    if (!p)
-        return e->v[cf] * dts;
-    if (p->kind > PSK_VARY_ITER || (p->depth == b->depth && b->depth >= 64)) {
-        b->vary = b->unknown = 1; /* by execution: not followed */
-        return 0;
+    return walked_value(g, id, cf, j, b, &b->fb) * dts;
+}
+
+/* a tag as a number whose sums tell multisets of tags apart (but for a
+ * 2^-64 chance): splitmix64's finaliser */
+static uint64_t tag_hash(int64_t t)
+{
+    uint64_t z = (uint64_t)t + 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* the tag (field f) of node id's message on its j-th rank at the walk's
+ * iterations, sent (sent) to or received from peer, as count_bytes does
+ * for its size. A tag tabled by execution is not followed (unknown), and
+ * unlike a size it does not by itself keep the loop from being scaled: a
+ * tag drawn per iteration of an outer loop, + 1 for the second neighbour
+ * (bench/irregular.c's Irecv/Isend pairs), is tabled so, and such loops
+ * balance. */
+static void count_tag(balance *b, const gen *g, int32_t id, int f, int j, int64_t comm, int64_t peer, int sent,
+                      int64_t mult)
+{
+    int32_t me = g->node[id].ranks[j];
+    const psk_fparam *p = gen_param_of(g, id, f);
+    if (peer == PSK_PROC_NULL || !PSK_HAS(&g->node[id].first[j], f))
+        return;
+    if (p && p->kind > PSK_VARY_ITER) {
+        b->ft.unknown = 1;
+        return;
     }
-    if (p->depth == b->depth) {
-        b->vary = 1;
-        b->nonaffine |= p->kind != PSK_VARY_AFFINE;
-    } else if (p->depth > b->depth && (p->depth >= 64 || !b->enumd[p->depth])) {
-        b->unknown = 1; /* an inner loop's index, counted not walked */
-        return 0;
-    } /* an outer loop's index (iter 0 there): the same in every iteration of this one */
-    return gen_value_at(g, id, cf, j, b->iter, 0) * dts;
+    int64_t t = walked_value(g, id, f, j, b, &b->ft);
+    if (!sent && t == PSK_ANY_TAG) {
+        b->anytag[me] = 1;
+        return;
+    }
+    uint64_t h = (uint64_t)mult * tag_hash(t);
+    if (!sent && peer == PSK_ANY_SOURCE) {
+        b->wtags[me] += h;
+        return;
+    }
+    int64_t w = to_world(g, me, comm, peer);
+    if (w >= 0 && w < g->P) {
+        if (sent)
+            b->tags[(size_t)me * (size_t)g->P + (size_t)w] += h;
+        else
+            b->tags[(size_t)w * (size_t)g->P + (size_t)me] -= h;
+    }
 }
 
 /* MPI_Start / MPI_Startall of persistent request q: the message its init
@@ -289,7 +357,7 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         int32_t me = n->ranks[j];
         int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
         if (fn == PSK_FN_Start || fn == PSK_FN_Startall)
-            b->unknown = 1; /* the size its init call gave: not followed */
+            b->fb.unknown = b->ft.unknown = 1; /* the size and tag its init call gave: not followed */
         if (fn == PSK_FN_Start)
             count_start(b, g, me, e->v[PSK_F_REQ], mult);
         else if (fn == PSK_FN_Startall)
@@ -305,15 +373,18 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         if (sends(fn)) {
             count_send(b, g, me, comm, peer, mult);
             count_bytes(b, g, me, comm, peer, 1, mult * msg_bytes(g, id, PSK_F_COUNT, PSK_F_DTSIZE, j, b));
+            count_tag(b, g, id, PSK_F_TAG, j, comm, peer, 1, mult);
         }
         if (receives(fn)) {
             count_recv(b, g, me, comm, peer, mult);
             count_bytes(b, g, me, comm, peer, 0, mult * msg_bytes(g, id, PSK_F_COUNT, PSK_F_DTSIZE, j, b));
+            count_tag(b, g, id, PSK_F_TAG, j, comm, peer, 0, mult);
         } else if (fn == PSK_FN_Sendrecv || fn == PSK_FN_Sendrecv_replace) {
             int cf = PSK_HAS(e, PSK_F_RCOUNT) ? PSK_F_RCOUNT : PSK_F_COUNT;
             int sf = cf == PSK_F_RCOUNT && PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
             count_recv(b, g, me, comm, rpeer, mult);
             count_bytes(b, g, me, comm, rpeer, 0, mult * msg_bytes(g, id, cf, sf, j, b));
+            count_tag(b, g, id, PSK_F_RTAG, j, comm, rpeer, 0, mult);
         }
     }
 }
@@ -454,8 +525,11 @@ static int requests_closed(const gen *g, int32_t id)
  * peer sent in iteration i + 1 (a merged loop rotated against its peer's,
  * its first receive before the loop and its peer's last send after it),
  * which counts balance but running fewer iterations pairs a receive with
- * a message of another iteration's size (MPI_ERR_TRUNCATE). Checked at
- * iterations 0 and 1 where sizes are affine in the index, else at each. */
+ * a message of another iteration's size (MPI_ERR_TRUNCATE). Likewise in
+ * tags where a tag follows the index: there the receive waits for a tag
+ * the fewer iterations never send (a hang) or takes another message.
+ * Checked at iterations 0 and 1 where sizes and tags are affine in the
+ * index, else at each. */
 int gen_closed_loop(gen *g, int32_t id)
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
@@ -465,8 +539,11 @@ int gen_closed_loop(gen *g, int32_t id)
     b.wild = calloc((size_t)g->P, sizeof *b.wild);
     b.bytes = calloc(PP, sizeof *b.bytes);
     b.wbytes = calloc((size_t)g->P, sizeof *b.wbytes);
-    if (!b.sent || !b.wild || !b.bytes || !b.wbytes) {
-        free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes);
+    b.tags = calloc(PP, sizeof *b.tags);
+    b.wtags = calloc((size_t)g->P, sizeof *b.wtags);
+    b.anytag = calloc((size_t)g->P, 1);
+    if (!b.sent || !b.wild || !b.bytes || !b.wbytes || !b.tags || !b.wtags || !b.anytag) {
+        free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes), free(b.tags), free(b.wtags), free(b.anytag);
         return 0;
     }
     const int32_t *kid = psk_folded_children(g->f, id);
@@ -474,33 +551,44 @@ int gen_closed_loop(gen *g, int32_t id)
     for (int64_t it = 0; it < iters && b.ok; it++) {
         memset(b.sent, 0, PP * sizeof *b.sent), memset(b.bytes, 0, PP * sizeof *b.bytes);
         memset(b.wild, 0, (size_t)g->P * sizeof *b.wild), memset(b.wbytes, 0, (size_t)g->P * sizeof *b.wbytes);
+        memset(b.tags, 0, PP * sizeof *b.tags), memset(b.wtags, 0, (size_t)g->P * sizeof *b.wtags);
+        memset(b.anytag, 0, (size_t)g->P);
         b.objs = 0;
         if (b.depth >= 0 && b.depth < 64)
             b.iter[b.depth] = it;
         for (int32_t i = 0; i < x->nchild && b.ok; i++)
             tally(g, kid[i], 1, &b);
-        /* what each rank got from specific senders, the rest from wildcards */
+        /* what each rank got from specific senders, the rest from wildcards
+         * (of any tag where it has an MPI_ANY_TAG receive) */
         for (int r = 0; r < g->P && b.ok; r++) {
             int64_t owed = 0, owedb = 0;
+            uint64_t owedt = 0;
+            int tagged = b.ft.vary && !b.anytag[r];
             for (int s = 0; s < g->P; s++) {
-                int64_t d = b.sent[(size_t)s * (size_t)g->P + (size_t)r];
+                size_t sr = (size_t)s * (size_t)g->P + (size_t)r;
+                int64_t d = b.sent[sr];
                 if (d < 0)
                     b.ok = 0;
                 owed += d;
-                owedb += b.bytes[(size_t)s * (size_t)g->P + (size_t)r];
-                if (b.vary && !b.wbytes[r] && b.bytes[(size_t)s * (size_t)g->P + (size_t)r])
+                owedb += b.bytes[sr];
+                owedt += b.tags[sr];
+                if (b.fb.vary && !b.wbytes[r] && b.bytes[sr])
+                    b.ok = 0;
+                if (tagged && !b.wild[r] && b.tags[sr])
                     b.ok = 0;
             }
-            if (owed != b.wild[r] || (b.vary && owedb != b.wbytes[r]))
+            if (owed != b.wild[r] || (b.fb.vary && owedb != b.wbytes[r]) || (tagged && owedt != b.wtags[r]))
                 b.ok = 0;
         }
-        if (b.objs || (b.vary && b.unknown))
+        if (b.objs || (b.fb.vary && b.fb.unknown) || (b.ft.vary && b.ft.unknown))
             b.ok = 0;
-        if (it == 0 && b.vary)
-            iters = b.nonaffine ? x->count : x->count < 2 ? x->count : 2;
+        if (it == 0 && (b.fb.vary || b.ft.vary)) {
+            int nonaffine = (b.fb.vary && b.fb.nonaffine) || (b.ft.vary && b.ft.nonaffine);
+            iters = nonaffine ? x->count : x->count < 2 ? x->count : 2;
+        }
         if (iters > 4096)
             b.ok = 0;
     }
-    free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes);
+    free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes), free(b.tags), free(b.wtags), free(b.anytag);
     return b.ok && requests_closed(g, id);
 }
