@@ -304,6 +304,74 @@ static int note_preq(gen *g, int32_t r, const psk_event *e)
     return 0;
 }
 
+int64_t gen_to_world(const gen *g, int32_t me, int64_t comm, int64_t r)
+{
+    if (comm == 0)
+        return r;
+    if (comm == 1)
+        return r == 0 ? me : -1;
+    if (comm < 0 || comm >= g->ncmem[me])
+        return -1;
+    const cmembers *m = &g->cmem[me][comm];
+    if (!m->known || m->ambiguous || r < 0 || r >= (int64_t)m->n)
+        return -1;
+    return m->w[r];
+}
+
+/* messages sent to each rank minus receives it posted, in the merged
+ * order of the walk (each rank's calls in its own order): rank r's
+ * receive posted (sent 0) or a message to rank peer of comm on rank r
+ * (sent 1); g->inflight counts the ranks with a difference, -1 once a
+ * message's destination is not known */
+static void count_msg(gen *g, int32_t r, int64_t comm, int64_t peer, int sent)
+{
+    if (peer == PSK_PROC_NULL || g->inflight < 0)
+        return;
+    int64_t to = sent ? gen_to_world(g, r, comm, peer) : r;
+    if (to < 0 || to >= g->P) {
+        g->inflight = -1;
+        return;
+    }
+    int64_t was = g->rdiff[to];
+    g->rdiff[to] += sent ? 1 : -1;
+    g->inflight += (was == 0) - (g->rdiff[to] == 0);
+}
+
+/* the messages of rank r's call e */
+static void count_msgs(gen *g, int32_t r, const psk_event *e)
+{
+    unsigned fn = e->fn;
+    int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+    int64_t peer = PSK_HAS(e, PSK_F_PEER) ? e->v[PSK_F_PEER] : PSK_PROC_NULL;
+    switch (fn) {
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Ssend: case PSK_FN_Rsend: case PSK_FN_Isend:
+    case PSK_FN_Ibsend: case PSK_FN_Issend: case PSK_FN_Irsend:
+        count_msg(g, r, comm, peer, 1);
+        break;
+    case PSK_FN_Recv: case PSK_FN_Irecv: case PSK_FN_Mrecv: case PSK_FN_Imrecv:
+        count_msg(g, r, comm, fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv ? 0 : peer, 0);
+        break;
+    case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace:
+        count_msg(g, r, comm, peer, 1);
+        count_msg(g, r, comm, PSK_HAS(e, PSK_F_RPEER) ? e->v[PSK_F_RPEER] : PSK_PROC_NULL, 0);
+        break;
+    case PSK_FN_Start: case PSK_FN_Startall: {
+        int n = fn == PSK_FN_Start ? 1 : (int)PSK_ARRN(e, PSK_F_REQS);
+        for (int k = 0; k < n; k++) {
+            int64_t q = fn == PSK_FN_Start ? e->v[PSK_F_REQ] : PSK_ARR(e, PSK_F_REQS)[k];
+            const preq *p = q >= 0 && q < g->npreqs[r] ? &g->preqs[r][q] : NULL;
+            if (!p || !p->kind || p->ambiguous)
+                g->inflight = -1;
+            else
+                count_msg(g, r, p->comm, p->peer, p->kind == 1);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 /* whether fn is collective over all members of its communicator argument
  * (MPI_Comm_create_group involves only its group's members) */
 static int collective(unsigned fn)
@@ -360,6 +428,16 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers */
     if (me.fn == PSK_FN_Init_thread && me.ev[0].v[PSK_F_I2] == 3)
         g->multithreaded = 1;
+    /* the loops this call is the first of: what was in flight as they began */
+    for (int32_t x = psk_folded_node(g->f, id)->parent; x > 0; x = psk_folded_node(g->f, x)->parent) {
+        if (psk_folded_node(g->f, x)->kind != PSK_FNODE_LOOP)
+            continue;
+        if (g->entry[x] != -2)
+            break; /* begun before, and the loops around it too */
+        g->entry[x] = g->inflight;
+    }
+    for (int j = 0; j < me.nranks; j++)
+        count_msgs(g, me.ranks[j], &me.ev[j]);
     gnode *n = &g->node[id];
     if (!n->seen) {
         n->seen = 1;
@@ -425,10 +503,14 @@ int gen_collect(gen *g)
     g->nlastarr = calloc(P, sizeof *g->nlastarr);
     g->ccount = calloc(P, sizeof *g->ccount);
     g->nccount = calloc(P, sizeof *g->nccount);
+    g->rdiff = calloc(P, sizeof *g->rdiff);
+    g->entry = malloc((size_t)psk_folded_nnodes(g->f) * sizeof *g->entry);
     collect c = {.g = g};
     if (!g->node || !g->pend || !g->npend || !g->cmem || !g->ncmem || !g->preqs || !g->npreqs || !g->lastarr ||
-        !g->nlastarr || !g->ccount || !g->nccount || psk_mcursor_open(g->m, &c.cur))
+        !g->nlastarr || !g->ccount || !g->nccount || !g->rdiff || !g->entry || psk_mcursor_open(g->m, &c.cur))
         return gen_fail(g, "out of memory");
+    for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++)
+        g->entry[id] = -2; /* not begun */
     psk_folded_walk(g->f, visit, &c);
     psk_mcursor_close(c.cur);
     if (c.rc) {
@@ -466,6 +548,9 @@ void gen_free_nodes(gen *g)
     free(g->ccount);
     free(g->nccount);
     g->ccount = NULL;
+    free(g->rdiff);
+    free(g->entry);
+    g->rdiff = g->entry = NULL;
     free(g->cmem);
     free(g->ncmem);
     free(g->preqs);

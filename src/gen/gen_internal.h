@@ -104,6 +104,9 @@ typedef struct gen {
     int64_t *npreqs;
     int64_t **ccount;   /* per rank, by communicator id: collectives made on it so far */
     int64_t *nccount;
+    int64_t *rdiff;     /* per rank: messages sent to it minus receives it posted, so far */
+    int64_t inflight;   /* ranks whose rdiff is not 0; -1: not known */
+    int64_t *entry;     /* per loop node: inflight as its first execution began (-2: never) */
     double *unit_ns; /* per rank: ns of one work unit on its host */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
     char *err;
@@ -122,6 +125,9 @@ void gen_free_nodes(gen *g);
 /* whether a Test-family call completed something, or an MPI_Improbe
  * found a message: 1 or 0; -1 for other calls */
 int gen_completion(const psk_event *e);
+/* the world rank of rank r of communicator comm as rank me knows it
+ * (-1 if it is not known) */
+int64_t gen_to_world(const gen *g, int32_t me, int64_t comm, int64_t r);
 
 /* gen_expr.c: values as C (tables written to g->tabs, once each) */
 const psk_fparam *gen_param_of(const gen *g, int32_t id, int f);

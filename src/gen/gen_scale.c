@@ -17,6 +17,7 @@
  * unknown: one the walk cannot tell */
 typedef struct follow {
     int vary, nonaffine, unknown;
+    int exec; /* tags: some from a table by execution */
 } follow;
 
 typedef struct balance {
@@ -61,21 +62,6 @@ static int receives(unsigned fn)
     return fn == PSK_FN_Recv || fn == PSK_FN_Irecv || fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv;
 }
 
-/* the world rank of rank r of communicator comm as rank me knows it
- * (-1 if it is not known: the loop is then not scaled) */
-static int64_t to_world(const gen *g, int32_t me, int64_t comm, int64_t r)
-{
-    if (comm == 0)
-        return r;
-    if (comm == 1)
-        return r == 0 ? me : -1;
-    if (comm < 0 || comm >= g->ncmem[me])
-        return -1;
-    const cmembers *m = &g->cmem[me][comm];
-    if (!m->known || m->ambiguous || r < 0 || r >= (int64_t)m->n)
-        return -1;
-    return m->w[r];
-}
 
 /* one message of the loop: from sends to to in world ranks; a wildcard
  * receive when from is PSK_ANY_SOURCE */
@@ -83,7 +69,7 @@ static void count_send(balance *b, const gen *g, int32_t me, int64_t comm, int64
 {
     if (peer == PSK_PROC_NULL)
         return;
-    int64_t to = to_world(g, me, comm, peer);
+    int64_t to = gen_to_world(g, me, comm, peer);
     if (to < 0 || to >= g->P)
         b->ok = 0;
     else
@@ -98,7 +84,7 @@ static void count_recv(balance *b, const gen *g, int32_t me, int64_t comm, int64
         b->wild[me] += mult;
         return;
     }
-    int64_t from = to_world(g, me, comm, peer);
+    int64_t from = gen_to_world(g, me, comm, peer);
     if (from < 0 || from >= g->P)
         b->ok = 0;
     else
@@ -114,7 +100,7 @@ static void count_bytes(balance *b, const gen *g, int32_t me, int64_t comm, int6
         b->wbytes[me] += v;
         return;
     }
-    int64_t w = to_world(g, me, comm, peer);
+    int64_t w = gen_to_world(g, me, comm, peer);
     if (w >= 0 && w < g->P)
         b->bytes[sent ? (size_t)me * (size_t)g->P + (size_t)w : (size_t)w * (size_t)g->P + (size_t)me] +=
             sent ? v : -v;
@@ -178,7 +164,7 @@ static void count_tag(balance *b, const gen *g, int32_t id, int f, int j, int64_
     if (peer == PSK_PROC_NULL || !PSK_HAS(&g->node[id].first[j], f))
         return;
     if (p && p->kind > PSK_VARY_ITER) {
-        b->ft.unknown = 1;
+        b->ft.unknown = b->ft.exec = 1;
         return;
     }
     int64_t t = walked_value(g, id, f, j, b, &b->ft);
@@ -191,7 +177,7 @@ static void count_tag(balance *b, const gen *g, int32_t id, int f, int j, int64_
         b->wtags[me] += h;
         return;
     }
-    int64_t w = to_world(g, me, comm, peer);
+    int64_t w = gen_to_world(g, me, comm, peer);
     if (w >= 0 && w < g->P) {
         if (sent)
             b->tags[(size_t)me * (size_t)g->P + (size_t)w] += h;
@@ -581,6 +567,11 @@ int gen_closed_loop(gen *g, int32_t id)
                 b.ok = 0;
         }
         if (b.objs || (b.fb.vary && b.fb.unknown) || (b.ft.vary && b.ft.unknown))
+            b.ok = 0;
+        /* tags by execution are not followed per iteration: the loop's
+         * ranks must at least start it with no message between them in
+         * flight, as a loop merged a call behind its peer's does not */
+        if (b.ft.exec && g->entry[id] != 0)
             b.ok = 0;
         if (it == 0 && (b.fb.vary || b.ft.vary)) {
             int nonaffine = (b.fb.vary && b.fb.nonaffine) || (b.ft.vary && b.ft.nonaffine);
