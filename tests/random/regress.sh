@@ -2,7 +2,7 @@
 # regress.sh: recordings that once broke a skeleton, replayed from their
 # traces (timing made them: a random program records a different shape on
 # another run, so the program alone would not find the fault again).
-# For each tests/random/regress/NAME/trace (NAME/prog.c is the program
+# For each tests/random/regress/NAME/trace (NAME/prog.c or prog.f90 is the program
 # that recorded it): perfskel gen at K = 1, 2 and 10, each skeleton built
 # and run under both MPIs on the recorded rank count within a time limit,
 # and sim --folded accounting for every event. Exit 0 if all pass.
