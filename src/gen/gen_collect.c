@@ -356,7 +356,11 @@ static void count_msgs(gen *g, int32_t r, const psk_event *e)
         count_msg(g, r, comm, PSK_HAS(e, PSK_F_RPEER) ? e->v[PSK_F_RPEER] : PSK_PROC_NULL, 0);
         break;
     case PSK_FN_Start: case PSK_FN_Startall: {
-        int n = fn == PSK_FN_Start ? 1 : (int)PSK_ARRN(e, PSK_F_REQS);
+        int n = 0;
+        if (fn == PSK_FN_Start)
+            n = PSK_HAS(e, PSK_F_REQ) != 0;
+        else if (PSK_HAS(e, PSK_F_REQS))
+            n = (int)PSK_ARRN(e, PSK_F_REQS);
         for (int k = 0; k < n; k++) {
             int64_t q = fn == PSK_FN_Start ? e->v[PSK_F_REQ] : PSK_ARR(e, PSK_F_REQS)[k];
             const preq *p = q >= 0 && q < g->npreqs[r] ? &g->preqs[r][q] : NULL;
