@@ -3,8 +3,10 @@
  * received in it, counted in world ranks through the recorded members of
  * each communicator (persistent requests by what their init call said),
  * in bytes too where a message size follows the loop's index and in tags
- * where a tag does; each collective in it has every member of its
- * communicator taking part; the objects it makes it frees; and each
+ * where a tag does (where tags come from tables by execution, it must
+ * begin with no message in flight); each collective in it has every
+ * member of its communicator taking part, each the same numbered
+ * collective on every rank; the objects it makes it frees; and each
  * request it completes it made. Then running fewer iterations on every
  * rank leaves nobody waiting. */
 #include <stdlib.h>
