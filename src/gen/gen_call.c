@@ -379,7 +379,7 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
             if (mem[k] == n->ranks[j])
                 key[j] = k;
         }
-        g->max_comm = newid[j] > g->max_comm ? newid[j] : g->max_comm;
+        gen_bump(&g->max_comm, newid[j]);
     }
     gen_emit_table(g, n, id, "color", color);
     gen_emit_table(g, n, id, "key", key);
@@ -389,7 +389,7 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
     const psk_fparam *pn = gen_param_of(g, id, PSK_F_NEWID);
     if (pn) { /* a new id per iteration, as recorded */
         gen_param_expr(g, id, PSK_F_NEWID, "newid", nid, sizeof nid);
-        g->max_comm = pn->hi > g->max_comm ? pn->hi : g->max_comm;
+        gen_bump(&g->max_comm, pn->hi);
     } else {
         gen_emit_table(g, n, id, "newid", newid);
         snprintf(nid, sizeof nid, "T%d_newid[rank_]", id);

@@ -318,6 +318,22 @@ int64_t gen_to_world(const gen *g, int32_t me, int64_t comm, int64_t r)
     return m->w[r];
 }
 
+int gen_sends(unsigned fn)
+{
+    switch (fn) {
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Ssend: case PSK_FN_Rsend: case PSK_FN_Isend:
+    case PSK_FN_Ibsend: case PSK_FN_Issend: case PSK_FN_Irsend: case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int gen_receives(unsigned fn)
+{
+    return fn == PSK_FN_Recv || fn == PSK_FN_Irecv || fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv;
+}
+
 /* messages sent to each rank minus receives it posted, in the merged
  * order of the walk (each rank's calls in its own order): rank r's
  * receive posted (sent 0) or a message to rank peer of comm on rank r
@@ -343,36 +359,26 @@ static void count_msgs(gen *g, int32_t r, const psk_event *e)
     unsigned fn = e->fn;
     int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
     int64_t peer = PSK_HAS(e, PSK_F_PEER) ? e->v[PSK_F_PEER] : PSK_PROC_NULL;
-    switch (fn) {
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Ssend: case PSK_FN_Rsend: case PSK_FN_Isend:
-    case PSK_FN_Ibsend: case PSK_FN_Issend: case PSK_FN_Irsend:
+    if (gen_sends(fn))
         count_msg(g, r, comm, peer, 1);
-        break;
-    case PSK_FN_Recv: case PSK_FN_Irecv: case PSK_FN_Mrecv: case PSK_FN_Imrecv:
+    if (gen_receives(fn)) /* a matched receive's message was its probe's: any source */
         count_msg(g, r, comm, fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv ? 0 : peer, 0);
-        break;
-    case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace:
-        count_msg(g, r, comm, peer, 1);
+    else if (fn == PSK_FN_Sendrecv || fn == PSK_FN_Sendrecv_replace)
         count_msg(g, r, comm, PSK_HAS(e, PSK_F_RPEER) ? e->v[PSK_F_RPEER] : PSK_PROC_NULL, 0);
-        break;
-    case PSK_FN_Start: case PSK_FN_Startall: {
-        int n = 0;
-        if (fn == PSK_FN_Start)
-            n = PSK_HAS(e, PSK_F_REQ) != 0;
-        else if (PSK_HAS(e, PSK_F_REQS))
-            n = (int)PSK_ARRN(e, PSK_F_REQS);
-        for (int k = 0; k < n; k++) {
-            int64_t q = fn == PSK_FN_Start ? e->v[PSK_F_REQ] : PSK_ARR(e, PSK_F_REQS)[k];
-            const preq *p = q >= 0 && q < g->npreqs[r] ? &g->preqs[r][q] : NULL;
-            if (!p || !p->kind || p->ambiguous)
-                g->inflight = -1;
-            else
-                count_msg(g, r, p->comm, p->peer, p->kind == 1);
-        }
-        break;
-    }
-    default:
-        break;
+    if (fn != PSK_FN_Start && fn != PSK_FN_Startall)
+        return;
+    int n = 0; /* persistent requests started: what their init call said */
+    if (fn == PSK_FN_Start)
+        n = PSK_HAS(e, PSK_F_REQ) != 0;
+    else if (PSK_HAS(e, PSK_F_REQS))
+        n = (int)PSK_ARRN(e, PSK_F_REQS);
+    for (int k = 0; k < n; k++) {
+        int64_t q = fn == PSK_FN_Start ? e->v[PSK_F_REQ] : PSK_ARR(e, PSK_F_REQS)[k];
+        const preq *p = q >= 0 && q < g->npreqs[r] ? &g->preqs[r][q] : NULL;
+        if (!p || !p->kind || p->ambiguous)
+            g->inflight = -1;
+        else
+            count_msg(g, r, p->comm, p->peer, p->kind == 1);
     }
 }
 

@@ -301,20 +301,6 @@ static void encode_node(gen *g, int32_t id, runwalk *w)
     g->fnused[n->first[0].fn & 255] = 1;
 }
 
-/* the loops around node id, outermost first (chain[d] is at depth d) */
-static int enclosing(const gen *g, int32_t id, int32_t chain[64])
-{
-    int D = 0;
-    for (int32_t x = psk_folded_node(g->f, id)->parent; x > 0; x = psk_folded_node(g->f, x)->parent)
-        if (psk_folded_node(g->f, x)->kind == PSK_FNODE_LOOP && D < 64)
-            chain[D++] = x;
-    for (int i = 0; i < D / 2; i++) {
-        int32_t t = chain[i];
-        chain[i] = chain[D - 1 - i], chain[D - 1 - i] = t;
-    }
-    return D;
-}
-
 /* whether a table by execution repeats with period per (the executions
  * of its node in one execution of the run) */
 static int periodic(const psk_fparam *p, int64_t per)
@@ -363,7 +349,7 @@ static int varies(const gen *g, int32_t id, int D, int64_t per)
 int gen_run_mode(const gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t calls)
 {
     int32_t chain[64];
-    int D = enclosing(g, kid[from], chain);
+    int D = gen_loops_around(g, kid[from], chain);
     if (D == 0)
         return 1; /* outside loops: executed once */
     int vary = 0;
@@ -401,7 +387,7 @@ void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t 
         gen_fail(g, "out of memory");
         return;
     }
-    int D = enclosing(g, kid[from], chain);
+    int D = gen_loops_around(g, kid[from], chain);
     int64_t E = 1;
     for (int k = 0; mode == 2 && k < D; k++)
         E *= psk_folded_node(g->f, chain[k])->count;

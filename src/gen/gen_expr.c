@@ -43,15 +43,25 @@ const psk_fparam *gen_param_of(const gen *g, int32_t id, int f)
     return NULL;
 }
 
-/* the loop node at depth d (0 = outermost) above node id */
-static int32_t loop_at(const gen *g, int32_t id, int d)
+int gen_loops_around(const gen *g, int32_t id, int32_t chain[64])
 {
-    int32_t chain[64];
     int D = 0;
     for (int32_t x = psk_folded_node(g->f, id)->parent; x > 0; x = psk_folded_node(g->f, x)->parent)
         if (psk_folded_node(g->f, x)->kind == PSK_FNODE_LOOP && D < 64)
             chain[D++] = x;
-    return d >= 0 && d < D ? chain[D - 1 - d] : -1;
+    for (int i = 0; i < D / 2; i++) {
+        int32_t t = chain[i];
+        chain[i] = chain[D - 1 - i], chain[D - 1 - i] = t;
+    }
+    return D;
+}
+
+/* the loop node at depth d (0 = outermost) above node id */
+static int32_t loop_at(const gen *g, int32_t id, int d)
+{
+    int32_t chain[64];
+    int D = gen_loops_around(g, id, chain);
+    return d >= 0 && d < D ? chain[d] : -1;
 }
 
 /* a table of a parameter, once */
@@ -123,6 +133,21 @@ static void param_c(gen *g, int32_t id, const psk_fparam *p, const char *what, c
     }
 }
 
+/* the per-rank table T<id>_<what> of scalar field f of node id (as
+ * gen_emit_table); -1 when out of memory (failed) */
+static int field_table(gen *g, int32_t id, int f, const char *what)
+{
+    const gnode *n = &g->node[id];
+    int64_t *vals = malloc((size_t)(n->np ? n->np : 1) * sizeof *vals);
+    if (!vals)
+        return gen_fail(g, "out of memory");
+    for (int j = 0; j < n->np; j++)
+        vals[j] = n->first[j].v[f];
+    gen_emit_table(g, n, id, what, vals);
+    free(vals);
+    return 0;
+}
+
 /* the value of a varying field as C: e(i), first + e(i) by rank, or the
  * peer pattern with offset e(i); 0 if f does not vary */
 int gen_param_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap)
@@ -139,18 +164,12 @@ int gen_param_expr(gen *g, int32_t id, int f, const char *what, char *out, size_
         int64_t comm = PSK_HAS(&n->first[0], PSK_F_COMM) ? n->first[0].v[PSK_F_COMM] : 0;
         snprintf(out, cap, "%s(%lld, %s)", p->ring ? "peer_ring" : "peer_rank", (long long)comm, e);
     } else {
-        int64_t *base = malloc((size_t)n->np * sizeof *base);
-        if (!base) {
-            gen_fail(g, "out of memory");
+        char bw[48];
+        snprintf(bw, sizeof bw, "%s_base", what);
+        if (field_table(g, id, f, bw)) {
             snprintf(out, cap, "0");
             return 1;
         }
-        for (int j = 0; j < n->np; j++)
-            base[j] = n->first[j].v[f];
-        char bw[48];
-        snprintf(bw, sizeof bw, "%s_base", what);
-        gen_emit_table(g, n, id, bw, base);
-        free(base);
         snprintf(out, cap, "(T%d_%s[rank_] + %s)", id, bw, e);
     }
     return 1;
@@ -240,16 +259,10 @@ void gen_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap
         snprintf(out, cap, "peer_ring(%lld, %lld)", (long long)comm, (long long)n->c[f]);
         return;
     }
-    int64_t *vals = malloc((size_t)n->np * sizeof *vals);
-    if (!vals) {
-        gen_fail(g, "out of memory");
+    if (field_table(g, id, f, what)) {
         snprintf(out, cap, "0");
         return;
     }
-    for (int j = 0; j < n->np; j++)
-        vals[j] = n->first[j].v[f];
-    gen_emit_table(g, n, id, what, vals);
-    free(vals);
     char name[64];
     gen_table_name(name, sizeof name, id, what);
     snprintf(out, cap, "%s[rank_]", name);
@@ -420,25 +433,20 @@ void gen_bytes_expr(gen *g, int32_t id, int cf, int sf, char *out, size_t cap)
         if (gen_all_same(n, sf) || !PSK_HAS(&n->first[0], sf)) {
             snprintf(dt, sizeof dt, "%lldLL", (long long)dts);
         } else {
-            int64_t *v = malloc((size_t)n->np * sizeof *v);
-            for (int j = 0; v && j < n->np; j++)
-                v[j] = n->first[j].v[sf];
-            if (v)
-                gen_emit_table(g, n, id, cf == PSK_F_COUNT ? "dts" : "rdts", v);
-            free(v);
+            field_table(g, id, sf, cf == PSK_F_COUNT ? "dts" : "rdts");
             snprintf(dt, sizeof dt, "T%d_%s[rank_]", id, cf == PSK_F_COUNT ? "dts" : "rdts");
         }
         int64_t hi = gen_param_of(g, id, cf)->hi * maxdts;
         int cls = psk_fn_class(n->first[0].fn);
         if (cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL)
             hi *= g->P; /* a root or every rank handles one part per rank */
-        g->max_sbytes = hi > g->max_sbytes ? hi : g->max_sbytes;
-        g->max_rbytes = hi > g->max_rbytes ? hi : g->max_rbytes;
+        gen_bump(&g->max_sbytes, hi);
+        gen_bump(&g->max_rbytes, hi);
         snprintf(out, cap, "(int)((%s) * %s)", e, dt);
         return;
     }
-    g->max_sbytes = maxc > g->max_sbytes ? maxc : g->max_sbytes;
-    g->max_rbytes = maxc > g->max_rbytes ? maxc : g->max_rbytes;
+    gen_bump(&g->max_sbytes, maxc);
+    gen_bump(&g->max_rbytes, maxc);
     int same = 1;
     for (int j = 0; j < n->np && same; j++)
         same = n->first[j].v[cf] * (PSK_HAS(&n->first[j], sf) ? n->first[j].v[sf] : 1) == maxc;
@@ -503,8 +511,8 @@ void gen_array_table(gen *g, int32_t id, int f, int64_t scale_field, const char 
     }
     fprintf(g->tabs, "};\n");
     if (scale_field >= 0) {
-        g->max_sbytes = total_max > g->max_sbytes ? total_max : g->max_sbytes;
-        g->max_rbytes = total_max > g->max_rbytes ? total_max : g->max_rbytes;
+        gen_bump(&g->max_sbytes, total_max);
+        gen_bump(&g->max_rbytes, total_max);
     }
 }
 
@@ -552,8 +560,7 @@ void gen_reqs_by_exec(gen *g, int32_t id)
                 for (uint64_t i = 0; i < w; i++) {
                     long long q = x && i < (uint64_t)x[0] ? (long long)x[1 + i] : -1;
                     fprintf(g->tabs, "%s%lld", i ? ", " : "", q);
-                    if (q > g->max_req)
-                        g->max_req = q;
+                    gen_bump(&g->max_req, q);
                 }
                 fprintf(g->tabs, "}");
             }

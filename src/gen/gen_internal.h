@@ -128,8 +128,14 @@ int gen_completion(const psk_event *e);
 /* the world rank of rank r of communicator comm as rank me knows it
  * (-1 if it is not known) */
 int64_t gen_to_world(const gen *g, int32_t me, int64_t comm, int64_t r);
+/* whether fn sends (Sendrecv too) or receives (not Sendrecv: its receive
+ * side has its own peer) a point-to-point message */
+int gen_sends(unsigned fn);
+int gen_receives(unsigned fn);
 
 /* gen_expr.c: values as C (tables written to g->tabs, once each) */
+/* the loops around node id, outermost first (chain[d] at depth d): how many */
+int gen_loops_around(const gen *g, int32_t id, int32_t chain[64]);
 const psk_fparam *gen_param_of(const gen *g, int32_t id, int f);
 int gen_all_same(const gnode *n, int f);
 void gen_table_name(char *buf, size_t cap, int32_t id, const char *what);

@@ -48,23 +48,6 @@ typedef struct balance {
     int64_t budget;
 } balance;
 
-static int sends(unsigned fn)
-{
-    switch (fn) {
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Ssend: case PSK_FN_Rsend: case PSK_FN_Isend:
-    case PSK_FN_Ibsend: case PSK_FN_Issend: case PSK_FN_Irsend: case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static int receives(unsigned fn)
-{
-    return fn == PSK_FN_Recv || fn == PSK_FN_Irecv || fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv;
-}
-
-
 /* one message of the loop: from sends to to in world ranks; a wildcard
  * receive when from is PSK_ANY_SOURCE */
 static void count_send(balance *b, const gen *g, int32_t me, int64_t comm, int64_t peer, int64_t mult)
@@ -358,12 +341,12 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
             b->ok = 0;
             return;
         }
-        if (sends(fn)) {
+        if (gen_sends(fn)) {
             count_send(b, g, me, comm, peer, mult);
             count_bytes(b, g, me, comm, peer, 1, mult * msg_bytes(g, id, PSK_F_COUNT, PSK_F_DTSIZE, j, b));
             count_tag(b, g, id, PSK_F_TAG, j, comm, peer, 1, mult);
         }
-        if (receives(fn)) {
+        if (gen_receives(fn)) {
             count_recv(b, g, me, comm, peer, mult);
             count_bytes(b, g, me, comm, peer, 0, mult * msg_bytes(g, id, PSK_F_COUNT, PSK_F_DTSIZE, j, b));
             count_tag(b, g, id, PSK_F_TAG, j, comm, peer, 0, mult);
