@@ -6,9 +6,11 @@
  * where a tag does (where tags come from tables by execution, it must
  * begin with no message in flight); each collective in it has every
  * member of its communicator taking part, each the same numbered
- * collective on every rank; the objects it makes it frees; and each
- * request it completes it made. Then running fewer iterations on every
- * rank leaves nobody waiting. */
+ * collective on every rank, and (where the loop runs more than once) none
+ * with sizes partly from a table by execution and partly from a loop's
+ * index; the objects it makes it frees; and each request it completes it
+ * made. Then running fewer iterations on every rank leaves nobody
+ * waiting. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,7 @@ typedef struct balance {
     unsigned char *anytag;
     follow ft;
     int ok;
+    int rerun; /* the loop is inside another of 2 or more iterations: it runs more than once */
     /* loops inside whose peers follow their iteration are walked iteration
      * by iteration (iter[depth], enumd[depth]) while budget lasts */
     int64_t iter[64];
@@ -217,6 +220,31 @@ static int coll_complete(const gen *g, const gnode *n)
     return ok;
 }
 
+/* a collective whose sizes, which must agree between its ranks, come
+ * partly from a table by execution (read with the node's execution
+ * counter) and partly from a loop's index. A scaled loop run more than
+ * once runs fewer executions than the original's at the same indices:
+ * from its second run on, the counter reads the sizes of the original's
+ * later iterations of an earlier run while the index starts over
+ * (random seed 2523: an MPI_Iscatter in a loop of 8 inside one of 5, the
+ * root's count tabled by execution, the receive counts 2 i + 8; the K = 2
+ * skeleton's second run scattered 16 x 8 bytes to receives of 8 x 8). A
+ * table by execution alone is read at the same execution on every rank,
+ * and a loop run once reads it at the original's executions */
+static int coll_sizes_mixed(const gen *g, int32_t id)
+{
+    static const int size[] = {PSK_F_COUNT, PSK_F_DTSIZE, PSK_F_RCOUNT, PSK_F_RDTSIZE};
+    int exec = 0, index = 0;
+    for (size_t i = 0; i < sizeof size / sizeof *size; i++) {
+        const psk_fparam *p = gen_param_of(g, id, size[i]);
+        if (p && p->kind > PSK_VARY_ITER)
+            exec = 1;
+        else if (p)
+            index = 1;
+    }
+    return exec && index;
+}
+
 /* whether a peer of some event inside node id follows the index of the
  * loop at depth d */
 static int peers_follow(const gen *g, int32_t id, int d)
@@ -277,6 +305,10 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
     int cls = psk_fn_class(fn);
     if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL || cls == PSK_CLASS_COMM) && !coll_complete(g, n)) {
         b->ok = 0; /* a collective without every member of its communicator */
+        return;
+    }
+    if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL) && b->rerun && coll_sizes_mixed(g, id)) {
+        b->ok = 0; /* its ranks' sizes would come from different executions */
         return;
     }
     for (int j = 1; n->collpre && j < n->np; j++)
@@ -505,6 +537,9 @@ int gen_closed_loop(gen *g, int32_t id)
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
     balance b = {.P = g->P, .ok = 1, .depth = x->depth, .budget = 1 << 20};
+    int32_t chain[64];
+    for (int d = gen_loops_around(g, id, chain) - 1; d >= 0; d--)
+        b.rerun |= psk_folded_node(g->f, chain[d])->count > 1;
     size_t PP = (size_t)g->P * (size_t)g->P;
     b.sent = calloc(PP, sizeof *b.sent);
     b.wild = calloc((size_t)g->P, sizeof *b.wild);
