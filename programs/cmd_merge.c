@@ -32,6 +32,8 @@ int cmd_merge(int argc, char **argv)
             quiet = 1;
         } else if (!strcmp(argv[i], "--no-reorder")) {
             o.no_reorder = 1;
+        } else if (!strcmp(argv[i], "--keep-polls")) {
+            o.keep_polls = 1;
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
         } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {

@@ -20,6 +20,8 @@ typedef struct psk_merge_opts {
     int window;     /* M: a stretch between world collectives too hard to
                        align whole is aligned 16 M calls at a time (default 64) */
     int no_reorder; /* 1: skip Algorithm 1 (sends before receives) */
+    int keep_polls; /* 1: every test call its own event; else a run of
+                       polls is one (trace.h, psk_fn_poll; docs/folding.md) */
     /* progress on long merges, or NULL: done and total rank events */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;

@@ -94,6 +94,17 @@ unsigned psk_fn_lookup(const char *name);
 /* enum psk_fn_class of fn, and the fields an event of fn carries. */
 int psk_fn_class(unsigned fn);
 uint32_t psk_fn_fields(unsigned fn);
+/* Polls (docs/folding.md): merging makes a run of Test, Testall, Testany,
+ * Testsome or Iprobe calls with the same arguments that found nothing
+ * (ended by one that did, or by the matching Wait family call or Probe)
+ * one event of a poll function, "poll:MPI_Testall": the polled call's
+ * fields, FLAG = 1 if the run ended with completion, I1 = the calls it
+ * took in (the Wait or Probe that ended it too), I2 = ns of compute in the
+ * I1 - 1 gaps between them; its duration spans the run.
+ * psk_fn_polled gives the polled call of a poll function (else 0);
+ * psk_fn_poll the poll function of a call that can be polled (else 0). */
+unsigned psk_fn_polled(unsigned fn);
+unsigned psk_fn_poll(unsigned fn);
 const char *psk_field_name(int field);
 const char *psk_class_name(int cls);
 const char *psk_op_name(int op);

@@ -6,7 +6,8 @@
  * kind stays). Each level's key is built from a subset of the fields of
  * the finer one, which keeps every level a function of the level before.
  * Ids, results and handles (requests, new ids, statuses) are never keys:
- * they are what psk_folded_params describes. */
+ * they are what psk_folded_params describes; nor how a run of polls went
+ * (whether it completed, its calls and compute). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,8 @@ static int make_key(kbuf *b, const psk_mevent *me, int64_t pset, int level)
 {
     b->n = 0;
     uint32_t want = level_fields[level] & me->fields;
+    if (psk_fn_polled(me->fn)) /* how a run of polls went is timing, not what it does */
+        want &= ~(F(PSK_F_FLAG) | F(PSK_F_I1) | F(PSK_F_I2));
     int rc = kput(b, pset) | kput(b, me->fn);
     for (uint32_t fs = want; fs && !rc; fs &= fs - 1) {
         int f = __builtin_ctz(fs);

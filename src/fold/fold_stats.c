@@ -1,6 +1,7 @@
 /* Statistics of each loop-body event, over the loop's iterations and the
  * ranks taking part: compute gap before the event and time inside it
- * (mean, deviation, extremes), the rank with the largest mean gap (the one
+ * (mean, deviation, extremes; in a run of polls the compute between them
+ * counts as gap), the rank with the largest mean gap (the one
  * the others wait for), and how the message count changes with the
  * iteration: constant, linear in the iteration index, or a table (the
  * varying counts of seed 001's MG). Walks the loop tree and the merged
@@ -42,6 +43,12 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
     a->execs++;
     for (int j = 0; j < me.nranks; j++) {
         double g = (double)me.gap[j], d = (double)(me.ev[j].t_exit - me.ev[j].t_entry);
+        if (psk_fn_polled(me.ev[j].fn) && PSK_HAS(&me.ev[j], PSK_F_I2)) {
+            /* a run of polls spans its compute: that is compute, the rest is MPI */
+            double w = (double)me.ev[j].v[PSK_F_I2];
+            w = w < d ? w : d;
+            g += w, d -= w;
+        }
         if (!a->samples) {
             a->gmin = a->gmax = g;
             a->dmin = a->dmax = d;

@@ -35,6 +35,41 @@ static void room_for_all(gen *g, const gnode *n)
     }
 }
 
+/* a run of polls (merge_poll.c): the end of its pollr_ / pollp_ call,
+ * "units, calls, done": its compute and polls as the node's per-rank
+ * means (literals, or tables by rank) and whether it ends waiting for
+ * what it polls for (gen_done_expr) */
+static void poll_args(gen *g, int32_t id, char *out, size_t cap)
+{
+    const gnode *n = &g->node[id];
+    int64_t *u = malloc((size_t)(n->np ? n->np : 1) * sizeof *u), *c = malloc((size_t)(n->np ? n->np : 1) * sizeof *c);
+    char units[64] = "0ULL", calls[64] = "1LL", done[64];
+    gen_done_expr(g, id, done, sizeof done);
+    if (!u || !c) {
+        gen_fail(g, "out of memory");
+    } else {
+        int su = 1, sc = 1;
+        for (int j = 0; j < n->np; j++) {
+            u[j] = gen_poll_units(g, n, j), c[j] = gen_poll_calls(n, j);
+            su &= u[j] == u[0], sc &= c[j] == c[0];
+        }
+        if (su && n->np) {
+            snprintf(units, sizeof units, "%lldULL", (long long)u[0]);
+        } else if (n->np) {
+            gen_emit_table(g, n, id, "pwork", u);
+            snprintf(units, sizeof units, "(uint64_t)T%d_pwork[rank_]", id);
+        }
+        if (sc && n->np) {
+            snprintf(calls, sizeof calls, "%lldLL", (long long)c[0]);
+        } else if (n->np) {
+            gen_emit_table(g, n, id, "pcalls", c);
+            snprintf(calls, sizeof calls, "T%d_pcalls[rank_]", id);
+        }
+    }
+    free(u), free(c);
+    snprintf(out, cap, "%s, %s, %s", units, calls, done);
+}
+
 /* Startall and the Wait/Test families on arrays: reqs_(how, ids, n) where
  * how is 0 start, 1 wait all, 2 wait any, 3 wait some, 4-6 the test
  * forms; a Test-family call is its Wait where it completed something, per
@@ -49,8 +84,9 @@ static void emit_reqs(gen *g, int32_t id)
     for (int j = 0; j < n->np; j++)
         for (uint32_t k = 0; k < PSK_ARRN(&n->first[j], PSK_F_REQS); k++)
             gen_bump(&g->max_req, PSK_ARR(&n->first[j], PSK_F_REQS)[k]);
-    int wait = fn == PSK_FN_Startall ? 0 : fn == PSK_FN_Waitany || fn == PSK_FN_Testany ? 2
-               : fn == PSK_FN_Waitsome || fn == PSK_FN_Testsome ? 3 : 1;
+    unsigned base = psk_fn_polled(fn) ? psk_fn_polled(fn) : fn;
+    int wait = base == PSK_FN_Startall ? 0 : base == PSK_FN_Waitany || base == PSK_FN_Testany ? 2
+               : base == PSK_FN_Waitsome || base == PSK_FN_Testsome ? 3 : 1;
     char how[96];
     snprintf(how, sizeof how, "%d", wait);
     if (gen_completion(e) >= 0) {
@@ -70,14 +106,20 @@ static void emit_reqs(gen *g, int32_t id)
         cnt[j] = PSK_ARRN(&n->first[j], PSK_F_REQS);
     gen_emit_table(g, n, id, "nreqs", cnt);
     free(cnt);
+    char ids[160];
     if (n->reqsvary && !n->reqsbig) {
         gen_reqs_by_exec(g, id);
-        fprintf(g->body, "reqs_(%s, T%d_reqsx[T%d_k][rank_], (int)T%d_nreqsx[T%d_k][rank_]); /* %s */\n", how, id, id,
-                id, id, psk_fn_name(fn));
+        snprintf(ids, sizeof ids, "T%d_reqsx[T%d_k][rank_], (int)T%d_nreqsx[T%d_k][rank_]", id, id, id, id);
     } else {
-        fprintf(g->body, "reqs_(%s, T%d_reqs[rank_], (int)T%d_nreqs[rank_]); /* %s */\n", how, id, id,
-                psk_fn_name(fn));
+        snprintf(ids, sizeof ids, "T%d_reqs[rank_], (int)T%d_nreqs[rank_]", id, id);
     }
+    if (psk_fn_polled(fn)) { /* a run of polls: its test as how */
+        char pa[256];
+        poll_args(g, id, pa, sizeof pa);
+        fprintf(g->body, "pollr_(%d, %s, %s); /* %s */\n", wait + 3, ids, pa, psk_fn_name(fn));
+        return;
+    }
+    fprintf(g->body, "reqs_(%s, %s); /* %s */\n", how, ids, psk_fn_name(fn));
 }
 
 /* the data movers: counts in bytes, the v-forms with byte arrays by rank */
@@ -270,6 +312,24 @@ static void emit_call(gen *g, int32_t id, int d)
         emit_done(g, dn, c1, c2);
         break;
     }
+    case PSK_FN_Test_poll: case PSK_FN_Iprobe_poll: {
+        /* a run of polls: its compute in chunks with the test between them
+         * (until it finds what it polls for), then, where the recording
+         * ended the run with completion, a wait for it */
+        char pa[256];
+        poll_args(g, id, pa, sizeof pa);
+        if (fn == PSK_FN_Test_poll)
+            fprintf(g->body, "{ int q_ = (int)(%s); pollr_(0, &q_, 1, %s); } /* %s */\n", r, pa, name);
+        else
+            fprintf(g->body, "pollp_(%s, %s, %s, %s); /* %s */\n", peer, tag, comm, pa, name);
+        break;
+    }
+    case PSK_FN_Testall_poll: case PSK_FN_Testany_poll: case PSK_FN_Testsome_poll:
+        if (PSK_HAS(e, PSK_F_REQS))
+            emit_reqs(g, id);
+        else
+            fprintf(g->body, "/* %s without its requests: nothing to replay */\n", name);
+        break;
     case PSK_FN_Request_free:
         fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Request_free(&req_[slot_(%s)]);\n", r, r);
         break;
@@ -417,6 +477,22 @@ int64_t gen_gap_units(const gen *g, const gnode *n, int j)
     double ns = n->execs ? n->gap[j] / (double)n->execs : 0;
     ns -= g->min_gap[n->ranks[j]];
     return ns > 0 ? (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5) : 0;
+}
+
+int64_t gen_poll_units(const gen *g, const gnode *n, int j)
+{
+    if (!n->pwork || !n->execs)
+        return 0;
+    /* each compute chunk between two polls also holds what one gap between
+     * back-to-back calls costs (gen_gap_units) */
+    double calls = n->pcalls[j] / (double)n->execs, ns = n->pwork[j] / (double)n->execs;
+    ns -= g->min_gap[n->ranks[j]] * (calls > 1 ? calls - 1 : 0);
+    return ns > 0 ? (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5) : 0;
+}
+
+int64_t gen_poll_calls(const gnode *n, int j)
+{
+    return n->pcalls && n->execs ? (int64_t)(n->pcalls[j] / (double)n->execs + 0.5) : 1;
 }
 
 void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar)

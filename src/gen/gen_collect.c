@@ -16,6 +16,8 @@
 int gen_completion(const psk_event *e)
 {
     unsigned fn = e->fn;
+    if (psk_fn_polled(fn)) /* a run of polls: did it end with completion */
+        return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] != 0;
     if (fn == PSK_FN_Test || fn == PSK_FN_Testall || fn == PSK_FN_Improbe)
         return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] != 0;
     if (fn == PSK_FN_Testany)
@@ -103,8 +105,8 @@ static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
     if (psk_grow((void **)&n->xr[j], &n->capxr[j], (int64_t)(n->nxr[j] + len), sizeof *n->xr[j]))
         return -1;
     int64_t *x = &n->xr[j][n->nxr[j]];
-    int carry = e->fn == PSK_FN_Waitany || e->fn == PSK_FN_Waitsome || e->fn == PSK_FN_Testany ||
-                e->fn == PSK_FN_Testsome;
+    unsigned fn = psk_fn_polled(e->fn) ? psk_fn_polled(e->fn) : e->fn; /* a run of polls: as its test */
+    int carry = fn == PSK_FN_Waitany || fn == PSK_FN_Waitsome || fn == PSK_FN_Testany || fn == PSK_FN_Testsome;
     /* the previous array of this family on the rank, whichever call passed
      * it, stands for the program's array if it is as long */
     const int64_t *prev = carry && g->lastarr[r] && g->nlastarr[r] == len ? g->lastarr[r] : NULL;
@@ -457,6 +459,12 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
         memcpy(n->c, me.c, sizeof n->c);
         n->first = calloc((size_t)me.nranks, sizeof *n->first);
         n->gap = calloc((size_t)me.nranks, sizeof *n->gap);
+        if (psk_fn_polled(me.fn)) {
+            n->pwork = calloc((size_t)me.nranks, sizeof *n->pwork);
+            n->pcalls = calloc((size_t)me.nranks, sizeof *n->pcalls);
+            if (!n->pwork || !n->pcalls)
+                return c->rc = PSK_ENOMEM;
+        }
         if (!n->first || !n->gap)
             return c->rc = PSK_ENOMEM;
         for (int j = 0; j < me.nranks; j++)
@@ -488,7 +496,12 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
         int done = gen_completion(e);
         if (done >= 0 && done_push(n, j, done))
             return c->rc = PSK_ENOMEM;
-        n->polled |= done == 0 || e->fn == PSK_FN_Iprobe;
+        if (n->pwork) {
+            n->pwork[j] += (double)e->v[PSK_F_I2];
+            n->pcalls[j] += (double)e->v[PSK_F_I1];
+        } else {
+            n->polled |= done == 0 || e->fn == PSK_FN_Iprobe;
+        }
         if (PSK_HAS(e, PSK_F_REQS) && note_reqs(g, n, j, me.ranks[j], e))
             return c->rc = PSK_ENOMEM;
     }
@@ -577,6 +590,8 @@ void gen_free_nodes(gen *g)
                     free((void *)PSK_ARR(&n->first[j], f));
         free(n->first);
         free(n->gap);
+        free(n->pwork);
+        free(n->pcalls);
         for (int j = 0; n->src && j < n->np; j++)
             free(n->src[j]);
         free(n->src);

@@ -74,6 +74,8 @@ static int tabulable(const gen *g, int32_t id)
     case PSK_FN_Gatherv: case PSK_FN_Igatherv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
     case PSK_FN_Scatterv: case PSK_FN_Iscatterv: case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv:
     case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw: case PSK_FN_Comm_free: case PSK_FN_Pcontrol:
+    case PSK_FN_Test_poll: case PSK_FN_Testall_poll: case PSK_FN_Testany_poll: case PSK_FN_Testsome_poll:
+    case PSK_FN_Iprobe_poll:
         return 1;
     default:
         return 0;
@@ -161,6 +163,25 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
         for (k = 0; k < nq; k++) {
             rc |= put(s, PSK_ARR(e, PSK_F_REQS)[k]);
             gen_bump(&g->max_req, PSK_ARR(e, PSK_F_REQS)[k]);
+        }
+        break;
+    }
+    case PSK_FN_Test_poll: case PSK_FN_Testall_poll: case PSK_FN_Testany_poll: case PSK_FN_Testsome_poll:
+    case PSK_FN_Iprobe_poll: { /* how, done, work, polls, then what it polls (pollr_, pollp_) */
+        int how = fn == PSK_FN_Test_poll ? 0 : fn == PSK_FN_Testall_poll ? 4 : fn == PSK_FN_Testany_poll ? 5
+                  : fn == PSK_FN_Testsome_poll ? 6 : 7;
+        rc |= put(s, how) | put(s, done) | put(s, gen_poll_units(g, n, j)) | put(s, gen_poll_calls(n, j));
+        if (how == 7) {
+            rc |= put(s, peer) | put(s, tag) | put(s, comm);
+        } else if (how == 0) {
+            rc |= put(s, 1) | put(s, req);
+        } else {
+            uint32_t q, nq = PSK_ARRN(e, PSK_F_REQS);
+            rc |= put(s, nq);
+            for (q = 0; q < nq; q++) {
+                rc |= put(s, PSK_ARR(e, PSK_F_REQS)[q]);
+                gen_bump(&g->max_req, PSK_ARR(e, PSK_F_REQS)[q]);
+            }
         }
         break;
     }

@@ -22,6 +22,8 @@ typedef struct gnode {
     uint8_t kind[PSK_F_NFIELDS];
     int64_t c[PSK_F_FIRST_ARRAY];
     double *gap;        /* per taking part rank: summed compute gaps (ns) */
+    double *pwork, *pcalls; /* runs of polls: per taking part rank, summed
+                         * compute between the polls (ns) and polls made */
     uint64_t execs;
     int seen;
     /* wildcard receives: per taking part rank, the source each execution
@@ -158,6 +160,10 @@ int64_t gen_value_at(const gen *g, int32_t id, int f, int j, const int64_t *iter
 /* gen_call.c: one call as code */
 void gen_indent(gen *g, int d);
 int64_t gen_gap_units(const gen *g, const gnode *n, int j);
+/* a run of polls: the mean compute between its polls in work units, and
+ * the mean number of polls, of the node's j-th rank */
+int64_t gen_poll_units(const gen *g, const gnode *n, int j);
+int64_t gen_poll_calls(const gnode *n, int j);
 void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar);
 
 /* gen_scale.c: whether loop node id may run fewer iterations */

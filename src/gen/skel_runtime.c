@@ -67,12 +67,13 @@ static inline MPI_Request *newreq_(long long id, int persistent)
 }
 
 /* Startall (0), Waitall (1), Waitany (2), Waitsome (3), Testall (4),
- * Testany (5), Testsome (6) on recorded slots */
-static inline void reqs_(int how, const int *ids, int n)
+ * Testany (5), Testsome (6) on recorded slots; 1 if a test found
+ * something (always 1 for the others) */
+static inline int reqs_(int how, const int *ids, int n)
 {
     static MPI_Status st[NREQ + 1];
     MPI_Request r[NREQ + 1];
-    int k, i, f, idx[NREQ + 1];
+    int k, i = 0, f = 1, idx[NREQ + 1];
     if (n > NREQ + 1) n = NREQ + 1;
     for (k = 0; k < n; k++) r[k] = req_[slot_(ids[k])];
     if (how == 0) MPI_Startall(n, r);
@@ -80,9 +81,59 @@ static inline void reqs_(int how, const int *ids, int n)
     else if (how == 2) MPI_Waitany(n, r, &i, st);
     else if (how == 3) MPI_Waitsome(n, r, &i, idx, st);
     else if (how == 4) MPI_Testall(n, r, &f, st);
-    else if (how == 5) MPI_Testany(n, r, &i, &f, st);
-    else MPI_Testsome(n, r, &i, idx, st);
+    else if (how == 5) { MPI_Testany(n, r, &i, &f, st); f = f && i != MPI_UNDEFINED; }
+    else { MPI_Testsome(n, r, &i, idx, st); f = i != MPI_UNDEFINED && i > 0; }
     for (k = 0; k < n; k++) req_[slot_(ids[k])] = r[k];
+    return f;
+}
+
+/* A run of polls as recorded (merging makes it one event): `units` of
+ * work in chunks, one per gap between the recorded `calls` polls, with a
+ * poll before each chunk until one finds what it polls for; the work is
+ * done in full either way (it is the program's, which the polling only
+ * overlapped). Where the recording ended the run with completion (done),
+ * a run that has not found it by then waits for it, with the blocking
+ * form of the test, which a recorder takes into the same run (MPI_Iprobe:
+ * PMPI_Probe, then the MPI_Iprobe that finds it). how: 0
+ * MPI_Test on ids[0], 4-6 Testall, Testany, Testsome on ids; pollp_ is
+ * the same for MPI_Iprobe. */
+static inline int poll1_(int how, const int *ids, int n)
+{
+    int f = 0;
+    if (how) return reqs_(how, ids, n);
+    MPI_Test(&req_[slot_(ids[0])], &f, MPI_STATUS_IGNORE);
+    return f;
+}
+static void pollr_(int how, const int *ids, int n, uint64_t units, long long calls, int done)
+{
+    uint64_t chunk = calls > 1 ? units / (uint64_t)(calls - 1) : units, u;
+    int f = poll1_(how, ids, n);
+    while (units > 0) {
+        u = chunk && chunk < units ? chunk : units;
+        psk_work(u);
+        units -= u;
+        if (!f) f = poll1_(how, ids, n);
+    }
+    if (done && !f) {
+        if (how) reqs_(how - 3, ids, n);
+        else MPI_Wait(&req_[slot_(ids[0])], MPI_STATUS_IGNORE);
+    }
+}
+static void pollp_(int src, int tag, MPI_Comm c, uint64_t units, long long calls, int done)
+{
+    uint64_t chunk = calls > 1 ? units / (uint64_t)(calls - 1) : units, u;
+    int f = 0;
+    MPI_Iprobe(src, tag, c, &f, MPI_STATUS_IGNORE);
+    while (units > 0) {
+        u = chunk && chunk < units ? chunk : units;
+        psk_work(u);
+        units -= u;
+        if (!f) MPI_Iprobe(src, tag, c, &f, MPI_STATUS_IGNORE);
+    }
+    if (done && !f) { /* waited for through the profiling interface, then found by a poll as recorded */
+        PMPI_Probe(src, tag, c, MPI_STATUS_IGNORE);
+        MPI_Iprobe(src, tag, c, &f, MPI_STATUS_IGNORE);
+    }
 }
 
 /* messages matched by MPI_Mprobe / MPI_Improbe, received in that order by
@@ -374,6 +425,20 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             for (a = 0; a < n; a++) { b = ri_(); if (a <= NREQ) ids[a] = b; }
             reqs_(how, ids, n <= NREQ + 1 ? n : NREQ + 1);
             break;
+        case PSK_FN_Test_poll: case PSK_FN_Testall_poll: case PSK_FN_Testany_poll: case PSK_FN_Testsome_poll:
+        case PSK_FN_Iprobe_poll: { /* a run of polls: how, done, work, polls, then what it polls */
+            long long u, cl;
+            how = ri_(), d = ri_(), u = rd_(), cl = rd_();
+            if (how == 7) {
+                b = ri_(), c = ri_(), cm = rc_();
+                pollp_(peer_(b), tag_(c), cm, (uint64_t)u, cl, d);
+                break;
+            }
+            n = ri_();
+            for (a = 0; a < n; a++) { b = ri_(); if (a <= NREQ) ids[a] = b; }
+            pollr_(how, ids, n <= NREQ + 1 ? n : NREQ + 1, (uint64_t)u, cl, d);
+            break;
+        }
         case PSK_FN_Barrier: MPI_Barrier(rc_()); break;
         case PSK_FN_Ibarrier: cm = rc_(); MPI_Ibarrier(cm, newreq_(rd_(), 0)); break;
         case PSK_FN_Bcast: case PSK_FN_Ibcast:

@@ -162,6 +162,24 @@ int lcs_align(lcs_ws *w, const uint32_t *a, uint32_t m, uint32_t y0, uint32_t y1
 uint64_t lcs_cells(const lcs_ws *w); /* DP cells the last lcs_align took */
 void lcs_force(lcs_ws *w, int how);  /* tests: 0 either way, 1 layers, 2 bit vectors */
 
+/* ---- polls as one event (merge_poll.c) ---- */
+
+typedef struct pollrun {
+    int on, done;         /* a run is pending; it ended with completion */
+    psk_event first, last;
+    mevent_store st_first, st_last;
+    int64_t gap;          /* before its first call */
+    int64_t calls, work;  /* calls taken in; ns of compute between them */
+} pollrun;
+/* Feeds one event of a rank (gap: before it) to the run of polls being
+ * gathered. *taken: ev became part of a run. Returns 1 with *out (arrays
+ * valid until the next feed) and *out_gap when a run is complete (if ev
+ * was not taken, feed it again), 0 when nothing is to be stored yet (or,
+ * if not taken, ev is no poll: store it as it is), -1 out of memory. */
+int pollrun_feed(pollrun *p, const psk_event *ev, int64_t gap, psk_event *out, int64_t *out_gap, int *taken);
+int pollrun_flush(pollrun *p, psk_event *out, int64_t *gap); /* 1 and the pending run, or 0 */
+void pollrun_free(pollrun *p);
+
 int merge_load(mctx *x);          /* merge_load.c: reads every rank */
 void merge_order(mctx *x, int r); /* merge_order.c: Algorithm 1 on rank r */
 int merge_align(mctx *x);         /* merge_align.c: aligns the ranks, emits the merged events */

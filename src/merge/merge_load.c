@@ -4,7 +4,9 @@
  * (communicator, tag, datatype size, root, op), with peers as offsets from
  * the rank within the communicator, so "send to rank + 1" is one key on
  * every rank. Keys are interned, so comparing two is comparing two ids.
- * Ranks are read in parallel, one thread per core. */
+ * A run of polls becomes one event on the way in (merge_poll.c) unless
+ * the options keep every call. Ranks are read in parallel, one thread per
+ * core. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,32 @@ static int lfail(loader *l, int status, const char *fmt, const char *arg)
     return status;
 }
 
+/* stores one event of rank r (raw: its bytes as read, or NULL to encode
+ * it with gap) and its matching key; 0, or -1 out of memory */
+static int keep(loader *l, rstore *s, uint64_t *cap, commtab *ct, int r, const psk_event *ev, int64_t gap,
+                const uint8_t *raw, size_t len)
+{
+    size_t room = raw ? len : psk_event_encoded_max(ev);
+    if ((s->n == *cap && grow_index(s, cap)) || mbuf_reserve(&s->buf, room) || s->buf.len + room > UINT32_MAX)
+        return -1;
+    s->off[s->n] = (uint32_t)s->buf.len;
+    if (raw) {
+        memcpy(s->buf.p + s->buf.len, raw, len);
+        s->buf.len += len;
+    } else {
+        s->buf.len = (size_t)(psk_event_encode(s->buf.p + s->buf.len, ev, gap) - s->buf.p);
+    }
+    int32_t crank, csize;
+    commtab_ctx(ct, ev, &crank, &csize);
+    uint8_t kb[KEYMAX];
+    int hasnull;
+    int64_t k = psk_intern_id(l->keys, kb, make_key(kb, ev, crank, csize, 0, &hasnull), NULL);
+    if (k < 0 || commtab_event(ct, ev, r))
+        return -1;
+    s->key[s->n++] = (uint32_t)k;
+    return 0;
+}
+
 static int load_rank(loader *l, int r)
 {
     mctx *x = l->x;
@@ -154,6 +182,7 @@ static int load_rank(loader *l, int r)
     psk_rank_reader *rr;
     psk_event ev;
     commtab ct;
+    pollrun pr = {0};
     if (commtab_init(&ct, r, x->P))
         return lfail(l, PSK_ENOMEM, "%s", "out of memory");
     int rc = psk_rank_open(x->t, r, &rr);
@@ -179,33 +208,42 @@ static int load_rank(loader *l, int r)
     }
     while ((rc = psk_rank_next(rr, &ev)) == PSK_OK) {
         size_t len;
-        const uint8_t *raw = psk_rank_event_bytes(rr, &len);
-        if ((s->n == cap && grow_index(s, &cap)) || mbuf_reserve(&s->buf, len) ||
-            s->buf.len + len > UINT32_MAX) {
-            rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-            goto out;
+        const uint8_t *raw = psk_rank_event_bytes(rr, &len), *q = raw;
+        uint64_t fn;
+        int64_t gap = 0;
+        if (psk_get_uvar(&q, raw + len, &fn) || psk_get_svar(&q, raw + len, &gap))
+            gap = 0; /* the reader has read it: cannot happen */
+        for (;;) { /* polls gathered into one event (merge_poll.c) */
+            psk_event pe;
+            int64_t pg;
+            int taken = 0, got = x->o.keep_polls ? 0 : pollrun_feed(&pr, &ev, gap, &pe, &pg, &taken);
+            if (got < 0 || (got && keep(l, s, &cap, &ct, r, &pe, pg, NULL, 0))) {
+                rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
+                goto out;
+            }
+            if (taken)
+                break;
+            if (got)
+                continue;
+            if (keep(l, s, &cap, &ct, r, &ev, gap, raw, len)) {
+                rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
+                goto out;
+            }
+            break;
         }
-        s->off[s->n] = (uint32_t)s->buf.len;
-        memcpy(s->buf.p + s->buf.len, raw, len);
-        s->buf.len += len;
-        int32_t crank, csize;
-        commtab_ctx(&ct, &ev, &crank, &csize);
-        uint8_t kb[KEYMAX];
-        int hasnull;
-        int64_t k = psk_intern_id(l->keys, kb, make_key(kb, &ev, crank, csize, 0, &hasnull), NULL);
-        if (k < 0 || commtab_event(&ct, &ev, r)) {
-            rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-            goto out;
-        }
-        s->key[s->n++] = (uint32_t)k;
     }
-    if (rc == PSK_EOF)
+    if (rc == PSK_EOF) {
+        psk_event pe;
+        int64_t pg;
         rc = PSK_OK;
-    else
+        if (pollrun_flush(&pr, &pe, &pg) && keep(l, s, &cap, &ct, r, &pe, pg, NULL, 0))
+            rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
+    } else
         lfail(l, rc, "%s (merging needs every rank up to MPI_Finalize)", psk_rank_errmsg(rr));
 out:
     psk_rank_close(rr);
     commtab_free(&ct);
+    pollrun_free(&pr);
     return rc;
 }
 

@@ -1208,6 +1208,12 @@ static void set_ops(psk_sim *s)
             s->collof[fn] = (int8_t)tab[i].coll;
         }
     }
+    /* a run of polls (merged traces) is the test it polls with; the compute
+     * it overlapped comes before it (sim_fprog.c), so it completes at the
+     * later of that compute's end and its requests' completion */
+    for (unsigned fn = 1; fn < psk_fn_count(); fn++)
+        if (psk_fn_polled(fn))
+            s->opof[fn] = s->opof[psk_fn_polled(fn)];
 }
 
 /* what both sources of events share: tables, power, network, program interval */
@@ -1347,6 +1353,7 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    s->events = psk_fprog_poll_calls(s->fp); /* each run of polls is then replayed as one event */
     for (int q = 0; q < s->P; q++)
         if ((rc = psk_fcursor_open(s->fp, q, o->loop_intervals ? o->depth : -1, &s->r[q].fc)))
             return fail(s, rc, "out of memory");

@@ -24,6 +24,8 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, psk_fprog **out, char *e
 void psk_fprog_free(psk_fprog *p); /* NULL is fine */
 const psk_folded *psk_fprog_folded(const psk_fprog *p);
 int psk_fprog_nranks(const psk_fprog *p);
+/* the recorded calls its runs of polls stand for beyond one event each */
+uint64_t psk_fprog_poll_calls(const psk_fprog *p);
 /* loops that can be skipped (identical iterations, every rank), outermost */
 int psk_fprog_ncandidates(const psk_fprog *p);
 

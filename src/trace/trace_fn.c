@@ -39,6 +39,20 @@ uint32_t psk_fn_fields(unsigned fn)
     return i ? i->fields : 0;
 }
 
+unsigned psk_fn_polled(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->poll_of : 0;
+}
+
+unsigned psk_fn_poll(unsigned fn)
+{
+    for (unsigned p = 1; fn && p < psk_fn_count_; p++)
+        if (psk_fn_table[p].poll_of == fn)
+            return p;
+    return 0;
+}
+
 const char *psk_field_name(int field)
 {
     static const char *const names[PSK_F_NFIELDS] = {

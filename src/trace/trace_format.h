@@ -50,6 +50,7 @@ typedef struct psk_fn_info {
     uint32_t fields;    /* bit i set = field i present */
     uint8_t cls;        /* enum psk_fn_class */
     uint8_t bytes_rule; /* how stats counts bytes, enum psk_bytes_rule */
+    uint8_t poll_of;    /* a run of polls (made by merging): the call polled; else 0 */
 } psk_fn_info;
 
 enum psk_bytes_rule {

@@ -337,8 +337,8 @@ static int decode(psk_rank_reader *r, psk_event *ev)
     uint64_t fn, ug, dur, x;
     if (get_uvar(&p, r->end, fast, &fn) || get_uvar(&p, r->end, fast, &ug) || get_uvar(&p, r->end, fast, &dur))
         return bad_event(r);
-    if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name)
-        return bad_event(r);
+    if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name || psk_fn_table[fn].poll_of)
+        return bad_event(r); /* polls are made by merging, never recorded */
     ev->fields = psk_fn_table[fn].fields;
     for (uint32_t f = ev->fields & SCALARS; f; f &= f - 1) {
         int i = __builtin_ctz(f);

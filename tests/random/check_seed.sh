@@ -133,18 +133,28 @@ elif ! "$CHECK_COUNTS" rec.out stats.json >counts.out 2>&1; then
     fail counts "$(grep -v '^check_counts:' counts.out | head -n 3 | paste -sd';' -)"
 fi
 
-# (b) merge round trip
+# (b) merge round trip: exact with --keep-polls; by default each run of
+# polls is one event, whose calls (i1) account for the rest
 "$PERFSKEL" dump trace >dump.trace 2>dump.err || fail dump "perfskel dump trace failed: $(lastline dump.err)"
 recorded=$(awk '$1 != "#"' dump.trace | wc -l)
 merged=0
-if ! "$PERFSKEL" merge -q trace -o m.pskm </dev/null >merge.out 2>merge.err; then
-    fail merge "perfskel merge failed: $(lastline merge.err)"
-elif ! "$PERFSKEL" dump m.pskm >dump.merged 2>dump.err; then
-    fail merge "perfskel dump m.pskm failed: $(lastline dump.err)"
+if ! "$PERFSKEL" merge -q --keep-polls trace -o mk.pskm </dev/null >merge.out 2>merge.err; then
+    fail merge "perfskel merge --keep-polls failed: $(lastline merge.err)"
+elif ! "$PERFSKEL" dump mk.pskm >dump.merged 2>dump.err; then
+    fail merge "perfskel dump mk.pskm failed: $(lastline dump.err)"
 elif ! cmp -s dump.trace dump.merged; then
     fail merge "expanding the merged trace differs from the trace: $(diff dump.trace dump.merged | grep -m2 '^[<>]' | paste -sd' ' -)"
+elif ! "$PERFSKEL" merge -q trace -o m.pskm </dev/null >merge.out 2>merge.err; then
+    fail merge "perfskel merge failed: $(lastline merge.err)"
+elif ! "$PERFSKEL" dump m.pskm >dump.polls 2>dump.err; then
+    fail merge "perfskel dump m.pskm failed: $(lastline dump.err)"
 else
-    merged=1
+    calls=$(awk '$1 != "#" { n = 1; for (i = 6; i <= NF; i++) if ($5 ~ /^poll:/ && $i ~ /^i1=/) n = substr($i, 4); s += n } END { print s + 0 }' dump.polls)
+    if [ "$calls" != "$recorded" ]; then
+        fail merge "the merged trace's events and runs of polls stand for $calls calls, not the $recorded recorded"
+    else
+        merged=1
+    fi
 fi
 
 # (c) fold never longer than its input

@@ -164,7 +164,7 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
     unsigned nfn = psk_fn_count();
     do
         ev->fn = 1 + (unsigned)(next(rng) % (nfn - 1));
-    while (!psk_fn_name(ev->fn));
+    while (!psk_fn_name(ev->fn) || psk_fn_polled(ev->fn)); /* polls are made by merging, never recorded */
     uint64_t r = next(rng);
     *clock += r % 3 == 0 ? (r >> 4) % 50000000 : (r >> 4) % 2000; /* gap */
     ev->t_entry = *clock;

@@ -22,12 +22,23 @@ static void test_names_and_ids(void **state)
         if (!n)
             continue;
         named++;
-        assert_true(strncmp(n, "MPI_", 4) == 0);
+        if (psk_fn_polled(fn)) { /* a run of polls, made by merging: "poll:" and the call it polls with */
+            assert_true(strncmp(n, "poll:MPI_", 9) == 0);
+            assert_string_equal(n + 5, psk_fn_name(psk_fn_polled(fn)));
+            assert_int_equal(psk_fn_poll(psk_fn_polled(fn)), fn);
+            assert_int_equal(psk_fn_fields(fn) & psk_fn_fields(psk_fn_polled(fn)), psk_fn_fields(psk_fn_polled(fn)));
+        } else {
+            assert_true(strncmp(n, "MPI_", 4) == 0);
+        }
         assert_int_equal(psk_fn_lookup(n), fn);
         assert_in_range(psk_fn_class(fn), 0, PSK_CLASS_COUNT - 1);
         assert_string_not_equal(psk_class_name(psk_fn_class(fn)), "?");
     }
     assert_true(named >= 90); /* the table has 94 functions */
+    assert_int_not_equal(psk_fn_poll(psk_fn_lookup("MPI_Testall")), 0); /* polls of every test and Iprobe */
+    assert_int_not_equal(psk_fn_poll(psk_fn_lookup("MPI_Iprobe")), 0);
+    assert_int_equal(psk_fn_poll(psk_fn_lookup("MPI_Wait")), 0);
+    assert_int_equal(psk_fn_polled(psk_fn_lookup("MPI_Testall")), 0);
     assert_int_equal(psk_fn_lookup("MPI_Wtime"), 0);     /* passes through, not recorded */
     assert_int_equal(psk_fn_lookup("MPI_Comm_rank"), 0);
     assert_int_equal(psk_fn_lookup("mpi_send"), 0);      /* exact names only */

@@ -357,6 +357,17 @@ static void test_inconsistent_blocks(void **state)
     assert_int_equal(n, 1);
     assert_non_null(strstr(msg, "undecodable event 1"));
 
+    /* a run of polls is made by merging, never recorded: not in a rank's file */
+    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    bad = (psk_event){.fn = psk_fn_poll(psk_fn_lookup("MPI_Test")), .t_entry = 10, .t_exit = 20};
+    bad.fields = psk_fn_fields(bad.fn);
+    synth_event(s, &fx->ev[0]);
+    synth_event(s, &bad);
+    synth_end(s, 2);
+    assert_int_equal(read_rank(d, 0, fx->ev, NEV, &n, msg, sizeof msg), PSK_EFORMAT);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(msg, "undecodable event 1"));
+
     synth_rmdir(d);
     free(p0);
     free(d);
