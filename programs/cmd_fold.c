@@ -201,6 +201,20 @@ static void node_json(psk_json *j, const psk_folded *f, int32_t id, psk_merged *
         psk_json_int(j, "loop", x->count);
         psk_json_int(j, "start", x->start);
         psk_json_int(j, "span", x->span);
+        int no;
+        double med;
+        const psk_foutlier *ol = psk_folded_outliers(f, id, &no, &med);
+        if (no) { /* iterations whose compute is far from the others' */
+            psk_json_num(j, "median_iteration_compute_ns", med);
+            psk_json_arr(j, "outlier_iterations");
+            for (int i = 0; i < no; i++) {
+                psk_json_obj(j, NULL);
+                psk_json_int(j, "iteration", ol[i].iter);
+                psk_json_num(j, "compute_ns", ol[i].compute);
+                psk_json_end(j);
+            }
+            psk_json_end(j);
+        }
         psk_json_arr(j, "body");
         const int32_t *kid = psk_folded_children(f, id);
         for (int32_t c = 0; c < x->nchild; c++)
@@ -258,8 +272,21 @@ static void text_tree(const psk_folded *f, int32_t id, psk_merged *m, int indent
 {
     const psk_fnode *x = psk_folded_node(f, id);
     const int32_t *kid = psk_folded_children(f, id);
-    if (x->kind == PSK_FNODE_LOOP)
+    if (x->kind == PSK_FNODE_LOOP) {
         printf("%*sloop x%lld (%lld events per iteration)\n", indent, "", (long long)x->count, (long long)x->span);
+        int no;
+        double med;
+        const psk_foutlier *ol = psk_folded_outliers(f, id, &no, &med);
+        for (int i = 0; i < no && i < 8; i++) {
+            char c[32], mc[32];
+            us(c, sizeof c, ol[i].compute);
+            us(mc, sizeof mc, med);
+            printf("%*s  outlier: iteration %lld computes %s (%.1fx the median iteration's %s)\n", indent, "",
+                   (long long)ol[i].iter, c, med > 0 ? ol[i].compute / med : 0.0, mc);
+        }
+        if (no > 8)
+            printf("%*s  ... %d outlier iterations in all\n", indent, "", no);
+    }
     if (x->kind != PSK_FNODE_SYM) {
         for (int32_t c = 0; c < x->nchild; c++)
             text_tree(f, kid[c], m, indent + (x->kind == PSK_FNODE_LOOP ? 2 : 0));

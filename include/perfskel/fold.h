@@ -118,6 +118,22 @@ typedef struct psk_fstats {
 int psk_folded_stats(psk_folded *f, struct psk_merged *m);
 const psk_fstats *psk_folded_node_stats(const psk_folded *f, int32_t id); /* NULL before */
 
+/* ---- outlier iterations of the outermost loops (after psk_folded_stats) ----
+ * Per outermost loop of 4 or more iterations, each rank's compute per
+ * iteration (gaps before its calls, and compute inside runs of polls);
+ * an iteration whose compute (its slowest rank's) is further from the
+ * median iteration's than 6 robust standard deviations (1.4826 x MAD)
+ * and than half the median is an outlier (fold_outliers.c). */
+typedef struct psk_foutlier {
+    int64_t iter;   /* the iteration, from 0 */
+    double compute; /* its compute, slowest rank (ns) */
+} psk_foutlier;
+/* loop id's outliers (*n, ascending), and its median iteration's compute */
+const psk_foutlier *psk_folded_outliers(const psk_folded *f, int32_t id, int *n, double *median_ns);
+/* rank's compute in loop id's outlier iterations and in its steady ones
+ * (ns, each summed); 1 if the loop has outliers */
+int psk_folded_outlier_compute(const psk_folded *f, int32_t id, int rank, double *outlier_ns, double *steady_ns);
+
 /* ---- loop-variant parameters of a SYM node (after psk_folded_stats) ----
  * A parameter that differs between the executions of one loop-body event
  * is an expression of the iteration index i of one enclosing loop (depth:

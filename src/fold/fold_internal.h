@@ -64,7 +64,15 @@ struct psk_folded {
     int64_t **tables;   /* per node: its count table, owned */
     const int32_t *sym0; /* while building: names SYM nodes by input position */
     struct fparams *params; /* per node, after psk_folded_stats (fold_params.c) */
+    struct fold_outliers *outliers; /* after psk_folded_stats (fold_outliers.c) */
 };
+/* fold_outliers.c: per outermost loop, each rank's compute per iteration,
+ * summed while psk_folded_stats walks the trace, then its outliers */
+typedef struct fold_outliers fold_outliers;
+fold_outliers *fold_outliers_new(const psk_folded *f, int P); /* NULL: out of memory */
+void fold_outliers_add(fold_outliers *o, int32_t node, const int64_t *iter, int depth, int rank, double ns);
+int fold_outliers_finish(fold_outliers *o, const psk_folded *f);
+void fold_outliers_free(fold_outliers *o);
 /* Builds f's loop tree from g's top sequence s[0..len); SYM nodes named by
  * sym0[position] if sym0 is not NULL, else by their input symbol. */
 int fold_tree_build(psk_folded *f, const fgrammar *g, const int32_t *s, int32_t len, const int32_t *sym0);

@@ -27,6 +27,7 @@ typedef struct stwalk {
     psk_mcursor *cur;
     acc *a;
     double *rank_gap; /* node x P sums, or NULL */
+    fold_outliers *ol;
     int P;
     int rc;
 } stwalk;
@@ -61,6 +62,7 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
         a->dmax = d > a->dmax ? d : a->dmax;
         if (w->rank_gap)
             w->rank_gap[(size_t)node * (size_t)w->P + (size_t)me.ranks[j]] += g;
+        fold_outliers_add(w->ol, node, iter, depth, me.ranks[j], g);
     }
     if (PSK_HAS(&me, PSK_F_COUNT) && me.nranks > 0) {
         if (a->ncnt == a->cap) {
@@ -146,12 +148,16 @@ int psk_folded_stats(psk_folded *f, psk_merged *m)
         f->tables = calloc((size_t)nn, sizeof *f->tables);
     if ((uint64_t)nn * (uint64_t)P <= (1u << 24))
         w.rank_gap = calloc((size_t)nn * (size_t)P, sizeof *w.rank_gap);
-    if (!w.a || !f->stats || !f->tables || psk_mcursor_open(m, &w.cur)) {
+    fold_outliers_free(f->outliers);
+    f->outliers = w.ol = fold_outliers_new(f, P);
+    if (!w.a || !f->stats || !f->tables || !w.ol || psk_mcursor_open(m, &w.cur)) {
         free(w.a), free(w.rank_gap);
         return fail_folded(f, PSK_ENOMEM, "out of memory");
     }
     psk_folded_walk(f, visit, &w);
     psk_mcursor_close(w.cur);
+    if (!w.rc)
+        w.rc = fold_outliers_finish(w.ol, f);
     for (int32_t id = 0; id < nn && !w.rc; id++) {
         psk_fstats *s = &f->stats[id];
         acc *a = &w.a[id];

@@ -168,6 +168,7 @@ void psk_folded_free(psk_folded *f)
     free(f->tables);
     free(f->stats);
     fold_params_free(f);
+    fold_outliers_free(f->outliers);
     free(f);
 }
 

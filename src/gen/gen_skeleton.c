@@ -28,6 +28,77 @@ int gen_fail(gen *g, const char *fmt, ...)
     return -1;
 }
 
+/* the compute of every event under node id, on each rank, times f[rank] */
+static void scale_compute(gen *g, int32_t id, const double *f)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind != PSK_FNODE_SYM) {
+        const int32_t *kid = psk_folded_children(g->f, id);
+        for (int32_t i = 0; i < x->nchild; i++)
+            scale_compute(g, kid[i], f);
+        return;
+    }
+    gnode *n = &g->node[id];
+    for (int j = 0; n->seen && j < n->np; j++) {
+        n->gap[j] *= f[n->ranks[j]];
+        if (n->pwork)
+            n->pwork[j] *= f[n->ranks[j]];
+    }
+}
+
+/* A scaled loop with outlier iterations (fold_outliers.c: a slow first
+ * iteration, say): its events get the compute of its steady iterations,
+ * which K scales, and what the outliers computed beyond that runs once,
+ * before the loop, as work of each rank. Without this a loop run count/K
+ * times would carry a share of the outliers in each iteration it runs,
+ * and the skeleton's own first iteration, which warms up, would be timed
+ * against it. Writes the work (and a comment) at indentation d; a rank
+ * whose outliers computed less than its steady iterations keeps its mean. */
+static void emit_outliers(gen *g, int32_t loop, int d)
+{
+    int no;
+    double med;
+    const psk_foutlier *ol = psk_folded_outliers(g->f, loop, &no, &med);
+    if (!no)
+        return;
+    const psk_fnode *x = psk_folded_node(g->f, loop);
+    double *f = malloc((size_t)g->P * sizeof *f);
+    int64_t *extra = malloc((size_t)g->P * sizeof *extra);
+    if (!f || !extra) {
+        free(f), free(extra);
+        gen_fail(g, "out of memory");
+        return;
+    }
+    int any = 0;
+    for (int r = 0; r < g->P; r++) {
+        double out, steady;
+        psk_folded_outlier_compute(g->f, loop, r, &out, &steady);
+        double mean = (out + steady) / (double)x->count, smean = steady / (double)(x->count - no);
+        double x_ns = out - (double)no * smean;
+        f[r] = 1.0, extra[r] = 0;
+        if (x_ns > 0 && mean > 0) {
+            f[r] = smean / mean;
+            extra[r] = (int64_t)(x_ns / g->unit_ns[r] + 0.5);
+            any |= extra[r] > 0;
+        }
+    }
+    if (any) {
+        scale_compute(g, loop, f);
+        fprintf(g->tabs, "static const uint64_t L%d_outlier_work[NRANKS] = {", loop);
+        for (int r = 0; r < g->P; r++)
+            fprintf(g->tabs, "%s%lld", r ? (r % 16 ? ", " : ",\n    ") : "", (long long)extra[r]);
+        fprintf(g->tabs, "};\n");
+        gen_indent(g, d);
+        fprintf(g->body, "/* loop %d: %d outlier iteration(s) (iteration %lld computed %.1fx the median's %.3f ms%s): "
+                         "their compute beyond the steady iterations', once */\n",
+                loop, no, (long long)ol[0].iter, med > 0 ? ol[0].compute / med : 0.0, med / 1e6,
+                no > 1 ? ", ..." : "");
+        gen_indent(g, d);
+        fprintf(g->body, "psk_work(L%d_outlier_work[rank_]);\n", loop);
+    }
+    free(f), free(extra);
+}
+
 static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *loopvar)
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
@@ -56,10 +127,11 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
         char var[32];
         snprintf(var, sizeof var, "i%d", c);
         int scale = !in_scaled && y->count >= g->K && g->K > 1 && gen_closed_loop(g, c);
-        gen_indent(g, d);
         if (scale) {
             int64_t ran = y->count / g->K;
             int ph = g->nscaled++;
+            emit_outliers(g, c, d);
+            gen_indent(g, d);
             fprintf(g->body, "{ /* loop %d: %lld iterations of %lld events in the original; %lld here (K = %d) */\n",
                     c, (long long)y->count, (long long)y->span, (long long)ran, g->K);
             gen_indent(g, d + 1);
@@ -77,6 +149,7 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
             gen_indent(g, d);
             fprintf(g->body, "}\n");
         } else {
+            gen_indent(g, d);
             fprintf(g->body, "for (long %s = 0; %s < %lldL; %s++) { /* loop %d: %lld iterations of %lld events */\n",
                     var, var, (long long)y->count, var, c, (long long)y->count, (long long)y->span);
             emit_children(g, c, d + 1, in_scaled, var);

@@ -135,7 +135,7 @@ void synth_close(synth_rank *s)
 
 uint64_t synth_events(const synth_rank *s) { return s->total; }
 
-static uint64_t next(uint64_t *x)
+uint64_t synth_next(uint64_t *x)
 {
     *x ^= *x << 13;
     *x ^= *x >> 7;
@@ -146,7 +146,7 @@ static uint64_t next(uint64_t *x)
 /* small values most of the time, sometimes large or negative, as in traces */
 static int64_t rand_val(uint64_t *rng, int is_unsigned)
 {
-    uint64_t r = next(rng);
+    uint64_t r = synth_next(rng);
     int64_t v;
     switch (r % 8) {
     case 0: v = (int64_t)(r >> 8); break;            /* large */
@@ -163,12 +163,12 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
     memset(ev, 0, sizeof *ev);
     unsigned nfn = psk_fn_count();
     do
-        ev->fn = 1 + (unsigned)(next(rng) % (nfn - 1));
+        ev->fn = 1 + (unsigned)(synth_next(rng) % (nfn - 1));
     while (!psk_fn_name(ev->fn) || psk_fn_polled(ev->fn)); /* polls are made by merging, never recorded */
-    uint64_t r = next(rng);
+    uint64_t r = synth_next(rng);
     *clock += r % 3 == 0 ? (r >> 4) % 50000000 : (r >> 4) % 2000; /* gap */
     ev->t_entry = *clock;
-    *clock += (next(rng) >> 4) % (r % 5 == 0 ? 1000000000 : 5000); /* duration */
+    *clock += (synth_next(rng) >> 4) % (r % 5 == 0 ? 1000000000 : 5000); /* duration */
     ev->t_exit = *clock;
     ev->fields = psk_fn_fields(ev->fn);
     for (int i = 0; i < PSK_F_NFIELDS; i++) {
@@ -180,7 +180,7 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
             continue;
         }
         int k = i - PSK_F_FIRST_ARRAY;
-        uint32_t n = (uint32_t)(next(rng) % 7);
+        uint32_t n = (uint32_t)(synth_next(rng) % 7);
         size_t nv = i == PSK_F_STATUSES ? 3 * (size_t)n : n;
         for (size_t j = 0; j < nv; j++)
             st->a[k][j] = rand_val(rng, u);

@@ -34,6 +34,9 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
 /* 1 if the two events carry the same function, times and field values */
 int synth_event_equal(const psk_event *a, const psk_event *b);
 
+/* the next value of a xorshift generator whose state (not 0) is *x */
+uint64_t synth_next(uint64_t *x);
+
 /* a fresh empty directory under $TMPDIR (or /tmp); the caller frees it */
 char *synth_tempdir(void);
 void synth_rmdir(const char *dir);

@@ -27,13 +27,7 @@
 #define NRANKS 2
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return synth_next(&rng_state); }
 static int rndn(int n) { return (int)(rnd() % (uint64_t)n); }
 
 /* one event with its own arrays */
