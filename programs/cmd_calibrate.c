@@ -113,8 +113,9 @@ static const char program[] =
     "        for (int j = i; j > 0 && cal[j] < cal[j - 1]; j--) { double t = cal[j]; cal[j] = cal[j - 1]; cal[j - 1] = t; }\n"
     "    for (int i = 6; i < 25; i++) unit += cal[i] / 19;\n"
     "    if (rank == 0) {\n"
-    "        printf(\"ranks %d\\nsame_node %d\\nstart_us %.6g\\nbyte_us %.6g\\neager %d\\nunit_ns %.6g\\n\", size,\n"
-    "               !strcmp(host[0], host[1]), lat * 1e6, per_byte > 0 ? per_byte * 1e6 : 0, limit, unit);\n"
+    "        printf(\"ranks %d\\nsame_node %d\\nstart_us %.6g\\nbyte_us %.6g\\neager %d\\nunit_ns %.6g\\ncores %ld\\n\",\n"
+    "               size, !strcmp(host[0], host[1]), lat * 1e6, per_byte > 0 ? per_byte * 1e6 : 0, limit, unit,\n"
+    "               sysconf(_SC_NPROCESSORS_ONLN));\n"
     "    }\n"
     "    free(buf);\n"
     "    MPI_Finalize();\n"
@@ -194,7 +195,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (getenv("PSK_CALIBRATE_DEBUG"))
         fputs(text, stderr);
-    int ranks = 0, same = 0, eager = -1;
+    int ranks = 0, same = 0, eager = -1, cores = 0;
     double start = -1, byte = -1, unit = -1;
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
@@ -206,6 +207,7 @@ int cmd_calibrate(int argc, char **argv)
         sscanf(line, "byte_us %lf", &byte);
         sscanf(line, "eager %d", &eager);
         sscanf(line, "unit_ns %lf", &unit);
+        sscanf(line, "cores %d", &cores);
     }
     free(text);
     if (start < 0 || byte < 0 || eager < 0 || unit <= 0 || ranks < 2) {
@@ -219,6 +221,7 @@ int cmd_calibrate(int argc, char **argv)
     m.byte_us = m.intra_byte_us = byte;
     m.eager_bytes = eager;
     m.ranks_per_node = same ? ranks : 1;
+    m.cores_per_node = same && cores > 0 ? cores : 0; /* rank 0's host: the ranks' when they share one */
     m.work_unit_ns = unit;
     FILE *w = fopen(out, "w");
     if (!w) {

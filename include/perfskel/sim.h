@@ -38,6 +38,7 @@ typedef struct psk_machine {
     double intra_start_us;   /* per message inside a node */
     double intra_byte_us;    /* per byte inside a node */
     int ranks_per_node;      /* consecutive ranks share a node */
+    int cores_per_node;      /* ranks beyond it share the cores (0: no limit) */
     double power;            /* CPU speed relative to the recording machine */
     double *node_power;      /* per node, overriding power; NULL if not given */
     int nnode_power;

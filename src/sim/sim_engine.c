@@ -1240,8 +1240,16 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     /* a machine measured by perfskel calibrate: its speed against the
      * recording machine's from both timings of the same work unit */
     int derive = s->m->work_unit_ns > 0 && !s->m->power_given && job->work_ns_per_unit;
-    for (int q = 0; q < s->P; q++)
+    for (int q = 0; q < s->P; q++) {
         s->inv_power[q] = derive ? s->m->work_unit_ns / job->work_ns_per_unit[q] : 1.0 / psk_machine_power(s->m, q);
+        /* more ranks on a node than cores: they share them. Both Debian
+         * MPIs wait busily by default, so a rank waiting in MPI holds its
+         * core too, and each rank computes at cores / ranks of full speed */
+        int rpn = s->m->ranks_per_node > 0 ? s->m->ranks_per_node : 1, node = q / rpn;
+        int here = s->P - node * rpn < rpn ? s->P - node * rpn : rpn;
+        if (s->m->cores_per_node > 0 && here > s->m->cores_per_node)
+            s->inv_power[q] *= (double)here / (double)s->m->cores_per_node;
+    }
     int rc = psk_net_init(&s->net, s->m, s->P);
     if (rc == PSK_EINVAL)
         return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);

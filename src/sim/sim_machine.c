@@ -202,6 +202,14 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         m->ranks_per_node = (int)k;
         return 0;
     }
+    if (!strcmp(key, "cores per node")) {
+        if (whole(p, key, val, 0, &k))
+            return PSK_EINVAL;
+        if (k > 1 << 20)
+            return perr(p, "%s: %lld is too many", key, k);
+        m->cores_per_node = (int)k;
+        return 0;
+    }
     if (!strcmp(key, "eager threshold")) {
         if (whole(p, key, val, 0, &k))
             return PSK_EINVAL;
@@ -403,6 +411,8 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     fprintf(out, "intra start time = %.6g;      // us per message inside a node\n", m->intra_start_us);
     fprintf(out, "intra send byte time = %.6g;  // us per byte inside a node\n", m->intra_byte_us);
     fprintf(out, "ranks per node = %d;\n", m->ranks_per_node);
+    if (m->cores_per_node)
+        fprintf(out, "cores per node = %d;          // more ranks than that share them\n", m->cores_per_node);
     fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);
     if (m->node_power) {
         fprintf(out, "power = {");

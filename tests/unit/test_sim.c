@@ -413,6 +413,29 @@ static void parallel(void **state)
     psk_sim_close(s);
 }
 
+/* 5 ranks, 2 ms of work each, 3 ranks per node: with 2 cores per node the
+ * 3 ranks of node 0 share them (each at 2/3 speed: 3 ms), the 2 of node 1
+ * do not; without the key, no sharing */
+static void shared_cores(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 3; k++) {
+        tb t;
+        tb_open(&t, 5);
+        for (int r = 0; r < 5; r++) {
+            simple(&t, r, "MPI_Init", 0);
+            simple(&t, r, "MPI_Finalize", 2000000);
+        }
+        static const char *const m[3] = {"ranks per node = 3; cores per node = 2;", "ranks per node = 3;",
+                                         "ranks per node = 3; cores per node = 3;"};
+        psk_sim *s = tb_run(&t, m[k]);
+        NEAR(psk_sim_predicted(s), k == 0 ? 3e-3 : 2e-3);
+        NEAR(metric(s, 0, 0, PSK_M_CPU), k == 0 ? 3e-3 : 2e-3);
+        NEAR(metric(s, 0, 4, PSK_M_CPU), 2e-3); /* node 1: 2 ranks on 2 cores */
+        psk_sim_close(s);
+    }
+}
+
 /* MPI_Pcontrol(2) ... MPI_Pcontrol(-2) twice: one interval entered twice */
 static void intervals(void **state)
 {
@@ -851,7 +874,7 @@ static void machine_errors(void **state)
     psk_machine_default(&m);
     const char *good = "type = switch; // a comment; with a semicolon\n start time = 1.5;\n"
                        "send_byte_time = 0.0002; power = {1, 0.5}; ranks per node = 2;\n"
-                       "links per node = 2; buses = 3; allreduce = ring; collectives = closed;";
+                       "links per node = 2; buses = 3; allreduce = ring; collectives = closed; cores per node = 6;";
     char err[256];
     assert_int_equal(psk_machine_parse(good, strlen(good), "g.par", &m, err, sizeof err), 0);
     assert_int_equal(m.type, PSK_NET_SWITCH);
@@ -866,6 +889,7 @@ static void machine_errors(void **state)
     psk_machine_default(&m2);
     assert_int_equal(psk_machine_parse(buf, len, "w.par", &m2, err, sizeof err), 0);
     assert_int_equal(m2.buses, 3);
+    assert_int_equal(m2.cores_per_node, 6);
     assert_int_equal(m2.links, 2);
     assert_int_equal(m2.closed_form, 1);
     NEAR(m2.byte_us, 0.0002);
@@ -881,7 +905,8 @@ int main(void)
         cmocka_unit_test(one_message), cmocka_unit_test(bus_serialises),   cmocka_unit_test(switch_parallel),
         cmocka_unit_test(bus_time_order),
         cmocka_unit_test(grid_pipeline), cmocka_unit_test(rendezvous),     cmocka_unit_test(overlap),
-        cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(intervals),
+        cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(shared_cores),
+        cmocka_unit_test(intervals),
         cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv),
         cmocka_unit_test(folded_skips), cmocka_unit_test(folded_varying), cmocka_unit_test(folded_noise),
         cmocka_unit_test(folded_wildcard), cmocka_unit_test(matched_probe), cmocka_unit_test(folded_mprobe),
