@@ -102,6 +102,21 @@ static const char program[] =
     "    double lat = pingpong(rank, buf, 0, 2000);\n"
     "    double t64 = pingpong(rank, buf, 64 << 10, 200), tbig = pingpong(rank, buf, BIG, 10);\n"
     "    double per_byte = (tbig - t64) / (double)(BIG - (64 << 10));\n"
+    "    /* the cost by size, 0 B to 4 MiB, denser around the eager limit,\n"
+    "     * where MPIs switch protocol (and Open MPI's shared memory its copy) */\n"
+    "    static const int base[] = {0, 16, 256, 1024, 2048, 4096, 6144, 8192, 12288, 16384, 24576, 32768,\n"
+    "                               49152, 65536, 98304, 131072, 262144, 524288, 1048576, 2097152, BIG};\n"
+    "    int sz[40], ns = 0;\n"
+    "    for (unsigned i = 0; i < sizeof base / sizeof *base; i++) sz[ns++] = base[i];\n"
+    "    if (limit > 0) sz[ns++] = limit - limit / 4, sz[ns++] = limit + limit / 4, sz[ns++] = limit + limit / 2;\n"
+    "    for (int i = 1; i < ns; i++)\n"
+    "        for (int j = i; j > 0 && sz[j] < sz[j - 1]; j--) { int t = sz[j]; sz[j] = sz[j - 1]; sz[j - 1] = t; }\n"
+    "    for (int i = 0; i < ns; i++) {\n"
+    "        if (i && sz[i] == sz[i - 1]) continue;\n"
+    "        int reps = (int)(4000000 / ((double)sz[i] + 4096));\n"
+    "        double t = pingpong(rank, buf, sz[i], reps < 3 ? 3 : reps > 400 ? 400 : reps);\n"
+    "        if (rank == 0) printf(\"cost %d %.6g\\n\", sz[i], t * 1e6);\n"
+    "    }\n"
     "    /* the work unit: the trimmed mean of 31 timings, as perfskel record does */\n"
     "    double cal[31], unit = 0;\n"
     "    for (int i = 0; i < 31; i++) {\n"
@@ -195,7 +210,8 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (getenv("PSK_CALIBRATE_DEBUG"))
         fputs(text, stderr);
-    int ranks = 0, same = 0, eager = -1, cores = 0;
+    int ranks = 0, same = 0, eager = -1, cores = 0, npt = 0;
+    double ptsize[64], ptus[64];
     double start = -1, byte = -1, unit = -1;
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
@@ -208,6 +224,8 @@ int cmd_calibrate(int argc, char **argv)
         sscanf(line, "eager %d", &eager);
         sscanf(line, "unit_ns %lf", &unit);
         sscanf(line, "cores %d", &cores);
+        if (npt < 64 && sscanf(line, "cost %lf %lf", &ptsize[npt], &ptus[npt]) == 2)
+            npt++;
     }
     free(text);
     if (start < 0 || byte < 0 || eager < 0 || unit <= 0 || ranks < 2) {
@@ -223,9 +241,27 @@ int cmd_calibrate(int argc, char **argv)
     m.ranks_per_node = same ? ranks : 1;
     m.cores_per_node = same && cores > 0 ? cores : 0; /* rank 0's host: the ranks' when they share one */
     m.work_unit_ns = unit;
+    /* the measured costs, linear between the sizes measured (and beyond
+     * the last as between the last two): SMPI's per-segment factors */
+    double *seg = npt >= 2 ? malloc((size_t)(npt - 1) * 3 * sizeof *seg) : NULL;
+    for (int i = 0; seg && i + 1 < npt; i++) {
+        double b = (ptus[i + 1] - ptus[i]) / (ptsize[i + 1] - ptsize[i]);
+        b = b > 0 ? b : 0;
+        seg[3 * i] = ptsize[i], seg[3 * i + 1] = ptus[i] - b * ptsize[i], seg[3 * i + 2] = b;
+    }
+    if (seg) {
+        m.cost = seg;
+        m.ncost = npt - 1;
+        m.icost = malloc((size_t)(npt - 1) * 3 * sizeof *m.icost);
+        if (m.icost) {
+            memcpy(m.icost, seg, (size_t)(npt - 1) * 3 * sizeof *seg);
+            m.nicost = npt - 1;
+        }
+    }
     FILE *w = fopen(out, "w");
     if (!w) {
         psk_cli_error("%s: %s", out, strerror(errno));
+        psk_machine_free(&m);
         return PSK_EXIT_DATA;
     }
     char note[512];
@@ -235,12 +271,13 @@ int cmd_calibrate(int argc, char **argv)
                   : "on two nodes (times inside a node not measured: the same assumed)",
              "power is derived from the work unit time");
     psk_machine_write(w, &m, note);
+    psk_machine_free(&m);
     if (fclose(w)) {
         psk_cli_error("%s: cannot write", out);
         return PSK_EXIT_DATA;
     }
-    printf("start time %.3f us, send byte time %.6f us/byte (%.0f MB/s), eager up to %d bytes, work unit %.4f ns\n",
-           start, byte, byte > 0 ? 1.0 / byte : 0, eager, unit);
+    printf("start time %.3f us, send byte time %.6f us/byte (%.0f MB/s), eager up to %d bytes, work unit %.4f ns; "
+           "%d message sizes measured\n", start, byte, byte > 0 ? 1.0 / byte : 0, eager, unit, npt);
     printf("machine file written to %s\n", out);
     return 0;
 }

@@ -37,6 +37,12 @@ typedef struct psk_machine {
     double byte_us;          /* per byte between nodes */
     double intra_start_us;   /* per message inside a node */
     double intra_byte_us;    /* per byte inside a node */
+    /* measured message costs, piecewise linear (`message cost`, `intra
+     * message cost`): n segments of (from bytes, us per message, us per
+     * byte), ascending; a message of B bytes takes the last segment
+     * starting at or below B. NULL: start_us, byte_us (and intra_). */
+    double *cost, *icost;
+    int ncost, nicost;
     int ranks_per_node;      /* consecutive ranks share a node */
     int cores_per_node;      /* ranks beyond it share the cores (0: no limit) */
     double power;            /* CPU speed relative to the recording machine */
@@ -69,6 +75,9 @@ void psk_machine_free(psk_machine *m);
 /* The CPU speed of world rank r's node (the `power` keys; sim derives it
  * from work_unit_ns and the trace's own calibration when not given). */
 double psk_machine_power(const psk_machine *m, int rank);
+/* us for a message of bytes between two nodes (intra: inside one), from
+ * the measured segments if any, else start time + bytes x send byte time */
+double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra);
 const char *psk_coll_name(int coll);
 const char *psk_alg_name(int alg);
 

@@ -56,6 +56,21 @@ void psk_machine_free(psk_machine *m)
     free(m->node_power);
     m->node_power = NULL;
     m->nnode_power = 0;
+    free(m->cost), free(m->icost);
+    m->cost = m->icost = NULL;
+    m->ncost = m->nicost = 0;
+}
+
+double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra)
+{
+    const double *c = intra ? m->icost : m->cost;
+    int n = intra ? m->nicost : m->ncost, k = 0;
+    double B = (double)(bytes > 0 ? bytes : 0);
+    if (!c || n <= 0)
+        return intra ? m->intra_start_us + B * m->intra_byte_us : m->start_us + B * m->byte_us;
+    while (k + 1 < n && c[3 * (k + 1)] <= B)
+        k++;
+    return c[3 * k + 1] + B * c[3 * k + 2];
 }
 
 double psk_machine_power(const psk_machine *m, int rank)
@@ -141,11 +156,12 @@ static int list(parser *p, const char *key, const char *v, double lo, double *va
     size_t len = strlen(v);
     if (len < 2 || v[0] != '{' || v[len - 1] != '}')
         return perr(p, "%s: expected a list like {4, 4}, not '%s'", key, v);
-    char buf[1024];
-    if (len - 2 >= sizeof buf)
-        return perr(p, "%s: list too long", key);
+    char *buf = malloc(len);
+    if (!buf)
+        return perr(p, "out of memory");
     memcpy(buf, v + 1, len - 2);
     buf[len - 2] = 0;
+    int rc = 0;
     *n = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*t))
@@ -153,20 +169,23 @@ static int list(parser *p, const char *key, const char *v, double lo, double *va
         char *e = t + strlen(t);
         while (e > t && isspace((unsigned char)e[-1]))
             *--e = 0;
-        if (*n == cap)
-            return perr(p, "%s: more than %d values", key, cap);
+        if (*n == cap) {
+            rc = perr(p, "%s: more than %d values", key, cap);
+            break;
+        }
         if (integers) {
             long long x;
-            if (whole(p, key, t, (long long)lo, &x))
-                return PSK_EINVAL;
+            if ((rc = whole(p, key, t, (long long)lo, &x)))
+                break;
             vals[(*n)++] = (double)x;
-        } else if (number(p, key, t, lo, &vals[(*n)++])) {
-            return PSK_EINVAL;
+        } else if ((rc = number(p, key, t, lo, &vals[(*n)++]))) {
+            break;
         }
     }
-    if (*n == 0)
-        return perr(p, "%s: empty list", key);
-    return 0;
+    free(buf);
+    if (!rc && *n == 0)
+        rc = perr(p, "%s: empty list", key);
+    return rc;
 }
 
 static int statement(parser *p, psk_machine *m, const char *key, const char *val)
@@ -200,6 +219,39 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         if (k > 1 << 20)
             return perr(p, "%s: %lld is too many", key, k);
         m->ranks_per_node = (int)k;
+        return 0;
+    }
+    if (!strcmp(key, "message cost") || !strcmp(key, "intra message cost")) {
+        enum { MAXV = 3 * 256 };
+        double *v = malloc(MAXV * sizeof *v);
+        int n;
+        if (!v)
+            return perr(p, "out of memory");
+        /* a segment's us per message may be below 0 (a line through two
+         * measurements); its cost where it starts may not */
+        if (list(p, key, val, -1e30, v, MAXV, &n, 0)) {
+            free(v);
+            return PSK_EINVAL;
+        }
+        if (n == 0 || n % 3) {
+            free(v);
+            return perr(p, "%s: {bytes, us per message, us per byte, ...}: %d values, not a multiple of 3", key, n);
+        }
+        for (int i = 0; i < n; i += 3) {
+            const char *bad = v[i] < 0 || (i && v[i] <= v[i - 3]) ? "its bytes are below 0 or not above the last's"
+                              : v[i + 2] < 0                      ? "its us per byte is below 0"
+                              : v[i + 1] + v[i] * v[i + 2] < 0    ? "it costs less than nothing where it starts"
+                                                                  : NULL;
+            if (bad) {
+                perr(p, "%s: segment %d (from %.0f bytes): %s", key, i / 3, v[i], bad);
+                free(v);
+                return PSK_EINVAL;
+            }
+        }
+        int intra = key[0] == 'i';
+        free(intra ? m->icost : m->cost);
+        *(intra ? &m->icost : &m->cost) = v;
+        *(intra ? &m->nicost : &m->ncost) = n / 3;
         return 0;
     }
     if (!strcmp(key, "cores per node")) {
@@ -411,6 +463,17 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     fprintf(out, "intra start time = %.6g;      // us per message inside a node\n", m->intra_start_us);
     fprintf(out, "intra send byte time = %.6g;  // us per byte inside a node\n", m->intra_byte_us);
     fprintf(out, "ranks per node = %d;\n", m->ranks_per_node);
+    for (int intra = 0; intra < 2; intra++) {
+        const double *c = intra ? m->icost : m->cost;
+        int n = intra ? m->nicost : m->ncost;
+        if (!c)
+            continue;
+        fprintf(out, "// %s: from bytes, us per message, us per byte\n", intra ? "inside a node" : "between nodes");
+        fprintf(out, "%smessage cost = {\n", intra ? "intra " : "");
+        for (int i = 0; i < n; i++)
+            fprintf(out, "    %.0f, %.6g, %.6g%s\n", c[3 * i], c[3 * i + 1], c[3 * i + 2], i + 1 < n ? "," : "");
+        fprintf(out, "};\n");
+    }
     if (m->cores_per_node)
         fprintf(out, "cores per node = %d;          // more ranks than that share them\n", m->cores_per_node);
     fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);

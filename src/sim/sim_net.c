@@ -87,9 +87,9 @@ static double node_cost(const psk_net *n, int na, int nb, int64_t bytes)
     const psk_machine *m = n->m;
     double B = (double)(bytes > 0 ? bytes : 0);
     if (na == nb)
-        return 1e3 * (m->intra_start_us + B * m->intra_byte_us);
+        return 1e3 * psk_machine_msg_us(m, bytes, 1);
     if (m->type != PSK_NET_GRID)
-        return 1e3 * (m->start_us + B * m->byte_us);
+        return 1e3 * psk_machine_msg_us(m, bytes, 0);
     double D = (double)distance(n, na, nb), ts = m->start_us, tb = m->byte_us;
     if (D <= 1)
         return 1e3 * (ts + tb * B);

@@ -249,6 +249,35 @@ static void one_message(void **state)
     psk_sim_close(s);
 }
 
+/* measured costs by size (calibrate's segments): each message takes its
+ * segment's cost, inside a node and between nodes; on a bus too */
+static void piecewise_cost(void **state)
+{
+    (void)state;
+    static const int64_t bytes[] = {0, 100, 4095, 4096, 70000, 5000000};
+    /* 0-4095: 1 us + 0.001 us/B; 4096-65535: -2 + 0.002; 65536 on: 30 + 0.0005 */
+    static const char *const seg = "{0, 1, 0.001, 4096, -2, 0.002, 65536, 30, 0.0005}";
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++)
+        for (int where = 0; where < 3; where++) {
+            tb t;
+            tb_open(&t, 2);
+            simple(&t, 0, "MPI_Init", 0);
+            simple(&t, 1, "MPI_Init", 0);
+            p2p(&t, 0, "MPI_Send", 0, 1, 5, bytes[i], -1);
+            p2p(&t, 1, "MPI_Recv", 0, 0, 5, bytes[i], -1);
+            simple(&t, 0, "MPI_Finalize", 0);
+            simple(&t, 1, "MPI_Finalize", 0);
+            char mach[256];
+            snprintf(mach, sizeof mach, "%s message cost = %s; eager threshold = 100000000; start time = 99;",
+                     where == 1 ? "ranks per node = 2; intra" : where == 2 ? "type = bus;" : "", seg);
+            psk_sim *s = tb_run(&t, mach);
+            double B = (double)bytes[i];
+            double us = B < 4096 ? 1 + 0.001 * B : B < 65536 ? -2 + 0.002 * B : 30 + 0.0005 * B;
+            NEAR(psk_sim_predicted(s), us * 1e-6);
+            psk_sim_close(s);
+        }
+}
+
 /* three messages at once: one after the other on a bus, together on a switch */
 static void concurrent(const char *machine, double expect_us)
 {
@@ -854,6 +883,10 @@ static void machine_errors(void **state)
         {"send byte time = -1;", "m.par:1: send byte time: -1 is below 0"},
         {"type = grid;", "type = grid needs a topology"},
         {"bcast = bruck;", "m.par:1: bcast: bruck is not one of its algorithms (linear, binomial)"},
+        {"message cost = {0, 1};", "m.par:1: message cost: {bytes, us per message, us per byte, ...}: 2 values"},
+        {"message cost = {0, 1, 0.1, 0, 2, 0.1};", "segment 1 (from 0 bytes): its bytes are below 0 or not above"},
+        {"intra message cost = {0, 1, -0.1};", "m.par:1: intra message cost: segment 0 (from 0 bytes): its us per"},
+        {"message cost = {0, 1, 0.001, 200, -5, 0.01};", "segment 1 (from 200 bytes): it costs less than nothing"},
         {"start time 3;", "m.par:1: expected 'key = value;', not 'start time 3'"},
         {"topology = {2, x};", "m.par:1: topology: 'x' is not a whole number"},
         {"power = {1, 0};", "m.par:1: power: node 1's power must be above 0"},
@@ -902,7 +935,7 @@ static void machine_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(one_message), cmocka_unit_test(bus_serialises),   cmocka_unit_test(switch_parallel),
+        cmocka_unit_test(one_message), cmocka_unit_test(piecewise_cost), cmocka_unit_test(bus_serialises),   cmocka_unit_test(switch_parallel),
         cmocka_unit_test(bus_time_order),
         cmocka_unit_test(grid_pipeline), cmocka_unit_test(rendezvous),     cmocka_unit_test(overlap),
         cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(shared_cores),
