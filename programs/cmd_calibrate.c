@@ -127,6 +127,7 @@ static const char program[] =
     "    for (int i = 1; i < 31; i++)\n"
     "        for (int j = i; j > 0 && cal[j] < cal[j - 1]; j--) { double t = cal[j]; cal[j] = cal[j - 1]; cal[j - 1] = t; }\n"
     "    for (int i = 6; i < 25; i++) unit += cal[i] / 19;\n"
+    "    if (rank == 0) printf(\"unit_q %.6g %.6g\\nhost %s\\n\", cal[7], cal[23], host[0]);\n"
     "    if (rank == 0) {\n"
     "        printf(\"ranks %d\\nsame_node %d\\nstart_us %.6g\\nbyte_us %.6g\\neager %d\\nunit_ns %.6g\\ncores %ld\\n\",\n"
     "               size, !strcmp(host[0], host[1]), lat * 1e6, per_byte > 0 ? per_byte * 1e6 : 0, limit, unit,\n"
@@ -211,7 +212,8 @@ int cmd_calibrate(int argc, char **argv)
     if (getenv("PSK_CALIBRATE_DEBUG"))
         fputs(text, stderr);
     int ranks = 0, same = 0, eager = -1, cores = 0, npt = 0;
-    double ptsize[64], ptus[64];
+    double ptsize[64], ptus[64], uq1 = 0, uq3 = 0;
+    char host[64] = "";
     double start = -1, byte = -1, unit = -1;
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
@@ -224,6 +226,9 @@ int cmd_calibrate(int argc, char **argv)
         sscanf(line, "eager %d", &eager);
         sscanf(line, "unit_ns %lf", &unit);
         sscanf(line, "cores %d", &cores);
+        sscanf(line, "unit_q %lf %lf", &uq1, &uq3);
+        if (!strncmp(line, "host ", 5) && strlen(line + 5) < sizeof host)
+            strcpy(host, line + 5);
         if (npt < 64 && sscanf(line, "cost %lf %lf", &ptsize[npt], &ptus[npt]) == 2)
             npt++;
     }
@@ -241,6 +246,12 @@ int cmd_calibrate(int argc, char **argv)
     m.ranks_per_node = same ? ranks : 1;
     m.cores_per_node = same && cores > 0 ? cores : 0; /* rank 0's host: the ranks' when they share one */
     m.work_unit_ns = unit;
+    if (uq1 > 0 && uq3 >= uq1)
+        m.work_q1_ns = uq1, m.work_q3_ns = uq3;
+    /* a host name the machine file can hold (letters, digits, - . _) */
+    size_t hl = strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._");
+    if (same && hl && !host[hl])
+        memcpy(m.host, host, hl + 1);
     /* the measured costs, linear between the sizes measured (and beyond
      * the last as between the last two): SMPI's per-segment factors */
     double *seg = npt >= 2 ? malloc((size_t)(npt - 1) * 3 * sizeof *seg) : NULL;

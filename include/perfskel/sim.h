@@ -56,6 +56,8 @@ typedef struct psk_machine {
     int closed_form;         /* collectives by a formula instead of their messages */
     int alg[PSK_COLL_N];     /* enum psk_alg per collective */
     double work_unit_ns;     /* time of psk_work's unit here (0: not measured) */
+    double work_q1_ns, work_q3_ns; /* the quartiles of its timings (0: not known) */
+    char host[64];           /* the host calibrate ran on ("": not known) */
     int power_given;         /* `power` was set: work_unit_ns does not derive it */
 } psk_machine;
 
@@ -75,6 +77,13 @@ void psk_machine_free(psk_machine *m);
 /* The CPU speed of world rank r's node (the `power` keys; sim derives it
  * from work_unit_ns and the trace's own calibration when not given). */
 double psk_machine_power(const psk_machine *m, int rank);
+/* The CPU power of world rank r for a trace of job: the `power` keys when
+ * given; else 1 on the host calibrate ran on, or where the two timings of
+ * the work unit (the recording's and calibrate's) overlap between their
+ * quartiles (a difference the timings' own spread explains); else the
+ * recording's unit time over this machine's, and 1 without them. *why
+ * says which, for reports. */
+double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, const char **why);
 /* us for a message of bytes between two nodes (intra: inside one), from
  * the measured segments if any, else start time + bytes x send byte time */
 double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra);
@@ -154,7 +163,9 @@ const char *psk_sim_errmsg(const psk_sim *s);
 int psk_sim_nranks(const psk_sim *s);
 double psk_sim_predicted(const psk_sim *s);    /* seconds: slowest rank's MPI_Finalize entry */
 uint64_t psk_sim_events(const psk_sim *s);     /* of the trace, skipped iterations' included */
-uint64_t psk_sim_replayed(const psk_sim *s);   /* replayed one by one */
+uint64_t psk_sim_replayed(const psk_sim *s);
+/* rank 0's CPU power against the recording, and how it was found */
+double psk_sim_power(const psk_sim *s, const char **why);   /* replayed one by one */
 int psk_sim_folded(const psk_sim *s);          /* 1 if run by psk_sim_run_folded */
 int64_t psk_sim_skipped_iterations(const psk_sim *s);
 double psk_sim_build_seconds(const psk_sim *s); /* of psk_sim_run_folded's time: building the folded program */

@@ -363,10 +363,13 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
     if (units) {
         psk_json_obj(&j, "work");
         psk_json_str(&j, "kernel", PSK_WORK_KERNEL);
-        psk_json_arr(&j, "ns_per_unit");
-        for (int r = 0; r < R.nranks; r++)
-            psk_json_num(&j, NULL, units[r]);
-        psk_json_end(&j);
+        static const char *const what[3] = {"ns_per_unit", "q1_ns", "q3_ns"};
+        for (int k = 0; k < 3; k++) {
+            psk_json_arr(&j, what[k]);
+            for (int r = 0; r < R.nranks; r++)
+                psk_json_num(&j, NULL, units[3 * r + k]);
+            psk_json_end(&j);
+        }
         psk_json_end(&j);
     }
     psk_json_end(&j);
@@ -427,8 +430,11 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
         }
     for (int i = TRIM; i < NCAL - TRIM; i++)
         unit_ns += cal[i] / (NCAL - 2 * TRIM);
-    double *units = R.rank == 0 ? calloc((size_t)R.nranks, sizeof *units) : NULL;
-    PMPI_Gather(&unit_ns, 1, MPI_DOUBLE, units, 1, MPI_DOUBLE, 0, R.priv);
+    /* with the quartiles (the 8th and 24th of 31), so that sim can tell a
+     * CPU power from the spread of the timings (docs/simulation.md) */
+    double mine[3] = {unit_ns, cal[7], cal[23]};
+    double *units = R.rank == 0 ? calloc((size_t)R.nranks * 3, sizeof *units) : NULL;
+    PMPI_Gather(mine, 3, MPI_DOUBLE, units, 3, MPI_DOUBLE, 0, R.priv);
 
     enum { HOSTLEN = 64 };
     char host[HOSTLEN] = {0};

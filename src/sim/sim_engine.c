@@ -1237,11 +1237,13 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     set_ops(s);
     for (unsigned fn = 0; fn < psk_fn_count(); fn++)
         s->ordered[fn] = (uint8_t)ordered(s->opof[fn]);
-    /* a machine measured by perfskel calibrate: its speed against the
-     * recording machine's from both timings of the same work unit */
-    int derive = s->m->work_unit_ns > 0 && !s->m->power_given && job->work_ns_per_unit;
+    /* each rank's CPU power (psk_machine_rank_power: the power keys, or
+     * from calibrate's timings of the work unit against the recording's) */
     for (int q = 0; q < s->P; q++) {
-        s->inv_power[q] = derive ? s->m->work_unit_ns / job->work_ns_per_unit[q] : 1.0 / psk_machine_power(s->m, q);
+        double pw = psk_machine_rank_power(s->m, job, q, q ? NULL : &s->power_why);
+        s->inv_power[q] = 1.0 / pw;
+        if (q == 0)
+            s->power0 = pw;
         /* more ranks on a node than cores: they share them. Both Debian
          * MPIs wait busily by default, so a rank waiting in MPI holds its
          * core too, and each rank computes at cores / ranks of full speed */
@@ -1390,6 +1392,12 @@ int psk_sim_nranks(const psk_sim *s) { return s->P; }
 double psk_sim_predicted(const psk_sim *s) { return s->predicted; }
 uint64_t psk_sim_events(const psk_sim *s) { return s->events; }
 uint64_t psk_sim_replayed(const psk_sim *s) { return s->replayed; }
+double psk_sim_power(const psk_sim *s, const char **why)
+{
+    if (why)
+        *why = s->power_why ? s->power_why : "default";
+    return s->power0 > 0 ? s->power0 : 1.0;
+}
 int psk_sim_folded(const psk_sim *s) { return s->fp != NULL; }
 int64_t psk_sim_skipped_iterations(const psk_sim *s) { return s->skipped_iters; }
 double psk_sim_build_seconds(const psk_sim *s) { return s->build_s; }

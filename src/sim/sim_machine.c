@@ -61,6 +61,28 @@ void psk_machine_free(psk_machine *m)
     m->ncost = m->nicost = 0;
 }
 
+double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, const char **why)
+{
+    const char *w = "power key";
+    double p = psk_machine_power(m, r);
+    if (!m->power_given && m->work_unit_ns > 0 && job && job->work_ns_per_unit) {
+        double rec = job->work_ns_per_unit[r];
+        if (m->host[0] && job->hosts && job->hosts[r] && !strcmp(job->hosts[r], m->host)) {
+            w = "the host calibrated", p = 1.0;
+        } else if (m->work_q1_ns > 0 && job->work_q1_ns && job->work_q3_ns && m->work_q1_ns <= job->work_q3_ns[r] &&
+                   job->work_q1_ns[r] <= m->work_q3_ns) {
+            w = "work unit timings within each other's quartiles", p = 1.0;
+        } else {
+            w = "recorded over calibrated work unit time", p = rec / m->work_unit_ns;
+        }
+    } else if (!m->power_given) {
+        w = "default";
+    }
+    if (why)
+        *why = w;
+    return p;
+}
+
 double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra)
 {
     const double *c = intra ? m->icost : m->cost;
@@ -252,6 +274,26 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         free(intra ? m->icost : m->cost);
         *(intra ? &m->icost : &m->cost) = v;
         *(intra ? &m->nicost : &m->ncost) = n / 3;
+        return 0;
+    }
+    if (!strcmp(key, "work unit spread")) {
+        double v[2];
+        int n;
+        if (list(p, key, val, 0, v, 2, &n, 0))
+            return PSK_EINVAL;
+        if (n != 2 || !(v[0] > 0) || v[1] < v[0])
+            return perr(p, "%s: expected {first quartile, third quartile} in ns, above 0 and in order", key);
+        m->work_q1_ns = v[0], m->work_q3_ns = v[1];
+        return 0;
+    }
+    if (!strcmp(key, "calibrated on")) {
+        size_t n = strlen(val);
+        if (n == 0 || n >= sizeof m->host)
+            return perr(p, "%s: a host name of 1 to %zu characters, not '%s'", key, sizeof m->host - 1, val);
+        for (size_t i = 0; i < n; i++)
+            if (!isalnum((unsigned char)val[i]) && !strchr("-._", val[i]))
+                return perr(p, "%s: '%s' is not a host name", key, val);
+        memcpy(m->host, val, n + 1);
         return 0;
     }
     if (!strcmp(key, "cores per node")) {
@@ -474,6 +516,11 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
             fprintf(out, "    %.0f, %.6g, %.6g%s\n", c[3 * i], c[3 * i + 1], c[3 * i + 2], i + 1 < n ? "," : "");
         fprintf(out, "};\n");
     }
+    if (m->work_q1_ns > 0)
+        fprintf(out, "work unit spread = {%.6g, %.6g};  // its quartiles over 31 timings\n", m->work_q1_ns,
+                m->work_q3_ns);
+    if (m->host[0])
+        fprintf(out, "calibrated on = %s;\n", m->host);
     if (m->cores_per_node)
         fprintf(out, "cores per node = %d;          // more ranks than that share them\n", m->cores_per_node);
     fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);

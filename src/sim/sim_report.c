@@ -3,6 +3,7 @@
  * that lost most), and JSON for programs (the interval tree with every
  * characteristic per rank; "predicted_seconds" first). */
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "perfskel/sim.h"
@@ -56,6 +57,10 @@ void psk_sim_write_text(const psk_sim *s, FILE *out, int depth)
     if (psk_sim_buffered(s))
         fprintf(out, "note: %llu rendezvous send(s) were buffered to get past a deadlock the model would have "
                      "had (the real MPI buffered them)\n", (unsigned long long)psk_sim_buffered(s));
+    const char *pw;
+    double power = psk_sim_power(s, &pw);
+    if (strcmp(pw, "default"))
+        fprintf(out, "CPU power: %.4g (rank 0; from %s)\n", power, pw);
     if (psk_sim_folded(s))
         fprintf(out, "folded: %llu events replayed one by one, %lld loop iterations skipped\n",
                 (unsigned long long)psk_sim_replayed(s), (long long)psk_sim_skipped_iterations(s));
@@ -116,9 +121,11 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
     const char *why;
     fprintf(out, "  \"ranks_ended_early\": %d,\n", psk_sim_ended_early(s, &why));
     static const char *const types[] = {"bus", "grid", "switch"};
+    const char *pw;
+    double power = psk_sim_power(s, &pw);
     fprintf(out, "  \"machine\": {\"type\": \"%s\", \"start_us\": %.9g, \"byte_us\": %.9g, \"power\": %.9g, "
-                 "\"eager_bytes\": %lld, \"collectives\": \"%s\"},\n",
-            types[m->type], m->start_us, m->byte_us, m->power, (long long)m->eager_bytes,
+                 "\"power_from\": \"%s\", \"eager_bytes\": %lld, \"collectives\": \"%s\"},\n",
+            types[m->type], m->start_us, m->byte_us, power, pw, (long long)m->eager_bytes,
             m->closed_form ? "closed" : "expand");
     fprintf(out, "  \"intervals\":\n");
     json_interval(s, out, 0, 2);

@@ -146,6 +146,8 @@ struct psk_sim {
     precv *free_precv;
     psk_fprog *fp;       /* --folded: the program the cursors walk */
     double build_s;      /* seconds building it */
+    const char *power_why; /* how rank 0's CPU power was found (psk_machine_rank_power) */
+    double power0;       /* and what it is */
     struct skipr *sk;    /* per rank: where it is in the candidate loop (sim_skip.c) */
     struct skipg *skg;   /* where all of them are */
     int64_t skipped_iters; /* loop iterations skipped */

@@ -14,7 +14,7 @@ struct psk_jobdoc {
     psk_job job;
     const char **hosts;
     int64_t *offsets;
-    double *units;
+    double *units, *q1, *q3;
     char err[1024];
 };
 
@@ -88,6 +88,20 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
         }
         job->work_kernel = jstr(work, "kernel", "");
         job->work_ns_per_unit = d->units;
+        /* the quartiles of each rank's timings (traces since issue 13) */
+        json_t *a = json_object_get(work, "q1_ns"), *b = json_object_get(work, "q3_ns");
+        if (json_array_size(a) == (size_t)nranks && json_array_size(b) == (size_t)nranks) {
+            if (!(d->q1 = calloc((size_t)nranks, sizeof *d->q1)) || !(d->q3 = calloc((size_t)nranks, sizeof *d->q3)))
+                return fail(d, PSK_ENOMEM, "%s: out of memory", name);
+            for (int i = 0; i < nranks; i++) {
+                d->q1[i] = json_number_value(json_array_get(a, (size_t)i));
+                d->q3[i] = json_number_value(json_array_get(b, (size_t)i));
+                if (!(d->q1[i] > 0 && d->q1[i] <= d->q3[i]))
+                    return fail(d, PSK_EFORMAT, "%s: bad \"work\" quartiles of rank %d", name, i);
+            }
+            job->work_q1_ns = d->q1;
+            job->work_q3_ns = d->q3;
+        }
     }
     return PSK_OK;
 }
@@ -108,5 +122,7 @@ void psk_jobdoc_close(psk_jobdoc *d)
     free((void *)d->hosts);
     free(d->offsets);
     free(d->units);
+    free(d->q1);
+    free(d->q3);
     free(d);
 }

@@ -152,6 +152,16 @@ static int write_job(psk_trace_writer *w)
         for (int r = 0; r < job->nranks; r++)
             psk_json_num(&j, NULL, job->work_ns_per_unit[r]);
         psk_json_end(&j);
+        if (job->work_q1_ns && job->work_q3_ns) {
+            psk_json_arr(&j, "q1_ns");
+            for (int r = 0; r < job->nranks; r++)
+                psk_json_num(&j, NULL, job->work_q1_ns[r]);
+            psk_json_end(&j);
+            psk_json_arr(&j, "q3_ns");
+            for (int r = 0; r < job->nranks; r++)
+                psk_json_num(&j, NULL, job->work_q3_ns[r]);
+            psk_json_end(&j);
+        }
         psk_json_end(&j);
     }
     psk_json_end(&j);

@@ -465,6 +465,36 @@ static void shared_cores(void **state)
     }
 }
 
+/* CPU power from the work unit's timings: 1 on the host calibrated, 1 where
+ * the two timings lie within each other's quartiles, the ratio of the
+ * unit times otherwise; the power key overrides all */
+static void rank_power(void **state)
+{
+    (void)state;
+    static const char *const hosts[2] = {"a", "b"};
+    static const double unit[2] = {2.0, 2.0}, q1[2] = {1.9, 1.98}, q3[2] = {2.1, 2.02};
+    psk_job job = {.nranks = 2, .hosts = hosts, .work_ns_per_unit = unit, .work_q1_ns = q1, .work_q3_ns = q3};
+    static const struct { const char *text; double p0, p1; const char *why0; } cases[] = {
+        {"work unit time = 1.0; calibrated on = a;", 1.0, 2.0, "the host calibrated"},
+        {"work unit time = 1.95; work unit spread = {1.94, 1.96};", 1.0, 2.0 / 1.95, "work unit timings"},
+        {"work unit time = 1.0; work unit spread = {0.99, 1.01};", 2.0, 2.0, "recorded over calibrated"},
+        {"work unit time = 1.0;", 2.0, 2.0, "recorded over calibrated"},
+        {"work unit time = 1.0; calibrated on = a; power = 3;", 3.0, 3.0, "power key"},
+        {"", 1.0, 1.0, "default"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        psk_machine m;
+        char err[256];
+        psk_machine_default(&m);
+        assert_int_equal(psk_machine_parse(cases[i].text, strlen(cases[i].text), "p.par", &m, err, sizeof err), 0);
+        const char *why;
+        NEAR(psk_machine_rank_power(&m, &job, 0, &why), cases[i].p0);
+        assert_non_null(strstr(why, cases[i].why0));
+        NEAR(psk_machine_rank_power(&m, &job, 1, NULL), cases[i].p1);
+        psk_machine_free(&m);
+    }
+}
+
 /* MPI_Pcontrol(2) ... MPI_Pcontrol(-2) twice: one interval entered twice */
 static void intervals(void **state)
 {
@@ -883,6 +913,8 @@ static void machine_errors(void **state)
         {"send byte time = -1;", "m.par:1: send byte time: -1 is below 0"},
         {"type = grid;", "type = grid needs a topology"},
         {"bcast = bruck;", "m.par:1: bcast: bruck is not one of its algorithms (linear, binomial)"},
+        {"calibrated on = a b;", "m.par:1: calibrated on: 'a b' is not a host name"},
+        {"work unit spread = {2, 1};", "m.par:1: work unit spread: expected {first quartile, third quartile}"},
         {"message cost = {0, 1};", "m.par:1: message cost: {bytes, us per message, us per byte, ...}: 2 values"},
         {"message cost = {0, 1, 0.1, 0, 2, 0.1};", "segment 1 (from 0 bytes): its bytes are below 0 or not above"},
         {"intra message cost = {0, 1, -0.1};", "m.par:1: intra message cost: segment 0 (from 0 bytes): its us per"},
@@ -939,6 +971,7 @@ int main(void)
         cmocka_unit_test(bus_time_order),
         cmocka_unit_test(grid_pipeline), cmocka_unit_test(rendezvous),     cmocka_unit_test(overlap),
         cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(shared_cores),
+        cmocka_unit_test(rank_power),
         cmocka_unit_test(intervals),
         cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv),
         cmocka_unit_test(folded_skips), cmocka_unit_test(folded_varying), cmocka_unit_test(folded_noise),
