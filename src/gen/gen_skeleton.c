@@ -266,8 +266,22 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
                 g.P, g.K, (long long)g.max_comm + 1, (long long)g.max_req + 1, g.nscaled);
         fprintf(out, "#define SBUF_BYTES %lldLL\n#define RBUF_BYTES %lldLL\n\n", (long long)g.max_sbytes + 64,
                 (long long)g.max_rbytes + 64);
+        /* the kernel under another name: the runtime's psk_work scales it */
+        fputs("#define psk_work psk_work_kernel_\n", out);
         fputs(PSK_WORK_SOURCE, out);
-        fputs("\n", out);
+        fputs("#undef psk_work\n\n", out);
+        /* each rank's recorded host (hashed) and unit time, for work_calibrate_ */
+        fprintf(out, "static const uint64_t hosth_[NRANKS] = {");
+        for (int r = 0; r < g.P; r++) {
+            uint64_t x = 1469598103934665603ULL;
+            for (const char *h = j->hosts ? j->hosts[r] : ""; *h; h++)
+                x = (x ^ (unsigned char)*h) * 1099511628211ULL;
+            fprintf(out, "%s%lluULL", r ? (r % 8 ? ", " : ",\n    ") : "", (unsigned long long)x);
+        }
+        fprintf(out, "};\nstatic const double unitns_[NRANKS] = {");
+        for (int r = 0; r < g.P; r++)
+            fprintf(out, "%s%.9g", r ? (r % 8 ? ", " : ",\n    ") : "", g.unit_ns[r]);
+        fprintf(out, "};\n");
         fputs(psk_skel_fn_ids_text, out);
         fputs(psk_skel_runtime_text, out);
         fprintf(out, "/* per-rank values where ranks differ, indexed by world rank */\n");
@@ -293,6 +307,7 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
                      "    sbuf_ = calloc((size_t)SBUF_BYTES, 1);\n"
                      "    rbuf_ = calloc((size_t)RBUF_BYTES, 1);\n"
                      "    if (!sbuf_ || !rbuf_) MPI_Abort(MPI_COMM_WORLD, 3);\n"
+                     "    work_calibrate_(); /* faithful compute on the recording host */\n"
                      "    double t0_ = MPI_Wtime();\n\n");
         fwrite(g.bodytxt, 1, g.bodylen, out);
         fprintf(out, "\n    double t1_ = MPI_Wtime();\n"
