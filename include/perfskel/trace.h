@@ -144,6 +144,7 @@ typedef struct psk_job {
     const char *work_kernel;  /* the emulated-computation unit timed at start, or NULL */
     const double *work_ns_per_unit; /* per rank, ns one unit took; NULL if not measured */
     const double *work_q1_ns, *work_q3_ns; /* per rank, the quartiles of its timings; NULL if not kept */
+    const int *cores;         /* per rank, its host's online cores; NULL if not kept */
 } psk_job;
 
 enum psk_flavour { PSK_MPI_UNKNOWN = 0, PSK_MPI_OPENMPI = 1, PSK_MPI_MPICH = 2 };

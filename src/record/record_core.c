@@ -367,9 +367,13 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
         for (int k = 0; k < 3; k++) {
             psk_json_arr(&j, what[k]);
             for (int r = 0; r < R.nranks; r++)
-                psk_json_num(&j, NULL, units[3 * r + k]);
+                psk_json_num(&j, NULL, units[4 * r + k]);
             psk_json_end(&j);
         }
+        psk_json_end(&j);
+        psk_json_arr(&j, "cores");
+        for (int r = 0; r < R.nranks; r++)
+            psk_json_int(&j, NULL, (int64_t)units[4 * r + 3]);
         psk_json_end(&j);
     }
     psk_json_end(&j);
@@ -432,9 +436,11 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
         unit_ns += cal[i] / (NCAL - 2 * TRIM);
     /* with the quartiles (the 8th and 24th of 31), so that sim can tell a
      * CPU power from the spread of the timings (docs/simulation.md) */
-    double mine[3] = {unit_ns, cal[7], cal[23]};
-    double *units = R.rank == 0 ? calloc((size_t)R.nranks * 3, sizeof *units) : NULL;
-    PMPI_Gather(mine, 3, MPI_DOUBLE, units, 3, MPI_DOUBLE, 0, R.priv);
+    /* and the cores of its host, so that sim knows how the recorded ranks
+     * shared them (docs/simulation.md, cores per node) */
+    double mine[4] = {unit_ns, cal[7], cal[23], (double)sysconf(_SC_NPROCESSORS_ONLN)};
+    double *units = R.rank == 0 ? calloc((size_t)R.nranks * 4, sizeof *units) : NULL;
+    PMPI_Gather(mine, 4, MPI_DOUBLE, units, 4, MPI_DOUBLE, 0, R.priv);
 
     enum { HOSTLEN = 64 };
     char host[HOSTLEN] = {0};

@@ -1216,6 +1216,33 @@ static void set_ops(psk_sim *s)
             s->opof[fn] = s->opof[psk_fn_polled(fn)];
 }
 
+static int cmp_host(const void *a, const void *b, void *hosts)
+{
+    const char *const *h = hosts;
+    return strcmp(h[*(const int *)a], h[*(const int *)b]);
+}
+
+/* per rank, how many ranks were recorded on its host (NULL: out of memory) */
+static int *hosts_count(const char *const *hosts, int P)
+{
+    int *idx = malloc((size_t)P * sizeof *idx), *n = malloc((size_t)P * sizeof *n);
+    if (!idx || !n) {
+        free(idx), free(n);
+        return NULL;
+    }
+    for (int q = 0; q < P; q++)
+        idx[q] = q;
+    qsort_r(idx, (size_t)P, sizeof *idx, cmp_host, (void *)hosts);
+    for (int a = 0, b; a < P; a = b) {
+        for (b = a + 1; b < P && !strcmp(hosts[idx[a]], hosts[idx[b]]); b++)
+            ;
+        for (int k = a; k < b; k++)
+            n[idx[k]] = b - a;
+    }
+    free(idx);
+    return n;
+}
+
 /* what both sources of events share: tables, power, network, program interval */
 static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
 {
@@ -1237,6 +1264,8 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     set_ops(s);
     for (unsigned fn = 0; fn < psk_fn_count(); fn++)
         s->ordered[fn] = (uint8_t)ordered(s->opof[fn]);
+    /* the recorded ranks on each rank's host, where sharing is modelled */
+    int *oncount = s->m->cores_per_node > 0 && job->hosts ? hosts_count(job->hosts, s->P) : NULL;
     /* each rank's CPU power (psk_machine_rank_power: the power keys, or
      * from calibrate's timings of the work unit against the recording's) */
     for (int q = 0; q < s->P; q++) {
@@ -1246,12 +1275,22 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
             s->power0 = pw;
         /* more ranks on a node than cores: they share them. Both Debian
          * MPIs wait busily by default, so a rank waiting in MPI holds its
-         * core too, and each rank computes at cores / ranks of full speed */
+         * core too, and each rank computes at cores / ranks of full speed;
+         * against the sharing the recorded compute already holds (its
+         * ranks per host over that host's cores), or it would count twice */
         int rpn = s->m->ranks_per_node > 0 ? s->m->ranks_per_node : 1, node = q / rpn;
         int here = s->P - node * rpn < rpn ? s->P - node * rpn : rpn;
-        if (s->m->cores_per_node > 0 && here > s->m->cores_per_node)
-            s->inv_power[q] *= (double)here / (double)s->m->cores_per_node;
+        if (s->m->cores_per_node > 0) {
+            double share = here > s->m->cores_per_node ? (double)here / (double)s->m->cores_per_node : 1.0;
+            int rc_cores = job->cores ? job->cores[q]
+                           : s->m->host[0] && job->hosts && !strcmp(job->hosts[q], s->m->host) ? s->m->cores_per_node
+                                                                                                : 0;
+            int on = oncount ? oncount[q] : 1;
+            double was = rc_cores > 0 && on > rc_cores ? (double)on / (double)rc_cores : 1.0;
+            s->inv_power[q] *= share / was;
+        }
     }
+    free(oncount);
     int rc = psk_net_init(&s->net, s->m, s->P);
     if (rc == PSK_EINVAL)
         return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);

@@ -15,6 +15,7 @@ struct psk_jobdoc {
     const char **hosts;
     int64_t *offsets;
     double *units, *q1, *q3;
+    int *cores;
     char err[1024];
 };
 
@@ -77,6 +78,18 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
     job->hosts = d->hosts;
     job->clock_offsets_ns = d->offsets;
     job->clock_read_ns = (uint32_t)json_integer_value(json_object_get(clock, "read_ns"));
+    json_t *cores = json_object_get(r, "cores"); /* traces since issue 13 */
+    if (json_array_size(cores) == (size_t)nranks) {
+        if (!(d->cores = calloc((size_t)nranks, sizeof *d->cores)))
+            return fail(d, PSK_ENOMEM, "%s: out of memory", name);
+        for (int i = 0; i < nranks; i++) {
+            json_int_t c = json_integer_value(json_array_get(cores, (size_t)i));
+            if (c < 1 || c > 1 << 20)
+                return fail(d, PSK_EFORMAT, "%s: bad \"cores\" of rank %d", name, i);
+            d->cores[i] = (int)c;
+        }
+        job->cores = d->cores;
+    }
     json_t *work = json_object_get(r, "work"), *units = json_object_get(work, "ns_per_unit");
     if (json_array_size(units) == (size_t)nranks) {
         if (!(d->units = calloc((size_t)nranks, sizeof *d->units)))
@@ -124,5 +137,6 @@ void psk_jobdoc_close(psk_jobdoc *d)
     free(d->units);
     free(d->q1);
     free(d->q3);
+    free(d->cores);
     free(d);
 }

@@ -145,6 +145,12 @@ static int write_job(psk_trace_writer *w)
         psk_json_int(&j, NULL, job->clock_offsets_ns ? job->clock_offsets_ns[r] : 0);
     psk_json_end(&j);
     psk_json_end(&j);
+    if (job->cores) {
+        psk_json_arr(&j, "cores");
+        for (int r = 0; r < job->nranks; r++)
+            psk_json_int(&j, NULL, job->cores[r]);
+        psk_json_end(&j);
+    }
     if (job->work_ns_per_unit) {
         psk_json_obj(&j, "work");
         psk_json_str(&j, "kernel", job->work_kernel ? job->work_kernel : "");
