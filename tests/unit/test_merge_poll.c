@@ -167,31 +167,10 @@ typedef struct cmp {
     int n, at, bad;
 } cmp;
 
-static int equal_event(const psk_event *x, const psk_event *y)
-{
-    if (x->fn != y->fn || x->t_entry != y->t_entry || x->t_exit != y->t_exit)
-        return 0;
-    for (uint32_t fs = psk_fn_fields(x->fn); fs; fs &= fs - 1) {
-        int f = __builtin_ctz(fs);
-        if (f < PSK_F_FIRST_ARRAY) {
-            if (x->v[f] != y->v[f])
-                return 0;
-            continue;
-        }
-        uint32_t n = PSK_ARRN(x, f);
-        if (n != PSK_ARRN(y, f))
-            return 0;
-        size_t nv = (size_t)n * (f == PSK_F_STATUSES ? 3 : 1);
-        if (nv && memcmp(PSK_ARR(x, f), PSK_ARR(y, f), nv * sizeof(int64_t)))
-            return 0;
-    }
-    return 1;
-}
-
 static int check_one(void *arg, const psk_event *ev)
 {
     cmp *k = arg;
-    if (k->at >= k->n || !equal_event(ev, &k->list[k->at].e)) {
+    if (k->at >= k->n || !synth_event_equal(ev, &k->list[k->at].e)) {
         if (!k->bad)
             print_error("event %d: %s i1=%lld i2=%lld flag=%lld [%llu, %llu], want %s i1=%lld i2=%lld flag=%lld "
                         "[%llu, %llu]\n", k->at, psk_fn_name(ev->fn), (long long)ev->v[PSK_F_I1],
