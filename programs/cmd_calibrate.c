@@ -25,6 +25,8 @@ static const char program[] =
     "#include <string.h>\n"
     "#include <unistd.h>\n"
     "\n"
+    "static double wtime_ns(void) { return MPI_Wtime() * 1e9; }\n"
+    "\n"
     "/* half the round trip of size bytes between ranks 0 and 1: the best of 5\n"
     " * averages of reps round trips */\n"
     "static double pingpong(int rank, char *buf, int size, int reps)\n"
@@ -117,17 +119,11 @@ static const char program[] =
     "        double t = pingpong(rank, buf, sz[i], reps < 3 ? 3 : reps > 400 ? 400 : reps);\n"
     "        if (rank == 0) printf(\"cost %d %.6g\\n\", sz[i], t * 1e6);\n"
     "    }\n"
-    "    /* the work unit: the trimmed mean of 31 timings, as perfskel record does */\n"
-    "    double cal[31], unit = 0;\n"
-    "    for (int i = 0; i < 31; i++) {\n"
-    "        double a = MPI_Wtime();\n"
-    "        psk_work(100000);\n"
-    "        cal[i] = (MPI_Wtime() - a) * 1e9 / 100000;\n"
-    "    }\n"
-    "    for (int i = 1; i < 31; i++)\n"
-    "        for (int j = i; j > 0 && cal[j] < cal[j - 1]; j--) { double t = cal[j]; cal[j] = cal[j - 1]; cal[j - 1] = t; }\n"
-    "    for (int i = 6; i < 25; i++) unit += cal[i] / 19;\n"
-    "    if (rank == 0) printf(\"unit_q %.6g %.6g\\nhost %s\\n\", cal[7], cal[23], host[0]);\n"
+    "    /* the work unit, timed as perfskel record does (psk_work.h) */\n"
+    "    double wt[3], unit;\n"
+    "    psk_work_time(wtime_ns, wt);\n"
+    "    unit = wt[0];\n"
+    "    if (rank == 0) printf(\"unit_q %.6g %.6g\\nhost %s\\n\", wt[1], wt[2], host[0]);\n"
     "    if (rank == 0) {\n"
     "        printf(\"ranks %d\\nsame_node %d\\nstart_us %.6g\\nbyte_us %.6g\\neager %d\\nunit_ns %.6g\\ncores %ld\\n\",\n"
     "               size, !strcmp(host[0], host[1]), lat * 1e6, per_byte > 0 ? per_byte * 1e6 : 0, limit, unit,\n"
@@ -170,7 +166,7 @@ int cmd_calibrate(int argc, char **argv)
     snprintf(bin, sizeof bin, "%s/calibrate", dir);
     FILE *f = fopen(src, "w");
     int rc = 0;
-    if (!f || fputs(PSK_WORK_SOURCE, f) < 0 || fputs(program, f) < 0) {
+    if (!f || fputs(PSK_WORK_SOURCE, f) < 0 || fputs(PSK_WORK_TIME_SOURCE, f) < 0 || fputs(program, f) < 0) {
         psk_cli_error("%s: cannot write", src);
         rc = PSK_EXIT_DATA;
     }

@@ -35,4 +35,52 @@ static inline void psk_work(uint64_t units)
     psk_work_sink = x + y;
 }
 
+/* The kernel's speed, timed the same way by the recorder (MPI_Init),
+ * `perfskel calibrate` and skeletons (on the recording host): 31 timings
+ * of 100,000 units; t[0] the mean of the middle 19 in ns per unit (not the
+ * best: where the CPU's speed wanders, work runs at the usual speed),
+ * t[1] and t[2] the quartiles (the 8th and 24th). now_ns: a clock in ns.
+ * PSK_WORK_TIME_SOURCE is the same code as text, for programs built from
+ * text (after PSK_WORK_SOURCE). */
+#define PSK_WORK_TIME_SOURCE                                                   \
+    "static void psk_work_time(double (*now_ns)(void), double t[3])\n"         \
+    "{\n"                                                                      \
+    "    double cal[31], a;\n"                                                 \
+    "    for (int i = 0; i < 31; i++) {\n"                                     \
+    "        a = now_ns();\n"                                                  \
+    "        psk_work(100000);\n"                                              \
+    "        cal[i] = (now_ns() - a) / 100000.0;\n"                            \
+    "    }\n"                                                                  \
+    "    for (int i = 1; i < 31; i++)\n"                                       \
+    "        for (int j = i; j > 0 && cal[j] < cal[j - 1]; j--) {\n"           \
+    "            a = cal[j];\n"                                                \
+    "            cal[j] = cal[j - 1];\n"                                       \
+    "            cal[j - 1] = a;\n"                                            \
+    "        }\n"                                                              \
+    "    t[0] = 0;\n"                                                          \
+    "    for (int i = 6; i < 25; i++)\n"                                       \
+    "        t[0] += cal[i] / 19;\n"                                           \
+    "    t[1] = cal[7], t[2] = cal[23];\n"                                     \
+    "}\n"
+
+static inline void psk_work_time(double (*now_ns)(void), double t[3])
+{
+    double cal[31], a;
+    for (int i = 0; i < 31; i++) {
+        a = now_ns();
+        psk_work(100000);
+        cal[i] = (now_ns() - a) / 100000.0;
+    }
+    for (int i = 1; i < 31; i++)
+        for (int j = i; j > 0 && cal[j] < cal[j - 1]; j--) {
+            a = cal[j];
+            cal[j] = cal[j - 1];
+            cal[j - 1] = a;
+        }
+    t[0] = 0;
+    for (int i = 6; i < 25; i++)
+        t[0] += cal[i] / 19;
+    t[1] = cal[7], t[2] = cal[23];
+}
+
 #endif

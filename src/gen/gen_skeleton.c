@@ -276,6 +276,7 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
         /* the kernel under another name: the runtime's psk_work scales it */
         fputs("#define psk_work psk_work_kernel_\n", out);
         fputs(PSK_WORK_SOURCE, out);
+        fputs(PSK_WORK_TIME_SOURCE, out);
         fputs("#undef psk_work\n\n", out);
         /* each rank's recorded host (hashed) and unit time, for work_calibrate_ */
         fprintf(out, "static const uint64_t hosth_[NRANKS] = {");

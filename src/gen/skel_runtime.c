@@ -31,8 +31,8 @@ static const double unitns_[NRANKS] = {1.0, 1.0};
 static int rank_, size_;
 
 /* Faithful compute: a rank run on the host it was recorded on times the
- * work kernel at start-up as the recorder did (31 timings of 100,000
- * units after a barrier, the mean of the middle 19) and scales every work
+ * work kernel at start-up as the recorder did (after a barrier,
+ * psk_work_time of psk_work.h) and scales every work
  * it runs by the unit's time then (unitns_) over now, so it computes the
  * recorded time even if the kernel runs at another speed than when it was
  * recorded (one timing moved 8 % on the same host). hosth_ is each rank's
@@ -40,25 +40,19 @@ static int rank_, size_;
  * the units run as recorded, so a slower CPU takes longer. */
 static double wscale_ = 1.0;
 static inline void psk_work(uint64_t units) { psk_work_kernel_((uint64_t)((double)units * wscale_ + 0.5)); }
+static double wtime_ns_(void) { return MPI_Wtime() * 1e9; }
 static void work_calibrate_(void)
 {
     char h[256] = {0};
     uint64_t x = 1469598103934665603ULL;
-    double cal[31], t, here = 0;
-    int i, j;
+    double t[3];
+    int i;
     gethostname(h, sizeof h - 1);
     for (i = 0; h[i]; i++) x = (x ^ (unsigned char)h[i]) * 1099511628211ULL;
     PMPI_Barrier(MPI_COMM_WORLD); /* not one of the original's calls */
     if (x != hosth_[rank_] || !(unitns_[rank_] > 0)) return;
-    for (i = 0; i < 31; i++) {
-        t = MPI_Wtime();
-        psk_work_kernel_(100000);
-        cal[i] = (MPI_Wtime() - t) * 1e9 / 100000.0;
-    }
-    for (i = 1; i < 31; i++)
-        for (j = i; j > 0 && cal[j] < cal[j - 1]; j--) { t = cal[j]; cal[j] = cal[j - 1]; cal[j - 1] = t; }
-    for (i = 6; i < 25; i++) here += cal[i] / 19;
-    if (here > 0) wscale_ = unitns_[rank_] / here;
+    psk_work_time(wtime_ns_, t); /* the kernel itself: psk_work is psk_work_kernel_ there */
+    if (t[0] > 0) wscale_ = unitns_[rank_] / t[0];
 }
 static MPI_Comm comm_[NCOMM + 1];
 static MPI_Request req_[NREQ + 1];

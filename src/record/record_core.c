@@ -382,6 +382,8 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
         warn("cannot write job.json", errno);
 }
 
+static double mono_ns_d(void) { return (double)psk_mono_ns(); } /* the clock psk_work_time takes */
+
 void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
 {
     if (psk_state != 0 || !psk_mpi_alive())
@@ -413,32 +415,15 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     int64_t offset = clock_offset(offs);
     uint32_t cost = clock_cost();
 
-    /* the speed of this rank's CPU for emulated computation (psk_work.h):
-     * 31 timings of 100,000 units (about 0.2 ms each), the mean of the
-     * middle 19. Not the best one: where the CPU's speed wanders (a shared
-     * virtual machine), the skeleton's work runs at the usual speed, not
-     * the best, and the best would make every emulated gap too long. */
-    enum { NCAL = 31, TRIM = 6 };
-    double cal[NCAL], unit_ns = 0;
-    PMPI_Barrier(R.priv); /* every rank times at once: none is still busy starting */
-    for (int i = 0; i < NCAL; i++) {
-        uint64_t a = psk_mono_ns();
-        psk_work(100000);
-        cal[i] = (double)(psk_mono_ns() - a) / 100000.0;
-    }
-    for (int i = 1; i < NCAL; i++) /* insertion sort: 31 values */
-        for (int j = i; j > 0 && cal[j] < cal[j - 1]; j--) {
-            double t = cal[j];
-            cal[j] = cal[j - 1];
-            cal[j - 1] = t;
-        }
-    for (int i = TRIM; i < NCAL - TRIM; i++)
-        unit_ns += cal[i] / (NCAL - 2 * TRIM);
-    /* with the quartiles (the 8th and 24th of 31), so that sim can tell a
-     * CPU power from the spread of the timings (docs/simulation.md) */
-    /* and the cores of its host, so that sim knows how the recorded ranks
-     * shared them (docs/simulation.md, cores per node) */
-    double mine[4] = {unit_ns, cal[7], cal[23], (double)sysconf(_SC_NPROCESSORS_ONLN)};
+    /* the speed of this rank's CPU for emulated computation (psk_work.h:
+     * the mean of the middle 19 of 31 timings, and their quartiles, so
+     * that sim can tell a CPU power from the spread, docs/simulation.md),
+     * every rank at once, none still busy starting; and the cores of its
+     * host, so that sim knows how the recorded ranks shared them */
+    PMPI_Barrier(R.priv);
+    double mine[4];
+    psk_work_time(mono_ns_d, mine);
+    mine[3] = (double)sysconf(_SC_NPROCESSORS_ONLN);
     double *units = R.rank == 0 ? calloc((size_t)R.nranks * 4, sizeof *units) : NULL;
     PMPI_Gather(mine, 4, MPI_DOUBLE, units, 4, MPI_DOUBLE, 0, R.priv);
 
