@@ -35,6 +35,13 @@ static void room_for_all(gen *g, const gnode *n)
     }
 }
 
+int gen_reqs_how(unsigned fn)
+{
+    unsigned base = psk_fn_polled(fn) ? psk_fn_polled(fn) : fn;
+    return base == PSK_FN_Startall ? 0 : base == PSK_FN_Waitany || base == PSK_FN_Testany ? 2
+           : base == PSK_FN_Waitsome || base == PSK_FN_Testsome ? 3 : 1;
+}
+
 /* a run of polls (merge_poll.c): the end of its pollr_ / pollp_ call,
  * "units, calls, done": its compute and polls as the node's per-rank
  * means (literals, or tables by rank) and whether it ends waiting for
@@ -84,9 +91,7 @@ static void emit_reqs(gen *g, int32_t id)
     for (int j = 0; j < n->np; j++)
         for (uint32_t k = 0; k < PSK_ARRN(&n->first[j], PSK_F_REQS); k++)
             gen_bump(&g->max_req, PSK_ARR(&n->first[j], PSK_F_REQS)[k]);
-    unsigned base = psk_fn_polled(fn) ? psk_fn_polled(fn) : fn;
-    int wait = base == PSK_FN_Startall ? 0 : base == PSK_FN_Waitany || base == PSK_FN_Testany ? 2
-               : base == PSK_FN_Waitsome || base == PSK_FN_Testsome ? 3 : 1;
+    int wait = gen_reqs_how(fn);
     char how[96];
     snprintf(how, sizeof how, "%d", wait);
     if (gen_completion(e) >= 0) {

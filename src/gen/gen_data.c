@@ -155,8 +155,7 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
         break;
     case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome:
     case PSK_FN_Testall: case PSK_FN_Testany: case PSK_FN_Testsome: {
-        int wait = fn == PSK_FN_Startall ? 0 : (fn == PSK_FN_Waitany || fn == PSK_FN_Testany) ? 2
-                   : (fn == PSK_FN_Waitsome || fn == PSK_FN_Testsome) ? 3 : 1;
+        int wait = gen_reqs_how(fn);
         int how = gen_completion(e) >= 0 && !done ? wait + 3 : wait;
         uint32_t k, nq = PSK_ARRN(e, PSK_F_REQS);
         rc |= put(s, how) | put(s, nq);
@@ -168,8 +167,7 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
     }
     case PSK_FN_Test_poll: case PSK_FN_Testall_poll: case PSK_FN_Testany_poll: case PSK_FN_Testsome_poll:
     case PSK_FN_Iprobe_poll: { /* how, done, work, polls, then what it polls (pollr_, pollp_) */
-        int how = fn == PSK_FN_Test_poll ? 0 : fn == PSK_FN_Testall_poll ? 4 : fn == PSK_FN_Testany_poll ? 5
-                  : fn == PSK_FN_Testsome_poll ? 6 : 7;
+        int how = fn == PSK_FN_Test_poll ? 0 : fn == PSK_FN_Iprobe_poll ? 7 : gen_reqs_how(fn) + 3;
         rc |= put(s, how) | put(s, done) | put(s, gen_poll_units(g, n, j)) | put(s, gen_poll_calls(n, j));
         if (how == 7) {
             rc |= put(s, peer) | put(s, tag) | put(s, comm);

@@ -164,6 +164,10 @@ int64_t gen_gap_units(const gen *g, const gnode *n, int j);
  * the mean number of polls, of the node's j-th rank */
 int64_t gen_poll_units(const gen *g, const gnode *n, int j);
 int64_t gen_poll_calls(const gnode *n, int j);
+/* the runtime's reqs_ form of an array call (a run of polls: of its
+ * test): 0 Startall, 1 Waitall/Testall, 2 Waitany/Testany, 3 Waitsome/
+ * Testsome; reqs_ polls with the test at this + 3 */
+int gen_reqs_how(unsigned fn);
 void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar);
 
 /* gen_scale.c: whether loop node id may run fewer iterations */
