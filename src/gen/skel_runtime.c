@@ -123,46 +123,51 @@ static inline int reqs_(int how, const int *ids, int n)
  * overlapped). Where the recording ended the run with completion (done),
  * a run that has not found it by then waits for it, with the blocking
  * form of the test, which a recorder takes into the same run (MPI_Iprobe:
- * PMPI_Probe, then the MPI_Iprobe that finds it). how: 0
- * MPI_Test on ids[0], 4-6 Testall, Testany, Testsome on ids; pollp_ is
- * the same for MPI_Iprobe. */
-static inline int poll1_(int how, const int *ids, int n)
+ * PMPI_Probe, then the MPI_Iprobe that finds it). pollr_ polls requests,
+ * pollp_ messages (pollarg_.how). */
+typedef struct pollarg_ {
+    int how;          /* 0 MPI_Test on ids[0], 4-6 Testall, Testany, Testsome on ids, 7 MPI_Iprobe */
+    const int *ids;
+    int n, src, tag;
+    MPI_Comm c;
+} pollarg_;
+static int poll1_(const pollarg_ *a)
 {
     int f = 0;
-    if (how) return reqs_(how, ids, n);
-    MPI_Test(&req_[slot_(ids[0])], &f, MPI_STATUS_IGNORE);
+    if (a->how == 7) MPI_Iprobe(a->src, a->tag, a->c, &f, MPI_STATUS_IGNORE);
+    else if (a->how) f = reqs_(a->how, a->ids, a->n);
+    else MPI_Test(&req_[slot_(a->ids[0])], &f, MPI_STATUS_IGNORE);
     return f;
+}
+static void pollrun_(const pollarg_ *a, uint64_t units, long long calls, int done)
+{
+    uint64_t chunk = calls > 1 ? units / (uint64_t)(calls - 1) : units, u;
+    int f = poll1_(a);
+    while (units > 0) {
+        u = chunk && chunk < units ? chunk : units;
+        psk_work(u);
+        units -= u;
+        if (!f) f = poll1_(a);
+    }
+    if (!done || f) return;
+    if (a->how == 7) { /* waited for through the profiling interface, then found by a poll as recorded */
+        PMPI_Probe(a->src, a->tag, a->c, MPI_STATUS_IGNORE);
+        poll1_(a);
+    } else if (a->how) {
+        reqs_(a->how - 3, a->ids, a->n);
+    } else {
+        MPI_Wait(&req_[slot_(a->ids[0])], MPI_STATUS_IGNORE);
+    }
 }
 static void pollr_(int how, const int *ids, int n, uint64_t units, long long calls, int done)
 {
-    uint64_t chunk = calls > 1 ? units / (uint64_t)(calls - 1) : units, u;
-    int f = poll1_(how, ids, n);
-    while (units > 0) {
-        u = chunk && chunk < units ? chunk : units;
-        psk_work(u);
-        units -= u;
-        if (!f) f = poll1_(how, ids, n);
-    }
-    if (done && !f) {
-        if (how) reqs_(how - 3, ids, n);
-        else MPI_Wait(&req_[slot_(ids[0])], MPI_STATUS_IGNORE);
-    }
+    pollarg_ a = {how, ids, n, 0, 0, MPI_COMM_NULL};
+    pollrun_(&a, units, calls, done);
 }
 static void pollp_(int src, int tag, MPI_Comm c, uint64_t units, long long calls, int done)
 {
-    uint64_t chunk = calls > 1 ? units / (uint64_t)(calls - 1) : units, u;
-    int f = 0;
-    MPI_Iprobe(src, tag, c, &f, MPI_STATUS_IGNORE);
-    while (units > 0) {
-        u = chunk && chunk < units ? chunk : units;
-        psk_work(u);
-        units -= u;
-        if (!f) MPI_Iprobe(src, tag, c, &f, MPI_STATUS_IGNORE);
-    }
-    if (done && !f) { /* waited for through the profiling interface, then found by a poll as recorded */
-        PMPI_Probe(src, tag, c, MPI_STATUS_IGNORE);
-        MPI_Iprobe(src, tag, c, &f, MPI_STATUS_IGNORE);
-    }
+    pollarg_ a = {7, NULL, 0, src, tag, c};
+    pollrun_(&a, units, calls, done);
 }
 
 /* messages matched by MPI_Mprobe / MPI_Improbe, received in that order by
