@@ -48,7 +48,8 @@ static const char help[] =
     "                     loops of at least N iterations counted 1/N) + 10 s + 1 s per\n"
     "                     4 ranks. At the limit the launcher's process group gets\n"
     "                     SIGTERM, 2 s later SIGKILL, and predict says where each\n"
-    "                     rank was, as far as the skeleton reported it\n"
+    "                     rank was, as far as the skeleton reported it (on its\n"
+    "                     stderr and in a file in the build directory)\n"
     "  --build-timeout S  stop mpicc after S seconds (default 600; 0: never)\n"
     "  -q, --quiet        do not say on stderr what is being done\n"
     "  -h, --help         this text\n"
@@ -151,6 +152,32 @@ static void report_positions(const char *caught, size_t len, int P)
     free(pos);
 }
 
+/* report_positions over the lines the skeleton wrote to stderr (caught)
+ * and to the file named by PSK_SKELETON_POSITIONS (posf): a launcher that
+ * dies of the same SIGTERM may not pass a rank's stderr on */
+static void report_run_positions(const char *caught, size_t ncaught, const char *posf, int P)
+{
+    char *all = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&all, &len);
+    FILE *f = fopen(posf, "r");
+    if (m) {
+        if (ncaught)
+            fwrite(caught, 1, ncaught, m);
+        fputc('\n', m);
+        for (int c; f && (c = getc(f)) != EOF;)
+            fputc(c, m);
+        fclose(m);
+    }
+    if (f)
+        fclose(f);
+    if (all)
+        report_positions(all, len, P);
+    else
+        report_positions(caught, ncaught, P);
+    free(all);
+}
+
 /* a step said on stderr unless -q */
 static void say(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(int quiet, const char *fmt, ...)
@@ -222,7 +249,7 @@ int cmd_predict(int argc, char **argv)
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
     /* the skeleton's source and binary */
-    char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16];
+    char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16], posf[PATH_MAX + 16];
     if (keep) {
         snprintf(dir, sizeof dir, "%s", keep);
         if (mkdir(dir, 0755) && errno != EEXIST) {
@@ -238,9 +265,10 @@ int cmd_predict(int argc, char **argv)
     }
     snprintf(src, sizeof src, "%s/skeleton.c", dir);
     snprintf(bin, sizeof bin, "%s/skeleton", dir);
+    snprintf(posf, sizeof posf, "%s/positions", dir);
     /* Ctrl-C from here on: the temporary directory goes (a kept one stays) */
-    const char *const files[] = {bin, src};
-    psk_cli_cleanup_on(keep ? NULL : dir, files, keep ? 0 : 2);
+    const char *const files[] = {bin, src, posf};
+    psk_cli_cleanup_on(keep ? NULL : dir, files, keep ? 0 : 3);
     FILE *f = fopen(src, "w");
     if (!f) {
         psk_cli_error("%s: %s", src, strerror(errno));
@@ -302,14 +330,16 @@ int cmd_predict(int argc, char **argv)
             say(quiet, "running %d of %d with %s, K = %d, limit %.1f s ...\n", k + 1, repeat, launch[0], K, limit);
         else
             say(quiet, "running %d of %d with %s, K = %d, no time limit ...\n", k + 1, repeat, launch[0], K);
+        unlink(posf);
+        setenv("PSK_SKELETON_POSITIONS", posf, 1); /* where each rank says where it was, if stopped */
         psk_cli_runopts ro = {.limit = limit, .out = o, .catch = POSITION_TAG};
         int st = psk_cli_run_watched(cmd, &ro);
         fclose(o);
         if (ro.signal) {
             psk_cli_error("predict: interrupted (%s) during run %d of %d; the skeleton was stopped",
                           ro.signal == SIGINT ? "SIGINT" : ro.signal == SIGTERM ? "SIGTERM" : "SIGHUP", k + 1, repeat);
-            if (ro.ncaught)
-                report_positions(ro.caught, ro.ncaught, info.nranks);
+            if (ro.ncaught || !access(posf, F_OK))
+                report_run_positions(ro.caught, ro.ncaught, posf, info.nranks);
             free(ro.caught);
             psk_cli_die(ro.signal);
         }
@@ -322,7 +352,7 @@ int cmd_predict(int argc, char **argv)
                               "%.3f s + %.1f s start-up; --timeout to change it)",
                               limit, LIMIT_FACTOR, info.expected_seconds,
                               limit - LIMIT_FACTOR * info.expected_seconds);
-            report_positions(ro.caught, ro.ncaught, info.nranks);
+            report_run_positions(ro.caught, ro.ncaught, posf, info.nranks);
             free(ro.caught);
             rc = PSK_EXIT_DATA;
             break;
@@ -335,8 +365,8 @@ int cmd_predict(int argc, char **argv)
         }
         if (st) {
             psk_cli_error("%s: the skeleton exited with status %d", launch[0], st);
-            if (ro.ncaught)
-                report_positions(ro.caught, ro.ncaught, info.nranks);
+            if (ro.ncaught || !access(posf, F_OK))
+                report_run_positions(ro.caught, ro.ncaught, posf, info.nranks);
             free(ro.caught);
             rc = PSK_EXIT_DATA;
             break;
@@ -425,6 +455,7 @@ int cmd_predict(int argc, char **argv)
     if (!keep) {
         unlink(bin);
         unlink(src);
+        unlink(posf);
         rmdir(dir);
     }
     return rc;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
 #include "psk_fn_ids.h"
 #define psk_work psk_work_kernel_
 #include "psk_work.h"
@@ -329,6 +330,14 @@ static char *num_(char *end, long long v)
     return end;
 }
 
+/* PSK_SKELETON_POSITIONS: a file where onterm_ also writes (its name
+ * taken at start-up: getenv is not for signal handlers) */
+static char posfile_[512];
+static void posfile_init_(void)
+{
+    const char *e = getenv("PSK_SKELETON_POSITIONS");
+    if (e && strlen(e) < sizeof posfile_) strcpy(posfile_, e);
+}
 static void onterm_(int sig)
 {
     char line[256];
@@ -343,8 +352,17 @@ static void onterm_(int sig)
     for (int k = 0; part[k]; k++)
         for (const char *c = part[k]; *c && n < sizeof line - 1; c++)
             line[n++] = *c;
-    if (write(2, line, n) < 0)
-        n = 0;
+    int lost = write(2, line, n) < 0;
+    /* the same line appended to a file, if asked (the launcher may be gone
+     * before it passes this rank's stderr on) */
+    if (posfile_[0]) {
+        int fd = open(posfile_, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (fd >= 0) {
+            lost += write(fd, line, n) < 0;
+            close(fd);
+        }
+    }
+    (void)lost;
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -583,6 +601,7 @@ static inline void replayx_(const char *s, rpos_ *x, long long e, int loop, long
 int main(void)
 {
     static rpos_ x;
+    posfile_init_();
     signal(SIGTERM, onterm_);
     replay_(NULL, -1, -1, 0, NULL);
     replayx_(NULL, &x, 0, -1, 0, NULL);
