@@ -38,6 +38,8 @@ static const char help[] =
     "options:\n"
     "  -K N               scale loops of at least N iterations down N times (needed)\n"
     "  --repeat R         run the skeleton R times, keep the median prediction (default 3)\n"
+    "                     and give the range of the R: a further run falls inside it\n"
+    "                     with probability (R-1)/(R+1) when runs vary alike\n"
     "  --json             the result as JSON on stdout\n"
     "  --actual S         the original's measured run time: also print the error\n"
     "  --keep DIR         build in DIR and keep the skeleton's source and binary there\n"
@@ -49,7 +51,8 @@ static const char help[] =
     "                     4 ranks. At the limit the launcher's process group gets\n"
     "                     SIGTERM, 2 s later SIGKILL, and predict says where each\n"
     "                     rank was, as far as the skeleton reported it (on its\n"
-    "                     stderr and in a file in the build directory)\n"
+    "                     stderr and in a file of the build directory it keeps up\n"
+    "                     to date)\n"
     "  --build-timeout S  stop mpicc after S seconds (default 600; 0: never)\n"
     "  -q, --quiet        do not say on stderr what is being done\n"
     "  -h, --help         this text\n"
@@ -152,21 +155,36 @@ static void report_positions(const char *caught, size_t len, int P)
     free(pos);
 }
 
+/* A rank's slot in the file named by PSK_SKELETON_POSITIONS, where a
+ * skeleton's rank r keeps where it is at offset 64 r (posslot_ of
+ * skel_runtime.c: the same layout, the same machine) */
+typedef struct {
+    int64_t iter;
+    int32_t event, loop;
+    char fn[48];
+} psk_skeleton_slot;
+
 /* report_positions over the lines the skeleton wrote to stderr (caught)
- * and to the file named by PSK_SKELETON_POSITIONS (posf): a launcher that
- * dies of the same SIGTERM may not pass a rank's stderr on */
+ * and the slots of posf, as lines after them: a rank the launcher killed
+ * before its SIGTERM handler ran, or whose stderr the dying launcher did
+ * not pass on, is still there */
 static void report_run_positions(const char *caught, size_t ncaught, const char *posf, int P)
 {
     char *all = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&all, &len);
-    FILE *f = fopen(posf, "r");
+    FILE *f = fopen(posf, "rb");
+    psk_skeleton_slot sl;
     if (m) {
         if (ncaught)
             fwrite(caught, 1, ncaught, m);
         fputc('\n', m);
-        for (int c; f && (c = getc(f)) != EOF;)
-            fputc(c, m);
+        for (int r = 0; f && r < P && fread(&sl, sizeof sl, 1, f) == 1; r++) {
+            sl.fn[sizeof sl.fn - 1] = 0;
+            if (sl.fn[0] && !strpbrk(sl.fn, " \n"))
+                fprintf(m, POSITION_TAG " rank=%d loop=%d iter=%lld event=%d fn=%s\n", r, (int)sl.loop,
+                        (long long)sl.iter, (int)sl.event, sl.fn);
+        }
         fclose(m);
     }
     if (f)
@@ -387,7 +405,11 @@ int cmd_predict(int argc, char **argv)
             rc = PSK_EXIT_DATA;
         }
     }
-    if (!rc) { /* the median run */
+    /* the median run, and the range of the R predictions: if the runs are
+     * exchangeable, a further run falls inside it with probability
+     * (R - 1) / (R + 1), whatever their distribution */
+    double lo = 0, hi = 0, cover = (double)(repeat - 1) / (repeat + 1);
+    if (!rc) {
         int med = 0;
         for (int a = 0; a < repeat; a++) {
             int below = 0, above = 0;
@@ -399,6 +421,11 @@ int cmd_predict(int argc, char **argv)
                 med = a;
         }
         res = all[med];
+        lo = hi = res.predicted_seconds;
+        for (int a = 0; a < repeat; a++) {
+            lo = all[a].predicted_seconds < lo ? all[a].predicted_seconds : lo;
+            hi = all[a].predicted_seconds > hi ? all[a].predicted_seconds : hi;
+        }
         outtxt = outs[med];
         outlen = lens[med];
         outs[med] = NULL;
@@ -414,9 +441,16 @@ int cmd_predict(int argc, char **argv)
         psk_json_num(&j, "predicted_seconds", res.predicted_seconds);
         psk_json_num(&j, "skeleton_seconds", res.skeleton_seconds);
         psk_json_int(&j, "K", res.K);
+        psk_json_obj(&j, "interval");
+        psk_json_num(&j, "low_seconds", lo);
+        psk_json_num(&j, "high_seconds", hi);
+        psk_json_int(&j, "runs", repeat);
+        psk_json_num(&j, "coverage", cover);
+        psk_json_end(&j);
         if (actual > 0) {
             psk_json_num(&j, "actual_seconds", actual);
             psk_json_num(&j, "error_percent", 100.0 * (res.predicted_seconds - actual) / actual);
+            psk_json_bool(&j, "actual_inside", actual >= lo && actual <= hi);
         }
         psk_json_arr(&j, "phases");
         for (char *line = outtxt; line < outtxt + outlen; line += strlen(line) + 1) {
@@ -448,8 +482,15 @@ int cmd_predict(int argc, char **argv)
         }
         printf("predicted run time: %.3f s (skeleton: %.3f s, K = %d)\n", res.predicted_seconds,
                res.skeleton_seconds, res.K);
+        if (repeat > 1)
+            printf("range of the %d runs: %.3f to %.3f s (a further run falls inside with probability %.0f %% "
+                   "if runs vary alike)\n",
+                   repeat, lo, hi, 100 * cover);
         if (actual > 0)
-            printf("actual: %.3f s, error %+.2f %%\n", actual, 100.0 * (res.predicted_seconds - actual) / actual);
+            printf("actual: %.3f s, error %+.2f %%%s\n", actual, 100.0 * (res.predicted_seconds - actual) / actual,
+                   repeat < 2                     ? ""
+                   : actual >= lo && actual <= hi ? ", inside the range"
+                                                  : ", outside the range");
     }
     free(outtxt);
     if (!keep) {

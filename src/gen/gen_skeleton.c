@@ -268,7 +268,7 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
                      " * time counts count/ran times in the prediction. Rank 0 prints the predicted\n"
                      " * run time of the original (MPI_Init to MPI_Finalize, slowest rank). */\n");
         fprintf(out, "#include <mpi.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
-                     "#include <string.h>\n#include <unistd.h>\n#include <fcntl.h>\n\n");
+                     "#include <string.h>\n#include <unistd.h>\n#include <fcntl.h>\n#include <sys/mman.h>\n\n");
         fprintf(out, "#define NRANKS %d\n#define K %d\n#define NCOMM %lld\n#define NREQ %lld\n#define NPHASE %d\n",
                 g.P, g.K, (long long)g.max_comm + 1, (long long)g.max_req + 1, g.nscaled);
         fprintf(out, "#define SBUF_BYTES %lldLL\n#define RBUF_BYTES %lldLL\n\n", (long long)g.max_sbytes + 64,

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include "psk_fn_ids.h"
 #define psk_work psk_work_kernel_
 #include "psk_work.h"
@@ -313,9 +314,46 @@ static inline void phase_(int ph, int loop, long long count, long long ran, doub
 static volatile long long at_event_ = -1, at_iter_ = 0;
 static volatile int at_loop_ = -1;
 static const char *volatile at_fn_ = "MPI_Init";
+/* and kept in this rank's 64-byte slot of a file shared by the ranks, if
+ * PSK_SKELETON_POSITIONS names one (perfskel predict does): a rank killed
+ * before its SIGTERM handler ran (the launcher's SIGKILL comes soon after)
+ * still says where it was. The slot's layout is psk_skeleton_slot's of
+ * predict: iter, event, loop, the function's name. */
+typedef struct {
+    int64_t iter;
+    int32_t event, loop;
+    char fn[48];
+} posslot_;
+static volatile posslot_ *slot_pos_;
 static inline void at_(int event, int loop, long long iter, const char *fn)
 {
     at_event_ = event, at_loop_ = loop, at_iter_ = iter, at_fn_ = fn;
+    if (slot_pos_) {
+        volatile posslot_ *p = slot_pos_;
+        int i = 0;
+        p->iter = iter, p->event = event, p->loop = loop;
+        for (; fn[i] && i < 47; i++) p->fn[i] = fn[i];
+        p->fn[i] = 0;
+    }
+}
+static void posfile_init_(void)
+{
+    const char *e = getenv("PSK_SKELETON_POSITIONS");
+    long pg = sysconf(_SC_PAGESIZE);
+    off_t at = (off_t)rank_ * (off_t)sizeof(posslot_), base;
+    int fd;
+    void *m;
+    if (!e || pg <= 0 || (fd = open(e, O_RDWR | O_CREAT, 0600)) < 0) return;
+    base = at - at % pg;
+    /* every rank sets the same size: none can cut another's slot off */
+    if (ftruncate(fd, (off_t)NRANKS * (off_t)sizeof(posslot_)) == 0) {
+        m = mmap(NULL, (size_t)(at - base) + sizeof(posslot_), PROT_READ | PROT_WRITE, MAP_SHARED, fd, base);
+        if (m != MAP_FAILED) {
+            slot_pos_ = (volatile posslot_ *)((char *)m + (at - base));
+            at_((int)at_event_, at_loop_, at_iter_, at_fn_);
+        }
+    }
+    close(fd);
 }
 
 /* decimal digits of v at the end of buf[24]: the start (signal-safe) */
@@ -330,14 +368,6 @@ static char *num_(char *end, long long v)
     return end;
 }
 
-/* PSK_SKELETON_POSITIONS: a file where onterm_ also writes (its name
- * taken at start-up: getenv is not for signal handlers) */
-static char posfile_[512];
-static void posfile_init_(void)
-{
-    const char *e = getenv("PSK_SKELETON_POSITIONS");
-    if (e && strlen(e) < sizeof posfile_) strcpy(posfile_, e);
-}
 static void onterm_(int sig)
 {
     char line[256];
@@ -352,17 +382,8 @@ static void onterm_(int sig)
     for (int k = 0; part[k]; k++)
         for (const char *c = part[k]; *c && n < sizeof line - 1; c++)
             line[n++] = *c;
-    int lost = write(2, line, n) < 0;
-    /* the same line appended to a file, if asked (the launcher may be gone
-     * before it passes this rank's stderr on) */
-    if (posfile_[0]) {
-        int fd = open(posfile_, O_WRONLY | O_CREAT | O_APPEND, 0600);
-        if (fd >= 0) {
-            lost += write(fd, line, n) < 0;
-            close(fd);
-        }
-    }
-    (void)lost;
+    if (write(2, line, n) < 0)
+        n = 0;
     signal(sig, SIG_DFL);
     raise(sig);
 }

@@ -79,13 +79,22 @@ else
     bad "predict: exit $st, stderr lacks$miss"; cat "$T/err"
 fi
 tmp_empty "predict"
-timeout 300 "$P" predict "$T/heat" -K 10 --repeat 1 -q --json -- $MPIRUN -np 2 >"$T/out" 2>"$T/err"
+timeout 300 "$P" predict "$T/heat" -K 10 --repeat 3 -q --json --actual 1e-3 -- $MPIRUN -np 2 >"$T/out" 2>"$T/err"
 st=$?
 if [ $st -eq 0 ] && ! grep -q "^predict:" "$T/err" && [ "$(head -c 1 "$T/out")" = "{" ] &&
     grep -q '"predicted_seconds"' "$T/out"; then
     ok "predict -q --json: no progress, JSON on stdout"
 else
     bad "predict -q --json: exit $st"; cat "$T/err" "$T/out"
+fi
+# the range of the 3 runs holds the median; an actual time far below it is outside
+num() { sed -n "s/.*\"$1\": \([-0-9.e+]*\).*/\1/p" "$T/out" | head -1; }
+if awk -v lo="$(num low_seconds)" -v med="$(num predicted_seconds)" -v hi="$(num high_seconds)" \
+    'BEGIN { exit !(lo > 0 && lo <= med && med <= hi) }' &&
+    grep -q '"runs": 3' "$T/out" && grep -q '"coverage": 0.5' "$T/out" && grep -q '"actual_inside": false' "$T/out"; then
+    ok "predict --repeat 3 --json: the range of the runs holds the median"
+else
+    bad "predict --repeat 3 --json: no range around the median"; cat "$T/out"
 fi
 
 # the watchdog: a skeleton that cannot finish in time (K = 1 runs all of
