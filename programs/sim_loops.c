@@ -96,7 +96,14 @@ void psk_cli_loop_name(void *arg, int32_t key, char *buf, size_t cap)
 {
     const psk_folded *f = arg;
     const psk_fnode *x = psk_folded_node(f, key);
-    snprintf(buf, cap, "loop %d (%lld iterations)", key, (long long)x->count);
+    int no = 0;
+    double med;
+    psk_folded_outliers(f, key, &no, &med);
+    if (no)
+        snprintf(buf, cap, "loop %d (%lld iterations, %d outlier%s)", key, (long long)x->count, no,
+                 no > 1 ? "s" : "");
+    else
+        snprintf(buf, cap, "loop %d (%lld iterations)", key, (long long)x->count);
 }
 
 int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks_out,
@@ -106,6 +113,13 @@ int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_
     psk_folded *f = psk_cli_load_folded(input, &m);
     if (!f)
         return PSK_EXIT_DATA;
+    /* the loops' statistics: their outlier iterations are named */
+    if (psk_folded_stats(f, m)) {
+        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
+        psk_folded_free(f);
+        psk_merged_close(m);
+        return PSK_EXIT_DATA;
+    }
     int P = psk_merged_nranks(m);
     walker w = {.f = f, .P = P, .maxdepth = maxdepth, .limit = (size_t)50 << 20};
     w.r = calloc((size_t)P, sizeof *w.r);

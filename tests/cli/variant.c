@@ -191,6 +191,22 @@ static void poll(int rank, int size, int n)
     }
 }
 
+/* a loop whose first iteration computes ten times longer than the rest
+ * (a cold start): fold keeps it apart as an outlier, the skeleton replays
+ * it once and scales the steady ones */
+static void coldstart(int rank, int size, int n)
+{
+    double x = rank, y;
+    for (int i = 0; i < n; i++) {
+        double t = MPI_Wtime(), ms = i == 0 ? 20.0 : 2.0;
+        while (MPI_Wtime() - t < ms * 1e-3)
+            ;
+        MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Sendrecv(sbuf, 64, MPI_BYTE, (rank + 1) % size, 5, rbuf[0], 64, MPI_BYTE, (rank + size - 1) % size, 5,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -221,6 +237,8 @@ int main(int argc, char **argv)
         testpoll(rank, size, n);
     if (!strcmp(mode, "poll") && size == 2)
         poll(rank, size, n);
+    if (!strcmp(mode, "coldstart"))
+        coldstart(rank, size, n);
     if (rank == 0 && !all)
         printf("mainloop %d\n", n);
     MPI_Finalize();

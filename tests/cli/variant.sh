@@ -16,7 +16,9 @@
 # 10 skeleton finishing; and a loop of polls (each iteration's number of
 # MPI_Iprobe calls is how long a message took) scaled, its polls one
 # "poll until found" (merge_poll.c; the old replay of recorded poll counts
-# could not scale it; how close its prediction comes is measured in bench/).
+# could not scale it; how close its prediction comes is measured in bench/);
+# a loop with a cold first iteration: its outlier listed by fold, named in
+# the simulator's report, replayed apart by the K = 10 skeleton.
 set -u
 flavour=$1 prog=$2
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
@@ -75,9 +77,28 @@ skeletons() {
             bad "$mode: the loop of MPI_Iprobe polls is not scaled as one poll until found"
         fi
     fi
+    # a cold first iteration: fold lists it, the simulator's report names
+    # the loop's outlier, the K = 10 skeleton runs it once, apart
+    if [ "$mode" = coldstart ]; then
+        if awk '/"outlier_iterations"/ { o = 1 } o && /"iteration": 0,/ { ok = 1 } END { exit !ok }' "$d/fold.json"; then
+            ok "$mode: fold --json lists iteration 0 as an outlier"
+        else
+            bad "$mode: fold --json lists no outlier iteration 0"
+        fi
+        if "$P" sim "$d/trace" --intervals loops --json -q 2>"$d/err" | grep -q '"name": "loop [0-9]* (40 iterations, [0-9]* outliers\{0,1\})"'; then
+            ok "$mode: sim --intervals loops names the loop's outlier"
+        else
+            bad "$mode: sim --intervals loops does not name the outlier"; cat "$d/err"
+        fi
+        if grep -q '^ *psk_work(L[0-9]*_outlier_work\[rank_\]);' "$d/s10.c"; then
+            ok "$mode: the K = 10 skeleton runs the outlier's work apart"
+        else
+            bad "$mode: the K = 10 skeleton has no outlier work"
+        fi
+    fi
 }
 
-for mode in ring root ibcast vcycle dup waitorder mprobe persist testpoll poll; do
+for mode in ring root ibcast vcycle dup waitorder mprobe persist testpoll poll coldstart; do
     d=$T/$mode
     mkdir -p "$d"
     if ! timeout 120 "$P" record -o "$d/trace" -- $MPIRUN -np 2 "$prog" $mode 40 >"$d/out" 2>"$d/err"; then
