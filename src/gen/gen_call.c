@@ -18,6 +18,15 @@ void gen_indent(gen *g, int d)
         fputs("    ", g->body);
 }
 
+void gen_comment_text(FILE *out, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; c && *c; c++)
+        if (*c >= 0x20 && *c < 0x7f && *c != '*' && *c != '?' && *c != '\\')
+            fputc(*c, out);
+        else
+            fprintf(out, "\\x%02x", *c);
+}
+
 /* the buffers a collective needs where a root or every rank handles one
  * part per rank: room for P parts of the larger of what it sends and
  * receives */
@@ -509,7 +518,9 @@ void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     char desc[512];
     psk_merged_class_desc(g->m, (uint32_t)psk_folded_node(g->f, id)->sym, desc, sizeof desc);
     gen_indent(g, d);
-    fprintf(g->body, "/* %s */\n", desc);
+    fputs("/* ", g->body);
+    gen_comment_text(g->body, desc);
+    fputs(" */\n", g->body);
     if (fn == PSK_FN_Init || fn == PSK_FN_Init_thread || fn == PSK_FN_Abort)
         return;
     /* the compute gap before the call, in work units of each rank */

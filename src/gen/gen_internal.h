@@ -159,6 +159,11 @@ int64_t gen_value_at(const gen *g, int32_t id, int f, int j, const int64_t *iter
 
 /* gen_call.c: one call as code */
 void gen_indent(gen *g, int d);
+/* s as the text of a C comment: printable ASCII but '*', '?' and '\\'
+ * as itself, every other byte as \xNN, so that nothing in it (a recorded
+ * command line, say) can end the comment, splice a line or form a
+ * trigraph */
+void gen_comment_text(FILE *out, const char *s);
 int64_t gen_gap_units(const gen *g, const gnode *n, int j);
 /* a run of polls: the mean compute between its polls in work units, and
  * the mean number of polls, of the node's j-th rank */

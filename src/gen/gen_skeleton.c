@@ -258,9 +258,14 @@ int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *
     fclose(g.tabs);
     if (!g.failed) {
         const psk_job *j = g.job;
-        fprintf(out, "/* Performance skeleton of: %s\n", j->command);
-        fprintf(out, " * recorded %s with %s (%s) on %d ranks; made by perfskel gen -K %d.\n", j->start_time,
-                psk_flavour_name(j->flavour), j->mpi_version, g.P, g.K);
+        /* strings from the trace reach the code only as comment text */
+        fputs("/* Performance skeleton of: ", out);
+        gen_comment_text(out, j->command);
+        fputs("\n * recorded ", out);
+        gen_comment_text(out, j->start_time);
+        fprintf(out, " with %s (", psk_flavour_name(j->flavour));
+        gen_comment_text(out, j->mpi_version);
+        fprintf(out, ") on %d ranks; made by perfskel gen -K %d.\n", g.P, g.K);
         fprintf(out, " *\n * It makes each rank's MPI calls in that rank's order, with the recorded\n"
                      " * peers, tags, roots, ops and message sizes (in bytes), and runs the compute\n"
                      " * time recorded before each call as work units of the kernel timed on each\n"

@@ -132,6 +132,21 @@ cp -r "$T/good" "$T/version"
 sed -i 's/"version": 1,/"version": 9,/' "$T/version/job.json"
 expect 1 "job.json: trace format version 9; this perfskel reads version 1" "wrong version" -- "$P" stats "$T/version"
 
+# strings of job.json that would end the skeleton's header comment (a
+# command line, the start time, the MPI version written by someone else):
+# gen keeps them comment text, so the skeleton compiles and nothing in them
+# became code
+cp -r "$T/good" "$T/inject"
+sed -i -e 's|"command": ".*",|"command": "x */ _Static_assert(0, \\"injected\\"); /* ??/ \\\\ \\u00e9 \\n end",|' \
+    -e 's|"start_time": ".*",|"start_time": "*/ _Static_assert(0, \\"time\\"); /*",|' \
+    -e 's|"version": "\([^"]*\)"|"version": "*/ _Static_assert(0, \\"mpi\\"); /*"|' "$T/inject/job.json"
+if grep -q 'injected' "$T/inject/job.json" && "$P" gen "$T/inject" -K 1 -o "$T/inject.c" >/dev/null 2>"$T/err" &&
+    "mpicc.$FL" -fsyntax-only "$T/inject.c" 2>"$T/cc"; then
+    ok "job.json strings that end a comment stay comment text in the skeleton"
+else
+    bad "job.json strings made code of the skeleton or failed"; cat "$T/err"; head -n 5 "$T/cc"
+fi
+
 # not a trace at all
 expect 1 "no such trace directory" "no directory" -- "$P" stats "$T/nothing"
 mkdir "$T/empty"
@@ -205,8 +220,8 @@ if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
     fi
     # the loops fold finds, as intervals: heat's 50 steps are 5 x (10 steps + an Allreduce)
     if "$P" sim "$T/heat" --intervals loops --json -q >"$T/simloops.json" 2>"$T/err" &&
-        grep -q '"name": "loop [0-9]* (5 iterations)"' "$T/simloops.json" &&
-        grep -q '"name": "loop [0-9]* (10 iterations)"' "$T/simloops.json"; then
+        grep -q '"name": "loop [0-9]* (5 iterations[,)]' "$T/simloops.json" &&
+        grep -q '"name": "loop [0-9]* (10 iterations[,)]' "$T/simloops.json"; then
         ok "sim --intervals loops: heat's two nested loops are intervals"
     else
         bad "sim --intervals loops on heat"; cat "$T/err"; grep '"name"' "$T/simloops.json"
@@ -241,7 +256,7 @@ if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
     timeout 120 "$P" record -o "$T/heat400" -- $MPIRUN -np 2 "$HEAT" 64 400 >/dev/null 2>&1 || bad "heat run failed"
     if "$P" sim "$T/heat400" --folded --intervals loops --json -q --html "$T/heatf.html" >"$T/simf.json" 2>"$T/err" &&
         grep -q '"folded": true' "$T/simf.json" && grep -q '"iterations_skipped": [1-9][0-9]' "$T/simf.json" &&
-        grep -q '"name": "loop [0-9]* (10 iterations)"' "$T/simf.json" &&
+        grep -q '"name": "loop [0-9]* (10 iterations[,)]' "$T/simf.json" &&
         [ "$(grep -c '<svg' "$T/heatf.html")" -eq 2 ]; then
         ok "sim --folded: heat from its loop tree, identical iterations skipped, loop intervals"
     else
