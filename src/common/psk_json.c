@@ -1,8 +1,11 @@
 /* Streaming JSON writer (psk_json.h). Non-finite doubles become null, as
  * JSON has no NaN; finite doubles are written so they read back exactly.
- * Control characters are escaped as \u00XX. */
+ * Control characters are escaped as \u00XX, bytes that are not UTF-8
+ * replaced by U+FFFD. */
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "psk_json.h"
 
@@ -12,6 +15,32 @@ void psk_json_init(psk_json *j, FILE *f, int pretty)
     j->depth = 0;
     j->pretty = pretty;
     j->first[0] = 1;
+}
+
+int psk_utf8_seq(const unsigned char *p)
+{
+    unsigned c = p[0];
+    if (c < 0x80)
+        return 1;
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (int k = 1; k < n; k++)
+        if ((p[k] & 0xc0) != 0x80)
+            return 0; /* also stops at the terminating 0 */
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) || /* overlong; a surrogate */
+        (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))   /* overlong; above U+10FFFF */
+        return 0;
+    return n;
+}
+
+size_t psk_utf8_invalid(const char *s)
+{
+    size_t bad = 0;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        int n = psk_utf8_seq(p);
+        bad += !n;
+        p += n ? n : 1;
+    }
+    return bad;
 }
 
 void psk_json_quote(FILE *f, const char *s)
@@ -25,10 +54,18 @@ void psk_json_quote(FILE *f, const char *s)
         case '\t': fputs("\\t", f); break;
         case '\r': fputs("\\r", f); break;
         default:
-            if (*p < 0x20)
+            if (*p < 0x20) {
                 fprintf(f, "\\u%04x", *p);
-            else
+            } else if (*p >= 0x80) {
+                int n = psk_utf8_seq(p);
+                if (!n)
+                    fputs("\\ufffd", f);
+                else
+                    fwrite(p, 1, (size_t)n, f);
+                p += n ? n - 1 : 0;
+            } else {
                 fputc(*p, f);
+            }
         }
     }
     fputc('"', f);
@@ -108,11 +145,20 @@ void psk_json_num(psk_json *j, const char *key, double v)
         fputs("null", j->f);
         return;
     }
-    /* the shortest of %.15g and %.17g that reads back as the same double */
-    char buf[32];
+    /* the shortest of %.15g and %.17g that reads back as the same double
+     * (both in the locale's notation), then with a '.' for the locale's
+     * decimal point */
+    char buf[48];
     snprintf(buf, sizeof buf, "%.15g", v);
     if (strtod(buf, NULL) != v)
         snprintf(buf, sizeof buf, "%.17g", v);
+    const char *dp = localeconv()->decimal_point;
+    char *at = dp && *dp && strcmp(dp, ".") ? strstr(buf, dp) : NULL;
+    if (at) {
+        size_t n = strlen(dp);
+        *at = '.';
+        memmove(at + 1, at + n, strlen(at + n) + 1);
+    }
     fputs(buf, j->f);
 }
 

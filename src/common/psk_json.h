@@ -1,9 +1,11 @@
-/* A streaming JSON writer onto a FILE: objects, arrays, strings (escaped),
- * integers and doubles. Keys are given with each value; pass NULL inside
+/* A streaming JSON writer onto a FILE: objects, arrays, strings (escaped,
+ * valid UTF-8), integers and doubles (in C's notation whatever the
+ * process's locale: a program being recorded may have set its own). Keys are given with each value; pass NULL inside
  * arrays. Compact output (one line) unless pretty is set. No allocation. */
 #ifndef PSK_JSON_H
 #define PSK_JSON_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,7 +29,13 @@ void psk_json_uint(psk_json *j, const char *key, uint64_t v);
 void psk_json_num(psk_json *j, const char *key, double v);
 void psk_json_bool(psk_json *j, const char *key, int v);
 void psk_json_null(psk_json *j, const char *key);
-/* writes s as a JSON string literal */
+/* writes s as a JSON string literal: a byte that is not part of valid
+ * UTF-8 (strict: no overlong forms, no surrogates, nothing above
+ * U+10FFFF) as U+FFFD, so the file is valid JSON whatever s holds */
 void psk_json_quote(FILE *f, const char *s);
+/* the length of the valid UTF-8 sequence at p (1-4), 0 if it is not one */
+int psk_utf8_seq(const unsigned char *p);
+/* how many bytes of s psk_json_quote would replace */
+size_t psk_utf8_invalid(const char *s);
 
 #endif

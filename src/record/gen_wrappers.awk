@@ -276,12 +276,15 @@ function emit_c(f,   n, m) {
         printf "    psk_rec_start(PSK_FN_%s, t0, %s);\n    return rc;\n}\n\n", n, (m == "init" ? "0, 0" : "a2, *a3")
         return
     }
-    printf "    if (!psk_rec_on())\n        return PMPI_%s(%s);\n", n, (has_flag(f, "variadic") ? "a0" : cargs(f))
     if (m == "finalize") {
-        printf "    uint64_t t0 = psk_now();\n    psk_rec_pre_finalize();\n"
-        printf "    int rc = PMPI_Finalize();\n    psk_rec_stop(PSK_FN_Finalize, t0);\n    return rc;\n}\n\n"
+        # every rank that started takes part in pre_finalize's collective
+        # exchange, recording or not (one whose writes failed has stopped)
+        printf "    if (psk_fguard)\n        return PMPI_Finalize();\n"
+        printf "    uint64_t t0 = psk_now();\n    int on = psk_rec_on();\n    psk_rec_pre_finalize();\n"
+        printf "    int rc = PMPI_Finalize();\n    if (on)\n        psk_rec_stop(PSK_FN_Finalize, t0);\n    return rc;\n}\n\n"
         return
     }
+    printf "    if (!psk_rec_on())\n        return PMPI_%s(%s);\n", n, (has_flag(f, "variadic") ? "a0" : cargs(f))
     if (m == "abort") {
         printf "    psk_rec_abort(PSK_FN_Abort, a0, a1);\n    return PMPI_Abort(a0, a1);\n}\n\n"
         return
@@ -304,9 +307,9 @@ function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd) {
         printf "    uint64_t t0 = psk_now();\n    psk_fguard++;\n    fwd(%s);\n    psk_fguard--;\n", fargs(f)
         printf "    psk_rec_start(PSK_FN_%s, t0, %s);\n}\n", n, (m == "init" ? "0, 0" : "(int)*f2, (int)*f3")
     } else if (m == "finalize") {
-        printf "    if (!psk_rec_on()) {\n        fwd(%s);\n        return;\n    }\n", fargs(f)
-        printf "    uint64_t t0 = psk_now();\n    psk_rec_pre_finalize();\n    psk_fguard++;\n    fwd(%s);\n    psk_fguard--;\n", fargs(f)
-        printf "    psk_rec_stop(PSK_FN_Finalize, t0);\n}\n"
+        printf "    uint64_t t0 = psk_now();\n    int on = psk_rec_on();\n    psk_rec_pre_finalize();\n"
+        printf "    psk_fguard++;\n    fwd(%s);\n    psk_fguard--;\n", fargs(f)
+        printf "    if (on)\n        psk_rec_stop(PSK_FN_Finalize, t0);\n}\n"
     } else if (m == "abort") {
         printf "    if (psk_rec_on())\n        psk_rec_abort(PSK_FN_Abort, PMPI_Comm_f2c(*f0), (int)*f1);\n"
         printf "    psk_fguard++;\n    fwd(%s);\n    psk_fguard--;\n}\n", fargs(f)

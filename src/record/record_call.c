@@ -45,8 +45,10 @@ static int32_t id_alloc(idmap *m)
         }
     size_t nw = m->nbits / 64, nn = nw ? nw * 2 : 4;
     uint64_t *nb = realloc(m->bits, nn * sizeof *nb);
-    if (!nb)
+    if (!nb) {
+        psk_rec_fail("out of memory for the ids of communicators, groups or requests");
         return PSK_REQ_UNKNOWN;
+    }
     memset(nb + nw, 0, (nn - nw) * sizeof *nb);
     m->bits = nb;
     m->nbits = nn * 64;
@@ -105,8 +107,10 @@ static int map_reserve(idmap *m)
         return 0;
     size_t ncap = m->cap ? m->cap * 2 : 64;
     entry *ns = calloc(ncap, sizeof *ns);
-    if (!ns)
+    if (!ns) {
+        psk_rec_fail("out of memory for the table of communicators, groups or requests");
         return -1;
+    }
     for (size_t i = 0; i < m->cap; i++)
         if (m->slot[i].key) {
             size_t j = hslot(m->slot[i].key, ncap);
@@ -200,8 +204,10 @@ static void *tgrow(tbuf *b, size_t bytes)
         while (n < bytes)
             n *= 2;
         void *p = realloc(b->p, n);
-        if (!p)
+        if (!p) {
+            psk_rec_fail("out of memory for a call's arrays");
             return NULL;
+        }
         b->p = p;
         b->cap = n;
     }
@@ -220,6 +226,7 @@ static int64_t *arr_alloc(psk_call *call, int field, size_t n)
 /* ---- communicators ---- */
 
 static MPI_Group world_group;
+static int tables_on; /* world_group made: MPI_GROUP_NULL need not be 0 */
 static void common_types_init(void);
 
 static entry *comm_register(MPI_Comm comm, int32_t id)
@@ -245,6 +252,8 @@ static entry world_cache;
 void psk_tables_init(void)
 {
     comms.bits = calloc(4, sizeof *comms.bits);
+    if (!comms.bits)
+        psk_rec_fail("out of memory in MPI_Init");
     comms.nbits = comms.bits ? 256 : 0;
     if (comms.bits)
         comms.bits[0] = 3; /* ids 0 and 1: MPI_COMM_WORLD, MPI_COMM_SELF */
@@ -252,14 +261,15 @@ void psk_tables_init(void)
     if (w)
         world_cache = *w;
     comm_register(MPI_COMM_SELF, 1);
-    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    tables_on = PMPI_Comm_group(MPI_COMM_WORLD, &world_group) == MPI_SUCCESS;
     common_types_init();
 }
 
 void psk_tables_free(void)
 {
-    if (world_group != MPI_GROUP_NULL && psk_mpi_alive())
+    if (tables_on && world_group != MPI_GROUP_NULL && psk_mpi_alive())
         PMPI_Group_free(&world_group);
+    tables_on = 0;
     map_free(&comms);
     map_free(&groups);
     map_free(&reqs);
@@ -306,6 +316,8 @@ static void members(psk_call *call, MPI_Group g)
     PMPI_Group_size(g, &n);
     int64_t *a = arr_alloc(call, PSK_F_MEMBERS, (size_t)n);
     int *tmp = malloc(2 * (size_t)(n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        psk_rec_fail("out of memory for a group's members");
     if (!a || !tmp) {
         call->n[PSK_F_MEMBERS - PSK_F_FIRST_ARRAY] = 0;
         free(tmp);

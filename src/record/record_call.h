@@ -75,8 +75,10 @@ typedef struct psk_call {
 
 #define PSK_E(f) (call.v[PSK_F_##f])
 
-/* state: 0 before MPI_Init, 1 recording, 2 stopped (Finalize or disabled) */
-extern int psk_state;
+/* state: 0 before MPI_Init, 1 recording, 2 stopped (Finalize or disabled);
+ * atomic: read by every thread and by the signal handler that saves the
+ * trace (lock-free, so safe there) */
+extern _Atomic int psk_state;
 /* >0 while inside a Fortran wrapper: the MPI's Fortran layer may call the C
  * MPI_X, which must then pass straight through. */
 extern __thread int psk_fguard __attribute__((tls_model("initial-exec")));
@@ -146,6 +148,10 @@ void psk_rec_pre_finalize(void);
 void psk_rec_stop(unsigned fn, uint64_t t0);
 void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode);
 void psk_rec_emit(const psk_call *call);
+/* the recorder cannot go on (what: why, e.g. out of memory): the next
+ * psk_rec_emit writes the complete events held, says so and stops; the
+ * call being built is not recorded, and the program's calls pass through */
+void psk_rec_fail(const char *what);
 
 /* record_call.c */
 static inline void psk_call_begin(psk_call *call, unsigned fn, int mode)

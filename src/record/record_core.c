@@ -26,7 +26,7 @@
 #include "record_internal.h"
 #include "trace_pack.h"
 
-int psk_state;
+_Atomic int psk_state;
 __thread int psk_fguard __attribute__((tls_model("initial-exec")));
 int psk_threaded;
 atomic_flag psk_lockflag = ATOMIC_FLAG_INIT;
@@ -43,6 +43,7 @@ static struct {
     uint64_t total;
     uint64_t mono_start;
     volatile sig_atomic_t in_write;
+    int started;        /* priv made, the clock offsets to be exchanged at the end */
     MPI_Comm priv;      /* perfskel's own traffic, never the user's */
 } R = {.fd = -1};
 
@@ -90,24 +91,28 @@ static int flush_block(int kind, const uint8_t *payload, size_t len, uint32_t ne
 {
     if (R.fd < 0)
         return 0;
-    R.in_write = 1;
     uint8_t hdr[PSK_BLOCK_HEADER_SIZE];
     psk_block_header h = {.kind = (uint8_t)kind, .payload_len = (uint32_t)len,
                           .n_events = nev, .base_ns = R.base, .seq = R.seq++};
     psk_pack_block_header(hdr, &h, payload);
     struct iovec iov[2] = {{hdr, sizeof hdr}, {(void *)payload, len}};
-    int err = write_all(iov, len ? 2 : 1);
-    R.in_write = 0;
-    return err;
+    return write_all(iov, len ? 2 : 1);
 }
 
+/* in_write is set from before a block is written until the events it
+ * held are gone from the buffer: a signal in between must not write them
+ * again (the reader would take the copy for more events) */
 static void flush_events(void)
 {
     if (!R.nev)
         return;
+    R.in_write = 1;
+    atomic_signal_fence(memory_order_seq_cst);
     int err = flush_block(PSK_BLOCK_EVENTS, R.buf, R.used, R.nev);
     R.used = 0;
     R.nev = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    R.in_write = 0;
     R.base = R.prev_t1;
     if (!psk_threaded) /* other threads read the clock without the lock */
         psk_clock_reanchor();
@@ -131,18 +136,42 @@ static size_t event_bound(const psk_call *call, uint32_t fields)
     return b;
 }
 
+static const char *_Atomic fail_what;
+
+void psk_rec_fail(const char *what) { fail_what = what; }
+
+/* with the lock: the events held written, the trace closed (without an
+ * END block: read as a job that stopped there), recording off */
+static void stop_failed(const char *what)
+{
+    flush_events();
+    if (psk_state == 1) {
+        warn(what, 0);
+        if (R.fd >= 0)
+            close(R.fd);
+        R.fd = -1;
+        psk_state = 2;
+    }
+}
+
 void psk_rec_emit(const psk_call *call)
 {
     if (psk_state != 1 || R.fd < 0)
         return;
     uint32_t fields = psk_fn_table[call->fn].fields;
     psk_rec_lock();
+    if (fail_what) {
+        stop_failed(fail_what);
+        psk_rec_unlock();
+        return;
+    }
     size_t bound = event_bound(call, fields);
     if (R.used + bound > R.cap) {
         flush_events();
         if (bound > R.cap) {
             uint8_t *nb = realloc(R.buf, bound);
             if (!nb) {
+                stop_failed("out of memory for an event");
                 psk_rec_unlock();
                 return;
             }
@@ -202,8 +231,10 @@ static struct sigaction old_actions[NSIG_TERM + NSIG_CRASH];
  * block, then let the signal do what it would have done. */
 static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
-    if (psk_state == 1 && !R.in_write && R.nev && R.fd >= 0)
+    if (psk_state == 1 && !R.in_write && R.nev && R.fd >= 0) {
+        R.in_write = 1; /* a second signal while this one writes: once */
         flush_block(PSK_BLOCK_EVENTS, R.buf, R.used, R.nev);
+    }
     psk_state = 2;
     const struct sigaction *old = NULL;
     for (size_t i = 0; i < NSIG_TERM + NSIG_CRASH; i++)
@@ -220,12 +251,25 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
         raise(sig); /* the default action, now restored */
 }
 
+/* The handler runs on a stack of its own (unless the program has one),
+ * so that a stack overflow in the program still leaves its last block */
+static void *alt_stack;
+
 static void install_handlers(void)
 {
     struct sigaction sa;
+    stack_t cur;
+    if (!sigaltstack(NULL, &cur) && (cur.ss_flags & SS_DISABLE)) {
+        size_t n = SIGSTKSZ > 65536 ? (size_t)SIGSTKSZ : 65536;
+        stack_t ss = {.ss_sp = alt_stack = malloc(n), .ss_size = n};
+        if (alt_stack && sigaltstack(&ss, NULL)) {
+            free(alt_stack);
+            alt_stack = NULL;
+        }
+    }
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NSIG_TERM + NSIG_CRASH; i++) {
         int sig = i < NSIG_TERM ? term_signals[i] : crash_signals[i - NSIG_TERM];
@@ -254,15 +298,18 @@ static void on_exit_without_finalize(void)
 /* ---- start ---- */
 
 /* Offset of each rank's clock to rank 0's, by the round trip with the
- * smallest delay (Cristian). Rank 0 returns all offsets in offs. */
+ * smallest delay (Cristian); each rank gets its own at the end of its
+ * rounds. Rank 0 also keeps them all in offs, if given. */
 static int64_t clock_offset(int64_t *offs)
 {
     enum { ROUNDS = 8, TAG = 1 };
     int64_t mine = 0;
     if (R.rank == 0) {
-        offs[0] = 0;
+        if (offs)
+            offs[0] = 0;
         for (int r = 1; r < R.nranks; r++) {
             uint64_t best = UINT64_MAX;
+            int64_t off = 0;
             for (int k = 0; k < ROUNDS; k++) {
                 uint64_t t0 = psk_now(), tr;
                 PMPI_Send(&t0, 1, MPI_UINT64_T, r, TAG, R.priv);
@@ -270,9 +317,12 @@ static int64_t clock_offset(int64_t *offs)
                 uint64_t t1 = psk_now();
                 if (t1 - t0 < best) {
                     best = t1 - t0;
-                    offs[r] = (int64_t)(tr - (t0 + (t1 - t0) / 2));
+                    off = (int64_t)(tr - (t0 + (t1 - t0) / 2));
                 }
             }
+            PMPI_Send(&off, 1, MPI_INT64_T, r, TAG, R.priv);
+            if (offs)
+                offs[r] = off;
         }
     } else {
         for (int k = 0; k < ROUNDS; k++) {
@@ -281,8 +331,8 @@ static int64_t clock_offset(int64_t *offs)
             now = psk_now();
             PMPI_Send(&now, 1, MPI_UINT64_T, 0, TAG, R.priv);
         }
+        PMPI_Recv(&mine, 1, MPI_INT64_T, 0, TAG, R.priv, MPI_STATUS_IGNORE);
     }
-    PMPI_Scatter(offs, 1, MPI_INT64_T, &mine, 1, MPI_INT64_T, 0, R.priv);
     return mine;
 }
 
@@ -380,6 +430,13 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
     int bad = ferror(f);
     if (fclose(f) || bad || rename(tmp, path))
         warn("cannot write job.json", errno);
+    /* psk_json_quote wrote U+FFFD for them: said, not hidden */
+    size_t odd = psk_utf8_invalid(cmd) + psk_utf8_invalid(version);
+    for (int r = 0; r < R.nranks; r++)
+        odd += psk_utf8_invalid(hosts + (size_t)r * (size_t)hostlen);
+    if (odd)
+        fprintf(stderr, "perfskel: %s: %zu byte%s of the command line, MPI version or host names %s not UTF-8, "
+                        "written as U+FFFD\n", path, odd, odd > 1 ? "s" : "", odd > 1 ? "are" : "is");
 }
 
 static double mono_ns_d(void) { return (double)psk_mono_ns(); } /* the clock psk_work_time takes */
@@ -393,6 +450,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &R.nranks);
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.priv);
+    R.started = 1;
     psk_clock_init();
 
     uint64_t job_id = 0;
@@ -408,10 +466,30 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     const char *dir = getenv("PSK_TRACE_DIR");
     if (!dir || !*dir)
         dir = "perfskel-trace";
-    int err = psk_mkdir_p(dir), anyerr = 0;
-    PMPI_Allreduce(&err, &anyerr, 1, MPI_INT, MPI_MAX, R.priv);
+    /* everything allocated before the ranks agree to go on: a rank that
+     * cannot record stops them all (in step: what follows is collective),
+     * and the program's calls pass through unrecorded */
+    enum { HOSTLEN = 64 };
+    int64_t *offs = R.rank == 0 ? calloc((size_t)R.nranks, sizeof *offs) : NULL;
+    double *units = R.rank == 0 ? calloc((size_t)R.nranks * 4, sizeof *units) : NULL;
+    char *hosts = R.rank == 0 ? calloc((size_t)R.nranks, HOSTLEN) : NULL;
+    R.cap = PSK_BLOCK_TARGET + 4096;
+    R.buf = malloc(R.cap);
+    int nomem = !R.buf || (R.rank == 0 && (!offs || !units || !hosts));
+    int err = psk_mkdir_p(dir), anyerr = 0, mine_err = err || nomem;
+    PMPI_Allreduce(&mine_err, &anyerr, 1, MPI_INT, MPI_MAX, R.priv);
+    if (anyerr) {
+        if (err)
+            warn("cannot create the trace directory", err);
+        else if (nomem)
+            warn("out of memory in MPI_Init (the program runs on, unrecorded)", 0);
+        free(offs), free(units), free(hosts), free(R.buf);
+        R.buf = NULL;
+        PMPI_Comm_free(&R.priv); /* every rank: they agreed */
+        R.started = 0;
+        return;
+    }
 
-    int64_t *offs = calloc((size_t)R.nranks, sizeof *offs);
     int64_t offset = clock_offset(offs);
     uint32_t cost = clock_cost();
 
@@ -424,13 +502,10 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     double mine[4];
     psk_work_time(mono_ns_d, mine);
     mine[3] = (double)sysconf(_SC_NPROCESSORS_ONLN);
-    double *units = R.rank == 0 ? calloc((size_t)R.nranks * 4, sizeof *units) : NULL;
     PMPI_Gather(mine, 4, MPI_DOUBLE, units, 4, MPI_DOUBLE, 0, R.priv);
 
-    enum { HOSTLEN = 64 };
     char host[HOSTLEN] = {0};
     gethostname(host, HOSTLEN - 1);
-    char *hosts = R.rank == 0 ? calloc((size_t)R.nranks, HOSTLEN) : NULL;
     PMPI_Gather(host, HOSTLEN, MPI_CHAR, hosts, HOSTLEN, MPI_CHAR, 0, R.priv);
 
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
@@ -449,22 +524,16 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     clock_gettime(CLOCK_REALTIME, &rt);
     uint64_t real_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec -
                        (psk_now() - t0);
-    if (err)
-        warn("cannot create the trace directory", err);
-    else if (R.rank == 0 && offs && hosts)
+    if (R.rank == 0)
         write_job_json(dir, job_id, flavour, version, hosts, HOSTLEN, offs, cost, real_ns, units);
     free(hosts);
     free(units);
     free(offs);
-    if (err)
-        return;
 
     snprintf(R.path, sizeof R.path, "%s/rank-%06d.psk", dir, R.rank);
     R.fd = open(R.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    R.cap = PSK_BLOCK_TARGET + 4096;
-    R.buf = malloc(R.cap);
-    if (R.fd < 0 || !R.buf) {
-        warn(R.fd < 0 ? "cannot create the rank's trace file" : "out of memory", errno);
+    if (R.fd < 0) {
+        warn("cannot create the rank's trace file", errno);
         return;
     }
     psk_file_header fh = {.version = PSK_FORMAT_VERSION, .flavour = (uint16_t)flavour,
@@ -500,10 +569,10 @@ static int64_t end_offset;
 
 void psk_rec_pre_finalize(void)
 {
-    int64_t *offs = calloc((size_t)R.nranks, sizeof *offs);
-    if (offs)
-        end_offset = clock_offset(offs);
-    free(offs);
+    if (!R.started)
+        return;
+    R.started = 0;
+    end_offset = clock_offset(NULL);
     PMPI_Comm_free(&R.priv);
     psk_tables_free();
 }

@@ -8,15 +8,30 @@
  * time it measured with MPI_Wtime, to check the recorded clock), reqs (N
  * rounds of 8 small MPI_Isends and 8 MPI_Irecvs between ranks 0 and 1, then
  * MPI_Waitall: eager sends may all return one shared handle, and the trace
- * must still name 16 different requests). */
+ * must still name 16 different requests), overflow (a stack overflow:
+ * the rank's handler runs on its own stack and writes what it holds),
+ * locale (takes its locale from the environment before MPI_Init, as a
+ * program may: the recorder's job.json must not follow it). */
+#include <locale.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* recursion without end: a stack overflow, which the compiler must not
+ * turn into a loop (the frame's array is used after the call) */
+static int deep(volatile char *up)
+{
+    volatile char frame[1024];
+    frame[0] = up ? up[0] : 1;
+    return deep(frame) + frame[1023];
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "locale"))
+        setlocale(LC_ALL, "");
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -62,6 +77,8 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 3);
         else if (!strcmp(mode, "exit"))
             exit(3);
+        else if (!strcmp(mode, "overflow"))
+            x = deep(NULL);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)

@@ -68,6 +68,12 @@ rec segv segv 2000
 n=$("$P" dump "$T/segv" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
 [ "$n" -eq 2000 ] && ok "SIGSEGV: all 2000 events kept" || bad "SIGSEGV: $n of 2000 events kept"
 
+# a stack overflow: the handler runs on the recorder's own stack, so the
+# rank still writes all it holds
+rec overflow overflow 2000
+n=$("$P" dump "$T/overflow" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
+[ "$n" -eq 2000 ] && ok "stack overflow: all 2000 events kept" || bad "stack overflow: $n of 2000 events kept"
+
 # MPI_Abort: recorded as the last event
 rec aborted abort 50
 last=$("$P" dump "$T/aborted" --rank 1 2>/dev/null | tail -1)
@@ -126,6 +132,31 @@ expect 1 "rank-000001.psk: missing" "missing rank" -- "$P" stats "$T/missing"
 cp -r "$T/good" "$T/extra"
 cp "$T/extra/rank-000001.psk" "$T/extra/rank-000002.psk"
 expect 1 "rank-000002.psk: rank 2, but job.json says the job had 2 ranks" "extra rank" -- "$P" stats "$T/extra"
+
+# a program argument that is not UTF-8: job.json stays valid JSON (U+FFFD
+# for the byte), and the recording says so
+timeout 120 "$P" record -o "$T/utf8" -- $MPIRUN -np 2 "$PROG" ok 20 "$(printf 'caf\351')" >"$T/rec.out" 2>"$T/rec.err"
+if "$P" stats "$T/utf8" >/dev/null 2>"$T/err" && grep -q 'caf\\ufffd' "$T/utf8/job.json" &&
+    grep -q 'job.json: 1 byte of the command line, MPI version or host names is not UTF-8, written as U+FFFD' "$T/rec.err"; then
+    ok "a non-UTF-8 argument: job.json readable, the byte as U+FFFD, said so"
+else
+    bad "a non-UTF-8 argument"; cat "$T/err" "$T/rec.err"; grep command "$T/utf8/job.json"
+fi
+
+# a program in a locale with a decimal comma (made with localedef, if the
+# locale sources are there): job.json's numbers are still C's
+mkdir -p "$T/loc"
+if localedef -i de_DE -f UTF-8 "$T/loc/de_DE.UTF-8" >/dev/null 2>&1 || [ -d "$T/loc/de_DE.UTF-8" ]; then
+    LOCPATH=$T/loc LC_ALL=de_DE.UTF-8 timeout 120 "$P" record -o "$T/locale" -- $MPIRUN -np 2 "$PROG" locale 20 \
+        >"$T/rec.out" 2>"$T/rec.err"
+    if "$P" stats "$T/locale" >/dev/null 2>"$T/err" && grep -A2 '"ns_per_unit"' "$T/locale/job.json" | grep -q '^ *[0-9]*\.[0-9]*,$'; then
+        ok "a program in a decimal-comma locale: job.json's numbers in C's notation"
+    else
+        bad "a program in a decimal-comma locale"; cat "$T/err" "$T/rec.err"; grep -A3 ns_per_unit "$T/locale/job.json"
+    fi
+else
+    echo "skip decimal-comma locale: no de_DE locale sources (the locales package)"
+fi
 
 # another format version
 cp -r "$T/good" "$T/version"
