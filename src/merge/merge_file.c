@@ -241,11 +241,13 @@ static int read_all(reader *rd)
     /* events */
     if ((rc = next_section(rd, T_EVNT)))
         return rc;
-    if (get(rd, &n))
+    /* each event takes two bytes at least; lengths summed without wrapping
+     * (their sum is then checked against the pool's size) */
+    if (get(rd, &n) || n > (uint64_t)(rd->end - rd->p) / 2)
         return malformed(rd);
     uint64_t total = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (get(rd, &v) || v >= psk_intern_count(m->classes) || get(rd, &len))
+        if (get(rd, &v) || v >= psk_intern_count(m->classes) || get(rd, &len) || len > (1ull << 40) - total)
             return malformed(rd);
         if (merged_push(m, (uint32_t)v, total))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
@@ -276,14 +278,28 @@ static int read_all(reader *rd)
         if (get(rd, &hasperm) || hasperm > 1 || mr->n > UINT32_MAX)
             return malformed(rd);
         if (hasperm) {
-            if (!(mr->perm = malloc((mr->n ? mr->n : 1) * sizeof *mr->perm)))
+            /* a permutation: every position once (one bit each) */
+            uint64_t *seen = NULL;
+            if (mr->n > (uint64_t)(rd->end - rd->p))
+                return malformed(rd);
+            if (!(mr->perm = malloc((mr->n ? mr->n : 1) * sizeof *mr->perm)) ||
+                !(seen = calloc(mr->n / 64 + 1, sizeof *seen))) {
+                free(seen);
                 return merged_fail(m, PSK_ENOMEM, "out of memory");
+            }
             for (uint64_t k = 0; k < mr->n; k++) {
                 int64_t d;
-                if (psk_get_svar(&rd->p, rd->end, &d) || (int64_t)k + d < 0 || (uint64_t)((int64_t)k + d) >= mr->n)
-                    return malformed(rd);
-                mr->perm[k] = (uint32_t)((int64_t)k + d);
+                uint64_t to = UINT64_MAX;
+                if (!psk_get_svar(&rd->p, rd->end, &d) && d >= -(int64_t)k && d < (int64_t)mr->n - (int64_t)k)
+                    to = (uint64_t)((int64_t)k + d);
+                if (to == UINT64_MAX || (seen[to / 64] >> (to % 64) & 1)) {
+                    free(seen);
+                    return merged_fail(m, PSK_EFORMAT, "%s: rank %d's call order is not a permutation", rd->path, r);
+                }
+                seen[to / 64] |= 1ull << (to % 64);
+                mr->perm[k] = (uint32_t)to;
             }
+            free(seen);
         }
     }
     if ((rc = next_section(rd, T_END)))

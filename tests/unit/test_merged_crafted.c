@@ -1,0 +1,224 @@
+/* Merged files crafted as an attacker would, with valid checksums: a good
+ * file is written from a synthetic trace, one section's payload is
+ * rewritten and its CRC-32 recomputed, and psk_merged_read must refuse it
+ * with a message naming the file (not accept it, not crash: the ASan run
+ * of the unit tests watches). Cases: event lengths whose sum wraps around
+ * to the pool's size; a rank's call order that is not a permutation; more
+ * events than the section has bytes. The unmodified file reads back. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "perfskel/merge.h"
+#include "psk_varint.h"
+#include "synth_trace.h"
+
+#define NRANKS 2
+#define NEV 50
+
+enum { T_EVNT = 0x544e5645, T_RANK = 0x4b4e4152 };
+
+typedef struct file {
+    uint8_t *p;
+    size_t n;
+} file;
+
+static file slurp(const char *path)
+{
+    file f = {0};
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    fseek(in, 0, SEEK_END);
+    f.n = (size_t)ftell(in);
+    fseek(in, 0, SEEK_SET);
+    f.p = malloc(f.n);
+    assert_non_null(f.p);
+    assert_int_equal(fread(f.p, 1, f.n, in), f.n);
+    fclose(in);
+    return f;
+}
+
+static uint64_t le_get(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void le_put(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* the offset of the k-th section tagged tag (after the 9-byte magic and
+ * version), its payload at +12 */
+static size_t find_section(const file *f, uint32_t tag, int k)
+{
+    for (size_t at = 9; at + 12 <= f->n;) {
+        uint64_t len = le_get(f->p + at + 4, 8);
+        if ((uint32_t)le_get(f->p + at, 4) == tag && k-- == 0)
+            return at;
+        at += 12 + len + 4;
+    }
+    fail_msg("no section %08x", tag);
+    return 0;
+}
+
+/* f with section `at`'s payload replaced by pl[0..n), its CRC recomputed,
+ * written to path */
+static void write_with(const file *f, size_t at, const uint8_t *pl, size_t n, const char *path)
+{
+    uint64_t old = le_get(f->p + at + 4, 8);
+    FILE *out = fopen(path, "wb");
+    assert_non_null(out);
+    uint8_t h[12], c[4];
+    memcpy(h, f->p + at, 4);
+    le_put(h + 4, n, 8);
+    le_put(c, crc32(crc32(0L, Z_NULL, 0), pl, (uInt)n), 4);
+    fwrite(f->p, 1, at, out);
+    fwrite(h, 1, 12, out);
+    fwrite(pl, 1, n, out);
+    fwrite(c, 1, 4, out);
+    size_t rest = at + 12 + old + 4;
+    fwrite(f->p + rest, 1, f->n - rest, out);
+    fclose(out);
+}
+
+/* psk_merged_read refuses path with a message naming it and holding want */
+static void refused(const char *path, const char *want)
+{
+    psk_merged *m = NULL;
+    int st = psk_merged_read(path, &m);
+    if (st == PSK_OK)
+        fail_msg("%s: accepted (want an error saying '%s')", path, want);
+    const char *msg = psk_merged_errmsg(m);
+    if (!msg || !strstr(msg, path) || !strstr(msg, want))
+        fail_msg("%s: message '%s' (want the file and '%s')", path, msg ? msg : "(none)", want);
+    psk_merged_close(m);
+}
+
+/* a 2-rank trace of NEV sends and receives, merged and written to path */
+static void good_file(const char *dir, const char *path)
+{
+    synth_job(dir, 91, NRANKS, 1);
+    for (int r = 0; r < NRANKS; r++) {
+        synth_rank *s = synth_rank_open(dir, r, NRANKS, 91, 1, 0);
+        uint64_t clock = 1000;
+        for (int i = 0; i < NEV; i++) {
+            psk_event e = {0};
+            e.fn = psk_fn_lookup((i + r) % 2 ? "MPI_Send" : "MPI_Recv");
+            e.fields = psk_fn_fields(e.fn);
+            e.v[PSK_F_PEER] = 1 - r;
+            e.v[PSK_F_TAG] = i % 3;
+            e.v[PSK_F_COUNT] = 8;
+            e.v[PSK_F_DTSIZE] = 1;
+            e.v[PSK_F_COMM] = 0;
+            e.t_entry = clock += 100;
+            e.t_exit = clock += 50;
+            synth_event(s, &e);
+        }
+        synth_end(s, NEV);
+    }
+    psk_trace *t;
+    assert_int_equal(psk_trace_open(dir, &t), PSK_OK);
+    psk_merge_opts o = {.window = 64};
+    psk_merged *m;
+    if (psk_merge(t, &o, &m))
+        fail_msg("merge: %s", psk_merged_errmsg(m));
+    assert_int_equal(psk_merged_write(m, path), PSK_OK);
+    psk_merged_close(m);
+    psk_trace_close(t);
+}
+
+static void test_crafted(void **state)
+{
+    (void)state;
+    char *d = synth_tempdir();
+    char good[4096], bad[4096];
+    snprintf(good, sizeof good, "%s/good.pskm", d);
+    snprintf(bad, sizeof bad, "%s/bad.pskm", d);
+    good_file(d, good);
+    file f = slurp(good);
+    psk_merged *m;
+    assert_int_equal(psk_merged_read(good, &m), PSK_OK);
+    psk_merged_close(m);
+
+    /* the events: n, then (class, length) each; the first two lengths
+     * grown by 2^63 each, so that their sum wraps to the pool's size */
+    size_t at = find_section(&f, T_EVNT, 0);
+    const uint8_t *p = f.p + at + 12, *end = p + le_get(f.p + at + 4, 8);
+    uint64_t n = 0, v = 0;
+    assert_int_equal(psk_get_uvar(&p, end, &n), 0);
+    assert_true(n >= 2);
+    uint8_t *pl = malloc((size_t)(end - p) + 64), *q = pl;
+    q = psk_put_uvar(q, n);
+    for (uint64_t i = 0; i < n; i++) {
+        assert_int_equal(psk_get_uvar(&p, end, &v), 0);
+        q = psk_put_uvar(q, v);
+        assert_int_equal(psk_get_uvar(&p, end, &v), 0);
+        q = psk_put_uvar(q, i < 2 ? v + (1ull << 63) : v);
+    }
+    write_with(&f, at, pl, (size_t)(q - pl), bad);
+    refused(bad, "");
+
+    /* more events than the section could hold */
+    q = pl;
+    q = psk_put_uvar(q, 1ull << 40);
+    q = psk_put_uvar(q, 0);
+    q = psk_put_uvar(q, 1);
+    write_with(&f, at, pl, (size_t)(q - pl), bad);
+    refused(bad, "");
+    free(pl);
+
+    /* rank 0's section: r, n, mono_start, times (length and bytes), then
+     * whether its own order follows; rewritten with an order in which
+     * position 0 comes twice (deltas 0, -1, 0, ...) */
+    at = find_section(&f, T_RANK, 0);
+    p = f.p + at + 12;
+    end = p + le_get(f.p + at + 4, 8);
+    uint64_t r = 0, cnt = 0, mono = 0, tlen = 0;
+    assert_int_equal(psk_get_uvar(&p, end, &r), 0);
+    assert_int_equal(psk_get_uvar(&p, end, &cnt), 0);
+    assert_int_equal(psk_get_uvar(&p, end, &mono), 0);
+    assert_int_equal(psk_get_uvar(&p, end, &tlen), 0);
+    assert_true(cnt >= 2 && tlen <= (uint64_t)(end - p));
+    pl = malloc(64 + tlen + cnt * PSK_VARINT_MAX);
+    q = pl;
+    q = psk_put_uvar(q, r);
+    q = psk_put_uvar(q, cnt);
+    q = psk_put_uvar(q, mono);
+    q = psk_put_uvar(q, tlen);
+    memcpy(q, p, tlen);
+    q += tlen;
+    q = psk_put_uvar(q, 1);
+    for (uint64_t k = 0; k < cnt; k++)
+        q = psk_put_svar(q, k == 1 ? -1 : 0);
+    write_with(&f, at, pl, (size_t)(q - pl), bad);
+    refused(bad, "rank 0's call order is not a permutation");
+    /* and an order that leaves the rank's events (delta past the end) */
+    q -= cnt; /* the deltas all took one byte */
+    for (uint64_t k = 0; k < cnt; k++)
+        q = psk_put_svar(q, k == 0 ? (int64_t)INT64_MAX / 2 : 0);
+    write_with(&f, at, pl, (size_t)(q - pl), bad);
+    refused(bad, "rank 0's call order is not a permutation");
+    free(pl);
+
+    free(f.p);
+    synth_rmdir(d);
+    free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_crafted)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
