@@ -185,14 +185,42 @@ static int world_of(psk_sim *s, int me, int64_t c, int64_t p)
 
 /* ---- intervals ---- */
 
-/* keys of intervals given by marks (loops) are apart from Pcontrol levels */
-#define MARK_BASE ((int64_t)1 << 40)
+/* keys of intervals given by marks (loops) are negative, apart from
+ * Pcontrol levels (2 and up; the program's is 0) */
+#define MARK_KEY(n) (-1 - (int64_t)(n))
+/* intervals nested deeper are not kept (they are counted as skipped):
+ * the reports recurse once a level */
+#define MAXNEST 1000
 
+static uint64_t ival_hash(int parent, int64_t key)
+{
+    return ((uint64_t)(uint32_t)parent * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)key * 0xC2B2AE3D27D4EB4Full);
+}
+
+/* the interval with this parent and key, made if there is none: found
+ * through an open-addressing table of interval indices + 1 */
 static int ival_child(psk_sim *s, int parent, int64_t key, int level)
 {
-    for (int i = 0; i < s->niv; i++)
-        if (s->iv[i].parent == parent && s->iv[i].key == key)
-            return i;
+    uint64_t h = ival_hash(parent, key);
+    for (uint64_t i = s->ivhcap ? h & (s->ivhcap - 1) : 0; s->ivhcap && s->ivh[i]; i = (i + 1) & (s->ivhcap - 1)) {
+        const ival *v = &s->iv[s->ivh[i] - 1];
+        if (v->parent == parent && v->key == key)
+            return s->ivh[i] - 1;
+    }
+    if (2 * ((uint64_t)s->niv + 1) > s->ivhcap) { /* grow and rehash */
+        uint64_t cap = s->ivhcap ? 2 * s->ivhcap : 64;
+        int *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -1;
+        for (int k = 0; k < s->niv; k++) {
+            uint64_t i = ival_hash(s->iv[k].parent, s->iv[k].key) & (cap - 1);
+            while (t[i])
+                i = (i + 1) & (cap - 1);
+            t[i] = k + 1;
+        }
+        free(s->ivh);
+        s->ivh = t, s->ivhcap = cap;
+    }
     if (s->niv == s->capiv) {
         int cap = s->capiv ? 2 * s->capiv : 16;
         ival *a = realloc(s->iv, (size_t)cap * sizeof *a);
@@ -205,16 +233,22 @@ static int ival_child(psk_sim *s, int parent, int64_t key, int level)
     v->parent = parent, v->key = key, v->level = level;
     if (parent < 0)
         snprintf(v->name, sizeof v->name, "program");
-    else if (key >= MARK_BASE && s->opts && s->opts->mark_name)
-        s->opts->mark_name(s->opts->mark_arg, (int32_t)(key - MARK_BASE), v->name, sizeof v->name);
-    else if (key >= MARK_BASE)
-        snprintf(v->name, sizeof v->name, "interval %lld", (long long)(key - MARK_BASE));
+    else if (key < 0 && s->opts && s->opts->mark_name)
+        s->opts->mark_name(s->opts->mark_arg, (int32_t)(-1 - key), v->name, sizeof v->name);
+    else if (key < 0)
+        snprintf(v->name, sizeof v->name, "interval %lld", (long long)(-1 - key));
     else
         snprintf(v->name, sizeof v->name, "pcontrol %lld", (long long)key);
     v->m = calloc((size_t)s->P * PSK_M_N, sizeof *v->m);
     v->count = calloc((size_t)s->P, sizeof *v->count);
-    if (!v->m || !v->count)
+    if (!v->m || !v->count) {
+        free(v->m), free(v->count);
         return -1;
+    }
+    uint64_t i = h & (s->ivhcap - 1);
+    while (s->ivh[i])
+        i = (i + 1) & (s->ivhcap - 1);
+    s->ivh[i] = s->niv + 1;
     return s->niv++;
 }
 
@@ -223,7 +257,7 @@ static int ival_open(psk_sim *s, int q, int64_t key)
     rank *r = &s->r[q];
     int parent = r->depth ? r->stack[r->depth - 1].node : -1;
     int level = r->depth;
-    if (s->maxdepth && level > s->maxdepth) {
+    if ((s->maxdepth && level > s->maxdepth) || level >= MAXNEST) {
         r->skipped++;
         return 0;
     }
@@ -848,7 +882,7 @@ static int execute(psk_sim *s, int q)
             return ival_open(s, q, lv);
         if (lv <= -2 && r->skipped)
             r->skipped--;
-        else if (lv <= -2 && r->depth > 1 && s->iv[r->stack[r->depth - 1].node].key == -lv)
+        else if (lv <= -2 && lv > INT64_MIN && r->depth > 1 && s->iv[r->stack[r->depth - 1].node].key == -lv)
             ival_close(s, q);
         return 0;
     }
@@ -1021,7 +1055,7 @@ static void apply_marks(psk_sim *s, int q)
     const psk_sim_marks *mk = &s->opts->marks[q];
     while (r->next_mark < mk->n && mk->mark[r->next_mark].event <= r->nread) {
         const psk_sim_mark *m = &mk->mark[r->next_mark++];
-        apply_mark(s, q, MARK_BASE + m->key, m->enter);
+        apply_mark(s, q, MARK_KEY(m->key), m->enter);
     }
 }
 
@@ -1038,11 +1072,11 @@ static int folded_marks(psk_sim *s, int q)
     int64_t exec, iter, count;
     int began = psk_fcursor_began(r->fc, &node, &exec, &iter, &count);
     for (; i < n && !(began && mk[i].enter && mk[i].inner); i++)
-        apply_mark(s, q, MARK_BASE + mk[i].node, mk[i].enter);
+        apply_mark(s, q, MARK_KEY(mk[i].node), mk[i].enter);
     if (began && psk_simi_boundary(s, q, node, exec, iter, count))
         return fail(s, PSK_ENOMEM, "out of memory");
     for (; i < n; i++)
-        apply_mark(s, q, MARK_BASE + mk[i].node, mk[i].enter);
+        apply_mark(s, q, MARK_KEY(mk[i].node), mk[i].enter);
     return 0;
 }
 
@@ -1486,6 +1520,7 @@ void psk_sim_close(psk_sim *s)
     for (int i = 0; i < s->niv; i++)
         free(s->iv[i].m), free(s->iv[i].count);
     free(s->iv);
+    free(s->ivh);
     for (msg *m = s->free_msg, *n; m; m = n)
         n = m->next, free(m);
     for (precv *p = s->free_precv, *n; p; p = n)

@@ -128,6 +128,8 @@ struct psk_sim {
     coll_inst *colls;
     ival *iv;
     int niv, capiv;
+    int *ivh;            /* interval by (parent, key): index + 1, 0 empty */
+    uint64_t ivhcap;
     uint8_t *opof;       /* per function id: enum op */
     uint8_t *ordered;    /* per function id: must run in time order (ordered()) */
     int8_t *collof;      /* per function id: enum psk_coll */

@@ -519,6 +519,50 @@ static void intervals(void **state)
     psk_sim_close(s);
 }
 
+/* crafted levels (issue 14): 100,000 MPI_Pcontrol(2) never closed on one
+ * rank, then levels 2^40, INT64_MAX and INT64_MIN, and a loop of 20
+ * iterations replayed folded with its loops as intervals (whose keys
+ * 2^40 used to collide with): the replay ends, intervals nested deeper
+ * than 1000 are not kept, each level is its own interval, and the text,
+ * JSON and HTML reports are written (they recurse a level a frame) */
+static void deep_nesting(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    for (int r = 0; r < 2; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        for (int k = 0; r == 0 && k < 100000; k++)
+            pcontrol(&t, r, 10, 2);
+        static const int64_t odd[] = {(int64_t)1 << 40, INT64_MAX, INT64_MIN, -((int64_t)1 << 40)};
+        for (int k = 0; k < 4; k++) {
+            psk_event *e = ev(&t, r, "MPI_Pcontrol", 10);
+            e->v[PSK_F_I1] = odd[k];
+            put(&t, r, e);
+        }
+        for (int k = 0; k < 20; k++)
+            coll(&t, r, "MPI_Allreduce", 1000, 8);
+        simple(&t, r, "MPI_Finalize", 0);
+    }
+    three x;
+    tb_three(&t, "", 1, &x);
+    for (int k = 0; k < 3; k++) {
+        int n = psk_sim_nintervals(x.s[k]);
+        if (n < 3 || n > 1010)
+            fail_msg("replay %d: %d intervals", k, n);
+        for (int i = 0; i < n; i++)
+            if (psk_sim_interval(x.s[k], i)->level > 1000)
+                fail_msg("replay %d: interval %d at level %d", k, i, psk_sim_interval(x.s[k], i)->level);
+        FILE *out = tmpfile();
+        assert_non_null(out);
+        psk_sim_write_text(x.s[k], out, 0);
+        psk_sim_write_json(x.s[k], out, &x.mach);
+        psk_sim_write_html(x.s[k], out, &x.mach, "deep");
+        fclose(out);
+    }
+    three_close(&x);
+}
+
 /* an allreduce of 800 bytes on 4 ranks by its formula: log2(4) x (start + B x byte) */
 static void allreduce_formula(void **state)
 {
@@ -973,6 +1017,7 @@ int main(void)
         cmocka_unit_test(imbalance),   cmocka_unit_test(parallel),         cmocka_unit_test(shared_cores),
         cmocka_unit_test(rank_power),
         cmocka_unit_test(intervals),
+        cmocka_unit_test(deep_nesting),
         cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv),
         cmocka_unit_test(folded_skips), cmocka_unit_test(folded_varying), cmocka_unit_test(folded_noise),
         cmocka_unit_test(folded_wildcard), cmocka_unit_test(matched_probe), cmocka_unit_test(folded_mprobe),
