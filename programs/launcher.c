@@ -58,19 +58,24 @@ int psk_launcher_flavour(const char *launcher)
         return PSK_MPI_UNKNOWN;
     if ((fl = name_flavour(psk_base_name(real))) != 0)
         return fl;
-    char cmd[PATH_MAX + 32];
-    snprintf(cmd, sizeof cmd, "'%s' --version 2>&1", real);
-    FILE *p = popen(cmd, "r");
-    if (!p)
+    /* run directly, not through a shell: any byte may be in the path */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&text, &len);
+    if (!o)
         return PSK_MPI_UNKNOWN;
-    char line[512];
-    while (!fl && fgets(line, sizeof line, p)) {
-        if (strstr(line, "Open MPI") || strstr(line, "OpenRTE"))
-            fl = PSK_MPI_OPENMPI;
-        else if (strstr(line, "HYDRA") || strstr(line, "MPICH"))
-            fl = PSK_MPI_MPICH;
-    }
-    pclose(p);
+    char *argv[] = {real, "--version", NULL};
+    psk_cli_runopts ro = {.limit = 30, .out = o, .catch = ""}; /* stderr too */
+    psk_cli_run_watched(argv, &ro);
+    if (ro.caught)
+        fwrite(ro.caught, 1, ro.ncaught, o);
+    fclose(o);
+    free(ro.caught);
+    if (text && (strstr(text, "Open MPI") || strstr(text, "OpenRTE")))
+        fl = PSK_MPI_OPENMPI;
+    else if (text && (strstr(text, "HYDRA") || strstr(text, "MPICH")))
+        fl = PSK_MPI_MPICH;
+    free(text);
     return fl;
 }
 

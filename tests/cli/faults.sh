@@ -158,6 +158,18 @@ else
     echo "skip decimal-comma locale: no de_DE locale sources (the locales package)"
 fi
 
+# a launcher known only by what it says of itself (--version), at a path
+# holding a quote: told without a shell
+mkdir -p "$T/it's here"
+printf '#!/bin/sh\nexec %s "$@"\n' "$MPIRUN" >"$T/it's here/launch"
+chmod +x "$T/it's here/launch"
+if timeout 120 "$P" record -o "$T/quoted" -- "$T/it's here/launch" -np 2 "$PROG" ok 10 >"$T/rec.out" 2>"$T/rec.err" &&
+    "$P" stats "$T/quoted" >/dev/null 2>&1; then
+    ok "a launcher at a path with a quote, told by --version"
+else
+    bad "a launcher at a path with a quote"; cat "$T/rec.err"
+fi
+
 # another format version
 cp -r "$T/good" "$T/version"
 sed -i 's/"version": 1,/"version": 9,/' "$T/version/job.json"
