@@ -3,9 +3,10 @@
 # Debian 12; with sudo otherwise). apt-get update runs once, only when
 # something has to be installed. chromium: the tests open perfskel sim's
 # HTML report in it, headless; locales: a test records a program in a
-# decimal-comma locale made with localedef.
+# decimal-comma locale made with localedef; clang and its runtimes: the
+# libFuzzer targets (bench/fuzz.sh).
 set -e
-PKGS="build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libcmocka-dev chromium locales"
+PKGS="build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libcmocka-dev chromium locales clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "merge_internal.h"
@@ -140,6 +141,7 @@ typedef struct reader {
     size_t cap;
     const uint8_t *p, *end; /* the current section's payload */
     int nsec;
+    uint64_t size;          /* of the file */
 } reader;
 
 static int next_section(reader *rd, uint32_t want)
@@ -151,15 +153,17 @@ static int next_section(reader *rd, uint32_t want)
     uint64_t len = get_le(h + 4, 8);
     if (tag != want)
         return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d has an unexpected tag", rd->path, rd->nsec);
-    if (len > (1ull << 40))
-        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d length %llu", rd->path, rd->nsec,
-                           (unsigned long long)len);
-    if (len > rd->cap) {
-        uint8_t *p = realloc(rd->buf, len);
+    /* no longer than what the file has left (its payload and CRC) */
+    long at = ftell(rd->f);
+    if (len > (1ull << 40) || at < 0 || len + 4 > rd->size - (uint64_t)at)
+        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d length %llu (the file has %llu bytes)",
+                           rd->path, rd->nsec, (unsigned long long)len, (unsigned long long)rd->size);
+    if (len > rd->cap || !rd->buf) { /* a buffer even for an empty section: p and end point into it */
+        uint8_t *p = realloc(rd->buf, len ? len : 1);
         if (!p)
             return merged_fail(rd->m, PSK_ENOMEM, "%s: out of memory", rd->path);
         rd->buf = p;
-        rd->cap = len;
+        rd->cap = len ? len : 1;
     }
     if ((len && fread(rd->buf, 1, len, rd->f) != len) || fread(c, 1, 4, rd->f) != 4)
         return merged_fail(rd->m, PSK_ETRUNCATED, "%s: truncated inside section %d", rd->path, rd->nsec);
@@ -319,6 +323,12 @@ int psk_merged_read(const char *path, psk_merged **out)
     rd.f = fopen(path, "rb");
     if (!rd.f)
         return merged_fail(m, errno == ENOENT ? PSK_ENOTFOUND : PSK_EIO, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(rd.f), &sb) || !S_ISREG(sb.st_mode)) {
+        fclose(rd.f);
+        return merged_fail(m, PSK_EIO, "%s: not a regular file", path);
+    }
+    rd.size = (uint64_t)sb.st_size;
     int rc = read_all(&rd);
     fclose(rd.f);
     free(rd.buf);

@@ -134,8 +134,11 @@ static void normalise(const char *s, size_t n, char *out, size_t cap)
             space = o > 0;
             continue;
         }
-        if (space && o + 1 < cap)
+        if (space) { /* the blank and the character, or neither */
+            if (o + 2 >= cap)
+                break;
             out[o++] = ' ';
+        }
         space = 0;
         out[o++] = (char)tolower(c);
     }

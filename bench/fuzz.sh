@@ -1,0 +1,83 @@
+#!/bin/sh
+# fuzz.sh PERFSKEL_BUILD SECONDS [TARGET...]: runs the libFuzzer targets of
+# tests/fuzz (job, machine, merged, trace; default all) for SECONDS each,
+# from seed corpora made here out of the traces of tests/random/regress
+# (their job.json; the trace as one input, job.json and rank files joined
+# by "\0PSKFILE"; merged by PERFSKEL_BUILD/perfskel into .pskm) and the
+# machine files of docs/simulation.md. The targets are built with clang in
+# FUZZ_BUILD (default /tmp/perfskel-fuzz-build: cmake -DPSK_FUZZ=ON, with
+# AddressSanitizer and UBSan). Per target one line: executions, coverage
+# (edges), features, crashes found; a crash, sanitizer report, hang
+# (TIMEOUT s, default 10) or allocation above 1 GiB leaves its input in
+# OUT/TARGET/ (default /tmp/perfskel-fuzz; a finding becomes a regression
+# test). Exit status 1 if any target found something. CORPUS_ONLY=1 makes
+# the corpora and stops. Environment: JOBS (parallel fuzzing processes per
+# target, default 1).
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$1" && pwd)
+secs=${2:-60}
+shift 2 2>/dev/null || shift $#
+targets=${*:-job machine merged trace}
+FB=${FUZZ_BUILD:-/tmp/perfskel-fuzz-build}
+OUT=${OUT:-/tmp/perfskel-fuzz}
+TIMEOUT=${TIMEOUT:-10}
+mkdir -p "$OUT"
+
+if ! CC=clang cmake -S "$here" -B "$FB" -DPSK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$OUT/cmake.log" 2>&1 ||
+    ! cmake --build "$FB" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
+    echo "fuzz: the build in $FB failed (clang and libclang-rt-14-dev needed; see $OUT/build.log)" >&2
+    exit 2
+fi
+
+# ---- seed corpora ----
+C=$OUT/corpus
+rm -rf "$C"
+mkdir -p "$C/job" "$C/machine" "$C/merged" "$C/trace"
+i=0
+for d in "$here"/tests/random/regress/*/trace; do
+    i=$((i + 1))
+    cp "$d/job.json" "$C/job/$i.json"
+    {
+        cat "$d/job.json"
+        for f in "$d"/rank-*.psk; do
+            printf '\000PSKFILE'
+            cat "$f"
+        done
+    } >"$C/trace/$i"
+    "$B/perfskel" merge "$d" -o "$C/merged/$i.pskm" >/dev/null 2>&1 || rm -f "$C/merged/$i.pskm"
+done
+printf 'type = bus;\nstart time = 100;\nsend byte time = 0.1;\npower = 0.5;\n' >"$C/machine/1.par"
+printf 'type = grid; topology = {4, 4}; start time = 20; send byte time = 0.5;\n' >"$C/machine/2.par"
+cat >"$C/machine/3.par" <<'EOF'
+type = switch; ranks per node = 2; links per node = 2; buses = 0; eager threshold = 8192;
+intra start time = 0.4; intra send byte time = 0.0002;
+message cost = {
+    0, 0.4, 0.001,
+    4096, 2.5, 0.0002
+};
+work unit spread = {1.6, 1.7}; calibrated on = host1; cores per node = 2; work unit time = 1.62;
+power = {1, 0.5}; collectives = closed; allreduce = ring; bcast = binomial;
+EOF
+[ "${CORPUS_ONLY:-0}" = 1 ] && { echo "fuzz: corpora in $C"; exit 0; }
+
+# ---- runs ----
+found=0
+echo "target seconds executions coverage features findings"
+for t in $targets; do
+    exe=$FB/fuzz_$t
+    [ -x "$exe" ] || { echo "fuzz: $exe missing" >&2; found=1; continue; }
+    mkdir -p "$OUT/$t" "$OUT/$t.corpus"
+    cp "$C/$t"/* "$OUT/$t.corpus/" 2>/dev/null
+    TMPDIR=$OUT/$t "$exe" "$OUT/$t.corpus" -max_total_time="$secs" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
+        -malloc_limit_mb=1024 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$OUT/$t/" \
+        -jobs="${JOBS:-1}" -workers="${JOBS:-1}" >"$OUT/$t.log" 2>&1
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/$t.log" | awk '{ s += $1 } END { print s + 0 }')
+    cov=$(grep -o 'cov: [0-9]*' "$OUT/$t.log" | tail -n 1 | awk '{ print $2 }')
+    ft=$(grep -o 'ft: [0-9]*' "$OUT/$t.log" | tail -n 1 | awk '{ print $2 }')
+    n=$(find "$OUT/$t" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
+    [ "$n" -gt 0 ] && found=1
+    echo "$t $secs ${execs:-0} ${cov:-?} ${ft:-?} $n"
+    [ "$n" -gt 0 ] && grep -m 3 -E 'ERROR|SUMMARY|runtime error' "$OUT/$t.log" | sed 's/^/  /'
+done
+exit $found

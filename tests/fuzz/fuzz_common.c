@@ -1,0 +1,72 @@
+/* fuzz_common.h: the targets' directory and the stages after a reader. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz_common.h"
+#include "perfskel/gen.h"
+#include "perfskel/sim.h"
+
+static char dir[PATH_MAX];
+
+const char *fuzz_dir(void)
+{
+    if (!dir[0]) {
+        const char *t = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/psk-fuzz-XXXXXX", t ? t : "/tmp");
+        if (!mkdtemp(dir))
+            abort();
+    }
+    return dir;
+}
+
+const char *fuzz_file(const char *name, const uint8_t *data, size_t n)
+{
+    static char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", fuzz_dir(), name);
+    FILE *f = fopen(path, "wb");
+    if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f))
+        abort();
+    return path;
+}
+
+static int count(void *arg, const psk_event *ev)
+{
+    (void)ev;
+    ++*(uint64_t *)arg;
+    return 0;
+}
+
+void fuzz_after_merge(psk_merged *m)
+{
+    uint64_t n = 0;
+    for (int r = 0; r < psk_merged_nranks(m); r++)
+        psk_merged_expand(m, r, count, &n);
+    psk_folded *f = NULL;
+    if (psk_fold_merged(m, PSK_FOLD_RUNS, &f) == 0 && psk_folded_stats(f, m) == 0) {
+        FILE *null = fopen("/dev/null", "w");
+        char err[512];
+        psk_gen_opts go = {.K = 10};
+        if (null) {
+            psk_gen_skeleton(m, f, &go, null, err, sizeof err);
+            fclose(null);
+        }
+        psk_machine mach;
+        psk_machine_default(&mach);
+        psk_sim_opts so = {.machine = &mach, .loop_intervals = 1};
+        psk_sim *s = NULL;
+        if (psk_sim_run_folded(m, f, &so, &s) == 0) {
+            FILE *out = fopen("/dev/null", "w");
+            if (out) {
+                psk_sim_write_text(s, out, 0);
+                psk_sim_write_json(s, out, &mach);
+                fclose(out);
+            }
+        }
+        psk_sim_close(s);
+        psk_machine_free(&mach);
+    }
+    psk_folded_free(f);
+}
