@@ -23,6 +23,9 @@ FB=${FUZZ_BUILD:-/tmp/perfskel-fuzz-build}
 OUT=${OUT:-/tmp/perfskel-fuzz}
 TIMEOUT=${TIMEOUT:-10}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+par=""
+[ "${JOBS:-1}" -gt 1 ] && par="-jobs=$JOBS -workers=$JOBS" # their logs go to OUT/fuzz-N.log
 
 if ! CC=clang cmake -S "$here" -B "$FB" -DPSK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$OUT/cmake.log" 2>&1 ||
     ! cmake --build "$FB" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
@@ -69,9 +72,9 @@ for t in $targets; do
     [ -x "$exe" ] || { echo "fuzz: $exe missing" >&2; found=1; continue; }
     mkdir -p "$OUT/$t" "$OUT/$t.corpus"
     cp "$C/$t"/* "$OUT/$t.corpus/" 2>/dev/null
-    TMPDIR=$OUT/$t "$exe" "$OUT/$t.corpus" -max_total_time="$secs" -timeout="$TIMEOUT" -rss_limit_mb=2048 \
-        -malloc_limit_mb=1024 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$OUT/$t/" \
-        -jobs="${JOBS:-1}" -workers="${JOBS:-1}" >"$OUT/$t.log" 2>&1
+    (cd "$OUT" && TMPDIR=$OUT/$t "$exe" "$OUT/$t.corpus" -max_total_time="$secs" -timeout="$TIMEOUT" \
+        -rss_limit_mb=2048 -malloc_limit_mb=1024 -close_fd_mask=3 -print_final_stats=1 \
+        -artifact_prefix="$OUT/$t/" $par >"$OUT/$t.log" 2>&1)
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/$t.log" | awk '{ s += $1 } END { print s + 0 }')
     cov=$(grep -o 'cov: [0-9]*' "$OUT/$t.log" | tail -n 1 | awk '{ print $2 }')
     ft=$(grep -o 'ft: [0-9]*' "$OUT/$t.log" | tail -n 1 | awk '{ print $2 }')
