@@ -211,7 +211,7 @@ static int read_all(reader *rd)
     /* rank sets */
     if ((rc = next_section(rd, T_PSET)))
         return rc;
-    if (get(rd, &n))
+    if (get(rd, &n) || n > (uint64_t)(rd->end - rd->p)) /* a byte each at least */
         return malformed(rd);
     int32_t *ranks = malloc((size_t)m->nranks * sizeof *ranks);
     if (!ranks)
@@ -221,7 +221,7 @@ static int read_all(reader *rd)
             return free(ranks), malformed(rd);
         int64_t r = 0;
         for (uint64_t j = 0; j < len; j++) {
-            if (get(rd, &v) || (j && v == 0) || (r += (int64_t)v) >= m->nranks)
+            if (get(rd, &v) || (j && v == 0) || v >= (uint64_t)m->nranks || (r += (int64_t)v) >= m->nranks)
                 return free(ranks), malformed(rd);
             ranks[j] = (int32_t)r;
         }

@@ -4,7 +4,8 @@
  * with a message naming the file (not accept it, not crash: the ASan run
  * of the unit tests watches). Cases: event lengths whose sum wraps around
  * to the pool's size; a rank's call order that is not a permutation; more
- * events than the section has bytes. The unmodified file reads back. */
+ * events than the section has bytes; a rank-set delta that wraps to a
+ * negative rank. The unmodified file reads back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +24,7 @@
 #define NRANKS 2
 #define NEV 50
 
-enum { T_EVNT = 0x544e5645, T_RANK = 0x4b4e4152 };
+enum { T_PSET = 0x54455350, T_EVNT = 0x544e5645, T_RANK = 0x4b4e4152 };
 
 typedef struct file {
     uint8_t *p;
@@ -175,6 +176,32 @@ static void test_crafted(void **state)
     q = psk_put_uvar(q, 1ull << 40);
     q = psk_put_uvar(q, 0);
     q = psk_put_uvar(q, 1);
+    write_with(&f, at, pl, (size_t)(q - pl), bad);
+    refused(bad, "");
+    free(pl);
+
+    /* the rank sets: n, then each its length and its ranks as deltas; the
+     * second delta of the first set of two ranks made 2^64 - 1, which wraps
+     * to a rank below the one before it (a negative rank, an index) */
+    at = find_section(&f, T_PSET, 0);
+    p = f.p + at + 12;
+    end = p + le_get(f.p + at + 4, 8);
+    pl = malloc((size_t)(end - p) + 64);
+    q = pl;
+    assert_int_equal(psk_get_uvar(&p, end, &n), 0);
+    q = psk_put_uvar(q, n);
+    int done = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t len = 0;
+        assert_int_equal(psk_get_uvar(&p, end, &len), 0);
+        q = psk_put_uvar(q, len);
+        for (uint64_t j = 0; j < len; j++) {
+            assert_int_equal(psk_get_uvar(&p, end, &v), 0);
+            q = psk_put_uvar(q, !done && j == 1 ? UINT64_MAX : v);
+        }
+        done |= len > 1;
+    }
+    assert_true(done); /* a set of both ranks */
     write_with(&f, at, pl, (size_t)(q - pl), bad);
     refused(bad, "");
     free(pl);
