@@ -155,9 +155,12 @@ static int next_section(reader *rd, uint32_t want)
         return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d has an unexpected tag", rd->path, rd->nsec);
     /* no longer than what the file has left (its payload and CRC) */
     long at = ftell(rd->f);
-    if (len > (1ull << 40) || at < 0 || len + 4 > rd->size - (uint64_t)at)
-        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d length %llu (the file has %llu bytes)",
-                           rd->path, rd->nsec, (unsigned long long)len, (unsigned long long)rd->size);
+    if (len > (1ull << 40) || at < 0)
+        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d length %llu", rd->path, rd->nsec,
+                           (unsigned long long)len);
+    if (len + 4 > rd->size - (uint64_t)at)
+        return merged_fail(rd->m, PSK_ETRUNCATED, "%s: truncated inside section %d (%llu bytes of its %llu are there)",
+                           rd->path, rd->nsec, (unsigned long long)(rd->size - (uint64_t)at), (unsigned long long)len + 4);
     if (len > rd->cap || !rd->buf) { /* a buffer even for an empty section: p and end point into it */
         uint8_t *p = realloc(rd->buf, len ? len : 1);
         if (!p)

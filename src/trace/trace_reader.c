@@ -312,6 +312,38 @@ static int decode_arrays(psk_rank_reader *r, psk_event *ev)
     return PSK_OK;
 }
 
+/* Ids of requests, communicators and groups: the recorder gives each the
+ * lowest one free, so one made by a rank's k-th event is below k; later
+ * stages index tables with them. Allowed: what the recorder writes for
+ * none (-1) and not recorded (-2), and up to ID_SLACK past the events
+ * read (traces written by other tools, tests' synthetic ones). Members
+ * of a new communicator are world ranks of the job. */
+#define ID_SLACK 65536
+
+static int id_ok(const psk_rank_reader *r, int64_t v)
+{
+    return v >= -2 && (uint64_t)(v + 2) <= r->events + ID_SLACK + 2;
+}
+
+static int check_ids(psk_rank_reader *r, const psk_event *ev)
+{
+    static const int scalar[] = {PSK_F_REQ, PSK_F_COMM, PSK_F_NEWID, PSK_F_GROUP};
+    for (int k = 0; k < 4; k++)
+        if ((ev->fields >> scalar[k] & 1u) && !id_ok(r, ev->v[scalar[k]]))
+            return fail(r->err, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): %s %lld out of range", r->path, r->events,
+                        psk_fn_table[ev->fn].name, psk_field_name(scalar[k]), (long long)ev->v[scalar[k]]);
+    int kq = PSK_F_REQS - PSK_F_FIRST_ARRAY, km = PSK_F_MEMBERS - PSK_F_FIRST_ARRAY;
+    for (uint32_t j = 0; (ev->fields >> PSK_F_REQS & 1u) && j < ev->n[kq]; j++)
+        if (!id_ok(r, ev->arr[kq][j]))
+            return fail(r->err, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): request id %lld out of range", r->path,
+                        r->events, psk_fn_table[ev->fn].name, (long long)ev->arr[kq][j]);
+    for (uint32_t j = 0; (ev->fields >> PSK_F_MEMBERS & 1u) && j < ev->n[km]; j++)
+        if (ev->arr[km][j] < 0 || ev->arr[km][j] >= (int64_t)r->hdr.nranks)
+            return fail(r->err, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): member %lld of a %u-rank job", r->path,
+                        r->events, psk_fn_table[ev->fn].name, (long long)ev->arr[km][j], r->hdr.nranks);
+    return PSK_OK;
+}
+
 /* an event's function, gap, duration and scalar fields are varints: when
  * the block has room for all of them at their longest, they are read
  * without a bounds check each (most events; a block's last few take the
@@ -351,7 +383,8 @@ static int decode(psk_rank_reader *r, psk_event *ev)
     ev->t_entry = r->prev + (uint64_t)psk_unzigzag(ug);
     ev->t_exit = ev->t_entry + dur;
     r->prev = ev->t_exit;
-    return ev->fields & ~SCALARS ? decode_arrays(r, ev) : PSK_OK;
+    int rc = ev->fields & ~SCALARS ? decode_arrays(r, ev) : PSK_OK;
+    return rc ? rc : check_ids(r, ev);
 }
 
 int psk_rank_next(psk_rank_reader *r, psk_event *ev)

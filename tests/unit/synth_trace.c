@@ -175,15 +175,20 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
         if (!((ev->fields >> i) & 1u))
             continue;
         int u = (PSK_FIELDS_UNSIGNED >> i) & 1u;
+        /* ids as the reader takes them (-2 up to a few hundred), members
+         * world ranks of any job (rank 0); everything else over the range */
+        int id = i == PSK_F_REQ || i == PSK_F_COMM || i == PSK_F_NEWID || i == PSK_F_GROUP || i == PSK_F_REQS;
         if (i < PSK_F_FIRST_ARRAY) {
-            ev->v[i] = rand_val(rng, u);
+            ev->v[i] = id ? (int64_t)(synth_next(rng) % 302) - 2 : rand_val(rng, u);
             continue;
         }
         int k = i - PSK_F_FIRST_ARRAY;
         uint32_t n = (uint32_t)(synth_next(rng) % 7);
         size_t nv = i == PSK_F_STATUSES ? 3 * (size_t)n : n;
         for (size_t j = 0; j < nv; j++)
-            st->a[k][j] = rand_val(rng, u);
+            st->a[k][j] = id ? (int64_t)(synth_next(rng) % 302) - 2
+                          : i == PSK_F_MEMBERS ? 0
+                                               : rand_val(rng, u);
         ev->n[k] = n;
         ev->arr[k] = st->a[k];
     }

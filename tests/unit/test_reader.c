@@ -297,6 +297,55 @@ static void test_mixed_and_missing(void **state)
     free(d);
 }
 
+/* ids the recorder cannot have written (it gives the lowest free one, so
+ * the k-th event's is below k; readers allow 65,536 more) and members
+ * outside the job: refused with the file, the event and the field */
+static void test_ids_out_of_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fn;
+        int field;
+        int64_t v;
+        const char *want;
+    } cases[] = {
+        {"MPI_Isend", PSK_F_REQ, (int64_t)1 << 24, "req 16777216 out of range"},
+        {"MPI_Isend", PSK_F_REQ, -3, "req -3 out of range"},
+        {"MPI_Send", PSK_F_COMM, (int64_t)1 << 40, "comm 1099511627776 out of range"},
+        {"MPI_Waitsome", PSK_F_REQS, (int64_t)1 << 24, "request id 16777216 out of range"},
+        {"MPI_Comm_group", PSK_F_MEMBERS, 2, "member 2 of a 2-rank job"},
+        {"MPI_Comm_group", PSK_F_MEMBERS, -1, "member -1 of a 2-rank job"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *d = synth_tempdir(), msg[8192];
+        synth_job(d, JOB, 2, 1);
+        psk_event ev = {0};
+        int64_t arr[1] = {cases[c].v};
+        ev.fn = psk_fn_lookup(cases[c].fn);
+        ev.fields = psk_fn_fields(ev.fn);
+        assert_true(ev.fields >> cases[c].field & 1u);
+        ev.t_entry = 100, ev.t_exit = 200;
+        if (cases[c].field < PSK_F_FIRST_ARRAY) {
+            ev.v[cases[c].field] = cases[c].v;
+        } else {
+            ev.n[cases[c].field - PSK_F_FIRST_ARRAY] = 1;
+            ev.arr[cases[c].field - PSK_F_FIRST_ARRAY] = arr;
+        }
+        for (int r = 0; r < 2; r++) {
+            synth_rank *s = synth_rank_open(d, r, 2, JOB, 1, 0);
+            if (r == 0)
+                synth_event(s, &ev);
+            synth_end(s, r == 0);
+        }
+        int n;
+        assert_int_equal(read_rank(d, 0, NULL, 0, &n, msg, sizeof msg), PSK_EFORMAT);
+        if (!strstr(msg, "rank-000000.psk: event 0 (") || !strstr(msg, cases[c].want))
+            fail_msg("%s: '%s', want '%s'", cases[c].fn, msg, cases[c].want);
+        synth_rmdir(d);
+        free(d);
+    }
+}
+
 /* blocks that are well-formed but inconsistent */
 static void test_inconsistent_blocks(void **state)
 {
@@ -381,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_corrupt_everywhere),
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_mixed_and_missing),
+        cmocka_unit_test(test_ids_out_of_range),
         cmocka_unit_test(test_inconsistent_blocks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
