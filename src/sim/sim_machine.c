@@ -361,6 +361,12 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         int n;
         if (list(p, key, val, 1, v, PSK_MACHINE_MAXDIM, &n, 1))
             return PSK_EINVAL;
+        double nodes = 1;
+        for (int i = 0; i < n; i++) {
+            nodes *= v[i];
+            if (v[i] > (1 << 20) || nodes > (double)(1 << 30))
+                return perr(p, "topology: %g nodes in all, at most %d", nodes, 1 << 30);
+        }
         for (int i = 0; i < n; i++)
             m->topo[i] = (int)v[i];
         m->ntopo = n;
