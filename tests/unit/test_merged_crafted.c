@@ -60,18 +60,27 @@ static void le_put(uint8_t *p, uint64_t v, int n)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* the offset of the k-th section tagged tag (after the 9-byte magic and
+/* the offset of the first section tagged tag (after the 9-byte magic and
  * version), its payload at +12 */
-static size_t find_section(const file *f, uint32_t tag, int k)
+static size_t find_section(const file *f, uint32_t tag)
 {
     for (size_t at = 9; at + 12 <= f->n;) {
         uint64_t len = le_get(f->p + at + 4, 8);
-        if ((uint32_t)le_get(f->p + at, 4) == tag && k-- == 0)
+        if ((uint32_t)le_get(f->p + at, 4) == tag)
             return at;
         at += 12 + len + 4;
     }
     fail_msg("no section %08x", tag);
     return 0;
+}
+
+/* the first section tagged tag: its offset; its payload in [*p, *end) */
+static size_t payload(const file *f, uint32_t tag, const uint8_t **p, const uint8_t **end)
+{
+    size_t at = find_section(f, tag);
+    *p = f->p + at + 12;
+    *end = *p + le_get(f->p + at + 4, 8);
+    return at;
 }
 
 /* f with section `at`'s payload replaced by pl[0..n), its CRC recomputed,
@@ -155,8 +164,8 @@ static void test_crafted(void **state)
 
     /* the events: n, then (class, length) each; the first two lengths
      * grown by 2^63 each, so that their sum wraps to the pool's size */
-    size_t at = find_section(&f, T_EVNT, 0);
-    const uint8_t *p = f.p + at + 12, *end = p + le_get(f.p + at + 4, 8);
+    const uint8_t *p, *end;
+    size_t at = payload(&f, T_EVNT, &p, &end);
     uint64_t n = 0, v = 0;
     assert_int_equal(psk_get_uvar(&p, end, &n), 0);
     assert_true(n >= 2);
@@ -183,9 +192,7 @@ static void test_crafted(void **state)
     /* the rank sets: n, then each its length and its ranks as deltas; the
      * second delta of the first set of two ranks made 2^64 - 1, which wraps
      * to a rank below the one before it (a negative rank, an index) */
-    at = find_section(&f, T_PSET, 0);
-    p = f.p + at + 12;
-    end = p + le_get(f.p + at + 4, 8);
+    at = payload(&f, T_PSET, &p, &end);
     pl = malloc((size_t)(end - p) + 64);
     q = pl;
     assert_int_equal(psk_get_uvar(&p, end, &n), 0);
@@ -209,9 +216,7 @@ static void test_crafted(void **state)
     /* rank 0's section: r, n, mono_start, times (length and bytes), then
      * whether its own order follows; rewritten with an order in which
      * position 0 comes twice (deltas 0, -1, 0, ...) */
-    at = find_section(&f, T_RANK, 0);
-    p = f.p + at + 12;
-    end = p + le_get(f.p + at + 4, 8);
+    at = payload(&f, T_RANK, &p, &end);
     uint64_t r = 0, cnt = 0, mono = 0, tlen = 0;
     assert_int_equal(psk_get_uvar(&p, end, &r), 0);
     assert_int_equal(psk_get_uvar(&p, end, &cnt), 0);
