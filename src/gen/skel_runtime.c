@@ -32,29 +32,56 @@ static const double unitns_[NRANKS] = {1.0, 1.0};
 
 static int rank_, size_;
 
-/* Faithful compute: a rank run on the host it was recorded on times the
- * work kernel at start-up as the recorder did (after a barrier,
- * psk_work_time of psk_work.h) and scales every work
- * it runs by the unit's time then (unitns_) over now, so it computes the
- * recorded time even if the kernel runs at another speed than when it was
- * recorded (one timing moved 8 % on the same host). hosth_ is each rank's
- * recorded host name hashed (FNV-1a): no name reaches the code. Elsewhere
- * the units run as recorded, so a slower CPU takes longer. */
-static double wscale_ = 1.0;
-static inline void psk_work(uint64_t units) { psk_work_kernel_((uint64_t)((double)units * wscale_ + 0.5)); }
+/* Faithful compute. A unit of work stands for the time one unit took on
+ * the rank's recorded host (unitns_): a rank run there computes the
+ * recorded time; elsewhere a unit takes what the kernel takes on this host
+ * at start-up, so a slower CPU takes longer. At start-up (after a barrier)
+ * each rank times the kernel as the recorder did (psk_work_time of
+ * psk_work.h): wns_, its ns per kernel unit, then; and the cost of the two
+ * clock readings that check an interval (wclk_, one reading). Every interval of work
+ * long enough to time (wcheck_ns_) is then checked against the clock and
+ * the kernel's speed estimate (wspd_) follows what it measures (a moving
+ * mean), so work the kernel does slower here than in its start-up timing
+ * (caches, other work) still takes the time it stands for. Timings far
+ * off the start-up speed (the rank was descheduled) are not taken, and
+ * the estimate stays within 15 % of it: sharing a core must still show.
+ * hosth_ is each rank's recorded host name hashed (FNV-1a): no name
+ * reaches the code. */
+static double wunit_ = 0, wns_ = 0, wspd_ = 0, wclk_ = 0;
+#define wcheck_ns_ 20000.0
 static double wtime_ns_(void) { return MPI_Wtime() * 1e9; }
+static void psk_work(uint64_t units)
+{
+    double want = (double)units * wunit_, a, s;
+    uint64_t n;
+    if (!(wspd_ > 0)) { psk_work_kernel_(units); return; }
+    if (want < wcheck_ns_) { psk_work_kernel_((uint64_t)(want / wspd_ + 0.5)); return; }
+    n = (uint64_t)((want - 2 * wclk_) / wspd_ + 0.5); /* the clock read twice */
+    a = wtime_ns_();
+    psk_work_kernel_(n);
+    s = (wtime_ns_() - a - wclk_) / (double)n;
+    if (s > 0.8 * wns_ && s < 1.25 * wns_) {
+        wspd_ = 0.8 * wspd_ + 0.2 * s;
+        if (wspd_ < 0.85 * wns_) wspd_ = 0.85 * wns_;
+        if (wspd_ > 1.15 * wns_) wspd_ = 1.15 * wns_;
+    }
+}
 static void work_calibrate_(void)
 {
     char h[256] = {0};
     uint64_t x = 1469598103934665603ULL;
-    double t[3];
+    double t[3], a;
     int i;
     gethostname(h, sizeof h - 1);
     for (i = 0; h[i]; i++) x = (x ^ (unsigned char)h[i]) * 1099511628211ULL;
     PMPI_Barrier(MPI_COMM_WORLD); /* not one of the original's calls */
-    if (x != hosth_[rank_] || !(unitns_[rank_] > 0)) return;
     psk_work_time(wtime_ns_, t); /* the kernel itself: psk_work is psk_work_kernel_ there */
-    if (t[0] > 0) wscale_ = unitns_[rank_] / t[0];
+    if (!(t[0] > 0)) return;
+    a = wtime_ns_();
+    for (i = 0; i < 1000; i++) wclk_ = wtime_ns_();
+    wclk_ = (wclk_ - a) / 1000;
+    wns_ = wspd_ = t[0];
+    wunit_ = x == hosth_[rank_] && unitns_[rank_] > 0 ? unitns_[rank_] : t[0];
 }
 static MPI_Comm comm_[NCOMM + 1];
 static MPI_Request req_[NREQ + 1];
