@@ -315,14 +315,15 @@ static int decode_arrays(psk_rank_reader *r, psk_event *ev)
 /* Ids of requests, communicators and groups: the recorder gives each the
  * lowest one free, so one made by a rank's k-th event is below k; later
  * stages index tables with them. Allowed: what the recorder writes for
- * none (-1) and not recorded (-2), and up to ID_SLACK past the events
- * read (traces written by other tools, tests' synthetic ones). Members
- * of a new communicator are world ranks of the job. */
+ * none (-1), not recorded (-2) and MPI_GROUP_EMPTY (-3), and up to
+ * ID_SLACK past the events read (traces written by other tools, tests'
+ * synthetic ones). Members of a new communicator are world ranks of the
+ * job. */
 #define ID_SLACK 65536
 
 static int id_ok(const psk_rank_reader *r, int64_t v)
 {
-    return v >= -2 && (uint64_t)(v + 2) <= r->events + ID_SLACK + 2;
+    return v >= -3 && (uint64_t)(v + 3) <= r->events + ID_SLACK + 3;
 }
 
 static int check_ids(psk_rank_reader *r, const psk_event *ev)

@@ -310,12 +310,38 @@ static void test_ids_out_of_range(void **state)
         const char *want;
     } cases[] = {
         {"MPI_Isend", PSK_F_REQ, (int64_t)1 << 24, "req 16777216 out of range"},
-        {"MPI_Isend", PSK_F_REQ, -3, "req -3 out of range"},
+        {"MPI_Isend", PSK_F_REQ, -4, "req -4 out of range"},
         {"MPI_Send", PSK_F_COMM, (int64_t)1 << 40, "comm 1099511627776 out of range"},
         {"MPI_Waitsome", PSK_F_REQS, (int64_t)1 << 24, "request id 16777216 out of range"},
         {"MPI_Comm_group", PSK_F_MEMBERS, 2, "member 2 of a 2-rank job"},
         {"MPI_Comm_group", PSK_F_MEMBERS, -1, "member -1 of a 2-rank job"},
     };
+    /* and what the recorder writes: MPI_GROUP_EMPTY's -3 (random seed
+     * 4480's MPI_Group_incl of no ranks), none (-1), not recorded (-2) */
+    static const struct {
+        const char *fn;
+        int field;
+        int64_t v;
+    } good[] = {{"MPI_Group_incl", PSK_F_NEWID, -3}, {"MPI_Group_incl", PSK_F_GROUP, -3},
+                {"MPI_Isend", PSK_F_REQ, -2},      {"MPI_Comm_dup", PSK_F_NEWID, -1}};
+    for (size_t c = 0; c < sizeof good / sizeof good[0]; c++) {
+        char *d = synth_tempdir(), msg[8192];
+        synth_job(d, JOB, 1, 1);
+        psk_event ev = {0};
+        ev.fn = psk_fn_lookup(good[c].fn);
+        ev.fields = psk_fn_fields(ev.fn);
+        assert_true(ev.fields >> good[c].field & 1u);
+        ev.v[good[c].field] = good[c].v;
+        ev.t_entry = 100, ev.t_exit = 200;
+        synth_rank *s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+        synth_event(s, &ev);
+        synth_end(s, 1);
+        int n;
+        if (read_rank(d, 0, &ev, 1, &n, msg, sizeof msg) != PSK_EOF)
+            fail_msg("%s %s %lld refused: %s", good[c].fn, psk_field_name(good[c].field), (long long)good[c].v, msg);
+        synth_rmdir(d);
+        free(d);
+    }
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char *d = synth_tempdir(), msg[8192];
         synth_job(d, JOB, 2, 1);
