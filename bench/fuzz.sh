@@ -10,7 +10,7 @@
 # (edges), features, crashes found; a crash, sanitizer report, hang
 # (TIMEOUT s, default 10) or allocation above 1 GiB leaves its input in
 # OUT/TARGET/ (default /tmp/perfskel-fuzz; a finding becomes a regression
-# test). Exit status 1 if any target found something. CORPUS_ONLY=1 makes
+# test). Exit status 1 if any target found something or ran no input. CORPUS_ONLY=1 makes
 # the corpora and stops. Environment: JOBS (parallel fuzzing processes per
 # target, default 1).
 set -u
@@ -26,6 +26,9 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 par=""
 [ "${JOBS:-1}" -gt 1 ] && par="-jobs=$JOBS -workers=$JOBS" # their logs go to OUT/fuzz-N.log
+
+mkdir -p "$FB"
+FB=$(cd "$FB" && pwd) # the targets run from OUT: a relative path would not reach them
 
 if ! CC=clang cmake -S "$here" -B "$FB" -DPSK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$OUT/cmake.log" 2>&1 ||
     ! cmake --build "$FB" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
@@ -81,6 +84,12 @@ for t in $targets; do
     n=$(find "$OUT/$t" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
     [ "$n" -gt 0 ] && found=1
     echo "$t $secs ${execs:-0} ${cov:-?} ${ft:-?} $n"
+    # a target that never ran proves nothing: say so and fail
+    if [ "${execs:-0}" -eq 0 ]; then
+        echo "fuzz: $t ran no input (see $OUT/$t.log)" >&2
+        sed -n 1,3p "$OUT/$t.log" | sed 's/^/  /' >&2
+        found=1
+    fi
     [ "$n" -gt 0 ] && grep -m 3 -E 'ERROR|SUMMARY|runtime error' "$OUT/$t.log" | sed 's/^/  /'
 done
 exit $found
