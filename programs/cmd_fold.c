@@ -42,12 +42,21 @@ static int read_symbols(const char *path, int32_t **out, int64_t *n)
         if (c != EOF)
             ungetc(c, f);
         tok[len] = 0;
-        char *end;
+        /* digits only: strtoll alone would stop at a NUL byte inside the
+         * word and take "12\0x" for 12, and would take "+5" or " 5" */
+        int digits = len > 0;
+        for (int k = 0; k < len; k++)
+            digits &= tok[k] >= '0' && tok[k] <= '9';
         errno = 0;
-        long long v = strtoll(tok, &end, 10);
-        if (bad || *end || errno || v < 0 || v > INT32_MAX) {
-            psk_cli_error("%s: line %lld: '%s' is not a symbol (a whole number from 0 to %d)", path,
-                          (long long)line, tok, INT32_MAX);
+        long long v = digits && !bad ? strtoll(tok, NULL, 10) : -1;
+        if (bad || !digits || errno || v < 0 || v > INT32_MAX) {
+            char shown[4 * sizeof tok]; /* a NUL byte shown as \x00, not ending the word */
+            size_t k = 0;
+            for (int b = 0; b < len; b++)
+                k += (size_t)snprintf(shown + k, sizeof shown - k, tok[b] ? "%c" : "\\x00", tok[b]);
+            shown[k] = 0;
+            psk_cli_error("%s: line %lld: '%s%s' is not a symbol (a whole number from 0 to %d)", path,
+                          (long long)line, shown, bad ? "..." : "", INT32_MAX);
             bad = 1;
             break;
         }

@@ -7,13 +7,34 @@
 
 #include "cli.h"
 
+/* Writes "perfskel: " and the message on one line: a control byte in it
+ * (a newline or an escape sequence from a crafted file's string) is
+ * written as \n, \t, \r or \xNN, so an error is always one line. */
+static void vsay(const char *fmt, va_list ap, const char *tail)
+{
+    char buf[4096];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    fputs("perfskel: ", stderr);
+    for (const unsigned char *p = (const unsigned char *)buf; *p; p++) {
+        if (*p == '\n')
+            fputs("\\n", stderr);
+        else if (*p == '\t')
+            fputs("\\t", stderr);
+        else if (*p == '\r')
+            fputs("\\r", stderr);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(stderr, "\\x%02x", *p);
+        else
+            fputc(*p, stderr);
+    }
+    fputs(tail, stderr);
+}
+
 void psk_cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("perfskel: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsay(fmt, ap, "\n");
     va_end(ap);
 }
 
@@ -21,9 +42,7 @@ int psk_cli_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("perfskel: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (perfskel --help for usage)\n", stderr);
+    vsay(fmt, ap, " (perfskel --help for usage)\n");
     va_end(ap);
     return PSK_EXIT_USAGE;
 }

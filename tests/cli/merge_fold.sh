@@ -69,6 +69,14 @@ expect 1 "syms: line 2: 'five' is not a symbol" "fold: a symbols file with a wor
 printf '1 2 -3\n' >"$T/neg"
 expect 1 "neg: line 1: '-3' is not a symbol" "fold: a negative symbol" -- "$P" fold --symbols "$T/neg"
 expect 1 "nowhere: No such file" "fold: no such input" -- "$P" fold "$T/nowhere"
+printf '1 12\000x 3\n' >"$T/nul"
+expect 1 "nul: line 1: '12.x00x' is not a symbol" "fold: a NUL byte inside a symbol" -- "$P" fold --symbols "$T/nul"
+printf '7 +5\n' >"$T/plus"
+expect 1 "plus: line 1: '+5' is not a symbol" "fold: a signed symbol" -- "$P" fold --symbols "$T/plus"
+# a control byte in what an error quotes (here the path) is escaped: one line
+expect 1 'no.nwhere.x1b.31m: No such file' "fold: a newline and an escape in a path" -- \
+    "$P" fold "$T/no
+where$(printf '\033')[31m"
 expect 2 "" "fold: bad --algo" -- "$P" fold --symbols "$T/syms" --algo fastest
 expect 2 "" "merge: bad --window" -- "$P" merge "$T/lu" --window 0
 
