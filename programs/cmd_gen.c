@@ -170,16 +170,17 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
                       rc == PSK_ENOMEM ? "out of memory" : "the merged trace does not match its folding");
     if (!rc) {
         say(info, &t, "measured in %.1f s; generating the skeleton ...\n", psk_cli_now() - t);
-        char err[512];
-        if (psk_gen_skeleton(m, f, go, out, err, sizeof err)) {
-            psk_cli_error("%s: %s", input, err);
+        psk_gen *g = NULL;
+        if (psk_gen_open(m, f, go, &g)) {
+            psk_cli_error("%s: %s", input, psk_gen_errmsg(g));
             rc = PSK_EXIT_DATA;
-        } else if (fflush(out) || ferror(out)) {
+        } else if (psk_gen_write(g, out)) {
             psk_cli_error("%s: cannot write", outname);
             rc = PSK_EXIT_DATA;
         } else if (info) {
             skel_expected(&w, outname, info);
         }
+        psk_gen_close(g);
     }
     free(w.cand);
     free(w.at);

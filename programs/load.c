@@ -74,10 +74,9 @@ psk_folded *psk_cli_load_folded_opts(const char *input, const psk_merge_opts *mo
 
 int psk_cli_load_machine(const char *machine, psk_machine *m)
 {
-    char err[512];
     psk_machine_default(m);
-    if (machine && psk_machine_load(machine, m, err, sizeof err)) {
-        psk_cli_error("%s", err);
+    if (machine && psk_machine_load(machine, m)) {
+        psk_cli_error("%s", psk_machine_errmsg(m));
         psk_machine_free(m);
         return -1;
     }

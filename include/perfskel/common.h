@@ -1,6 +1,11 @@
 /* perfskel common definitions: status codes shared by every stage.
- * Library calls return PSK_OK (0) or a negative psk_status; the detailed,
- * human-readable message lives on the object that failed (psk_*_errmsg()). */
+ * One error convention across the libraries: a call returns PSK_OK (0) or
+ * a negative psk_status, and the detailed one-line message (naming the
+ * file and what is wrong) lives on the object that failed, read with its
+ * psk_<object>_errmsg(): the trace, rank reader, writer, job document,
+ * merged trace, folding, skeleton (psk_gen), machine and simulation. A
+ * constructor sets *out even when it fails (unless memory ran out) so that
+ * the message can be read. No library prints or exits. */
 #ifndef PERFSKEL_COMMON_H
 #define PERFSKEL_COMMON_H
 

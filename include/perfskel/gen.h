@@ -20,12 +20,22 @@ typedef struct psk_gen_opts {
 } psk_gen_opts;
 #define PSK_GEN_TABLE_MIN 32
 
-/* Writes the skeleton of merged trace m, folded as f (with its statistics
- * computed), to out. m must have been merged without reordering
+/* A skeleton made in memory, then written out (opaque). */
+typedef struct psk_gen psk_gen;
+
+/* Makes the skeleton of merged trace m, folded as f (with its statistics
+ * computed). m must have been merged without reordering
  * (psk_merge_opts.no_reorder): each rank replays its calls in its own
  * order, which makes the skeleton deadlock-free when the original was.
- * On failure err gets a one-line reason. */
-int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *out, char *err, size_t errcap);
+ * Returns PSK_OK or a negative psk_status (PSK_EFORMAT: the trace cannot
+ * be replayed, PSK_EINVAL: bad options, PSK_ENOMEM); *out is set unless
+ * memory ran out, so that psk_gen_errmsg says why in one line. m and f
+ * must outlive *out. */
+int psk_gen_open(psk_merged *m, psk_folded *f, const psk_gen_opts *o, psk_gen **out);
+/* Writes the skeleton's C source to out: PSK_OK, or PSK_EIO if out failed. */
+int psk_gen_write(psk_gen *g, FILE *out);
+const char *psk_gen_errmsg(const psk_gen *g); /* NULL: "out of memory" */
+void psk_gen_close(psk_gen *g);               /* NULL is fine */
 
 /* The line a skeleton's rank 0 prints last, and its parser. */
 #define PSK_SKELETON_TAG "perfskel-skeleton:"

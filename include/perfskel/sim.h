@@ -59,6 +59,7 @@ typedef struct psk_machine {
     double work_q1_ns, work_q3_ns; /* the quartiles of its timings (0: not known) */
     char host[64];           /* the host calibrate ran on ("": not known) */
     int power_given;         /* `power` was set: work_unit_ns does not derive it */
+    char errmsg[512];        /* why the last parse or load failed (psk_machine_errmsg) */
 } psk_machine;
 
 /* Defaults: a switch, 5 us + 0.0001 us/byte (10 GB/s) between nodes,
@@ -66,11 +67,12 @@ typedef struct psk_machine {
  * to 64 KiB, 1 link, default algorithms, collectives expanded. */
 void psk_machine_default(psk_machine *m);
 /* Parses a machine file's text (`key = value;`, // comments) onto m (start
- * from psk_machine_default). On error returns PSK_EINVAL with "NAME:LINE:
- * what is wrong" in err. */
-int psk_machine_parse(const char *text, size_t len, const char *name, psk_machine *m, char *err, size_t errcap);
-/* Reads and parses the file path. */
-int psk_machine_load(const char *path, psk_machine *m, char *err, size_t errcap);
+ * from psk_machine_default). On error returns PSK_EINVAL (PSK_ENOMEM) and
+ * psk_machine_errmsg(m) says "NAME:LINE: what is wrong". */
+int psk_machine_parse(const char *text, size_t len, const char *name, psk_machine *m);
+/* Reads and parses the file path (PSK_EIO if it cannot be read). */
+int psk_machine_load(const char *path, psk_machine *m);
+const char *psk_machine_errmsg(const psk_machine *m);
 /* Writes m in the file format (what `perfskel calibrate` writes). */
 void psk_machine_write(FILE *out, const psk_machine *m, const char *comment);
 void psk_machine_free(psk_machine *m);

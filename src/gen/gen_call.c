@@ -62,7 +62,7 @@ static void poll_args(gen *g, int32_t id, char *out, size_t cap)
     char units[64] = "0ULL", calls[64] = "1LL", done[64];
     gen_done_expr(g, id, done, sizeof done);
     if (!u || !c) {
-        gen_fail(g, "out of memory");
+        gen_oom(g);
     } else {
         int su = 1, sc = 1;
         for (int j = 0; j < n->np; j++) {
@@ -113,7 +113,7 @@ static void emit_reqs(gen *g, int32_t id)
     }
     int64_t *cnt = malloc((size_t)(n->np ? n->np : 1) * sizeof *cnt);
     if (!cnt) {
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         return;
     }
     for (int j = 0; j < n->np; j++)
@@ -437,7 +437,7 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
             *newid = malloc((size_t)n->np * sizeof *newid);
     if (!color || !key || !newid) {
         free(color), free(key), free(newid);
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         return;
     }
     for (int j = 0; j < n->np; j++) {
@@ -526,7 +526,7 @@ void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     /* the compute gap before the call, in work units of each rank */
     int64_t *units = malloc((size_t)n->np * sizeof *units);
     if (!units) {
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         return;
     }
     int same = 1;

@@ -199,7 +199,7 @@ static void settle_sources(gen *g)
         if (n->hidden) {
             n->hsrc = malloc((size_t)n->np * sizeof *n->hsrc);
             if (!n->hsrc) {
-                gen_fail(g, "out of memory");
+                gen_oom(g);
                 return;
             }
             for (int j = 0; j < n->np; j++)
@@ -531,7 +531,7 @@ int gen_collect(gen *g)
     collect c = {.g = g};
     if (!g->node || !g->pend || !g->npend || !g->cmem || !g->ncmem || !g->preqs || !g->npreqs || !g->lastarr ||
         !g->nlastarr || !g->ccount || !g->nccount || !g->rdiff || !g->entry || psk_mcursor_open(g->m, &c.cur))
-        return gen_fail(g, "out of memory");
+        return gen_oom(g);
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++)
         g->entry[id] = -2; /* not begun */
     psk_folded_walk(g->f, visit, &c);
@@ -580,6 +580,8 @@ void gen_free_nodes(gen *g)
     free(g->npreqs);
     g->cmem = NULL;
     g->preqs = NULL;
+    g->ncmem = g->npreqs = g->nccount = NULL; /* a second call frees nothing twice */
+    g->nlastarr = NULL;
     if (!g->node)
         return;
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {

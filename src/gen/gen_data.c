@@ -315,7 +315,7 @@ static void encode_node(gen *g, int32_t id, runwalk *w)
     const gnode *n = &g->node[id];
     for (int j = 0; j < n->np; j++)
         if (encode_call(g, id, j, &w->s[n->ranks[j]], &w->last[n->ranks[j]], w->iter, w->execs[id]))
-            gen_fail(g, "out of memory");
+            gen_oom(g);
     w->execs[id]++;
     g->fnused[n->first[0].fn & 255] = 1;
 }
@@ -403,7 +403,7 @@ void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t 
     runwalk w = {.s = mode == 2 ? t : s, .last = last, .execs = g->execs};
     if (!s || !t || !last || !total || !w.execs) {
         free(s), free(t), free(last), free(total);
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         return;
     }
     int D = gen_loops_around(g, kid[from], chain);
@@ -425,7 +425,7 @@ void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t 
         for (int r = 0; mode == 2 && r < g->P && !g->failed; r++) {
             total[r] += t[r].n;
             if (append(&s[r], &t[r]))
-                gen_fail(g, "out of memory");
+                gen_oom(g);
         }
     }
     int32_t first = kid[from];

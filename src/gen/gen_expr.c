@@ -25,7 +25,7 @@ static int table_once(gen *g, int32_t id, const char *name)
         free(copy);
         if (a)
             n->tabnames = a;
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         return 0;
     }
     n->tabnames = a;
@@ -140,7 +140,7 @@ static int field_table(gen *g, int32_t id, int f, const char *what)
     const gnode *n = &g->node[id];
     int64_t *vals = malloc((size_t)(n->np ? n->np : 1) * sizeof *vals);
     if (!vals)
-        return gen_fail(g, "out of memory");
+        return gen_oom(g);
     for (int j = 0; j < n->np; j++)
         vals[j] = n->first[j].v[f];
     gen_emit_table(g, n, id, what, vals);
@@ -357,7 +357,7 @@ void gen_done_expr(gen *g, int32_t id, char *out, size_t cap)
     uint32_t E = 0;
     int64_t *v = malloc((size_t)(n->np ? n->np : 1) * sizeof *v);
     if (!v) {
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         snprintf(out, cap, "0");
         return;
     }
@@ -456,7 +456,7 @@ void gen_bytes_expr(gen *g, int32_t id, int cf, int sf, char *out, size_t cap)
     }
     int64_t *vals = malloc((size_t)n->np * sizeof *vals);
     if (!vals) {
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         snprintf(out, cap, "0");
         return;
     }
@@ -529,7 +529,7 @@ void gen_reqs_by_exec(gen *g, int32_t id)
     uint64_t E = n->execs ? n->execs : 1, w = 1;
     uint64_t *at = calloc((size_t)n->np, sizeof *at);
     if (!at) {
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         return;
     }
     for (int j = 0; j < n->np; j++)

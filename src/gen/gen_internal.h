@@ -80,7 +80,7 @@ typedef struct pending {
     uint32_t pos;
 } pending;
 
-typedef struct gen {
+typedef struct psk_gen {
     psk_merged *m;
     psk_folded *f;
     const psk_job *job;
@@ -111,15 +111,17 @@ typedef struct gen {
     int64_t *entry;     /* per loop node: inflight as its first execution began (-2: never) */
     double *unit_ns; /* per rank: ns of one work unit on its host */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
-    char *err;
-    size_t errcap;
+    char errmsg[512];   /* why it failed (psk_gen_errmsg) */
+    int status;         /* its psk_status */
     int failed;
 } gen;
 
 static inline void gen_bump(int64_t *max, int64_t v) { *max = v > *max ? v : *max; }
 
-/* gen_skeleton.c: records the message (printf-like); returns -1 */
+/* gen_skeleton.c: records the message (printf-like; the first one stands)
+ * with PSK_EFORMAT, or "out of memory" with PSK_ENOMEM; both return -1 */
 int gen_fail(gen *g, const char *fmt, ...);
+int gen_oom(gen *g);
 
 /* gen_collect.c: pass 1 and what follows it */
 int gen_collect(gen *g);  /* every rank's first execution, gaps, sources, requests; PSK_* */

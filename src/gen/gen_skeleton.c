@@ -20,11 +20,23 @@
 
 int gen_fail(gen *g, const char *fmt, ...)
 {
+    if (g->failed)
+        return -1; /* the first reason stands */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(g->err, g->errcap, fmt, ap);
+    vsnprintf(g->errmsg, sizeof g->errmsg, fmt, ap);
     va_end(ap);
     g->failed = 1;
+    g->status = PSK_EFORMAT;
+    return -1;
+}
+
+int gen_oom(gen *g)
+{
+    if (!g->failed) {
+        gen_fail(g, "out of memory");
+        g->status = PSK_ENOMEM;
+    }
     return -1;
 }
 
@@ -67,7 +79,7 @@ static void emit_outliers(gen *g, int32_t loop, int d)
     int64_t *extra = malloc((size_t)g->P * sizeof *extra);
     if (!f || !extra) {
         free(f), free(extra);
-        gen_fail(g, "out of memory");
+        gen_oom(g);
         return;
     }
     int any = 0;
@@ -207,151 +219,190 @@ static double host_speed(const psk_job *job, int P, int r, double *tmp)
     return tmp[(n - 1) / 2];
 }
 
-int psk_gen_skeleton(psk_merged *m, psk_folded *f, const psk_gen_opts *o, FILE *out, char *err, size_t errcap)
+/* pass 1 and the skeleton's body and tables, into g's memory streams;
+ * -1 with g's message set if something failed */
+static int make(gen *g, psk_merged *m)
 {
-    gen g = {.m = m, .f = f, .job = psk_merged_job(m), .P = psk_merged_nranks(m), .K = o->K, .err = err,
-             .errcap = errcap, .max_comm = 1, .max_req = 0,
-             .table_min = o->table_min > 0 ? o->table_min : PSK_GEN_TABLE_MIN};
-    err[0] = 0;
-    if (!g.job->work_ns_per_unit)
-        return gen_fail(&g, "the trace has no compute calibration (recorded by an older perfskel): record it again");
-    if (g.K < 1)
-        return gen_fail(&g, "K must be at least 1, not %d", g.K);
-    for (int r = 0; r < g.P; r++)
+    if (!g->job->work_ns_per_unit)
+        return gen_fail(g, "the trace has no compute calibration (recorded by an older perfskel): record it again");
+    if (g->K < 1)
+        return gen_fail(g, "K must be at least 1, not %d", g->K);
+    for (int r = 0; r < g->P; r++)
         if (psk_merged_rank_reordered(m, r))
-            return gen_fail(&g, "the merged trace was reordered (Algorithm 1); merge with --no-reorder for gen");
+            return gen_fail(g, "the merged trace was reordered (Algorithm 1); merge with --no-reorder for gen");
     /* the speed of a host is the median of what its ranks measured (each
      * already a trimmed mean of 31 timings): a rank whose timing was
      * disturbed (another process on its core) must not stretch its work */
-    g.unit_ns = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.unit_ns);
-    g.min_gap = calloc((size_t)(g.P > 0 ? g.P : 1), sizeof *g.min_gap);
-    if (!g.unit_ns || !g.min_gap) {
-        cleanup(&g);
-        return gen_fail(&g, "out of memory");
-    }
-    for (int r = 0; r < g.P; r++)
-        g.unit_ns[r] = host_speed(g.job, g.P, r, g.min_gap); /* min_gap: scratch until set below */
-    for (int r = 0; r < g.P; r++)
-        g.min_gap[r] = 1e300;
-    if (gen_collect(&g)) {
-        cleanup(&g);
+    g->unit_ns = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *g->unit_ns);
+    g->min_gap = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *g->min_gap);
+    if (!g->unit_ns || !g->min_gap)
+        return gen_oom(g);
+    for (int r = 0; r < g->P; r++)
+        g->unit_ns[r] = host_speed(g->job, g->P, r, g->min_gap); /* min_gap: scratch until set below */
+    for (int r = 0; r < g->P; r++)
+        g->min_gap[r] = 1e300;
+    if (gen_collect(g))
         return -1;
-    }
-    for (int r = 0; r < g.P; r++)
-        if (g.min_gap[r] > 1e299)
-            g.min_gap[r] = 0;
-    if (g.multithreaded) {
-        cleanup(&g);
-        return gen_fail(&g, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a rank cannot be "
-                         "replayed in one order without risking a deadlock");
-    }
-    g.body = open_memstream(&g.bodytxt, &g.bodylen);
-    g.tabs = open_memstream(&g.tabstxt, &g.tabslen);
-    if (!g.body || !g.tabs) {
-        cleanup(&g);
-        return gen_fail(&g, "out of memory");
-    }
-    emit_children(&g, 0, 1, 0, NULL);
+    for (int r = 0; r < g->P; r++)
+        if (g->min_gap[r] > 1e299)
+            g->min_gap[r] = 0;
+    if (g->multithreaded)
+        return gen_fail(g, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a rank cannot be "
+                           "replayed in one order without risking a deadlock");
+    g->body = open_memstream(&g->bodytxt, &g->bodylen);
+    g->tabs = open_memstream(&g->tabstxt, &g->tabslen);
+    if (!g->body || !g->tabs)
+        return gen_oom(g);
+    emit_children(g, 0, 1, 0, NULL);
     /* the names of the functions replayed from data, for the report on SIGTERM */
-    fprintf(g.tabs, "static const char *const fname_[256] = {");
+    fprintf(g->tabs, "static const char *const fname_[256] = {");
     for (int k = 0, any = 0; k < 256; k++)
-        if (g.fnused[k]) {
-            fprintf(g.tabs, "%s[%d] = \"%s\"", any ? ", " : "", k, psk_fn_name((unsigned)k));
+        if (g->fnused[k]) {
+            fprintf(g->tabs, "%s[%d] = \"%s\"", any ? ", " : "", k, psk_fn_name((unsigned)k));
             any = 1;
         }
-    fprintf(g.tabs, "};\n");
-    fclose(g.body);
-    fclose(g.tabs);
-    if (!g.failed) {
-        const psk_job *j = g.job;
-        /* strings from the trace reach the code only as comment text */
-        fputs("/* Performance skeleton of: ", out);
-        gen_comment_text(out, j->command);
-        fputs("\n * recorded ", out);
-        gen_comment_text(out, j->start_time);
-        fprintf(out, " with %s (", psk_flavour_name(j->flavour));
-        gen_comment_text(out, j->mpi_version);
-        fprintf(out, ") on %d ranks; made by perfskel gen -K %d.\n", g.P, g.K);
-        fprintf(out, " *\n * It makes each rank's MPI calls in that rank's order, with the recorded\n"
-                     " * peers, tags, roots, ops and message sizes (in bytes), and runs the compute\n"
-                     " * time recorded before each call as work units of the kernel timed on each\n"
-                     " * rank at record time. Loops of at least K iterations run count/K times; their\n"
-                     " * time counts count/ran times in the prediction. Rank 0 prints the predicted\n"
-                     " * run time of the original (MPI_Init to MPI_Finalize, slowest rank). */\n");
-        fprintf(out, "#include <mpi.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
-                     "#include <string.h>\n#include <unistd.h>\n#include <fcntl.h>\n#include <sys/mman.h>\n\n");
-        fprintf(out, "#define NRANKS %d\n#define K %d\n#define NCOMM %lld\n#define NREQ %lld\n#define NPHASE %d\n",
-                g.P, g.K, (long long)g.max_comm + 1, (long long)g.max_req + 1, g.nscaled);
-        fprintf(out, "#define SBUF_BYTES %lldLL\n#define RBUF_BYTES %lldLL\n\n", (long long)g.max_sbytes + 64,
-                (long long)g.max_rbytes + 64);
-        /* the kernel under another name: the runtime's psk_work scales it */
-        fputs("#define psk_work psk_work_kernel_\n", out);
-        fputs(PSK_WORK_SOURCE, out);
-        fputs(PSK_WORK_TIME_SOURCE, out);
-        fputs("#undef psk_work\n\n", out);
-        /* each rank's recorded host (hashed) and unit time, for work_calibrate_ */
-        fprintf(out, "static const uint64_t hosth_[NRANKS] = {");
-        for (int r = 0; r < g.P; r++) {
-            uint64_t x = 1469598103934665603ULL;
-            for (const char *h = j->hosts ? j->hosts[r] : ""; *h; h++)
-                x = (x ^ (unsigned char)*h) * 1099511628211ULL;
-            fprintf(out, "%s%lluULL", r ? (r % 8 ? ", " : ",\n    ") : "", (unsigned long long)x);
-        }
-        fprintf(out, "};\nstatic const double unitns_[NRANKS] = {");
-        for (int r = 0; r < g.P; r++)
-            fprintf(out, "%s%.9g", r ? (r % 8 ? ", " : ",\n    ") : "", g.unit_ns[r]);
-        fprintf(out, "};\n");
-        fputs(psk_skel_fn_ids_text, out);
-        fputs(psk_skel_runtime_text, out);
-        fprintf(out, "/* per-rank values where ranks differ, indexed by world rank */\n");
-        fwrite(g.tabstxt, 1, g.tabslen, out);
-        fprintf(out, "\nint main(int argc, char **argv)\n{\n");
-        fprintf(out, "    MPI_Init(&argc, &argv);\n"
-                     "    (void)fname_; /* used only where calls are replayed from data */\n"
-                     "    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);\n"
-                     "    MPI_Comm_size(MPI_COMM_WORLD, &size_);\n"
-                     "    posfile_init_();\n"
-                     "    signal(SIGTERM, onterm_); /* says where this rank was */\n"
-                     "    if (size_ != NRANKS) {\n"
-                     "        if (rank_ == 0)\n"
-                     "            fprintf(stderr, \"skeleton: recorded with %%d ranks, run with %%d\\n\", NRANKS, size_);\n"
-                     "        fflush(stderr);\n"
-                     "        MPI_Barrier(MPI_COMM_WORLD); /* the message out before anyone aborts */\n"
-                     "        MPI_Abort(MPI_COMM_WORLD, 2);\n"
-                     "    }\n"
-                     "    for (int c = 0; c <= NCOMM; c++) comm_[c] = MPI_COMM_NULL;\n"
-                     "    comm_[0] = MPI_COMM_WORLD;\n"
-                     "    comm_[1] = MPI_COMM_SELF;\n"
-                     "    for (int c = 0; c <= NCOMM; c++) comm_set_(c);\n"
-                     "    for (int r = 0; r <= NREQ; r++) req_[r] = MPI_REQUEST_NULL;\n"
-                     "    sbuf_ = calloc((size_t)SBUF_BYTES, 1);\n"
-                     "    rbuf_ = calloc((size_t)RBUF_BYTES, 1);\n"
-                     "    if (!sbuf_ || !rbuf_) MPI_Abort(MPI_COMM_WORLD, 3);\n"
-                     "    work_calibrate_(); /* faithful compute on the recording host */\n"
-                     "    double t0_ = MPI_Wtime();\n\n");
-        fwrite(g.bodytxt, 1, g.bodylen, out);
-        fprintf(out, "\n    double t1_ = MPI_Wtime();\n"
-                     "    for (int r = 0; r <= NREQ; r++)\n"
-                     "        if (req_[r] != MPI_REQUEST_NULL && !persist_[r]) MPI_Wait(&req_[r], MPI_STATUS_IGNORE);\n"
-                     "    double mine[2] = {t1_ - t0_ + scaled_extra_, t1_ - t0_}, all[2];\n"
-                     "    MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
-                     "    double ph[NPHASE + 1], pp[NPHASE + 1];\n"
-                     "    MPI_Reduce(phase_time_, ph, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
-                     "    MPI_Reduce(phase_pred_, pp, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
-                     "    if (rank_ == 0) {\n"
-                     "        for (int p = 0; p < NPHASE; p++)\n"
-                     "            printf(\"%s phase loop=%%d count=%%lld ran=%%lld seconds=%%.6f predicted_seconds=%%.6f\\n\",\n"
-                     "                   phase_loop_[p], phase_count_[p], phase_ran_[p], ph[p], pp[p]);\n"
-                     "        printf(\"%s predicted_seconds=%%.6f skeleton_seconds=%%.6f K=%%d\\n\", all[0], all[1], K);\n"
-                     "    }\n"
-                     "    free(sbuf_);\n    free(rbuf_);\n"
-                     "    MPI_Finalize();\n    return 0;\n}\n",
-                PSK_SKELETON_TAG, PSK_SKELETON_TAG);
+    fprintf(g->tabs, "};\n");
+    int bad = fclose(g->body) | fclose(g->tabs);
+    g->body = g->tabs = NULL;
+    if (bad && !g->failed)
+        return gen_oom(g); /* a memory stream fails only for memory */
+    return g->failed ? -1 : 0;
+}
+
+int psk_gen_open(psk_merged *m, psk_folded *f, const psk_gen_opts *o, psk_gen **out)
+{
+    gen *g = calloc(1, sizeof *g);
+    *out = g;
+    if (!g)
+        return PSK_ENOMEM;
+    *g = (gen){.m = m, .f = f, .job = psk_merged_job(m), .P = psk_merged_nranks(m), .K = o->K, .max_comm = 1,
+               .max_req = 0, .table_min = o->table_min > 0 ? o->table_min : PSK_GEN_TABLE_MIN};
+    if (make(g, m)) {
+        if (g->body)
+            fclose(g->body);
+        if (g->tabs)
+            fclose(g->tabs);
+        g->body = g->tabs = NULL;
+        if (!g->failed)
+            gen_oom(g);
+        if (o->K < 1)
+            g->status = PSK_EINVAL;
     }
-    free(g.bodytxt);
-    free(g.tabstxt);
-    cleanup(&g);
-    return g.failed ? -1 : 0;
+    /* what pass 1 collected is not needed to write the file */
+    gen_free_nodes(g);
+    free(g->execs);
+    g->execs = NULL;
+    return g->failed ? g->status : PSK_OK;
+}
+
+const char *psk_gen_errmsg(const psk_gen *g)
+{
+    return !g ? "out of memory" : g->errmsg[0] ? g->errmsg : "no error";
+}
+
+void psk_gen_close(psk_gen *g)
+{
+    if (!g)
+        return;
+    cleanup(g);
+    free(g->bodytxt);
+    free(g->tabstxt);
+    free(g);
+}
+
+int psk_gen_write(psk_gen *g, FILE *out)
+{
+    if (g->failed)
+        return g->status;
+    const psk_job *j = g->job;
+    /* strings from the trace reach the code only as comment text */
+    fputs("/* Performance skeleton of: ", out);
+    gen_comment_text(out, j->command);
+    fputs("\n * recorded ", out);
+    gen_comment_text(out, j->start_time);
+    fprintf(out, " with %s (", psk_flavour_name(j->flavour));
+    gen_comment_text(out, j->mpi_version);
+    fprintf(out, ") on %d ranks; made by perfskel gen -K %d.\n", g->P, g->K);
+    fprintf(out, " *\n * It makes each rank's MPI calls in that rank's order, with the recorded\n"
+                 " * peers, tags, roots, ops and message sizes (in bytes), and runs the compute\n"
+                 " * time recorded before each call as work units of the kernel timed on each\n"
+                 " * rank at record time. Loops of at least K iterations run count/K times; their\n"
+                 " * time counts count/ran times in the prediction. Rank 0 prints the predicted\n"
+                 " * run time of the original (MPI_Init to MPI_Finalize, slowest rank). */\n");
+    fprintf(out, "#include <mpi.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+                 "#include <string.h>\n#include <unistd.h>\n#include <fcntl.h>\n#include <sys/mman.h>\n\n");
+    fprintf(out, "#define NRANKS %d\n#define K %d\n#define NCOMM %lld\n#define NREQ %lld\n#define NPHASE %d\n",
+            g->P, g->K, (long long)g->max_comm + 1, (long long)g->max_req + 1, g->nscaled);
+    fprintf(out, "#define SBUF_BYTES %lldLL\n#define RBUF_BYTES %lldLL\n\n", (long long)g->max_sbytes + 64,
+            (long long)g->max_rbytes + 64);
+    /* the kernel under another name: the runtime's psk_work scales it */
+    fputs("#define psk_work psk_work_kernel_\n", out);
+    fputs(PSK_WORK_SOURCE, out);
+    fputs(PSK_WORK_TIME_SOURCE, out);
+    fputs("#undef psk_work\n\n", out);
+    /* each rank's recorded host (hashed) and unit time, for work_calibrate_ */
+    fprintf(out, "static const uint64_t hosth_[NRANKS] = {");
+    for (int r = 0; r < g->P; r++) {
+        uint64_t x = 1469598103934665603ULL;
+        for (const char *h = j->hosts ? j->hosts[r] : ""; *h; h++)
+            x = (x ^ (unsigned char)*h) * 1099511628211ULL;
+        fprintf(out, "%s%lluULL", r ? (r % 8 ? ", " : ",\n    ") : "", (unsigned long long)x);
+    }
+    fprintf(out, "};\nstatic const double unitns_[NRANKS] = {");
+    for (int r = 0; r < g->P; r++)
+        fprintf(out, "%s%.9g", r ? (r % 8 ? ", " : ",\n    ") : "", g->unit_ns[r]);
+    fprintf(out, "};\n");
+    fputs(psk_skel_fn_ids_text, out);
+    fputs(psk_skel_runtime_text, out);
+    fprintf(out, "/* per-rank values where ranks differ, indexed by world rank */\n");
+    fwrite(g->tabstxt, 1, g->tabslen, out);
+    fprintf(out, "\nint main(int argc, char **argv)\n{\n");
+    fprintf(out, "    MPI_Init(&argc, &argv);\n"
+                 "    (void)fname_; /* used only where calls are replayed from data */\n"
+                 "    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);\n"
+                 "    MPI_Comm_size(MPI_COMM_WORLD, &size_);\n"
+                 "    posfile_init_();\n"
+                 "    signal(SIGTERM, onterm_); /* says where this rank was */\n"
+                 "    if (size_ != NRANKS) {\n"
+                 "        if (rank_ == 0)\n"
+                 "            fprintf(stderr, \"skeleton: recorded with %%d ranks, run with %%d\\n\", NRANKS, size_);\n"
+                 "        fflush(stderr);\n"
+                 "        MPI_Barrier(MPI_COMM_WORLD); /* the message out before anyone aborts */\n"
+                 "        MPI_Abort(MPI_COMM_WORLD, 2);\n"
+                 "    }\n"
+                 "    for (int c = 0; c <= NCOMM; c++) comm_[c] = MPI_COMM_NULL;\n"
+                 "    comm_[0] = MPI_COMM_WORLD;\n"
+                 "    comm_[1] = MPI_COMM_SELF;\n"
+                 "    for (int c = 0; c <= NCOMM; c++) comm_set_(c);\n"
+                 "    for (int r = 0; r <= NREQ; r++) req_[r] = MPI_REQUEST_NULL;\n"
+                 "    sbuf_ = calloc((size_t)SBUF_BYTES, 1);\n"
+                 "    rbuf_ = calloc((size_t)RBUF_BYTES, 1);\n"
+                 "    if (!sbuf_ || !rbuf_) MPI_Abort(MPI_COMM_WORLD, 3);\n"
+                 "    work_calibrate_(); /* faithful compute on the recording host */\n"
+                 "    double t0_ = MPI_Wtime();\n\n");
+    fwrite(g->bodytxt, 1, g->bodylen, out);
+    fprintf(out, "\n    double t1_ = MPI_Wtime();\n"
+                 "    for (int r = 0; r <= NREQ; r++)\n"
+                 "        if (req_[r] != MPI_REQUEST_NULL && !persist_[r]) MPI_Wait(&req_[r], MPI_STATUS_IGNORE);\n"
+                 "    double mine[2] = {t1_ - t0_ + scaled_extra_, t1_ - t0_}, all[2];\n"
+                 "    MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
+                 "    double ph[NPHASE + 1], pp[NPHASE + 1];\n"
+                 "    MPI_Reduce(phase_time_, ph, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
+                 "    MPI_Reduce(phase_pred_, pp, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
+                 "    if (rank_ == 0) {\n"
+                 "        for (int p = 0; p < NPHASE; p++)\n"
+                 "            printf(\"%s phase loop=%%d count=%%lld ran=%%lld seconds=%%.6f predicted_seconds=%%.6f\\n\",\n"
+                 "                   phase_loop_[p], phase_count_[p], phase_ran_[p], ph[p], pp[p]);\n"
+                 "        printf(\"%s predicted_seconds=%%.6f skeleton_seconds=%%.6f K=%%d\\n\", all[0], all[1], K);\n"
+                 "    }\n"
+                 "    free(sbuf_);\n    free(rbuf_);\n"
+                 "    MPI_Finalize();\n    return 0;\n}\n",
+            PSK_SKELETON_TAG, PSK_SKELETON_TAG);
+    if (fflush(out) || ferror(out)) {
+        snprintf(g->errmsg, sizeof g->errmsg, "cannot write the skeleton");
+        return PSK_EIO;
+    }
+    return PSK_OK;
 }
 
 int psk_skeleton_parse(const char *line, psk_skeleton_result *r)

@@ -402,12 +402,13 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
     return perr(p, "unknown key '%s'", key);
 }
 
-int psk_machine_parse(const char *text, size_t len, const char *name, psk_machine *m, char *err, size_t errcap)
+int psk_machine_parse(const char *text, size_t len, const char *name, psk_machine *m)
 {
-    parser p = {.name = name, .err = err, .errcap = errcap, .line = 1};
+    m->errmsg[0] = 0;
+    parser p = {.name = name, .err = m->errmsg, .errcap = sizeof m->errmsg, .line = 1};
     char *stmt = malloc(len + 1);
     if (!stmt) {
-        snprintf(err, errcap, "%s: out of memory", name);
+        snprintf(m->errmsg, sizeof m->errmsg, "%s: out of memory", name);
         return PSK_ENOMEM;
     }
     size_t n = 0;
@@ -470,11 +471,11 @@ int psk_machine_parse(const char *text, size_t len, const char *name, psk_machin
     return rc;
 }
 
-int psk_machine_load(const char *path, psk_machine *m, char *err, size_t errcap)
+int psk_machine_load(const char *path, psk_machine *m)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errcap, "%s: %s", path, strerror(errno));
+        snprintf(m->errmsg, sizeof m->errmsg, "%s: %s", path, strerror(errno));
         return PSK_EIO;
     }
     size_t cap = 4096, n = 0;
@@ -495,12 +496,17 @@ int psk_machine_load(const char *path, psk_machine *m, char *err, size_t errcap)
     fclose(f);
     if (!buf || bad) {
         free(buf);
-        snprintf(err, errcap, "%s: %s", path, bad ? "cannot read" : "too large or out of memory");
+        snprintf(m->errmsg, sizeof m->errmsg, "%s: %s", path, bad ? "cannot read" : "too large or out of memory");
         return bad ? PSK_EIO : PSK_ENOMEM;
     }
-    int rc = psk_machine_parse(buf, n, path, m, err, errcap);
+    int rc = psk_machine_parse(buf, n, path, m);
     free(buf);
     return rc;
+}
+
+const char *psk_machine_errmsg(const psk_machine *m)
+{
+    return m->errmsg[0] ? m->errmsg : "no error";
 }
 
 void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)

@@ -47,12 +47,16 @@ void fuzz_after_merge(psk_merged *m)
     psk_folded *f = NULL;
     if (psk_fold_merged(m, PSK_FOLD_RUNS, &f) == 0 && psk_folded_stats(f, m) == 0) {
         FILE *null = fopen("/dev/null", "w");
-        char err[512];
         psk_gen_opts go = {.K = 10};
-        if (null) {
-            psk_gen_skeleton(m, f, &go, null, err, sizeof err);
+        psk_gen *g = NULL;
+        int grc = null ? psk_gen_open(m, f, &go, &g) : PSK_OK;
+        if (grc == PSK_OK && g)
+            grc = psk_gen_write(g, null);
+        if (grc && g && !strcmp(psk_gen_errmsg(g), "no error"))
+            abort(); /* every failure has its reason */
+        psk_gen_close(g);
+        if (null)
             fclose(null);
-        }
         psk_machine mach;
         psk_machine_default(&mach);
         psk_sim_opts so = {.machine = &mach, .loop_intervals = 1};

@@ -6,9 +6,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     psk_machine m;
-    char err[512];
     psk_machine_default(&m);
-    psk_machine_parse((const char *)data, size, "fuzz.par", &m, err, sizeof err);
+    psk_machine_parse((const char *)data, size, "fuzz.par", &m);
     psk_machine_free(&m);
     return 0;
 }

@@ -72,12 +72,14 @@ static char *skeleton(int iters, const uint64_t *a, const uint64_t *b, int slow,
     assert_int_equal(psk_merge(t, &mo, &m), PSK_OK);
     assert_int_equal(psk_fold_merged(m, PSK_FOLD_RUNS, &f), PSK_OK);
     assert_int_equal(psk_folded_stats(f, m), PSK_OK);
-    char *text = NULL, err[512] = "";
+    char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
     psk_gen_opts o = {.K = K, .table_min = 1 << 30};
-    if (psk_gen_skeleton(m, f, &o, out, err, sizeof err))
-        fail_msg("gen: %s", err);
+    psk_gen *g = NULL;
+    if (psk_gen_open(m, f, &o, &g) || psk_gen_write(g, out))
+        fail_msg("gen: %s", psk_gen_errmsg(g));
+    psk_gen_close(g);
     fclose(out);
     psk_folded_free(f);
     psk_merged_close(m);

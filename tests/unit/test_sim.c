@@ -143,8 +143,7 @@ static psk_sim *tb_run(tb *t, const char *machine_text)
     psk_writer_free(t->w);
     psk_machine m;
     psk_machine_default(&m);
-    char err[256];
-    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &m, err, sizeof err), 0);
+    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &m), 0);
     psk_trace *tr;
     assert_int_equal(psk_trace_open(t->dir, &tr), 0);
     psk_sim_opts o = {.machine = &m, .timeline = 1};
@@ -183,8 +182,7 @@ static void tb_three(tb *t, const char *machine_text, int loops, three *x)
     assert_int_equal(psk_writer_close(t->w), 0);
     psk_writer_free(t->w);
     psk_machine_default(&x->mach);
-    char err[256];
-    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &x->mach, err, sizeof err), 0);
+    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &x->mach), 0);
     psk_trace *tr;
     assert_int_equal(psk_trace_open(t->dir, &tr), 0);
     for (int k = 0; k < 3; k++)
@@ -484,9 +482,8 @@ static void rank_power(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         psk_machine m;
-        char err[256];
         psk_machine_default(&m);
-        assert_int_equal(psk_machine_parse(cases[i].text, strlen(cases[i].text), "p.par", &m, err, sizeof err), 0);
+        assert_int_equal(psk_machine_parse(cases[i].text, strlen(cases[i].text), "p.par", &m), 0);
         const char *why;
         NEAR(psk_machine_rank_power(&m, &job, 0, &why), cases[i].p0);
         assert_non_null(strstr(why, cases[i].why0));
@@ -970,8 +967,8 @@ static void machine_errors(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         psk_machine m;
         psk_machine_default(&m);
-        char err[256] = "";
-        int rc = psk_machine_parse(cases[i].text, strlen(cases[i].text), "m.par", &m, err, sizeof err);
+        int rc = psk_machine_parse(cases[i].text, strlen(cases[i].text), "m.par", &m);
+        const char *err = psk_machine_errmsg(&m);
         if (!strstr(err, cases[i].want))
             fprintf(stderr, "case %zu: got '%s'\n", i, err);
         assert_int_equal(rc, PSK_EINVAL);
@@ -984,8 +981,7 @@ static void machine_errors(void **state)
     const char *good = "type = switch; // a comment; with a semicolon\n start time = 1.5;\n"
                        "send_byte_time = 0.0002; power = {1, 0.5}; ranks per node = 2;\n"
                        "links per node = 2; buses = 3; allreduce = ring; collectives = closed; cores per node = 6;";
-    char err[256];
-    assert_int_equal(psk_machine_parse(good, strlen(good), "g.par", &m, err, sizeof err), 0);
+    assert_int_equal(psk_machine_parse(good, strlen(good), "g.par", &m), 0);
     assert_int_equal(m.type, PSK_NET_SWITCH);
     NEAR(m.start_us, 1.5);
     NEAR(psk_machine_power(&m, 3), 0.5);
@@ -996,7 +992,7 @@ static void machine_errors(void **state)
     psk_machine_write(f, &m, "round trip");
     fclose(f);
     psk_machine_default(&m2);
-    assert_int_equal(psk_machine_parse(buf, len, "w.par", &m2, err, sizeof err), 0);
+    assert_int_equal(psk_machine_parse(buf, len, "w.par", &m2), 0);
     assert_int_equal(m2.buses, 3);
     assert_int_equal(m2.cores_per_node, 6);
     assert_int_equal(m2.links, 2);
