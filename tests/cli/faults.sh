@@ -189,6 +189,14 @@ if grep -q 'injected' "$T/inject/job.json" && "$P" gen "$T/inject" -K 1 -o "$T/i
 else
     bad "job.json strings made code of the skeleton or failed"; cat "$T/err"; head -n 5 "$T/cc"
 fi
+# the same strings reaching gen from a merged file's job section
+if "$P" merge --no-reorder "$T/inject" -o "$T/inject.pskm" >/dev/null 2>"$T/err" &&
+    "$P" gen "$T/inject.pskm" -K 1 -o "$T/inject2.c" >/dev/null 2>"$T/err" &&
+    grep -q 'injected' "$T/inject2.c" && "mpicc.$FL" -fsyntax-only "$T/inject2.c" 2>"$T/cc"; then
+    ok "a merged file's job strings stay comment text in the skeleton"
+else
+    bad "a merged file's job strings made code of the skeleton or failed"; cat "$T/err"; head -n 5 "$T/cc"
+fi
 
 # not a trace at all
 expect 1 "no such trace directory" "no directory" -- "$P" stats "$T/nothing"
