@@ -83,4 +83,41 @@ static inline void psk_work_time(double (*now_ns)(void), double t[3])
     t[1] = cal[7], t[2] = cal[23];
 }
 
+/* How many kernel units make want_ns of work when the work is timed (two
+ * clock readings of clk_ns each around it) and a unit takes ns_per_unit:
+ * never negative, and never more than want_ns alone asks for, whatever the
+ * clock's cost was measured to be (a rank descheduled while timing its
+ * clock must not turn a piece of work into an endless one).
+ * PSK_WORK_UNITS_SOURCE is the same code as text. */
+#define PSK_WORK_UNITS_SOURCE                                                  \
+    "static uint64_t psk_work_units(double want_ns, double clk_ns, double ns_per_unit)\n" \
+    "{\n"                                                                      \
+    "    double k;\n"                                                          \
+    "    if (!(ns_per_unit > 0) || !(want_ns > 0))\n"                          \
+    "        return 0;\n"                                                      \
+    "    if (!(clk_ns > 0))\n"                                                 \
+    "        clk_ns = 0;\n"                                                    \
+    "    k = (want_ns - 2 * clk_ns) / ns_per_unit;\n"                          \
+    "    if (!(k > 0))\n"                                                      \
+    "        return 0;\n"                                                      \
+    "    if (k > 1.8e19)\n"                                                    \
+    "        k = 1.8e19;\n"                                                    \
+    "    return (uint64_t)(k + 0.5);\n"                                        \
+    "}\n"
+
+static inline uint64_t psk_work_units(double want_ns, double clk_ns, double ns_per_unit)
+{
+    double k;
+    if (!(ns_per_unit > 0) || !(want_ns > 0))
+        return 0;
+    if (!(clk_ns > 0))
+        clk_ns = 0;
+    k = (want_ns - 2 * clk_ns) / ns_per_unit;
+    if (!(k > 0))
+        return 0;
+    if (k > 1.8e19)
+        k = 1.8e19;
+    return (uint64_t)(k + 0.5);
+}
+
 #endif

@@ -339,6 +339,7 @@ int psk_gen_write(psk_gen *g, FILE *out)
     fputs("#define psk_work psk_work_kernel_\n", out);
     fputs(PSK_WORK_SOURCE, out);
     fputs(PSK_WORK_TIME_SOURCE, out);
+    fputs(PSK_WORK_UNITS_SOURCE, out);
     fputs("#undef psk_work\n\n", out);
     /* each rank's recorded host (hashed) and unit time, for work_calibrate_ */
     fprintf(out, "static const uint64_t hosth_[NRANKS] = {");
