@@ -436,7 +436,10 @@ static void take_matched(psk_sim *s, msg *mg, int dst)
     resolve(s, dst, env, mg->post);
 }
 
-static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int64_t bytes, int64_t sreq, int blocking)
+/* tagf: the field of rank q's current event the tag comes from, -1 if it
+ * comes from elsewhere (a persistent request's init) */
+static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int64_t bytes, int64_t sreq, int blocking,
+                     int tagf)
 {
     rank *r = &s->r[q];
     if (dst == -2) { /* MPI_PROC_NULL */
@@ -450,7 +453,8 @@ static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int6
     else if (!(mg = malloc(sizeof *mg)))
         return PSK_ENOMEM;
     *mg = (msg){.src = q, .dst = dst, .comm = comm, .tag = tag, .bytes = bytes, .post = r->t,
-                .rdv = bytes > s->m->eager_bytes, .sreq = sreq};
+                .rdv = bytes > s->m->eager_bytes, .sreq = sreq, .onode = tagf >= 0 ? r->onode : -1,
+                .ofield = tagf, .oexec = r->oexec};
     if (!mg->rdv) { /* eager: it moves now, and the sender goes on */
         double begin;
         mg->arrive = psk_net_transfer(&s->net, q, dst, bytes, r->t, &begin);
@@ -488,8 +492,10 @@ static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int6
     return 0;
 }
 
-/* a receive (or, if probe, a blocking matched probe: rreq is -1) */
-static int post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int64_t bytes, int64_t rreq, int probe)
+/* a receive (or, if probe, a blocking matched probe: rreq is -1); tagf as
+ * post_send's */
+static int post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int64_t bytes, int64_t rreq, int probe,
+                     int tagf)
 {
     rank *r = &s->r[q];
     if (src == -2) {
@@ -520,7 +526,8 @@ static int post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int6
         s->free_precv = p->next;
     else if (!(p = malloc(sizeof *p)))
         return PSK_ENOMEM;
-    *p = (precv){.src = src, .comm = comm, .tag = tag, .bytes = bytes, .post = r->t, .rreq = rreq, .probe = probe};
+    *p = (precv){.src = src, .comm = comm, .tag = tag, .bytes = bytes, .post = r->t, .rreq = rreq, .probe = probe,
+                 .onode = tagf >= 0 ? r->onode : -1, .ofield = tagf, .oexec = r->oexec};
     if (r->posted_tail)
         r->posted_tail->next = p;
     else
@@ -756,8 +763,8 @@ static int start_req(psk_sim *s, int q, int64_t id)
     x->pending = 1, x->active = 1, x->post = r->t, x->waited = 0;
     int peer = world_of(s, q, x->comm, x->peer);
     if (x->kind == 1)
-        return post_send(s, q, peer, x->comm, x->tag, x->bytes, id, 0);
-    return post_recv(s, q, peer, x->comm, x->tag, x->bytes, id, 0);
+        return post_send(s, q, peer, x->comm, x->tag, x->bytes, id, 0, -1);
+    return post_recv(s, q, peer, x->comm, x->tag, x->bytes, id, 0, -1);
 }
 
 static int64_t bytes_of(const psk_event *e, int cf, int sf)
@@ -898,9 +905,10 @@ static int execute(psk_sim *s, int q)
         int64_t rb = op == OP_SENDRECV ? bytes_of(e, PSK_F_RCOUNT, PSK_F_RDTSIZE) : sb;
         int64_t rtag = op == OP_RECV ? e->v[PSK_F_TAG] : e->v[PSK_F_RTAG];
         block(r, A_P2P);
-        if (op != OP_RECV && (rc = post_send(s, q, to, comm, e->v[PSK_F_TAG], sb, -1, 1)))
+        if (op != OP_RECV && (rc = post_send(s, q, to, comm, e->v[PSK_F_TAG], sb, -1, 1, PSK_F_TAG)))
             return rc;
-        if (op != OP_SEND && (rc = post_recv(s, q, from, comm, rtag, rb, -1, 0)))
+        int rtagf = op == OP_RECV ? PSK_F_TAG : PSK_F_RTAG;
+        if (op != OP_SEND && (rc = post_recv(s, q, from, comm, rtag, rb, -1, 0, rtagf)))
             return rc;
         unblock(s, q);
         return 0;
@@ -912,13 +920,13 @@ static int execute(psk_sim *s, int q)
             return bad_peer(s, q, e);
         int64_t b = bytes_of(e, PSK_F_COUNT, PSK_F_DTSIZE);
         if (op == OP_ISEND)
-            return post_send(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 1, 0), 0);
+            return post_send(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 1, 0), 0, PSK_F_TAG);
         if (peer == -1) { /* a wildcard: the source the run matched it with */
             int64_t src = recorded_source(s, q, r->nread - 1);
             int w = src >= 0 ? world_of(s, q, comm, src) : -1;
             peer = w >= 0 ? w : -1;
         }
-        return post_recv(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 2, 0), 0);
+        return post_recv(s, q, peer, comm, e->v[PSK_F_TAG], b, new_req(s, q, e, 2, 0), 0, PSK_F_TAG);
     }
     case OP_MPROBE: {
         /* it takes the message a receive would (an Improbe that found
@@ -932,7 +940,7 @@ static int execute(psk_sim *s, int q)
         if (from == -3)
             return bad_peer(s, q, e);
         block(r, A_P2P);
-        if ((rc = post_recv(s, q, from, comm, e->v[PSK_F_TAG], 0, -1, 1)))
+        if ((rc = post_recv(s, q, from, comm, e->v[PSK_F_TAG], 0, -1, 1, PSK_F_TAG)))
             return rc;
         unblock(s, q);
         return 0;
@@ -1104,6 +1112,8 @@ static int next_event(psk_sim *s, int q)
     }
     if (rc)
         return r->fc ? fail(s, rc, "out of memory") : fail(s, rc, "%s", psk_rank_errmsg(r->rd));
+    if (r->fc)
+        psk_fcursor_origin(r->fc, &r->onode, &r->oexec);
     s->events++;
     s->replayed++;
     if (r->fc) {
@@ -1296,6 +1306,8 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     if (!s->opof || !s->collof || !s->ordered || !s->r || tree_init(s) || !s->inv_power || !s->tl)
         return fail(s, PSK_ENOMEM, "out of memory");
     set_ops(s);
+    for (int q = 0; q < s->P; q++)
+        s->r[q].onode = -1; /* folded replays say where each event comes from */
     for (unsigned fn = 0; fn < psk_fn_count(); fn++)
         s->ordered[fn] = (uint8_t)ordered(s->opof[fn]);
     /* the recorded ranks on each rank's host, where sharing is modelled */

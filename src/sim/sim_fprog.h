@@ -5,8 +5,9 @@
  * before the event. A cursor per rank walks the tree and hands out that
  * rank's events in its order, the loop intervals it enters and leaves, and
  * where the iterations of the loops that can be skipped begin: the
- * outermost loops whose iterations are identical on every rank and which
- * every rank takes part in (sim_skip.c decides when to skip). */
+ * outermost loops (or groups of consecutive loops, one per set of ranks)
+ * that every rank takes part in and whose iterations repeat with a period
+ * but for tags that follow the index (sim_skip.c decides when to skip). */
 #ifndef PSK_SIM_FPROG_H
 #define PSK_SIM_FPROG_H
 
@@ -26,8 +27,25 @@ const psk_folded *psk_fprog_folded(const psk_fprog *p);
 int psk_fprog_nranks(const psk_fprog *p);
 /* the recorded calls its runs of polls stand for beyond one event each */
 uint64_t psk_fprog_poll_calls(const psk_fprog *p);
-/* loops that can be skipped (identical iterations, every rank), outermost */
+/* loops that can be skipped (iterations that repeat, every rank; a group
+ * of loops counts once), outermost */
 int psk_fprog_ncandidates(const psk_fprog *p);
+/* the period of candidate cand's iterations (as psk_fcursor_began names
+ * it): iterations i and i + period are alike but for tags that follow the
+ * index; the largest of any candidate */
+int64_t psk_fprog_period(const psk_fprog *p, int32_t cand);
+int64_t psk_fprog_max_period(const psk_fprog *p);
+/* 1 if a tag that follows the index in candidate cand takes the value tag */
+int psk_fprog_tag_follows(const psk_fprog *p, int32_t cand, int64_t tag);
+/* A message or receive made by rank q's tree event node, execution *exec,
+ * with tag field f (PSK_F_TAG, PSK_F_RTAG): if that is in execution cexec
+ * of candidate cand, 1 with *exec and *tag what they are S iterations
+ * later (S a multiple of the period); else 0 (made outside the loop). */
+int psk_fprog_shift_tag(const psk_fprog *p, int32_t cand, int64_t cexec, int q, int32_t node, int64_t *exec, int f,
+                        int64_t S, int64_t *tag);
+/* the iteration of such a message or receive if it was made in execution
+ * cexec of candidate cand and its tag follows the index; else -1 */
+int64_t psk_fprog_follower(const psk_fprog *p, int32_t cand, int64_t cexec, int q, int32_t node, int64_t exec, int f);
 
 typedef struct psk_fcursor psk_fcursor;
 
@@ -50,9 +68,13 @@ const psk_fmark *psk_fcursor_marks(const psk_fcursor *c, int *n);
  * candidate loop: 1, with the loop's node, which execution of it, the
  * iteration and the loop's count. */
 int psk_fcursor_began(const psk_fcursor *c, int32_t *node, int64_t *exec, int64_t *iter, int64_t *count);
+/* the tree event just handed out and its execution (-1: none yet) */
+void psk_fcursor_origin(const psk_fcursor *c, int32_t *node, int64_t *exec);
 /* Moves the candidate loop the cursor is in S iterations on (the events
- * between are not handed out). */
+ * between are not handed out); the event just handed out moves too:
+ * psk_fcursor_reload gives its parameters there. */
 void psk_fcursor_skip(psk_fcursor *c, int64_t S);
+void psk_fcursor_reload(const psk_fcursor *c, psk_event *ev);
 uint64_t psk_fcursor_events(const psk_fcursor *c); /* handed out so far */
 void psk_fcursor_close(psk_fcursor *c);            /* NULL is fine */
 

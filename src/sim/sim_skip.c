@@ -1,19 +1,24 @@
-/* Skipping loop iterations in perfskel sim --folded. A loop whose
- * iterations are identical on every rank (same calls, same parameters,
- * same mean compute gaps: sim_fprog.c) is replayed iteration by iteration
+/* Skipping loop iterations in perfskel sim --folded. A candidate loop
+ * (sim_fprog.c: every rank takes part, its iterations repeat with a period
+ * L but for tags that follow the index) is replayed iteration by iteration
  * while each rank is snapshotted as it begins one: its clock, its running
  * totals, its interval rows, how many messages and receives wait in its
- * queues. When every rank is in the loop and, for some period of p
- * iterations (1 to 8: ranks on a ring may take turns being late), every
- * rank's clock moved by the same delta over each of the last p + 2 spans of
- * p iterations and everything else by the same amounts each time, the
- * replay has become periodic: the state S = k x p iterations later is this
- * one with every time moved by k x delta and every total grown by k times
- * its increment. That is applied at once to the whole state (clocks,
+ * queues (and for those whose tags follow the index, their summed ages).
+ * When every rank is in the loop and, for some period of p iterations (a
+ * multiple of L, up to 8 or 2L: ranks on a ring may take turns being
+ * late), every rank's clock moved by the same delta over each of the last
+ * p + 2 spans of p iterations and everything else by the same amounts each
+ * time, the replay has become periodic: the state S = k x p iterations
+ * later is this one with every time moved by k x delta, every total grown
+ * by k times its increment, and every tag the loop gave the one it gives
+ * S iterations on. That is applied at once to the whole state (clocks,
  * messages in flight, posted receives, requests, collectives under way,
- * the network's resources), each rank's cursor jumps S iterations, and the
- * replay goes on for the last ones, so the loop is left as it would have
- * been. */
+ * the network's resources, the events read but not yet run), each rank's
+ * cursor jumps S iterations, and the replay goes on for the last ones, so
+ * the loop is left as it would have been. Not while a message or receive
+ * from outside the loop waits, or waited at a snapshot of those spans,
+ * with a tag that one of the loop's takes: they would match in one
+ * iteration only. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +26,8 @@
 #include "psk_mem.h"
 #include "sim_state.h"
 
-#define NSNAP 32 /* snapshots kept per rank: ranks may be a few iterations apart */
-#define MAXPERIOD 8 /* longest period looked for, in iterations */
+#define NSNAP 32 /* snapshots kept per rank at least: ranks may be a few iterations apart */
+#define MAXPERIOD 8 /* longest period looked for, in iterations, unless 2L is longer */
 
 typedef struct snap {
     int64_t iter;        /* -1: empty */
@@ -31,6 +36,8 @@ typedef struct snap {
     uint64_t nread;
     int depth;           /* its interval stack: frames above were opened inside the iteration */
     uint32_t nunexp, nposted, nmatched;
+    int64_t nfol, age;   /* waiting ones whose tags follow the index, and their summed ages in iterations */
+    int stray;           /* one waiting from outside the loop has a tag the loop's following tags take */
     int nrows;           /* intervals whose rows follow */
     double *rows;        /* nrows x (PSK_M_N + 1): the rank's row and entry count */
     int64_t caprows;     /* doubles */
@@ -39,7 +46,7 @@ typedef struct snap {
 typedef struct skipr {
     int32_t node;        /* the candidate loop it is in, its execution, its iteration */
     int64_t exec, iter;
-    snap ring[NSNAP];
+    snap *ring;          /* nsnap */
 } skipr;
 
 /* the loop execution ranks last entered, and where they are in it */
@@ -49,7 +56,21 @@ typedef struct skipg {
     int n_in;            /* ranks in it */
     int64_t m, M;        /* once all are: the lowest and highest iteration begun */
     int at_m;            /* ranks whose iteration is m */
+    int64_t nsnap;       /* snapshots in each rank's ring */
 } skipg;
+
+/* 1 if a message or receive (made by rank q's tree event onode, execution
+ * oexec, its tag from field f) was made outside execution exec of
+ * candidate node and has a tag that one of the loop's tags that follow the
+ * index takes: skipping past the iteration where they would match would
+ * lose that match */
+static int stray(const psk_sim *s, int32_t node, int64_t exec, int q, int32_t onode, int64_t oexec, int f, int64_t tag)
+{
+    int64_t t = tag;
+    if (psk_fprog_shift_tag(s->fp, node, exec, q, onode, &oexec, f, 0, &t))
+        return 0;
+    return tag != PSK_ANY_TAG && psk_fprog_tag_follows(s->fp, node, tag);
+}
 
 static int take(psk_sim *s, int q, snap *sn, int64_t iter)
 {
@@ -60,12 +81,28 @@ static int take(psk_sim *s, int q, snap *sn, int64_t iter)
     sn->nread = r->nread;
     sn->depth = r->depth;
     sn->nunexp = sn->nposted = sn->nmatched = 0;
-    for (const msg *m = r->unexp; m; m = m->next)
-        sn->nunexp++;
-    for (const msg *m = r->matched; m; m = m->next)
-        sn->nmatched++;
-    for (const precv *p = r->posted; p; p = p->next)
+    sn->nfol = sn->age = 0;
+    sn->stray = 0;
+    /* a message or receive whose tag follows the index is given the tag of
+     * S iterations on when skipping: right if it is one of those every
+     * iteration makes and the next ones take, wrong for one left waiting
+     * (a match another tag took): then its age grows and the replay does
+     * not look periodic */
+    const skipr *k = &s->sk[q];
+    int64_t i;
+    for (int j = 0; j < 2; j++)
+        for (const msg *m = j ? r->matched : r->unexp; m; m = m->next) {
+            *(j ? &sn->nmatched : &sn->nunexp) += 1;
+            if ((i = psk_fprog_follower(s->fp, k->node, k->exec, m->src, m->onode, m->oexec, m->ofield)) >= 0)
+                sn->nfol++, sn->age += iter - i;
+            sn->stray |= stray(s, k->node, k->exec, m->src, m->onode, m->oexec, m->ofield, m->tag);
+        }
+    for (const precv *p = r->posted; p; p = p->next) {
         sn->nposted++;
+        if ((i = psk_fprog_follower(s->fp, k->node, k->exec, q, p->onode, p->oexec, p->ofield)) >= 0)
+            sn->nfol++, sn->age += iter - i;
+        sn->stray |= stray(s, k->node, k->exec, q, p->onode, p->oexec, p->ofield, p->tag);
+    }
     int w = PSK_M_N + 1;
     if (psk_grow((void **)&sn->rows, &sn->caprows, (int64_t)s->niv * w - 1, sizeof *sn->rows))
         return PSK_ENOMEM;
@@ -77,9 +114,9 @@ static int take(psk_sim *s, int q, snap *sn, int64_t iter)
     return PSK_OK;
 }
 
-static const snap *find(const skipr *k, int64_t iter)
+static const snap *find(const psk_sim *s, const skipr *k, int64_t iter)
 {
-    const snap *sn = &k->ring[iter % NSNAP];
+    const snap *sn = &k->ring[iter % s->skg->nsnap];
     return sn->iter == iter ? sn : NULL;
 }
 
@@ -95,7 +132,7 @@ static int same(double a, double b, double mag, double tiny)
  * over p iterations (every rank's) */
 static int periodic(psk_sim *s, int64_t m, int64_t p, double *delta)
 {
-    const snap *a0 = find(&s->sk[0], m), *b0 = find(&s->sk[0], m - p);
+    const snap *a0 = find(s, &s->sk[0], m), *b0 = find(s, &s->sk[0], m - p);
     if (!a0 || !b0)
         return 0;
     double d = a0->t - b0->t, mag = fabs(a0->t);
@@ -104,13 +141,14 @@ static int periodic(psk_sim *s, int64_t m, int64_t p, double *delta)
     int w = PSK_M_N + 1;
     for (int q = 0; q < s->P; q++) {
         const skipr *k = &s->sk[q];
-        const snap *a = find(k, m), *b = find(k, m - p);
+        const snap *a = find(s, k, m), *b = find(s, k, m - p);
         if (!a || !b || a->nrows != b->nrows)
             return 0;
         for (int64_t i = m - 2 * p - 1; i < m - p; i++) {
-            const snap *x = find(k, i + p), *y = find(k, i);
+            const snap *x = find(s, k, i + p), *y = find(s, k, i);
             if (!x || !y || !same(x->t - y->t, d, mag, 1e-6) || x->nread - y->nread != a->nread - b->nread ||
-                x->nunexp != y->nunexp || x->nposted != y->nposted || x->nmatched != y->nmatched || x->nrows != a->nrows || y->nrows != a->nrows ||
+                x->nunexp != y->nunexp || x->nposted != y->nposted || x->nmatched != y->nmatched ||
+                x->nfol != y->nfol || x->age != y->age || x->nrows != a->nrows || y->nrows != a->nrows ||
                 x->depth != y->depth)
                 return 0;
             for (int c = 0; c < A_N; c++)
@@ -135,9 +173,27 @@ static void shift_req(sreq *x, double by)
     }
 }
 
+/* 1 if no rank's snapshot from iteration from on (to the one it is in)
+ * saw a stray message or receive: none was taken by the iterations since,
+ * which the skipped ones would not repeat, and none waits now (it would
+ * have waited then) */
+static int tags_apart(const psk_sim *s, int64_t from)
+{
+    for (int q = 0; q < s->P; q++) {
+        const skipr *k = &s->sk[q];
+        for (int64_t i = from; i <= k->iter; i++) {
+            const snap *sn = find(s, k, i);
+            if (!sn || sn->stray)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 /* S = K x p iterations, each p of step delta, as measured between
- * iterations m - p and m */
-static void skip(psk_sim *s, int64_t K, int64_t p, double delta, int64_t m)
+ * iterations m - p and m, in execution exec of candidate node; rank qb's
+ * event is read but not yet run */
+static void skip(psk_sim *s, int32_t node, int64_t exec, int64_t K, int64_t p, double delta, int64_t m, int qb)
 {
     double by = (double)K * delta;
     int64_t S = K * p;
@@ -145,7 +201,7 @@ static void skip(psk_sim *s, int64_t K, int64_t p, double delta, int64_t m)
     for (int q = 0; q < s->P; q++) {
         rank *r = &s->r[q];
         skipr *k = &s->sk[q];
-        const snap *a = find(k, m), *b = find(k, m - p), *last = find(k, k->iter);
+        const snap *a = find(s, k, m), *b = find(s, k, m - p), *last = find(s, k, k->iter);
         double inc[A_N];
         for (int c = 0; c < A_N; c++)
             inc[c] = a->acc[c] - b->acc[c];
@@ -180,13 +236,21 @@ static void skip(psk_sim *s, int64_t K, int64_t p, double delta, int64_t m)
         for (int64_t id = 0; id < r->nreq; id++)
             if (r->req[id].used)
                 shift_req(&r->req[id], by);
-        for (msg *mg = r->unexp; mg; mg = mg->next)
-            mg->post += by, mg->arrive += by;
-        for (msg *mg = r->matched; mg; mg = mg->next)
-            mg->post += by, mg->arrive += by;
-        for (precv *p = r->posted; p; p = p->next)
-            p->post += by;
+        /* what the loop made keeps its tag S iterations on (the same unless
+         * it follows the index) */
+        for (int j = 0; j < 2; j++)
+            for (msg *mg = j ? r->matched : r->unexp; mg; mg = mg->next) {
+                mg->post += by, mg->arrive += by;
+                psk_fprog_shift_tag(s->fp, node, exec, mg->src, mg->onode, &mg->oexec, mg->ofield, S, &mg->tag);
+            }
+        for (precv *pr = r->posted; pr; pr = pr->next) {
+            pr->post += by;
+            psk_fprog_shift_tag(s->fp, node, exec, q, pr->onode, &pr->oexec, pr->ofield, S, &pr->tag);
+        }
         psk_fcursor_skip(r->fc, S);
+        if (q == qb || r->has_ev) /* read, not yet run: it is the one S iterations on */
+            psk_fcursor_reload(r->fc, &r->ev);
+        psk_fcursor_origin(r->fc, &r->onode, &r->oexec);
         k->node = -1; /* its iterations are numbered anew */
     }
     s->skg->node = -1;
@@ -225,7 +289,7 @@ static void follow(psk_sim *s, skipr *k, int32_t node, int64_t exec, int64_t ite
     skipg *g = s->skg;
     int joined = k->node != node || k->exec != exec;
     if (joined && (g->node != node || g->exec != exec)) /* the first rank in a new execution */
-        *g = (skipg){.node = node, .exec = exec, .M = -1};
+        g->node = node, g->exec = exec, g->n_in = 0, g->m = 0, g->M = -1, g->at_m = 0;
     int64_t was = k->iter;
     k->node = node, k->exec = exec, k->iter = iter;
     if (g->node != node || g->exec != exec)
@@ -250,15 +314,22 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
         if (!s->sk || !s->skg)
             return PSK_ENOMEM;
         s->skg->node = -1;
-        for (int i = 0; i < s->P; i++)
+        /* room for 2 x the longest period + 1 snapshots, and ranks apart */
+        int64_t L = psk_fprog_max_period(s->fp), pmax = 2 * L > MAXPERIOD ? 2 * L : MAXPERIOD;
+        s->skg->nsnap = 2 * pmax + 16 > NSNAP ? 2 * pmax + 16 : NSNAP;
+        for (int i = 0; i < s->P; i++) {
             s->sk[i].node = -1;
+            if (!(s->sk[i].ring = calloc((size_t)s->skg->nsnap, sizeof *s->sk[i].ring)))
+                return PSK_ENOMEM;
+        }
     }
     skipr *k = &s->sk[q];
+    int64_t nsnap = s->skg->nsnap;
     if (k->node != node || k->exec != exec)
-        for (int i = 0; i < NSNAP; i++)
+        for (int i = 0; i < nsnap; i++)
             k->ring[i].iter = -1;
     follow(s, k, node, exec, iter);
-    if (take(s, q, &k->ring[iter % NSNAP], iter))
+    if (take(s, q, &k->ring[iter % nsnap], iter))
         return PSK_ENOMEM;
     const skipg *g = s->skg;
     if (s->opts->no_skip || g->node != node || g->exec != exec || g->n_in < s->P)
@@ -269,12 +340,15 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
     if (s->eval_node == node && s->eval_exec == exec && s->eval_iter == m)
         return PSK_OK; /* checked already */
     s->eval_node = node, s->eval_exec = exec, s->eval_iter = m;
-    /* the snapshots from m - 2p - 1 to M must still be in every ring */
-    for (int64_t p = 1; p <= MAXPERIOD && 2 * p + 1 <= m && M - (m - 2 * p - 1) < NSNAP; p++) {
+    /* periods are multiples of the loop's; the snapshots from m - 2p - 1 to
+     * M must still be in every ring */
+    int64_t L = psk_fprog_period(s->fp, node), pmax = 2 * L > MAXPERIOD ? 2 * L : MAXPERIOD;
+    for (int64_t p = L; p <= pmax && 2 * p + 1 <= m && M - (m - 2 * p - 1) < nsnap; p += L) {
         double delta;
         int64_t K = (count - 1 - M) / p;
         if (K >= 1 && periodic(s, m, p, &delta)) {
-            skip(s, K, p, delta, m);
+            if (tags_apart(s, m - 2 * p - 1))
+                skip(s, node, exec, K, p, delta, m, q);
             break;
         }
     }
@@ -283,9 +357,11 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
 
 void psk_simi_skip_free(psk_sim *s)
 {
-    for (int q = 0; s->sk && q < s->P; q++)
-        for (int i = 0; i < NSNAP; i++)
+    for (int q = 0; s->sk && q < s->P; q++) {
+        for (int i = 0; s->sk[q].ring && i < s->skg->nsnap; i++)
             free(s->sk[q].ring[i].rows);
+        free(s->sk[q].ring);
+    }
     free(s->sk);
     free(s->skg);
 }

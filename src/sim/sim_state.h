@@ -36,6 +36,9 @@ typedef struct msg {
     int rdv, buffered;
     int sender_blocked;  /* the sender waits in a blocking send */
     int64_t sreq;        /* the sender's request, or -1 */
+    int32_t onode;       /* folded: the tree event that sent it (-1: not known) */
+    int ofield;          /* and the field its tag came from */
+    int64_t oexec;       /* its execution */
 } msg;
 
 typedef struct precv {
@@ -45,6 +48,9 @@ typedef struct precv {
     double post;
     int64_t rreq;        /* the receiver's request, or -1: it is blocked in the call */
     int probe;           /* a blocking MPI_Mprobe: the message it matches is taken, not received */
+    int32_t onode;       /* as a message's */
+    int ofield;
+    int64_t oexec;
 } precv;
 
 typedef struct cmem {
@@ -93,6 +99,8 @@ typedef struct rank {
     int64_t (*found)[2]; /* (event index, source) pairs not yet used */
     size_t nfound, capfound;
     uint64_t nread;      /* events read so far */
+    int32_t onode;       /* folded: the tree event of ev and its execution */
+    int64_t oexec;
     int skipped;         /* Pcontrol intervals opened beyond --depth */
 } rank;
 
@@ -169,9 +177,10 @@ void psk_simi_rekey(psk_sim *s, int q);
 void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount);
 
 /* sim_skip.c: rank q begins iteration iter of execution exec of candidate
- * loop node (count iterations), at its clock: a snapshot, and if every rank
- * is in the loop and the last iterations repeat exactly, iterations are
- * skipped. 0, or PSK_ENOMEM. */
+ * loop node (count iterations), at its clock, its event ev read but not yet
+ * run: a snapshot, and if every rank is in the loop and the last iterations
+ * repeat exactly, iterations are skipped (and ev is the one S iterations
+ * on). 0, or PSK_ENOMEM. */
 int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t iter, int64_t count);
 void psk_simi_skip_free(psk_sim *s);
 

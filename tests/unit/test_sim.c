@@ -191,8 +191,7 @@ static void tb_three(tb *t, const char *machine_text, int loops, three *x)
     assert_int_equal(psk_sim_run(tr, &x->o[0], &x->s[0]), 0);
     psk_merge_opts mo = {.window = 64, .no_reorder = 1};
     assert_int_equal(psk_merge(tr, &mo, &x->m), 0);
-    assert_int_equal(psk_fold((const int32_t *)psk_merged_classes(x->m), (int64_t)psk_merged_length(x->m),
-                              PSK_FOLD_RUNS, &x->f), 0);
+    assert_int_equal(psk_fold_merged(x->m, PSK_FOLD_RUNS, &x->f), 0); /* as sim --folded: tags, roots, counts vary */
     for (int k = 1; k < 3; k++) {
         int rc = psk_sim_run_folded(x->m, x->f, &x->o[k], &x->s[k]);
         if (rc)
@@ -944,6 +943,346 @@ static void folded_mprobe(void **state)
     }
 }
 
+/* ---- loops whose iterations differ in ways that keep the timing, or
+ * repeat it: tags that follow the index, rotating roots, one loop per
+ * rank ---- */
+
+static void sendrecv(tb *t, int r, uint64_t gap, int dest, int tag, int src, int rtag, int64_t bytes)
+{
+    psk_event *e = ev(t, r, "MPI_Sendrecv", gap);
+    e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = dest, e->v[PSK_F_TAG] = tag, e->v[PSK_F_COUNT] = bytes;
+    e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_RPEER] = src, e->v[PSK_F_RTAG] = rtag, e->v[PSK_F_RCOUNT] = bytes;
+    e->v[PSK_F_RDTSIZE] = 1, e->v[PSK_F_ASRC] = src, e->v[PSK_F_ATAG] = rtag;
+    put(t, r, e);
+}
+
+/* a collective with a root (MPI_Bcast, or MPI_Ibcast with request req) */
+static void rooted(tb *t, int r, const char *fn, uint64_t gap, int64_t bytes, int root, int64_t req)
+{
+    psk_event *e = ev(t, r, fn, gap);
+    e->v[PSK_F_COMM] = 0, e->v[PSK_F_COUNT] = bytes, e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_ROOT] = root;
+    e->v[PSK_F_REQ] = req;
+    put(t, r, e);
+}
+
+static void waitall(tb *t, int r, uint64_t gap, const int64_t *reqs, uint32_t n)
+{
+    psk_event *e = ev(t, r, "MPI_Waitall", gap);
+    PSK_ARRN(e, PSK_F_REQS) = n;
+    PSK_ARR(e, PSK_F_REQS) = reqs;
+    put(t, r, e);
+}
+
+static const char *const skip_machines[] = {
+    "start time = 5; send byte time = 0.001;",
+    "type = bus; start time = 20; send byte time = 0.01; eager threshold = 0;",
+    "type = switch; start time = 20; send byte time = 0.05; buses = 1; eager threshold = 0;",
+};
+
+/* a ring of P ranks, uneven work, whose tags follow the iteration i:
+ * style 0: Irecv from the left and Send to the right, tag 100 + i, Wait;
+ * style 1: MPI_Sendrecv, tag 2i + 1 (as ring.f90's, tag = step);
+ * style 2: a pipeline, each message sent at the end of iteration i with
+ * tag 7 + i and received at the start of the next, so that when ranks
+ * begin an iteration messages with the last iteration's tag are in flight,
+ * queued or awaited: skipping S iterations gives them the tag of S
+ * iterations on, or the receives that come next never match them */
+static void tag_ring(tb *t, int P, int iters, int style)
+{
+    tb_open(t, P);
+    for (int r = 0; r < P; r++) {
+        int left = (r + P - 1) % P, right = (r + 1) % P;
+        uint64_t work = 50000 + 20000 * (uint64_t)r;
+        simple(t, r, "MPI_Init", 0);
+        if (style == 2)
+            p2p(t, r, "MPI_Isend", work, right, 7, 2048, 0);
+        for (int i = 0; i < iters; i++) {
+            if (style == 0) {
+                p2p(t, r, "MPI_Irecv", 2000, left, 100 + i, 2048, 0);
+                p2p(t, r, "MPI_Send", work, right, 100 + i, 2048, -1);
+                waitreq(t, r, 1000, 0);
+            } else if (style == 1) {
+                sendrecv(t, r, work, right, 2 * i + 1, left, 2 * i + 1, 4096);
+            } else {
+                p2p(t, r, "MPI_Recv", 1000, left, 7 + i, 2048, -1);
+                waitreq(t, r, 1000, 0);
+                p2p(t, r, "MPI_Isend", work, right, 7 + i + 1, 2048, 0);
+            }
+        }
+        if (style == 2) {
+            p2p(t, r, "MPI_Recv", 1000, left, 7 + iters, 2048, -1);
+            waitreq(t, r, 1000, 0);
+        }
+        coll(t, r, "MPI_Barrier", 1000, 0);
+        simple(t, r, "MPI_Finalize", 0);
+    }
+}
+
+/* tags that follow the index: skipped, with every characteristic of every
+ * interval what replaying every iteration gives (and the trace's: no
+ * noise, so folding changes nothing) */
+static void folded_tag_ring(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 3; mi++)
+        for (int style = 0; style < 3; style++)
+            for (int loops = 0; loops < 2; loops++) {
+                tb t;
+                three x;
+                tag_ring(&t, 4, 200, style);
+                tb_three(&t, skip_machines[mi], loops, &x);
+                if (!loops)
+                    same_report(x.s[0], x.s[1]);
+                same_report(x.s[1], x.s[2]);
+                if (psk_sim_skipped_iterations(x.s[2]) < 150)
+                    fail_msg("machine %d style %d: %lld iterations skipped", mi, style,
+                             (long long)psk_sim_skipped_iterations(x.s[2]));
+                three_close(&x);
+            }
+}
+
+/* tagged_ring's pattern on P ranks: a Bcast from root i % P, a ring
+ * exchange with tag i, an Ibcast from root (i + 1) % P, one Waitall; rank
+ * r works more than r - 1. The roots repeat every P iterations and so does
+ * the replay (P = 3: which rank waits for which goes round), so periods
+ * are multiples of P */
+static void folded_rotating_root(void **state)
+{
+    (void)state;
+    static const int64_t reqs[3] = {0, 1, 2};
+    for (int mi = 0; mi < 3; mi++)
+        for (int P = 2; P <= 3; P++) {
+            tb t;
+            three x;
+            tb_open(&t, P);
+            for (int r = 0; r < P; r++) {
+                simple(&t, r, "MPI_Init", 0);
+                for (int i = 0; i < 150; i++) {
+                    rooted(&t, r, "MPI_Bcast", 3000, 16, i % P, -1);
+                    p2p(&t, r, "MPI_Irecv", 1000, (r + P - 1) % P, i, 6400, 0);
+                    p2p(&t, r, "MPI_Isend", 500, (r + 1) % P, i, 6400, 1);
+                    rooted(&t, r, "MPI_Ibcast", 500, 32768, (i + 1) % P, 2);
+                    waitall(&t, r, 40000 + 30000 * (uint64_t)r, reqs, 3);
+                }
+                coll(&t, r, "MPI_Allreduce", 1000, 8);
+                simple(&t, r, "MPI_Finalize", 0);
+            }
+            tb_three(&t, skip_machines[mi], 1, &x);
+            same_report(x.s[1], x.s[2]);
+            int64_t k = psk_sim_skipped_iterations(x.s[2]);
+            if (k < 100 || k % P)
+                fail_msg("machine %d, %d ranks: %lld iterations skipped", mi, P, (long long)k);
+            three_close(&x);
+        }
+}
+
+/* redblack's exchange on 2 ranks: rank 0 sends, then receives; rank 1
+ * receives, then sends; rank 1 works more. The merge pairs no call of one
+ * rank with one of the other, so the loop tree holds one loop per rank,
+ * one after the other, each taken part in by one rank: together they are
+ * skipped, as one loop whose iteration i is iteration i of each */
+static void folded_loop_per_rank(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 3; mi++)
+        for (int loops = 0; loops < 2; loops++) {
+            tb t;
+            three x;
+            tb_open(&t, 2);
+            for (int r = 0; r < 2; r++) {
+                simple(&t, r, "MPI_Init", 0);
+                for (int i = 0; i < 300; i++) {
+                    uint64_t work = 60000 + 25000 * (uint64_t)r;
+                    if (r == 0) {
+                        p2p(&t, r, "MPI_Send", work, 1, 1, 8192, -1);
+                        p2p(&t, r, "MPI_Recv", 100, 1, 2, 8192, -1);
+                    } else {
+                        p2p(&t, r, "MPI_Recv", work, 0, 1, 8192, -1);
+                        p2p(&t, r, "MPI_Send", 100, 0, 2, 8192, -1);
+                    }
+                }
+                coll(&t, r, "MPI_Reduce", 1000, 8);
+                simple(&t, r, "MPI_Finalize", 0);
+            }
+            tb_three(&t, skip_machines[mi], loops, &x);
+            if (!loops)
+                same_report(x.s[0], x.s[1]);
+            same_report(x.s[1], x.s[2]);
+            if (psk_sim_skipped_iterations(x.s[2]) < 250)
+                fail_msg("machine %d: %lld iterations skipped", mi, (long long)psk_sim_skipped_iterations(x.s[2]));
+            three_close(&x);
+        }
+}
+
+/* Tags that follow the index and a tag that another message has. (a)
+ * Each iteration ends with a Sendrecv of tag 30 round the ring: the
+ * ring's tag i takes that value in iteration 30 (on the same ranks and
+ * communicator), so the loop is not a candidate. (b) Before the loop rank
+ * 0 sends rank 1 a message of tag 150 that rank 1 receives after it; the
+ * loop's receives (tag i from rank 0) take it in iteration 150 instead,
+ * and rank 0's message of iteration 150 waits for the receive after the
+ * loop. Nothing is skipped: before iteration 150 a message from before the
+ * loop waits with a tag the loop's tags take, after it one of the loop's
+ * messages waits ever longer. Skipping before would leave the first
+ * message for the receive after the loop (and the replay's times change);
+ * skipping after would give the second the tag of S iterations on (and no
+ * receive would match it). */
+static void folded_tag_collision(void **state)
+{
+    (void)state;
+    for (int mi = 0; mi < 3; mi++)
+        for (int c = 0; c < 2; c++) {
+            tb t;
+            three x;
+            int P = c ? 2 : 3, iters = c ? 300 : 100;
+            tb_open(&t, P);
+            for (int r = 0; r < P; r++) {
+                int left = (r + P - 1) % P, right = (r + 1) % P;
+                simple(&t, r, "MPI_Init", 0);
+                if (c && r == 0)
+                    p2p(&t, r, "MPI_Send", 1000, 1, 150, 64, -1);
+                for (int i = 0; i < iters; i++) {
+                    p2p(&t, r, "MPI_Irecv", 2000, left, i, 2048, 0);
+                    p2p(&t, r, "MPI_Send", 50000 + 20000 * (uint64_t)r, right, i, 2048, -1);
+                    waitreq(&t, r, 1000, 0);
+                    if (!c)
+                        sendrecv(&t, r, 1000, right, 30, left, 30, 64);
+                }
+                if (c && r == 1)
+                    p2p(&t, r, "MPI_Recv", 1000, 0, 150, 64, -1);
+                coll(&t, r, "MPI_Barrier", 1000, 0);
+                simple(&t, r, "MPI_Finalize", 0);
+            }
+            tb_three(&t, skip_machines[mi], 0, &x);
+            same_report(x.s[0], x.s[1]);
+            same_report(x.s[1], x.s[2]);
+            int64_t k = psk_sim_skipped_iterations(x.s[2]);
+            if (k != 0)
+                fail_msg("machine %d case %d: %lld iterations skipped", mi, c, (long long)k);
+            three_close(&x);
+        }
+}
+
+/* tag f of operation k in iteration i: constant, following the index
+ * (i, 2i, 3i + 5) or repeating (i mod 2, i mod 3), in a range of its own */
+static int rtag(int k, int f, int i)
+{
+    static const int mul[6] = {0, 1, 2, 3, 0, 0};
+    return 1000 * k + mul[f] * i + (f == 3) * 5 + (f == 4) * (i % 2) + (f == 5) * (i % 3);
+}
+
+/* random loops of the kinds above against the replay of every iteration:
+ * per program 2 or 3 ranks, a loop of 12 to 80 iterations (run once or
+ * twice) of 1 to 3 operations, each done 1 to 3 times an iteration (the
+ * j-th with tag function rtag(.., i x n + j)): a ring exchange (Irecv,
+ * Isend, Waitall; Sendrecv; Isend, Mprobe, Mrecv; or a pipeline across
+ * iterations) with a tag of rtag's; a Bcast or Ibcast whose root is
+ * constant or rotates; an Allreduce; persistent requests started
+ * (constant tags, from their inits before the loop). Uneven work. Every
+ * answer the same, and most programs skipped (each event's gaps are the
+ * same wherever it is, so that a loop folded from another start, as the
+ * pipeline's may be, is still the trace) */
+static void folded_random_loops(void **state)
+{
+    (void)state;
+    static const int64_t reqs[3][2] = {{0, 1}, {2, 3}, {4, 5}};
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+#define RND(n) (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, (int)(rng % (uint64_t)(n)))
+    int skipped = 0, programs = 150;
+    for (int prog = 0; prog < programs; prog++) {
+        int P = 2 + RND(2), iters = 12 + RND(69), nops = 1 + RND(3), mi = RND(3), reps = 1 + RND(2);
+        int kind[3], tagf[3], rootf[3], n[3];
+        for (int k = 0; k < nops; k++)
+            kind[k] = RND(8), tagf[k] = RND(6), rootf[k] = RND(3), n[k] = RND(4) ? 1 : 2 + RND(2);
+        tb t;
+        three x;
+        tb_open(&t, P);
+        for (int r = 0; r < P; r++) {
+            int left = (r + P - 1) % P, right = (r + 1) % P;
+            uint64_t work = 20000 + 15000 * (uint64_t)r;
+            simple(&t, r, "MPI_Init", 0);
+            for (int k = 0; k < nops; k++)
+                if (kind[k] == 7) { /* requests 10 + k (send) and 20 + k (receive) */
+                    for (int d = 0; d < 2; d++) {
+                        psk_event *e = ev(&t, r, d ? "MPI_Recv_init" : "MPI_Send_init", 1000);
+                        e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = d ? left : right, e->v[PSK_F_TAG] = rtag(k, 0, 0);
+                        e->v[PSK_F_COUNT] = 256, e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_REQ] = 10 * (d + 1) + k;
+                        put(&t, r, e);
+                    }
+                }
+            for (int rep = 0; rep < reps; rep++) {
+                for (int k = 0; k < nops; k++)
+                    if (kind[k] == 2)
+                        p2p(&t, r, "MPI_Isend", 500, right, rtag(k, tagf[k], 0), 512, reqs[k][1]);
+                for (int i = 0; i < iters; i++)
+                    for (int k = 0; k < nops; k++)
+                        for (int j = 0; j < n[k]; j++) {
+                            int ij = i * n[k] + j, tag = rtag(k, tagf[k], ij);
+                            int root = rootf[k] == 0 ? 0 : rootf[k] == 1 ? i % P : (i + 1) % P;
+                            int64_t bytes = 512 + 1536 * k, pr[2] = {10 + k, 20 + k};
+                            psk_event *e;
+                            switch (kind[k]) {
+                            case 0:
+                                p2p(&t, r, "MPI_Irecv", 1000, left, tag, bytes, reqs[k][0]);
+                                p2p(&t, r, "MPI_Isend", 500, right, tag, bytes, reqs[k][1]);
+                                waitall(&t, r, work, reqs[k], 2);
+                                break;
+                            case 1:
+                                sendrecv(&t, r, work, right, tag, left, tag, bytes);
+                                break;
+                            case 2: /* what the left sent in the last iteration */
+                                p2p(&t, r, "MPI_Recv", work, left, tag, 512, -1);
+                                waitreq(&t, r, 500, reqs[k][1]);
+                                p2p(&t, r, "MPI_Isend", 500, right, rtag(k, tagf[k], ij + 1), 512, reqs[k][1]);
+                                break;
+                            case 3:
+                                rooted(&t, r, j ? "MPI_Ibcast" : "MPI_Bcast", work, bytes, root, j ? reqs[k][0] : -1);
+                                if (j)
+                                    waitreq(&t, r, 500, reqs[k][0]);
+                                break;
+                            case 4:
+                                coll(&t, r, "MPI_Allreduce", work, bytes);
+                                break;
+                            case 5:
+                                p2p(&t, r, "MPI_Isend", 500, right, tag, bytes, reqs[k][1]);
+                                mprobe(&t, r, "MPI_Mprobe", work, 0, left, tag, 1, left);
+                                mrecv(&t, r, "MPI_Mrecv", 1000, bytes, left, tag, -1);
+                                waitreq(&t, r, 500, reqs[k][1]);
+                                break;
+                            case 6:
+                                rooted(&t, r, "MPI_Ibcast", work, 4 * bytes, root, reqs[k][0]);
+                                waitreq(&t, r, 500, reqs[k][0]);
+                                break;
+                            default:
+                                e = ev(&t, r, "MPI_Startall", 1000);
+                                PSK_ARRN(e, PSK_F_REQS) = 2;
+                                PSK_ARR(e, PSK_F_REQS) = pr;
+                                put(&t, r, e);
+                                waitall(&t, r, work, pr, 2);
+                                break;
+                            }
+                        }
+                for (int k = 0; k < nops; k++)
+                    if (kind[k] == 2) {
+                        p2p(&t, r, "MPI_Recv", work, left, rtag(k, tagf[k], iters * n[k]), 512, -1);
+                        waitreq(&t, r, 500, reqs[k][1]);
+                    }
+                coll(&t, r, "MPI_Barrier", 1000, 0);
+            }
+            simple(&t, r, "MPI_Finalize", 0);
+        }
+        tb_three(&t, skip_machines[mi], prog % 2, &x);
+        if (!(prog % 2))
+            same_report(x.s[0], x.s[1]);
+        same_report(x.s[1], x.s[2]);
+        skipped += psk_sim_skipped_iterations(x.s[2]) > 0;
+        three_close(&x);
+    }
+    if (skipped * 4 < programs * 3)
+        fail_msg("%d of %d programs skipped iterations", skipped, programs);
+#undef RND
+}
+
 static void machine_errors(void **state)
 {
     (void)state;
@@ -1017,6 +1356,9 @@ int main(void)
         cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv),
         cmocka_unit_test(folded_skips), cmocka_unit_test(folded_varying), cmocka_unit_test(folded_noise),
         cmocka_unit_test(folded_wildcard), cmocka_unit_test(matched_probe), cmocka_unit_test(folded_mprobe),
+        cmocka_unit_test(folded_tag_ring), cmocka_unit_test(folded_rotating_root),
+        cmocka_unit_test(folded_loop_per_rank), cmocka_unit_test(folded_tag_collision),
+        cmocka_unit_test(folded_random_loops),
         cmocka_unit_test(comm_create_group),
         cmocka_unit_test(machine_errors),
     };
