@@ -54,6 +54,23 @@ int psk_launcher_flavour(const char *launcher);
 int psk_cli_mpi_arg(const char *name);
 /* given (from --mpi) or the launcher's MPI; 0 after saying it cannot tell */
 int psk_cli_launcher_mpi(int given, const char *launcher);
+/* the path of a library shipped with perfskel (in $PERFSKEL_LIBDIR, next
+ * to perfskel, or in ../lib/perfskel); -1 if not found */
+int psk_cli_find_library(const char *name, char *out, size_t cap);
+/* a job with a library preloaded into its ranks only (Open MPI's mpirun:
+ * -x, MPICH's: -genv, passing on the named variables of perfskel's
+ * environment too; any other launcher: LD_PRELOAD in the environment) */
+typedef struct psk_cli_launch {
+    char **argv;
+    char *preload, *xs;
+} psk_cli_launch;
+/* 0, or -1 if out of memory (free l either way) */
+int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const char *lib,
+                    const char *const *names, int nnames);
+/* runs it and waits, Ctrl-C left to the job: its exit status (128 + N if
+ * signal N ended it), 127 if it could not start */
+int psk_cli_launch_run(psk_cli_launch *l);
+void psk_cli_launch_free(psk_cli_launch *l);
 
 /* load.c: a trace directory (merged here) or merged-trace file; NULL after
  * printing why not */

@@ -4,51 +4,19 @@
  * The trace directory's old trace files are replaced. Afterwards the trace
  * is read back whole, so a damaged trace is reported at once. */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "perfskel/trace.h"
 #include "psk_fs.h"
-
-static int find_library(int flavour, char *out, size_t cap)
-{
-    const char *name = flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so"
-                                                  : "libperfskel-record-mpich.so";
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n < 0)
-        return -1;
-    exe[n] = 0;
-    char *dir = dirname(exe);
-    const char *env = getenv("PERFSKEL_LIBDIR");
-    const char *cands[] = {env, dir, NULL};
-    for (int i = 0; i < 2; i++) {
-        if (!cands[i])
-            continue;
-        snprintf(out, cap, "%s/%s", cands[i], name);
-        if (access(out, R_OK) == 0)
-            return 0;
-    }
-    snprintf(out, cap, "%s/../lib/perfskel/%s", dir, name);
-    if (access(out, R_OK) == 0) {
-        char r[PATH_MAX];
-        if (realpath(out, r))
-            snprintf(out, cap, "%s", r);
-        return 0;
-    }
-    return -1;
-}
 
 /* creates dir (and parents) and removes an earlier trace in it */
 static int prepare_dir(const char *dir, char *abs)
@@ -149,10 +117,10 @@ int cmd_record(int argc, char **argv)
     int ncmd = argc - i;
     if (!(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;
+    const char *libname = flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so" : "libperfskel-record-mpich.so";
     char lib[PATH_MAX];
-    if (find_library(flavour, lib, sizeof lib)) {
-        psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)",
-                      flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so" : "libperfskel-record-mpich.so",
+    if (psk_cli_find_library(libname, lib, sizeof lib)) {
+        psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(flavour));
         return PSK_EXIT_DATA;
     }
@@ -165,10 +133,8 @@ int cmd_record(int argc, char **argv)
     uint64_t id = 0;
     if (getrandom(&id, sizeof id, 0) != sizeof id)
         id = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    char idhex[17], preload[PATH_MAX * 2];
+    char idhex[17];
     snprintf(idhex, sizeof idhex, "%016llx", (unsigned long long)id);
-    const char *old = getenv("LD_PRELOAD");
-    snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
     char *command = join_command(cmd, ncmd);
     if (!command)
         return psk_cli_error("out of memory"), PSK_EXIT_DATA;
@@ -179,60 +145,17 @@ int cmd_record(int argc, char **argv)
     const char *values[] = {dir, idhex, command};
     for (int k = 0; k < 3; k++)
         setenv(names[k], values[k], 1);
-    const char *lname = psk_base_name(cmd[0]);
-    int is_mpirun = !strncmp(lname, "mpirun", 6) || !strncmp(lname, "mpiexec", 7) ||
-                    !strncmp(lname, "orterun", 7);
-    char **nargv = calloc((size_t)ncmd + 16, sizeof *nargv);
-    char *xs[4] = {0};
-    int n = 0;
-    nargv[n++] = cmd[0];
-    if (is_mpirun && flavour == PSK_MPI_OPENMPI) {
-        for (int k = 0; k < 3; k++) {
-            nargv[n++] = "-x";
-            nargv[n++] = (char *)names[k]; /* -x NAME passes our value on */
-        }
-        if (asprintf(&xs[0], "LD_PRELOAD=%s", preload) < 0)
-            return PSK_EXIT_DATA;
-        nargv[n++] = "-x";
-        nargv[n++] = xs[0];
-    } else if (is_mpirun && flavour == PSK_MPI_MPICH) {
-        for (int k = 0; k < 3; k++) {
-            nargv[n++] = "-genv";
-            nargv[n++] = (char *)names[k];
-            nargv[n++] = (char *)values[k];
-        }
-        nargv[n++] = "-genv";
-        nargv[n++] = "LD_PRELOAD";
-        nargv[n++] = preload;
-    } else {
-        setenv("LD_PRELOAD", preload, 1);
+    psk_cli_launch launch;
+    if (psk_cli_preload(&launch, flavour, cmd, ncmd, lib, names, 3)) {
+        psk_cli_launch_free(&launch);
+        free(command);
+        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
     }
-    for (int k = 1; k < ncmd; k++)
-        nargv[n++] = cmd[k];
-    nargv[n] = NULL;
 
     fprintf(stderr, "perfskel: recording %s with %s into %s\n", cmd[0], psk_flavour_name(flavour), dir);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        psk_cli_error("cannot start %s: %s", cmd[0], strerror(errno));
-        return PSK_EXIT_DATA;
-    }
-    if (pid == 0) {
-        execvp(nargv[0], nargv);
-        fprintf(stderr, "perfskel: %s: cannot run: %s\n", nargv[0], strerror(errno));
-        _exit(127);
-    }
-    /* Ctrl-C goes to the job (same process group); we wait for it */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    free(nargv);
-    free(xs[0]);
+    int code = psk_cli_launch_run(&launch);
+    psk_cli_launch_free(&launch);
     free(command);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (code == 127)
         return PSK_EXIT_DATA;
     int nranks = 0;
