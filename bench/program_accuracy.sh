@@ -6,8 +6,8 @@
 # 5; the program's own time, slowest rank: median and spread min-max), one
 # recording, then from it `perfskel predict` at K = 10 and K = 100
 # (--repeat 3: median) and `perfskel sim` (full and --folded) with the
-# machine file MACHINE (default: none, or `perfskel calibrate`d first when
-# MACHINE=calibrate). Errors are against the median plain run, and
+# machine file MACHINE (default: none, or `perfskel calibrate`d first on
+# the target, with RUN, when MACHINE=calibrate). Errors are against the median plain run, and
 # against the recorded run itself ("rec"); "in" is how many of the plain
 # runs fall inside the range of the 3 K = 10 predictions (which a further
 # run falls inside with probability 1/2 if runs vary alike). One row per
@@ -40,7 +40,9 @@ trap 'rm -rf "$W"' EXIT
 mach=""
 case "${MACHINE:-}" in
 calibrate)
-    "$P" calibrate -o "$W/m.par" -- $REC_RUN >/dev/null 2>&1 && mach="--machine $W/m.par" ;;
+    # the machine the plain runs and skeletons run on (RUN), which is the
+    # recording's own unless RUN names another target
+    "$P" calibrate -o "$W/m.par" -- $RUN >/dev/null 2>&1 && mach="--machine $W/m.par" ;;
 "") ;;
 *) mach="--machine $MACHINE" ;;
 esac
