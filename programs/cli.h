@@ -142,5 +142,6 @@ int cmd_predict(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif

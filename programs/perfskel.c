@@ -81,6 +81,11 @@ static const char usage[] =
     "        file for sim (default machine.par)\n"
     "  export --smpi DIR -o OUTDIR [--machine FILE]\n"
     "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile\n"
+    "  tune [--mpi openmpi|mpich] [--force ARM] [--debug] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
+    "        run an MPI job with MPI_Alltoall taken over by the tuning library; ARM:\n"
+    "        native (default), spread, pair, ring, bruck, pair_lb, ring_lb, pair_mb,\n"
+    "        ring_mb, pair_ob, ring_ob, or cycle (each valid arm in turn, a check);\n"
+    "        --debug: each rank's counts on stderr at MPI_Finalize (docs/tune.md)\n"
     "\n"
     "perfskel --version prints the version.\n";
 
@@ -135,5 +140,7 @@ int main(int argc, char **argv)
         return cmd_calibrate(argc - 1, argv + 1);
     if (!strcmp(cmd, "export"))
         return cmd_export(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune"))
+        return cmd_tune(argc - 1, argv + 1);
     return psk_cli_usage("unknown command '%s'", cmd);
 }

@@ -1,0 +1,327 @@
+/* tune_check: every MPI_Alltoall arm of the tuning library against
+ * PMPI_Alltoall, byte for byte, linked with the library's objects (as a
+ * program linked with the library would be). For each communicator (world,
+ * an even/odd split with its ranks reversed, a 3-rank one made and freed
+ * twice), datatype (bytes; a vector of ints with holes inside and after;
+ * ints sent, that vector received; a struct with alignment holes; bytes at
+ * MPI_BOTTOM with types holding the buffers' addresses), size
+ * per peer (0 B to 1 MiB) and in place or not: the native result must be
+ * the expected data (holes untouched), each arm (the internal entry point
+ * psk_tune_alltoall_arm) and MPI_Alltoall itself (PSK_TUNE_FORCE=cycle:
+ * one call per arm) must leave the receive buffer byte-identical to it and
+ * the send buffer unchanged; an arm may skip only for its power-of-two
+ * rule. Intercommunicators must go native untouched. Exit 1 on a failure. */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune_internal.h"
+
+enum { SENT = 0xEE, RECV = 0xA5, MAXPRINT = 20, WRAPPED = 3 };
+
+static int wrank, wsize, failures, printed, runs, native_failed;
+static int level = 2; /* how much to run: see run_comm */
+
+/* what the failing run was */
+typedef struct ctx {
+    const char *comm, *type, *arm;
+    size_t bytes;
+    int inplace;
+} ctx;
+
+static void fail(const ctx *x, const char *fmt, ...)
+{
+    failures++;
+    if (printed++ >= MAXPRINT)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tune_check: rank %d of %d: %s, %s, %zu B/peer%s, %s: %s\n", wrank, wsize, x->comm, x->type,
+            x->bytes, x->inplace ? ", in place" : "", x->arm, msg);
+}
+
+/* what rank s sends to rank d, byte k of the block: packed form */
+static unsigned char pattern(int s, int d, size_t k) { return (unsigned char)(s * 131 + d * 29 + k * 7 + (k >> 8)); }
+
+typedef struct mode {
+    const char *name;
+    MPI_Datatype stype, rtype;
+    int sper, rper; /* elements of each per unit */
+    size_t unit;    /* data bytes per unit */
+    int bottom;     /* buffers passed as MPI_BOTTOM, types holding their addresses */
+} mode;
+
+/* one element: B bytes at buf's absolute address, extent B */
+static MPI_Datatype absolute(void *buf, size_t B)
+{
+    MPI_Datatype bytes, t;
+    MPI_Aint at;
+    int one = 1;
+    MPI_Get_address(buf, &at);
+    MPI_Type_contiguous((int)B, MPI_BYTE, &bytes);
+    MPI_Type_create_hindexed(1, &one, &at, bytes, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_free(&bytes);
+    return t;
+}
+
+static size_t extent_of(MPI_Datatype t)
+{
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(t, &lb, &ext);
+    return (size_t)ext;
+}
+
+/* one case on comm: n units per peer */
+static void run_case(MPI_Comm comm, const char *cname, const mode *m, size_t n, int inplace)
+{
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    int scount = (int)n * m->sper, rcount = (int)n * m->rper;
+    size_t B = n * m->unit;
+    size_t slen = (size_t)P * scount * extent_of(m->stype) + 1, rlen = (size_t)P * rcount * extent_of(m->rtype) + 1;
+    unsigned char *spk = malloc((size_t)P * B + 1), *rpk = malloc((size_t)P * B + 1);
+    unsigned char *sbuf = malloc(slen), *s0 = malloc(slen), *init = malloc(rlen), *exp = malloc(rlen),
+                  *ref = malloc(rlen), *rbuf = malloc(rlen);
+    if (!spk || !rpk || !sbuf || !s0 || !init || !exp || !ref || !rbuf) {
+        fprintf(stderr, "tune_check: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    /* my blocks for each peer, and what each peer sends me, packed */
+    for (int d = 0; d < P; d++)
+        for (size_t k = 0; k < B; k++) {
+            spk[(size_t)d * B + k] = pattern(me, d, k);
+            rpk[(size_t)d * B + k] = pattern(d, me, k);
+        }
+    int pos = 0;
+    memset(sbuf, SENT, slen);
+    memset(init, RECV, rlen);
+    memset(exp, RECV, rlen);
+    if (inplace)
+        MPI_Unpack(spk, (int)((size_t)P * B + 1), &pos, init, P * rcount, m->rtype, comm);
+    else
+        MPI_Unpack(spk, (int)((size_t)P * B + 1), &pos, sbuf, P * scount, m->stype, comm);
+    pos = 0;
+    MPI_Unpack(rpk, (int)((size_t)P * B + 1), &pos, exp, P * rcount, m->rtype, comm);
+    memcpy(s0, sbuf, slen);
+    /* the call's arguments: the buffers, or MPI_BOTTOM with types */
+    const void *sarg = inplace ? MPI_IN_PLACE : sbuf;
+    void *rarg = rbuf, *refarg = ref;
+    MPI_Datatype st = m->stype, rt = m->rtype, reft = m->rtype;
+    if (m->bottom) {
+        st = absolute(sbuf, B);
+        rt = absolute(rbuf, B);
+        reft = absolute(ref, B);
+        scount = rcount = 1;
+        sarg = inplace ? MPI_IN_PLACE : MPI_BOTTOM;
+        rarg = refarg = MPI_BOTTOM;
+    }
+
+    ctx x = {cname, m->name, "PMPI_Alltoall", B, inplace};
+    memcpy(ref, init, rlen);
+    int native_rc = PMPI_Alltoall(sarg, scount, st, refarg, rcount, reft, comm);
+    if (native_rc != MPI_SUCCESS) {
+        /* MPICH 4.0.2 fails in place with the struct from 13 KB a peer
+         * ("Message truncated" in its Sendrecv_replace): the arms are
+         * held to the expected data then */
+        char err[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        MPI_Error_string(native_rc, err, &len);
+        if (native_failed++ < 1)
+            fprintf(stderr, "tune_check: rank %d of %d: %s, %s, %zu B/peer%s: the native call failed (%.*s); "
+                    "results compared with the expected data\n", wrank, wsize, cname, m->name, B,
+                    inplace ? ", in place" : "", (int)strcspn(err, "\n"), err);
+        memcpy(ref, exp, rlen);
+    } else if (memcmp(ref, exp, rlen))
+        fail(&x, "the native result is not the expected data");
+
+    /* every arm through the internal entry point, then MPI_Alltoall a few
+     * times (its cycle goes on from case to case, through every arm) */
+    int wrapped = level || P > 2 ? WRAPPED : PSK_TUNE_NARMS; /* --tiny: few cases */
+    for (int k = 0; k < PSK_TUNE_NARMS + wrapped; k++) {
+        int arm = k < PSK_TUNE_NARMS ? k : -1;
+        x.arm = arm >= 0 ? psk_tune_arm_name(arm) : "MPI_Alltoall (cycle)";
+        memcpy(rbuf, init, rlen);
+        psk_tune_counts c0, c1;
+        psk_tune_get_counts(&c0);
+        int rc = arm >= 0 ? psk_tune_alltoall_arm(arm, sarg, scount, st, rarg, rcount, rt, comm)
+                          : MPI_Alltoall(sarg, scount, st, rarg, rcount, rt, comm);
+        psk_tune_get_counts(&c1);
+        runs++;
+        if (native_rc != MPI_SUCCESS && (arm == PSK_TUNE_native || c1.arm[0] > c0.arm[0]))
+            continue; /* the native call, as broken as above */
+        if (rc == PSK_TUNE_SKIP) {
+            int pow2 = (P & (P - 1)) == 0;
+            if (pow2 || strncmp(x.arm, "pair", 4))
+                fail(&x, "skipped");
+            continue;
+        }
+        if (rc != MPI_SUCCESS) {
+            fail(&x, "returned %d", rc);
+            continue;
+        }
+        for (size_t i = 0; i < rlen; i++)
+            if (rbuf[i] != ref[i]) {
+                fail(&x, "receive buffer differs from the native one at byte %zu", i);
+                break;
+            }
+        for (size_t i = 0; i < slen; i++)
+            if (sbuf[i] != s0[i]) {
+                fail(&x, "send buffer changed at byte %zu", i);
+                break;
+            }
+    }
+    if (m->bottom) {
+        MPI_Type_free(&st);
+        MPI_Type_free(&rt);
+        MPI_Type_free(&reft);
+    }
+    free(spk), free(rpk), free(sbuf), free(s0), free(init), free(exp), free(ref), free(rbuf);
+}
+
+/* How much to run (level): 2 everything (sizes 0 B to 1 MiB per peer: 1 MiB in
+ * bytes on the world communicator only, for time); 1 (--quick) without
+ * 100 B and 1 MiB, and only bytes and struct on the smaller communicators;
+ * 0 (--tiny: MPICH busy-polls, slow on more ranks than cores) 1 B and 64 KiB
+ * of bytes and struct on the world, 4000 B of bytes on the others, where
+ * (on 1 or 2 ranks) MPI_Alltoall is called once per arm, not WRAPPED times. */
+static void run_comm(MPI_Comm comm, const char *cname, const mode *modes, int nmodes, int world)
+{
+    static const size_t sizes[] = {0, 1, 100, 4000, 65560, 1 << 20};
+    for (int mi = 0; mi < nmodes; mi++)
+        for (int si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); si++) {
+            size_t sz = sizes[si];
+            int basic = mi == 0 || mi == 3; /* bytes, struct */
+            if (sz > 65560 && (mi > 0 || !world || level < 2))
+                continue;
+            if (level == 1 && (sz == 100 || (!world && !basic)))
+                continue;
+            if (level == 0 && (world ? !basic || (sz != 1 && sz != 65560) : mi != 0 || sz != 4000))
+                continue;
+            const mode *m = &modes[mi];
+            size_t n = (sz + m->unit - 1) / m->unit;
+            for (int inplace = 0; inplace < 2; inplace++)
+                run_case(comm, cname, m, n, inplace);
+        }
+}
+
+/* intercommunicators go to PMPI_Alltoall untouched */
+static void run_inter(void)
+{
+    if (wsize < 2)
+        return;
+    MPI_Comm half, inter;
+    int low = wrank < wsize / 2;
+    MPI_Comm_split(MPI_COMM_WORLD, low, wrank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? wsize / 2 : 0, 7, &inter);
+    int R;
+    MPI_Comm_remote_size(inter, &R);
+    int *s = malloc(2 * sizeof(int) * (size_t)R), *r = malloc(2 * sizeof(int) * (size_t)R),
+        *ref = malloc(2 * sizeof(int) * (size_t)R);
+    for (int i = 0; i < 2 * R; i++)
+        s[i] = wrank * 1000 + i;
+    psk_tune_counts before, after;
+    psk_tune_get_counts(&before);
+    MPI_Alltoall(s, 2, MPI_INT, r, 2, MPI_INT, inter);
+    psk_tune_get_counts(&after);
+    PMPI_Alltoall(s, 2, MPI_INT, ref, 2, MPI_INT, inter);
+    ctx x = {"intercommunicator", "int", "MPI_Alltoall", 8, 0};
+    if (memcmp(r, ref, 2 * sizeof(int) * (size_t)R))
+        fail(&x, "result differs from the native one");
+    if (after.unsupported != before.unsupported + 1 || after.arm[PSK_TUNE_native] != before.arm[PSK_TUNE_native])
+        fail(&x, "was not passed on untouched");
+    free(s), free(r), free(ref);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+}
+
+int main(int argc, char **argv)
+{
+    setenv("PSK_TUNE_FORCE", PSK_TUNE_CYCLE_NAME, 1); /* read at the first MPI_Alltoall */
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (argc > 1)
+        level = !strcmp(argv[1], "--quick") ? 1 : !strcmp(argv[1], "--tiny") ? 0 : 2;
+
+    /* 2 blocks of 3 ints, stride 5, extent 10 ints: holes inside and after */
+    MPI_Datatype vec0, vec, st0, st;
+    MPI_Type_vector(2, 3, 5, MPI_INT, &vec0);
+    MPI_Type_create_resized(vec0, 0, 10 * sizeof(int), &vec);
+    MPI_Type_commit(&vec);
+    /* char, double, int: holes after the char and at the end */
+    struct s {
+        char c;
+        double d;
+        int i;
+    };
+    int bl[3] = {1, 1, 1};
+    MPI_Aint disp[3] = {offsetof(struct s, c), offsetof(struct s, d), offsetof(struct s, i)};
+    MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT};
+    MPI_Type_create_struct(3, bl, disp, types, &st0);
+    MPI_Type_create_resized(st0, 0, sizeof(struct s), &st);
+    MPI_Type_commit(&st);
+    const mode modes[] = {
+        {"bytes", MPI_BYTE, MPI_BYTE, 1, 1, 1, 0},
+        {"vector", vec, vec, 1, 1, 6 * sizeof(int), 0},
+        {"ints to vector", MPI_INT, vec, 6, 1, 6 * sizeof(int), 0},
+        {"struct", st, st, 1, 1, sizeof(char) + sizeof(double) + sizeof(int), 0},
+        {"MPI_BOTTOM", MPI_BYTE, MPI_BYTE, 1, 1, 1, 1},
+    };
+    int nmodes = (int)(sizeof modes / sizeof modes[0]);
+
+    /* errors come back (the native call's own, see run_case) */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    run_comm(MPI_COMM_WORLD, "world", modes, nmodes, 1);
+
+    MPI_Comm split;
+    MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &split);
+    run_comm(split, "even/odd split, reversed", modes, nmodes, 0);
+    MPI_Comm_free(&split);
+
+    /* made, used and freed, then another: the library's state goes with
+     * each (the second may get the same handle) */
+    for (int k = 3; k >= 2; k--) {
+        MPI_Comm first;
+        MPI_Comm_split(MPI_COMM_WORLD, wrank < k ? 0 : MPI_UNDEFINED, wrank, &first);
+        if (first != MPI_COMM_NULL) {
+            run_comm(first, k == 3 ? "first three ranks" : "first two ranks", modes, nmodes, 0);
+            MPI_Comm_free(&first);
+        }
+    }
+    run_inter();
+
+        /* MPI_Alltoall took every arm on some rank (the pair arms need a
+     * power-of-two communicator: the 1- or 2-rank ones above) */
+    psk_tune_counts c;
+    uint64_t most[PSK_TUNE_NARMS];
+    psk_tune_get_counts(&c);
+    MPI_Allreduce(c.arm, most, PSK_TUNE_NARMS, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    ctx x = {"all", "all", "MPI_Alltoall", 0, 0};
+    for (int a = 0; a < PSK_TUNE_NARMS; a++)
+        if (!most[a] && wrank == 0)
+            fail(&x, "arm %s never taken", psk_tune_arm_name(a));
+    if (c.fallback)
+        fail(&x, "%llu calls fell back to native", (unsigned long long)c.fallback);
+
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int nf = 0;
+    MPI_Allreduce(&native_failed, &nf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (wrank == 0)
+        printf("tune_check: %d ranks: %d runs on rank 0, %d failures; the native call failed %d times\n", wsize, runs,
+               all, nf);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&vec0);
+    MPI_Type_free(&st);
+    MPI_Type_free(&st0);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
