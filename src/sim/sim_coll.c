@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psk_collcost.h"
 #include "sim_internal.h"
 
 typedef struct run {
@@ -172,52 +173,41 @@ static void dissemination(run *r, int64_t bytes_per_step_unit, int grow)
     }
 }
 
-static double lg2(int n) { return n > 1 ? ceil(log2((double)n)) : 0; }
+/* the message cost between the first two members, for the formulas */
+typedef struct pair_cost {
+    const psk_net *net;
+    int a, b;
+} pair_cost;
 
-/* one formula for the whole operation, from the last arrival */
+static double pair_msg(const void *ctx, int64_t bytes)
+{
+    const pair_cost *p = ctx;
+    return psk_net_cost(p->net, p->a, p->b, bytes);
+}
+
+/* the shared formulas number collectives and algorithms as sim does */
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(PSK_CC_ALLTOALL, PSK_COLL_ALLTOALL) && SAME(PSK_CC_SCAN, PSK_COLL_SCAN) &&
+                   SAME(PSK_CC_NCOLL, PSK_COLL_N),
+               "psk_collcost.h and perfskel/sim.h number collectives alike");
+_Static_assert(SAME(PSK_CC_BRUCK, PSK_ALG_BRUCK) && SAME(PSK_CC_RABENSEIFNER, PSK_ALG_RABENSEIFNER) &&
+                   SAME(PSK_CC_ALG_N_SIM, PSK_ALG_N),
+               "psk_collcost.h and perfskel/sim.h number algorithms alike");
+#undef SAME
+
+/* one formula for the whole operation, from the last arrival
+ * (psk_collcost.c, shared with the tuning library) */
 static double closed(const run *r, int alg)
 {
     const psk_coll_call *c = r->c;
     int n = c->n;
     if (n < 2)
         return 0;
-    const psk_machine *m = r->net->m;
-    int a = c->world[0], b = c->world[1];
-    int64_t B = c->bytes;
-    double L = psk_net_cost(r->net, a, b, 0), CB = psk_net_cost(r->net, a, b, B), lg = lg2(n);
-    double per_byte = (CB - L);
-    switch (c->coll) {
-    case PSK_COLL_BARRIER:
-        return alg == PSK_ALG_LINEAR ? 2 * (n - 1) * L : (alg == PSK_ALG_BINOMIAL ? 2 : 1) * lg * L;
-    case PSK_COLL_BCAST:
-        return alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * CB;
-    case PSK_COLL_REDUCE:
-        if (m->type == PSK_NET_BUS) /* seed 003: (start + byte_time x size) x (block + P - 2), block 1 */
-            return CB * (n - 1);
-        return alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * CB;
-    case PSK_COLL_ALLREDUCE:
-        if (m->type == PSK_NET_BUS)
-            return CB * (n - 1);
-        if (alg == PSK_ALG_RING)
-            return 2.0 * (n - 1) * (L + per_byte / n);
-        if (alg == PSK_ALG_RABENSEIFNER)
-            return 2 * lg * L + 2.0 * (n - 1) / n * per_byte;
-        if (alg == PSK_ALG_LINEAR)
-            return 2.0 * (n - 1) * CB;
-        return (alg == PSK_ALG_BINOMIAL ? 2 : 1) * lg * CB;
-    case PSK_COLL_GATHER:
-    case PSK_COLL_SCATTER:
-        return alg == PSK_ALG_BINOMIAL ? lg * L + (n - 1) * per_byte : (n - 1) * CB;
-    case PSK_COLL_ALLGATHER:
-        return alg == PSK_ALG_RING || alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * L + (n - 1) * per_byte;
-    case PSK_COLL_ALLTOALL:
-        return alg == PSK_ALG_BRUCK ? lg * psk_net_cost(r->net, a, b, B * (n / 2)) : (n - 1) * CB;
-    case PSK_COLL_REDUCE_SCATTER:
-        return alg == PSK_ALG_RECDOUBLING ? lg * L + (n - 1) * per_byte : (n - 1) * CB;
-    case PSK_COLL_SCAN:
-        return alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * CB;
-    }
-    return 0;
+    pair_cost pc = {r->net, c->world[0], c->world[1]};
+    psk_collcost_net net = {.msg = pair_msg, .ctx = &pc};
+    if (r->net->m->type == PSK_NET_BUS && (c->coll == PSK_COLL_REDUCE || c->coll == PSK_COLL_ALLREDUCE))
+        return psk_collcost_msg(&net, c->bytes) * (n - 1); /* seed 003: (start + byte_time x size) x (block + P - 2), block 1 */
+    return psk_collcost(&net, c->coll, alg, n, c->bytes);
 }
 
 static int is_pof2(int n) { return n > 0 && !(n & (n - 1)); }
