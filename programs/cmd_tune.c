@@ -1,14 +1,18 @@
 /* perfskel tune: runs the user's launcher with the tuning library
  * (libperfskel-tune-<mpi>.so, docs/tune.md) preloaded into the ranks only,
  * as perfskel record does with the recorder, picking the library built for
- * the launcher's MPI. --force ARM sets PSK_TUNE_FORCE, --debug
- * PSK_TUNE_DEBUG=1 (each rank's counts on stderr at MPI_Finalize); both,
- * when already in the environment, are passed on to the ranks as they are.
- * The job's output and exit status pass through unchanged. */
+ * the launcher's MPI. --policy P sets PSK_TUNE_POLICY, --force ARM
+ * PSK_TUNE_FORCE, --report FILE PSK_TUNE_REPORT, --db FILE PSK_TUNE_DB
+ * (both made absolute: a rank may start elsewhere), --check
+ * PSK_TUNE_CHECK=1, --debug PSK_TUNE_DEBUG=1; every PSK_TUNE_* variable
+ * of the environment (these and the others of docs/tune.md) is passed on
+ * to the ranks as it is. The job's output
+ * and exit status pass through unchanged. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "perfskel/trace.h"
@@ -21,10 +25,21 @@ static int known_arm(const char *name)
 #undef IS
 }
 
+extern char **environ;
+
+/* path made absolute into buf; 0, or -1 if it does not fit */
+static int absolute(const char *path, char *buf, size_t cap)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return snprintf(buf, cap, "%s", path) < (int)cap ? 0 : -1;
+    return snprintf(buf, cap, "%s/%s", cwd, path) < (int)cap ? 0 : -1;
+}
+
 int cmd_tune(int argc, char **argv)
 {
-    int flavour = PSK_MPI_UNKNOWN, debug = 0, i;
-    const char *force = NULL;
+    int flavour = PSK_MPI_UNKNOWN, debug = 0, check = 0, i;
+    const char *force = NULL, *policy = NULL, *report = NULL, *db = NULL;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--")) {
             i++;
@@ -42,7 +57,21 @@ int cmd_tune(int argc, char **argv)
                                      ", not '%s'", force);
 #undef NAME
             }
-        } else if (!strcmp(argv[i], "--debug"))
+        } else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
+            policy = argv[++i];
+            if (strcmp(policy, "learn") && strcmp(policy, "star") && !known_arm(policy)) {
+#define NAME(arm, pow2) " " #arm
+                return psk_cli_usage("tune: --policy takes learn, star, or one of" PSK_TUNE_ARM_LIST(NAME) " "
+                                     PSK_TUNE_CYCLE_NAME ", not '%s'", policy);
+#undef NAME
+            }
+        } else if (!strcmp(argv[i], "--report") && i + 1 < argc)
+            report = argv[++i];
+        else if (!strcmp(argv[i], "--db") && i + 1 < argc)
+            db = argv[++i];
+        else if (!strcmp(argv[i], "--check"))
+            check = 1;
+        else if (!strcmp(argv[i], "--debug"))
             debug = 1;
         else if (argv[i][0] == '-')
             return psk_cli_usage("tune: unknown option '%s'", argv[i]);
@@ -62,25 +91,59 @@ int cmd_tune(int argc, char **argv)
                       psk_flavour_name(flavour));
         return PSK_EXIT_DATA;
     }
+    if (force && policy)
+        return psk_cli_usage("tune: --force and --policy are one choice; give one");
+    char path[PATH_MAX];
+    if (report && *report) {
+        if (absolute(report, path, sizeof path))
+            return psk_cli_usage("tune: --report %s: path too long", report);
+        setenv("PSK_TUNE_REPORT", path, 1);
+    }
+    if (db && *db) {
+        if (absolute(db, path, sizeof path))
+            return psk_cli_usage("tune: --db %s: path too long", db);
+        setenv("PSK_TUNE_DB", path, 1);
+    }
     if (force)
         setenv("PSK_TUNE_FORCE", force, 1);
+    if (policy) {
+        setenv("PSK_TUNE_POLICY", policy, 1);
+        unsetenv("PSK_TUNE_FORCE"); /* it would win in the library */
+    }
+    if (check)
+        setenv("PSK_TUNE_CHECK", "1", 1);
     if (debug && !getenv("PSK_TUNE_DEBUG"))
         setenv("PSK_TUNE_DEBUG", "1", 1);
-    const char *names[2];
+    /* every PSK_TUNE_* variable is the library's: passed on */
     int nnames = 0;
-    if (getenv("PSK_TUNE_FORCE"))
-        names[nnames++] = "PSK_TUNE_FORCE";
-    if (getenv("PSK_TUNE_DEBUG"))
-        names[nnames++] = "PSK_TUNE_DEBUG";
+    for (char **e = environ; *e; e++)
+        nnames += !strncmp(*e, "PSK_TUNE_", 9) && strchr(*e, '=');
+    char **names = calloc((size_t)nnames + 1, sizeof *names);
+    if (!names)
+        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
+    nnames = 0;
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "PSK_TUNE_", 9) && strchr(*e, '=')) {
+            size_t n = (size_t)(strchr(*e, '=') - *e);
+            if ((names[nnames] = strndup(*e, n)) != NULL)
+                nnames++;
+        }
     psk_cli_launch launch;
-    if (psk_cli_preload(&launch, flavour, cmd, ncmd, lib, names, nnames)) {
+    int bad = psk_cli_preload(&launch, flavour, cmd, ncmd, lib, (const char *const *)names, nnames);
+    if (bad) {
         psk_cli_launch_free(&launch);
+        for (int k = 0; k < nnames; k++)
+            free(names[k]);
+        free(names);
         return psk_cli_error("out of memory"), PSK_EXIT_DATA;
     }
-    const char *arm = getenv("PSK_TUNE_FORCE");
+    const char *arm = getenv("PSK_TUNE_FORCE"), *pol = getenv("PSK_TUNE_POLICY");
     fprintf(stderr, "perfskel: tuning %s with %s (MPI_Alltoall: %s)\n", cmd[0], psk_flavour_name(flavour),
-            arm && *arm ? arm : "native");
+            arm && *arm ? arm : pol && *pol ? pol : "learn");
     int code = psk_cli_launch_run(&launch);
     psk_cli_launch_free(&launch);
+    for (int k = 0; k < nnames; k++)
+        free(names[k]);
+    free(names);
     return code == 127 ? PSK_EXIT_DATA : code;
 }

@@ -2,21 +2,48 @@
  * (not copied by MPI_Comm_dup; freed with the communicator): its private
  * duplicate for the arms' traffic, request array and scratch, made and
  * grown collectively so that every rank has them or none uses them, and
- * the keys (call site, size class) with each arm's statistics for the
- * learner. A list of the live states serves the report at MPI_Finalize. */
+ * the keys (call site, size class) with each arm's statistics, and the
+ * learner's groups. A list of the live states serves the report at
+ * MPI_Finalize; a state freed before goes into the report when freed. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tune_internal.h"
 
+/* a freed communicator's state whose last reduces are under way */
+typedef struct zombie {
+    struct zombie *next;
+    psk_tune_comm *c;
+    MPI_Request *reqs;
+    int n;
+} zombie;
+
 static struct {
-    pthread_mutex_t lock; /* the list; the states are their communicator's */
+    pthread_mutex_t lock; /* the lists; the states are their communicator's */
     int keyval;
     int finalizing;
     unsigned next_id;
     psk_tune_comm *live;
-} C = {PTHREAD_MUTEX_INITIALIZER, MPI_KEYVAL_INVALID, 0, 0, NULL};
+    zombie *zombies;
+    _Atomic int nzombies;
+} C = {PTHREAD_MUTEX_INITIALIZER, MPI_KEYVAL_INVALID, 0, 0, NULL, NULL, 0};
+
+static void free_state(psk_tune_comm *c)
+{
+    /* the user freed the communicator on every rank: ours goes too, but
+     * not while MPI_Finalize takes the predefined ones apart */
+    if (c->ready && !C.finalizing)
+        PMPI_Comm_free(&c->priv);
+    free(c->reqs);
+    free(c->scratch);
+    free(c->keys);
+    for (int i = 0; i < c->ngroups; i++)
+        psk_tune_learn_free(c->groups[i]);
+    free(c->groups);
+    free(c);
+}
 
 static void unlink_state(psk_tune_comm *c)
 {
@@ -34,15 +61,90 @@ static int on_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     (void)comm, (void)keyval, (void)extra;
     psk_tune_comm *c = val;
     unlink_state(c);
-    /* the user freed the communicator on every rank: ours goes too, but
-     * not while MPI_Finalize takes the predefined ones apart */
-    if (c->ready && !C.finalizing)
-        PMPI_Comm_free(&c->priv);
-    free(c->reqs);
-    free(c->scratch);
-    free(c->keys);
-    free(c);
+    if (C.finalizing || c->learn != 1) { /* the report is written by then */
+        free_state(c);
+        return MPI_SUCCESS;
+    }
+    /* the learner's figures: the windows under way are reduced without
+     * waiting (a blocking collective here could deadlock a legal
+     * program); the state is reported and freed once they are */
+    zombie *z = malloc(sizeof *z);
+    MPI_Request *r = malloc(((size_t)c->ngroups + 1) * sizeof *r);
+    int n = 0;
+    for (int i = 0; r && z && i < c->ngroups; i++)
+        if (psk_tune_learn_flush_start(c, c->groups[i], &r[n]))
+            n++;
+    if (!z || !r) { /* no memory: as far as it got */
+        psk_tune_report_archive(c);
+        free_state(c);
+        free(z), free(r);
+        return MPI_SUCCESS;
+    }
+    *z = (zombie){NULL, c, r, n};
+    pthread_mutex_lock(&C.lock);
+    z->next = C.zombies;
+    C.zombies = z;
+    C.nzombies++;
+    pthread_mutex_unlock(&C.lock);
     return MPI_SUCCESS;
+}
+
+/* GCC >= 11 takes MPICH's MPI_STATUSES_IGNORE for a zero-length array */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+static int wait_all(int n, MPI_Request *r) { return PMPI_Waitall(n, r, MPI_STATUSES_IGNORE); }
+static int test_all(int n, MPI_Request *r, int *done) { return PMPI_Testall(n, r, done, MPI_STATUSES_IGNORE); }
+#pragma GCC diagnostic pop
+
+void psk_tune_comm_reap(int wait)
+{
+    if (!C.nzombies)
+        return;
+    pthread_mutex_lock(&C.lock);
+    for (zombie **p = &C.zombies; *p;) {
+        zombie *z = *p;
+        int done = 1;
+        if (wait)
+            wait_all(z->n, z->reqs);
+        else if (test_all(z->n, z->reqs, &done) != MPI_SUCCESS)
+            done = 1;
+        if (!done) {
+            p = &z->next;
+            continue;
+        }
+        *p = z->next;
+        C.nzombies--;
+        for (int i = 0; i < z->c->ngroups; i++)
+            if (z->c->groups[i]->flushed)
+                psk_tune_learn_flush_end(z->c->groups[i]);
+        psk_tune_report_archive(z->c);
+        free_state(z->c);
+        free(z->reqs);
+        free(z);
+    }
+    pthread_mutex_unlock(&C.lock);
+}
+
+void psk_tune_comm_flush_all(void)
+{
+    pthread_mutex_lock(&C.lock);
+    int n = 0, cap = 0;
+    for (psk_tune_comm *c = C.live; c; c = c->next)
+        cap += c->learn == 1 ? c->ngroups : 0;
+    MPI_Request *r = malloc(((size_t)cap + 1) * sizeof *r);
+    psk_tune_group **g = malloc(((size_t)cap + 1) * sizeof *g);
+    /* nonblocking: the communicators may be in any order on each rank */
+    for (psk_tune_comm *c = C.live; r && g && c; c = c->next)
+        for (int i = 0; c->learn == 1 && i < c->ngroups; i++)
+            if (psk_tune_learn_flush_start(c, c->groups[i], &r[n]))
+                g[n++] = c->groups[i];
+    if (n)
+        wait_all(n, r);
+    for (int i = 0; i < n; i++)
+        psk_tune_learn_flush_end(g[i]);
+    pthread_mutex_unlock(&C.lock);
+    free(r);
+    free(g);
 }
 
 int psk_tune_comm_init(void)

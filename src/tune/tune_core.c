@@ -3,11 +3,15 @@
  * arms cannot take (intercommunicators, erroneous arguments, calls before
  * MPI_Init) to PMPI_Alltoall untouched, picks an arm per call, runs it,
  * and keeps per-key statistics (communicator, call site, size class =
- * floor(log2(bytes per peer))) for the learner. Until the learner exists
- * the arm is PSK_TUNE_FORCE's (default native), or each valid arm in turn
- * (PSK_TUNE_FORCE=cycle). PSK_TUNE_DEBUG=1 prints each rank's counts at
- * MPI_Finalize (through an MPI_COMM_SELF attribute, whichever binding
- * finalizes), 2 also each key. */
+ * floor(log2(bytes per peer))). The arm comes from the policy
+ * (PSK_TUNE_POLICY): the learner by default (tune_learn.c), STAR-MPI's,
+ * one arm for all (PSK_TUNE_FORCE or PSK_TUNE_POLICY=ARM, native
+ * included), or each valid arm in turn (cycle). MPI_Finalize's entry
+ * points call psk_tune_pre_finalize on every process: the report and the
+ * decision file (tune_report.c); PSK_TUNE_DEBUG=1 prints each rank's
+ * counts at MPI_Finalize (through an MPI_COMM_SELF attribute), 2 also
+ * each key. */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,19 +19,28 @@
 #include <string.h>
 #include <time.h>
 
+#include "perfskel/sim.h"
 #include "tune_internal.h"
-
-#define FORCE_CYCLE (-1)
 
 static struct {
     pthread_once_t once;
-    int ok;    /* keyvals made: the library is on */
-    int force; /* an arm, or FORCE_CYCLE */
+    int ok; /* keyvals made: the library is on */
     int debug;
     int finalizing;
     int self_keyval;
+    _Atomic int pre_finalized;
     _Atomic uint64_t calls, fortran, unsupported, fallback, arm[PSK_TUNE_NARMS];
 } T = {.once = PTHREAD_ONCE_INIT, .self_keyval = MPI_KEYVAL_INVALID};
+
+psk_tune_cfg psk_tune_cfg_g;
+
+uint64_t psk_tune_hash(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3u;
+    return h;
+}
 
 static const char *const arm_names[PSK_TUNE_NARMS] = {
 #define NAME(name, pow2) #name,
@@ -83,7 +96,7 @@ static void key_line(const psk_tune_comm *c, void *arg)
     }
 }
 
-static void report(void)
+static void debug_report(void)
 {
     int wrank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
@@ -104,28 +117,157 @@ static int on_finalize(MPI_Comm comm, int keyval, void *val, void *extra)
 {
     (void)comm, (void)keyval, (void)val, (void)extra;
     if (T.debug)
-        report();
+        debug_report();
     T.finalizing = 1;
     psk_tune_comm_finalizing();
     return MPI_SUCCESS;
 }
 
-static void start(void)
+const char *psk_tune_policy_name(void)
 {
-    const char *f = getenv("PSK_TUNE_FORCE"), *d = getenv("PSK_TUNE_DEBUG");
-    T.debug = d ? atoi(d) : 0;
-    T.force = PSK_TUNE_native;
-    if (f && *f) {
-        if (!strcmp(f, PSK_TUNE_CYCLE_NAME))
-            T.force = FORCE_CYCLE;
-        else if ((T.force = psk_tune_arm_parse(f)) < 0) {
-            int wrank = 0;
-            PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-            if (wrank == 0)
-                fprintf(stderr, "perfskel-tune: PSK_TUNE_FORCE=%s is no arm; MPI_Alltoall stays native\n", f);
-            T.force = PSK_TUNE_native;
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    switch (cf->policy) {
+    case POLICY_LEARN: return "learn";
+    case POLICY_STAR: return "star";
+    case POLICY_CYCLE: return PSK_TUNE_CYCLE_NAME;
+    default: return psk_tune_arm_name(cf->arm);
+    }
+}
+
+static int wrank0(void)
+{
+    int r = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r == 0;
+}
+
+static double env_num(const char *name, double def, double lo, double hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !(x >= lo && x <= hi)) {
+        if (wrank0())
+            fprintf(stderr, "perfskel-tune: %s=%s is not a number in [%g, %g]; %g is used\n", name, v, lo, hi, def);
+        return def;
+    }
+    return x;
+}
+
+/* PSK_TUNE_INJECT=ARM:US[@FROM[-TO]][,...]: a delay inside an arm, for
+ * tests; from the process's MPI_Alltoall call FROM to call TO */
+static void parse_inject(psk_tune_cfg *cf, const char *v)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':'), *end = NULL;
+        int arm = -1;
+        double x = -1;
+        unsigned long long from = 0, to = UINT64_MAX;
+        if (colon) {
+            *colon = 0;
+            arm = psk_tune_arm_parse(tok);
+            x = strtod(colon + 1, &end);
+            if (*end == '@') {
+                from = strtoull(end + 1, &end, 10);
+                if (*end == '-')
+                    to = strtoull(end + 1, &end, 10);
+            }
+            if (*end)
+                x = -1;
+        }
+        if (arm < 0 || !(x >= 0 && x <= 1e7) || cf->ninject >= PSK_TUNE_MAXINJECT) {
+            if (wrank0())
+                fprintf(stderr, "perfskel-tune: PSK_TUNE_INJECT: '%s' is not ARM:MICROSECONDS[@FROM[-TO]]; ignored\n",
+                        tok);
+            continue;
+        }
+        cf->inject[cf->ninject++] = (psk_tune_inject){arm, x * 1e3, from, to};
+    }
+}
+
+static void read_cfg(void)
+{
+    psk_tune_cfg *cf = &psk_tune_cfg_g;
+    memset(cf, 0, sizeof *cf);
+    const char *f = getenv("PSK_TUNE_FORCE"), *p = getenv("PSK_TUNE_POLICY"), *d = getenv("PSK_TUNE_DEBUG");
+    T.debug = cf->debug = d ? atoi(d) : 0;
+    cf->policy = POLICY_LEARN;
+    /* the policy: PSK_TUNE_FORCE wins over PSK_TUNE_POLICY */
+    const char *which = f && *f ? f : p && *p ? p : NULL, *var = f && *f ? "PSK_TUNE_FORCE" : "PSK_TUNE_POLICY";
+    if (which) {
+        if (!strcmp(which, PSK_TUNE_CYCLE_NAME))
+            cf->policy = POLICY_CYCLE;
+        else if (!strcmp(which, "learn") && which == p)
+            cf->policy = POLICY_LEARN;
+        else if (!strcmp(which, "star") && which == p)
+            cf->policy = POLICY_STAR;
+        else if ((cf->arm = psk_tune_arm_parse(which)) >= 0)
+            cf->policy = POLICY_FIXED;
+        else {
+            if (wrank0())
+                fprintf(stderr, "perfskel-tune: %s=%s is no %s; MPI_Alltoall stays native\n", var, which,
+                        which == p ? "policy (learn, star, native, an arm, cycle)" : "arm");
+            cf->policy = POLICY_FIXED;
+            cf->arm = PSK_TUNE_native;
         }
     }
+    cf->budget = env_num("PSK_TUNE_BUDGET", 0.02, 0, 1);
+    cf->margin = env_num("PSK_TUNE_MARGIN", 1.5, 1, 100);
+    cf->star_x = (int)env_num("PSK_TUNE_STAR_X", 10, 1, PSK_TUNE_STAR_XMAX);
+    const char *ck = getenv("PSK_TUNE_CHECK");
+    cf->check = ck && *ck && strcmp(ck, "0");
+    const char *inj = getenv("PSK_TUNE_INJECT");
+    if (inj && *inj)
+        parse_inject(cf, inj);
+    /* the model's prior: a perfskel machine file, else Hockney's numbers
+     * of notes/collectives.md (1.5 us, 12.5 GB/s) */
+    cf->alpha0 = cf->intra_alpha0 = 1500;
+    cf->beta0 = cf->intra_beta0 = 0.08;
+    const char *mf = getenv("PSK_TUNE_MACHINE");
+    if (mf && *mf) {
+        psk_machine m;
+        psk_machine_default(&m);
+        if (psk_machine_load(mf, &m) == PSK_OK) {
+            int64_t big = 1 << 20;
+            cf->alpha0 = 1e3 * psk_machine_msg_us(&m, 0, 0);
+            cf->beta0 = 1e3 * (psk_machine_msg_us(&m, big, 0) - psk_machine_msg_us(&m, 0, 0)) / (double)big;
+            cf->intra_alpha0 = 1e3 * psk_machine_msg_us(&m, 0, 1);
+            cf->intra_beta0 = 1e3 * (psk_machine_msg_us(&m, big, 1) - psk_machine_msg_us(&m, 0, 1)) / (double)big;
+            cf->machine_rpn = m.ranks_per_node;
+        } else if (wrank0())
+            fprintf(stderr, "perfskel-tune: PSK_TUNE_MACHINE: %s; the default model is used\n",
+                    psk_machine_errmsg(&m));
+        psk_machine_free(&m);
+    }
+    const char *r = getenv("PSK_TUNE_REPORT"), *db = getenv("PSK_TUNE_DB");
+    cf->report = r && *r ? r : NULL;
+    cf->db = db && *db ? db : NULL;
+    /* what must agree between ranks (checked when a communicator starts) */
+    uint64_t h = 0xcbf29ce484222325u;
+    h = psk_tune_hash(h, &cf->policy, sizeof cf->policy);
+    h = psk_tune_hash(h, &cf->arm, sizeof cf->arm);
+    h = psk_tune_hash(h, &cf->budget, sizeof cf->budget);
+    h = psk_tune_hash(h, &cf->margin, sizeof cf->margin);
+    h = psk_tune_hash(h, &cf->star_x, sizeof cf->star_x);
+    h = psk_tune_hash(h, &cf->check, sizeof cf->check);
+    for (int i = 0; i < cf->ninject; i++) { /* field by field: no padding */
+        h = psk_tune_hash(h, &cf->inject[i].arm, sizeof cf->inject[i].arm);
+        h = psk_tune_hash(h, &cf->inject[i].ns, sizeof cf->inject[i].ns);
+        h = psk_tune_hash(h, &cf->inject[i].from, sizeof cf->inject[i].from);
+        h = psk_tune_hash(h, &cf->inject[i].to, sizeof cf->inject[i].to);
+    }
+    cf->hash = h;
+    if (cf->db && cf->policy == POLICY_LEARN)
+        psk_tune_db_load(cf->db, wrank0());
+}
+
+static void start(void)
+{
+    read_cfg();
     if (psk_tune_comm_init() ||
         PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &T.self_keyval, NULL) != MPI_SUCCESS ||
         PMPI_Comm_set_attr(MPI_COMM_SELF, T.self_keyval, NULL) != MPI_SUCCESS)
@@ -133,21 +275,38 @@ static void start(void)
     T.ok = 1;
 }
 
+void psk_tune_pre_finalize(void)
+{
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin || atomic_exchange(&T.pre_finalized, 1))
+        return;
+    pthread_once(&T.once, start);
+    /* the windows under way into the figures, then the report: every
+     * process takes part, the library on or not */
+    psk_tune_comm_reap(1);
+    psk_tune_comm_flush_all();
+    psk_tune_report_finalize();
+}
+
 /* ---- the dispatch ---- */
 
-static uint64_t now_ns(void)
+uint64_t psk_tune_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The arm for this call: from data every rank shares (the forced arm, P,
- * bytes, in place, and for cycle the calls since the state was agreed) */
+/* The arm for this call under a fixed policy or cycle: from data every
+ * rank shares (the arm, P, bytes, in place, and for cycle the calls since
+ * the state was agreed) */
 static int choose(psk_tune_comm *c, int P, const psk_tune_a2a *a)
 {
-    if (T.force != FORCE_CYCLE)
-        return T.force;
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    if (cf->policy != POLICY_CYCLE)
+        return cf->policy == POLICY_FIXED ? cf->arm : PSK_TUNE_native;
     int valid[PSK_TUNE_NARMS], n = 0;
     for (int arm = 0; arm < PSK_TUNE_NARMS; arm++)
         if (psk_tune_a2a_valid(arm, P, a->bytes, a->inplace))
@@ -155,6 +314,40 @@ static int choose(psk_tune_comm *c, int P, const psk_tune_a2a *a)
     if (!c || !c->ready) /* a non-native arm first, which sets up */
         return n > 1 ? valid[1] : PSK_TUNE_native;
     return valid[c->ncycle++ % (uint64_t)n];
+}
+
+/* the learner's group for this call, set up collectively on first use;
+ * NULL (on every rank of comm) when the call goes native */
+static psk_tune_group *learner(psk_tune_comm *c, MPI_Comm comm, int P, const psk_tune_a2a *a,
+                               const psk_tune_site *site)
+{
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    if ((cf->policy != POLICY_LEARN && cf->policy != POLICY_STAR) || P < 2 || a->bytes == 0)
+        return NULL;
+    /* a rank without a state still votes in the set-up, as often as the
+     * others try it */
+    if ((!c || !c->ready) && psk_tune_comm_setup(c, comm))
+        return NULL;
+    if (!c->learn)
+        psk_tune_learn_comm(c);
+    if (c->learn != 1)
+        return NULL;
+    psk_tune_group *g = psk_tune_learn_group(c, a->bytes, a->inplace, site);
+    return c->learn == 1 ? g : NULL;
+}
+
+static void inject(int arm, uint64_t call)
+{
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    double ns = 0;
+    for (int i = 0; i < cf->ninject; i++)
+        if (cf->inject[i].arm == arm && call >= cf->inject[i].from && call <= cf->inject[i].to)
+            ns += cf->inject[i].ns;
+    if (ns > 0) {
+        struct timespec ts = {(time_t)(ns / 1e9), (long)fmod(ns, 1e9)};
+        while (nanosleep(&ts, &ts))
+            ;
+    }
 }
 
 int psk_tune_on(void)
@@ -172,7 +365,9 @@ int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rb
                       MPI_Datatype rtype, MPI_Comm comm, void *ra, int fortran)
 {
     int on = psk_tune_on();
-    T.calls++;
+    uint64_t ncall = T.calls++;
+    if (on)
+        psk_tune_comm_reap(0);
     if (fortran)
         T.fortran++;
     psk_tune_comm *c = on && comm != MPI_COMM_NULL ? psk_tune_comm_get(comm) : NULL;
@@ -187,15 +382,18 @@ int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rb
         T.unsupported++;
         return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     }
-    int arm = choose(c, P, &a);
+    psk_tune_key *key = NULL;
+    const psk_tune_site *site = NULL;
+    int sclass = a.bytes ? 63 - __builtin_clzll((unsigned long long)a.bytes) : -1;
+    if (c || psk_tune_cfg_g.policy == POLICY_LEARN || psk_tune_cfg_g.policy == POLICY_STAR)
+        site = psk_tune_site_of(ra);
+    psk_tune_group *g = learner(c, comm, P, &a, site);
+    int arm = g ? psk_tune_learn_arm(g) : choose(c, P, &a);
     if (!psk_tune_a2a_valid(arm, P, a.bytes, a.inplace))
         arm = PSK_TUNE_native;
-    psk_tune_key *key = NULL;
-    if (c) {
-        int sclass = a.bytes ? 63 - __builtin_clzll((unsigned long long)a.bytes) : -1;
-        key = psk_tune_comm_key(c, psk_tune_site_of(ra), sclass);
-    }
-    uint64_t t0 = now_ns();
+    if (c)
+        key = psk_tune_comm_key(c, site, sclass);
+    uint64_t t0 = psk_tune_now_ns();
     int rc = PSK_TUNE_FALLBACK;
     if (arm != PSK_TUNE_native && (rc = psk_tune_a2a_run(arm, c, &a)) == PSK_TUNE_FALLBACK) {
         T.fallback++;
@@ -203,7 +401,8 @@ int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rb
     }
     if (arm == PSK_TUNE_native)
         rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    uint64_t ns = now_ns() - t0;
+    inject(arm, ncall);
+    uint64_t ns = psk_tune_now_ns() - t0;
     T.arm[arm]++;
     if (key) {
         psk_tune_armstat *st = &key->arm[arm];
@@ -213,5 +412,7 @@ int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rb
         if (!st->min_ns || ns < st->min_ns)
             st->min_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
     }
+    if (g)
+        psk_tune_learn_record(c, g, arm, (double)ns, site, a.bytes, a.inplace);
     return rc;
 }

@@ -1,18 +1,22 @@
 /* Internals of the tuning library (libperfskel-tune-*.so), shared by its
  * files: the per-communicator state (tune_comm.c), call sites (tune_site.c),
- * the Alltoall arms (tune_alltoall.c), the dispatch and report (tune_core.c)
+ * the Alltoall arms (tune_alltoall.c), the dispatch (tune_core.c), the
+ * learner and STAR-MPI's policy (tune_learn.c), the cost model
+ * (tune_model.c), the decision file (tune_db.c), the report (tune_report.c)
  * and the MPI entry points (tune_wrap.c). Everything here is hidden in the
  * shared library; only the MPI_* and Fortran entry points are exported.
  * Invariant: every choice that makes ranks communicate differently (the arm,
- * whether a private communicator or scratch memory is ready) is a function
- * of data identical on every rank of the communicator, or is agreed on by
- * a collective first, so that a failure on one rank sends all to native. */
+ * whether a private communicator or scratch memory is ready, the learner's
+ * windows) is a function of data identical on every rank of the
+ * communicator, or is agreed on by a collective first, so that a failure on
+ * one rank sends all to native. */
 #ifndef PSK_TUNE_INTERNAL_H
 #define PSK_TUNE_INTERNAL_H
 
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "perfskel/tune.h"
 
@@ -46,6 +50,88 @@ typedef struct psk_tune_key {
     psk_tune_armstat arm[PSK_TUNE_NARMS];
 } psk_tune_key;
 
+/* ---- the learner's state (tune_learn.c) ---- */
+
+#define PSK_TUNE_NSAMP 16  /* agreed samples kept per arm */
+#define PSK_TUNE_NHIST 16  /* decision changes kept per group */
+#define PSK_TUNE_MAXGROUPS 64 /* per communicator; more go native */
+#define PSK_TUNE_STAR_XMAX 40 /* STAR's trials per arm at most */
+
+/* one arm inside a group: agreed by every rank (max-reduced times) */
+typedef struct psk_tune_arml {
+    uint64_t calls;   /* calls that took it */
+    uint64_t explore; /* of which it was not the incumbent */
+    double time;      /* sum of their times (slowest rank), ns */
+    uint32_t trials;  /* samples since the last reset */
+    uint8_t n, pos;   /* samples held, next to overwrite */
+    float x[PSK_TUNE_NSAMP]; /* latest per-call times, ns */
+    uint8_t rn, rpos;
+    float r[PSK_TUNE_NSAMP]; /* latest log ratios to the incumbent's paired call */
+    double tuned;     /* STAR: its tuned time, ns */
+    uint64_t dropped; /* call index (+1) of its elimination, 0 if not */
+    float drop_ratio; /* its median log ratio to the incumbent then */
+} psk_tune_arml;
+
+typedef struct psk_tune_change {
+    uint64_t call; /* the group's call index from which it holds */
+    int8_t from, to;
+    uint8_t why; /* enum psk_tune_why */
+} psk_tune_change;
+
+enum psk_tune_why { WHY_START, WHY_WARM, WHY_EXPLORE, WHY_CHANGE, WHY_STAR_LEARN, WHY_STAR_SWITCH };
+
+/* A group: the calls of one size class on one communicator (under STAR,
+ * one exact size), the unit the learner decides for. Every rank sees the
+ * same calls in the same order in it, whatever call site each rank's
+ * program uses; sites are kept per rank (psk_tune_key) and checked. */
+typedef struct psk_tune_group {
+    int sclass;
+    size_t bytes; /* STAR: the exact bytes per peer; else 0 */
+    int phase;
+    uint64_t calls;
+    double bytes_sum;
+    int inplace; /* the last call's */
+    /* the window: slots of calls, each planned on one arm */
+    int nslot, slot, inslot, cap, sum_extra;
+    uint8_t *sarm, *smixed;
+    uint32_t *scalls;
+    double *st; /* local sums per slot, then the reduce buffer */
+    uint64_t wsite;
+    double ar_local; /* this rank's last decision allreduce, ns */
+    double ar_cost;  /* agreed: what one costs (the median of the last 8) */
+    float ars[8];    /* agreed: the last 8, ns */
+    uint32_t nars;
+    /* decisions */
+    int inc, runner, inc_before;
+    int first; /* the candidate to probe first: a seed's arm, the runner-up */
+    uint32_t active; /* arms still being compared (bits) */
+    double pred[PSK_TUNE_NARMS], kappa, sigma; /* sigma: of a log ratio */
+    psk_tune_arml arm[PSK_TUNE_NARMS];
+    double total;      /* agreed time of all calls, ns */
+    double overhead;   /* probes' time beyond the incumbent's, ns */
+    double decide_ns;  /* decision allreduces (slowest rank), ns */
+    double explore_ar; /* of which while exploring */
+    double credit;     /* what changes for the worse cost: exploring may spend it */
+    uint64_t decisions;
+    uint64_t alarms;          /* changes detected */
+    uint64_t explore_initial; /* exploring calls before the first change detected */
+    double base, sp, sn, h; /* monitoring: baseline, CUSUMs, threshold */
+    double noise;           /* the incumbent's spread of log time per call */
+    int probe_every, probe_wait, nmon;
+    int waiting; /* exploring, but no probe paid for this window */
+    int flushed; /* the end: its unfinished window is in the figures */
+    int settled; /* it has monitored a decision: the file may have it */
+    int star_factor;
+    int origin, seed_arm; /* enum psk_tune_origin; the arm it brought */
+    double db_arm_ns, db_native_ns;
+    int sites_differ;
+    psk_tune_change hist[PSK_TUNE_NHIST];
+    int nhist;
+    uint64_t nchanges;
+} psk_tune_group;
+
+enum psk_tune_origin { ORIGIN_NONE, ORIGIN_WARM, ORIGIN_SEED, ORIGIN_SEED_DB, ORIGIN_NEIGHBOUR };
+
 typedef struct psk_tune_comm {
     int rank, size, inter;
     unsigned id; /* in order of first use on this rank, for the report */
@@ -58,6 +144,13 @@ typedef struct psk_tune_comm {
     size_t scratch_cap; /* bytes every rank has */
     size_t scratch_have;
     uint64_t ncycle; /* calls made since ready (PSK_TUNE_FORCE=cycle) */
+    /* the learner: 0 not set up, 1 on, -1 off (agreed) */
+    int learn;
+    int single_node;         /* every rank on one host */
+    char machine[80];        /* the machine's name in the decision file */
+    double alpha0, beta0;    /* the model's prior, ns and ns per byte */
+    psk_tune_group **groups; /* in order of first call */
+    int ngroups;
     /* keys, open addressing; not agreed (sites may differ between ranks) */
     psk_tune_key *keys;
     size_t nkeys, capkeys;
@@ -94,6 +187,11 @@ psk_tune_key *psk_tune_comm_key(psk_tune_comm *c, const psk_tune_site *s, int sc
 void psk_tune_comm_finalizing(void);
 /* fn on each live state, for the report */
 void psk_tune_comm_each(void (*fn)(const psk_tune_comm *, void *), void *arg);
+/* freed communicators whose last figures are still being reduced: into
+ * the report and freed once they are (wait: at the end, waits for them) */
+void psk_tune_comm_reap(int wait);
+/* every live communicator's unfinished windows into its figures (the end) */
+void psk_tune_comm_flush_all(void);
 
 /* ---- tune_site.c ---- */
 /* the site of a return address; NULL if out of memory */
@@ -115,6 +213,104 @@ int psk_tune_a2a_prepare(psk_tune_a2a *a, const void *sbuf, int scount, MPI_Data
  * or PSK_TUNE_FALLBACK (then nothing ran) */
 int psk_tune_alltoall_arm(int arm, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                           MPI_Datatype rtype, MPI_Comm comm);
+
+/* ---- tune_learn.c ---- */
+/* the policies: the learner, STAR-MPI's, one arm for all (native included),
+ * each valid arm in turn */
+enum psk_tune_policy { POLICY_LEARN, POLICY_STAR, POLICY_FIXED, POLICY_CYCLE };
+
+#define PSK_TUNE_MAXINJECT 16
+typedef struct psk_tune_inject {
+    int arm;
+    double ns;
+    uint64_t from, to; /* the process's MPI_Alltoall calls, counted from 0 */
+} psk_tune_inject;
+
+/* the configuration, read from the environment once (tune_core.c) */
+typedef struct psk_tune_cfg {
+    int policy;
+    int arm;           /* POLICY_FIXED */
+    double budget;     /* exploration may cost this fraction of collective time */
+    double margin;     /* candidates: predicted within margin x the best */
+    int star_x;        /* STAR: trials per arm */
+    int check;         /* PSK_TUNE_CHECK: hash-check every decision */
+    psk_tune_inject inject[PSK_TUNE_MAXINJECT]; /* PSK_TUNE_INJECT: delays inside arms */
+    int ninject;
+    double alpha0, beta0; /* the model's prior (PSK_TUNE_MACHINE or defaults) */
+    int machine_rpn;      /* its ranks per node, 0 if no file */
+    double intra_alpha0, intra_beta0;
+    uint64_t hash;        /* of everything above: must agree between ranks */
+    const char *report, *db;
+    int debug;
+} psk_tune_cfg;
+extern psk_tune_cfg psk_tune_cfg_g;
+
+/* collective over c->priv (c ready): the learner's set-up on c; sets
+ * c->learn to 1 or -1 on every rank */
+void psk_tune_learn_comm(psk_tune_comm *c);
+/* the group of a call (made on first use, collectively); NULL (on every
+ * rank) if the learner is off for it: the call goes native */
+psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace, const psk_tune_site *site);
+/* the arm the group plans for its next call */
+int psk_tune_learn_arm(const psk_tune_group *g);
+/* after the call: planned arm, arm that ran, this rank's time; at the end
+ * of a window, the collective decision */
+void psk_tune_learn_record(psk_tune_comm *c, psk_tune_group *g, int ran, double ns, const psk_tune_site *site,
+                           size_t bytes, int inplace);
+void psk_tune_learn_free(psk_tune_group *g);
+/* the end (MPI_Finalize, the communicator freed): the calls of the window
+ * under way into the figures, without a decision: a nonblocking reduce
+ * over c->priv (1 if *req was started; the same on every rank), then its
+ * result folded in */
+int psk_tune_learn_flush_start(psk_tune_comm *c, psk_tune_group *g, MPI_Request *req);
+void psk_tune_learn_flush_end(psk_tune_group *g);
+/* the best estimate of an arm in a group (ns per call, the median of its
+ * latest samples), 0 if unmeasured */
+double psk_tune_learn_est(const psk_tune_group *g, int arm);
+/* a settled group's arm, offered to the groups made after it (the same
+ * size on other communicators of its size, neighbouring classes) */
+void psk_tune_learn_settled(const psk_tune_comm *c, const psk_tune_group *g);
+const char *psk_tune_why_name(int why);
+const char *psk_tune_origin_name(int origin);
+const char *psk_tune_phase_name(int phase);
+
+/* ---- tune_model.c ---- */
+/* predictions (ns per call) of every arm for a group of c with m bytes per
+ * peer, from alpha and beta fitted to the native times the communicator's
+ * groups measured (c->alpha0 when one size, c->alpha0 and c->beta0 when
+ * none); native as pairwise; 0 for invalid arms */
+void psk_tune_model_predict(const psk_tune_comm *c, int P, double m, int inplace, double pred[PSK_TUNE_NARMS]);
+
+/* ---- tune_db.c ---- */
+typedef struct psk_tune_dbent {
+    char machine[80], mpi[48], module[256];
+    int P, sclass, arm;
+    uint64_t offset, calls;
+    double arm_ns, native_ns;
+    long long stamp;
+} psk_tune_dbent;
+/* the MPI this library was built for, as the file names it */
+const char *psk_tune_db_mpi(void);
+/* reads path into memory (every rank at start); a bad line is skipped,
+ * said once on stderr if say */
+void psk_tune_db_load(const char *path, int say);
+/* the entry for this key; other sites of the same class if site_any; NULL */
+const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int sclass,
+                                       int site_any);
+/* one entry as a line of the file */
+void psk_tune_db_format(FILE *out, const psk_tune_dbent *e);
+/* rank 0 at the end: merges lines (the file's format) into path under a
+ * lock, atomically; a message on stderr if it cannot */
+void psk_tune_db_save(const char *path, const char *lines, size_t len);
+/* parses one line; 0 if valid */
+int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why);
+
+/* ---- tune_report.c ---- */
+/* a communicator's groups, rendered now (it is being freed) for the end */
+void psk_tune_report_archive(const psk_tune_comm *c);
+/* every process in MPI_Finalize, MPI still usable: gathers the report and
+ * the decisions to world rank 0, which writes them */
+void psk_tune_report_finalize(void);
 
 /* ---- tune_core.c ---- */
 /* 1 between MPI_Init and MPI_Finalize once the library has started (on
@@ -139,5 +335,12 @@ int psk_tune_arm_parse(const char *name);
 /* a call reached through a Fortran entry point that passed it on to the
  * MPI's own Fortran code (MPI_BOTTOM, MPICH's C layer bypassed) */
 void psk_tune_count_fortran_native(void);
+/* MPI_Finalize's first step (every entry point, once): the report and the
+ * decision file, then the statistics */
+void psk_tune_pre_finalize(void);
+uint64_t psk_tune_now_ns(void);
+const char *psk_tune_policy_name(void);
+/* FNV-1a over bytes, continuing from h */
+uint64_t psk_tune_hash(uint64_t h, const void *p, size_t n);
 
 #endif

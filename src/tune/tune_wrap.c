@@ -1,7 +1,11 @@
 /* The tuning library's MPI entry points, the only symbols it exports: C
- * MPI_Alltoall and the Fortran ones (mpif.h and `use mpi`: mpi_alltoall_,
- * mpi_alltoall__, mpi_alltoall, MPI_ALLTOALL; mpi_f08: each MPI's own name),
- * as the recorder defines them (notes/recording.md). Open MPI 4.1's Fortran
+ * MPI_Alltoall and MPI_Finalize, and the Fortran ones (mpif.h and `use
+ * mpi`: mpi_alltoall_, mpi_alltoall__, mpi_alltoall, MPI_ALLTOALL; mpi_f08:
+ * each MPI's own name), as the recorder defines them (notes/recording.md).
+ * MPI_Finalize is taken in every binding so that every process, whether it
+ * called MPI_Alltoall or not, joins the collective that gathers the report
+ * and the decisions (psk_tune_pre_finalize); a guard keeps MPICH's Fortran
+ * finalize, which calls the C one, from doing it twice. Open MPI 4.1's Fortran
  * layer calls PMPI_Alltoall, bypassing a C wrapper, so its Fortran entries
  * convert the arguments here (handles, MPI_IN_PLACE and MPI_BOTTOM, which
  * are addresses of Open MPI's common blocks). MPICH's Fortran layer calls
@@ -12,6 +16,37 @@
 
 typedef void psk_ft_alltoall(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
                              MPI_Fint *);
+typedef void psk_ft_finalize(MPI_Fint *);
+
+/* inside a Fortran MPI_Finalize: the C one it may call only passes on */
+static __thread int fguard __attribute__((tls_model("initial-exec")));
+
+PSK_EXPORT int MPI_Finalize(void)
+{
+    if (!fguard)
+        psk_tune_pre_finalize();
+    return PMPI_Finalize();
+}
+
+static void f_finalize(psk_ft_finalize *fwd, MPI_Fint *ierr)
+{
+    psk_tune_pre_finalize();
+    fguard++;
+    fwd(ierr);
+    fguard--;
+}
+
+#if defined(OPEN_MPI)
+extern psk_ft_finalize pmpi_finalize_, pmpi_finalize_f08_;
+PSK_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr) { f_finalize(pmpi_finalize_f08_, ierr); }
+#else
+extern psk_ft_finalize pmpi_finalize_, pmpir_finalize_f08_;
+PSK_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr) { f_finalize(pmpir_finalize_f08_, ierr); }
+#endif
+PSK_EXPORT void mpi_finalize_(MPI_Fint *ierr) { f_finalize(pmpi_finalize_, ierr); }
+PSK_EXPORT void mpi_finalize__(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
+PSK_EXPORT void mpi_finalize(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
+PSK_EXPORT void MPI_FINALIZE(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
 
 #if defined(OPEN_MPI)
 

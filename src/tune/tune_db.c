@@ -1,0 +1,381 @@
+/* The decision file (PSK_TUNE_DB): what the learner settled, one line per
+ * (machine, MPI, ranks, call site, size class), so that the next run of the
+ * same job starts on it without exploring. Every rank reads it at start;
+ * world rank 0 merges the job's decisions into it in MPI_Finalize under a
+ * lock (FILE.lock, flock), writing a temporary file renamed over it: a
+ * concurrent job's decisions are kept, a reader never sees half a file.
+ * The file is untrusted input: a line that is not exactly valid is
+ * skipped (said once), never trusted in part. docs/tune.md has the format:
+ *   psk1 MACHINE MPI P MODULE OFFSET CLASS ARM CALLS ARM_NS NATIVE_NS STAMP */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tune_internal.h"
+
+#define MAXLINE 1024
+#define MAXFILE (4 << 20)
+#define MAXENTRIES 10000
+
+static struct {
+    psk_tune_dbent *e;
+    int n;
+} D;
+
+const char *psk_tune_db_mpi(void)
+{
+#if defined(OPEN_MPI)
+#define STR2(x) #x
+#define STR(x) STR2(x)
+    return "openmpi-" STR(OMPI_MAJOR_VERSION) "." STR(OMPI_MINOR_VERSION) "." STR(OMPI_RELEASE_VERSION);
+#elif defined(MPICH_VERSION)
+    return "mpich-" MPICH_VERSION;
+#else
+    return "mpi";
+#endif
+}
+
+/* ---- one line ---- */
+
+static int word_ok(const char *s, size_t cap, const char *extra)
+{
+    size_t n = strlen(s);
+    if (!n || n >= cap)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr(extra, *s)))
+            return 0;
+    return 1;
+}
+
+static int hexval(int ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+/* %XX-decoded module name; 0 if valid */
+static int unescape(const char *s, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (; *s; s++) {
+        int ch = (unsigned char)*s;
+        if (ch == '%') {
+            int h = hexval(s[1]), l = h >= 0 ? hexval(s[2]) : -1;
+            if (l < 0 || (h << 4 | l) == 0)
+                return -1;
+            ch = h << 4 | l;
+            s += 2;
+        } else if (ch <= ' ' || ch >= 0x7f)
+            return -1;
+        if (k + 1 >= cap)
+            return -1;
+        out[k++] = (char)ch;
+    }
+    out[k] = 0;
+    return k ? 0 : -1;
+}
+
+static void escape(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch <= ' ' || ch >= 0x7f || ch == '%')
+            fprintf(out, "%%%02X", ch);
+        else
+            fputc(ch, out);
+    }
+}
+
+static int whole(const char *s, long long lo, long long hi, long long *v)
+{
+    if (!*s || (*s == '-' ? !s[1] : 0))
+        return -1;
+    const char *p = *s == '-' ? s + 1 : s;
+    for (const char *q = p; *q; q++)
+        if (*q < '0' || *q > '9' || q - p > 17)
+            return -1;
+    *v = strtoll(s, NULL, 10);
+    return *v < lo || *v > hi ? -1 : 0;
+}
+
+static int real(const char *s, double *v)
+{
+    char *end;
+    if (!*s || strlen(s) > 32 || !strchr("0123456789", *s))
+        return -1;
+    errno = 0;
+    *v = strtod(s, &end);
+    return *end || errno || !isfinite(*v) || *v < 0 || *v > 1e15 ? -1 : 0;
+}
+
+int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why)
+{
+    char buf[MAXLINE], *tok[13];
+    int n = 0;
+    size_t len = strlen(line);
+    *why = "a line too long";
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, line, len + 1);
+    for (char *p = buf, *save = NULL; n < 13 && (tok[n] = strtok_r(p, " \t\r\n", &save)) != NULL; p = NULL)
+        n++;
+    memset(e, 0, sizeof *e);
+    long long v;
+    *why = "not 12 fields starting with psk1";
+    if (n != 12 || strcmp(tok[0], "psk1"))
+        return -1;
+    *why = "a bad machine or MPI name";
+    if (!word_ok(tok[1], sizeof e->machine, "_:.-") || !word_ok(tok[2], sizeof e->mpi, "._-"))
+        return -1;
+    strcpy(e->machine, tok[1]);
+    strcpy(e->mpi, tok[2]);
+    *why = "a bad number of ranks";
+    if (whole(tok[3], 1, 1 << 24, &v))
+        return -1;
+    e->P = (int)v;
+    *why = "a bad module name";
+    if (unescape(tok[4], e->module, sizeof e->module))
+        return -1;
+    *why = "a bad offset";
+    const char *o = tok[5];
+    if (o[0] != '0' || o[1] != 'x' || !o[2] || strlen(o) > 18)
+        return -1;
+    e->offset = 0;
+    for (o += 2; *o; o++) {
+        if (hexval(*o) < 0)
+            return -1;
+        e->offset = e->offset << 4 | (uint64_t)hexval(*o);
+    }
+    *why = "a bad size class";
+    if (whole(tok[6], -1, 62, &v))
+        return -1;
+    e->sclass = (int)v;
+    *why = "an unknown arm";
+    if ((e->arm = psk_tune_arm_parse(tok[7])) < 0)
+        return -1;
+    *why = "a bad count of calls";
+    if (whole(tok[8], 0, 1LL << 53, &v))
+        return -1;
+    e->calls = (uint64_t)v;
+    *why = "a bad time";
+    if (real(tok[9], &e->arm_ns) || real(tok[10], &e->native_ns))
+        return -1;
+    *why = "a bad stamp";
+    if (whole(tok[11], 0, 1LL << 40, &e->stamp))
+        return -1;
+    return 0;
+}
+
+void psk_tune_db_format(FILE *out, const psk_tune_dbent *e)
+{
+    fprintf(out, "psk1 %s %s %d ", e->machine, e->mpi, e->P);
+    escape(out, e->module);
+    fprintf(out, " 0x%llx %d %s %llu %.1f %.1f %lld\n", (unsigned long long)e->offset, e->sclass,
+            psk_tune_arm_name(e->arm), (unsigned long long)e->calls, e->arm_ns, e->native_ns, e->stamp);
+}
+
+/* ---- the whole file ---- */
+
+/* the valid entries of text; bad counts the others, *first says why the
+ * first was refused and on which line */
+static int parse_all(char *text, psk_tune_dbent **out, int *nout, int *bad, char *first, size_t nfirst)
+{
+    int n = 0, cap = 0, lineno = 0;
+    psk_tune_dbent *v = NULL;
+    *bad = 0;
+    for (char *p = text; p && *p;) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = 0;
+        lineno++;
+        const char *s = p + strspn(p, " \t\r");
+        if (*s && *s != '#') {
+            psk_tune_dbent e;
+            const char *why;
+            if (psk_tune_db_parse(p, &e, &why)) {
+                if (!(*bad)++)
+                    snprintf(first, nfirst, "line %d: %s", lineno, why);
+            } else {
+                if (n == cap) {
+                    int c2 = cap ? 2 * cap : 64;
+                    psk_tune_dbent *w = realloc(v, (size_t)c2 * sizeof *w);
+                    if (!w)
+                        break;
+                    v = w, cap = c2;
+                }
+                v[n++] = e;
+            }
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    *out = v, *nout = n;
+    return 0;
+}
+
+/* the file's text (at most MAXFILE bytes, NUL-terminated); NULL if none */
+static char *slurp(int fd, int *truncated)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    *truncated = 0;
+    while (buf) {
+        if (n == cap) {
+            if (cap >= MAXFILE) {
+                *truncated = 1;
+                break;
+            }
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b)
+                break;
+            buf = b, cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    if (buf) {
+        buf[n] = 0;
+        for (size_t i = 0; i < n; i++) /* a NUL byte: its line is refused, not the file */
+            if (!buf[i])
+                buf[i] = 1;
+    }
+    return buf;
+}
+
+void psk_tune_db_load(const char *path, int say)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return; /* no file yet: a first run */
+    int truncated;
+    char *text = slurp(fd, &truncated);
+    close(fd);
+    if (!text)
+        return;
+    int bad;
+    char first[160] = "";
+    parse_all(text, &D.e, &D.n, &bad, first, sizeof first);
+    free(text);
+    if (say && bad)
+        fprintf(stderr, "perfskel-tune: PSK_TUNE_DB %s: %d bad line%s skipped (%s)\n", path, bad, bad > 1 ? "s" : "",
+                first);
+    if (say && truncated)
+        fprintf(stderr, "perfskel-tune: PSK_TUNE_DB %s: only its first %d MiB read\n", path, MAXFILE >> 20);
+}
+
+const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int sclass,
+                                       int site_any)
+{
+    const psk_tune_dbent *best = NULL;
+    const char *mpi = psk_tune_db_mpi();
+    for (int i = 0; i < D.n; i++) {
+        const psk_tune_dbent *e = &D.e[i];
+        if (e->P != P || e->sclass != sclass || strcmp(e->machine, machine) || strcmp(e->mpi, mpi))
+            continue;
+        if (!site_any && (!module || strcmp(e->module, module) || e->offset != offset))
+            continue;
+        if (!best || e->calls > best->calls)
+            best = e;
+    }
+    return best;
+}
+
+static int same_key(const psk_tune_dbent *a, const psk_tune_dbent *b)
+{
+    return a->P == b->P && a->sclass == b->sclass && a->offset == b->offset && !strcmp(a->machine, b->machine) &&
+           !strcmp(a->mpi, b->mpi) && !strcmp(a->module, b->module);
+}
+
+static int by_stamp_desc(const void *a, const void *b)
+{
+    long long x = ((const psk_tune_dbent *)a)->stamp, y = ((const psk_tune_dbent *)b)->stamp;
+    return (x < y) - (x > y);
+}
+
+void psk_tune_db_save(const char *path, const char *lines, size_t len)
+{
+    char lock[4096], tmp[4096];
+    if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock ||
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        fprintf(stderr, "perfskel-tune: PSK_TUNE_DB %s: path too long\n", path);
+        return;
+    }
+    /* a lock for the read-merge-rename; without one (a file system that
+     * has none) the rename still keeps the file whole */
+    int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lfd >= 0)
+        while (flock(lfd, LOCK_EX) && errno == EINTR)
+            ;
+    psk_tune_dbent *old = NULL, *ours = NULL;
+    int nold = 0, nours = 0, bad, truncated;
+    char first[160];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char *text = slurp(fd, &truncated);
+        close(fd);
+        if (text)
+            parse_all(text, &old, &nold, &bad, first, sizeof first);
+        free(text);
+    }
+    char *mine = malloc(len + 1);
+    if (mine) {
+        memcpy(mine, lines, len);
+        mine[len] = 0;
+        parse_all(mine, &ours, &nours, &bad, first, sizeof first);
+        free(mine);
+    }
+    /* ours replace the same keys; the newest MAXENTRIES stay */
+    psk_tune_dbent *all = malloc(((size_t)nold + (size_t)nours + 1) * sizeof *all);
+    int n = 0;
+    for (int i = 0; all && i < nours; i++) {
+        int j = 0;
+        while (j < n && !same_key(&all[j], &ours[i]))
+            j++;
+        all[j] = ours[i];
+        if (j == n)
+            n++;
+    }
+    for (int i = 0; all && i < nold; i++) {
+        int j = 0;
+        while (j < n && !same_key(&all[j], &old[i]))
+            j++;
+        if (j == n)
+            all[n++] = old[i];
+    }
+    if (n > MAXENTRIES) {
+        qsort(all, (size_t)n, sizeof *all, by_stamp_desc);
+        n = MAXENTRIES;
+    }
+    int ok = 0;
+    FILE *f = all ? fopen(tmp, "w") : NULL;
+    if (f) {
+        fprintf(f, "# perfskel-tune decisions (PSK_TUNE_DB, docs/tune.md): psk1 machine mpi ranks module offset "
+                   "class arm calls arm_ns native_ns stamp\n");
+        for (int i = 0; i < n; i++)
+            psk_tune_db_format(f, &all[i]);
+        ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+        ok = fclose(f) == 0 && ok;
+        if (ok)
+            ok = rename(tmp, path) == 0;
+        if (!ok)
+            unlink(tmp);
+    }
+    if (!ok)
+        fprintf(stderr, "perfskel-tune: PSK_TUNE_DB %s: cannot write it (%s); its decisions are not kept\n", path,
+                all ? strerror(errno) : "out of memory");
+    free(all);
+    free(old);
+    free(ours);
+    if (lfd >= 0) {
+        flock(lfd, LOCK_UN);
+        close(lfd);
+    }
+}

@@ -1,0 +1,81 @@
+/* The cost model that prunes the learner's candidates: Hockney's alpha +
+ * bytes x beta (psk_collcost.c, the formulas perfskel sim uses) with alpha
+ * and beta fitted per communicator to what the native arm measured: t / (P
+ * - 1) = alpha + m x beta over its groups' sizes (least squares, neither
+ * negative), as if native were pairwise; with one size alpha is the prior
+ * (PSK_TUNE_MACHINE's start time, else 1.5 us) and beta what is left; with
+ * none, the prior's both. Inputs are agreed data (max-reduced native times,
+ * bytes), so every rank predicts the same. It has no contention term: it
+ * can only say which arms cannot win, not which will (notes/collectives.md,
+ * "How to beat STAR-MPI", 1). */
+#include <math.h>
+
+#include "psk_collcost.h"
+#include "tune_internal.h"
+
+static const struct {
+    int alg, sync;
+} shape[PSK_TUNE_NARMS] = {
+    [PSK_TUNE_native] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_spread] = {PSK_CC_SPREAD, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_pair] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_ring] = {PSK_CC_RING, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_bruck] = {PSK_CC_BRUCK, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_pair_lb] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_LB},
+    [PSK_TUNE_ring_lb] = {PSK_CC_RING, PSK_CC_SYNC_LB},
+    [PSK_TUNE_pair_mb] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_MB},
+    [PSK_TUNE_ring_mb] = {PSK_CC_RING, PSK_CC_SYNC_MB},
+    [PSK_TUNE_pair_ob] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_OB},
+    [PSK_TUNE_ring_ob] = {PSK_CC_RING, PSK_CC_SYNC_OB},
+};
+
+static void fit(const psk_tune_comm *c, int P, double *alpha, double *beta)
+{
+    double sm = 0, sy = 0, smm = 0, smy = 0, n = 0, m1 = 0, y1 = 0;
+    int distinct = 0;
+    for (int i = 0; i < c->ngroups; i++) {
+        const psk_tune_group *g = c->groups[i];
+        double t = psk_tune_learn_est(g, PSK_TUNE_native);
+        if (!g->calls || t <= 0 || g->arm[PSK_TUNE_native].n < 2)
+            continue;
+        double m = g->bytes_sum / (double)g->calls, y = t / (P - 1);
+        if (n > 0 && m != m1)
+            distinct = 1;
+        m1 = m, y1 = y;
+        sm += m, sy += y, smm += m * m, smy += m * y, n++;
+    }
+    *alpha = c->alpha0, *beta = c->beta0;
+    if (n == 0)
+        return;
+    if (!distinct) { /* one size: the prior's latency, the rest per byte */
+        *alpha = y1 < c->alpha0 ? y1 : c->alpha0;
+        *beta = m1 > 0 ? (y1 - *alpha) / m1 : 0;
+        return;
+    }
+    double var = smm - sm * sm / n;
+    double b = var > 0 ? (smy - sm * sy / n) / var : 0, a = (sy - b * sm) / n;
+    if (b < 0) /* latency-bound everywhere */
+        b = 0, a = sy / n;
+    if (a < 0) /* through the origin */
+        a = 0, b = smm > 0 ? smy / smm : 0;
+    *alpha = a, *beta = b;
+}
+
+void psk_tune_model_predict(const psk_tune_comm *c, int P, double m, int inplace, double pred[PSK_TUNE_NARMS])
+{
+    double alpha, beta;
+    fit(c, P, &alpha, &beta);
+    /* guesses: a post costs a quarter of a latency, a copy half a byte's
+     * transfer (both only move spread and Bruck a little) */
+    psk_collcost_net net = {.alpha = alpha, .beta = beta, .beta_mem = beta / 2, .overhead = alpha / 4};
+    int64_t mb = m > 0 ? (int64_t)llround(m) : 0;
+    for (int a = 0; a < PSK_TUNE_NARMS; a++) {
+        pred[a] = 0;
+        if (a == PSK_TUNE_native || !psk_tune_a2a_valid(a, P, (size_t)mb, inplace))
+            continue;
+        pred[a] = psk_collcost_alltoall(&net, shape[a].alg, shape[a].sync, P, mb);
+        if (inplace) /* packed away first, each block unpacked after */
+            pred[a] += 2 * (double)P * (double)mb * net.beta_mem;
+    }
+    pred[PSK_TUNE_native] = psk_collcost_alltoall(&net, shape[0].alg, shape[0].sync, P, mb);
+}

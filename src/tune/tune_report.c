@@ -1,0 +1,600 @@
+/* The report (PSK_TUNE_REPORT=FILE: text, JSON if FILE ends in .json) and
+ * the decisions for the file (PSK_TUNE_DB), made in MPI_Finalize: rank 0
+ * of each communicator renders its groups (every rank of it knows the
+ * same agreed figures; the call sites are rank 0's), a communicator freed
+ * earlier when it is freed; world rank 0 gathers them and writes. Per
+ * group: the arms tried with calls and mean slowest-rank time, the model's
+ * predictions, the decision and when it changed (call index), exploring's
+ * cost, and the time saved or lost against native (native's estimate x
+ * calls - the calls' time - the decisions' allreduces). Under a policy
+ * without groups (a forced arm) rank 0's own times per key instead. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "psk_json.h"
+#include "tune_internal.h"
+
+/* summary figures, summed over groups then over ranks */
+enum {
+    S_CALLS, S_TIME, S_EXPLORE, S_OVERHEAD, S_DECIDE, S_NATIVE, S_ACTUAL, S_GROUPS, S_NEAR, S_CHANGES,
+    S_EXPLORE0, S_ALARMS, S_N
+};
+
+typedef struct out {
+    char *text, *json, *db;
+    size_t ntext, njson, ndb;
+    FILE *ft, *fj, *fd;
+    double sum[S_N];
+} out;
+
+static int out_open(out *o)
+{
+    memset(o, 0, sizeof *o);
+    o->ft = open_memstream(&o->text, &o->ntext);
+    o->fj = open_memstream(&o->json, &o->njson);
+    o->fd = open_memstream(&o->db, &o->ndb);
+    return o->ft && o->fj && o->fd ? 0 : -1;
+}
+
+static void out_close(out *o)
+{
+    if (o->ft)
+        fclose(o->ft);
+    if (o->fj)
+        fclose(o->fj);
+    if (o->fd)
+        fclose(o->fd);
+    o->ft = o->fj = o->fd = NULL;
+}
+
+static void out_free(out *o)
+{
+    out_close(o);
+    free(o->text);
+    free(o->json);
+    free(o->db);
+}
+
+/* a JSON value in the stream of objects: a comma before all but the first */
+static void json_sep(out *o)
+{
+    if (ftell(o->fj) > 0)
+        fputc(',', o->fj);
+}
+
+static double us(double ns) { return ns / 1e3; }
+
+static double arm_est(const psk_tune_group *g, int a);
+
+/* the best arm in hindsight: the least estimate of those measured twice
+ * or more (one call's time says little), else of all measured */
+static double best_est(const psk_tune_group *g)
+{
+    double best = 0;
+    for (int pass = 0; pass < 2 && best <= 0; pass++)
+        for (int a = 0; a < PSK_TUNE_NARMS; a++) {
+            double e = arm_est(g, a);
+            if (e > 0 && (pass || g->arm[a].calls >= 2) && (best <= 0 || e < best))
+                best = e;
+        }
+    return best;
+}
+
+static double arm_est(const psk_tune_group *g, int a)
+{
+    if (g->bytes && g->arm[a].tuned > 0) /* STAR's own estimate */
+        return g->arm[a].tuned;
+    double e = psk_tune_learn_est(g, a);
+    if (!(e > 0) && g->arm[a].calls)
+        e = g->arm[a].time / (double)g->arm[a].calls;
+    return e;
+}
+
+/* native's time per call: its measured mean, the decision file's when
+ * native ran fewer than 3 times here, else 0 */
+static double native_ns(const psk_tune_group *g, int *from_file)
+{
+    *from_file = 0;
+    const psk_tune_arml *n = &g->arm[PSK_TUNE_native];
+    if (n->calls >= 3 || (n->calls && !(g->db_native_ns > 0)))
+        return n->time / (double)n->calls;
+    if (g->db_native_ns > 0) {
+        *from_file = 1;
+        return g->db_native_ns;
+    }
+    return 0;
+}
+
+static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, int wrank)
+{
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    uint64_t explore = 0;
+    for (int a = 0; a < PSK_TUNE_NARMS; a++)
+        explore += g->arm[a].explore;
+    double mean_b = g->calls ? g->bytes_sum / (double)g->calls : 0, actual = g->total + g->decide_ns;
+    int from_file;
+    double nat = native_ns(g, &from_file), best = best_est(g);
+    uint64_t near = 0;
+    for (int a = 0; a < PSK_TUNE_NARMS; a++)
+        if (g->arm[a].calls && arm_est(g, a) <= 1.05 * best)
+            near += g->arm[a].calls;
+    double lo = g->sclass < 0 ? 0 : ldexp(1, g->sclass), hi = g->sclass < 0 ? 0 : ldexp(1, g->sclass + 1) - 1;
+    o->sum[S_CALLS] += (double)g->calls;
+    o->sum[S_TIME] += g->total;
+    o->sum[S_EXPLORE] += (double)explore;
+    o->sum[S_OVERHEAD] += g->overhead + g->explore_ar;
+    o->sum[S_DECIDE] += g->decide_ns;
+    o->sum[S_GROUPS] += 1;
+    o->sum[S_NEAR] += (double)near;
+    o->sum[S_CHANGES] += (double)g->nchanges;
+    o->sum[S_EXPLORE0] += (double)g->explore_initial;
+    o->sum[S_ALARMS] += (double)g->alarms;
+    if (nat > 0) {
+        o->sum[S_NATIVE] += nat * (double)g->calls;
+        o->sum[S_ACTUAL] += actual;
+    }
+
+    /* ---- text ---- */
+    FILE *t = o->ft;
+    fprintf(t, "\ncommunicator of %d ranks (#%u on world rank %d, its rank 0), ", c->size, c->id, wrank);
+    if (g->bytes)
+        fprintf(t, "%zu B per peer", g->bytes);
+    else
+        fprintf(t, "size class %d (%.0f..%.0f B per peer)", g->sclass, lo, hi);
+    fprintf(t, ": %llu calls, mean %.0f B\n", (unsigned long long)g->calls, mean_b);
+    fprintf(t, "  sites:");
+    int nsites = 0;
+    for (size_t i = 0; i < c->capkeys; i++) {
+        const psk_tune_key *k = &c->keys[i];
+        if (k->site && k->sclass == g->sclass) {
+            fprintf(t, " %s+0x%lx (%llu calls)", k->where->module, (unsigned long)k->where->offset,
+                    (unsigned long long)k->calls);
+            nsites++;
+        }
+    }
+    fprintf(t, "%s%s\n", nsites ? "" : " (none known)", g->sites_differ ? "; the ranks' call sites differ" : "");
+    fprintf(t, "  decision: %s, %s; prior: %s", psk_tune_arm_name(g->inc), psk_tune_phase_name(g->phase),
+            psk_tune_origin_name(g->origin));
+    if (g->origin != ORIGIN_NONE && g->seed_arm >= 0)
+        fprintf(t, " (%s)", psk_tune_arm_name(g->seed_arm));
+    fprintf(t, "\n  %-8s %9s %9s %11s %11s %11s  %s\n", "arm", "calls", "explored", "mean us", "estimate us",
+            "model us", "state");
+    for (int a = 0; a < PSK_TUNE_NARMS; a++) {
+        const psk_tune_arml *s = &g->arm[a];
+        if (!s->calls && !(g->active >> a & 1) && !s->n)
+            continue;
+        char state[64] = "";
+        if (a == g->inc)
+            snprintf(state, sizeof state, "decision");
+        else if (s->dropped)
+            snprintf(state, sizeof state, "dropped at call %llu", (unsigned long long)(s->dropped - 1));
+        else if (g->active >> a & 1)
+            snprintf(state, sizeof state, "candidate");
+        else if (a == g->runner)
+            snprintf(state, sizeof state, "runner-up");
+        fprintf(t, "  %-8s %9llu %9llu %11.2f %11.2f", psk_tune_arm_name(a), (unsigned long long)s->calls,
+                (unsigned long long)s->explore, s->calls ? us(s->time / (double)s->calls) : 0,
+                us(g->bytes ? s->tuned : psk_tune_learn_est(g, a)));
+        if (g->pred[a] > 0)
+            fprintf(t, " %11.2f  %s\n", us(g->pred[a]), state);
+        else
+            fprintf(t, " %11s  %s\n", "-", state);
+    }
+    fprintf(t, "  changes:");
+    for (int i = 0; i < g->nhist; i++) {
+        const psk_tune_change *h = &g->hist[i];
+        if (h->why == WHY_START || h->why == WHY_WARM || h->from == h->to)
+            fprintf(t, "%s call %llu %s (%s)", i ? ";" : "", (unsigned long long)h->call, psk_tune_arm_name(h->to),
+                    psk_tune_why_name(h->why));
+        else
+            fprintf(t, "%s call %llu %s -> %s (%s)", i ? ";" : "", (unsigned long long)h->call,
+                    psk_tune_arm_name(h->from), psk_tune_arm_name(h->to), psk_tune_why_name(h->why));
+    }
+    if ((uint64_t)g->nhist < g->nchanges + 1)
+        fprintf(t, "; ... %llu changes in all", (unsigned long long)g->nchanges);
+    fprintf(t, "\n  time %.3f ms in calls + %.3f ms in %llu decision allreduces; exploring: %llu calls (%llu before "
+               "a change was detected; %llu detected, worth %.3f ms), %.3f ms (%.2f %% of the calls' time)\n",
+            g->total / 1e6, g->decide_ns / 1e6, (unsigned long long)g->decisions, (unsigned long long)explore,
+            (unsigned long long)g->explore_initial, (unsigned long long)g->alarms, g->credit / 1e6,
+            (g->overhead + g->explore_ar) / 1e6, g->total > 0 ? 100 * (g->overhead + g->explore_ar) / g->total : 0);
+    if (nat > 0)
+        fprintf(t, "  against native (%.2f us a call%s): %s %.3f ms (%.2f %%)\n", us(nat),
+                from_file ? ", from the decision file" : "", nat * (double)g->calls >= actual ? "saved" : "lost",
+                fabs(nat * (double)g->calls - actual) / 1e6,
+                100 * (nat * (double)g->calls - actual) / (nat * (double)g->calls));
+    else
+        fprintf(t, "  against native: not measured\n");
+    fprintf(t, "  calls on an arm within 5 %% of the best in hindsight: %.1f %%\n",
+            g->calls ? 100.0 * (double)near / (double)g->calls : 0);
+
+    /* ---- JSON ---- */
+    json_sep(o);
+    psk_json j;
+    psk_json_init(&j, o->fj, 0);
+    psk_json_obj(&j, NULL);
+    psk_json_int(&j, "ranks", c->size);
+    psk_json_int(&j, "leader_world_rank", wrank);
+    psk_json_int(&j, "comm", c->id);
+    psk_json_str(&j, "machine", c->machine);
+    psk_json_int(&j, "size_class", g->sclass);
+    if (g->bytes)
+        psk_json_uint(&j, "bytes", g->bytes);
+    psk_json_num(&j, "mean_bytes", mean_b);
+    psk_json_uint(&j, "calls", g->calls);
+    psk_json_arr(&j, "sites");
+    for (size_t i = 0; i < c->capkeys; i++) {
+        const psk_tune_key *k = &c->keys[i];
+        if (k->site && k->sclass == g->sclass) {
+            char off[32];
+            snprintf(off, sizeof off, "0x%lx", (unsigned long)k->where->offset);
+            psk_json_obj(&j, NULL);
+            psk_json_str(&j, "module", k->where->module);
+            psk_json_str(&j, "offset", off);
+            psk_json_uint(&j, "calls", k->calls);
+            psk_json_end(&j);
+        }
+    }
+    psk_json_end(&j);
+    psk_json_bool(&j, "sites_differ", g->sites_differ);
+    psk_json_str(&j, "decision", psk_tune_arm_name(g->inc));
+    psk_json_str(&j, "phase", psk_tune_phase_name(g->phase));
+    psk_json_str(&j, "prior", psk_tune_origin_name(g->origin));
+    if (g->origin != ORIGIN_NONE && g->seed_arm >= 0)
+        psk_json_str(&j, "prior_arm", psk_tune_arm_name(g->seed_arm));
+    psk_json_arr(&j, "arms");
+    for (int a = 0; a < PSK_TUNE_NARMS; a++) {
+        const psk_tune_arml *s = &g->arm[a];
+        if (!s->calls && !(g->active >> a & 1) && !s->n)
+            continue;
+        psk_json_obj(&j, NULL);
+        psk_json_str(&j, "arm", psk_tune_arm_name(a));
+        psk_json_uint(&j, "calls", s->calls);
+        psk_json_uint(&j, "exploration_calls", s->explore);
+        psk_json_num(&j, "mean_us", s->calls ? us(s->time / (double)s->calls) : 0);
+        psk_json_num(&j, "estimate_us", us(psk_tune_learn_est(g, a)));
+        if (g->pred[a] > 0)
+            psk_json_num(&j, "model_us", us(g->pred[a]));
+        if (g->bytes && s->tuned > 0)
+            psk_json_num(&j, "star_tuned_us", us(s->tuned));
+        if (s->dropped)
+            psk_json_uint(&j, "dropped_at_call", s->dropped - 1);
+        psk_json_end(&j);
+    }
+    psk_json_end(&j);
+    psk_json_arr(&j, "changes");
+    for (int i = 0; i < g->nhist; i++) {
+        psk_json_obj(&j, NULL);
+        psk_json_uint(&j, "call", g->hist[i].call);
+        if (g->hist[i].why == WHY_START || g->hist[i].why == WHY_WARM)
+            psk_json_null(&j, "from");
+        else
+            psk_json_str(&j, "from", psk_tune_arm_name(g->hist[i].from));
+        psk_json_str(&j, "to", psk_tune_arm_name(g->hist[i].to));
+        psk_json_str(&j, "why", psk_tune_why_name(g->hist[i].why));
+        psk_json_end(&j);
+    }
+    psk_json_end(&j);
+    psk_json_uint(&j, "switches", g->nchanges);
+    psk_json_uint(&j, "exploration_calls", explore);
+    psk_json_uint(&j, "exploration_calls_before_change", g->explore_initial);
+    psk_json_uint(&j, "changes_detected", g->alarms);
+    psk_json_num(&j, "time_us", us(g->total));
+    psk_json_num(&j, "decision_us", us(g->decide_ns));
+    psk_json_uint(&j, "decisions", g->decisions);
+    psk_json_num(&j, "learning_overhead_us", us(g->overhead + g->explore_ar));
+    psk_json_num(&j, "change_credit_us", us(g->credit));
+    if (nat > 0) {
+        psk_json_num(&j, "native_us_per_call", us(nat));
+        psk_json_bool(&j, "native_from_file", from_file);
+        psk_json_num(&j, "saved_us", us(nat * (double)g->calls - actual));
+    } else
+        psk_json_null(&j, "saved_us");
+    psk_json_uint(&j, "calls_within_5pct_of_best", near);
+    psk_json_end(&j);
+
+    /* ---- the decision, for the file: settled groups whose sites all
+     * ranks share ---- */
+    if (cf->policy == POLICY_LEARN && g->settled && !g->sites_differ && !g->bytes)
+        for (size_t i = 0; i < c->capkeys; i++) {
+            const psk_tune_key *k = &c->keys[i];
+            if (!k->site || k->sclass != g->sclass)
+                continue;
+            psk_tune_dbent e = {.P = c->size, .sclass = g->sclass, .arm = g->inc, .offset = k->where->offset,
+                                .calls = g->calls, .arm_ns = arm_est(g, g->inc), .native_ns = nat,
+                                .stamp = (long long)time(NULL)};
+            snprintf(e.machine, sizeof e.machine, "%s", c->machine);
+            snprintf(e.mpi, sizeof e.mpi, "%s", psk_tune_db_mpi());
+            snprintf(e.module, sizeof e.module, "%s", k->where->module);
+            if (isfinite(e.arm_ns) && isfinite(e.native_ns))
+                psk_tune_db_format(o->fd, &e);
+        }
+}
+
+/* a forced arm: rank 0's own times per key */
+static void keys_out(out *o, const psk_tune_comm *c, int wrank)
+{
+    for (size_t i = 0; i < c->capkeys; i++) {
+        const psk_tune_key *k = &c->keys[i];
+        if (!k->site)
+            continue;
+        fprintf(o->ft, "\ncommunicator of %d ranks (#%u on world rank %d), site %s+0x%lx, size class %d: %llu calls "
+                       "(this rank's times)\n",
+                c->size, c->id, wrank, k->where->module, (unsigned long)k->where->offset, k->sclass,
+                (unsigned long long)k->calls);
+        json_sep(o);
+        psk_json j;
+        psk_json_init(&j, o->fj, 0);
+        psk_json_obj(&j, NULL);
+        psk_json_int(&j, "ranks", c->size);
+        psk_json_int(&j, "leader_world_rank", wrank);
+        psk_json_int(&j, "comm", c->id);
+        psk_json_str(&j, "module", k->where->module);
+        char off[32];
+        snprintf(off, sizeof off, "0x%lx", (unsigned long)k->where->offset);
+        psk_json_str(&j, "offset", off);
+        psk_json_int(&j, "size_class", k->sclass);
+        psk_json_uint(&j, "calls", k->calls);
+        psk_json_arr(&j, "arms");
+        for (int a = 0; a < PSK_TUNE_NARMS; a++) {
+            const psk_tune_armstat *s = &k->arm[a];
+            if (!s->calls)
+                continue;
+            fprintf(o->ft, "  %-8s %9u calls, mean %.2f us, least %.2f us\n", psk_tune_arm_name(a), s->calls,
+                    us((double)s->sum_ns / s->calls), us(s->min_ns));
+            psk_json_obj(&j, NULL);
+            psk_json_str(&j, "arm", psk_tune_arm_name(a));
+            psk_json_uint(&j, "calls", s->calls);
+            psk_json_num(&j, "mean_us", us((double)s->sum_ns / s->calls));
+            psk_json_num(&j, "least_us", us(s->min_ns));
+            psk_json_end(&j);
+            o->sum[S_CALLS] += s->calls;
+            o->sum[S_TIME] += (double)s->sum_ns;
+        }
+        psk_json_end(&j);
+        psk_json_end(&j);
+    }
+}
+
+static void comm_out(const psk_tune_comm *c, void *arg)
+{
+    out *o = arg;
+    if (c->rank != 0)
+        return;
+    int wrank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (c->learn == 1)
+        for (int i = 0; i < c->ngroups; i++)
+            group_out(o, c, c->groups[i], wrank);
+    else if (psk_tune_cfg_g.policy == POLICY_FIXED || psk_tune_cfg_g.policy == POLICY_CYCLE)
+        keys_out(o, c, wrank);
+}
+
+/* ---- freed communicators ---- */
+
+static struct {
+    pthread_mutex_t lock;
+    int open;
+    out o;
+} A = {PTHREAD_MUTEX_INITIALIZER, 0, {0}};
+
+void psk_tune_report_archive(const psk_tune_comm *c)
+{
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    if (c->rank != 0 || (!cf->report && !cf->db))
+        return;
+    pthread_mutex_lock(&A.lock);
+    if (!A.open)
+        A.open = out_open(&A.o) ? -1 : 1;
+    if (A.open == 1)
+        comm_out(c, &A.o);
+    pthread_mutex_unlock(&A.lock);
+}
+
+/* ---- the end ---- */
+
+/* every rank's three parts (text, JSON, decisions) to world rank 0: the
+ * lengths, whether rank 0 has the memory, the bytes; NULL elsewhere or if
+ * it has not. part[k] on rank 0: the ranks' parts k, one after the other */
+static int gather(char *const mine[3], const size_t n[3], int wrank, int wsize, char *part[3], size_t npart[3])
+{
+    int len[3];
+    for (int k = 0; k < 3; k++)
+        len[k] = n[k] > (size_t)1 << 28 ? 0 : (int)n[k]; /* beyond 256 MiB a part is dropped */
+    int *lens = NULL, *cnt = NULL, *disp = NULL, ok = 1;
+    if (wrank == 0) {
+        lens = malloc(3 * (size_t)wsize * sizeof *lens);
+        cnt = malloc((size_t)wsize * sizeof *cnt);
+        disp = malloc((size_t)wsize * sizeof *disp);
+        ok = lens && cnt && disp;
+    }
+    if (PMPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS || !ok ||
+        PMPI_Gather(len, 3, MPI_INT, lens, 3, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        free(lens), free(cnt), free(disp);
+        return -1;
+    }
+    char *all = NULL;
+    long long sum = 0;
+    if (wrank == 0) {
+        for (int r = 0; r < wsize; r++) {
+            cnt[r] = lens[3 * r] + lens[3 * r + 1] + lens[3 * r + 2];
+            disp[r] = (int)sum;
+            if (sum + cnt[r] > INT32_MAX) /* what fits */
+                cnt[r] = lens[3 * r] = lens[3 * r + 1] = lens[3 * r + 2] = 0;
+            sum += cnt[r];
+        }
+        all = malloc((size_t)sum + 1);
+        ok = all != NULL;
+    }
+    char *buf = malloc((size_t)len[0] + (size_t)len[1] + (size_t)len[2] + 1);
+    int mylen = 0;
+    for (int k = 0; buf && k < 3; k++)
+        memcpy(buf + mylen, mine[k], (size_t)len[k]), mylen += len[k];
+    /* a rank without memory for its own copy sends nothing: rank 0
+     * knows, through the second vote */
+    int mine_ok = buf != NULL, all_ok = 0;
+    int v[2] = {ok, mine_ok};
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS)
+        all_ok = v[0] && v[1];
+    if (all_ok)
+        all_ok = PMPI_Gatherv(buf, mylen, MPI_CHAR, all, cnt, disp, MPI_CHAR, 0, MPI_COMM_WORLD) == MPI_SUCCESS;
+    free(buf);
+    if (wrank == 0 && all_ok) {
+        for (int k = 0; k < 3; k++) {
+            size_t tot = 0;
+            for (int r = 0; r < wsize; r++)
+                tot += (size_t)lens[3 * r + k];
+            part[k] = malloc(tot + 1);
+            npart[k] = 0;
+            for (int r = 0; part[k] && r < wsize; r++) {
+                size_t off = (size_t)disp[r];
+                for (int h = 0; h < k; h++)
+                    off += (size_t)lens[3 * r + h];
+                memcpy(part[k] + npart[k], all + off, (size_t)lens[3 * r + k]);
+                npart[k] += (size_t)lens[3 * r + k];
+            }
+            if (part[k])
+                part[k][npart[k]] = 0;
+        }
+    }
+    free(all), free(lens), free(cnt), free(disp);
+    return all_ok ? 0 : -1;
+}
+
+static void write_report(const char *path, const char *text, size_t ntext, const char *json, size_t njson,
+                         const double *sum, int wsize)
+{
+    size_t n = strlen(path);
+    int is_json = n >= 5 && !strcmp(path + n - 5, ".json");
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "perfskel-tune: PSK_TUNE_REPORT %s: cannot write it\n", path);
+        return;
+    }
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    double saved = sum[S_NATIVE] - sum[S_ACTUAL];
+    if (is_json) {
+        psk_json j;
+        psk_json_init(&j, f, 0);
+        psk_json_obj(&j, NULL);
+        psk_json_str(&j, "format", "perfskel-tune report 1");
+        psk_json_str(&j, "policy", psk_tune_policy_name());
+        psk_json_str(&j, "mpi", psk_tune_db_mpi());
+        psk_json_int(&j, "world_ranks", wsize);
+        psk_json_num(&j, "budget", cf->budget);
+        psk_json_num(&j, "margin", cf->margin);
+        if (cf->policy == POLICY_STAR)
+            psk_json_int(&j, "star_x", cf->star_x);
+        psk_json_obj(&j, "summary");
+        psk_json_num(&j, "calls", sum[S_CALLS]);
+        psk_json_num(&j, "time_us", us(sum[S_TIME]));
+        psk_json_num(&j, "groups", sum[S_GROUPS]);
+        psk_json_num(&j, "exploration_calls", sum[S_EXPLORE]);
+        psk_json_num(&j, "exploration_calls_before_change", sum[S_EXPLORE0]);
+        psk_json_num(&j, "changes_detected", sum[S_ALARMS]);
+        psk_json_num(&j, "learning_overhead_us", us(sum[S_OVERHEAD]));
+        psk_json_num(&j, "decision_us", us(sum[S_DECIDE]));
+        psk_json_num(&j, "switches", sum[S_CHANGES]);
+        psk_json_num(&j, "calls_within_5pct_of_best", sum[S_NEAR]);
+        if (sum[S_NATIVE] > 0)
+            psk_json_num(&j, "saved_us", us(saved));
+        else
+            psk_json_null(&j, "saved_us");
+        psk_json_end(&j);
+        fprintf(f, ",\"%s\":[", cf->policy == POLICY_FIXED || cf->policy == POLICY_CYCLE ? "keys" : "groups");
+        fwrite(json, 1, njson, f);
+        fprintf(f, "]}\n");
+    } else {
+        fprintf(f, "perfskel tune report: policy %s, %s, %d ranks\n", psk_tune_policy_name(), psk_tune_db_mpi(),
+                wsize);
+        fprintf(f, "MPI_Alltoall: %.0f calls in %.0f groups, %.3f ms", sum[S_CALLS], sum[S_GROUPS], sum[S_TIME] / 1e6);
+        if (sum[S_GROUPS] > 0) {
+            fprintf(f, " + %.3f ms deciding; exploring %.0f calls, %.3f ms (%.2f %%); %.0f switches; %.1f %% of "
+                       "calls within 5 %% of the best arm",
+                    sum[S_DECIDE] / 1e6, sum[S_EXPLORE], sum[S_OVERHEAD] / 1e6,
+                    sum[S_TIME] > 0 ? 100 * sum[S_OVERHEAD] / sum[S_TIME] : 0, sum[S_CHANGES],
+                    sum[S_CALLS] > 0 ? 100 * sum[S_NEAR] / sum[S_CALLS] : 0);
+            if (sum[S_NATIVE] > 0)
+                fprintf(f, "; against native: %s %.3f ms (%.2f %%)", saved >= 0 ? "saved" : "lost", fabs(saved) / 1e6,
+                        100 * saved / sum[S_NATIVE]);
+        }
+        fprintf(f, "\n");
+        fwrite(text, 1, ntext, f);
+    }
+    if (fclose(f))
+        fprintf(stderr, "perfskel-tune: PSK_TUNE_REPORT %s: cannot write it\n", path);
+}
+
+void psk_tune_report_finalize(void)
+{
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    int wrank = 0, wsize = 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    /* every process is here (MPI_Finalize's entry points): agree on whether
+     * anything is wanted, whatever the environment says on each */
+    int want[2] = {cf->report != NULL, cf->db != NULL};
+    if (PMPI_Allreduce(MPI_IN_PLACE, want, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS || !(want[0] || want[1]))
+        return;
+    out o;
+    if (out_open(&o))
+        out_close(&o); /* an empty part, still sent */
+    else
+        psk_tune_comm_each(comm_out, &o);
+    out_close(&o);
+    pthread_mutex_lock(&A.lock);
+    if (A.open == 1) { /* freed communicators' parts */
+        out_close(&A.o);
+        for (int i = 0; i < S_N; i++)
+            o.sum[i] += A.o.sum[i];
+    }
+    pthread_mutex_unlock(&A.lock);
+    /* this rank's parts: live then freed communicators; each JSON object
+     * after a comma, rank 0 drops the first */
+    const char *src[3][2] = {{o.text, A.open == 1 ? A.o.text : NULL},
+                             {o.json, A.open == 1 ? A.o.json : NULL},
+                             {o.db, A.open == 1 ? A.o.db : NULL}};
+    size_t slen[3][2] = {{o.text ? o.ntext : 0, A.open == 1 && A.o.text ? A.o.ntext : 0},
+                         {o.json ? o.njson : 0, A.open == 1 && A.o.json ? A.o.njson : 0},
+                         {o.db ? o.ndb : 0, A.open == 1 && A.o.db ? A.o.ndb : 0}};
+    char *mine[3];
+    size_t nmine[3];
+    for (int k = 0; k < 3; k++) {
+        mine[k] = malloc(slen[k][0] + slen[k][1] + 3);
+        nmine[k] = 0;
+        for (int h = 0; mine[k] && h < 2; h++)
+            if (slen[k][h]) {
+                if (k == 1)
+                    mine[k][nmine[k]++] = ',';
+                memcpy(mine[k] + nmine[k], src[k][h], slen[k][h]);
+                nmine[k] += slen[k][h];
+            }
+    }
+    char *empty = "";
+    char *send[3] = {mine[0] ? mine[0] : empty, mine[1] ? mine[1] : empty, mine[2] ? mine[2] : empty};
+    size_t nsend[3] = {mine[0] ? nmine[0] : 0, mine[1] ? nmine[1] : 0, mine[2] ? nmine[2] : 0};
+    char *got[3] = {NULL, NULL, NULL};
+    size_t ngot[3] = {0, 0, 0};
+    int ok = gather(send, nsend, wrank, wsize, got, ngot) == 0;
+    double sum[S_N];
+    if (PMPI_Reduce(o.sum, sum, S_N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        ok = 0;
+    if (wrank == 0 && ok) {
+        const char *json = got[1] ? got[1] : "";
+        size_t nj = got[1] ? ngot[1] : 0;
+        if (nj && json[0] == ',')
+            json++, nj--;
+        if (cf->report)
+            write_report(cf->report, got[0] ? got[0] : "", got[0] ? ngot[0] : 0, json, nj, sum, wsize);
+        if (cf->db && got[2])
+            psk_tune_db_save(cf->db, got[2], ngot[2]);
+    } else if (wrank == 0)
+        fprintf(stderr, "perfskel-tune: out of memory at MPI_Finalize: no report or decision file written\n");
+    for (int k = 0; k < 3; k++)
+        free(mine[k]);
+    for (int k = 0; k < 3; k++)
+        free(got[k]);
+    out_free(&o);
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# run_learn.sh FLAVOUR NP CASE PROGRAM
+#
+# The learner's decision tests: PROGRAM (tune_learn.c) on NP ranks under
+# `$PERFSKEL tune --check` (every decision hash-checked across ranks: a
+# mismatch aborts the job), delays injected into arms (PSK_TUNE_INJECT),
+# the JSON report read through $JSON_FLAT. CASE:
+#   slow_arm     every arm but native 20 ms slower: each probed once, then
+#                dropped; native kept; exploring within its budget
+#   slow_native  native 20 ms slower: the learner leaves it
+#   change       the other arms 20 ms slower until call 80, native from there:
+#                native at first, another arm soon after the change
+#   warm         a first run writes the decision file (--db), a second starts
+#                on its arm and explores nothing
+#   corrupt_db   a decision file with bad lines and binary junk: one warning,
+#                its valid line still used, the other machines' lines kept
+#   desync       one rank's decision state made to differ (a test hook): the
+#                check must stop the job with its message
+#   star         STAR-MPI's policy, 2 trials per arm: every valid arm tried
+#                twice, native never, the slow arm not chosen
+#   sites        two call sites on the world and a split whose halves are
+#                freed before the end: their groups reach the report
+set -u
+[ $# -eq 4 ] || { echo "usage: PERFSKEL=... JSON_FLAT=... $0 openmpi|mpich NP CASE PROGRAM" >&2; exit 1; }
+flavour=$1 np=$2 case=$3 prog=$4
+: "${PERFSKEL:?PERFSKEL must name the perfskel CLI}" "${JSON_FLAT:?JSON_FLAT must name json_flat}"
+case $flavour in
+openmpi) launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np") ;;
+mpich) launcher=(mpirun.mpich -np "$np") ;;
+*) echo "run_learn: unknown MPI $flavour" >&2; exit 1 ;;
+esac
+work=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-learn.XXXXXX") || exit 1
+name="$flavour np$np $case"
+fail() {
+    echo "FAIL [$name]: $*" >&2
+    for f in "$work"/err "$work"/report.txt; do [ -s "$f" ] && { echo "--- $f:"; tail -n 40 "$f"; } >&2; done
+    exit 1
+}
+
+# run TAG CALLS BYTES [PROGRAM ARGS...] with the environment given: the job
+# must succeed, every rank check its data; the report flattened into TAG.flat
+run() {
+    local tag=$1
+    shift
+    timeout -k 5 100 "$PERFSKEL" tune --check --report "$work/$tag.json" -- "${launcher[@]}" "$prog" "$@" \
+        </dev/null >"$work/out" 2>"$work/err" || fail "$tag: the job exited with status $?"
+    local ranks
+    ranks=$(grep -c "^tune_learn: rank [0-9]*: [0-9]* calls, 0 wrong$" "$work/out")
+    [ "$ranks" -eq "$np" ] || fail "$tag: $ranks ranks of $np said '0 wrong': $(head -3 "$work/out")"
+    "$JSON_FLAT" "$work/$tag.json" >"$work/$tag.flat" || fail "$tag: the report is not JSON"
+}
+# get TAG KEY: a value of the flattened report ("" if none)
+get() { sed -n "s/^$2=//p" "$work/$1.flat" | head -1; }
+# arm TAG GROUP ARM FIELD: an arm's field in a group ("" if the arm is not listed)
+arm() {
+    local i
+    i=$(sed -n "s/^groups\.$2\.arms\.\([0-9]*\)\.arm=$3\$/\1/p" "$work/$1.flat")
+    [ -n "$i" ] && get "$1" "groups\\.$2\\.arms\\.$i\\.$4"
+}
+others=(spread pair ring bruck pair_lb ring_lb pair_mb ring_mb pair_ob ring_ob)
+all_slow() { # all_slow US [@RANGE]: every arm but native US microseconds slower
+    local s="" a
+    for a in "${others[@]}"; do s="$s${s:+,}$a:$1${2:-}"; done
+    echo "$s"
+}
+calls=200
+
+case $case in
+slow_arm)
+    # the first probe waits for 2 % of the time to pay for it; the decision
+    # after it comes at the end of its window: enough calls for both
+    calls=400
+    PSK_TUNE_INJECT=$(all_slow 20000) run r "$calls" 16384
+    [ "$(get r groups.0.decision)" = native ] || fail "the decision is $(get r groups.0.decision), not native"
+    probed=0 dropped=0
+    for a in "${others[@]}"; do
+        n=$(arm r 0 "$a" calls)
+        [ -z "$n" ] || [ "$n" -eq 0 ] && continue
+        probed=$((probed + 1))
+        [ "$n" -le 1 ] || fail "$a, 20 ms slower, was taken $n times"
+        [ -n "$(arm r 0 "$a" dropped_at_call)" ] && dropped=$((dropped + 1))
+    done
+    [ $probed -ge 1 ] || fail "no arm was explored in $calls calls"
+    # a probe is dropped at the decision after it (the last may be pending)
+    [ $dropped -ge $((probed - 1)) ] && [ $dropped -ge 1 ] || fail "$probed arms probed, $dropped dropped"
+    # exploring stays within the budget (2 % of the time, and what slowdowns
+    # detected cost), plus the probe that overdrew it: one 20 ms probe
+    awk -v o="$(get r groups.0.learning_overhead_us)" -v t="$(get r groups.0.time_us)" \
+        -v c="$(get r groups.0.change_credit_us)" 'BEGIN { exit !(o <= 0.02 * t + c + 1.5 * 20000) }' ||
+        fail "exploring cost $(get r groups.0.learning_overhead_us) us of $(get r groups.0.time_us) us" \
+            "(changes detected were worth $(get r groups.0.change_credit_us) us)"
+    ;;
+slow_native)
+    PSK_TUNE_INJECT=native:20000 run r "$calls" 16384
+    d=$(get r groups.0.decision)
+    [ -n "$d" ] && [ "$d" != native ] || fail "the decision is '$d': native, 20 ms slower, was kept"
+    n=$(arm r 0 native calls)
+    [ "$n" -le 40 ] || fail "native, 20 ms slower, took $n calls of $calls"
+    at=$(grep -m1 '^groups\.0\.changes\.[0-9]*\.why=explored$' "$work/r.flat" | sed 's/\.why=.*//')
+    [ -n "$at" ] || fail "no change by exploring"
+    c=$(get r "${at//./\\.}\\.call")
+    [ "$c" -le 60 ] || fail "native left at call $c only"
+    ;;
+change)
+    # (on a quiet machine native is left about 20 calls after the change;
+    # a loaded one makes the decisions' allreduce costly, windows longer)
+    PSK_TUNE_INJECT="$(all_slow 20000 @0-79),native:20000@80" run r 240 16384
+    first=$(grep '^groups\.0\.changes\.[0-9]*\.why=explored$' "$work/r.flat" | head -1 | sed 's/\.why=.*//')
+    [ -n "$first" ] || fail "native was never left"
+    c=$(get r "${first//./\\.}\\.call")
+    [ "$c" -ge 80 ] || fail "native left at call $c, before it slowed down at 80"
+    [ "$c" -le 160 ] || fail "native left at call $c, 80 calls after it slowed down"
+    [ "$(get r groups.0.changes_detected)" -ge 1 ] || fail "no change detected"
+    [ "$(get r groups.0.decision)" != native ] || fail "native, 5 ms slower, is the decision at the end"
+    ;;
+warm)
+    db=$work/decisions
+    calls=300
+    PSK_TUNE_DB=$db PSK_TUNE_BUDGET=0.25 PSK_TUNE_INJECT=native:20000 run r1 "$calls" 16384
+    [ -s "$db" ] || fail "no decision file written"
+    d=$(get r1 groups.0.decision)
+    [ "$(grep -c '^psk1 ' "$db")" -eq 1 ] || fail "the decision file has not one line: $(cat "$db")"
+    grep -q "^psk1 [^ ]* $flavour-[^ ]* $np $(basename "$prog") 0x[0-9a-f]* 14 $d $calls " "$db" ||
+        fail "the file's line is not the decision $d: $(cat "$db")"
+    PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 "$calls" 16384
+    [ "$(get r2 groups.0.prior)" = "decision file" ] || fail "second run: prior '$(get r2 groups.0.prior)'"
+    [ "$(get r2 groups.0.changes.1.why)" = "warm start" ] && [ "$(get r2 groups.0.changes.1.call)" = 0 ] &&
+        [ "$(get r2 groups.0.changes.1.to)" = "$d" ] || fail "second run did not start on $d"
+    [ "$(get r2 groups.0.exploration_calls_before_change)" = 0 ] ||
+        fail "second run explored $(get r2 groups.0.exploration_calls_before_change) calls"
+    [ "$(get r2 groups.0.changes_detected)" != 0 ] || [ -z "$(arm r2 0 native calls)" ] ||
+        [ "$(arm r2 0 native calls)" = 0 ] || fail "second run took native without a change detected"
+    [ "$(grep -c '^psk1 ' "$db")" -eq 1 ] || fail "the second run's line was not merged: $(cat "$db")"
+    ;;
+corrupt_db)
+    db=$work/decisions
+    calls=300
+    PSK_TUNE_DB=$db PSK_TUNE_BUDGET=0.25 PSK_TUNE_INJECT=native:20000 run r1 "$calls" 16384
+    good=$(grep '^psk1 ' "$db") || fail "no decision file written"
+    {
+        echo "psk1 this line is not a decision"
+        echo "psk1 other:1 $flavour-1 4 prog 0x10 99 ring 10 1.0 2.0 1"     # class 99
+        echo "psk1 other:1 $flavour-1 4 prog 0x10 3 ring 10 1.0 2.0 1 extra"
+        echo "psk1 other:1 $flavour-1 4 pr%0 0x10 3 ring 10 1.0 2.0 1"      # bad escape
+        echo "psk1 other:1 $flavour-1 4 prog 0x10 3 warp 10 1.0 2.0 1"      # no such arm
+        echo "psk1 other:1 $flavour-1 4 prog 0x10 3 ring 10 nan 2.0 1"
+        printf 'psk1 \001\377\376 binary\n'
+        head -c 300 /dev/urandom | tr -d '\n'
+        echo
+        echo "$good"
+        echo "psk1 other:1 $flavour-1 4 prog%20x 0x10 3 ring 10 1.0 2.0 1" # another machine's, valid
+    } >"$db"
+    PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 100 16384
+    [ "$(grep -c 'PSK_TUNE_DB .*bad lines\? skipped' "$work/err")" -eq 1 ] ||
+        fail "not one warning of bad lines: $(grep -c PSK_TUNE_DB "$work/err") lines"
+    [ "$(get r2 groups.0.prior)" = "decision file" ] || fail "the valid line was not used"
+    grep -q '^psk1 other:1 .* prog%20x 0x10 3 ring ' "$db" || fail "another machine's line was lost"
+    grep -q 'not a decision\|warp' "$db" && fail "bad lines were written back"
+    head -c 4000 /dev/urandom >"$db"
+    PSK_TUNE_DB=$db run r3 50 16384
+    ;;
+desync)
+    PSK_TUNE_TEST_DESYNC=1 timeout -k 5 100 "$PERFSKEL" tune --check -- "${launcher[@]}" "$prog" 100 16384 \
+        </dev/null >"$work/out" 2>"$work/err" && fail "a rank decided otherwise and the job still succeeded"
+    grep -q "PSK_TUNE_CHECK: decision mismatch" "$work/err" || fail "no mismatch message"
+    ;;
+star)
+    PSK_TUNE_STAR_X=2 PSK_TUNE_INJECT=ring:20000 timeout -k 5 100 "$PERFSKEL" tune --policy star --check \
+        --report "$work/r.json" -- "${launcher[@]}" "$prog" 60 16384 </dev/null >"$work/out" 2>"$work/err" ||
+        fail "the job exited with status $?"
+    "$JSON_FLAT" "$work/r.json" >"$work/r.flat" || fail "the report is not JSON"
+    [ "$(get r policy)" = star ] || fail "policy $(get r policy)"
+    d=$(get r groups.0.decision)
+    [ "$d" != ring ] && [ "$d" != native ] || fail "STAR chose $d"
+    [ -z "$(arm r 0 native calls)" ] || fail "native is in STAR's repository"
+    [ "$(arm r 0 ring calls)" = 2 ] || fail "ring taken $(arm r 0 ring calls) times, not X = 2"
+    for a in spread ring bruck ring_lb ring_mb ring_ob; do
+        [ "$(arm r 0 "$a" exploration_calls)" = 2 ] || fail "$a tried $(arm r 0 "$a" exploration_calls) times"
+    done
+    ;;
+sites)
+    run r 100 16384 2 split
+    n=$(get r summary.groups)
+    [ "$n" = 3 ] || fail "$n groups, not 3 (the world and its two halves)"
+    [ -n "$(get r groups.0.sites.1.module)" ] || [ -n "$(get r groups.1.sites.1.module)" ] ||
+        [ -n "$(get r groups.2.sites.1.module)" ] || fail "no group has the world's two sites"
+    grep -q "^groups\.[0-9]\.leader_world_rank=$((np / 2))$" "$work/r.flat" ||
+        fail "the second half's group (its rank 0 is world rank $((np / 2))) is not reported"
+    for g in 0 1 2; do
+        [ "$(get r groups.$g.calls)" -gt 0 ] || fail "group $g has no calls"
+    done
+    ;;
+*) fail "unknown case" ;;
+esac
+rm -rf "$work"
+echo "ok [$name]"
