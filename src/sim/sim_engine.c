@@ -348,6 +348,8 @@ static void finish_call(psk_sim *s, int q)
     double sync = r->partner - r->tcall;
     sync = sync > 0 ? (sync < in ? sync : in) : 0;
     r->acc[A_SYNC] += sync;
+    if (r->acc_class >= A_P2P && r->acc_class <= A_WAIT)
+        r->acc[A_SYNC_P2P + (r->acc_class - A_P2P)] += sync;
     tl_add(s, q, 2, r->tcall, r->tcall + sync);
     tl_add(s, q, 1, r->tcall + sync, end);
     r->t = end;
@@ -1067,6 +1069,33 @@ static void apply_marks(psk_sim *s, int q)
     }
 }
 
+/* for a call that may wait for another rank, the total its time goes to
+ * (the segments of a loop's iteration end at them, sim_skip.c); else -1 */
+static int blocking(int op)
+{
+    switch (op) {
+    case OP_SEND: case OP_RECV: case OP_SENDRECV: case OP_SENDRECV_REPLACE: case OP_MPROBE: case OP_MRECV:
+        return A_P2P;
+    case OP_WAIT: case OP_WAITALL: case OP_WAITANY: case OP_WAITSOME: case OP_TEST: case OP_TESTALL:
+    case OP_TESTANY: case OP_TESTSOME:
+        return A_WAIT;
+    case OP_COLL: case OP_NEWCOMM: case OP_NEWCOMM_GROUP:
+        return A_COLL;
+    default:
+        return -1;
+    }
+}
+
+/* the recorded gaps could not be read (psk_fgaps_next's rc) */
+static int gaps_fail(psk_sim *s, int rc)
+{
+    if (rc == PSK_EOF)
+        return fail(s, PSK_EINVAL, "the merged trace does not match its folding");
+    if (rc == PSK_ENOMEM)
+        return fail(s, rc, "out of memory");
+    return fail(s, rc, "%s", psk_fgaps_errmsg(s->gaps));
+}
+
 /* folded: the loop intervals rank q's cursor enters and leaves before its
  * current event, and if the event begins an iteration of a loop that can
  * be skipped, the snapshot for that (after the loops around the iteration
@@ -1081,8 +1110,9 @@ static int folded_marks(psk_sim *s, int q)
     int began = psk_fcursor_began(r->fc, &node, &exec, &iter, &count);
     for (; i < n && !(began && mk[i].enter && mk[i].inner); i++)
         apply_mark(s, q, MARK_KEY(mk[i].node), mk[i].enter);
-    if (began && psk_simi_boundary(s, q, node, exec, iter, count))
-        return fail(s, PSK_ENOMEM, "out of memory");
+    int rc = began ? psk_simi_boundary(s, q, node, exec, iter, count) : PSK_OK;
+    if (rc) /* out of memory, or the recorded gaps of iterations skipped could not be read */
+        return gaps_fail(s, rc);
     for (; i < n; i++)
         apply_mark(s, q, MARK_KEY(mk[i].node), mk[i].enter);
     return 0;
@@ -1094,7 +1124,9 @@ static int next_event(psk_sim *s, int q)
     uint64_t prev = r->prev_exit;
     int first = r->ev.fn == 0;
     double fgap = 0;
-    int rc = r->fc ? psk_fcursor_next(r->fc, &r->ev, &fgap) : psk_rank_next(r->rd, &r->ev);
+    int rc = r->fc ? psk_fcursor_next(r->fc, &r->ev) : psk_rank_next(r->rd, &r->ev);
+    if (r->fc && rc == PSK_OK && (rc = psk_fgaps_next(s->gaps, q, &fgap)))
+        return gaps_fail(s, rc);
     if (rc == PSK_ETRUNCATED && !first) {
         /* the job did not finish (killed, aborted): the rank ends here, and
          * the report says so */
@@ -1117,19 +1149,23 @@ static int next_event(psk_sim *s, int q)
     s->events++;
     s->replayed++;
     if (r->fc) {
+        psk_simi_pre_event(s, q);
         if (folded_marks(s, q))
-            return PSK_ENOMEM;
+            return PSK_EFORMAT;
     } else if (s->opts->marks) {
         apply_marks(s, q);
     }
     r->nread++;
+    double gap = 0;
     if (!first && s->opof[r->ev.fn] != OP_INIT) {
-        double gap = r->fc ? fgap : r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
+        gap = r->fc ? fgap : r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
         gap *= s->inv_power[q];
         tl_add(s, q, 0, r->t, r->t + gap);
         r->t += gap;
         r->acc[A_CPU] += gap;
     }
+    if (r->fc && psk_simi_event(s, q, blocking(s->opof[r->ev.fn]), gap))
+        return fail(s, PSK_ENOMEM, "out of memory");
     r->prev_exit = r->ev.t_exit;
     return 1;
 }
@@ -1449,6 +1485,8 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     s->events = psk_fprog_poll_calls(s->fp); /* each run of polls is then replayed as one event */
+    if ((rc = psk_fgaps_open(m, &s->gaps)))
+        return fail(s, rc, "out of memory");
     for (int q = 0; q < s->P; q++)
         if ((rc = psk_fcursor_open(s->fp, q, o->loop_intervals ? o->depth : -1, &s->r[q].fc)))
             return fail(s, rc, "out of memory");
@@ -1538,6 +1576,7 @@ void psk_sim_close(psk_sim *s)
     for (precv *p = s->free_precv, *n; p; p = n)
         n = p->next, free(p);
     psk_simi_skip_free(s);
+    psk_fgaps_close(s->gaps);
     psk_fprog_free(s->fp);
     free(s->inv_power);
     free(s->tl);

@@ -4,12 +4,14 @@
  *
  * Each distinct parameter set (an event without its times) is kept once,
  * as int64 values in one pool, found again through a hash table. An event
- * of the tree keeps, per rank taking part, the sum of its compute gaps and
- * the parameter set of its first execution; only when an execution differs
- * does it get a table, one entry per execution (a mixed-radix number of
- * the iterations of the loops around it). A wildcard MPI_Irecv is kept with
- * the source its completing call recorded, as the replay of a trace
- * directory finds it by reading ahead.
+ * of the tree keeps, per rank taking part, the parameter set of its first
+ * execution; only when an execution differs does it get a table, one entry
+ * per execution (a mixed-radix number of the iterations of the loops
+ * around it). A wildcard MPI_Irecv is kept with the source its completing
+ * call recorded, as the replay of a trace directory finds it by reading
+ * ahead. The compute gaps are not kept: psk_fgaps reads each rank's
+ * recorded gaps from the merged trace as its cursor needs them, in the
+ * same order (a rank's events in the tree are its events in merged order).
  *
  * The loops whose iterations may be skipped (candidates) are found top
  * down: a loop every rank takes part in, or consecutive loops of as many
@@ -29,7 +31,6 @@
 #define LMAX 64 /* longest period of a candidate's iterations */
 
 typedef struct slot {
-    double gap_sum;
     uint32_t first;  /* parameter set of every execution, unless idx */
     uint32_t *idx;   /* per execution, or NULL */
 } slot;
@@ -278,13 +279,12 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
         int q = me.ranks[j];
         const psk_event *ev = &me.ev[j];
         slot *s = &d->slots[j];
-        s->gap_sum += (double)me.gap[j];
         psk_event pl;
         if (psk_fn_polled(ev->fn)) {
-            /* a run of polls: the compute it overlapped (a mean, as gaps are),
-             * then its test; how many polls it made is counted here, so its
-             * executions are alike wherever they were but for timing */
-            s->gap_sum += (double)ev->v[PSK_F_I2];
+            /* a run of polls: the compute it overlapped (counted in its gap,
+             * psk_fgaps), then its test; how many polls it made is counted
+             * here, so its executions are alike wherever they were but for
+             * timing */
             p->poll_calls += ev->v[PSK_F_I1] > 1 ? (uint64_t)(ev->v[PSK_F_I1] - 1) : 0;
             pl = *ev;
             pl.v[PSK_F_I1] = pl.v[PSK_F_I2] = 0;
@@ -979,7 +979,7 @@ int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor *
     return PSK_OK;
 }
 
-int psk_fcursor_next(psk_fcursor *c, psk_event *ev, double *gap_ns)
+int psk_fcursor_next(psk_fcursor *c, psk_event *ev)
 {
     const psk_fprog *p = c->p;
     c->nmk = 0;
@@ -1034,7 +1034,6 @@ int psk_fcursor_next(psk_fcursor *c, psk_event *ev, double *gap_ns)
         const slot *s = &d->slots[j];
         materialize(p, s->idx ? s->idx[exec] : s->first, ev);
         ev->t_entry = ev->t_exit = 0;
-        *gap_ns = d->execs ? s->gap_sum / (double)d->execs : 0;
         c->last = ch, c->last_exec = exec;
         c->events++;
         return PSK_OK;
@@ -1056,6 +1055,8 @@ int psk_fcursor_began(const psk_fcursor *c, int32_t *node, int64_t *exec, int64_
     *count = psk_folded_node(c->p->f, *node)->count;
     return 1;
 }
+
+int psk_fcursor_in_candidate(const psk_fcursor *c) { return c->cand >= 0; }
 
 void psk_fcursor_origin(const psk_fcursor *c, int32_t *node, int64_t *exec)
 {
@@ -1101,4 +1102,164 @@ void psk_fcursor_close(psk_fcursor *c)
     free(c->st);
     free(c->mk);
     free(c);
+}
+
+/* ---- the recorded gaps (psk_fgaps) ----
+ * One cursor over the merged events serves every rank: a rank's gaps that
+ * it passes before the rank needs them wait in the rank's queue. In a
+ * program whose ranks keep within a few iterations of each other the
+ * queues stay short. A rank whose queue would outgrow GAPQ_MAX (its events
+ * lie far from the others' in the merged order, as those of a loop per
+ * rank do) is given a cursor of its own instead, which passes over the
+ * events it has had. */
+
+#define GAPQ_MAX (1 << 16)
+
+typedef struct gapq {
+    double *v;           /* ring buffer of cap entries, n from head */
+    uint64_t head, n;
+    int64_t cap;
+    psk_mcursor *own;    /* its own cursor, once it has one */
+    uint64_t used;       /* gaps handed out */
+    uint64_t pass;       /* own cursor: gaps still to pass over */
+} gapq;
+
+struct psk_fgaps {
+    psk_merged *m;
+    psk_mcursor *mc;
+    int P, done;
+    gapq *q;
+};
+
+/* the gap before rank j's event of me: the compute before the call and,
+ * for a run of polls, the compute it overlapped (as sim_fprog's visit
+ * counts them) */
+static double mevent_gap(const psk_mevent *me, int j)
+{
+    double g = (double)me->gap[j];
+    if (psk_fn_polled(me->ev[j].fn))
+        g += (double)me->ev[j].v[PSK_F_I2];
+    return g;
+}
+
+static int rank_index(const psk_mevent *me, int q)
+{
+    int lo = 0, hi = me->nranks - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (me->ranks[mid] == q)
+            return mid;
+        if (me->ranks[mid] < q)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
+{
+    psk_fgaps *g = calloc(1, sizeof *g);
+    *out = g;
+    if (!g)
+        return PSK_ENOMEM;
+    g->m = m;
+    g->P = psk_merged_nranks(m);
+    if (!(g->q = calloc((size_t)(g->P ? g->P : 1), sizeof *g->q)))
+        return PSK_ENOMEM;
+    return psk_mcursor_open(m, &g->mc);
+}
+
+/* rank r reads on with a cursor of its own (its queue is given up) */
+static int go_own(psk_fgaps *g, int r)
+{
+    gapq *y = &g->q[r];
+    int rc = psk_mcursor_open(g->m, &y->own);
+    if (rc)
+        return rc;
+    y->pass = y->used;
+    y->n = y->head = 0;
+    free(y->v);
+    y->v = NULL, y->cap = 0;
+    return PSK_OK;
+}
+
+static int push_gap(gapq *y, double v)
+{
+    if ((int64_t)y->n == y->cap) { /* grow, unrolling the ring */
+        int64_t cap = y->cap ? 2 * y->cap : 64;
+        double *a = malloc((size_t)cap * sizeof *a);
+        if (!a)
+            return PSK_ENOMEM;
+        for (uint64_t i = 0; i < y->n; i++)
+            a[i] = y->v[(y->head + i) % (uint64_t)y->cap];
+        free(y->v);
+        y->v = a, y->cap = cap, y->head = 0;
+    }
+    y->v[(y->head + y->n++) % (uint64_t)y->cap] = v;
+    return PSK_OK;
+}
+
+int psk_fgaps_next(psk_fgaps *g, int q, double *gap)
+{
+    gapq *x = &g->q[q];
+    psk_mevent me;
+    int rc;
+    while (x->own) {
+        if ((rc = psk_mcursor_next(x->own, &me)))
+            return rc;
+        int j = rank_index(&me, q);
+        if (j < 0)
+            continue;
+        if (x->pass) {
+            x->pass--;
+            continue;
+        }
+        *gap = mevent_gap(&me, j);
+        x->used++;
+        return PSK_OK;
+    }
+    while (!x->n) {
+        if (g->done)
+            return PSK_EOF;
+        if ((rc = psk_mcursor_next(g->mc, &me)) == PSK_EOF) {
+            g->done = 1;
+            continue;
+        }
+        if (rc)
+            return rc;
+        for (int j = 0; j < me.nranks; j++) {
+            int r = me.ranks[j];
+            gapq *y = &g->q[r];
+            if (y->own)
+                continue;
+            if (r != q && y->n >= GAPQ_MAX) {
+                if ((rc = go_own(g, r)))
+                    return rc;
+                continue;
+            }
+            if ((rc = push_gap(y, mevent_gap(&me, j))))
+                return rc;
+        }
+    }
+    *gap = x->v[x->head];
+    x->head = (x->head + 1) % (uint64_t)x->cap;
+    x->n--;
+    x->used++;
+    return PSK_OK;
+}
+
+const char *psk_fgaps_errmsg(const psk_fgaps *g) { return psk_merged_errmsg(g->m); }
+
+void psk_fgaps_close(psk_fgaps *g)
+{
+    if (!g)
+        return;
+    for (int q = 0; g->q && q < g->P; q++) {
+        free(g->q[q].v);
+        psk_mcursor_close(g->q[q].own);
+    }
+    free(g->q);
+    psk_mcursor_close(g->mc);
+    free(g);
 }

@@ -1,9 +1,10 @@
 /* The folded program perfskel sim replays with --folded: a merged trace's
  * loop tree, and for each event of it and each rank taking part, the
  * parameters the rank passed (one set if every execution passed the same,
- * else one per execution, shared where equal) and its mean compute gap
- * before the event. A cursor per rank walks the tree and hands out that
- * rank's events in its order, the loop intervals it enters and leaves, and
+ * else one per execution, shared where equal). A cursor per rank walks the
+ * tree and hands out that rank's events in its order (psk_fgaps gives the
+ * compute gap recorded before each), the loop intervals it enters and
+ * leaves, and
  * where the iterations of the loops that can be skipped begin: the
  * outermost loops (or groups of consecutive loops, one per set of ranks)
  * that every rank takes part in and whose iterations repeat with a period
@@ -59,15 +60,16 @@ typedef struct psk_fmark {
 
 /* loop_depth: loops up to this depth give marks (0: every loop; -1: none) */
 int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor **out);
-/* The rank's next event and the mean compute gap before it (ns):
- * PSK_OK, PSK_EOF after its last, PSK_ENOMEM. */
-int psk_fcursor_next(psk_fcursor *c, psk_event *ev, double *gap_ns);
+/* The rank's next event: PSK_OK, PSK_EOF after its last, PSK_ENOMEM. */
+int psk_fcursor_next(psk_fcursor *c, psk_event *ev);
 /* the marks to apply before the event just handed out */
 const psk_fmark *psk_fcursor_marks(const psk_fcursor *c, int *n);
 /* If the event just handed out is the rank's first of an iteration of a
  * candidate loop: 1, with the loop's node, which execution of it, the
  * iteration and the loop's count. */
 int psk_fcursor_began(const psk_fcursor *c, int32_t *node, int64_t *exec, int64_t *iter, int64_t *count);
+/* 1 if the event just handed out is in a candidate loop */
+int psk_fcursor_in_candidate(const psk_fcursor *c);
 /* the tree event just handed out and its execution (-1: none yet) */
 void psk_fcursor_origin(const psk_fcursor *c, int32_t *node, int64_t *exec);
 /* Moves the candidate loop the cursor is in S iterations on (the events
@@ -77,5 +79,21 @@ void psk_fcursor_skip(psk_fcursor *c, int64_t S);
 void psk_fcursor_reload(const psk_fcursor *c, psk_event *ev);
 uint64_t psk_fcursor_events(const psk_fcursor *c); /* handed out so far */
 void psk_fcursor_close(psk_fcursor *c);            /* NULL is fine */
+
+/* ---- the recorded compute gaps, read as the replay needs them ----
+ * Each rank's gaps in the merged order, which is the order its cursor
+ * hands out its events in: the gap before its next event is the next one
+ * psk_fgaps_next gives. Memory: the gaps that one rank has not yet had
+ * but another's reading has passed (bounded per rank; beyond it the rank
+ * reads with a cursor of its own). The merged trace must stay open. */
+typedef struct psk_fgaps psk_fgaps;
+
+int psk_fgaps_open(psk_merged *m, psk_fgaps **out);
+/* rank q's next gap (ns, as recorded: the power is the replay's): PSK_OK,
+ * PSK_EOF after its last, or the merged cursor's error
+ * (psk_fgaps_errmsg) */
+int psk_fgaps_next(psk_fgaps *g, int q, double *gap);
+const char *psk_fgaps_errmsg(const psk_fgaps *g);
+void psk_fgaps_close(psk_fgaps *g); /* NULL is fine */
 
 #endif

@@ -46,4 +46,8 @@ typedef struct psk_coll_call {
 
 void psk_coll_run(psk_net *net, const psk_coll_call *c);
 
+/* sim --folded: the standard error of the time its skipped iterations
+ * were estimated to take (seconds; 0 if none was estimated, sim_skip.c) */
+double psk_simi_skip_stderr(const psk_sim *s);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "perfskel/sim.h"
+#include "sim_internal.h"
 
 static double sum(const psk_interval *v, int P, int metric)
 {
@@ -61,7 +62,12 @@ void psk_sim_write_text(const psk_sim *s, FILE *out, int depth)
     double power = psk_sim_power(s, &pw);
     if (strcmp(pw, "default"))
         fprintf(out, "CPU power: %.4g (rank 0; from %s)\n", power, pw);
-    if (psk_sim_folded(s))
+    if (psk_sim_folded(s) && psk_simi_skip_stderr(s) > 0)
+        fprintf(out, "folded: %llu events replayed one by one, %lld loop iterations skipped (their time "
+                     "estimated, standard error %.3g s)\n",
+                (unsigned long long)psk_sim_replayed(s), (long long)psk_sim_skipped_iterations(s),
+                psk_simi_skip_stderr(s));
+    else if (psk_sim_folded(s))
         fprintf(out, "folded: %llu events replayed one by one, %lld loop iterations skipped\n",
                 (unsigned long long)psk_sim_replayed(s), (long long)psk_sim_skipped_iterations(s));
     text_interval(s, out, 0, depth);
@@ -117,6 +123,7 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
     fprintf(out, "  \"events_replayed\": %llu,\n  \"folded\": %s,\n  \"iterations_skipped\": %lld,\n",
             (unsigned long long)psk_sim_replayed(s), psk_sim_folded(s) ? "true" : "false",
             (long long)psk_sim_skipped_iterations(s));
+    fprintf(out, "  \"skipped_stderr_seconds\": %.9g,\n", psk_simi_skip_stderr(s));
     fprintf(out, "  \"buffered_sends\": %llu,\n", (unsigned long long)psk_sim_buffered(s));
     const char *why;
     fprintf(out, "  \"ranks_ended_early\": %d,\n", psk_sim_ended_early(s, &why));

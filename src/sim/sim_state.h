@@ -18,8 +18,9 @@ enum op {
     OP_ICOLL, OP_NEWCOMM, OP_NEWCOMM_GROUP, OP_MPROBE, OP_MRECV, OP_LOCAL
 };
 
-/* accumulators kept per rank (running totals) */
-enum { A_CPU, A_P2P, A_COLL, A_WAIT, A_SYNC, A_VAR, A_OVERLAP, A_N };
+/* accumulators kept per rank (running totals); the sync of each class
+ * of calls apart too, for skipping (sim_skip.c) */
+enum { A_CPU, A_P2P, A_COLL, A_WAIT, A_SYNC, A_VAR, A_OVERLAP, A_SYNC_P2P, A_SYNC_COLL, A_SYNC_WAIT, A_N };
 
 typedef struct sreq {
     int used, pending, waited, persistent, active;
@@ -155,6 +156,7 @@ struct psk_sim {
     msg *free_msg;       /* messages and posted receives are re-used */
     precv *free_precv;
     psk_fprog *fp;       /* --folded: the program the cursors walk */
+    psk_fgaps *gaps;     /* and the recorded gaps before their events */
     double build_s;      /* seconds building it */
     const char *power_why; /* how rank 0's CPU power was found (psk_machine_rank_power) */
     double power0;       /* and what it is */
@@ -162,6 +164,7 @@ struct psk_sim {
     struct skipg *skg;   /* where all of them are */
     int64_t skipped_iters; /* loop iterations skipped */
     int skips;           /* times iterations were skipped */
+    double skip_var;     /* the variance of the time skipping estimated (ns^2; sim_skip.c) */
     int32_t eval_node;   /* the last (loop, execution, iteration) checked for a skip */
     int64_t eval_exec, eval_iter;
     double predicted;
@@ -179,9 +182,16 @@ void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, doubl
 /* sim_skip.c: rank q begins iteration iter of execution exec of candidate
  * loop node (count iterations), at its clock, its event ev read but not yet
  * run: a snapshot, and if every rank is in the loop and the last iterations
- * repeat exactly, iterations are skipped (and ev is the one S iterations
- * on). 0, or PSK_ENOMEM. */
+ * repeat (exactly, or as a window of them measures statistically),
+ * iterations are skipped (and ev is the one S iterations on). 0,
+ * PSK_ENOMEM, or psk_fgaps_next's error reading the skipped gaps. */
 int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t iter, int64_t count);
+/* rank q is about to read its next event (nothing of it counted yet) */
+void psk_simi_pre_event(psk_sim *s, int q);
+/* rank q read an event with gap ns of compute before it (its power
+ * applied); cls: for a call that may wait for another rank, the total its
+ * time goes to (A_P2P, A_COLL, A_WAIT), else -1. 0 or PSK_ENOMEM */
+int psk_simi_event(psk_sim *s, int q, int cls, double gap);
 void psk_simi_skip_free(psk_sim *s);
 
 #endif
