@@ -156,10 +156,14 @@ typedef struct psk_interval {
  * if *out was set, psk_sim_errmsg says why. */
 int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out);
 /* Replays the folded trace instead: merged trace m (merged without
- * reordering) folded as f. Each loop-body event takes, on each rank, its
- * mean compute gap; loops whose iterations are identical on every rank are
- * replayed until their iterations repeat exactly in simulated time too, and
- * the rest of their iterations are skipped (added at once). */
+ * reordering) folded as f. Each replayed event takes, on each rank, the
+ * compute gap recorded before that execution (read from m as needed), so
+ * that with o->no_skip this is the full replay. Otherwise a loop every rank
+ * takes part in whose iterations repeat is replayed for a window and the
+ * rest of its iterations are skipped: exactly (shifted at once) where the
+ * replay repeats exactly, else statistically (each rank's compute from the
+ * recorded gaps, the rest from the window; psk_sim_write_json gives the
+ * estimate's standard error). docs/simulation.md says which loops. */
 int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o, psk_sim **out);
 const char *psk_sim_errmsg(const psk_sim *s);
 int psk_sim_nranks(const psk_sim *s);
