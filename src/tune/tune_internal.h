@@ -94,6 +94,7 @@ typedef struct psk_tune_group {
     /* the window: slots of calls, each planned on one arm */
     int nslot, slot, inslot, cap, sum_extra;
     uint8_t *sarm, *smixed;
+    int16_t *spair; /* exploring: the incumbent's slot a probe is paired with */
     uint32_t *scalls;
     double *st; /* local sums per slot, then the reduce buffer */
     uint64_t wsite;
@@ -117,6 +118,7 @@ typedef struct psk_tune_group {
     uint64_t explore_initial; /* exploring calls before the first change detected */
     double base, sp, sn, h; /* monitoring: baseline, CUSUMs, threshold */
     double noise;           /* the incumbent's spread of log time per call */
+    double alarm_base;      /* the baseline when the last change was detected */
     int probe_every, probe_wait, nmon;
     int waiting; /* exploring, but no probe paid for this window */
     int flushed; /* the end: its unfinished window is in the figures */

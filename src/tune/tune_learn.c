@@ -32,13 +32,13 @@ enum { PH_NATIVE0, PH_EXPLORE, PH_MONITOR, PH_STAR_LEARN, PH_STAR_MON };
 #define Z 2.0           /* confidence bounds: estimate x (1 +- Z sigma / sqrt n) */
 #define HYST 0.05       /* a switch needs an arm this much faster (arms within 5 % are as good) */
 #define CUSUM_K 0.5     /* CUSUM drift allowance, in noise units: a shift of 1 noise is sought */
-#define CUSUM_H 5.0     /* alarm threshold, in noise units; doubled after a false alarm, to 20 */
-#define CUSUM_HMAX 20.0
+#define CUSUM_H 4.0     /* alarm threshold, in noise units; doubled after a false alarm, to 16 */
+#define CUSUM_HMAX 16.0
 #define NOISE0 0.25     /* the noise until the incumbent has 8 samples */
 #define RHO_MON 0.01    /* monitoring windows: their allreduce <= 1 % of their time */
 #define RHO_EXP 0.02    /* exploring windows: 2 % */
 #define WMON_MIN 8
-#define WMON_MAX 64     /* ... but never longer: a change is seen within 64 calls */
+#define WMON_MAX 1024   /* (cheap calls, a costly allreduce: long windows) */
 #define LEARN_SLOTS 64
 #define STAR_SLOTS (PSK_TUNE_NARMS * PSK_TUNE_STAR_XMAX + 4)
 #define EXTRA 8         /* reduce words after the slots: see decide() */
@@ -122,7 +122,7 @@ static double pooled_sigma(const psk_tune_group *g)
 }
 
 /* the spread of the incumbent's log time per call: 1.4826 x the median
- * absolute deviation of its latest samples, within [0.05, 1] (a shift
+ * absolute deviation of its latest samples, within [0.1, 1] (a shift
  * under 10 % is not worth exploring for); NOISE0 until it has 8 */
 static double noise(const psk_tune_group *g)
 {
@@ -134,7 +134,7 @@ static double noise(const psk_tune_group *g)
     for (int i = 0; i < a->n; i++)
         d[i] = (float)fabs(log(a->x[i] / m));
     double s = 1.4826 * median(d, a->n);
-    return s < 0.05 ? 0.05 : s > 1 ? 1 : s;
+    return s < 0.1 ? 0.1 : s > 1 ? 1 : s;
 }
 
 /* half the width of the confidence interval of arm a's median log ratio */
@@ -310,6 +310,7 @@ static void plan_add(psk_tune_group *g, int arm, uint32_t calls)
 {
     if (!calls || g->nslot >= g->cap)
         return;
+    g->spair[g->nslot] = -1;
     g->sarm[g->nslot] = (uint8_t)arm;
     g->scalls[g->nslot] = calls;
     g->smixed[g->nslot] = 0;
@@ -411,10 +412,14 @@ static double bank(const psk_tune_group *g)
 
 /* the risk of one more probe of a: how much slower than the incumbent it
  * may be: measured, else kappa x predicted and at least RISK_FLOOR of the
- * incumbent (a model without contention is never trusted further) */
+ * incumbent (a model without contention is never trusted further; but an
+ * arm another group of this size settled on is) */
 static double risk(const psk_tune_group *g, int a)
 {
     double inc = psk_tune_learn_est(g, g->inc);
+    int seeded = a == g->seed_arm && (g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB);
+    if (!g->arm[a].rn && seeded) /* what a group of this size settled on: trusted */
+        return 0;
     if (!g->arm[a].rn)
         return fmax(g->kappa * g->pred[a] - inc, RISK_FLOOR * inc);
     double t = inc * exp(rmed(g, a));
@@ -422,16 +427,15 @@ static double risk(const psk_tune_group *g, int a)
 }
 
 /* a monitoring window's length: its allreduce costs at most RHO_MON of
- * its calls' time, or 0.3 us a call where that is still under 3 %, within
- * [WMON_MIN, WMON_MAX] calls (notes/collectives.md T7, T8: 0.5 us a call,
- * windows of 64 calls at most) */
+ * its calls' time, within [WMON_MIN, WMON_MAX] calls: expensive calls are
+ * watched every 8, 2 us ones with a 20 us allreduce every 1000 (never 2 %
+ * slower than native comes first; a slow change there costs little) */
 static uint32_t monitor_len(const psk_tune_group *g)
 {
     double inc = psk_tune_learn_est(g, g->inc);
     if (!(inc > 0))
         return WMON_MIN;
-    double per_call = fmax(RHO_MON * inc, fmin(300, 0.03 * inc));
-    return clampu(g->ar_cost / per_call, WMON_MIN, WMON_MAX);
+    return clampu(g->ar_cost / (RHO_MON * inc), WMON_MIN, WMON_MAX);
 }
 
 static void plan_monitor(psk_tune_group *g, int probe)
@@ -489,19 +493,26 @@ static void plan_explore(psk_tune_group *g)
     if (fresh >= 0 && risk(g, fresh) <= left)
         probes[n++] = fresh;
     plan_reset(g);
-    uint32_t w = clampu(inc > 0 ? g->ar_cost / (RHO_EXP * inc) : 0, 2, LEARN_SLOTS);
+    uint32_t w = clampu(inc > 0 ? g->ar_cost / (RHO_EXP * inc) : 0, 2, WMON_MAX);
     g->waiting = !n;
     if (!n) { /* wait for the bank: a monitoring-sized window */
         plan_monitor(g, -1);
         return;
     }
+    /* the first call after the allreduce takes the ranks' skew: the
+     * incumbent's, unpaired; then each pair in turn probe first or second
+     * (an order effect must not favour one side) */
+    plan_add(g, g->inc, 1);
     for (int i = 0; i < n; i++) {
-        plan_add(g, g->inc, 1);
-        plan_add(g, probes[i], 1);
+        int probe_first = g->arm[probes[i]].trials & 1;
+        plan_add(g, probe_first ? probes[i] : g->inc, 1);
+        plan_add(g, probe_first ? g->inc : probes[i], 1);
+        g->spair[g->nslot - 1] = (int16_t)(g->nslot - 2);
+        g->spair[g->nslot - 2] = (int16_t)(g->nslot - 1);
     }
     /* a rich bank (a slow incumbent) pays for short windows: faster */
-    if (w > 2 * (uint32_t)n && left < 8 * g->ar_cost)
-        plan_spread(g, g->inc, w - 2 * (uint32_t)n, LEARN_SLOTS - 2 * n);
+    if (w > 2 * (uint32_t)n + 1 && left < 8 * g->ar_cost)
+        plan_spread(g, g->inc, w - 2 * (uint32_t)n - 1, LEARN_SLOTS - 2 * n - 1);
 }
 
 static void drop(psk_tune_group *g, int a)
@@ -533,6 +544,20 @@ static void promote(psk_tune_group *g, int a)
     set_inc(g, a, WHY_EXPLORE);
 }
 
+/* the paired probes an arm needs to become the incumbent: MIN_PROMOTE;
+ * 2 if both were twice as fast; 1 for the arm another group of this size
+ * settled on */
+static int min_promote(const psk_tune_group *g, int a, int strong)
+{
+    if (strong && a == g->seed_arm)
+        return 1;
+    const psk_tune_arml *s = &g->arm[a];
+    int halves = 0;
+    for (int i = 0; i < s->rn; i++)
+        halves += s->r[i] < -0.69f;
+    return halves >= 2 && halves == s->rn ? 2 : MIN_PROMOTE;
+}
+
 /* after an exploring window: sequential elimination on the paired ratios;
  * an arm clearly slower is dropped, one clearly faster (by HYST) becomes
  * the incumbent, one out of probes is decided by its median ratio */
@@ -543,8 +568,11 @@ static void explore_step(psk_tune_group *g)
         if ((g->active >> a & 1) && g->arm[a].rn && rmed(g, a) - rhalf(g, a) > 0)
             drop(g, a);
     int best = -1;
-    for (int a = 0; a < PSK_TUNE_NARMS; a++) /* one lucky call never makes an incumbent */
-        if ((g->active >> a & 1) && g->arm[a].rn >= MIN_PROMOTE && rmed(g, a) + rhalf(g, a) < gain &&
+    /* one lucky call never makes an incumbent, unless another group of
+     * this size settled on it already */
+    int strong = g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB;
+    for (int a = 0; a < PSK_TUNE_NARMS; a++)
+        if ((g->active >> a & 1) && g->arm[a].rn >= min_promote(g, a, strong) && rmed(g, a) + rhalf(g, a) < gain &&
             (best < 0 || rmed(g, a) < rmed(g, best)))
             best = a;
     if (best < 0) /* out of probes: the median decides, with hysteresis */
@@ -558,12 +586,14 @@ static void explore_step(psk_tune_group *g)
     if (best >= 0)
         promote(g, best);
     if (!g->active) {
-        if (g->inc_before >= 0 && g->inc == g->inc_before) /* a false alarm: less sensitive */
+        start_monitor(g);
+        /* after a change detected: if the time per call is back where it
+         * was (within 10 %), the alarm was false: less sensitive now */
+        if (g->inc_before >= 0 && g->alarm_base > 0 && fabs(log(g->base / g->alarm_base)) < 0.1)
             g->h = g->h * 2 > CUSUM_HMAX ? CUSUM_HMAX : g->h * 2;
         else if (g->inc_before >= 0)
             g->h = CUSUM_H;
         g->inc_before = -1;
-        start_monitor(g);
     }
 }
 
@@ -604,8 +634,9 @@ static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *la
 }
 
 /* A window of the incumbent, slot by slot in order: two-sided CUSUMs of
- * z = log(time / baseline) / noise (clipped to +-2: a descheduled call or
- * two are not a change), drift CUSUM_K, threshold g->h (it doubles after a
+ * z = log(time / baseline) / noise (clipped to +-1: a few descheduled
+ * calls are not a change, 8 slow ones in a row are), drift CUSUM_K,
+ * threshold g->h (it doubles after a
  * false alarm: hysteresis); and the runner-up's probe if any. On a change,
  * exploring again (returns 1). */
 static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, int nper)
@@ -630,7 +661,7 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, i
         }
         v[n++] = (float)per[s];
         double z = log(per[s] / g->base) / (g->noise / sqrt(g->scalls[s]));
-        z = z > 2 ? 2 : z < -2 ? -2 : z;
+        z = z > 1 ? 1 : z < -1 ? -1 : z;
         g->sp = fmax(0, g->sp + z - CUSUM_K);
         g->sn = fmax(0, g->sn - z - CUSUM_K);
         alarm |= g->sp > g->h || g->sn > g->h;
@@ -646,16 +677,17 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, i
     /* the runner-up clearly faster than the incumbent's median */
     int better = probed >= 0 && log(probe_t / y) < log(1 - HYST) - Z * 1.25 * g->sigma;
     if (alarm || stale || better) {
-        for (int i = 0; i < nper; i++) /* what the window lost against the baseline */
-            if (!g->smixed[i] && g->sarm[i] == g->inc && per[i] > g->base)
-                g->credit += (per[i] - g->base) * g->scalls[i];
+        /* a slowdown of the median (not a burst of outliers): what the
+         * window lost against the baseline may be spent exploring */
+        if (y > 1.1 * g->base)
+            for (int i = 0; i < nper; i++)
+                if (!g->smixed[i] && g->sarm[i] == g->inc && per[i] > g->base)
+                    g->credit += (per[i] - g->base) * g->scalls[i];
         g->alarms++;
-        if (g->phase == PH_EXPLORE) {
-            /* already exploring (waiting for the bank): a new baseline,
-             * less sensitive (changes keep coming: a noisy machine) */
+        g->alarm_base = g->base;
+        if (g->phase == PH_EXPLORE) { /* already exploring (waiting for the bank): a new baseline */
             g->base = y;
             g->sp = g->sn = 0;
-            g->h = g->h * 2 > CUSUM_HMAX ? CUSUM_HMAX : g->h * 2;
             return 0;
         }
         reexplore(c, g, v, n);
@@ -916,12 +948,14 @@ static void decide(psk_tune_comm *c, psk_tune_group *g)
         if (!g->smixed[s] && g->phase != PH_STAR_LEARN && g->phase != PH_STAR_MON)
             add_sample(&g->arm[a], t / g->scalls[s]);
     }
-    /* a probe and the incumbent's call before it: a paired ratio */
+    /* a probe and the incumbent's call next to it: a paired ratio */
     if (g->phase == PH_EXPLORE)
-        for (int s = 1; s < n; s++)
-            if (g->sarm[s] != g->inc && g->sarm[s - 1] == g->inc && !g->smixed[s] && !g->smixed[s - 1] &&
-                per[s] > 0 && per[s - 1] > 0)
-                add_ratio(&g->arm[g->sarm[s]], log(per[s] / per[s - 1]));
+        for (int s = 0; s < n; s++) {
+            int q = g->spair[s];
+            if (q >= 0 && g->sarm[s] != g->inc && g->sarm[q] == g->inc && !g->smixed[s] && !g->smixed[q] &&
+                per[s] > 0 && per[q] > 0)
+                add_ratio(&g->arm[g->sarm[s]], log(per[s] / per[q]));
+        }
     if (g->phase == PH_STAR_LEARN || g->phase == PH_STAR_MON)
         star_decide(c, g, per, b[n]);
     else
@@ -942,6 +976,7 @@ void psk_tune_learn_free(psk_tune_group *g)
         return;
     free(g->sarm);
     free(g->smixed);
+    free(g->spair);
     free(g->scalls);
     free(g->st);
     free(g);
@@ -955,9 +990,10 @@ static psk_tune_group *group_alloc(int cap)
     g->cap = cap;
     g->sarm = malloc((size_t)cap);
     g->smixed = malloc((size_t)cap);
+    g->spair = malloc((size_t)cap * sizeof *g->spair);
     g->scalls = malloc((size_t)cap * sizeof *g->scalls);
     g->st = malloc(((size_t)cap + EXTRA) * sizeof *g->st);
-    if (!g->sarm || !g->smixed || !g->scalls || !g->st) {
+    if (!g->sarm || !g->smixed || !g->spair || !g->scalls || !g->st) {
         psk_tune_learn_free(g);
         return NULL;
     }

@@ -67,10 +67,11 @@ calls=200
 
 case $case in
 slow_arm)
-    # the first probe waits for 2 % of the time to pay for it; the decision
-    # after it comes at the end of its window: enough calls for both
+    # the first probe waits for 2 % of the time to pay for it and its
+    # window's allreduce; the decision after it comes at the end of its
+    # window: enough calls, and calls long enough, for both
     calls=400
-    PSK_TUNE_INJECT=$(all_slow 20000) run r "$calls" 16384
+    PSK_TUNE_INJECT=$(all_slow 20000) run r "$calls" 131072
     [ "$(get r groups.0.decision)" = native ] || fail "the decision is $(get r groups.0.decision), not native"
     probed=0 dropped=0
     for a in "${others[@]}"; do
@@ -95,11 +96,11 @@ slow_native)
     d=$(get r groups.0.decision)
     [ -n "$d" ] && [ "$d" != native ] || fail "the decision is '$d': native, 20 ms slower, was kept"
     n=$(arm r 0 native calls)
-    [ "$n" -le 40 ] || fail "native, 20 ms slower, took $n calls of $calls"
+    [ "$n" -le 60 ] || fail "native, 20 ms slower, took $n calls of $calls"
     at=$(grep -m1 '^groups\.0\.changes\.[0-9]*\.why=explored$' "$work/r.flat" | sed 's/\.why=.*//')
     [ -n "$at" ] || fail "no change by exploring"
     c=$(get r "${at//./\\.}\\.call")
-    [ "$c" -le 60 ] || fail "native left at call $c only"
+    [ "$c" -le 70 ] || fail "native left at call $c only"
     ;;
 change)
     # (on a quiet machine native is left about 20 calls after the change;
