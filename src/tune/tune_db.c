@@ -122,7 +122,8 @@ int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why)
     if (len >= sizeof buf)
         return -1;
     memcpy(buf, line, len + 1);
-    for (char *p = buf, *save = NULL; n < 13 && (tok[n] = strtok_r(p, " \t\r\n", &save)) != NULL; p = NULL)
+    /* (a newline inside a line is a byte no field takes) */
+    for (char *p = buf, *save = NULL; n < 13 && (tok[n] = strtok_r(p, " \t\r", &save)) != NULL; p = NULL)
         n++;
     memset(e, 0, sizeof *e);
     long long v;
