@@ -38,7 +38,8 @@ enum { PH_NATIVE0, PH_EXPLORE, PH_MONITOR, PH_STAR_LEARN, PH_STAR_MON };
 #define RHO_MON 0.01    /* monitoring windows: their allreduce <= 1 % of their time */
 #define RHO_EXP 0.02    /* exploring windows: 2 % */
 #define WMON_MIN 8
-#define WMON_MAX 1024   /* (cheap calls, a costly allreduce: long windows) */
+#define WMON_MAX 256    /* (cheap calls, a costly allreduce: long windows; but a window
+                         * planned for 2 us calls that become 10 ms ones lasts until its end) */
 #define LEARN_SLOTS 64
 #define STAR_SLOTS (PSK_TUNE_NARMS * PSK_TUNE_STAR_XMAX + 4)
 #define EXTRA 8         /* reduce words after the slots: see decide() */
@@ -428,8 +429,7 @@ static double risk(const psk_tune_group *g, int a)
 
 /* a monitoring window's length: its allreduce costs at most RHO_MON of
  * its calls' time, within [WMON_MIN, WMON_MAX] calls: expensive calls are
- * watched every 8, 2 us ones with a 20 us allreduce every 1000 (never 2 %
- * slower than native comes first; a slow change there costs little) */
+ * watched every 8, 2 us ones with a 20 us allreduce every 256 (4 %) */
 static uint32_t monitor_len(const psk_tune_group *g)
 {
     double inc = psk_tune_learn_est(g, g->inc);

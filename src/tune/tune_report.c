@@ -190,9 +190,13 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
             snprintf(state, sizeof state, "candidate");
         else if (a == g->runner)
             snprintf(state, sizeof state, "runner-up");
-        fprintf(t, "  %-8s %9llu %9llu %11.2f %11.2f", psk_tune_arm_name(a), (unsigned long long)s->calls,
-                (unsigned long long)s->explore, s->calls ? us(s->time / (double)s->calls) : 0,
-                us(g->bytes ? s->tuned : psk_tune_learn_est(g, a)));
+        double e = g->bytes ? s->tuned : psk_tune_learn_est(g, a);
+        fprintf(t, "  %-8s %9llu %9llu %11.2f", psk_tune_arm_name(a), (unsigned long long)s->calls,
+                (unsigned long long)s->explore, s->calls ? us(s->time / (double)s->calls) : 0);
+        if (e > 0)
+            fprintf(t, " %11.2f", us(e));
+        else
+            fprintf(t, " %11s", "-");
         if (g->pred[a] > 0)
             fprintf(t, " %11.2f  %s\n", us(g->pred[a]), state);
         else
