@@ -1016,8 +1016,8 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace
     /* what is known of it already: the decision file for this site, what
      * another group settled, the file for another site or a neighbouring
      * size; every rank must know the same, or none is used */
-    double v[7] = {g != NULL, 0, 0, 0, 0, 0, 0};
-    int same[7];
+    double v[9] = {g != NULL, 0, 0, 0, 0, 0, 0, 0, 0};
+    int same[9];
     const psk_tune_dbent *e = NULL;
     int seed_kind = ORIGIN_NONE, seed = -1;
     if (!star) {
@@ -1039,10 +1039,9 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace
     v[4] = e ? e->arm + 1 : 0;
     v[5] = seed_kind;
     v[6] = seed + 1;
-    double w[2] = {e ? e->arm_ns : 0, e ? e->native_ns : 0};
-    int wsame[2];
-    if (agree(c->priv, v, same, 7) != MPI_SUCCESS || !same[0] || v[0] != 1 ||
-        agree(c->priv, w, wsame, 2) != MPI_SUCCESS) {
+    v[7] = e ? e->arm_ns : 0;
+    v[8] = e ? e->native_ns : 0;
+    if (agree(c->priv, v, same, 9) != MPI_SUCCESS || !same[0] || v[0] != 1) {
         psk_tune_learn_free(g);
         c->learn = -1; /* every rank: a group's memory is everyone's */
         return NULL;
@@ -1065,8 +1064,8 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace
         /* the file's decision, no exploring: monitoring from the start */
         g->origin = ORIGIN_WARM;
         g->seed_arm = (int)v[4] - 1;
-        g->db_arm_ns = wsame[0] ? w[0] : 0;
-        g->db_native_ns = wsame[1] ? w[1] : 0;
+        g->db_arm_ns = same[7] ? v[7] : 0;
+        g->db_native_ns = same[8] ? v[8] : 0;
         set_inc(g, g->seed_arm, WHY_WARM);
         g->phase = PH_MONITOR;
         g->settled = 1;
