@@ -33,7 +33,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-learn.XXXXXX") || exit 1
 name="$flavour np$np $case"
 fail() {
     echo "FAIL [$name]: $*" >&2
-    for f in "$work"/err "$work"/report.txt; do [ -s "$f" ] && { echo "--- $f:"; tail -n 40 "$f"; } >&2; done
+    [ -s "$work/err" ] && { echo "--- stderr:"; tail -n 20 "$work/err"; } >&2
+    for f in "$work"/*.flat; do
+        [ -s "$f" ] && { echo "--- $(basename "$f" .flat):"; grep -E '^groups\.[0-9]\.(decision|phase|changes|arms\.[0-9]+\.(arm|calls|dropped))|^summary' "$f" | tr '\n' ' '; echo; } >&2
+    done
     exit 1
 }
 
@@ -107,7 +110,9 @@ slow_native)
 change)
     # (on a quiet machine native is left about 20 calls after the change;
     # a loaded one makes the decisions' allreduce costly, windows longer)
-    PSK_TUNE_INJECT="$(all_slow 20000 @0-79),native:20000@80" run r 240 16384
+    # (128 KiB: calls of 50 us or more are watched in windows of 64 calls
+    # at most, whatever the allreduce costs on a loaded machine)
+    PSK_TUNE_INJECT="$(all_slow 20000 @0-79),native:20000@80" run r 240 131072
     first=$(grep '^groups\.0\.changes\.[0-9]*\.why=explored$' "$work/r.flat" | head -1 | sed 's/\.why=.*//')
     [ -n "$first" ] || fail "native was never left"
     c=$(get r "${first//./\\.}\\.call")
