@@ -595,7 +595,12 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
     uint64_t seq = cm->seq++;
     int leader = cm->world[0];
     coll_inst *c = s->colls;
-    while (c && !(c->comm == comm && c->leader == leader && c->seq == seq))
+    /* the same id, leader and count can name two communicators at once: a
+     * rank that left one ({0,1}, id 4, freed) for the next ({0,2}, id 4
+     * again) may arrive at the second's first collective while the others
+     * are still in the first's; their members tell them apart */
+    while (c && !(c->comm == comm && c->leader == leader && c->seq == seq && c->n == cm->n &&
+                  !memcmp(c->world, cm->world, (size_t)cm->n * sizeof *c->world)))
         c = c->next;
     if (!c) {
         c = calloc(1, sizeof *c);

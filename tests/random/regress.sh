@@ -5,7 +5,7 @@
 # For each tests/random/regress/NAME/trace (NAME/prog.c or prog.f90 is the program
 # that recorded it): perfskel gen at K = 1, 2 and 10, each skeleton built
 # and run under both MPIs on the recorded rank count within a time limit,
-# and sim --folded accounting for every event. Exit 0 if all pass.
+# and sim and sim --folded accounting for every event. Exit 0 if all pass.
 set -u
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -21,11 +21,13 @@ for d in "$here"/regress/*/; do
     np=$(sed -n 's/^ *"ranks": *\([0-9]*\).*/\1/p' "$tr/job.json")
     [ -n "$np" ] || { bad "$name: no rank count in $tr/job.json"; continue; }
     events=$("$PERFSKEL" stats "$tr" --no-fold --json 2>/dev/null | sed -n 's/^ *"events": *\([0-9]*\).*/\1/p' | head -n 1)
-    if ! timeout 120 "$PERFSKEL" sim "$tr" --folded --json -q >"$T/sim.json" 2>"$T/sim.err"; then
-        bad "$name: sim --folded failed: $(tail -n 1 "$T/sim.err")"
-    elif [ -n "$events" ] && ! grep -q "\"events\": *$events\b" "$T/sim.json"; then
-        bad "$name: sim --folded did not account for all $events events"
-    fi
+    for how in "" --folded; do
+        if ! timeout 120 "$PERFSKEL" sim "$tr" $how --json -q >"$T/sim.json" 2>"$T/sim.err"; then
+            bad "$name: sim $how failed: $(tail -n 1 "$T/sim.err")"
+        elif [ -n "$events" ] && ! grep -q "\"events\": *$events\b" "$T/sim.json"; then
+            bad "$name: sim $how did not account for all $events events"
+        fi
+    done
     for K in 1 2 10; do
         if ! "$PERFSKEL" gen "$tr" -K "$K" -o "$T/s$K.c" >/dev/null 2>"$T/gen.err"; then
             bad "$name: gen -K $K failed: $(tail -n 1 "$T/gen.err")"

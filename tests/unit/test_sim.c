@@ -908,6 +908,40 @@ static void comm_create_group(void **state)
     psk_sim_close(s);
 }
 
+/* One local id for two communicators in turn (random seed 5511, MPICH, 4
+ * ranks): ranks 0 and 1 make {0,1} as id 2 (rank 0 after 5 ms of work),
+ * reduce on it and free it; ranks 0 and 2 then make {0,2}, id 2 again.
+ * Rank 2 reaches its MPI_Comm_create_group at once, while {0,1}'s first
+ * collective still waits for rank 0: same id, leader and count, another
+ * communicator. It must wait for rank 0 (5 ms), not complete {0,1}'s
+ * (the old replay did, and then could not go on). */
+static void comm_id_reused(void **state)
+{
+    (void)state;
+    static const int64_t first[2] = {0, 1}, second[2] = {0, 2};
+    tb t;
+    tb_open(&t, 3);
+    for (int r = 0; r < 3; r++) {
+        simple(&t, r, "MPI_Init", 0);
+        if (r < 2) {
+            newcomm(&t, r, "MPI_Comm_create_group", r == 0 ? 5000000 : 0, 0, 2, first, 2);
+            coll_on(&t, r, "MPI_Allreduce", 0, 2);
+            coll_on(&t, r, "MPI_Comm_free", 0, 2);
+        }
+        if (r != 1) {
+            newcomm(&t, r, "MPI_Comm_create_group", 0, 0, 2, second, 2);
+            coll_on(&t, r, "MPI_Allreduce", 0, 2);
+        }
+        simple(&t, r, "MPI_Finalize", 0);
+    }
+    psk_sim *s = tb_run(&t, "start time = 0; send byte time = 0; collectives = closed;");
+    NEAR(psk_sim_predicted(s), 5e-3);
+    NEAR(metric(s, 0, 1, PSK_M_SYNC), 5e-3);
+    NEAR(metric(s, 0, 2, PSK_M_SYNC), 5e-3);
+    NEAR(metric(s, 0, 0, PSK_M_SYNC), 0);
+    psk_sim_close(s);
+}
+
 /* a ring where each rank's Mprobe of iteration i takes the message its
  * Mrecv of iteration i + 1 receives: matched messages wait across the
  * iterations' boundaries, and skipping iterations moves them too (the
@@ -1514,6 +1548,7 @@ int main(void)
         cmocka_unit_test(folded_tag_collision),
         cmocka_unit_test(folded_random_loops),
         cmocka_unit_test(comm_create_group),
+        cmocka_unit_test(comm_id_reused),
         cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
