@@ -123,6 +123,38 @@ static const char program[] =
     "    double wt[3], unit;\n"
     "    psk_work_time(wtime_ns, wt);\n"
     "    unit = wt[0];\n"
+    "    /* and sustained: 30 pieces of about 10 ms by the first rank of each\n"
+    "     * host while its others sleep (not spinning in MPI), so that a CPU\n"
+    "     * quota shows (a short timing runs within one of its periods) and the\n"
+    "     * ranks' own sharing of cores does not */\n"
+    "    char (*hosts)[64] = calloc((size_t)size, 64), me[64] = {0};\n"
+    "    double *sus = calloc((size_t)size, sizeof *sus), mine = 0;\n"
+    "    if (!hosts || !sus) MPI_Abort(MPI_COMM_WORLD, 3);\n"
+    "    gethostname(me, 63);\n"
+    "    MPI_Allgather(me, 64, MPI_CHAR, hosts, 64, MPI_CHAR, MPI_COMM_WORLD);\n"
+    "    int first = rank;\n"
+    "    for (int q = 0; q < rank; q++)\n"
+    "        if (!strcmp(hosts[q], hosts[rank])) { first = q; break; }\n"
+    "    MPI_Barrier(MPI_COMM_WORLD);\n"
+    "    if (first == rank) {\n"
+    "        uint64_t n = (uint64_t)(1e7 / unit) + 1000;\n"
+    "        double a = wtime_ns();\n"
+    "        for (int i = 0; i < 30; i++) psk_work(n);\n"
+    "        mine = (wtime_ns() - a) / (30.0 * (double)n);\n"
+    "    }\n"
+    "    MPI_Request bq;\n"
+    "    int done = 0;\n"
+    "    MPI_Ibarrier(MPI_COMM_WORLD, &bq);\n"
+    "    while (!done) { MPI_Test(&bq, &done, MPI_STATUS_IGNORE); if (!done) usleep(1000); }\n"
+    "    MPI_Gather(&mine, 1, MPI_DOUBLE, sus, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);\n"
+    "    for (int q = 0; rank == 0 && q < size; q++) {\n"
+    "        int f = q;\n"
+    "        for (int k = 0; k < q; k++)\n"
+    "            if (!strcmp(hosts[k], hosts[q])) { f = k; break; }\n"
+    "        printf(\"sustained %d %.6g\\n\", q, sus[f]);\n"
+    "    }\n"
+    "    free(hosts);\n"
+    "    free(sus);\n"
     "    if (rank == 0) printf(\"unit_q %.6g %.6g\\nhost %s\\n\", wt[1], wt[2], host[0]);\n"
     "    if (rank == 0) {\n"
     "        printf(\"ranks %d\\nsame_node %d\\nstart_us %.6g\\nbyte_us %.6g\\neager %d\\nunit_ns %.6g\\ncores %ld\\n\",\n"
@@ -207,8 +239,8 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (getenv("PSK_CALIBRATE_DEBUG"))
         fputs(text, stderr);
-    int ranks = 0, same = 0, eager = -1, cores = 0, npt = 0;
-    double ptsize[64], ptus[64], uq1 = 0, uq3 = 0;
+    int ranks = 0, same = 0, eager = -1, cores = 0, npt = 0, nsus = 0;
+    double ptsize[64], ptus[64], uq1 = 0, uq3 = 0, *sus = NULL;
     char host[64] = "";
     double start = -1, byte = -1, unit = -1;
     for (char *line = text, *next; line && *line; line = next) {
@@ -227,10 +259,18 @@ int cmd_calibrate(int argc, char **argv)
             strcpy(host, line + 5);
         if (npt < 64 && sscanf(line, "cost %lf %lf", &ptsize[npt], &ptus[npt]) == 2)
             npt++;
+        int q;
+        double v;
+        if (sscanf(line, "sustained %d %lf", &q, &v) == 2 && q == nsus && q < 4096 && v > 0) {
+            double *t = realloc(sus, (size_t)(q + 1) * sizeof *sus);
+            if (t)
+                sus = t, sus[nsus++] = v;
+        }
     }
     free(text);
     if (start < 0 || byte < 0 || eager < 0 || unit <= 0 || ranks < 2) {
         psk_cli_error("%s: the calibration run printed no measurements", launch[0]);
+        free(sus);
         return PSK_EXIT_DATA;
     }
     psk_machine m;
@@ -244,6 +284,15 @@ int cmd_calibrate(int argc, char **argv)
     m.work_unit_ns = unit;
     if (uq1 > 0 && uq3 >= uq1)
         m.work_q1_ns = uq1, m.work_q3_ns = uq3;
+    /* the sustained unit time per node: the node of ranks_per_node
+     * consecutive ranks is its first rank's host */
+    int rpn = m.ranks_per_node > 0 ? m.ranks_per_node : 1, nodes = (ranks + rpn - 1) / rpn;
+    if (nsus == ranks && nodes > 0 && (m.node_unit_ns = malloc((size_t)nodes * sizeof *m.node_unit_ns))) {
+        for (int k = 0; k < nodes; k++)
+            m.node_unit_ns[k] = sus[k * rpn];
+        m.nnode_unit = nodes;
+    }
+    free(sus);
     /* a host name the machine file can hold (letters, digits, - . _) */
     size_t hl = strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._");
     if (same && hl && !host[hl])

@@ -58,6 +58,12 @@ typedef struct psk_machine {
     double work_unit_ns;     /* time of psk_work's unit here (0: not measured) */
     double work_q1_ns, work_q3_ns; /* the quartiles of its timings (0: not known) */
     char host[64];           /* the host calibrate ran on ("": not known) */
+    /* per node, the work unit's time sustained over many CPU-quota periods
+     * (`node work unit time`, calibrate): where it is more than 10 % above
+     * the short timing (a quota or a shared core), the node's power comes
+     * from it. NULL if not measured. */
+    double *node_unit_ns;
+    int nnode_unit;
     int power_given;         /* `power` was set: work_unit_ns does not derive it */
     char errmsg[512];        /* why the last parse or load failed (psk_machine_errmsg) */
 } psk_machine;
@@ -83,7 +89,10 @@ double psk_machine_power(const psk_machine *m, int rank);
  * given; else 1 on the host calibrate ran on, or where the two timings of
  * the work unit (the recording's and calibrate's) overlap between their
  * quartiles (a difference the timings' own spread explains); else the
- * recording's unit time over this machine's, and 1 without them. *why
+ * recording's unit time over this machine's, and 1 without them. But for
+ * the host calibrated, a node whose sustained unit time (node_unit_ns) is
+ * over 10 % above the short one runs at the recording's unit time over the
+ * sustained one (a CPU quota only shows over many of its periods). *why
  * says which, for reports. */
 double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, const char **why);
 /* us for a message of bytes between two nodes (intra: inside one), from

@@ -56,6 +56,9 @@ void psk_machine_free(psk_machine *m)
     free(m->node_power);
     m->node_power = NULL;
     m->nnode_power = 0;
+    free(m->node_unit_ns);
+    m->node_unit_ns = NULL;
+    m->nnode_unit = 0;
     free(m->cost), free(m->icost);
     m->cost = m->icost = NULL;
     m->ncost = m->nicost = 0;
@@ -65,10 +68,14 @@ double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, c
 {
     const char *w = "power key";
     double p = psk_machine_power(m, r);
+    int node = r / (m->ranks_per_node > 0 ? m->ranks_per_node : 1);
+    double sus = m->node_unit_ns && node < m->nnode_unit ? m->node_unit_ns[node] : 0;
     if (!m->power_given && m->work_unit_ns > 0 && job && job->work_ns_per_unit) {
         double rec = job->work_ns_per_unit[r];
         if (m->host[0] && job->hosts && job->hosts[r] && !strcmp(job->hosts[r], m->host)) {
             w = "the host calibrated", p = 1.0;
+        } else if (sus > 1.1 * m->work_unit_ns && rec > 0) {
+            w = "recorded over sustained work unit time (a CPU quota or a shared core)", p = rec / sus;
         } else if (m->work_q1_ns > 0 && job->work_q1_ns && job->work_q3_ns && m->work_q1_ns <= job->work_q3_ns[r] &&
                    job->work_q1_ns[r] <= m->work_q3_ns) {
             w = "work unit timings within each other's quartiles", p = 1.0;
@@ -327,6 +334,26 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
     }
     if (!strcmp(key, "work unit time"))
         return number(p, key, val, 0, &m->work_unit_ns);
+    if (!strcmp(key, "node work unit time")) {
+        enum { MAXN = 4096 };
+        double *v = malloc(MAXN * sizeof *v);
+        int n;
+        if (!v)
+            return perr(p, "out of memory");
+        if (list(p, key, val, 0, v, MAXN, &n, 0)) {
+            free(v);
+            return PSK_EINVAL;
+        }
+        for (int i = 0; i < n; i++)
+            if (!(v[i] > 0)) {
+                free(v);
+                return perr(p, "%s: node %d's time must be above 0", key, i);
+            }
+        free(m->node_unit_ns);
+        m->node_unit_ns = v;
+        m->nnode_unit = n;
+        return 0;
+    }
     if (!strcmp(key, "power")) {
         m->power_given = 1;
         if (val[0] != '{') {
@@ -550,6 +577,13 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     if (m->work_unit_ns)
         fprintf(out, "work unit time = %.6g;       // ns of one psk_work unit here: power = the recording's / this\n",
                 m->work_unit_ns);
+    if (m->node_unit_ns) {
+        fprintf(out, "// sustained over many CPU-quota periods, per node (used where 10 %% above the time above)\n");
+        fprintf(out, "node work unit time = {");
+        for (int i = 0; i < m->nnode_unit; i++)
+            fprintf(out, "%s%.6g", i ? ", " : "", m->node_unit_ns[i]);
+        fprintf(out, "};\n");
+    }
     if (m->ntopo) {
         fprintf(out, "topology = {");
         for (int i = 0; i < m->ntopo; i++)

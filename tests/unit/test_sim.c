@@ -462,9 +462,11 @@ static void shared_cores(void **state)
     }
 }
 
-/* CPU power from the work unit's timings: 1 on the host calibrated, 1 where
- * the two timings lie within each other's quartiles, the ratio of the
- * unit times otherwise; the power key overrides all */
+/* CPU power from the work unit's timings: 1 on the host calibrated, the
+ * ratio to a node's sustained time where that is over 10 % above the short
+ * one (a CPU quota), 1 where the two timings lie within each other's
+ * quartiles, the ratio of the unit times otherwise; the power key
+ * overrides all */
 static void rank_power(void **state)
 {
     (void)state;
@@ -478,6 +480,14 @@ static void rank_power(void **state)
         {"work unit time = 1.0;", 2.0, 2.0, "recorded over calibrated"},
         {"work unit time = 1.0; calibrated on = a; power = 3;", 3.0, 3.0, "power key"},
         {"", 1.0, 1.0, "default"},
+        /* sustained per node (one rank a node here): node 0's 5 ns against
+         * a short 1.95 ns is a quota: 2 / 5; node 1's 2.05 is within 10 %
+         * of it, so its quartiles decide as before */
+        {"work unit time = 1.95; work unit spread = {1.94, 1.96}; node work unit time = {5, 2.05};", 0.4,
+         2.0 / 1.95, "sustained"},
+        /* the host calibrated stays at 1 whatever its sustained time */
+        {"work unit time = 1.0; calibrated on = a; node work unit time = {5, 5};", 1.0, 0.4, "the host calibrated"},
+        {"power = 3; node work unit time = {5, 5};", 3.0, 3.0, "power key"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         psk_machine m;
@@ -1488,6 +1498,7 @@ static void machine_errors(void **state)
         {"start time 3;", "m.par:1: expected 'key = value;', not 'start time 3'"},
         {"topology = {2, x};", "m.par:1: topology: 'x' is not a whole number"},
         {"power = {1, 0};", "m.par:1: power: node 1's power must be above 0"},
+        {"node work unit time = {1.5, 0};", "m.par:1: node work unit time: node 1's time must be above 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         psk_machine m;
@@ -1505,7 +1516,8 @@ static void machine_errors(void **state)
     psk_machine_default(&m);
     const char *good = "type = switch; // a comment; with a semicolon\n start time = 1.5;\n"
                        "send_byte_time = 0.0002; power = {1, 0.5}; ranks per node = 2;\n"
-                       "links per node = 2; buses = 3; allreduce = ring; collectives = closed; cores per node = 6;";
+                       "links per node = 2; buses = 3; allreduce = ring; collectives = closed; cores per node = 6;"
+                       "node work unit time = {1.5, 2.25};";
     assert_int_equal(psk_machine_parse(good, strlen(good), "g.par", &m), 0);
     assert_int_equal(m.type, PSK_NET_SWITCH);
     NEAR(m.start_us, 1.5);
@@ -1524,6 +1536,8 @@ static void machine_errors(void **state)
     assert_int_equal(m2.closed_form, 1);
     NEAR(m2.byte_us, 0.0002);
     assert_int_equal(m2.nnode_power, 2);
+    assert_int_equal(m2.nnode_unit, 2);
+    NEAR(m2.node_unit_ns[1], 2.25);
     free(buf);
     psk_machine_free(&m);
     psk_machine_free(&m2);
