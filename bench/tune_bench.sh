@@ -10,17 +10,19 @@
 # tables in OUT/tables.md. BUILD (./build) has perfskel, the tuning libraries
 # and bench/tune/<mpi>/{ft_like,a2a_bench}; OUT defaults to ./tune-bench.
 #
-# Scenarios (SCENARIOS, default "vm tb"):
+# Scenarios (SCENARIOS, default "vm cost tb"):
 #   vm  this machine, NP ranks (2) under each MPI of MPIS ("openmpi mpich"):
 #       ft_like FT_ARGS ("64 64 64 20": 21 alltoalls of 1 MiB per peer) and
 #       a2a_bench A2A_ARGS ("-b 8 -B 4194304 -f 4 -n 20 -r 5")
+#   cost  this machine, NP ranks, each MPI: a2a_bench COST_ARGS ("-b 8 -B 8
+#       -n 100000 -r 7"), the cost per call of the library, native, learn, star
 #   tb  the emulated cluster (TESTBED, ../shared/testbed; up already), Open
 #       MPI, job A on A_HOSTS (h0,h2: across the slow link); a neighbour job
 #       B, a2a_bench B_ARGS ("-b 1048576 -n 2") on B_HOSTS (h0,h2), starts
 #       *_B_DELAY s after A is launched and loops for *_B_SECONDS s. Job A:
 #       ft_like TB_FT_ARGS ("64 64 64 20"; B 1.0 s after, for 1.0 s) and
 #       a2a_bench TB_A2A_ARGS ("-b 65536 -B 65536 -n 25 -r 12": 300 calls;
-#       B 1.2 s after, for 1.2 s), the latter with a per-call trace from which
+#       B 1.5 s after, for 3.0 s), the latter with a per-call trace from which
 #       the calls where B started and stopped are found, and the learner's
 #       PSK_TUNE_DEBUG=3 decision lines, to say how many calls after each
 #       change it detected it and was monitoring again.
@@ -38,11 +40,12 @@ B=$(cd "${1:-build}" && pwd) || exit 2
 OUT=${2:-tune-bench}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 2
 RUNS=${RUNS:-3}
-SCENARIOS=${SCENARIOS:-vm tb}
+SCENARIOS=${SCENARIOS:-vm cost tb}
 MPIS=${MPIS:-openmpi mpich}
 NP=${NP:-2}
 FT_ARGS=${FT_ARGS:-64 64 64 20}
 A2A_ARGS=${A2A_ARGS:--b 8 -B 4194304 -f 4 -n 20 -r 5}
+COST_ARGS=${COST_ARGS:--b 8 -B 8 -n 100000 -r 7}
 TESTBED=${TESTBED:-$S/../../shared/testbed}
 TOOLS=${TOOLS:-/tmp/mpicluster-tools}
 A_HOSTS=${A_HOSTS:-h0,h2}
@@ -52,8 +55,8 @@ TB_FT_ARGS=${TB_FT_ARGS:-64 64 64 20}
 TB_FT_B_DELAY=${TB_FT_B_DELAY:-1.0}
 TB_FT_B_SECONDS=${TB_FT_B_SECONDS:-1.0}
 TB_A2A_ARGS=${TB_A2A_ARGS:--b 65536 -B 65536 -n 25 -r 12}
-TB_A2A_B_DELAY=${TB_A2A_B_DELAY:-1.2}
-TB_A2A_B_SECONDS=${TB_A2A_B_SECONDS:-1.2}
+TB_A2A_B_DELAY=${TB_A2A_B_DELAY:-1.5}
+TB_A2A_B_SECONDS=${TB_A2A_B_SECONDS:-3.0}
 RUN_TIMEOUT=${RUN_TIMEOUT:-300}
 command -v jq >/dev/null || { echo "tune_bench.sh: needs jq" >&2; exit 2; }
 [ -x "$B/perfskel" ] || { echo "tune_bench.sh: no $B/perfskel (build first)" >&2; exit 2; }
@@ -288,7 +291,9 @@ adaptation() {
             local c0 c1 b1 d1 a1 ch="-" ch1="-" m0="-" m1="-"
             read -r c0 c1 b1 d1 a1 <<<"$row"
             if [ -f "$D/$pol.$r.json" ] && [ "$c0" != "-" ]; then
-                ch=$(changes_in "$D/$pol.$r.json" "$c0" "$c1")
+                local end=$c1
+                [ "$end" = - ] && end=1000000000
+                ch=$(changes_in "$D/$pol.$r.json" "$c0" "$end")
                 ch1="-"
                 [ "$c1" != "-" ] && ch1=$(changes_in "$D/$pol.$r.json" "$c1" 1000000000)
             fi
@@ -318,7 +323,7 @@ mon_after() {
         ph = $0; sub(/.* call [0-9]+: /, "", ph); sub(/,.*/, "", ph)
         if (k + 0 < c + 0) { last = ph; next }
         if (ph != "monitoring") { moved = 1; next }
-        if (moved) { print k - c; found = 1; exit }
+        if (moved) { print k - c (last != "monitoring" ? " (exploring at the change)" : ""); found = 1; exit }
     } END { if (!found) print moved ? "not yet" : "stayed" }' "$1"
 }
 
@@ -415,6 +420,12 @@ for kind in $SCENARIOS; do
         for mpi in $MPIS; do
             scenario "vm-$mpi-ft" vm "$mpi" ft_like "$FT_ARGS" "$NP" "this machine, $mpi, $NP ranks, ft_like $FT_ARGS"
             scenario "vm-$mpi-a2a" vm "$mpi" a2a_bench "$A2A_ARGS" "$NP" "this machine, $mpi, $NP ranks, a2a_bench $A2A_ARGS"
+        done
+        ;;
+    cost)
+        for mpi in $MPIS; do
+            POLICIES=${POLICIES:-native libnative learn star} \
+                scenario "cost-$mpi" vm "$mpi" a2a_bench "$COST_ARGS" "$NP" "this machine, $mpi, $NP ranks, cost per call: a2a_bench $COST_ARGS"
         done
         ;;
     tb)
