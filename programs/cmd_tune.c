@@ -20,7 +20,7 @@
 
 static int known_arm(const char *name)
 {
-#define IS(arm, pow2) !strcmp(name, #arm) ||
+#define IS(arm, pow2, coll) !strcmp(name, #arm) ||
     return PSK_TUNE_ARM_LIST(IS) !strcmp(name, PSK_TUNE_CYCLE_NAME);
 #undef IS
 }
@@ -52,7 +52,7 @@ int cmd_tune(int argc, char **argv)
         } else if (!strcmp(argv[i], "--force") && i + 1 < argc) {
             force = argv[++i];
             if (!known_arm(force)) {
-#define NAME(arm, pow2) " " #arm
+#define NAME(arm, pow2, coll) " " #arm
                 return psk_cli_usage("tune: --force takes one of" PSK_TUNE_ARM_LIST(NAME) " " PSK_TUNE_CYCLE_NAME
                                      ", not '%s'", force);
 #undef NAME
@@ -60,7 +60,7 @@ int cmd_tune(int argc, char **argv)
         } else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
             policy = argv[++i];
             if (strcmp(policy, "learn") && strcmp(policy, "star") && !known_arm(policy)) {
-#define NAME(arm, pow2) " " #arm
+#define NAME(arm, pow2, coll) " " #arm
                 return psk_cli_usage("tune: --policy takes learn, star, or one of" PSK_TUNE_ARM_LIST(NAME) " "
                                      PSK_TUNE_CYCLE_NAME ", not '%s'", policy);
 #undef NAME

@@ -4,7 +4,8 @@
  * closed`, kept to the last operation so that its results do not move
  * (a bus's reduce and allreduce stay in sim_coll.c: seed 003's formula is
  * about the bus, not the algorithm). The alltoall arms follow
- * notes/collectives.md: a barrier costs lg latencies (dissemination). */
+ * notes/collectives.md: a barrier costs lg latencies (dissemination); so
+ * does the scatter + ring bcast, which sim never asks for. */
 #include <math.h>
 
 #include "psk_collcost.h"
@@ -59,6 +60,9 @@ double psk_collcost(const psk_collcost_net *net, int coll, int alg, int P, int64
     case PSK_CC_BARRIER:
         return alg == PSK_CC_LINEAR ? 2 * (n - 1) * L : (alg == PSK_CC_BINOMIAL ? 2 : 1) * lg * L;
     case PSK_CC_BCAST:
+        if (alg == PSK_CC_SCATTER_RING) /* lg + P - 1 latencies, the buffer twice less a piece */
+            return (lg + n - 1) * L + 2.0 * (n - 1) / n * per_byte;
+        /* fall through */
     case PSK_CC_REDUCE:
     case PSK_CC_SCAN:
         return alg == PSK_CC_LINEAR ? (n - 1) * CB : lg * CB;

@@ -6,7 +6,9 @@
  * without contention. Forms of notes/collectives.md ("Cost formulas").
  * The enums number collectives and algorithms as perfskel/sim.h does
  * (sim_coll.c checks it at compile time); the alltoall arms beyond sim's
- * algorithms come after PSK_CC_ALG_N_SIM. Times in the caller's unit. */
+ * algorithms come after PSK_CC_ALG_N_SIM (as does the tuning library's
+ * scatter + ring bcast), so sim never asks for them. Times in the
+ * caller's unit. */
 #ifndef PSK_COLLCOST_H
 #define PSK_COLLCOST_H
 
@@ -24,6 +26,8 @@ enum psk_cc_alg {
     PSK_CC_ALG_N_SIM,
     /* alltoall: every receive and send posted at once, one wait */
     PSK_CC_SPREAD = PSK_CC_ALG_N_SIM,
+    /* bcast: binomial scatter of P pieces, ring allgather (van de Geijn) */
+    PSK_CC_SCATTER_RING,
     PSK_CC_ALG_N
 };
 

@@ -31,36 +31,14 @@ static void *blk(const side *s, int j)
 }
 
 /* MPI_Pack (pack 1) or MPI_Unpack (0) of block j of side u, at position
- * *pos of the packed buffer buf. MPICH 4.0 refuses a null user buffer,
- * which MPI_BOTTOM is (absolute addresses in the type): such a block is
- * described as the same elements at an offset from a non-null address. */
+ * *pos of the packed buffer buf */
 static int pack_block(int pack, const side *u, int j, void *buf, int size, int *pos, MPI_Comm comm)
 {
-    enum { SHIFT = 64 };
-    void *at = blk(u, j);
-    MPI_Datatype type = u->type, shifted = MPI_DATATYPE_NULL;
-    int count = u->count, rc = MPI_SUCCESS;
-    if (count == 0)
-        return MPI_SUCCESS;
-    if (!at) {
-        MPI_Aint disp = -(MPI_Aint)SHIFT;
-        rc = PMPI_Type_create_hindexed(1, &count, &disp, u->type, &shifted);
-        if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(&shifted)) != MPI_SUCCESS)
-            PMPI_Type_free(&shifted);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        at = (void *)(uintptr_t)SHIFT;
-        type = shifted;
-        count = 1;
-    }
-    rc = pack ? PMPI_Pack(at, count, type, buf, size, pos, comm) : PMPI_Unpack(buf, size, pos, at, count, type, comm);
-    if (shifted != MPI_DATATYPE_NULL)
-        PMPI_Type_free(&shifted);
-    return rc;
+    return psk_tune_pack(pack, (uintptr_t)blk(u, j), u->count, u->type, buf, size, pos, comm);
 }
 
 static const unsigned char needs_pow2[PSK_TUNE_NARMS] = {
-#define POW2(name, pow2) pow2,
+#define POW2(name, pow2, coll) pow2,
     PSK_TUNE_ARM_LIST(POW2)
 #undef POW2
 };
@@ -73,7 +51,7 @@ int psk_tune_a2a_valid(int arm, int P, size_t bytes, int inplace)
         return 0;
     if (arm == PSK_TUNE_native)
         return 1;
-    if (needs_pow2[arm] && !is_pow2(P))
+    if (psk_tune_arm_coll(arm) != PSK_TUNE_C_alltoall || (needs_pow2[arm] && !is_pow2(P)))
         return 0;
     /* packed blocks: MPI_Pack positions and MPI_PACKED counts are ints */
     if ((arm == PSK_TUNE_bruck || inplace) && (bytes > (size_t)INT_MAX / (size_t)P))
@@ -81,38 +59,30 @@ int psk_tune_a2a_valid(int arm, int P, size_t bytes, int inplace)
     return 1;
 }
 
-int psk_tune_a2a_prepare(psk_tune_a2a *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                         int rcount, MPI_Datatype rtype, MPI_Comm comm)
+int psk_tune_a2a_prepare(psk_tune_args *a)
 {
     int rsize = 0, ssize = 0, packed = 0;
     MPI_Aint lb;
-    memset(a, 0, sizeof *a);
-    if (rcount < 0 || rtype == MPI_DATATYPE_NULL || rbuf == MPI_IN_PLACE)
+    if (a->rcount < 0 || a->rtype == MPI_DATATYPE_NULL || a->rbuf == MPI_IN_PLACE)
         return -1;
-    if (PMPI_Type_size(rtype, &rsize) != MPI_SUCCESS || rsize < 0 ||
-        PMPI_Type_get_extent(rtype, &lb, &a->rext) != MPI_SUCCESS)
+    if (PMPI_Type_size(a->rtype, &rsize) != MPI_SUCCESS || rsize < 0 ||
+        PMPI_Type_get_extent(a->rtype, &lb, &a->rext) != MPI_SUCCESS)
         return -1;
-    a->inplace = sbuf == MPI_IN_PLACE;
-    a->bytes = (size_t)rcount * (size_t)rsize;
+    a->inplace = a->sbuf == MPI_IN_PLACE;
+    a->bytes = (size_t)a->rcount * (size_t)rsize;
     /* (beyond INT_MAX bytes no arm packs: psk_tune_a2a_valid) */
     int check = a->bytes <= (size_t)INT_MAX;
-    if (check && (PMPI_Pack_size(rcount, rtype, comm, &packed) != MPI_SUCCESS || (size_t)packed != a->bytes))
+    if (check && (PMPI_Pack_size(a->rcount, a->rtype, a->comm, &packed) != MPI_SUCCESS || (size_t)packed != a->bytes))
         return -1;
     if (!a->inplace) {
         /* what a rank sends to each peer is what it receives from each */
-        if (scount < 0 || stype == MPI_DATATYPE_NULL || PMPI_Type_size(stype, &ssize) != MPI_SUCCESS ||
-            ssize < 0 || (size_t)scount * (size_t)ssize != a->bytes ||
-            PMPI_Type_get_extent(stype, &lb, &a->sext) != MPI_SUCCESS ||
-            (check && (PMPI_Pack_size(scount, stype, comm, &packed) != MPI_SUCCESS || (size_t)packed != a->bytes)))
+        if (a->scount < 0 || a->stype == MPI_DATATYPE_NULL || PMPI_Type_size(a->stype, &ssize) != MPI_SUCCESS ||
+            ssize < 0 || (size_t)a->scount * (size_t)ssize != a->bytes ||
+            PMPI_Type_get_extent(a->stype, &lb, &a->sext) != MPI_SUCCESS ||
+            (check && (PMPI_Pack_size(a->scount, a->stype, a->comm, &packed) != MPI_SUCCESS ||
+                       (size_t)packed != a->bytes)))
             return -1;
     }
-    a->sbuf = sbuf;
-    a->scount = scount;
-    a->stype = stype;
-    a->rbuf = rbuf;
-    a->rcount = rcount;
-    a->rtype = rtype;
-    a->comm = comm;
     return 0;
 }
 
@@ -232,7 +202,7 @@ static int run_bruck(psk_tune_comm *c, const side *s, const side *r, size_t B)
     return rc;
 }
 
-int psk_tune_a2a_run(int arm, psk_tune_comm *c, const psk_tune_a2a *a)
+int psk_tune_a2a_run(int arm, psk_tune_comm *c, const psk_tune_args *a)
 {
     if ((!c || !c->ready) && psk_tune_comm_setup(c, a->comm))
         return PSK_TUNE_FALLBACK;
@@ -271,19 +241,4 @@ int psk_tune_a2a_run(int arm, psk_tune_comm *c, const psk_tune_a2a *a)
     case PSK_TUNE_ring_ob: return run_steps(c, &s, &r, l, 0, SYNC_OB);
     default: return PSK_TUNE_FALLBACK; /* not reached: arms are checked */
     }
-}
-
-int psk_tune_alltoall_arm(int arm, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                          MPI_Datatype rtype, MPI_Comm comm)
-{
-    psk_tune_a2a a;
-    int inter = 1, P = 0;
-    if (!psk_tune_on() || comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-        PMPI_Comm_size(comm, &P) != MPI_SUCCESS ||
-        psk_tune_a2a_prepare(&a, sbuf, scount, stype, rbuf, rcount, rtype, comm) ||
-        !psk_tune_a2a_valid(arm, P, a.bytes, a.inplace))
-        return PSK_TUNE_SKIP;
-    if (arm == PSK_TUNE_native)
-        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    return psk_tune_a2a_run(arm, psk_tune_comm_get(comm), &a);
 }

@@ -2,7 +2,7 @@
  * (not copied by MPI_Comm_dup; freed with the communicator): its private
  * duplicate for the arms' traffic, request array and scratch, made and
  * grown collectively so that every rank has them or none uses them, and
- * the keys (call site, size class) with each arm's statistics, and the
+ * the keys (call site, collective, size class) with each arm's statistics, and the
  * learner's groups. A list of the live states serves the report at
  * MPI_Finalize; a state freed before goes into the report when freed. */
 #include <pthread.h>
@@ -218,9 +218,9 @@ char *psk_tune_comm_scratch(psk_tune_comm *c, size_t need)
 
 /* ---- keys ---- */
 
-static size_t slot_of(uint64_t site, int sclass, size_t cap)
+static size_t slot_of(uint64_t site, int coll, int sclass, size_t cap)
 {
-    uint64_t h = (site ^ ((uint64_t)(sclass + 1) * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
+    uint64_t h = (site ^ ((uint64_t)(sclass + 1 + 256 * coll) * 0x9e3779b97f4a7c15u)) * 0xff51afd7ed558ccdu;
     return (size_t)(h >> 32) & (cap - 1);
 }
 
@@ -234,7 +234,7 @@ static int grow_keys(psk_tune_comm *c)
         const psk_tune_key *o = &c->keys[i];
         if (!o->site)
             continue;
-        size_t j = slot_of(o->site, o->sclass, cap);
+        size_t j = slot_of(o->site, o->coll, o->sclass, cap);
         while (k[j].site)
             j = (j + 1) & (cap - 1);
         k[j] = *o;
@@ -245,24 +245,25 @@ static int grow_keys(psk_tune_comm *c)
     return 0;
 }
 
-psk_tune_key *psk_tune_comm_key(psk_tune_comm *c, const psk_tune_site *s, int sclass)
+psk_tune_key *psk_tune_comm_key(psk_tune_comm *c, const psk_tune_site *s, int coll, int sclass)
 {
     if (!s)
         return NULL;
     if (c->capkeys) {
-        size_t j = slot_of(s->id, sclass, c->capkeys);
+        size_t j = slot_of(s->id, coll, sclass, c->capkeys);
         for (; c->keys[j].site; j = (j + 1) & (c->capkeys - 1))
-            if (c->keys[j].site == s->id && c->keys[j].sclass == sclass)
+            if (c->keys[j].site == s->id && c->keys[j].coll == coll && c->keys[j].sclass == sclass)
                 return &c->keys[j];
     }
     if (2 * (c->nkeys + 1) > c->capkeys && grow_keys(c))
         return NULL;
-    size_t j = slot_of(s->id, sclass, c->capkeys);
+    size_t j = slot_of(s->id, coll, sclass, c->capkeys);
     while (c->keys[j].site)
         j = (j + 1) & (c->capkeys - 1);
     psk_tune_key *k = &c->keys[j];
     k->site = s->id;
     k->where = s;
+    k->coll = coll;
     k->sclass = sclass;
     c->nkeys++;
     return k;

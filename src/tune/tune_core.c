@@ -1,9 +1,11 @@
-/* The tuning library's dispatcher: every MPI_Alltoall entry point (C and
- * Fortran, tune_wrap.c) lands in psk_tune_alltoall, which sends what the
- * arms cannot take (intercommunicators, erroneous arguments, calls before
- * MPI_Init) to PMPI_Alltoall untouched, picks an arm per call, runs it,
- * and keeps per-key statistics (communicator, call site, size class =
- * floor(log2(bytes per peer))). The arm comes from the policy
+/* The tuning library's dispatcher: every entry point of MPI_Alltoall,
+ * MPI_Bcast, MPI_Allreduce and MPI_Allgather (C and Fortran, tune_wrap.c)
+ * lands in psk_tune_call, which sends what the arms cannot take
+ * (intercommunicators, erroneous arguments, calls before MPI_Init, and
+ * what each collective's file refuses) to the native call untouched, picks
+ * an arm per call, runs it, and keeps per-key statistics (communicator,
+ * call site, collective, size class = floor(log2(bytes)), bytes per peer
+ * for alltoall and allgather, the whole buffer for bcast and allreduce). The arm comes from the policy
  * (PSK_TUNE_POLICY): the learner by default (tune_learn.c), STAR-MPI's,
  * one arm for all (PSK_TUNE_FORCE or PSK_TUNE_POLICY=ARM, native
  * included), or each valid arm in turn (cycle). MPI_Finalize's entry
@@ -29,7 +31,8 @@ static struct {
     int finalizing;
     int self_keyval;
     _Atomic int pre_finalized;
-    _Atomic uint64_t calls, fortran, unsupported, fallback, arm[PSK_TUNE_NARMS];
+    _Atomic uint64_t calls[PSK_TUNE_NCOLL], fortran[PSK_TUNE_NCOLL], unsupported[PSK_TUNE_NCOLL],
+        fallback[PSK_TUNE_NCOLL], native[PSK_TUNE_NCOLL], arm[PSK_TUNE_NARMS];
 } T = {.once = PTHREAD_ONCE_INIT, .self_keyval = MPI_KEYVAL_INVALID};
 
 psk_tune_cfg psk_tune_cfg_g;
@@ -43,7 +46,7 @@ uint64_t psk_tune_hash(uint64_t h, const void *p, size_t n)
 }
 
 static const char *const arm_names[PSK_TUNE_NARMS] = {
-#define NAME(name, pow2) #name,
+#define NAME(name, pow2, coll) #name,
     PSK_TUNE_ARM_LIST(NAME)
 #undef NAME
 };
@@ -60,19 +63,27 @@ int psk_tune_arm_parse(const char *name)
 
 void psk_tune_get_counts(psk_tune_counts *out)
 {
-    out->calls = T.calls;
-    out->fortran = T.fortran;
-    out->unsupported = T.unsupported;
-    out->fallback = T.fallback;
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < PSK_TUNE_NCOLL; k++) {
+        out->coll[k].calls = T.calls[k];
+        out->coll[k].fortran = T.fortran[k];
+        out->coll[k].unsupported = T.unsupported[k];
+        out->coll[k].fallback = T.fallback[k];
+        out->coll[k].native = T.native[k];
+        out->calls += T.calls[k];
+        out->fortran += T.fortran[k];
+        out->unsupported += T.unsupported[k];
+        out->fallback += T.fallback[k];
+    }
     for (int a = 0; a < PSK_TUNE_NARMS; a++)
         out->arm[a] = T.arm[a];
 }
 
-void psk_tune_count_fortran_native(void)
+void psk_tune_count_fortran_native(int coll)
 {
-    T.calls++;
-    T.fortran++;
-    T.unsupported++;
+    T.calls[coll]++;
+    T.fortran[coll]++;
+    T.unsupported[coll]++;
 }
 
 /* ---- the report, at MPI_Finalize ---- */
@@ -85,8 +96,12 @@ static void key_line(const psk_tune_comm *c, void *arg)
         if (!k->site)
             continue;
         char line[1024];
-        int n = snprintf(line, sizeof line, "perfskel-tune: rank %d: key comm %u (%d ranks) site %s+0x%lx class %d calls %llu:",
-                         wrank, c->id, c->size, k->where->module, (unsigned long)k->where->offset, k->sclass,
+        /* alltoall's keys as before the other collectives came */
+        char what[32] = "";
+        if (k->coll != PSK_TUNE_C_alltoall)
+            snprintf(what, sizeof what, "%s ", psk_tune_coll_name(k->coll));
+        int n = snprintf(line, sizeof line, "perfskel-tune: rank %d: key comm %u (%d ranks) site %s+0x%lx %sclass %d calls %llu:",
+                         wrank, c->id, c->size, k->where->module, (unsigned long)k->where->offset, what, k->sclass,
                          (unsigned long long)k->calls);
         for (int a = 0; a < PSK_TUNE_NARMS && n > 0 && (size_t)n < sizeof line; a++)
             if (k->arm[a].calls)
@@ -100,14 +115,21 @@ static void debug_report(void)
 {
     int wrank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    char line[1024];
-    int n = snprintf(line, sizeof line,
-                     "perfskel-tune: rank %d: MPI_Alltoall calls %llu fortran %llu unsupported %llu fallback %llu |",
-                     wrank, (unsigned long long)T.calls, (unsigned long long)T.fortran,
-                     (unsigned long long)T.unsupported, (unsigned long long)T.fallback);
-    for (int a = 0; a < PSK_TUNE_NARMS && n > 0 && (size_t)n < sizeof line; a++)
-        n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu", arm_names[a], (unsigned long long)T.arm[a]);
-    fprintf(stderr, "%s\n", line);
+    /* a line per collective called (MPI_Alltoall's always), its arms */
+    for (int k = 0; k < PSK_TUNE_NCOLL; k++) {
+        if (k != PSK_TUNE_C_alltoall && !T.calls[k])
+            continue;
+        char line[1024];
+        int n = snprintf(line, sizeof line, "perfskel-tune: rank %d: %s calls %llu fortran %llu unsupported %llu fallback %llu |",
+                         wrank, psk_tune_coll_mpi_name(k), (unsigned long long)T.calls[k],
+                         (unsigned long long)T.fortran[k], (unsigned long long)T.unsupported[k],
+                         (unsigned long long)T.fallback[k]);
+        for (int a = 0; a < PSK_TUNE_NARMS && n > 0 && (size_t)n < sizeof line; a++)
+            if (a == PSK_TUNE_native || psk_tune_arm_coll(a) == k)
+                n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu", arm_names[a],
+                              (unsigned long long)(a == PSK_TUNE_native ? T.native[k] : T.arm[a]));
+        fprintf(stderr, "%s\n", line);
+    }
     if (T.debug > 1)
         psk_tune_comm_each(key_line, &wrank);
 }
@@ -157,7 +179,7 @@ static double env_num(const char *name, double def, double lo, double hi)
 }
 
 /* PSK_TUNE_INJECT=ARM:US[@FROM[-TO]][,...]: a delay inside an arm, for
- * tests; from the process's MPI_Alltoall call FROM to call TO */
+ * tests; from the process's call FROM of the collective to call TO */
 static void parse_inject(psk_tune_cfg *cf, const char *v)
 {
     char buf[512];
@@ -209,7 +231,7 @@ static void read_cfg(void)
             cf->policy = POLICY_FIXED;
         else {
             if (wrank0())
-                fprintf(stderr, "perfskel-tune: %s=%s is no %s; MPI_Alltoall stays native\n", var, which,
+                fprintf(stderr, "perfskel-tune: %s=%s is no %s; every collective stays native\n", var, which,
                         which == p ? "policy (learn, star, native, an arm, cycle)" : "arm");
             cf->policy = POLICY_FIXED;
             cf->arm = PSK_TUNE_native;
@@ -300,39 +322,38 @@ uint64_t psk_tune_now_ns(void)
 }
 
 /* The arm for this call under a fixed policy or cycle: from data every
- * rank shares (the arm, P, bytes, in place, and for cycle the calls since
- * the state was agreed) */
-static int choose(psk_tune_comm *c, int P, const psk_tune_a2a *a)
+ * rank shares (the arm, P, bytes, in place, and for cycle the calls of the
+ * collective since the state was agreed) */
+static int choose(psk_tune_comm *c, int P, const psk_tune_args *a)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
     if (cf->policy != POLICY_CYCLE)
         return cf->policy == POLICY_FIXED ? cf->arm : PSK_TUNE_native;
     int valid[PSK_TUNE_NARMS], n = 0;
     for (int arm = 0; arm < PSK_TUNE_NARMS; arm++)
-        if (psk_tune_a2a_valid(arm, P, a->bytes, a->inplace))
+        if (psk_tune_arm_valid(a->coll, arm, P, a->bytes, a->inplace))
             valid[n++] = arm;
     if (!c || !c->ready) /* a non-native arm first, which sets up */
         return n > 1 ? valid[1] : PSK_TUNE_native;
-    return valid[c->ncycle++ % (uint64_t)n];
+    return valid[c->ncycle[a->coll]++ % (uint64_t)n];
 }
 
 /* the learner's group for this call, set up collectively on first use;
  * NULL (on every rank of comm) when the call goes native */
-static psk_tune_group *learner(psk_tune_comm *c, MPI_Comm comm, int P, const psk_tune_a2a *a,
-                               const psk_tune_site *site)
+static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, const psk_tune_site *site)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
     if ((cf->policy != POLICY_LEARN && cf->policy != POLICY_STAR) || P < 2 || a->bytes == 0)
         return NULL;
     /* a rank without a state still votes in the set-up, as often as the
      * others try it */
-    if ((!c || !c->ready) && psk_tune_comm_setup(c, comm))
+    if ((!c || !c->ready) && psk_tune_comm_setup(c, a->comm))
         return NULL;
     if (!c->learn)
         psk_tune_learn_comm(c);
     if (c->learn != 1)
         return NULL;
-    psk_tune_group *g = psk_tune_learn_group(c, a->bytes, a->inplace, site);
+    psk_tune_group *g = psk_tune_learn_group(c, a->coll, a->bytes, a->inplace, site);
     return c->learn == 1 ? g : NULL;
 }
 
@@ -361,48 +382,49 @@ int psk_tune_on(void)
     return T.ok && !T.finalizing;
 }
 
-int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                      MPI_Datatype rtype, MPI_Comm comm, void *ra, int fortran)
+int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
 {
-    int on = psk_tune_on();
-    uint64_t ncall = T.calls++;
+    int on = psk_tune_on(), coll = a->coll;
+    MPI_Comm comm = a->comm;
+    uint64_t ncall = T.calls[coll]++;
     if (on)
         psk_tune_comm_reap(0);
     if (fortran)
-        T.fortran++;
+        T.fortran[coll]++;
     psk_tune_comm *c = on && comm != MPI_COMM_NULL ? psk_tune_comm_get(comm) : NULL;
     int inter = 1, P = 0, unsupported = !on || comm == MPI_COMM_NULL;
-    psk_tune_a2a a;
     if (!unsupported && c) {
         inter = c->inter;
         P = c->size;
     } else if (!unsupported)
         unsupported = PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_size(comm, &P) != MPI_SUCCESS;
-    if (unsupported || inter || psk_tune_a2a_prepare(&a, sbuf, scount, stype, rbuf, rcount, rtype, comm)) {
-        T.unsupported++;
-        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    if (unsupported || inter || psk_tune_args_prepare(a)) {
+        T.unsupported[coll]++;
+        return psk_tune_native(a);
     }
     psk_tune_key *key = NULL;
     const psk_tune_site *site = NULL;
-    int sclass = a.bytes ? 63 - __builtin_clzll((unsigned long long)a.bytes) : -1;
+    int sclass = a->bytes ? 63 - __builtin_clzll((unsigned long long)a->bytes) : -1;
     if (c || psk_tune_cfg_g.policy == POLICY_LEARN || psk_tune_cfg_g.policy == POLICY_STAR)
         site = psk_tune_site_of(ra);
-    psk_tune_group *g = learner(c, comm, P, &a, site);
-    int arm = g ? psk_tune_learn_arm(g) : choose(c, P, &a);
-    if (!psk_tune_a2a_valid(arm, P, a.bytes, a.inplace))
+    psk_tune_group *g = learner(c, P, a, site);
+    int arm = g ? psk_tune_learn_arm(g) : choose(c, P, a);
+    if (!psk_tune_arm_valid(coll, arm, P, a->bytes, a->inplace))
         arm = PSK_TUNE_native;
     if (c)
-        key = psk_tune_comm_key(c, site, sclass);
+        key = psk_tune_comm_key(c, site, coll, sclass);
     uint64_t t0 = psk_tune_now_ns();
     int rc = PSK_TUNE_FALLBACK;
-    if (arm != PSK_TUNE_native && (rc = psk_tune_a2a_run(arm, c, &a)) == PSK_TUNE_FALLBACK) {
-        T.fallback++;
+    if (arm != PSK_TUNE_native && (rc = psk_tune_arm_run(arm, c, a)) == PSK_TUNE_FALLBACK) {
+        T.fallback[coll]++;
         arm = PSK_TUNE_native;
     }
     if (arm == PSK_TUNE_native)
-        rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        rc = psk_tune_native(a);
     inject(arm, ncall);
     uint64_t ns = psk_tune_now_ns() - t0;
+    if (arm == PSK_TUNE_native)
+        T.native[coll]++;
     T.arm[arm]++;
     if (key) {
         psk_tune_armstat *st = &key->arm[arm];
@@ -413,6 +435,37 @@ int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rb
             st->min_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
     }
     if (g)
-        psk_tune_learn_record(c, g, arm, (double)ns, site, a.bytes, a.inplace);
+        psk_tune_learn_record(c, g, arm, (double)ns, site, a->bytes, a->inplace);
     return rc;
+}
+
+int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                      MPI_Datatype rtype, MPI_Comm comm, void *ra, int fortran)
+{
+    psk_tune_args a = {.coll = PSK_TUNE_C_alltoall, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf,
+                       .rcount = rcount, .rtype = rtype, .comm = comm};
+    return psk_tune_call(&a, ra, fortran);
+}
+
+int psk_tune_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, void *ra, int fortran)
+{
+    psk_tune_args a = {.coll = PSK_TUNE_C_bcast, .rbuf = buf, .rcount = count, .rtype = type, .root = root,
+                       .comm = comm};
+    return psk_tune_call(&a, ra, fortran);
+}
+
+int psk_tune_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                       void *ra, int fortran)
+{
+    psk_tune_args a = {.coll = PSK_TUNE_C_allreduce, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type,
+                       .op = op, .comm = comm};
+    return psk_tune_call(&a, ra, fortran);
+}
+
+int psk_tune_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                       MPI_Datatype rtype, MPI_Comm comm, void *ra, int fortran)
+{
+    psk_tune_args a = {.coll = PSK_TUNE_C_allgather, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf,
+                       .rcount = rcount, .rtype = rtype, .comm = comm};
+    return psk_tune_call(&a, ra, fortran);
 }

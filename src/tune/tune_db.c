@@ -1,5 +1,6 @@
 /* The decision file (PSK_TUNE_DB): what the learner settled, one line per
- * (machine, MPI, ranks, call site, size class), so that the next run of the
+ * (machine, MPI, ranks, call site, size class; a site is one collective's,
+ * which its arm, or COLL.native, says), so that the next run of the
  * same job starts on it without exploring. Every rank reads it at start;
  * world rank 0 merges the job's decisions into it in MPI_Finalize under a
  * lock (FILE.lock, flock), writing a temporary file renamed over it: a
@@ -56,6 +57,29 @@ static int word_ok(const char *s, size_t cap, const char *extra)
 static int hexval(int ch)
 {
     return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+/* the ARM field: an arm's name (its collective's), or COLL.native; 0 if
+ * valid */
+static int arm_parse(const char *s, psk_tune_dbent *e)
+{
+    const char *dot = strchr(s, '.');
+    e->coll = PSK_TUNE_C_alltoall;
+    if (dot) {
+        e->coll = -1;
+        for (int k = 0; k < PSK_TUNE_NCOLL; k++)
+            if (strlen(psk_tune_coll_name(k)) == (size_t)(dot - s) && !strncmp(s, psk_tune_coll_name(k), dot - s))
+                e->coll = k;
+        if (e->coll <= PSK_TUNE_C_alltoall || strcmp(dot + 1, "native"))
+            return -1;
+        e->arm = PSK_TUNE_native;
+        return 0;
+    }
+    if ((e->arm = psk_tune_arm_parse(s)) < 0)
+        return -1;
+    if (e->arm != PSK_TUNE_native)
+        e->coll = psk_tune_arm_coll(e->arm);
+    return 0;
 }
 
 /* %XX-decoded module name; 0 if valid */
@@ -157,7 +181,7 @@ int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why)
         return -1;
     e->sclass = (int)v;
     *why = "an unknown arm";
-    if ((e->arm = psk_tune_arm_parse(tok[7])) < 0)
+    if (arm_parse(tok[7], e))
         return -1;
     *why = "a bad count of calls";
     if (whole(tok[8], 0, 1LL << 53, &v))
@@ -176,7 +200,11 @@ void psk_tune_db_format(FILE *out, const psk_tune_dbent *e)
 {
     fprintf(out, "psk1 %s %s %d ", e->machine, e->mpi, e->P);
     escape(out, e->module);
-    fprintf(out, " 0x%llx %d %s %llu %.1f %.1f %lld\n", (unsigned long long)e->offset, e->sclass,
+    /* native names its collective but for alltoall's (as before the others) */
+    char prefix[32] = "";
+    if (e->arm == PSK_TUNE_native && e->coll > 0 && e->coll < PSK_TUNE_NCOLL)
+        snprintf(prefix, sizeof prefix, "%s.", psk_tune_coll_name(e->coll));
+    fprintf(out, " 0x%llx %d %s%s %llu %.1f %.1f %lld\n", (unsigned long long)e->offset, e->sclass, prefix,
             psk_tune_arm_name(e->arm), (unsigned long long)e->calls, e->arm_ns, e->native_ns, e->stamp);
 }
 
@@ -272,14 +300,15 @@ void psk_tune_db_load(const char *path, int say)
         fprintf(stderr, "perfskel-tune: PSK_TUNE_DB %s: only its first %d MiB read\n", path, MAXFILE >> 20);
 }
 
-const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int sclass,
-                                       int site_any)
+const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int coll,
+                                       int sclass, int site_any)
 {
     const psk_tune_dbent *best = NULL;
     const char *mpi = psk_tune_db_mpi();
     for (int i = 0; i < D.n; i++) {
         const psk_tune_dbent *e = &D.e[i];
-        if (e->P != P || e->sclass != sclass || strcmp(e->machine, machine) || strcmp(e->mpi, mpi))
+        if (e->P != P || e->coll != coll || e->sclass != sclass || strcmp(e->machine, machine) ||
+            strcmp(e->mpi, mpi))
             continue;
         if (!site_any && (!module || strcmp(e->module, module) || e->offset != offset))
             continue;
@@ -291,7 +320,8 @@ const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *m
 
 static int same_key(const psk_tune_dbent *a, const psk_tune_dbent *b)
 {
-    return a->P == b->P && a->sclass == b->sclass && a->offset == b->offset && !strcmp(a->machine, b->machine) &&
+    return a->P == b->P && a->coll == b->coll && a->sclass == b->sclass && a->offset == b->offset &&
+           !strcmp(a->machine, b->machine) &&
            !strcmp(a->mpi, b->mpi) && !strcmp(a->module, b->module);
 }
 

@@ -1,6 +1,8 @@
 /* Internals of the tuning library (libperfskel-tune-*.so), shared by its
  * files: the per-communicator state (tune_comm.c), call sites (tune_site.c),
- * the Alltoall arms (tune_alltoall.c), the dispatch (tune_core.c), the
+ * the arms' table (tune_arms.c) and each collective's arms
+ * (tune_alltoall.c, tune_bcast.c, tune_allreduce.c, tune_allgather.c, with
+ * packing in tune_pack.c), the dispatch (tune_core.c), the
  * learner and STAR-MPI's policy (tune_learn.c), the cost model
  * (tune_model.c), the decision file (tune_db.c), the report (tune_report.c)
  * and the MPI entry points (tune_wrap.c). Everything here is hidden in the
@@ -41,11 +43,12 @@ typedef struct psk_tune_armstat {
     uint64_t sum_ns;
 } psk_tune_armstat;
 
-/* a key: (communicator, call site, size class) */
+/* a key: (communicator, call site, collective, size class) */
 typedef struct psk_tune_key {
     uint64_t site; /* psk_tune_site.id; 0 marks a free slot */
     const psk_tune_site *where;
-    int sclass; /* floor(log2(bytes per peer)), -1 for 0 bytes */
+    int coll;   /* enum psk_tune_coll */
+    int sclass; /* floor(log2(bytes)), -1 for 0 bytes (psk_tune_args.bytes) */
     uint64_t calls;
     psk_tune_armstat arm[PSK_TUNE_NARMS];
 } psk_tune_key;
@@ -80,11 +83,13 @@ typedef struct psk_tune_change {
 
 enum psk_tune_why { WHY_START, WHY_WARM, WHY_EXPLORE, WHY_CHANGE, WHY_STAR_LEARN, WHY_STAR_SWITCH };
 
-/* A group: the calls of one size class on one communicator (under STAR,
- * one exact size), the unit the learner decides for. Every rank sees the
+/* A group: the calls of one collective and size class on one
+ * communicator (under STAR, one exact size), the unit the learner decides
+ * for. Every rank sees the
  * same calls in the same order in it, whatever call site each rank's
  * program uses; sites are kept per rank (psk_tune_key) and checked. */
 typedef struct psk_tune_group {
+    int coll; /* enum psk_tune_coll */
     int sclass;
     size_t bytes; /* STAR: the exact bytes per peer; else 0 */
     int phase;
@@ -145,7 +150,7 @@ typedef struct psk_tune_comm {
     char *scratch;      /* packed blocks */
     size_t scratch_cap; /* bytes every rank has */
     size_t scratch_have;
-    uint64_t ncycle; /* calls made since ready (PSK_TUNE_FORCE=cycle) */
+    uint64_t ncycle[PSK_TUNE_NCOLL]; /* calls of each since ready (PSK_TUNE_FORCE=cycle) */
     /* the learner: 0 not set up, 1 on, -1 off (agreed) */
     int learn;
     int single_node;         /* every rank on one host */
@@ -158,19 +163,28 @@ typedef struct psk_tune_comm {
     size_t nkeys, capkeys;
 } psk_tune_comm;
 
-/* one Alltoall call, as the arms see it */
-typedef struct psk_tune_a2a {
+/* one call of a collective, as the arms see it: the arguments as given
+ * (bcast: buf, count, type in rbuf, rcount, rtype), then what prepare
+ * derives from them */
+typedef struct psk_tune_args {
+    int coll; /* enum psk_tune_coll */
     const void *sbuf;
     int scount;
     MPI_Datatype stype;
     void *rbuf;
     int rcount;
     MPI_Datatype rtype;
+    MPI_Op op; /* allreduce */
+    int root;  /* bcast */
     MPI_Comm comm;
-    size_t bytes; /* per peer, the same on every rank */
+    /* the size the arms and the size classes go by, the same on every
+     * rank: alltoall and allgather a block (per peer), bcast and allreduce
+     * the whole buffer */
+    size_t bytes;
     int inplace;
+    int contig; /* bcast, allreduce: the buffer is its bytes, no packing */
     MPI_Aint sext, rext;
-} psk_tune_a2a;
+} psk_tune_args;
 
 /* ---- tune_comm.c ---- */
 /* the attribute key of the states; 0, or -1 if MPI refused it */
@@ -184,7 +198,7 @@ int psk_tune_comm_setup(psk_tune_comm *c, MPI_Comm comm);
  * need must be the same on every rank. NULL on every rank if not */
 char *psk_tune_comm_scratch(psk_tune_comm *c, size_t need);
 /* the key's statistics, made on first use; NULL if out of memory */
-psk_tune_key *psk_tune_comm_key(psk_tune_comm *c, const psk_tune_site *s, int sclass);
+psk_tune_key *psk_tune_comm_key(psk_tune_comm *c, const psk_tune_site *s, int coll, int sclass);
 /* the end of MPI: no more MPI calls from attribute callbacks */
 void psk_tune_comm_finalizing(void);
 /* fn on each live state, for the report */
@@ -199,22 +213,63 @@ void psk_tune_comm_flush_all(void);
 /* the site of a return address; NULL if out of memory */
 const psk_tune_site *psk_tune_site_of(void *ra);
 
-/* ---- tune_alltoall.c ---- */
-/* 1 if arm applies to P ranks and bytes per peer (in place or not): the
- * same answer on every rank */
-int psk_tune_a2a_valid(int arm, int P, size_t bytes, int inplace);
+/* ---- tune_arms.c: the arms of every collective ---- */
+/* the collective an arm belongs to, -1 for native (every one's) */
+int psk_tune_arm_coll(int arm);
+const char *psk_tune_coll_name(int coll); /* "alltoall", ... */
+const char *psk_tune_coll_mpi_name(int coll); /* "MPI_Alltoall", ... */
+/* 1 if arm applies to a call of coll on P ranks with bytes (as
+ * psk_tune_args counts them), in place or not: the same answer on every
+ * rank. Native always; the others never to 0 bytes but for alltoall's */
+int psk_tune_arm_valid(int coll, int arm, int P, size_t bytes, int inplace);
+/* the arguments' derived fields (a->coll and the arguments set); 0, or -1
+ * if the call is not one the arms take (the native call gets it) */
+int psk_tune_args_prepare(psk_tune_args *a);
 /* runs arm (not native) on a prepared call; MPI_SUCCESS, an MPI error,
  * or PSK_TUNE_FALLBACK */
-int psk_tune_a2a_run(int arm, psk_tune_comm *c, const psk_tune_a2a *a);
-/* fills a from the arguments; 0, or -1 if the call is not one the arms
- * take (the native call gets it) */
-int psk_tune_a2a_prepare(psk_tune_a2a *a, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                         int rcount, MPI_Datatype rtype, MPI_Comm comm);
-/* test entry point: runs arm (native included) on the call, with the state
- * of comm as the library keeps it; MPI_SUCCESS, an MPI error, PSK_TUNE_SKIP
- * or PSK_TUNE_FALLBACK (then nothing ran) */
+int psk_tune_arm_run(int arm, psk_tune_comm *c, const psk_tune_args *a);
+/* the MPI library's own call with the arguments as given */
+int psk_tune_native(const psk_tune_args *a);
+/* test entry point: arm (native included) on the call (arguments set),
+ * with the state of its communicator as the library keeps it;
+ * MPI_SUCCESS, an MPI error, PSK_TUNE_SKIP or PSK_TUNE_FALLBACK (then
+ * nothing ran) */
+int psk_tune_args_arm(int arm, psk_tune_args *a);
+/* the same for each collective, with MPI's arguments */
 int psk_tune_alltoall_arm(int arm, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                           MPI_Datatype rtype, MPI_Comm comm);
+int psk_tune_bcast_arm(int arm, void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int psk_tune_allreduce_arm(int arm, const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                           MPI_Comm comm);
+int psk_tune_allgather_arm(int arm, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm);
+
+/* ---- tune_pack.c ---- */
+/* MPI_Pack (pack 1) or MPI_Unpack (0) of count elements of type at
+ * address at (integer arithmetic: MPI_BOTTOM allowed), at position *pos
+ * of the packed buffer buf of size bytes */
+int psk_tune_pack(int pack, uintptr_t at, int count, MPI_Datatype type, void *buf, int size, int *pos,
+                  MPI_Comm comm);
+/* 1 if count elements of type are count x size bytes from the address as
+ * they are (a predefined type without holes) */
+int psk_tune_contig(MPI_Datatype type);
+/* the pieces [0, P) of n elements: piece i starts at element off(i) */
+static inline size_t psk_tune_piece(size_t n, int P, int i)
+{
+    size_t q = n / (size_t)P, r = n % (size_t)P;
+    return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
+}
+
+/* ---- each collective's arms (tune_<collective>.c) ---- */
+int psk_tune_a2a_valid(int arm, int P, size_t bytes, int inplace);
+int psk_tune_a2a_prepare(psk_tune_args *a);
+int psk_tune_a2a_run(int arm, psk_tune_comm *c, const psk_tune_args *a);
+int psk_tune_bc_prepare(psk_tune_args *a);
+int psk_tune_bc_run(int arm, psk_tune_comm *c, const psk_tune_args *a);
+int psk_tune_ar_prepare(psk_tune_args *a);
+int psk_tune_ar_run(int arm, psk_tune_comm *c, const psk_tune_args *a);
+int psk_tune_ag_prepare(psk_tune_args *a);
+int psk_tune_ag_run(int arm, psk_tune_comm *c, const psk_tune_args *a);
 
 /* ---- tune_learn.c ---- */
 /* the policies: the learner, STAR-MPI's, one arm for all (native included),
@@ -225,7 +280,7 @@ enum psk_tune_policy { POLICY_LEARN, POLICY_STAR, POLICY_FIXED, POLICY_CYCLE };
 typedef struct psk_tune_inject {
     int arm;
     double ns;
-    uint64_t from, to; /* the process's MPI_Alltoall calls, counted from 0 */
+    uint64_t from, to; /* the process's calls of the collective, counted from 0 */
 } psk_tune_inject;
 
 /* the configuration, read from the environment once (tune_core.c) */
@@ -252,7 +307,8 @@ extern psk_tune_cfg psk_tune_cfg_g;
 void psk_tune_learn_comm(psk_tune_comm *c);
 /* the group of a call (made on first use, collectively); NULL (on every
  * rank) if the learner is off for it: the call goes native */
-psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace, const psk_tune_site *site);
+psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, int inplace,
+                                     const psk_tune_site *site);
 /* the arm the group plans for its next call */
 int psk_tune_learn_arm(const psk_tune_group *g);
 /* after the call: planned arm, arm that ran, this rank's time; at the end
@@ -277,16 +333,19 @@ const char *psk_tune_origin_name(int origin);
 const char *psk_tune_phase_name(int phase);
 
 /* ---- tune_model.c ---- */
-/* predictions (ns per call) of every arm for a group of c with m bytes per
- * peer, from alpha and beta fitted to the native times the communicator's
- * groups measured (c->alpha0 when one size, c->alpha0 and c->beta0 when
- * none); native as pairwise; 0 for invalid arms */
-void psk_tune_model_predict(const psk_tune_comm *c, int P, double m, int inplace, double pred[PSK_TUNE_NARMS]);
+/* predictions (ns per call) of every arm of coll for a group of c with m
+ * bytes (psk_tune_args.bytes), from alpha and beta fitted to the native
+ * times the communicator's groups of coll measured (c->alpha0 when one
+ * size, c->alpha0 and c->beta0 when none); native as the algorithm both
+ * MPIs use most for it; 0 for invalid arms and other collectives' */
+void psk_tune_model_predict(const psk_tune_comm *c, int coll, int P, double m, int inplace,
+                            double pred[PSK_TUNE_NARMS]);
 
 /* ---- tune_db.c ---- */
 typedef struct psk_tune_dbent {
     char machine[80], mpi[48], module[256];
     int P, sclass, arm;
+    int coll; /* the arm's, or for native the one the line names */
     uint64_t offset, calls;
     double arm_ns, native_ns;
     long long stamp;
@@ -297,8 +356,8 @@ const char *psk_tune_db_mpi(void);
  * said once on stderr if say */
 void psk_tune_db_load(const char *path, int say);
 /* the entry for this key; other sites of the same class if site_any; NULL */
-const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int sclass,
-                                       int site_any);
+const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int coll,
+                                       int sclass, int site_any);
 /* one entry as a line of the file */
 void psk_tune_db_format(FILE *out, const psk_tune_dbent *e);
 /* rank 0 at the end: merges lines (the file's format) into path under a
@@ -318,25 +377,35 @@ void psk_tune_report_finalize(void);
 /* 1 between MPI_Init and MPI_Finalize once the library has started (on
  * the first call), 0 if it is off: everything native */
 int psk_tune_on(void);
-/* MPI_Alltoall, as every entry point calls it: ra is the caller's return
- * address, fortran 1 when a Fortran entry point was called */
+/* a collective's call, as every entry point makes it (a->coll and the
+ * arguments set): ra is the caller's return address, fortran 1 when a
+ * Fortran entry point was called */
+int psk_tune_call(psk_tune_args *a, void *ra, int fortran);
 int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                       MPI_Datatype rtype, MPI_Comm comm, void *ra, int fortran);
-/* counts kept for the report and the tests */
+int psk_tune_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, void *ra, int fortran);
+int psk_tune_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                       void *ra, int fortran);
+int psk_tune_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                       MPI_Datatype rtype, MPI_Comm comm, void *ra, int fortran);
+/* counts kept for the report and the tests: totals, and per collective */
 typedef struct psk_tune_counts {
-    uint64_t calls;       /* MPI_Alltoall calls that reached the library */
+    uint64_t calls;       /* calls that reached the library */
     uint64_t fortran;     /* of which through a Fortran entry point */
     uint64_t unsupported; /* went native untouched (intercommunicator, ...) */
     uint64_t fallback;    /* an arm was chosen but set-up failed: native */
     uint64_t arm[PSK_TUNE_NARMS];
+    struct {
+        uint64_t calls, fortran, unsupported, fallback, native;
+    } coll[PSK_TUNE_NCOLL];
 } psk_tune_counts;
 void psk_tune_get_counts(psk_tune_counts *out);
 /* an arm's name; its number from a name (-1 if none) */
 const char *psk_tune_arm_name(int arm);
 int psk_tune_arm_parse(const char *name);
-/* a call reached through a Fortran entry point that passed it on to the
- * MPI's own Fortran code (MPI_BOTTOM, MPICH's C layer bypassed) */
-void psk_tune_count_fortran_native(void);
+/* a call of coll reached through a Fortran entry point that passed it on
+ * to the MPI's own Fortran code (MPI_BOTTOM, MPICH's C layer bypassed) */
+void psk_tune_count_fortran_native(int coll);
 /* MPI_Finalize's first step (every entry point, once): the report and the
  * decision file, then the statistics */
 void psk_tune_pre_finalize(void);

@@ -1,5 +1,5 @@
 /* The learner (issue 15) and STAR-MPI's policy, per group (a communicator's
- * calls of one size class). Calls run in windows planned in advance, each
+ * calls of one collective and size class). Calls run in windows planned in advance, each
  * slot of a window one arm; every rank times its own calls, and at the end
  * of a window one MPI_Allreduce(MAX) gives all ranks the slowest rank's
  * time of every slot, from which all take the same decision and plan the
@@ -178,7 +178,7 @@ static void set_inc(psk_tune_group *g, int arm, int why)
 /* ---- what groups settled, for others (process-wide) ---- */
 
 typedef struct prior {
-    int P, sclass, arm;
+    int P, coll, sclass, arm;
 } prior;
 
 static struct {
@@ -193,7 +193,7 @@ void psk_tune_learn_settled(const psk_tune_comm *c, const psk_tune_group *g)
         return;
     pthread_mutex_lock(&PR.lock);
     int i = 0;
-    while (i < PR.n && !(PR.v[i].P == c->size && PR.v[i].sclass == g->sclass))
+    while (i < PR.n && !(PR.v[i].P == c->size && PR.v[i].coll == g->coll && PR.v[i].sclass == g->sclass))
         i++;
     if (i == PR.n && PR.n == PR.cap) {
         int cap = PR.cap ? 2 * PR.cap : 16;
@@ -202,19 +202,19 @@ void psk_tune_learn_settled(const psk_tune_comm *c, const psk_tune_group *g)
             PR.v = v, PR.cap = cap;
     }
     if (i < PR.cap) {
-        PR.v[i] = (prior){c->size, g->sclass, g->inc};
+        PR.v[i] = (prior){c->size, g->coll, g->sclass, g->inc};
         if (i == PR.n)
             PR.n++;
     }
     pthread_mutex_unlock(&PR.lock);
 }
 
-static int prior_of(int P, int sclass)
+static int prior_of(int P, int coll, int sclass)
 {
     int arm = -1;
     pthread_mutex_lock(&PR.lock);
     for (int i = 0; i < PR.n; i++)
-        if (PR.v[i].P == P && PR.v[i].sclass == sclass)
+        if (PR.v[i].P == P && PR.v[i].coll == coll && PR.v[i].sclass == sclass)
             arm = PR.v[i].arm;
     pthread_mutex_unlock(&PR.lock);
     return arm;
@@ -286,7 +286,7 @@ void psk_tune_learn_comm(psk_tune_comm *c)
     if (rc != MPI_SUCCESS || !same[0] || v[0] != 1 || !same[1] || !same[2] || !same[3]) {
         if (rc == MPI_SUCCESS && c->rank == 0 && v[0] == 1)
             fprintf(stderr, "perfskel-tune: the ranks of a communicator of %d have different PSK_TUNE_* settings: "
-                            "its MPI_Alltoall calls stay native\n",
+                            "its collectives stay native\n",
                     c->size);
         free(c->groups);
         c->groups = NULL;
@@ -341,13 +341,13 @@ static uint32_t clampu(double x, uint32_t lo, uint32_t hi)
 static int valid(const psk_tune_comm *c, const psk_tune_group *g, int a)
 {
     double m = g->calls ? g->bytes_sum / (double)g->calls : (double)((size_t)1 << (g->sclass > 0 ? g->sclass : 0));
-    return psk_tune_a2a_valid(a, c->size, (size_t)m, g->inplace);
+    return psk_tune_arm_valid(g->coll, a, c->size, (size_t)m, g->inplace);
 }
 
 static void predict(const psk_tune_comm *c, psk_tune_group *g)
 {
     double m = g->calls ? g->bytes_sum / (double)g->calls : 0;
-    psk_tune_model_predict(c, c->size, m, g->inplace, g->pred);
+    psk_tune_model_predict(c, g->coll, c->size, m, g->inplace, g->pred);
     /* scaled to what the incumbent measures now (the model has no
      * contention: only its ratios are used) */
     double e = psk_tune_learn_est(g, g->inc), p = g->pred[g->inc];
@@ -823,7 +823,7 @@ static void star_start(const psk_tune_comm *c, psk_tune_group *g)
     plan_reset(g);
     g->phase = PH_STAR_LEARN;
     for (int a = 1; a < PSK_TUNE_NARMS; a++) /* the repository's order; native is not in it */
-        if (psk_tune_a2a_valid(a, c->size, g->bytes, g->inplace))
+        if (psk_tune_arm_valid(g->coll, a, c->size, g->bytes, g->inplace))
             for (int i = 0; i < X; i++)
                 plan_add(g, a, 1);
     if (!g->nslot) { /* nothing to learn: native for good */
@@ -1013,14 +1013,15 @@ static psk_tune_group *group_alloc(int cap)
     return g;
 }
 
-psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace, const psk_tune_site *site)
+psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, int inplace,
+                                     const psk_tune_site *site)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
     int star = cf->policy == POLICY_STAR;
     int sclass = bytes ? 63 - __builtin_clzll((unsigned long long)bytes) : -1;
     size_t kb = star ? bytes : 0;
     for (int i = 0; i < c->ngroups; i++)
-        if (c->groups[i]->sclass == sclass && c->groups[i]->bytes == kb)
+        if (c->groups[i]->coll == coll && c->groups[i]->sclass == sclass && c->groups[i]->bytes == kb)
             return c->groups[i];
     if (c->ngroups >= PSK_TUNE_MAXGROUPS)
         return NULL;
@@ -1036,15 +1037,16 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace
     if (!star) {
         const psk_tune_dbent *o;
         if (site && cf->db)
-            e = psk_tune_db_find(c->machine, c->size, site->module, site->offset, sclass, 0);
-        if ((seed = prior_of(c->size, sclass)) >= 0)
+            e = psk_tune_db_find(c->machine, c->size, site->module, site->offset, coll, sclass, 0);
+        if ((seed = prior_of(c->size, coll, sclass)) >= 0)
             seed_kind = ORIGIN_SEED;
-        else if (cf->db && (o = psk_tune_db_find(c->machine, c->size, NULL, 0, sclass, 1)) != NULL)
+        else if (cf->db && (o = psk_tune_db_find(c->machine, c->size, NULL, 0, coll, sclass, 1)) != NULL)
             seed = o->arm, seed_kind = ORIGIN_SEED_DB;
-        else if ((seed = prior_of(c->size, sclass - 1)) >= 0 || (seed = prior_of(c->size, sclass + 1)) >= 0)
+        else if ((seed = prior_of(c->size, coll, sclass - 1)) >= 0 ||
+                 (seed = prior_of(c->size, coll, sclass + 1)) >= 0)
             seed_kind = ORIGIN_NEIGHBOUR;
-        else if (cf->db && ((o = psk_tune_db_find(c->machine, c->size, NULL, 0, sclass - 1, 1)) != NULL ||
-                            (o = psk_tune_db_find(c->machine, c->size, NULL, 0, sclass + 1, 1)) != NULL))
+        else if (cf->db && ((o = psk_tune_db_find(c->machine, c->size, NULL, 0, coll, sclass - 1, 1)) != NULL ||
+                            (o = psk_tune_db_find(c->machine, c->size, NULL, 0, coll, sclass + 1, 1)) != NULL))
             seed = o->arm, seed_kind = ORIGIN_NEIGHBOUR;
     }
     if (site)
@@ -1060,6 +1062,7 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace
         return NULL;
     }
     c->groups[c->ngroups++] = g;
+    g->coll = coll;
     g->sclass = sclass;
     g->bytes = kb;
     g->inc = PSK_TUNE_native;
@@ -1073,7 +1076,7 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, size_t bytes, int inplace
     int warm = !g->sites_differ && same[4] && v[4] > 0 && v[4] <= PSK_TUNE_NARMS;
     if (star) {
         star_start(c, g);
-    } else if (warm && psk_tune_a2a_valid((int)v[4] - 1, c->size, bytes, inplace)) {
+    } else if (warm && psk_tune_arm_valid(coll, (int)v[4] - 1, c->size, bytes, inplace)) {
         /* the file's decision, no exploring: monitoring from the start */
         g->origin = ORIGIN_WARM;
         g->seed_arm = (int)v[4] - 1;

@@ -1,44 +1,72 @@
 /* The cost model that prunes the learner's candidates: Hockney's alpha +
  * bytes x beta (psk_collcost.c, the formulas perfskel sim uses) with alpha
- * and beta fitted per communicator to what the native arm measured: t / (P
- * - 1) = alpha + m x beta over its groups' sizes (least squares, neither
- * negative), as if native were pairwise; with one size alpha is the prior
- * (PSK_TUNE_MACHINE's start time, else 1.5 us) and beta what is left; with
- * none, the prior's both. Inputs are agreed data (max-reduced native times,
- * bytes), so every rank predicts the same. It has no contention term: it
- * can only say which arms cannot win, not which will (notes/collectives.md,
- * "How to beat STAR-MPI", 1). */
+ * and beta fitted per communicator and collective to what the native arm
+ * measured, as if native were the algorithm both MPIs use most for it
+ * (pairwise alltoall, binomial bcast, recursive doubling allreduce, ring
+ * allgather): its cost is A alpha + B beta for the size, so t / A = alpha
+ * + (B / A) beta over the groups' sizes (least squares, neither negative;
+ * for alltoall t / (P - 1) = alpha + m beta); with one size alpha is the
+ * prior (PSK_TUNE_MACHINE's start time, else 1.5 us) and beta what is
+ * left; with none, the prior's both. Inputs are agreed data (max-reduced
+ * native times, bytes), so every rank predicts the same. It has no
+ * contention term: it can only say which arms cannot win, not which will
+ * (notes/collectives.md, "How to beat STAR-MPI", 1). */
 #include <math.h>
 
 #include "psk_collcost.h"
 #include "tune_internal.h"
 
 static const struct {
-    int alg, sync;
+    int coll, alg, sync;
 } shape[PSK_TUNE_NARMS] = {
-    [PSK_TUNE_native] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_spread] = {PSK_CC_SPREAD, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_pair] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_ring] = {PSK_CC_RING, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_bruck] = {PSK_CC_BRUCK, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_pair_lb] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_LB},
-    [PSK_TUNE_ring_lb] = {PSK_CC_RING, PSK_CC_SYNC_LB},
-    [PSK_TUNE_pair_mb] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_MB},
-    [PSK_TUNE_ring_mb] = {PSK_CC_RING, PSK_CC_SYNC_MB},
-    [PSK_TUNE_pair_ob] = {PSK_CC_PAIRWISE, PSK_CC_SYNC_OB},
-    [PSK_TUNE_ring_ob] = {PSK_CC_RING, PSK_CC_SYNC_OB},
+    [PSK_TUNE_spread] = {PSK_CC_ALLTOALL, PSK_CC_SPREAD, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_pair] = {PSK_CC_ALLTOALL, PSK_CC_PAIRWISE, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_ring] = {PSK_CC_ALLTOALL, PSK_CC_RING, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_bruck] = {PSK_CC_ALLTOALL, PSK_CC_BRUCK, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_pair_lb] = {PSK_CC_ALLTOALL, PSK_CC_PAIRWISE, PSK_CC_SYNC_LB},
+    [PSK_TUNE_ring_lb] = {PSK_CC_ALLTOALL, PSK_CC_RING, PSK_CC_SYNC_LB},
+    [PSK_TUNE_pair_mb] = {PSK_CC_ALLTOALL, PSK_CC_PAIRWISE, PSK_CC_SYNC_MB},
+    [PSK_TUNE_ring_mb] = {PSK_CC_ALLTOALL, PSK_CC_RING, PSK_CC_SYNC_MB},
+    [PSK_TUNE_pair_ob] = {PSK_CC_ALLTOALL, PSK_CC_PAIRWISE, PSK_CC_SYNC_OB},
+    [PSK_TUNE_ring_ob] = {PSK_CC_ALLTOALL, PSK_CC_RING, PSK_CC_SYNC_OB},
+    [PSK_TUNE_bc_binomial] = {PSK_CC_BCAST, PSK_CC_BINOMIAL, 0},
+    [PSK_TUNE_bc_scatter_ring] = {PSK_CC_BCAST, PSK_CC_SCATTER_RING, 0},
+    [PSK_TUNE_ar_recdbl] = {PSK_CC_ALLREDUCE, PSK_CC_RECDOUBLING, 0},
+    [PSK_TUNE_ar_ring] = {PSK_CC_ALLREDUCE, PSK_CC_RING, 0},
+    [PSK_TUNE_ar_rabenseifner] = {PSK_CC_ALLREDUCE, PSK_CC_RABENSEIFNER, 0},
+    [PSK_TUNE_ag_ring] = {PSK_CC_ALLGATHER, PSK_CC_RING, 0},
+    [PSK_TUNE_ag_recdbl] = {PSK_CC_ALLGATHER, PSK_CC_RECDOUBLING, 0},
+    [PSK_TUNE_ag_bruck] = {PSK_CC_ALLGATHER, PSK_CC_BRUCK, 0},
 };
 
-static void fit(const psk_tune_comm *c, int P, double *alpha, double *beta)
+/* native's stand-in per collective (enum psk_tune_coll): the arm whose
+ * form is used for it */
+static const int native_as[PSK_TUNE_NCOLL] = {PSK_TUNE_pair, PSK_TUNE_bc_binomial, PSK_TUNE_ar_recdbl,
+                                               PSK_TUNE_ag_ring};
+
+static double cost(const psk_collcost_net *net, int arm, int P, int64_t m)
+{
+    if (shape[arm].coll == PSK_CC_ALLTOALL)
+        return psk_collcost_alltoall(net, shape[arm].alg, shape[arm].sync, P, m);
+    return psk_collcost(net, shape[arm].coll, shape[arm].alg, P, m);
+}
+
+static void fit(const psk_tune_comm *c, int coll, int P, double *alpha, double *beta)
 {
     double sm = 0, sy = 0, smm = 0, smy = 0, n = 0, m1 = 0, y1 = 0;
-    int distinct = 0;
+    int distinct = 0, as = native_as[coll];
     for (int i = 0; i < c->ngroups; i++) {
         const psk_tune_group *g = c->groups[i];
         double t = psk_tune_learn_est(g, PSK_TUNE_native);
-        if (!g->calls || t <= 0 || g->arm[PSK_TUNE_native].n < 2)
+        if (g->coll != coll || !g->calls || t <= 0 || g->arm[PSK_TUNE_native].n < 2)
             continue;
-        double m = g->bytes_sum / (double)g->calls, y = t / (P - 1);
+        /* the form's latency and bandwidth terms at this size */
+        int64_t b = (int64_t)llround(g->bytes_sum / (double)g->calls);
+        psk_collcost_net ua = {.alpha = 1}, ub = {.beta = 1};
+        double A = cost(&ua, as, P, b), B = cost(&ub, as, P, b);
+        if (!(A > 0))
+            continue;
+        double m = B / A, y = t / A;
         if (n > 0 && m != m1)
             distinct = 1;
         m1 = m, y1 = y;
@@ -61,21 +89,22 @@ static void fit(const psk_tune_comm *c, int P, double *alpha, double *beta)
     *alpha = a, *beta = b;
 }
 
-void psk_tune_model_predict(const psk_tune_comm *c, int P, double m, int inplace, double pred[PSK_TUNE_NARMS])
+void psk_tune_model_predict(const psk_tune_comm *c, int coll, int P, double m, int inplace,
+                            double pred[PSK_TUNE_NARMS])
 {
     double alpha, beta;
-    fit(c, P, &alpha, &beta);
+    fit(c, coll, P, &alpha, &beta);
     /* guesses: a post costs a quarter of a latency, a copy half a byte's
      * transfer (both only move spread and Bruck a little) */
     psk_collcost_net net = {.alpha = alpha, .beta = beta, .beta_mem = beta / 2, .overhead = alpha / 4};
     int64_t mb = m > 0 ? (int64_t)llround(m) : 0;
     for (int a = 0; a < PSK_TUNE_NARMS; a++) {
         pred[a] = 0;
-        if (a == PSK_TUNE_native || !psk_tune_a2a_valid(a, P, (size_t)mb, inplace))
+        if (a == PSK_TUNE_native || !psk_tune_arm_valid(coll, a, P, (size_t)mb, inplace))
             continue;
-        pred[a] = psk_collcost_alltoall(&net, shape[a].alg, shape[a].sync, P, mb);
-        if (inplace) /* packed away first, each block unpacked after */
+        pred[a] = cost(&net, a, P, mb);
+        if (inplace && coll == PSK_TUNE_C_alltoall) /* packed away first, each block unpacked after */
             pred[a] += 2 * (double)P * (double)mb * net.beta_mem;
     }
-    pred[PSK_TUNE_native] = psk_collcost_alltoall(&net, shape[0].alg, shape[0].sync, P, mb);
+    pred[PSK_TUNE_native] = cost(&net, native_as[coll], P, mb);
 }

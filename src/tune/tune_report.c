@@ -154,17 +154,20 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
 
     /* ---- text ---- */
     FILE *t = o->ft;
-    fprintf(t, "\ncommunicator of %d ranks (#%u on world rank %d, its rank 0), ", c->size, c->id, wrank);
+    /* bytes per peer (alltoall, allgather) or in all (bcast, allreduce) */
+    const char *per = g->coll == PSK_TUNE_C_alltoall || g->coll == PSK_TUNE_C_allgather ? "per peer" : "in all";
+    fprintf(t, "\n%s, communicator of %d ranks (#%u on world rank %d, its rank 0), ", psk_tune_coll_mpi_name(g->coll),
+            c->size, c->id, wrank);
     if (g->bytes)
-        fprintf(t, "%zu B per peer", g->bytes);
+        fprintf(t, "%zu B %s", g->bytes, per);
     else
-        fprintf(t, "size class %d (%.0f..%.0f B per peer)", g->sclass, lo, hi);
+        fprintf(t, "size class %d (%.0f..%.0f B %s)", g->sclass, lo, hi, per);
     fprintf(t, ": %llu calls, mean %.0f B\n", (unsigned long long)g->calls, mean_b);
     fprintf(t, "  sites:");
     int nsites = 0;
     for (size_t i = 0; i < c->capkeys; i++) {
         const psk_tune_key *k = &c->keys[i];
-        if (k->site && k->sclass == g->sclass) {
+        if (k->site && k->coll == g->coll && k->sclass == g->sclass) {
             fprintf(t, " %s+0x%lx (%llu calls)", k->where->module, (unsigned long)k->where->offset,
                     (unsigned long long)k->calls);
             nsites++;
@@ -243,6 +246,7 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     psk_json_int(&j, "leader_world_rank", wrank);
     psk_json_int(&j, "comm", c->id);
     psk_json_str(&j, "machine", c->machine);
+    psk_json_str(&j, "collective", psk_tune_coll_name(g->coll));
     psk_json_int(&j, "size_class", g->sclass);
     if (g->bytes)
         psk_json_uint(&j, "bytes", g->bytes);
@@ -251,7 +255,7 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     psk_json_arr(&j, "sites");
     for (size_t i = 0; i < c->capkeys; i++) {
         const psk_tune_key *k = &c->keys[i];
-        if (k->site && k->sclass == g->sclass) {
+        if (k->site && k->coll == g->coll && k->sclass == g->sclass) {
             char off[32];
             snprintf(off, sizeof off, "0x%lx", (unsigned long)k->where->offset);
             psk_json_obj(&j, NULL);
@@ -328,9 +332,10 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     if (cf->policy == POLICY_LEARN && g->settled && !g->sites_differ && !g->bytes)
         for (size_t i = 0; i < c->capkeys; i++) {
             const psk_tune_key *k = &c->keys[i];
-            if (!k->site || k->sclass != g->sclass)
+            if (!k->site || k->coll != g->coll || k->sclass != g->sclass)
                 continue;
-            psk_tune_dbent e = {.P = c->size, .sclass = g->sclass, .arm = g->inc, .offset = k->where->offset,
+            psk_tune_dbent e = {.P = c->size, .sclass = g->sclass, .arm = g->inc, .coll = g->coll,
+                                .offset = k->where->offset,
                                 .calls = g->calls, .arm_ns = arm_est(g, g->inc), .native_ns = nat,
                                 .stamp = (long long)time(NULL)};
             snprintf(e.machine, sizeof e.machine, "%s", c->machine);
@@ -348,10 +353,10 @@ static void keys_out(out *o, const psk_tune_comm *c, int wrank)
         const psk_tune_key *k = &c->keys[i];
         if (!k->site)
             continue;
-        fprintf(o->ft, "\ncommunicator of %d ranks (#%u on world rank %d), site %s+0x%lx, size class %d: %llu calls "
+        fprintf(o->ft, "\n%s, communicator of %d ranks (#%u on world rank %d), site %s+0x%lx, size class %d: %llu calls "
                        "(this rank's times)\n",
-                c->size, c->id, wrank, k->where->module, (unsigned long)k->where->offset, k->sclass,
-                (unsigned long long)k->calls);
+                psk_tune_coll_mpi_name(k->coll), c->size, c->id, wrank, k->where->module,
+                (unsigned long)k->where->offset, k->sclass, (unsigned long long)k->calls);
         json_sep(o);
         psk_json j;
         psk_json_init(&j, o->fj, 0);
@@ -363,6 +368,7 @@ static void keys_out(out *o, const psk_tune_comm *c, int wrank)
         char off[32];
         snprintf(off, sizeof off, "0x%lx", (unsigned long)k->where->offset);
         psk_json_str(&j, "offset", off);
+        psk_json_str(&j, "collective", psk_tune_coll_name(k->coll));
         psk_json_int(&j, "size_class", k->sclass);
         psk_json_uint(&j, "calls", k->calls);
         psk_json_arr(&j, "arms");
@@ -541,7 +547,8 @@ static void write_report(const char *path, const char *text, size_t ntext, const
     } else {
         fprintf(f, "perfskel tune report: policy %s, %s, %d ranks\n", psk_tune_policy_name(), psk_tune_db_mpi(),
                 wsize);
-        fprintf(f, "MPI_Alltoall: %.0f calls in %.0f groups, %.3f ms", sum[S_CALLS], sum[S_GROUPS], sum[S_TIME] / 1e6);
+        fprintf(f, "collectives taken over: %.0f calls in %.0f groups, %.3f ms", sum[S_CALLS], sum[S_GROUPS],
+                sum[S_TIME] / 1e6);
         if (sum[S_GROUPS] > 0) {
             fprintf(f, " + %.3f ms deciding; exploring %.0f calls, %.3f ms (%.2f %%); %.0f switches; %.1f %% of "
                        "calls within 5 %% of the best arm",

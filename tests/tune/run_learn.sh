@@ -20,9 +20,15 @@
 #                twice, native never, the slow arm not chosen
 #   sites        two call sites on the world and a split whose halves are
 #                freed before the end: their groups reach the report
+#   slow_arm.COLL, slow_native.COLL   the same as slow_arm and slow_native
+#                for MPI_Bcast, MPI_Allreduce or MPI_Allgather (COLL: bcast,
+#                allreduce, allgather) and their arms
 set -u
 [ $# -eq 4 ] || { echo "usage: PERFSKEL=... JSON_FLAT=... $0 openmpi|mpich NP CASE PROGRAM" >&2; exit 1; }
 flavour=$1 np=$2 case=$3 prog=$4
+# CASE.COLL: the case on another collective than MPI_Alltoall
+coll=""
+case $case in *.*) coll=${case#*.} case=${case%%.*} ;; esac
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}" "${JSON_FLAT:?JSON_FLAT must name json_flat}"
 case $flavour in
 openmpi) launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np") ;;
@@ -30,7 +36,7 @@ mpich) launcher=(mpirun.mpich -np "$np") ;;
 *) echo "run_learn: unknown MPI $flavour" >&2; exit 1 ;;
 esac
 work=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-learn.XXXXXX") || exit 1
-name="$flavour np$np $case"
+name="$flavour np$np $case${coll:+ $coll}"
 fail() {
     echo "FAIL [$name]: $*" >&2
     [ -s "$work/err" ] && { echo "--- stderr:"; tail -n 20 "$work/err"; } >&2
@@ -45,7 +51,8 @@ fail() {
 run() {
     local tag=$1
     shift
-    timeout -k 5 100 "$PERFSKEL" tune --check --report "$work/$tag.json" -- "${launcher[@]}" "$prog" "$@" \
+    timeout -k 5 100 "$PERFSKEL" tune --check --report "$work/$tag.json" -- "${launcher[@]}" "$prog" \
+        ${coll:+-c "$coll"} "$@" \
         </dev/null >"$work/out" 2>"$work/err" || fail "$tag: the job exited with status $?"
     local ranks
     ranks=$(grep -c "^tune_learn: rank [0-9]*: [0-9]* calls, 0 wrong$" "$work/out")
@@ -60,7 +67,13 @@ arm() {
     i=$(sed -n "s/^groups\.$2\.arms\.\([0-9]*\)\.arm=$3\$/\1/p" "$work/$1.flat")
     [ -n "$i" ] && get "$1" "groups\\.$2\\.arms\\.$i\\.$4"
 }
-others=(spread pair ring bruck pair_lb ring_lb pair_mb ring_mb pair_ob ring_ob)
+case $coll in
+"") others=(spread pair ring bruck pair_lb ring_lb pair_mb ring_mb pair_ob ring_ob) ;;
+bcast) others=(bc_binomial bc_scatter_ring) ;;
+allreduce) others=(ar_recdbl ar_ring ar_rabenseifner) ;;
+allgather) others=(ag_ring ag_recdbl ag_bruck) ;;
+*) echo "run_learn: unknown collective $coll" >&2; exit 1 ;;
+esac
 all_slow() { # all_slow US [@RANGE]: every arm but native US microseconds slower
     local s="" a
     for a in "${others[@]}"; do s="$s${s:+,}$a:$1${2:-}"; done

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # run_preload.sh FLAVOUR NP PROGRAM FORTRAN
 #
-# Runs PROGRAM (tune_preload or tune_fortran, 44 MPI_Alltoall calls a rank)
-# on NP ranks under `$PERFSKEL tune --force cycle` (the library preloaded
-# through the CLI, each call taking the next arm) with PSK_TUNE_DEBUG=2,
-# and checks: the job succeeds and every rank says "44 calls, 0 wrong";
-# every rank's report line says 44 calls reached the library, FORTRAN of
-# them (0 or 44) through a Fortran entry point, none unsupported or fallen
-# back, every arm taken (NP a power of two); every rank reports the same
-# keys (communicator, call site as module+offset, size class, calls).
+# Runs PROGRAM (tune_preload or tune_fortran: 44 MPI_Alltoall, 22 MPI_Bcast,
+# 22 MPI_Allreduce and 33 MPI_Allgather calls a rank) on NP ranks under
+# `$PERFSKEL tune --force cycle` (the library preloaded through the CLI,
+# each call taking the next arm of its collective) with PSK_TUNE_DEBUG=2,
+# and checks: the job succeeds and every rank says "121 calls, 0 wrong";
+# every rank's report line of each collective says its calls reached the
+# library, all of them through a Fortran entry point if FORTRAN is 1, none
+# unsupported or fallen back, every arm taken (NP a power of two); every
+# rank reports the same keys (communicator, call site as module+offset,
+# collective, size class, calls): 8 on the world, one per call site there.
 set -u
 [ $# -eq 4 ] || { echo "usage: PERFSKEL=... $0 openmpi|mpich NP PROGRAM FORTRAN" >&2; exit 1; }
 flavour=$1 np=$2 prog=$3 nfort=$4
@@ -29,23 +31,25 @@ fail() {
 PSK_TUNE_DEBUG=2 timeout -k 5 100 "$PERFSKEL" tune --force cycle -- "${launcher[@]}" "$prog" \
     </dev/null >"$work/out" 2>"$work/err" || fail "the job exited with status $?"
 for ((r = 0; r < np; r++)); do
-    grep -qx "tune_[a-z]*: rank $r: 44 calls, 0 wrong" "$work/out" || fail "rank $r did not say '44 calls, 0 wrong'"
-    line=$(grep "^perfskel-tune: rank $r: MPI_Alltoall " "$work/err") || fail "no report from rank $r"
-    case $line in
-    *" calls 44 fortran $nfort unsupported 0 fallback 0 |"*) ;;
-    *) fail "rank $r: $line" ;;
-    esac
-    if [ $((np & (np - 1))) -eq 0 ]; then
-        for arm in native spread pair ring bruck pair_lb ring_lb pair_mb ring_mb pair_ob ring_ob; do
-            case "$line " in *" $arm 0 "*) fail "rank $r never took $arm: $line" ;; esac
-        done
-    fi
+    grep -qx "tune_[a-z]*: rank $r: 121 calls, 0 wrong" "$work/out" || fail "rank $r did not say '121 calls, 0 wrong'"
+    for cn in Alltoall:44 Bcast:22 Allreduce:22 Allgather:33; do
+        coll=${cn%:*} n=${cn#*:}
+        line=$(grep "^perfskel-tune: rank $r: MPI_$coll " "$work/err") || fail "no MPI_$coll report from rank $r"
+        case $line in
+        *" calls $n fortran $((nfort ? n : 0)) unsupported 0 fallback 0 |"*) ;;
+        *) fail "rank $r: $line" ;;
+        esac
+        # every arm of the collective: no count of 0 after the bar
+        if [ $((np & (np - 1))) -eq 0 ] && grep -q ' 0\( \|$\)' <<<"${line#*|}"; then
+            fail "rank $r did not take every arm: $line"
+        fi
+    done
     grep "^perfskel-tune: rank $r: key " "$work/err" | sed 's/^perfskel-tune: rank [0-9]*: //; s/:.*//' | sort >"$work/keys$r"
     [ -s "$work/keys$r" ] || fail "rank $r reported no key"
     cmp -s "$work/keys0" "$work/keys$r" || fail "rank $r's keys differ from rank 0's: $(diff "$work/keys0" "$work/keys$r" | head -4)"
 done
 nkeys=$(wc -l <"$work/keys0")
-[ "$nkeys" -eq 3 ] || fail "rank 0 has $nkeys keys on the world communicator, not 3 (one per call site): $(cat "$work/keys0")"
+[ "$nkeys" -eq 8 ] || fail "rank 0 has $nkeys keys on the world communicator, not 8 (one per call site): $(cat "$work/keys0")"
 grep -q "site $(basename "$prog")+0x" "$work/keys0" || fail "call sites not in $(basename "$prog"): $(cat "$work/keys0")"
 rm -rf "$work"
 echo "ok [$name]"

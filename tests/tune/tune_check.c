@@ -1,6 +1,10 @@
-/* tune_check: every MPI_Alltoall arm of the tuning library against
- * PMPI_Alltoall, byte for byte, linked with the library's objects (as a
- * program linked with the library would be). For each communicator (world,
+/* tune_check: every arm of the tuning library against the native call,
+ * byte for byte, linked with the library's objects (as a program linked
+ * with the library would be). MPI_Alltoall first, then (run_colls)
+ * MPI_Bcast (from rank 0 or the last), MPI_Allgather (the same types as
+ * alltoall's, in place or not) and MPI_Allreduce (int sum, unsigned char
+ * bxor, double max, long long min; double sum and a vector type, which
+ * must go native untouched), over the same communicators and sizes. For each communicator (world,
  * an even/odd split with its ranks reversed, a 3-rank one made and freed
  * twice), datatype (bytes; a vector of ints with holes inside and after;
  * ints sent, that vector received; a struct with alignment holes; bytes at
@@ -147,6 +151,8 @@ static void run_case(MPI_Comm comm, const char *cname, const mode *m, size_t n, 
     int wrapped = level || P > 2 ? WRAPPED : PSK_TUNE_NARMS; /* --tiny: few cases */
     for (int k = 0; k < PSK_TUNE_NARMS + wrapped; k++) {
         int arm = k < PSK_TUNE_NARMS ? k : -1;
+        if (arm > 0 && psk_tune_arm_coll(arm) != PSK_TUNE_C_alltoall)
+            continue;
         x.arm = arm >= 0 ? psk_tune_arm_name(arm) : "MPI_Alltoall (cycle)";
         memcpy(rbuf, init, rlen);
         psk_tune_counts c0, c1;
@@ -212,6 +218,244 @@ static void run_comm(MPI_Comm comm, const char *cname, const mode *modes, int nm
         }
 }
 
+/* ---- MPI_Bcast, MPI_Allreduce, MPI_Allgather ---- */
+
+/* a call of a collective made one way: how -2 is PMPI_*, -1 MPI_* (the
+ * library's dispatch, cycle), else that arm through the internal entry */
+typedef struct call {
+    int coll, root;
+    const void *sarg;
+    int scount, rcount;
+    MPI_Datatype st, rt;
+    void *rarg;
+    MPI_Op op;
+    MPI_Comm comm;
+} call;
+
+static int run_call(const call *c, int how)
+{
+    switch (c->coll) {
+    case PSK_TUNE_C_bcast:
+        return how == -2 ? PMPI_Bcast(c->rarg, c->rcount, c->rt, c->root, c->comm)
+             : how == -1 ? MPI_Bcast(c->rarg, c->rcount, c->rt, c->root, c->comm)
+                         : psk_tune_bcast_arm(how, c->rarg, c->rcount, c->rt, c->root, c->comm);
+    case PSK_TUNE_C_allreduce:
+        return how == -2 ? PMPI_Allreduce(c->sarg, c->rarg, c->rcount, c->rt, c->op, c->comm)
+             : how == -1 ? MPI_Allreduce(c->sarg, c->rarg, c->rcount, c->rt, c->op, c->comm)
+                         : psk_tune_allreduce_arm(how, c->sarg, c->rarg, c->rcount, c->rt, c->op, c->comm);
+    default:
+        return how == -2 ? PMPI_Allgather(c->sarg, c->scount, c->st, c->rarg, c->rcount, c->rt, c->comm)
+             : how == -1 ? MPI_Allgather(c->sarg, c->scount, c->st, c->rarg, c->rcount, c->rt, c->comm)
+                         : psk_tune_allgather_arm(how, c->sarg, c->scount, c->st, c->rarg, c->rcount, c->rt, c->comm);
+    }
+}
+
+/* the native result (into ref), then every arm of the collective and
+ * MPI_* itself (cycle) WRAPPED times, each from rbuf = init: the receive
+ * buffer must be byte-identical to native's, sbuf (slen bytes) unchanged.
+ * An arm may skip for its power-of-two rule, at 0 bytes, and everywhere
+ * when the call is one the arms must not take (native_only); MPI_* must
+ * then have gone native untouched */
+static void compare(ctx *x, const call *c, unsigned char *rbuf, const unsigned char *init, size_t rlen,
+                    const unsigned char *sbuf, size_t slen, int native_only)
+{
+    int P;
+    MPI_Comm_size(c->comm, &P);
+    unsigned char *ref = malloc(rlen), *s0 = malloc(slen + 1);
+    memcpy(s0, sbuf, slen);
+    memcpy(rbuf, init, rlen);
+    x->arm = "PMPI";
+    /* (Open MPI refuses predefined ops on derived types: MPI_* must then
+     * fail as native does) */
+    int native_rc = run_call(c, -2);
+    if (native_rc != MPI_SUCCESS && !native_only)
+        fail(x, "the native call failed");
+    memcpy(ref, rbuf, rlen);
+    for (int k = 0; k < PSK_TUNE_NARMS + WRAPPED; k++) {
+        int arm = k < PSK_TUNE_NARMS ? k : -1;
+        if (arm > 0 && psk_tune_arm_coll(arm) != c->coll)
+            continue;
+        x->arm = arm >= 0 ? psk_tune_arm_name(arm) : psk_tune_coll_mpi_name(c->coll);
+        memcpy(rbuf, init, rlen);
+        psk_tune_counts c0, c1;
+        psk_tune_get_counts(&c0);
+        int rc = run_call(c, arm);
+        psk_tune_get_counts(&c1);
+        runs++;
+        if (rc == PSK_TUNE_SKIP) {
+            const char *n = x->arm;
+            int pow2 = (P & (P - 1)) == 0, pow2arm = strstr(n, "recdbl") || strstr(n, "rabenseifner");
+            if (!native_only && (arm == PSK_TUNE_native || !(x->bytes == 0 || (!pow2 && pow2arm))))
+                fail(x, "skipped");
+            continue;
+        }
+        if (arm < 0 && native_only && c1.coll[c->coll].unsupported != c0.coll[c->coll].unsupported + 1)
+            fail(x, "did not go native untouched");
+        int cls = rc, ncls = native_rc; /* (MPICH's codes carry an instance) */
+        if (rc != MPI_SUCCESS && rc != PSK_TUNE_FALLBACK)
+            MPI_Error_class(rc, &cls);
+        if (native_rc != MPI_SUCCESS)
+            MPI_Error_class(native_rc, &ncls);
+        if (cls != ncls)
+            fail(x, "returned %d, native %d", rc, native_rc);
+        if (rc != MPI_SUCCESS)
+            continue;
+        for (size_t i = 0; i < rlen; i++)
+            if (rbuf[i] != ref[i]) {
+                fail(x, "receive buffer differs from the native one at byte %zu", i);
+                break;
+            }
+        if (slen && memcmp(sbuf, s0, slen))
+            fail(x, "send buffer changed");
+    }
+    free(ref), free(s0);
+}
+
+/* MPI_Bcast of n units of mode m from root (the mode's receive type) */
+static void bcast_case(MPI_Comm comm, const char *cname, const mode *m, size_t n, int root)
+{
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    size_t B = n * m->unit, rlen = n * m->rper * extent_of(m->rtype) + 1;
+    unsigned char *pk = malloc(B + 1), *buf = malloc(rlen), *init = malloc(rlen);
+    for (size_t k = 0; k < B; k++)
+        pk[k] = pattern(root, 0, k);
+    memset(init, RECV, rlen);
+    int pos = 0;
+    if (me == root)
+        MPI_Unpack(pk, (int)B + 1, &pos, init, (int)n * m->rper, m->rtype, comm);
+    call c = {PSK_TUNE_C_bcast, root, NULL, 0, (int)n * m->rper, MPI_DATATYPE_NULL, m->rtype, buf, MPI_OP_NULL, comm};
+    if (m->bottom) {
+        c.rt = absolute(buf, B);
+        c.rcount = 1;
+        c.rarg = MPI_BOTTOM;
+    }
+    ctx x = {cname, m->name, "", B, 0};
+    compare(&x, &c, buf, init, rlen, NULL, 0, 0);
+    if (m->bottom)
+        MPI_Type_free(&c.rt);
+    free(pk), free(buf), free(init);
+}
+
+/* MPI_Allgather of n units of mode m per rank, in place or not */
+static void allgather_case(MPI_Comm comm, const char *cname, const mode *m, size_t n, int inplace)
+{
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    int scount = (int)n * m->sper, rcount = (int)n * m->rper;
+    size_t B = n * m->unit, rext = extent_of(m->rtype);
+    size_t slen = (size_t)scount * extent_of(m->stype) + 1, rlen = (size_t)P * rcount * rext + 1;
+    unsigned char *pk = malloc(B + 1), *sbuf = malloc(slen), *rbuf = malloc(rlen), *init = malloc(rlen);
+    for (size_t k = 0; k < B; k++)
+        pk[k] = pattern(me, 0, k);
+    memset(sbuf, SENT, slen);
+    memset(init, RECV, rlen);
+    int pos = 0;
+    if (inplace)
+        MPI_Unpack(pk, (int)B + 1, &pos, init + (size_t)me * rcount * rext, rcount, m->rtype, comm);
+    else
+        MPI_Unpack(pk, (int)B + 1, &pos, sbuf, scount, m->stype, comm);
+    call c = {PSK_TUNE_C_allgather, 0, inplace ? MPI_IN_PLACE : sbuf, scount, rcount, m->stype, m->rtype, rbuf,
+              MPI_OP_NULL, comm};
+    if (m->bottom) {
+        c.st = absolute(sbuf, B);
+        c.rt = absolute(rbuf, B);
+        c.scount = c.rcount = 1;
+        c.sarg = inplace ? MPI_IN_PLACE : MPI_BOTTOM;
+        c.rarg = MPI_BOTTOM;
+    }
+    ctx x = {cname, m->name, "", B, inplace};
+    compare(&x, &c, rbuf, init, rlen, sbuf, slen, 0);
+    if (m->bottom) {
+        MPI_Type_free(&c.st);
+        MPI_Type_free(&c.rt);
+    }
+    free(pk), free(sbuf), free(rbuf), free(init);
+}
+
+/* a reduction: type and op, and whether the arms may take it */
+typedef struct red {
+    const char *name;
+    MPI_Datatype type; /* MPI_DATATYPE_NULL: 3 ints, a derived type */
+    MPI_Op op;
+    int native_only;
+} red;
+
+/* MPI_Allreduce of about `bytes` of r, in place or not; the values are
+ * small integers (floating ones exact, never NaN) */
+static void allreduce_case(MPI_Comm comm, const char *cname, const red *r, MPI_Datatype vec, size_t bytes,
+                           int inplace)
+{
+    int P, me;
+    MPI_Comm_size(comm, &P);
+    MPI_Comm_rank(comm, &me);
+    MPI_Datatype t = r->type != MPI_DATATYPE_NULL ? r->type : vec;
+    int size;
+    MPI_Type_size(t, &size);
+    int count = (int)((bytes + (size_t)size - 1) / (size_t)size);
+    size_t len = (size_t)count * extent_of(t) + 1;
+    unsigned char *data = malloc(len), *sbuf = malloc(len), *rbuf = malloc(len), *init = malloc(len);
+    memset(data, SENT, len);
+    size_t nel = (size_t)count * (size_t)size;
+    if (t == MPI_DOUBLE) {
+        for (size_t i = 0; i < nel / sizeof(double); i++)
+            ((double *)data)[i] = (double)(pattern(me, 1, i) % 97) - 40.5;
+    } else if (t == vec) {
+        for (size_t i = 0; i < nel / sizeof(int); i++)
+            ((int *)data)[i] = pattern(me, 2, i) - 100;
+    } else
+        for (size_t i = 0; i < nel; i++)
+            data[i] = pattern(me, 3, i);
+    memset(init, RECV, len);
+    memset(sbuf, SENT, len);
+    memcpy(inplace ? init : sbuf, data, len);
+    call c = {PSK_TUNE_C_allreduce, 0, inplace ? MPI_IN_PLACE : sbuf, 0, count, MPI_DATATYPE_NULL, t, rbuf, r->op,
+              comm};
+    ctx x = {cname, r->name, "", bytes, inplace};
+    compare(&x, &c, rbuf, init, len, sbuf, len, r->native_only);
+    free(data), free(sbuf), free(rbuf), free(init);
+}
+
+/* the three on comm, levels as run_comm's: 0 B to 1 MiB (the world only) */
+static void run_colls(MPI_Comm comm, const char *cname, const mode *modes, int nmodes, int world, MPI_Datatype ints3)
+{
+    static const size_t sizes[] = {0, 1, 100, 4000, 65560, 1 << 20};
+    const red reds[] = {
+        {"int sum", MPI_INT, MPI_SUM, 0},        {"uchar bxor", MPI_UNSIGNED_CHAR, MPI_BXOR, 0},
+        {"double max", MPI_DOUBLE, MPI_MAX, 0},  {"long long min", MPI_LONG_LONG, MPI_MIN, 0},
+        {"double sum", MPI_DOUBLE, MPI_SUM, 1},  {"3 ints (derived), sum", MPI_DATATYPE_NULL, MPI_SUM, 1},
+    };
+    int P;
+    MPI_Comm_size(comm, &P);
+    for (int si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); si++) {
+        size_t sz = sizes[si];
+        if (sz > 65560 && (!world || level < 2))
+            continue;
+        if (level == 1 && sz == 100)
+            continue;
+        if (level == 0 && (world ? sz != 1 && sz != 65560 : sz != 4000))
+            continue;
+        for (int mi = 0; mi < nmodes; mi++) {
+            int basic = mi == 0 || mi == 3;
+            if ((sz > 65560 && mi > 0) || (level < 2 && !world && !basic) || (level == 0 && !basic))
+                continue;
+            const mode *m = &modes[mi];
+            size_t n = (sz + m->unit - 1) / m->unit;
+            bcast_case(comm, cname, m, n, (int)(si % 2 ? P - 1 : 0));
+            for (int inplace = 0; inplace < 2; inplace++)
+                allgather_case(comm, cname, m, n, inplace);
+        }
+        for (int ri = 0; ri < (int)(sizeof reds / sizeof reds[0]); ri++) {
+            if ((sz > 65560 && ri > 0) || (level == 0 && ri > 2 && ri != 4))
+                continue;
+            for (int inplace = 0; inplace < 2; inplace++)
+                allreduce_case(comm, cname, &reds[ri], ints3, sz, inplace);
+        }
+    }
+}
+
 /* intercommunicators go to PMPI_Alltoall untouched */
 static void run_inter(void)
 {
@@ -268,6 +512,10 @@ int main(int argc, char **argv)
     MPI_Type_create_struct(3, bl, disp, types, &st0);
     MPI_Type_create_resized(st0, 0, sizeof(struct s), &st);
     MPI_Type_commit(&st);
+    /* for MPI_Allreduce (Open MPI refuses its ops on types with holes) */
+    MPI_Datatype ints3;
+    MPI_Type_contiguous(3, MPI_INT, &ints3);
+    MPI_Type_commit(&ints3);
     const mode modes[] = {
         {"bytes", MPI_BYTE, MPI_BYTE, 1, 1, 1, 0},
         {"vector", vec, vec, 1, 1, 6 * sizeof(int), 0},
@@ -280,10 +528,12 @@ int main(int argc, char **argv)
     /* errors come back (the native call's own, see run_case) */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     run_comm(MPI_COMM_WORLD, "world", modes, nmodes, 1);
+    run_colls(MPI_COMM_WORLD, "world", modes, nmodes, 1, ints3);
 
     MPI_Comm split;
     MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &split);
     run_comm(split, "even/odd split, reversed", modes, nmodes, 0);
+    run_colls(split, "even/odd split, reversed", modes, nmodes, 0, ints3);
     MPI_Comm_free(&split);
 
     /* made, used and freed, then another: the library's state goes with
@@ -293,13 +543,15 @@ int main(int argc, char **argv)
         MPI_Comm_split(MPI_COMM_WORLD, wrank < k ? 0 : MPI_UNDEFINED, wrank, &first);
         if (first != MPI_COMM_NULL) {
             run_comm(first, k == 3 ? "first three ranks" : "first two ranks", modes, nmodes, 0);
+            run_colls(first, k == 3 ? "first three ranks" : "first two ranks", modes, nmodes, 0, ints3);
             MPI_Comm_free(&first);
         }
     }
     run_inter();
 
-        /* MPI_Alltoall took every arm on some rank (the pair arms need a
-     * power-of-two communicator: the 1- or 2-rank ones above) */
+    /* the collectives took every arm on some rank (the pair, recdbl and
+     * Rabenseifner arms need a power-of-two communicator: the 1- or 2-rank
+     * ones above) */
     psk_tune_counts c;
     uint64_t most[PSK_TUNE_NARMS];
     psk_tune_get_counts(&c);
@@ -322,6 +574,7 @@ int main(int argc, char **argv)
     MPI_Type_free(&vec0);
     MPI_Type_free(&st);
     MPI_Type_free(&st0);
+    MPI_Type_free(&ints3);
     MPI_Finalize();
     return all ? 1 : 0;
 }

@@ -1,46 +1,111 @@
 /* tune_learn: the program the learner's tests run (run_learn.sh) with the
- * tuning library preloaded: CALLS MPI_Alltoall calls of BYTES bytes per
- * peer on the world, alternating between SITES call sites (1 or 2), every
- * result checked; with a 4th argument, a split into halves whose calls
- * (half of them) go on the half communicator from a third site. Prints
+ * tuning library preloaded: CALLS calls of a collective (MPI_Alltoall, or
+ * the one named by -c: bcast, allreduce, allgather) of BYTES bytes (per
+ * peer for alltoall and allgather, in all for bcast and allreduce) on the
+ * world, alternating between SITES call sites (1 or 2), every result
+ * checked; with a 4th argument, a split into halves whose calls (half of
+ * them) go on the half communicator from a third site. Prints
  * "tune_learn: rank R: N calls, B wrong"; exit 1 if B > 0. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+enum { A2A, BCAST, ALLREDUCE, ALLGATHER };
 
 static unsigned char val(int s, int d, long k, int i) { return (unsigned char)(s * 31 + d * 7 + k * 3 + i); }
+static int ival(int s, long k, int i) { return s * 1000 + (int)(k % 1000) * 7 + i; }
 
-static int one(MPI_Comm comm, long k, int bytes, unsigned char *s, unsigned char *r, int site)
+/* the call from one of three sites (three distinct call instructions) */
+static int call(int coll, int site, unsigned char *s, unsigned char *r, int bytes, int root, MPI_Comm comm)
 {
-    int me, np, bad = 0;
+    int n = bytes / (int)sizeof(int);
+    switch (coll) {
+    case BCAST:
+        return site == 0 ? MPI_Bcast(r, bytes, MPI_BYTE, root, comm)
+             : site == 1 ? MPI_Bcast(r, bytes, MPI_BYTE, root, comm)
+                         : MPI_Bcast(r, bytes, MPI_BYTE, root, comm);
+    case ALLREDUCE:
+        return site == 0 ? MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, comm)
+             : site == 1 ? MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, comm)
+                         : MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, comm);
+    case ALLGATHER:
+        return site == 0 ? MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm)
+             : site == 1 ? MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm)
+                         : MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm);
+    default:
+        return site == 0 ? MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm)
+             : site == 1 ? MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm)
+                         : MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm);
+    }
+}
+
+static int one(int coll, MPI_Comm comm, long k, int bytes, unsigned char *s, unsigned char *r, int site)
+{
+    int me, np, bad = 0, root = 0, n = bytes / (int)sizeof(int);
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &np);
-    for (int d = 0; d < np; d++)
+    int *si = (int *)s, *ri = (int *)r;
+    switch (coll) {
+    case BCAST:
+        root = (int)(k % np);
         for (int i = 0; i < bytes; i++)
-            s[(size_t)d * bytes + i] = val(me, d, k, i);
-    int rc;
-    if (site == 0) /* the call sites: three distinct calls */
-        rc = MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm);
-    else if (site == 1)
-        rc = MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm);
-    else
-        rc = MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, comm);
-    bad += rc != MPI_SUCCESS;
-    for (int d = 0; d < np; d++)
+            r[i] = me == root ? val(root, 0, k, i) : 0;
+        break;
+    case ALLREDUCE:
+        for (int i = 0; i < n; i++)
+            si[i] = ival(me, k, i);
+        break;
+    case ALLGATHER:
         for (int i = 0; i < bytes; i++)
-            bad += r[(size_t)d * bytes + i] != val(d, me, k, i);
+            s[i] = val(me, 0, k, i);
+        break;
+    default:
+        for (int d = 0; d < np; d++)
+            for (int i = 0; i < bytes; i++)
+                s[(size_t)d * bytes + i] = val(me, d, k, i);
+    }
+    bad += call(coll, site, s, r, bytes, root, comm) != MPI_SUCCESS;
+    switch (coll) {
+    case BCAST:
+        for (int i = 0; i < bytes; i++)
+            bad += r[i] != val(root, 0, k, i);
+        break;
+    case ALLREDUCE:
+        for (int i = 0; i < n; i++) {
+            int sum = 0;
+            for (int d = 0; d < np; d++)
+                sum += ival(d, k, i);
+            bad += ri[i] != sum;
+        }
+        break;
+    case ALLGATHER:
+        for (int d = 0; d < np; d++)
+            for (int i = 0; i < bytes; i++)
+                bad += r[(size_t)d * bytes + i] != val(d, 0, k, i);
+        break;
+    default:
+        for (int d = 0; d < np; d++)
+            for (int i = 0; i < bytes; i++)
+                bad += r[(size_t)d * bytes + i] != val(d, me, k, i);
+    }
     return bad;
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int me, np;
+    int me, np, coll = A2A;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (argc > 2 && !strcmp(argv[1], "-c")) {
+        coll = !strcmp(argv[2], "bcast") ? BCAST : !strcmp(argv[2], "allreduce") ? ALLREDUCE
+             : !strcmp(argv[2], "allgather") ? ALLGATHER : A2A;
+        argc -= 2, argv += 2;
+    }
     if (argc < 3) {
         if (me == 0)
-            fprintf(stderr, "usage: tune_learn CALLS BYTES [SITES [split]]\n");
+            fprintf(stderr, "usage: tune_learn [-c bcast|allreduce|allgather] CALLS BYTES [SITES [split]]\n");
         MPI_Finalize();
         return 2;
     }
@@ -49,13 +114,13 @@ int main(int argc, char **argv)
     MPI_Comm half = MPI_COMM_NULL;
     if (split)
         MPI_Comm_split(MPI_COMM_WORLD, me < np / 2, me, &half);
-    unsigned char *s = malloc((size_t)bytes * np), *r = malloc((size_t)bytes * np);
+    unsigned char *s = malloc((size_t)bytes * np + sizeof(int)), *r = malloc((size_t)bytes * np + sizeof(int));
     long bad = 0, n = 0;
     for (long k = 0; k < calls; k++) {
-        bad += one(MPI_COMM_WORLD, k, bytes, s, r, sites > 1 ? (int)(k % 2) : 0);
+        bad += one(coll, MPI_COMM_WORLD, k, bytes, s, r, sites > 1 ? (int)(k % 2) : 0);
         n++;
         if (split && k % 2) {
-            bad += one(half, k, bytes, s, r, 2);
+            bad += one(coll, half, k, bytes, s, r, 2);
             n++;
         }
     }

@@ -2,7 +2,10 @@
  * run_preload.sh with the tuning library preloaded (perfskel tune --force
  * cycle): REPS rounds of four MPI_Alltoall calls from four call sites
  * (ints on the world, MPI_IN_PLACE, ints into a vector with holes that
- * must stay untouched, ints on an even/odd split), every result checked.
+ * must stay untouched, ints on an even/odd split), two MPI_Bcast (ints
+ * from a root that moves, the vector from rank 0), two MPI_Allreduce (int
+ * sum on the world, max in place on the split) and three MPI_Allgather
+ * (ints, in place, into the vector on the split), every result checked.
  * Prints "tune_preload: rank R: N calls, B wrong"; exit 1 if B > 0. */
 #include <mpi.h>
 #include <stdio.h>
@@ -59,6 +62,58 @@ int main(int argc, char **argv)
         calls++;
         for (int j = 0; j < snp * N; j++)
             bad += r[j] != val(j / N, sme, j % N) + 7;
+
+        int root = rep % np;
+        for (int j = 0; j < np * N; j++)
+            r[j] = me == root ? 100000 * root + 1000 * rep + j : -1;
+        bad += MPI_Bcast(r, N * np, MPI_INT, root, MPI_COMM_WORLD) != MPI_SUCCESS;
+        calls++;
+        for (int j = 0; j < np * N; j++)
+            bad += r[j] != 100000 * root + 1000 * rep + j;
+        for (int j = 0; j < 2 * np * N; j++)
+            v[j] = me == 0 && j % 2 == 0 ? 1000 * rep + j : -7;
+        bad += MPI_Bcast(v, np, vec, 0, MPI_COMM_WORLD) != MPI_SUCCESS;
+        calls++;
+        for (int j = 0; j < 2 * np * N; j++)
+            bad += v[j] != (j % 2 == 0 ? 1000 * rep + j : -7);
+
+        for (int j = 0; j < np * N; j++)
+            s[j] = 1000 * me + j + rep;
+        bad += MPI_Allreduce(s, r, N * np, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS;
+        calls++;
+        for (int j = 0; j < np * N; j++)
+            bad += r[j] != 1000 * (np * (np - 1) / 2) + np * (j + rep);
+        for (int j = 0; j < np * N; j++)
+            r[j] = 1000 * sme + j;
+        bad += MPI_Allreduce(MPI_IN_PLACE, r, N * np, MPI_INT, MPI_MAX, sub) != MPI_SUCCESS;
+        calls++;
+        for (int j = 0; j < np * N; j++)
+            bad += r[j] != 1000 * (snp - 1) + j;
+
+        for (int k = 0; k < N; k++)
+            s[k] = val(me, 0, k) + rep;
+        for (int j = 0; j < np * N; j++)
+            r[j] = -1;
+        bad += MPI_Allgather(s, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS;
+        calls++;
+        for (int j = 0; j < np * N; j++)
+            bad += r[j] != val(j / N, 0, j % N) + rep;
+        for (int j = 0; j < np * N; j++)
+            r[j] = j / N == me ? val(me, 0, j % N) + rep + 1 : -1;
+        bad += MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, N, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS;
+        calls++;
+        for (int j = 0; j < np * N; j++)
+            bad += r[j] != val(j / N, 0, j % N) + rep + 1;
+        for (int k = 0; k < N; k++)
+            s[k] = val(sme, 0, k) + rep + 2;
+        for (int j = 0; j < 2 * np * N; j++)
+            v[j] = -7;
+        bad += MPI_Allgather(s, N, MPI_INT, v, 1, vec, sub) != MPI_SUCCESS;
+        calls++;
+        for (int j = 0; j < snp * N; j++)
+            bad += (v[2 * j] != val(j / N, 0, j % N) + rep + 2) + (v[2 * j + 1] != -7);
+        for (int j = 2 * snp * N; j < 2 * np * N; j++)
+            bad += v[j] != -7;
     }
     printf("tune_preload: rank %d: %d calls, %d wrong\n", me, calls, bad);
     free(s), free(r), free(v);

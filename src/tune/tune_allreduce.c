@@ -1,0 +1,173 @@
+/* The MPI_Allreduce arms: recursive doubling (power-of-two P: log2 P
+ * exchanges of the whole vector), ring (a reduce-scatter of P pieces in
+ * P - 1 steps, then a ring allgather) and Rabenseifner's (power-of-two P:
+ * recursive halving reduce-scatter, recursive doubling allgather); the
+ * forms of notes/collectives.md, "Allreduce". The arms combine partial
+ * results in another order than the MPI library, so they take only calls
+ * whose result cannot depend on the order: predefined ops on predefined
+ * types where the op is exact (integers with any op, the logical and
+ * bitwise ones, MIN and MAX on floating types); floating SUM and PROD,
+ * MINLOC/MAXLOC, user-defined ops and derived types go native. Combining
+ * is the MPI library's own (MPI_Reduce_local). The vector is contiguous
+ * (a predefined type), the partial results in the communicator's scratch. */
+#include <string.h>
+
+#include "tune_internal.h"
+
+enum { TAG_AR = 21 };
+
+enum { K_INT, K_FINT, K_BYTE, K_BOOL, K_FLOAT, K_NONE };
+
+static int kind_of(MPI_Datatype t)
+{
+    static const MPI_Datatype ints[] = {
+        MPI_INT, MPI_LONG, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_LONG_LONG,
+        MPI_UNSIGNED_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
+        MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_AINT, MPI_OFFSET, MPI_COUNT};
+    static const MPI_Datatype fints[] = {MPI_INTEGER, MPI_INTEGER4, MPI_INTEGER8};
+    static const MPI_Datatype bools[] = {MPI_C_BOOL, MPI_LOGICAL};
+    static const MPI_Datatype floats[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION,
+                                          MPI_REAL4, MPI_REAL8};
+    if (t == MPI_DATATYPE_NULL)
+        return K_NONE;
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (t == ints[i])
+            return K_INT;
+    for (size_t i = 0; i < sizeof fints / sizeof fints[0]; i++)
+        if (t == fints[i])
+            return K_FINT;
+    if (t == MPI_BYTE)
+        return K_BYTE;
+    for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
+        if (t == bools[i])
+            return K_BOOL;
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++)
+        if (t == floats[i])
+            return K_FLOAT;
+    return K_NONE;
+}
+
+/* whether op on that kind of type is exact, whatever the order (and
+ * allowed by MPI: MPI 3.1, 5.9.2) */
+static int exact(MPI_Op op, int kind)
+{
+    int minmax = op == MPI_MIN || op == MPI_MAX, arith = minmax || op == MPI_SUM || op == MPI_PROD;
+    int logical = op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR;
+    int bitwise = op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR;
+    switch (kind) {
+    case K_INT: return arith || logical || bitwise;
+    case K_FINT: return arith || bitwise;
+    case K_BYTE: return bitwise;
+    case K_BOOL: return logical;
+    case K_FLOAT: return minmax;
+    }
+    return 0;
+}
+
+int psk_tune_ar_prepare(psk_tune_args *a)
+{
+    int size = 0;
+    MPI_Aint lb;
+    if (a->rcount < 0 || a->rbuf == MPI_IN_PLACE || !exact(a->op, kind_of(a->rtype)) ||
+        PMPI_Type_size(a->rtype, &size) != MPI_SUCCESS || PMPI_Type_get_extent(a->rtype, &lb, &a->rext) != MPI_SUCCESS ||
+        lb != 0 || a->rext != size || size <= 0)
+        return -1;
+    a->inplace = a->sbuf == MPI_IN_PLACE;
+    a->bytes = (size_t)a->rcount * (size_t)size;
+    a->contig = 1;
+    return 0;
+}
+
+typedef struct vec {
+    char *r, *tmp; /* the result, received partial results */
+    size_t es;     /* bytes per element */
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Comm comm;
+} vec;
+
+/* exchange elements [slo, slo + sn) of the result with peer for its
+ * [rlo, rlo + rn), combined into the result (reduce) or stored (not) */
+static int swap(const vec *v, int to, size_t slo, size_t sn, int from, size_t rlo, size_t rn, int reduce)
+{
+    char *at = reduce ? v->tmp : v->r + rlo * v->es;
+    int rc = PMPI_Sendrecv(v->r + slo * v->es, (int)sn, v->type, to, TAG_AR, at, (int)rn, v->type, from, TAG_AR,
+                           v->comm, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS && reduce && rn)
+        rc = PMPI_Reduce_local(v->tmp, v->r + rlo * v->es, (int)rn, v->type, v->op);
+    return rc;
+}
+
+static int recdbl(const vec *v, int P, int me, size_t n)
+{
+    int rc = MPI_SUCCESS;
+    for (int k = 1; k < P && rc == MPI_SUCCESS; k <<= 1)
+        rc = swap(v, me ^ k, 0, n, me ^ k, 0, n, 1);
+    return rc;
+}
+
+static int ring(const vec *v, int P, int me, size_t n)
+{
+    int rc = MPI_SUCCESS, right = (me + 1) % P, left = (me - 1 + P) % P;
+#define OFF(i) psk_tune_piece(n, P, (i))
+#define LEN(i) (OFF((i) + 1) - OFF(i))
+    /* reduce-scatter: after step s, piece me - s - 1 holds s + 2 ranks' */
+    for (int s = 0; s < P - 1 && rc == MPI_SUCCESS; s++) {
+        int sp = ((me - s) % P + P) % P, rp = ((me - s - 1) % P + P) % P;
+        rc = swap(v, right, OFF(sp), LEN(sp), left, OFF(rp), LEN(rp), 1);
+    }
+    /* allgather: rank me holds piece me + 1 whole */
+    for (int s = 0; s < P - 1 && rc == MPI_SUCCESS; s++) {
+        int sp = ((me + 1 - s) % P + P) % P, rp = ((me - s) % P + P) % P;
+        rc = swap(v, right, OFF(sp), LEN(sp), left, OFF(rp), LEN(rp), 0);
+    }
+    return rc;
+}
+
+static int rabenseifner(const vec *v, int P, int me, size_t n)
+{
+    int rc = MPI_SUCCESS, lo = 0, hi = P; /* pieces this rank is reducing */
+    for (int d = P / 2; d > 0 && rc == MPI_SUCCESS; d /= 2) {
+        int mid = lo + d, peer = me ^ d;
+        if (me & d) { /* keeps the upper half */
+            rc = swap(v, peer, OFF(lo), OFF(mid) - OFF(lo), peer, OFF(mid), OFF(hi) - OFF(mid), 1);
+            lo = mid;
+        } else {
+            rc = swap(v, peer, OFF(mid), OFF(hi) - OFF(mid), peer, OFF(lo), OFF(mid) - OFF(lo), 1);
+            hi = mid;
+        }
+    }
+    /* lo == me: piece me is whole; doubling gathers the others back */
+    for (int d = 1; d < P && rc == MPI_SUCCESS; d *= 2) {
+        int peer = me ^ d;
+        if (me & d) {
+            rc = swap(v, peer, OFF(lo), OFF(hi) - OFF(lo), peer, OFF(lo - d), OFF(lo) - OFF(lo - d), 0);
+            lo -= d;
+        } else {
+            rc = swap(v, peer, OFF(lo), OFF(hi) - OFF(lo), peer, OFF(hi), OFF(hi + d) - OFF(hi), 0);
+            hi += d;
+        }
+    }
+#undef OFF
+#undef LEN
+    return rc;
+}
+
+int psk_tune_ar_run(int arm, psk_tune_comm *c, const psk_tune_args *a)
+{
+    if ((!c || !c->ready) && psk_tune_comm_setup(c, a->comm))
+        return PSK_TUNE_FALLBACK;
+    char *tmp = psk_tune_comm_scratch(c, a->bytes);
+    if (!tmp)
+        return PSK_TUNE_FALLBACK;
+    vec v = {(char *)a->rbuf, tmp, (size_t)a->rext, a->rtype, a->op, c->priv};
+    if (!a->inplace)
+        memcpy(a->rbuf, a->sbuf, a->bytes);
+    size_t n = (size_t)a->rcount;
+    switch (arm) {
+    case PSK_TUNE_ar_recdbl: return recdbl(&v, c->size, c->rank, n);
+    case PSK_TUNE_ar_ring: return ring(&v, c->size, c->rank, n);
+    case PSK_TUNE_ar_rabenseifner: return rabenseifner(&v, c->size, c->rank, n);
+    default: return PSK_TUNE_FALLBACK; /* not reached: arms are checked */
+    }
+}
