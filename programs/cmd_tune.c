@@ -138,8 +138,8 @@ int cmd_tune(int argc, char **argv)
         return psk_cli_error("out of memory"), PSK_EXIT_DATA;
     }
     const char *arm = getenv("PSK_TUNE_FORCE"), *pol = getenv("PSK_TUNE_POLICY");
-    fprintf(stderr, "perfskel: tuning %s with %s (MPI_Alltoall: %s)\n", cmd[0], psk_flavour_name(flavour),
-            arm && *arm ? arm : pol && *pol ? pol : "learn");
+    fprintf(stderr, "perfskel: tuning %s with %s (MPI_Alltoall, MPI_Bcast, MPI_Allreduce, MPI_Allgather: %s)\n",
+            cmd[0], psk_flavour_name(flavour), arm && *arm ? arm : pol && *pol ? pol : "learn");
     int code = psk_cli_launch_run(&launch);
     psk_cli_launch_free(&launch);
     for (int k = 0; k < nnames; k++)

@@ -891,9 +891,9 @@ static void trace(const psk_tune_comm *c, const psk_tune_group *g)
                                          g->scalls[s])
                               : snprintf(plan + k, sizeof plan - (size_t)k, " %s", psk_tune_arm_name(g->sarm[s]));
     fprintf(stderr,
-            "perfskel-tune: comm %u class %d call %llu: %s, %s; active %#x; bank %.1f us; noise %.3f cusum "
+            "perfskel-tune: comm %u %s class %d call %llu: %s, %s; active %#x; bank %.1f us; noise %.3f cusum "
             "%.2f/%.2f of %.1f; next:%s\n",
-            c->id, g->sclass, (unsigned long long)g->calls, psk_tune_phase_name(g->phase),
+            c->id, psk_tune_coll_name(g->coll), g->sclass, (unsigned long long)g->calls, psk_tune_phase_name(g->phase),
             psk_tune_arm_name(g->inc), g->active, bank(g) / 1e3, g->noise, g->sp, g->sn, g->h, plan);
 }
 
