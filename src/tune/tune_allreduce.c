@@ -69,7 +69,8 @@ int psk_tune_ar_prepare(psk_tune_args *a)
     int size = 0;
     MPI_Aint lb;
     if (a->rcount < 0 || a->rbuf == MPI_IN_PLACE || !exact(a->op, kind_of(a->rtype)) ||
-        PMPI_Type_size(a->rtype, &size) != MPI_SUCCESS || PMPI_Type_get_extent(a->rtype, &lb, &a->rext) != MPI_SUCCESS ||
+        PMPI_Type_size(a->rtype, &size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent(a->rtype, &lb, &a->rext) != MPI_SUCCESS ||
         lb != 0 || a->rext != size || size <= 0)
         return -1;
     a->inplace = a->sbuf == MPI_IN_PLACE;

@@ -120,10 +120,10 @@ static void debug_report(void)
         if (k != PSK_TUNE_C_alltoall && !T.calls[k])
             continue;
         char line[1024];
-        int n = snprintf(line, sizeof line, "perfskel-tune: rank %d: %s calls %llu fortran %llu unsupported %llu fallback %llu |",
-                         wrank, psk_tune_coll_mpi_name(k), (unsigned long long)T.calls[k],
-                         (unsigned long long)T.fortran[k], (unsigned long long)T.unsupported[k],
-                         (unsigned long long)T.fallback[k]);
+        int n = snprintf(line, sizeof line,
+                         "perfskel-tune: rank %d: %s calls %llu fortran %llu unsupported %llu fallback %llu |", wrank,
+                         psk_tune_coll_mpi_name(k), (unsigned long long)T.calls[k], (unsigned long long)T.fortran[k],
+                         (unsigned long long)T.unsupported[k], (unsigned long long)T.fallback[k]);
         for (int a = 0; a < PSK_TUNE_NARMS && n > 0 && (size_t)n < sizeof line; a++)
             if (a == PSK_TUNE_native || psk_tune_arm_coll(a) == k)
                 n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu", arm_names[a],

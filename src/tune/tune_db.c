@@ -320,8 +320,9 @@ const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *m
 
 static int same_key(const psk_tune_dbent *a, const psk_tune_dbent *b)
 {
-    return a->P == b->P && a->coll == b->coll && a->sclass == b->sclass && a->offset == b->offset &&
-           !strcmp(a->machine, b->machine) &&
+    /* (not the collective: a site is one collective's; a line of another
+     * for the same site, a rebuilt binary's, replaces it) */
+    return a->P == b->P && a->sclass == b->sclass && a->offset == b->offset && !strcmp(a->machine, b->machine) &&
            !strcmp(a->mpi, b->mpi) && !strcmp(a->module, b->module);
 }
 

@@ -20,15 +20,17 @@
 #                twice, native never, the slow arm not chosen
 #   sites        two call sites on the world and a split whose halves are
 #                freed before the end: their groups reach the report
-#   slow_arm.COLL, slow_native.COLL   the same as slow_arm and slow_native
-#                for MPI_Bcast, MPI_Allreduce or MPI_Allgather (COLL: bcast,
-#                allreduce, allgather) and their arms
+#   slow_arm.COLL, slow_native.COLL, warm.COLL   the same as slow_arm,
+#                slow_native and warm for MPI_Bcast, MPI_Allreduce or
+#                MPI_Allgather (COLL: bcast, allreduce, allgather), their arms
+#   mixed        the four collectives in turn on the world, native slower:
+#                a group each, its arms only, decisions hash-checked
 set -u
 [ $# -eq 4 ] || { echo "usage: PERFSKEL=... JSON_FLAT=... $0 openmpi|mpich NP CASE PROGRAM" >&2; exit 1; }
 flavour=$1 np=$2 case=$3 prog=$4
 # CASE.COLL: the case on another collective than MPI_Alltoall
 coll=""
-case $case in *.*) coll=${case#*.} case=${case%%.*} ;; esac
+case $case in *.*) coll=${case#*.} case=${case%%.*} ;; mixed) coll=mixed ;; esac
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}" "${JSON_FLAT:?JSON_FLAT must name json_flat}"
 case $flavour in
 openmpi) launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np") ;;
@@ -72,6 +74,7 @@ case $coll in
 bcast) others=(bc_binomial bc_scatter_ring) ;;
 allreduce) others=(ar_recdbl ar_ring ar_rabenseifner) ;;
 allgather) others=(ag_ring ag_recdbl ag_bruck) ;;
+mixed) others=() ;;
 *) echo "run_learn: unknown collective $coll" >&2; exit 1 ;;
 esac
 all_slow() { # all_slow US [@RANGE]: every arm but native US microseconds slower
@@ -197,6 +200,28 @@ star)
     [ "$(arm r 0 ring calls)" = 2 ] || fail "ring taken $(arm r 0 ring calls) times, not X = 2"
     for a in spread ring bruck ring_lb ring_mb ring_ob; do
         [ "$(arm r 0 "$a" exploration_calls)" = 2 ] || fail "$a tried $(arm r 0 "$a" exploration_calls) times"
+    done
+    ;;
+mixed)
+    PSK_TUNE_INJECT=native:5000 run r 400 16384
+    [ "$(get r summary.groups)" = 4 ] || fail "$(get r summary.groups) groups, not 4 (one per collective)"
+    seen=""
+    for g in 0 1 2 3; do
+        c=$(get r "groups.$g.collective") d=$(get r "groups.$g.decision")
+        [ "$(get r "groups.$g.calls")" = 100 ] || fail "group $g ($c): $(get r "groups.$g.calls") calls, not 100"
+        case $c in
+        alltoall) pat='^(native|spread|pair|ring|bruck|pair_lb|ring_lb|pair_mb|ring_mb|pair_ob|ring_ob)$' ;;
+        bcast) pat='^(native|bc_.*)$' ;;
+        allreduce) pat='^(native|ar_.*)$' ;;
+        allgather) pat='^(native|ag_.*)$' ;;
+        *) fail "group $g: collective '$c'" ;;
+        esac
+        case " $seen " in *" $c "*) fail "two groups of $c" ;; esac
+        seen="$seen $c"
+        grep -Eq "$pat" <<<"$d" || fail "group $g ($c) decided $d"
+        for a in $(sed -n "s/^groups\.$g\.arms\.[0-9]*\.arm=//p" "$work/r.flat"); do
+            grep -Eq "$pat" <<<"$a" || fail "group $g ($c) ran $a"
+        done
     done
     ;;
 sites)

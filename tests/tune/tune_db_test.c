@@ -1,6 +1,8 @@
 /* tune_db_test: the decision file (src/tune/tune_db.c) as untrusted input
  * and as a file several jobs write at once; no MPI call is made.
- *  1. 20,000 random valid entries: formatted, parsed back, equal;
+ *  1. 20,000 random valid entries: formatted, parsed back, equal (native
+ *     lines of every collective too); an arm's line says its collective,
+ *     and COLL.native is only bcast's, allreduce's or allgather's;
  *  2. 100,000 random lines and 100,000 one-byte mutations of valid ones:
  *     never a crash; a line accepted formats to one that parses to the same;
  *  3. psk_tune_db_save merges: a key saved again is replaced, others kept,
@@ -56,6 +58,8 @@ static psk_tune_dbent rand_entry(void)
     e.offset = next() >> (next() % 64);
     e.sclass = -1 + (int)(next() % 64);
     e.arm = (int)(next() % PSK_TUNE_NARMS);
+    /* a native line names its collective (bcast.native, ...) */
+    e.coll = e.arm == PSK_TUNE_native ? (int)(next() % PSK_TUNE_NCOLL) : psk_tune_arm_coll(e.arm);
     e.calls = next() % (1ull << 53);
     e.arm_ns = (double)(next() % 1000000000) / 10;
     e.native_ns = (double)(next() % 1000000000) / 10;
@@ -67,6 +71,7 @@ static int same(const psk_tune_dbent *a, const psk_tune_dbent *b)
 {
     return !strcmp(a->machine, b->machine) && !strcmp(a->mpi, b->mpi) && !strcmp(a->module, b->module) &&
            a->P == b->P && a->offset == b->offset && a->sclass == b->sclass && a->arm == b->arm &&
+           a->coll == b->coll &&
            a->calls == b->calls && fabs(a->arm_ns - b->arm_ns) < 0.06 && fabs(a->native_ns - b->native_ns) < 0.06 &&
            a->stamp == b->stamp;
 }
@@ -139,6 +144,26 @@ int main(void)
         line_of(&e, line, sizeof line);
         CHECK(!psk_tune_db_parse(line, &f, &why) && same(&e, &f), "round trip of '%s' (%s)", line, why);
     }
+    /* an arm gives its collective; COLL.native for the three others only */
+    {
+        psk_tune_dbent f;
+        const char *why = "";
+        CHECK(!psk_tune_db_parse("psk1 m:1 mpich-4.0.2 4 prog 0x10 3 ar_ring 10 1.0 2.0 1", &f, &why) &&
+                  f.coll == PSK_TUNE_C_allreduce && f.arm == PSK_TUNE_ar_ring,
+              "an allreduce arm's line (%s)", why);
+        CHECK(!psk_tune_db_parse("psk1 m:1 mpich-4.0.2 4 prog 0x10 3 bcast.native 10 1.0 2.0 1", &f, &why) &&
+                  f.coll == PSK_TUNE_C_bcast && f.arm == PSK_TUNE_native,
+              "bcast.native (%s)", why);
+        CHECK(!psk_tune_db_parse("psk1 m:1 mpich-4.0.2 4 prog 0x10 3 native 10 1.0 2.0 1", &f, &why) &&
+                  f.coll == PSK_TUNE_C_alltoall, "native is alltoall's (%s)", why);
+        const char *bad[] = {"alltoall.native", "bcast.bc_binomial", "gather.native",
+                             ".native",         "bcast.",            "bcast.nativ"};
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char l[256];
+            snprintf(l, sizeof l, "psk1 m:1 mpich-4.0.2 4 prog 0x10 3 %s 10 1.0 2.0 1", bad[i]);
+            CHECK(psk_tune_db_parse(l, &f, &why), "accepted '%s'", l);
+        }
+    }
     /* 2 */
     for (int i = 0; i < 100000; i++) {
         size_t n = next() % 200;
@@ -172,8 +197,10 @@ int main(void)
     psk_tune_dbent a[8], b[8], back[32];
     for (int i = 0; i < 8; i++)
         a[i] = rand_entry(), b[i] = a[i];
-    for (int i = 0; i < 4; i++) /* half the keys again, another arm */
+    for (int i = 0; i < 4; i++) { /* half the keys again, another arm */
         b[i].arm = (b[i].arm + 1) % PSK_TUNE_NARMS;
+        b[i].coll = b[i].arm == PSK_TUNE_native ? b[i].coll : psk_tune_arm_coll(b[i].arm);
+    }
     size_t la, lb;
     char *sa = lines_of(a, 8, &la), *sb = lines_of(b, 4, &lb);
     psk_tune_db_save(path, sa, la);

@@ -1,6 +1,7 @@
 /* tune_learn: the program the learner's tests run (run_learn.sh) with the
  * tuning library preloaded: CALLS calls of a collective (MPI_Alltoall, or
- * the one named by -c: bcast, allreduce, allgather) of BYTES bytes (per
+ * the one named by -c: bcast, allreduce, allgather; mixed: call k is
+ * alltoall, bcast, allreduce, allgather for k mod 4) of BYTES bytes (per
  * peer for alltoall and allgather, in all for bcast and allreduce) on the
  * world, alternating between SITES call sites (1 or 2), every result
  * checked; with a 4th argument, a split into halves whose calls (half of
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { A2A, BCAST, ALLREDUCE, ALLGATHER };
+enum { A2A, BCAST, ALLREDUCE, ALLGATHER, MIXED };
 
 static unsigned char val(int s, int d, long k, int i) { return (unsigned char)(s * 31 + d * 7 + k * 3 + i); }
 static int ival(int s, long k, int i) { return s * 1000 + (int)(k % 1000) * 7 + i; }
@@ -100,12 +101,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     if (argc > 2 && !strcmp(argv[1], "-c")) {
         coll = !strcmp(argv[2], "bcast") ? BCAST : !strcmp(argv[2], "allreduce") ? ALLREDUCE
-             : !strcmp(argv[2], "allgather") ? ALLGATHER : A2A;
+             : !strcmp(argv[2], "allgather") ? ALLGATHER : !strcmp(argv[2], "mixed") ? MIXED : A2A;
         argc -= 2, argv += 2;
     }
     if (argc < 3) {
         if (me == 0)
-            fprintf(stderr, "usage: tune_learn [-c bcast|allreduce|allgather] CALLS BYTES [SITES [split]]\n");
+            fprintf(stderr, "usage: tune_learn [-c bcast|allreduce|allgather|mixed] CALLS BYTES [SITES [split]]\n");
         MPI_Finalize();
         return 2;
     }
@@ -117,10 +118,11 @@ int main(int argc, char **argv)
     unsigned char *s = malloc((size_t)bytes * np + sizeof(int)), *r = malloc((size_t)bytes * np + sizeof(int));
     long bad = 0, n = 0;
     for (long k = 0; k < calls; k++) {
-        bad += one(coll, MPI_COMM_WORLD, k, bytes, s, r, sites > 1 ? (int)(k % 2) : 0);
+        int c = coll == MIXED ? (int)(k % 4) : coll;
+        bad += one(c, MPI_COMM_WORLD, k, bytes, s, r, sites > 1 ? (int)(k % 2) : 0);
         n++;
         if (split && k % 2) {
-            bad += one(coll, half, k, bytes, s, r, 2);
+            bad += one(c, half, k, bytes, s, r, 2);
             n++;
         }
     }
