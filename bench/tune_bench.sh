@@ -140,14 +140,19 @@ run() {
     log "$SC $pol run $r: ${el:-?} s (status $st)"
 }
 
-# per-run figures from a report: POL R OVERHEAD% WITHIN5% EXPLORATION DECISION_US/CALL SWITCHES FROMFILE GROUPS
+# per-run figures from a report, over its MPI_Alltoall groups only (the
+# library may tune other collectives too: their groups say "collective"):
+# POL R OVERHEAD% WITHIN5% EXPLORATION/BEFORE_A_CHANGE DECISION_US/CALL SWITCHES FROMFILE GROUPS
 report_line() {
-    jq -r --arg p "$1" --arg r "$2" '.summary as $s |
+    jq -r --arg p "$1" --arg r "$2" '[.groups[]? | select((.collective // "alltoall") == "alltoall")] as $g
+        | def s(f): [$g[] | f // 0] | add // 0;
+        s(.calls) as $calls | s(.time_us) as $t |
         [$p, $r,
-         (if $s.time_us > 0 then 100 * $s.learning_overhead_us / $s.time_us else 0 end),
-         (if $s.calls > 0 then 100 * $s.calls_within_5pct_of_best / $s.calls else 0 end),
-         "\($s.exploration_calls)/\($s.exploration_calls_before_change)", (if $s.calls > 0 then $s.decision_us / $s.calls else 0 end), $s.switches,
-         ([.groups[]? | select(.prior == "decision file")] | length), $s.groups] | @tsv' "$3" 2>/dev/null
+         (if $t > 0 then 100 * s(.learning_overhead_us) / $t else 0 end),
+         (if $calls > 0 then 100 * s(.calls_within_5pct_of_best) / $calls else 0 end),
+         "\(s(.exploration_calls))/\(s(.exploration_calls_before_change))",
+         (if $calls > 0 then s(.decision_us) / $calls else 0 end), s(.switches),
+         ([$g[] | select(.prior == "decision file")] | length), ($g | length)] | @tsv' "$3" 2>/dev/null
 }
 
 # the table of a scenario from $SCD/results and the reports
@@ -309,7 +314,8 @@ adaptation() {
 
 # changes_in JSON FROM TO: the report's first three changes at calls in [FROM, TO)
 changes_in() {
-    jq -r --argjson a "$2" --argjson b "$3" '[.groups[].changes[] | select(.call >= $a and .call < $b)
+    jq -r --argjson a "$2" --argjson b "$3" '[.groups[] | select((.collective // "alltoall") == "alltoall") | .changes[]
+        | select(.call >= $a and .call < $b)
         | "+\(.call - $a) \(.why)\(if .to then ": " + .to else "" end)"] as $l
         | if ($l | length) == 0 then "none" else ($l[0:3] | join(", ")) + (if ($l | length) > 3 then ", ..." else "" end) end' "$1"
 }
@@ -318,7 +324,7 @@ changes_in() {
 # non-monitoring one (or none) at or after C that is monitoring
 mon_after() {
     [ "$2" = - ] && { echo -; return; }
-    awk -v c="$2" '/perfskel-tune: comm .* call [0-9]+: / {
+    awk -v c="$2" '/perfskel-tune: comm [0-9]+ (alltoall )?class -?[0-9]+ call [0-9]+: / {
         for (i = 1; i <= NF; i++) if ($i == "call") { k = $(i + 1); sub(":", "", k); break }
         ph = $0; sub(/.* call [0-9]+: /, "", ph); sub(/,.*/, "", ph)
         if (k + 0 < c + 0) { last = ph; next }
