@@ -4,7 +4,8 @@
  * time per byte between ranks 0 and 1, the largest message MPI sends
  * without waiting for its receiver (eager threshold), and the time of the
  * work unit of psk_work.h (work unit time), from which sim gets the CPU
- * power of this machine relative to where a trace was recorded. */
+ * power of this machine relative to where a trace was recorded, and what
+ * a poll that finds nothing costs (poll cost). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -153,6 +154,75 @@ static const char program[] =
     "            if (!strcmp(hosts[k], hosts[q])) { f = k; break; }\n"
     "        printf(\"sustained %d %.6g\\n\", q, sus[f]);\n"
     "    }\n"
+    "    /* what a poll that finds nothing costs beyond the compute before it,\n"
+    "     * after pieces of compute of 5 us to 0.5 ms (beyond, as after 0.5: a CPU\n"
+    "     * quota's noise hides it): runs of 4 to 11 pieces (at random: runs of\n"
+    "     * one length kept in step with a quota's period) each followed by an\n"
+    "     * MPI_Test of a receive nothing matches and as many without, in turn,\n"
+    "     * each piece timed, for 80 ms or 800 pieces; the first quartile with\n"
+    "     * less the first quartile without (but the first of each run with: it\n"
+    "     * follows a longer gap), so that a busy machine's preemptions, which\n"
+    "     * only add, do not count; by the first rank\n"
+    "     * of each host at once (its others sleep) */\n"
+    "    static const double pgap[] = {5, 10, 20, 35, 50, 70, 85, 100, 120, 150, 200, 350, 500};\n"
+    "    enum { NP = sizeof pgap / sizeof *pgap, PR = 400 };\n"
+    "    double pm[2 * NP] = {0}, *pall = calloc((size_t)size * 2 * NP, sizeof *pall);\n"
+    "    double *tw = malloc(PR * sizeof *tw), *two = malloc(PR * sizeof *two);\n"
+    "    if (!pall || !tw || !two) MPI_Abort(MPI_COMM_WORLD, 3);\n"
+    "    MPI_Barrier(MPI_COMM_WORLD);\n"
+    "    if (first == rank) {\n"
+    "        int dummy = 0, f;\n"
+    "        MPI_Request pr;\n"
+    "        MPI_Irecv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &pr);\n"
+    "        for (int k = 0; k < NP; k++) {\n"
+    "            uint64_t n = (uint64_t)(pgap[k] * 1e3 / unit) + 1;\n"
+    "            int reps = (int)(40000 / pgap[k]) + 16, nw = 0, nwo = 0, with = 1, left = 0;\n"
+    "            unsigned rng = 12345u + (unsigned)k;\n"
+    "            reps = reps > PR ? PR : reps;\n"
+    "            for (int i = 0; nw < reps || nwo < reps; i++) {\n"
+    "                int firstw = 0;\n"
+    "                if (!left) {\n"
+    "                    with = !with, firstw = with;\n"
+    "                    rng = rng * 1103515245u + 12345u;\n"
+    "                    left = 4 + (int)(rng >> 16) % 8;\n"
+    "                }\n"
+    "                left--;\n"
+    "                double a = wtime_ns();\n"
+    "                psk_work(n);\n"
+    "                if (with) MPI_Test(&pr, &f, MPI_STATUS_IGNORE);\n"
+    "                double d = (wtime_ns() - a) / 1e3;\n"
+    "                if (with && !firstw && nw < reps) tw[nw++] = d;\n"
+    "                if (!with && nwo < reps) two[nwo++] = d;\n"
+    "            }\n"
+    "            for (int i = 1; i < nw; i++)\n"
+    "                for (int j = i; j > 0 && tw[j] < tw[j - 1]; j--) { double x = tw[j]; tw[j] = tw[j - 1]; tw[j - 1] = x; }\n"
+    "            for (int i = 1; i < nwo; i++)\n"
+    "                for (int j = i; j > 0 && two[j] < two[j - 1]; j--) { double x = two[j]; two[j] = two[j - 1]; two[j - 1] = x; }\n"
+    "            pm[2 * k] = pgap[k]; /* at full speed: a quota's pauses fall between pieces */\n"
+    "            pm[2 * k + 1] = tw[nw / 4] - two[nwo / 4];\n"
+    "        }\n"
+    "        MPI_Send(&dummy, 1, MPI_INT, rank, 99, MPI_COMM_WORLD);\n"
+    "        MPI_Wait(&pr, MPI_STATUS_IGNORE);\n"
+    "    }\n"
+    "    MPI_Ibarrier(MPI_COMM_WORLD, &bq);\n"
+    "    done = 0;\n"
+    "    while (!done) { MPI_Test(&bq, &done, MPI_STATUS_IGNORE); if (!done) usleep(1000); }\n"
+    "    MPI_Gather(pm, 2 * NP, MPI_DOUBLE, pall, 2 * NP, MPI_DOUBLE, 0, MPI_COMM_WORLD);\n"
+    "    for (int k = 0; rank == 0 && k < NP; k++) {\n"
+    "        /* the mean over the hosts measured */\n"
+    "        double g = 0, c = 0;\n"
+    "        int nh = 0;\n"
+    "        for (int q = 0; q < size; q++) {\n"
+    "            int f = q;\n"
+    "            for (int j = 0; j < q; j++)\n"
+    "                if (!strcmp(hosts[j], hosts[q])) { f = j; break; }\n"
+    "            if (f == q) g += pall[(size_t)q * 2 * NP + 2 * k], c += pall[(size_t)q * 2 * NP + 2 * k + 1], nh++;\n"
+    "        }\n"
+    "        printf(\"poll %.6g %.6g\\n\", g / nh, c / nh);\n"
+    "    }\n"
+    "    free(pall);\n"
+    "    free(tw);\n"
+    "    free(two);\n"
     "    free(hosts);\n"
     "    free(sus);\n"
     "    if (rank == 0) printf(\"unit_q %.6g %.6g\\nhost %s\\n\", wt[1], wt[2], host[0]);\n"
@@ -239,8 +309,8 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (getenv("PSK_CALIBRATE_DEBUG"))
         fputs(text, stderr);
-    int ranks = 0, same = 0, eager = -1, cores = 0, npt = 0, nsus = 0;
-    double ptsize[64], ptus[64], uq1 = 0, uq3 = 0, *sus = NULL;
+    int ranks = 0, same = 0, eager = -1, cores = 0, npt = 0, nsus = 0, npoll = 0;
+    double ptsize[64], ptus[64], uq1 = 0, uq3 = 0, *sus = NULL, poll[2 * 16];
     char host[64] = "";
     double start = -1, byte = -1, unit = -1;
     for (char *line = text, *next; line && *line; line = next) {
@@ -259,6 +329,10 @@ int cmd_calibrate(int argc, char **argv)
             strcpy(host, line + 5);
         if (npt < 64 && sscanf(line, "cost %lf %lf", &ptsize[npt], &ptus[npt]) == 2)
             npt++;
+        /* a point whose compute is not longer than the last's is noise */
+        if (npoll < 16 && sscanf(line, "poll %lf %lf", &poll[2 * npoll], &poll[2 * npoll + 1]) == 2 &&
+            poll[2 * npoll] > (npoll ? poll[2 * npoll - 2] : 0) && poll[2 * npoll] < 1e7)
+            poll[2 * npoll + 1] = poll[2 * npoll + 1] > 0 ? poll[2 * npoll + 1] : 0, npoll++;
         int q;
         double v;
         if (sscanf(line, "sustained %d %lf", &q, &v) == 2 && q == nsus && q < 4096 && v > 0) {
@@ -293,6 +367,10 @@ int cmd_calibrate(int argc, char **argv)
         m.nnode_unit = nodes;
     }
     free(sus);
+    if (npoll && (m.poll = malloc((size_t)npoll * 2 * sizeof *m.poll))) {
+        memcpy(m.poll, poll, (size_t)npoll * 2 * sizeof *poll);
+        m.npoll = npoll;
+    }
     /* a host name the machine file can hold (letters, digits, - . _) */
     size_t hl = strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._");
     if (same && hl && !host[hl])

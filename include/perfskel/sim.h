@@ -64,6 +64,12 @@ typedef struct psk_machine {
      * from it. NULL if not measured. */
     double *node_unit_ns;
     int nnode_unit;
+    /* what a poll that finds nothing (MPI_Test, Iprobe, ...) costs beyond
+     * the compute before it, by that compute's length (`poll cost`,
+     * calibrate): npoll points of (us of compute before, us the poll
+     * costs), ascending. NULL: polls cost nothing. */
+    double *poll;
+    int npoll;
     int power_given;         /* `power` was set: work_unit_ns does not derive it */
     char errmsg[512];        /* why the last parse or load failed (psk_machine_errmsg) */
 } psk_machine;
@@ -98,6 +104,10 @@ double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, c
 /* us for a message of bytes between two nodes (intra: inside one), from
  * the measured segments if any, else start time + bytes x send byte time */
 double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra);
+/* us that a poll finding nothing costs after gap_us of compute: linear
+ * between the `poll cost` points, their first or last beyond them; 0
+ * without them */
+double psk_machine_poll_us(const psk_machine *m, double gap_us);
 const char *psk_coll_name(int coll);
 const char *psk_alg_name(int alg);
 
@@ -106,7 +116,8 @@ const char *psk_alg_name(int alg);
 /* what each interval records per rank (seconds), seed 003 §2 */
 enum psk_metric {
     PSK_M_EXEC,      /* execution time: entry to exit */
-    PSK_M_CPU,       /* productive computation (the recorded gaps / power) */
+    PSK_M_CPU,       /* computation (the recorded gaps / power), and the
+                      * machine's poll cost of polls that found nothing */
     PSK_M_P2P,       /* in point-to-point calls */
     PSK_M_COLL,      /* in collectives (and communicator creation) */
     PSK_M_WAIT,      /* in Wait/Test calls */

@@ -105,6 +105,23 @@ uint32_t psk_fn_fields(unsigned fn);
  * psk_fn_poll the poll function of a call that can be polled (else 0). */
 unsigned psk_fn_polled(unsigned fn);
 unsigned psk_fn_poll(unsigned fn);
+/* Whether a call that can be polled (or the Wait family call or Probe
+ * that ends a run of its polls) found or completed something: Testsome
+ * some index, Test/Testall/Iprobe FLAG, Testany FLAG with an index (all
+ * null requests found nothing); calls without FLAG completed. */
+int psk_event_found(const struct psk_event *ev);
+/* The calls an event stands for that were polls finding nothing: for a
+ * run of polls I1 less the call that ended it with completion (FLAG), for
+ * a Test, Testall, Testany, Testsome or Iprobe 1 if it found nothing, else
+ * 0; *calls (if not NULL): the calls it stands for (I1 for a run, else 1). */
+uint64_t psk_event_failed_polls(const struct psk_event *ev, uint64_t *calls);
+/* For a call that can be polled (Test, Testall, Testany, Testsome,
+ * Iprobe) the Wait family call or Probe that ends a run of its polls by
+ * waiting, else 0. */
+unsigned psk_fn_poll_wait(unsigned fn);
+/* A hash of what a poll polls (its request or requests, or source, tag and
+ * communicator): the calls of one run of polls have the same. */
+uint64_t psk_event_poll_key(const struct psk_event *ev);
 const char *psk_field_name(int field);
 const char *psk_class_name(int cls);
 const char *psk_op_name(int op);

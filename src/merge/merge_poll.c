@@ -14,30 +14,18 @@
 #include "merge_internal.h"
 #include "psk_fn_ids.h"
 
-/* did ev (a call that can be polled, or its Wait) find or complete something */
-static int found(const psk_event *e)
-{
-    if (PSK_HAS(e, PSK_F_INDICES) && !PSK_HAS(e, PSK_F_FLAG))
-        return PSK_ARRN(e, PSK_F_INDICES) > 0; /* Testsome */
-    if (!PSK_HAS(e, PSK_F_FLAG))
-        return 1; /* a Wait family call or Probe: it completed */
-    if (!e->v[PSK_F_FLAG])
-        return 0;
-    return !PSK_HAS(e, PSK_F_INDEX) || e->v[PSK_F_INDEX] >= 0; /* Testany of nulls found nothing */
-}
-
 /* the poll function of a call that can be polled, and in *wait the Wait
  * family call (or Probe) that ends a run of its polls by waiting; 0 for
  * other calls (a switch: this runs once per event merged) */
 static unsigned poll_fn(unsigned fn, unsigned *wait)
 {
-    switch (fn) {
-    case PSK_FN_Test: return *wait = PSK_FN_Wait, PSK_FN_Test_poll;
-    case PSK_FN_Testall: return *wait = PSK_FN_Waitall, PSK_FN_Testall_poll;
-    case PSK_FN_Testany: return *wait = PSK_FN_Waitany, PSK_FN_Testany_poll;
-    case PSK_FN_Testsome: return *wait = PSK_FN_Waitsome, PSK_FN_Testsome_poll;
-    case PSK_FN_Iprobe: return *wait = PSK_FN_Probe, PSK_FN_Iprobe_poll;
-    default: return *wait = 0, 0;
+    switch ((*wait = psk_fn_poll_wait(fn))) {
+    case PSK_FN_Wait: return PSK_FN_Test_poll;
+    case PSK_FN_Waitall: return PSK_FN_Testall_poll;
+    case PSK_FN_Waitany: return PSK_FN_Testany_poll;
+    case PSK_FN_Waitsome: return PSK_FN_Testsome_poll;
+    case PSK_FN_Probe: return PSK_FN_Iprobe_poll;
+    default: return 0;
     }
 }
 
@@ -115,7 +103,7 @@ int pollrun_feed(pollrun *p, const psk_event *ev, int64_t gap, psk_event *out, i
                 return -1;
             p->work += gap > 0 ? gap : 0;
             p->calls++;
-            p->done = ev->fn != p->first.fn || found(ev);
+            p->done = ev->fn != p->first.fn || psk_event_found(ev);
             *taken = 1;
             return p->done ? finish(p, out, out_gap) : 0;
         }
@@ -130,7 +118,7 @@ int pollrun_feed(pollrun *p, const psk_event *ev, int64_t gap, psk_event *out, i
     p->gap = gap;
     p->calls = 1;
     p->work = 0;
-    p->done = found(ev);
+    p->done = psk_event_found(ev);
     *taken = 1;
     return p->done ? finish(p, out, out_gap) : 0;
 }

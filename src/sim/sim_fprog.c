@@ -77,6 +77,7 @@ struct psk_fprog {
     cinfo *ci;            /* per node: for the first loop of each candidate */
     int64_t maxperiod;
     int ncand;
+    int no_poll_loops;    /* loops with runs of polls are not candidates */
     uint32_t *keyid;      /* per parameter set: the set without its tags */
     int64_t *itags;       /* tags of persistent requests' inits (MPI_Send_init, ...) */
     size_t nitags;
@@ -545,6 +546,10 @@ static void ana_sym(const psk_fprog *p, ana *a, int32_t node, uint64_t ex, uint6
     int has;
     for (int j = 0; j < d->nranks && !a->bad; j++) {
         const slot *s = &d->slots[j];
+        if (p->no_poll_loops && psk_fn_polled(p->set[s->idx ? s->idx[0] : s->first].fn)) {
+            a->bad = 1;
+            return;
+        }
         if (!s->idx) {
             for (int t = 0; a->pass == 2 && t < 3; t++) {
                 int64_t v = set_field(p, s->first, tagf[t], &has);
@@ -777,7 +782,7 @@ static void free_building(psk_fprog *p)
     p->mc = NULL;
 }
 
-int psk_fprog_build(psk_merged *m, const psk_folded *f, psk_fprog **out, char *err, size_t cap)
+int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fprog **out, char *err, size_t cap)
 {
     psk_fprog *p = calloc(1, sizeof *p);
     *out = p;
@@ -785,7 +790,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, psk_fprog **out, char *e
         snprintf(err, cap, "out of memory");
         return PSK_ENOMEM;
     }
-    p->f = f, p->err = err, p->errcap = cap;
+    p->f = f, p->err = err, p->errcap = cap, p->no_poll_loops = no_poll_loops;
     p->irecv = psk_fn_lookup("MPI_Irecv");
     p->mrecv = psk_fn_lookup("MPI_Mrecv");
     p->imrecv = psk_fn_lookup("MPI_Imrecv");
@@ -1116,7 +1121,7 @@ void psk_fcursor_close(psk_fcursor *c)
 #define GAPQ_MAX (1 << 16)
 
 typedef struct gapq {
-    double *v;           /* ring buffer of cap entries, n from head */
+    psk_fgap *v;         /* ring buffer of cap entries, n from head */
     uint64_t head, n;
     int64_t cap;
     psk_mcursor *own;    /* its own cursor, once it has one */
@@ -1133,13 +1138,17 @@ struct psk_fgaps {
 
 /* the gap before rank j's event of me: the compute before the call and,
  * for a run of polls, the compute it overlapped (as sim_fprog's visit
- * counts them) */
-static double mevent_gap(const psk_mevent *me, int j)
+ * counts them); and its polls */
+static psk_fgap mevent_gap(const psk_mevent *me, int j)
 {
-    double g = (double)me->gap[j];
+    psk_fgap f;
+    uint64_t calls;
+    f.gap = (double)me->gap[j];
     if (psk_fn_polled(me->ev[j].fn))
-        g += (double)me->ev[j].v[PSK_F_I2];
-    return g;
+        f.gap += (double)me->ev[j].v[PSK_F_I2];
+    f.failed = (double)psk_event_failed_polls(&me->ev[j], &calls);
+    f.calls = (double)calls;
+    return f;
 }
 
 static int rank_index(const psk_mevent *me, int q)
@@ -1184,11 +1193,11 @@ static int go_own(psk_fgaps *g, int r)
     return PSK_OK;
 }
 
-static int push_gap(gapq *y, double v)
+static int push_gap(gapq *y, psk_fgap v)
 {
     if ((int64_t)y->n == y->cap) { /* grow, unrolling the ring */
         int64_t cap = y->cap ? 2 * y->cap : 64;
-        double *a = malloc((size_t)cap * sizeof *a);
+        psk_fgap *a = malloc((size_t)cap * sizeof *a);
         if (!a)
             return PSK_ENOMEM;
         for (uint64_t i = 0; i < y->n; i++)
@@ -1200,7 +1209,7 @@ static int push_gap(gapq *y, double v)
     return PSK_OK;
 }
 
-int psk_fgaps_next(psk_fgaps *g, int q, double *gap)
+int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap)
 {
     gapq *x = &g->q[q];
     psk_mevent me;

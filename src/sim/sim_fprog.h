@@ -21,8 +21,11 @@
 typedef struct psk_fprog psk_fprog;
 
 /* Builds the program of merged trace m (merged without reordering) folded
- * as f. On failure returns an error code with the reason in err. */
-int psk_fprog_build(psk_merged *m, const psk_folded *f, psk_fprog **out, char *err, size_t cap);
+ * as f; no_poll_loops: loops with runs of polls are not candidates (where
+ * polls cost time, how many a step makes varies with timing, which the
+ * skip's estimate does not follow). On failure returns an error code with
+ * the reason in err. */
+int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fprog **out, char *err, size_t cap);
 void psk_fprog_free(psk_fprog *p); /* NULL is fine */
 const psk_folded *psk_fprog_folded(const psk_fprog *p);
 int psk_fprog_nranks(const psk_fprog *p);
@@ -88,11 +91,16 @@ void psk_fcursor_close(psk_fcursor *c);            /* NULL is fine */
  * reads with a cursor of its own). The merged trace must stay open. */
 typedef struct psk_fgaps psk_fgaps;
 
+typedef struct psk_fgap {
+    double gap;      /* ns of compute before the event, as recorded (the power is the replay's) */
+    double calls;    /* the calls the event stands for (a run of polls: its polls) */
+    double failed;   /* of them, polls that found nothing (psk_event_failed_polls) */
+} psk_fgap;
+
 int psk_fgaps_open(psk_merged *m, psk_fgaps **out);
-/* rank q's next gap (ns, as recorded: the power is the replay's): PSK_OK,
- * PSK_EOF after its last, or the merged cursor's error
- * (psk_fgaps_errmsg) */
-int psk_fgaps_next(psk_fgaps *g, int q, double *gap);
+/* rank q's next gap: PSK_OK, PSK_EOF after its last, or the merged
+ * cursor's error (psk_fgaps_errmsg) */
+int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap);
 const char *psk_fgaps_errmsg(const psk_fgaps *g);
 void psk_fgaps_close(psk_fgaps *g); /* NULL is fine */
 

@@ -59,6 +59,9 @@ void psk_machine_free(psk_machine *m)
     free(m->node_unit_ns);
     m->node_unit_ns = NULL;
     m->nnode_unit = 0;
+    free(m->poll);
+    m->poll = NULL;
+    m->npoll = 0;
     free(m->cost), free(m->icost);
     m->cost = m->icost = NULL;
     m->ncost = m->nicost = 0;
@@ -100,6 +103,22 @@ double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra)
     while (k + 1 < n && c[3 * (k + 1)] <= B)
         k++;
     return c[3 * k + 1] + B * c[3 * k + 2];
+}
+
+double psk_machine_poll_us(const psk_machine *m, double gap_us)
+{
+    const double *v = m->poll;
+    int n = m->npoll, k = 0;
+    if (!v || n <= 0)
+        return 0;
+    if (gap_us <= v[0] || n == 1)
+        return v[1];
+    while (k + 1 < n && v[2 * (k + 1)] < gap_us)
+        k++;
+    if (k + 1 == n)
+        return v[2 * k + 1];
+    double f = (gap_us - v[2 * k]) / (v[2 * k + 2] - v[2 * k]);
+    return v[2 * k + 1] + f * (v[2 * k + 3] - v[2 * k + 1]);
 }
 
 double psk_machine_power(const psk_machine *m, int rank)
@@ -334,6 +353,32 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
     }
     if (!strcmp(key, "work unit time"))
         return number(p, key, val, 0, &m->work_unit_ns);
+    if (!strcmp(key, "poll cost")) {
+        enum { MAXV = 2 * 64 };
+        double *v = malloc(MAXV * sizeof *v);
+        int n;
+        if (!v)
+            return perr(p, "out of memory");
+        if (list(p, key, val, 0, v, MAXV, &n, 0)) {
+            free(v);
+            return PSK_EINVAL;
+        }
+        const char *bad = n % 2 ? "{us of compute before, us a poll costs, ...}: an odd number of values" : NULL;
+        for (int i = 2; !bad && i < n; i += 2)
+            if (v[i] <= v[i - 2])
+                bad = "the us of compute before must ascend";
+        for (int i = 1; !bad && i < n; i += 2)
+            if (v[i] > 1e7)
+                bad = "a poll costing over 10 s";
+        if (bad) {
+            free(v);
+            return perr(p, "%s: %s", key, bad);
+        }
+        free(m->poll);
+        m->poll = v;
+        m->npoll = n / 2;
+        return 0;
+    }
     if (!strcmp(key, "node work unit time")) {
         enum { MAXN = 4096 };
         double *v = malloc(MAXN * sizeof *v);
@@ -582,6 +627,13 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
         fprintf(out, "node work unit time = {");
         for (int i = 0; i < m->nnode_unit; i++)
             fprintf(out, "%s%.6g", i ? ", " : "", m->node_unit_ns[i]);
+        fprintf(out, "};\n");
+    }
+    if (m->poll) {
+        fprintf(out, "// a poll that finds nothing: us of compute before it, us it costs\n");
+        fprintf(out, "poll cost = {");
+        for (int i = 0; i < m->npoll; i++)
+            fprintf(out, "%s%.6g, %.6g", i ? ", " : "", m->poll[2 * i], m->poll[2 * i + 1]);
         fprintf(out, "};\n");
     }
     if (m->ntopo) {

@@ -604,7 +604,8 @@ static int read_skipped(psk_sim *s, int64_t S, int sur, int seg, jumpr *jr, doub
     for (int64_t j = 0; j < S / L; j++) {
         double gm = 0;
         for (int q = 0; q < s->P; q++) {
-            double c = 0, x;
+            double c = 0;
+            psk_fgap x;
             for (int u = SUR_ITER; u <= SUR_SEG; u++)
                 if (jr[q].sum[u])
                     memset(jr[q].sum[u], 0, (size_t)(u == SUR_ITER ? L : g->bseg) * sizeof *jr[q].sum[u]);
@@ -612,11 +613,13 @@ static int read_skipped(psk_sim *s, int64_t S, int sur, int seg, jumpr *jr, doub
                 int rc = psk_fgaps_next(s->gaps, q, &x);
                 if (rc)
                     return rc;
-                c += x;
+                /* polls' costs as the compute that would take as long */
+                double v = x.gap + psk_simi_poll_ns(s, q, x.gap, x.calls, x.failed) / s->inv_power[q];
+                c += v;
                 uint64_t at = (jr[q].phase + e) % jr[q].per;
                 for (int u = SUR_ITER; u <= SUR_SEG; u++)
                     if (jr[q].map[u])
-                        jr[q].sum[u][jr[q].map[u][at]] += x;
+                        jr[q].sum[u][jr[q].map[u][at]] += v;
             }
             c *= s->inv_power[q];
             jr[q].cpu += c;

@@ -72,6 +72,12 @@ typedef struct rank {
     psk_fcursor *fc;     /* or from the folded program */
     psk_event ev;
     uint64_t prev_exit;
+    /* the whole trace: the run of polls under way (as merging makes them,
+     * so that its cost is what sim --folded says) */
+    int prun_on;
+    unsigned prun_fn;
+    uint64_t prun_key;
+    double prun_gap, prun_calls, prun_failed;
     double t;            /* simulated clock, ns */
     int state;           /* 0 ready, 1 blocked, 2 done */
     int nwait;           /* blocked: things not yet done */
@@ -149,6 +155,8 @@ struct psk_sim {
     char early_msg[512]; /* the first of them, as the reader said */
     int maxdepth, progress;
     double *inv_power;   /* per rank: 1 / its node's power */
+    double *poll_scale;  /* per rank: a recorded gap's time at the node's full speed
+                          * (a quota slows compute on average, not the piece before a poll) */
     const psk_sim_opts *opts;
     psk_trace *trace;
     double *tl;          /* timeline: P x PSK_TL_BINS x 3 (compute, communication, waiting) ns */
@@ -175,6 +183,11 @@ struct psk_sim {
 
 /* sim_engine.c: the ready rank q's clock changed (it is in the tree) */
 void psk_simi_rekey(psk_sim *s, int q);
+/* ns that failed polls of calls (the event's, psk_event_failed_polls) cost
+ * rank q after the recorded gap_ns of compute before them: each the
+ * machine's poll cost after the calls' mean share of the gap, timed at
+ * the node's full speed; polls under 1 us apart (busy waiting) one */
+double psk_simi_poll_ns(const psk_sim *s, int q, double gap_ns, double calls, double failed);
 /* adds amount ns of kind what (0 compute, 1 communication, 2 waiting) to
  * rank q's timeline, spread over [a, a + len) */
 void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount);

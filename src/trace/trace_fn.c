@@ -2,6 +2,7 @@
  * the generated table (psk_fn_table.c), for readers of traces. */
 #include <string.h>
 
+#include "psk_fn_ids.h"
 #include "trace_format.h"
 
 unsigned psk_fn_count(void) { return psk_fn_count_; }
@@ -51,6 +52,65 @@ unsigned psk_fn_poll(unsigned fn)
         if (psk_fn_table[p].poll_of == fn)
             return p;
     return 0;
+}
+
+int psk_event_found(const psk_event *e)
+{
+    if (PSK_HAS(e, PSK_F_INDICES) && !PSK_HAS(e, PSK_F_FLAG))
+        return PSK_ARRN(e, PSK_F_INDICES) > 0; /* Testsome */
+    if (!PSK_HAS(e, PSK_F_FLAG))
+        return 1; /* a Wait family call or Probe: it completed */
+    if (!e->v[PSK_F_FLAG])
+        return 0;
+    return !PSK_HAS(e, PSK_F_INDEX) || e->v[PSK_F_INDEX] >= 0; /* Testany of nulls found nothing */
+}
+
+uint64_t psk_event_failed_polls(const psk_event *ev, uint64_t *calls)
+{
+    const psk_fn_info *i = info(ev->fn);
+    uint64_t n = 1, failed = 0;
+    if (i && i->poll_of) { /* a run of polls: FLAG says whether it ended by finding */
+        n = PSK_HAS(ev, PSK_F_I1) && ev->v[PSK_F_I1] > 0 ? (uint64_t)ev->v[PSK_F_I1] : 1;
+        failed = n - (PSK_HAS(ev, PSK_F_FLAG) && ev->v[PSK_F_FLAG] ? 1 : 0);
+    } else if (psk_fn_poll_wait(ev->fn)) {
+        failed = !psk_event_found(ev);
+    }
+    if (calls)
+        *calls = n;
+    return failed;
+}
+
+unsigned psk_fn_poll_wait(unsigned fn)
+{
+    switch (fn) {
+    case PSK_FN_Test: return PSK_FN_Wait;
+    case PSK_FN_Testall: return PSK_FN_Waitall;
+    case PSK_FN_Testany: return PSK_FN_Waitany;
+    case PSK_FN_Testsome: return PSK_FN_Waitsome;
+    case PSK_FN_Iprobe: return PSK_FN_Probe;
+    default: return 0;
+    }
+}
+
+static uint64_t mix(uint64_t h, int64_t v)
+{
+    h ^= (uint64_t)v;
+    return h * 0x100000001b3ull;
+}
+
+uint64_t psk_event_poll_key(const psk_event *ev)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    if (PSK_HAS(ev, PSK_F_REQ))
+        h = mix(h, ev->v[PSK_F_REQ]);
+    if (PSK_HAS(ev, PSK_F_PEER))
+        h = mix(mix(mix(h, ev->v[PSK_F_PEER]), ev->v[PSK_F_TAG]), ev->v[PSK_F_COMM]);
+    if (PSK_HAS(ev, PSK_F_REQS)) {
+        h = mix(h, PSK_ARRN(ev, PSK_F_REQS));
+        for (uint32_t k = 0; k < PSK_ARRN(ev, PSK_F_REQS); k++)
+            h = mix(h, PSK_ARR(ev, PSK_F_REQS)[k]);
+    }
+    return h;
 }
 
 const char *psk_field_name(int field)

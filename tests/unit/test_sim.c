@@ -1020,6 +1020,111 @@ static void waitall(tb *t, int r, uint64_t gap, const int64_t *reqs, uint32_t n)
     put(t, r, e);
 }
 
+/* MPI_Testall of reqs on rank r after gap ns: flag = whether it found them done */
+static void testall(tb *t, int r, uint64_t gap, const int64_t *reqs, uint32_t n, int flag)
+{
+    psk_event *e = ev(t, r, "MPI_Testall", gap);
+    PSK_ARRN(e, PSK_F_REQS) = n;
+    PSK_ARR(e, PSK_F_REQS) = reqs;
+    e->v[PSK_F_FLAG] = flag;
+    put(t, r, e);
+}
+
+/* rank 0 polls for a message rank 1 sent long before: iteration i polls
+ * 1 + i % 4 times in vain, apart ns of work before each poll (under
+ * 1 us: after 20 us of work before the Irecv), then waits
+ * (i odd: a last Testall finds it, else MPI_Waitall) and answers; 200
+ * iterations. */
+static void polling_trace(tb *t, uint64_t *failed, uint64_t apart)
+{
+    static const int64_t req0[1] = {0};
+    tb_open(t, 2);
+    *failed = 0;
+    for (int r = 0; r < 2; r++)
+        simple(t, r, "MPI_Init", 0);
+    for (int i = 0; i < 200; i++) {
+        p2p(t, 1, "MPI_Send", 1000, 0, 7, 64, -1);
+        p2p(t, 0, "MPI_Irecv", apart < 1000 ? 20000 : 1000, 1, 7, 64, 0); /* busy: the message is there */
+        for (int k = 0; k <= i % 4; k++, (*failed)++)
+            testall(t, 0, apart, req0, 1, 0);
+        if (i % 2)
+            testall(t, 0, apart, req0, 1, 1);
+        else
+            waitall(t, 0, apart, req0, 1);
+        p2p(t, 0, "MPI_Send", 1000, 1, 8, 64, -1);
+        p2p(t, 1, "MPI_Recv", 1000, 0, 8, 64, -1);
+    }
+    for (int r = 0; r < 2; r++) {
+        coll(t, r, "MPI_Barrier", 1000, 0);
+        simple(t, r, "MPI_Finalize", 0);
+    }
+}
+
+/* a poll that finds nothing costs the machine's poll cost, after the mean
+ * compute before the polls of its run (what merging keeps of them), and a
+ * run of polls less than 1 us apart (busy waiting) one poll's:
+ * replayed from the files, folded, and folded with skipping alike; a
+ * poll cost of 10 us or more keeps loops that poll from being skipped
+ * (how many polls a step makes varies with timing), a smaller one not */
+static void poll_cost(void **state)
+{
+    (void)state;
+    static const char *const machines[] = {
+        "start time = 5; send byte time = 0.001;",
+        "start time = 5; send byte time = 0.001; poll cost = {0, 30};",
+        /* 50 us after 10 us of compute, 10 us after 30 us: a run of polls
+         * 20 us apart costs 30 us a poll that found nothing */
+        "start time = 5; send byte time = 0.001; poll cost = {10, 50, 30, 10};",
+        "start time = 5; send byte time = 0.001; poll cost = {0, 5};",
+    };
+    static const double per_poll[4] = {0, 30e-6, 30e-6, 5e-6};
+    double base = 0;
+    for (int mi = 0; mi < 4; mi++) {
+        tb t;
+        three x;
+        uint64_t failed;
+        polling_trace(&t, &failed, 20000);
+        tb_three(&t, machines[mi], 0, &x);
+        double p = psk_sim_predicted(x.s[0]);
+        if (mi == 0)
+            base = p;
+        NEAR(p, base + (double)failed * per_poll[mi]);
+        NEAR(psk_sim_predicted(x.s[1]), p);
+        if (mi == 1 || mi == 2) {
+            assert_int_equal(psk_sim_skipped_iterations(x.s[2]), 0);
+            NEAR(psk_sim_predicted(x.s[2]), p);
+        } else {
+            assert_true(psk_sim_skipped_iterations(x.s[2]) > 0);
+            assert_true(fabs(psk_sim_predicted(x.s[2]) - p) <= 0.01 * p);
+        }
+        three_close(&x);
+    }
+    /* polls 0.5 us apart wait busily: each run of them costs one poll */
+    for (int mi = 0; mi < 2; mi++) {
+        tb t;
+        three x;
+        uint64_t failed;
+        polling_trace(&t, &failed, 500);
+        tb_three(&t, machines[mi], 0, &x);
+        double p = psk_sim_predicted(x.s[0]);
+        if (mi == 0)
+            base = p;
+        NEAR(p, base + 200 * per_poll[mi]);
+        NEAR(psk_sim_predicted(x.s[1]), p);
+        three_close(&x);
+    }
+    /* the machine's points: linear between them, the first's or last's beyond */
+    psk_machine m;
+    psk_machine_default(&m);
+    const char *txt = "poll cost = {10, 50, 30, 10, 100, 0};";
+    assert_int_equal(psk_machine_parse(txt, strlen(txt), "p.par", &m), 0);
+    NEAR(psk_machine_poll_us(&m, 0), 50);
+    NEAR(psk_machine_poll_us(&m, 20), 30);
+    NEAR(psk_machine_poll_us(&m, 65), 5);
+    NEAR(psk_machine_poll_us(&m, 1e6), 0);
+    psk_machine_free(&m);
+}
+
 static const char *const skip_machines[] = {
     "start time = 5; send byte time = 0.001;",
     "type = bus; start time = 20; send byte time = 0.01; eager threshold = 0;",
@@ -1492,6 +1597,10 @@ static void machine_errors(void **state)
         {"calibrated on = a b;", "m.par:1: calibrated on: 'a b' is not a host name"},
         {"work unit spread = {2, 1};", "m.par:1: work unit spread: expected {first quartile, third quartile}"},
         {"message cost = {0, 1};", "m.par:1: message cost: {bytes, us per message, us per byte, ...}: 2 values"},
+        {"poll cost = {0, 1, 5};", "m.par:1: poll cost: {us of compute before, us a poll costs, ...}: an odd number"},
+        {"poll cost = {5, 1, 5, 2};", "m.par:1: poll cost: the us of compute before must ascend"},
+        {"poll cost = {0, -1};", "m.par:1: poll cost: -1 is below 0"},
+        {"poll cost = {0, 2e7};", "m.par:1: poll cost: a poll costing over 10 s"},
         {"message cost = {0, 1, 0.1, 0, 2, 0.1};", "segment 1 (from 0 bytes): its bytes are below 0 or not above"},
         {"intra message cost = {0, 1, -0.1};", "m.par:1: intra message cost: segment 0 (from 0 bytes): its us per"},
         {"message cost = {0, 1, 0.001, 200, -5, 0.01};", "segment 1 (from 200 bytes): it costs less than nothing"},
@@ -1517,7 +1626,7 @@ static void machine_errors(void **state)
     const char *good = "type = switch; // a comment; with a semicolon\n start time = 1.5;\n"
                        "send_byte_time = 0.0002; power = {1, 0.5}; ranks per node = 2;\n"
                        "links per node = 2; buses = 3; allreduce = ring; collectives = closed; cores per node = 6;"
-                       "node work unit time = {1.5, 2.25};";
+                       "node work unit time = {1.5, 2.25}; poll cost = {5, 200, 150, 3.5};";
     assert_int_equal(psk_machine_parse(good, strlen(good), "g.par", &m), 0);
     assert_int_equal(m.type, PSK_NET_SWITCH);
     NEAR(m.start_us, 1.5);
@@ -1538,6 +1647,8 @@ static void machine_errors(void **state)
     assert_int_equal(m2.nnode_power, 2);
     assert_int_equal(m2.nnode_unit, 2);
     NEAR(m2.node_unit_ns[1], 2.25);
+    assert_int_equal(m2.npoll, 2);
+    NEAR(m2.poll[3], 3.5);
     free(buf);
     psk_machine_free(&m);
     psk_machine_free(&m2);
@@ -1563,6 +1674,7 @@ int main(void)
         cmocka_unit_test(folded_random_loops),
         cmocka_unit_test(comm_create_group),
         cmocka_unit_test(comm_id_reused),
+        cmocka_unit_test(poll_cost),
         cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
