@@ -88,7 +88,8 @@ typedef struct vec {
 } vec;
 
 /* exchange elements [slo, slo + sn) of the result with peer for its
- * [rlo, rlo + rn), combined into the result (reduce) or stored (not) */
+ * [rlo, rlo + rn), combined into the result (reduce: received op ours) or
+ * stored (not) */
 static int swap(const vec *v, int to, size_t slo, size_t sn, int from, size_t rlo, size_t rn, int reduce)
 {
     char *at = reduce ? v->tmp : v->r + rlo * v->es;
@@ -99,11 +100,25 @@ static int swap(const vec *v, int to, size_t slo, size_t sn, int from, size_t rl
     return rc;
 }
 
+/* Both partners combine the lower ranks' part first (MPI_Reduce_local(in,
+ * inout) makes inout = in op inout), so that every rank computes the same
+ * expression and gets the same bits even where the op is not exactly
+ * commutative (MIN/MAX of a NaN or of zeros of both signs); the other arms
+ * combine each piece on one rank and pass it on. */
 static int recdbl(const vec *v, int P, int me, size_t n)
 {
     int rc = MPI_SUCCESS;
-    for (int k = 1; k < P && rc == MPI_SUCCESS; k <<= 1)
-        rc = swap(v, me ^ k, 0, n, me ^ k, 0, n, 1);
+    for (int k = 1; k < P && rc == MPI_SUCCESS; k <<= 1) {
+        int peer = me ^ k;
+        if (peer < me) {
+            rc = swap(v, peer, 0, n, peer, 0, n, 1);
+            continue;
+        }
+        rc = PMPI_Sendrecv(v->r, (int)n, v->type, peer, TAG_AR, v->tmp, (int)n, v->type, peer, TAG_AR, v->comm,
+                           MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && (rc = PMPI_Reduce_local(v->r, v->tmp, (int)n, v->type, v->op)) == MPI_SUCCESS)
+            memcpy(v->r, v->tmp, n * v->es);
+    }
     return rc;
 }
 

@@ -419,6 +419,49 @@ static void allreduce_case(MPI_Comm comm, const char *cname, const red *r, MPI_D
     free(data), free(sbuf), free(rbuf), free(init);
 }
 
+/* MPI_Allreduce MIN and MAX of doubles where the order matters (NaNs with
+ * payloads that differ between ranks, zeros of both signs): each arm may
+ * differ from native (docs/tune.md says so) but must give every rank the
+ * same bits */
+static void allreduce_same_bits(MPI_Comm comm, const char *cname)
+{
+    int me;
+    MPI_Comm_rank(comm, &me);
+    enum { N = 64 };
+    double in[N], out[N];
+    for (int i = 0; i < N; i++) {
+        unsigned long long bits = 0x7ff8000000000000ull | (unsigned long long)(me * 131 + i); /* a quiet NaN */
+        switch ((i + me) % 4) {
+        case 0: memcpy(&in[i], &bits, sizeof bits); break;
+        case 1: in[i] = 0.0; break;
+        case 2: in[i] = -0.0; break;
+        default: in[i] = (double)(i % 5);
+        }
+    }
+    MPI_Op ops[2] = {MPI_MIN, MPI_MAX};
+    for (int o = 0; o < 2; o++)
+        for (int arm = 1; arm < PSK_TUNE_NARMS; arm++) {
+            if (psk_tune_arm_coll(arm) != PSK_TUNE_C_allreduce)
+                continue;
+            int rc = psk_tune_allreduce_arm(arm, in, out, N, MPI_DOUBLE, ops[o], comm);
+            if (rc == PSK_TUNE_SKIP)
+                continue;
+            unsigned long long h = 1469598103934665603ull, lo, hi;
+            const unsigned char *b = (const unsigned char *)out;
+            for (size_t i = 0; i < sizeof out; i++)
+                h = (h ^ b[i]) * 1099511628211ull;
+            PMPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm);
+            PMPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm);
+            ctx x = {cname, o ? "double max, NaNs and signed zeros" : "double min, NaNs and signed zeros",
+                     psk_tune_arm_name(arm), sizeof in, 0};
+            runs++;
+            if (rc != MPI_SUCCESS)
+                fail(&x, "returned %d", rc);
+            else if (lo != hi)
+                fail(&x, "the ranks' results differ");
+        }
+}
+
 /* the three on comm, levels as run_comm's: 0 B to 1 MiB (the world only) */
 static void run_colls(MPI_Comm comm, const char *cname, const mode *modes, int nmodes, int world, MPI_Datatype ints3)
 {
@@ -430,6 +473,8 @@ static void run_colls(MPI_Comm comm, const char *cname, const mode *modes, int n
     };
     int P;
     MPI_Comm_size(comm, &P);
+    if (world)
+        allreduce_same_bits(comm, cname);
     for (int si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); si++) {
         size_t sz = sizes[si];
         if (sz > 65560 && (!world || level < 2))
