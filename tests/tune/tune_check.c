@@ -502,7 +502,7 @@ static void run_colls(MPI_Comm comm, const char *cname, const mode *modes, int n
     }
 }
 
-/* intercommunicators go to PMPI_Alltoall untouched */
+/* intercommunicators go to the native call untouched, every collective */
 static void run_inter(void)
 {
     if (wsize < 2)
@@ -527,6 +527,36 @@ static void run_inter(void)
         fail(&x, "result differs from the native one");
     if (after.unsupported != before.unsupported + 1 || after.arm[PSK_TUNE_native] != before.arm[PSK_TUNE_native])
         fail(&x, "was not passed on untouched");
+
+    /* the others: bcast from the high group's rank 0 (MPI_ROOT there, the
+     * other high ranks MPI_PROC_NULL), allreduce, allgather */
+    int hrank;
+    MPI_Comm_rank(half, &hrank);
+    for (int coll = PSK_TUNE_C_bcast; coll < PSK_TUNE_NCOLL; coll++) {
+        int root = low ? 0 : hrank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+        for (int pass = 0; pass < 2; pass++) { /* MPI_*, then PMPI_* */
+            int *out = pass ? ref : r;
+            for (int i = 0; i < 2 * R; i++)
+                out[i] = -1;
+            if (coll == PSK_TUNE_C_bcast && root == MPI_ROOT)
+                for (int i = 0; i < 2; i++)
+                    out[i] = 4242 + i;
+            psk_tune_get_counts(&before);
+            int rc = coll == PSK_TUNE_C_bcast ? (pass ? PMPI_Bcast : MPI_Bcast)(out, 2, MPI_INT, root, inter)
+                   : coll == PSK_TUNE_C_allreduce
+                       ? (pass ? PMPI_Allreduce : MPI_Allreduce)(s, out, 2, MPI_INT, MPI_SUM, inter)
+                       : (pass ? PMPI_Allgather : MPI_Allgather)(s, 2, MPI_INT, out, 2, MPI_INT, inter);
+            psk_tune_get_counts(&after);
+            x.arm = psk_tune_coll_mpi_name(coll);
+            if (rc != MPI_SUCCESS)
+                fail(&x, "returned %d", rc);
+            if (!pass && (after.coll[coll].unsupported != before.coll[coll].unsupported + 1 ||
+                          after.coll[coll].native != before.coll[coll].native))
+                fail(&x, "was not passed on untouched");
+        }
+        if (memcmp(r, ref, 2 * sizeof(int) * (size_t)R))
+            fail(&x, "result differs from the native one");
+    }
     free(s), free(r), free(ref);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
