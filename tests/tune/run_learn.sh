@@ -116,12 +116,16 @@ slow_native)
     PSK_TUNE_INJECT=native:20000 run r "$calls" 16384
     d=$(get r groups.0.decision)
     [ -n "$d" ] && [ "$d" != native ] || fail "the decision is '$d': native, 20 ms slower, was kept"
+    # (bcast, allreduce, allgather: where native's stand-in form is an
+    # arm's or better, as at P = 2, nothing is probed before call 32)
+    most=60 by=70
+    [ -n "$coll" ] && most=80 by=90
     n=$(arm r 0 native calls)
-    [ "$n" -le 60 ] || fail "native, 20 ms slower, took $n calls of $calls"
+    [ "$n" -le $most ] || fail "native, 20 ms slower, took $n calls of $calls"
     at=$(grep -m1 '^groups\.0\.changes\.[0-9]*\.why=explored$' "$work/r.flat" | sed 's/\.why=.*//')
     [ -n "$at" ] || fail "no change by exploring"
     c=$(get r "${at//./\\.}\\.call")
-    [ "$c" -le 70 ] || fail "native left at call $c only"
+    [ "$c" -le $by ] || fail "native left at call $c only"
     ;;
 change)
     # (on a quiet machine native is left about 20 calls after the change;
