@@ -198,9 +198,9 @@ static void run_case(MPI_Comm comm, const char *cname, const mode *m, size_t n, 
  * 0 (--tiny: MPICH busy-polls, slow on more ranks than cores) 1 B and 64 KiB
  * of bytes and struct on the world, 4000 B of bytes on the others, where
  * (on 1 or 2 ranks) MPI_Alltoall is called once per arm, not WRAPPED times.
- * run_colls at 0: on the world 1 B of bytes and 64 KiB of bytes and struct
- * (allreduce: int sum, and at 64 KiB double max and double sum), on the
- * first two ranks 4000 B of bytes and int sum, nowhere else. */
+ * run_colls at 1 and 0 only on the world and the first two ranks; at 0 on
+ * the world 64 KiB of bytes (allreduce: int sum, double sum), on the first
+ * two ranks 4000 B (int sum), without the same-bits case. */
 static void run_comm(MPI_Comm comm, const char *cname, const mode *modes, int nmodes, int world)
 {
     static const size_t sizes[] = {0, 1, 100, 4000, 65560, 1 << 20};
@@ -476,7 +476,7 @@ static void run_colls(MPI_Comm comm, const char *cname, const mode *modes, int n
     };
     int P;
     MPI_Comm_size(comm, &P);
-    if (world)
+    if (world && level > 0)
         allreduce_same_bits(comm, cname);
     for (int si = 0; si < (int)(sizeof sizes / sizeof sizes[0]); si++) {
         size_t sz = sizes[si];
@@ -484,12 +484,11 @@ static void run_colls(MPI_Comm comm, const char *cname, const mode *modes, int n
             continue;
         if (level == 1 && sz == 100)
             continue;
-        if (level == 0 && (world ? sz != 1 && sz != 65560 : sz != 4000))
+        if (level == 0 && (world ? sz != 65560 : sz != 4000))
             continue;
         for (int mi = 0; mi < nmodes; mi++) {
             int basic = mi == 0 || mi == 3;
-            if ((sz > 65560 && mi > 0) || (level < 2 && !world && !basic) || (level == 0 && !basic) ||
-                (level == 0 && sz == 1 && mi > 0))
+            if ((sz > 65560 && mi > 0) || (level < 2 && !world && !basic) || (level == 0 && mi > 0))
                 continue;
             const mode *m = &modes[mi];
             size_t n = (sz + m->unit - 1) / m->unit;
@@ -498,7 +497,7 @@ static void run_colls(MPI_Comm comm, const char *cname, const mode *modes, int n
                 allgather_case(comm, cname, m, n, inplace);
         }
         for (int ri = 0; ri < (int)(sizeof reds / sizeof reds[0]); ri++) {
-            if ((sz > 65560 && ri > 0) || (level == 0 && ri != 0 && (sz != 65560 || (ri != 2 && ri != 4))))
+            if ((sz > 65560 && ri > 0) || (level == 0 && ri != 0 && (sz != 65560 || ri != 4)))
                 continue;
             for (int inplace = 0; inplace < 2; inplace++)
                 allreduce_case(comm, cname, &reds[ri], ints3, sz, inplace);
@@ -613,7 +612,7 @@ int main(int argc, char **argv)
     MPI_Comm split;
     MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wsize - wrank, &split);
     run_comm(split, "even/odd split, reversed", modes, nmodes, 0);
-    if (level > 0) /* --tiny: the world and the first two ranks (power of two) only */
+    if (level == 2) /* --quick, --tiny: the world and the first two ranks (a power of two) only */
         run_colls(split, "even/odd split, reversed", modes, nmodes, 0, ints3);
     MPI_Comm_free(&split);
 
@@ -624,7 +623,7 @@ int main(int argc, char **argv)
         MPI_Comm_split(MPI_COMM_WORLD, wrank < k ? 0 : MPI_UNDEFINED, wrank, &first);
         if (first != MPI_COMM_NULL) {
             run_comm(first, k == 3 ? "first three ranks" : "first two ranks", modes, nmodes, 0);
-            if (level > 0 || k == 2)
+            if (level == 2 || k == 2)
                 run_colls(first, k == 3 ? "first three ranks" : "first two ranks", modes, nmodes, 0, ints3);
             MPI_Comm_free(&first);
         }
