@@ -295,7 +295,7 @@ adaptation() {
             END { if (c0 == "") c0 = "-"; if (c1 == "") c1 = "-"; printf "%s %s %s %s %s", c0, c1, ms(bf, nb), ms(du, nd), ms(af, na) }' "$tr")
             local c0 c1 b1 d1 a1 ch="-" ch1="-" m0="-" m1="-"
             read -r c0 c1 b1 d1 a1 <<<"$row"
-            if [ -f "$D/$pol.$r.json" ] && [ "$c0" != "-" ]; then
+            if [[ " star learn warm " == *" $pol "* ]] && [ -f "$D/$pol.$r.json" ] && [ "$c0" != "-" ]; then
                 local end=$c1
                 [ "$end" = - ] && end=1000000000
                 ch=$(changes_in "$D/$pol.$r.json" "$c0" "$end")
@@ -314,7 +314,7 @@ adaptation() {
 
 # changes_in JSON FROM TO: the report's first three changes at calls in [FROM, TO)
 changes_in() {
-    jq -r --argjson a "$2" --argjson b "$3" '[.groups[] | select((.collective // "alltoall") == "alltoall") | .changes[]
+    jq -r --argjson a "$2" --argjson b "$3" '[.groups[]? | select((.collective // "alltoall") == "alltoall") | .changes[]
         | select(.call >= $a and .call < $b)
         | "+\(.call - $a) \(.why)\(if .to then ": " + .to else "" end)"] as $l
         | if ($l | length) == 0 then "none" else ($l[0:3] | join(", ")) + (if ($l | length) > 3 then ", ..." else "" end) end' "$1"
