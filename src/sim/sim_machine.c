@@ -239,6 +239,30 @@ static int list(parser *p, const char *key, const char *v, double lo, double *va
     return rc;
 }
 
+/* a list of one value above 0 per node ({a, b, ...}, at most 4096) into
+ * *out (replacing what it held), what naming the value in errors */
+static int per_node(parser *p, const char *key, const char *val, const char *what, double **out, int *nout)
+{
+    enum { MAXN = 4096 };
+    double *v = malloc(MAXN * sizeof *v);
+    int n;
+    if (!v)
+        return perr(p, "out of memory");
+    if (list(p, key, val, 0, v, MAXN, &n, 0)) {
+        free(v);
+        return PSK_EINVAL;
+    }
+    for (int i = 0; i < n; i++)
+        if (!(v[i] > 0)) {
+            free(v);
+            return perr(p, "%s: node %d's %s must be above 0", key, i, what);
+        }
+    free(*out);
+    *out = v;
+    *nout = n;
+    return 0;
+}
+
 static int statement(parser *p, psk_machine *m, const char *key, const char *val)
 {
     double x;
@@ -379,26 +403,8 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         m->npoll = n / 2;
         return 0;
     }
-    if (!strcmp(key, "node work unit time")) {
-        enum { MAXN = 4096 };
-        double *v = malloc(MAXN * sizeof *v);
-        int n;
-        if (!v)
-            return perr(p, "out of memory");
-        if (list(p, key, val, 0, v, MAXN, &n, 0)) {
-            free(v);
-            return PSK_EINVAL;
-        }
-        for (int i = 0; i < n; i++)
-            if (!(v[i] > 0)) {
-                free(v);
-                return perr(p, "%s: node %d's time must be above 0", key, i);
-            }
-        free(m->node_unit_ns);
-        m->node_unit_ns = v;
-        m->nnode_unit = n;
-        return 0;
-    }
+    if (!strcmp(key, "node work unit time"))
+        return per_node(p, key, val, "time", &m->node_unit_ns, &m->nnode_unit);
     if (!strcmp(key, "power")) {
         m->power_given = 1;
         if (val[0] != '{') {
@@ -409,24 +415,7 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
             m->power = x;
             return 0;
         }
-        enum { MAXN = 4096 };
-        double *v = malloc(MAXN * sizeof *v);
-        int n;
-        if (!v)
-            return perr(p, "out of memory");
-        if (list(p, key, val, 0, v, MAXN, &n, 0)) {
-            free(v);
-            return PSK_EINVAL;
-        }
-        for (int i = 0; i < n; i++)
-            if (v[i] <= 0) {
-                free(v);
-                return perr(p, "power: node %d's power must be above 0", i);
-            }
-        free(m->node_power);
-        m->node_power = v;
-        m->nnode_power = n;
-        return 0;
+        return per_node(p, key, val, "power", &m->node_power, &m->nnode_power);
     }
     if (!strcmp(key, "topology")) {
         double v[PSK_MACHINE_MAXDIM];
