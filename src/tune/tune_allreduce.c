@@ -18,6 +18,16 @@ enum { TAG_AR = 21 };
 
 enum { K_INT, K_FINT, K_BYTE, K_BOOL, K_FLOAT, K_NONE };
 
+static int one_of(MPI_Datatype t, const MPI_Datatype *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t == v[i])
+            return 1;
+    return 0;
+}
+
+#define ONE_OF(t, v) one_of(t, v, sizeof v / sizeof v[0])
+
 static int kind_of(MPI_Datatype t)
 {
     static const MPI_Datatype ints[] = {
@@ -30,20 +40,16 @@ static int kind_of(MPI_Datatype t)
                                           MPI_REAL4, MPI_REAL8};
     if (t == MPI_DATATYPE_NULL)
         return K_NONE;
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (t == ints[i])
-            return K_INT;
-    for (size_t i = 0; i < sizeof fints / sizeof fints[0]; i++)
-        if (t == fints[i])
-            return K_FINT;
+    if (ONE_OF(t, ints))
+        return K_INT;
+    if (ONE_OF(t, fints))
+        return K_FINT;
     if (t == MPI_BYTE)
         return K_BYTE;
-    for (size_t i = 0; i < sizeof bools / sizeof bools[0]; i++)
-        if (t == bools[i])
-            return K_BOOL;
-    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++)
-        if (t == floats[i])
-            return K_FLOAT;
+    if (ONE_OF(t, bools))
+        return K_BOOL;
+    if (ONE_OF(t, floats))
+        return K_FLOAT;
     return K_NONE;
 }
 
