@@ -34,9 +34,9 @@ enum psk_tune_coll {
     X(ring_ob, 0, alltoall)   /* ring, the same */                                             \
     X(bc_binomial, 0, bcast)  /* binomial tree from the root */                                \
     X(bc_scatter_ring, 0, bcast) /* binomial scatter, ring allgather (van de Geijn) */         \
-    X(ar_recdbl, 1, allreduce)   /* recursive doubling, the whole vector each step */          \
+    X(ar_recdbl, 0, allreduce)   /* recursive doubling, the whole vector each step */          \
     X(ar_ring, 0, allreduce)     /* ring reduce-scatter, then ring allgather */                \
-    X(ar_rabenseifner, 1, allreduce) /* recursive halving reduce-scatter, doubling allgather */ \
+    X(ar_rabenseifner, 0, allreduce) /* recursive halving reduce-scatter, doubling allgather */ \
     X(ag_ring, 0, allgather)     /* P - 1 steps, each block passed on to rank + 1 */           \
     X(ag_recdbl, 1, allgather)   /* recursive doubling: log2 P exchanges of growing halves */  \
     X(ag_bruck, 0, allgather)    /* ceil(log2 P) steps of packed blocks, then a rotation */

@@ -1,8 +1,9 @@
-/* The MPI_Allreduce arms: recursive doubling (power-of-two P: log2 P
- * exchanges of the whole vector), ring (a reduce-scatter of P pieces in
- * P - 1 steps, then a ring allgather) and Rabenseifner's (power-of-two P:
- * recursive halving reduce-scatter, recursive doubling allgather); the
- * forms of notes/collectives.md, "Allreduce". The arms combine partial
+/* The MPI_Allreduce arms: recursive doubling (log2 P exchanges of the
+ * whole vector), ring (a reduce-scatter of P pieces in P - 1 steps, then a
+ * ring allgather) and Rabenseifner's (recursive halving reduce-scatter,
+ * recursive doubling allgather); the forms of notes/collectives.md,
+ * "Allreduce". On a P that is not a power of two, recursive doubling and
+ * Rabenseifner's fold the extra ranks in first (see fold below). The arms combine partial
  * results in another order than the MPI library, so they take only calls
  * whose result cannot depend on the order: predefined ops on predefined
  * types where the op is exact (integers with any op, the logical and
@@ -106,17 +107,42 @@ static int swap(const vec *v, int to, size_t slo, size_t sn, int from, size_t rl
     return rc;
 }
 
+/* A P that is not a power of two: with p the largest power of two below
+ * P and r = P - p, ranks 2i and 2i + 1 (i < r) pair up first, the even one
+ * sending its vector to the odd one, which combines them (lower first);
+ * the p ranks left (the odd ones of the pairs, then ranks 2r .. P - 1) run
+ * the power-of-two algorithm as virtual ranks 0 .. p - 1, which keep the
+ * real ranks' order; then each odd rank of a pair sends the result back.
+ * Two more exchanges of the whole vector on the pairs' ranks, as the MPI
+ * libraries do it for these algorithms. */
+typedef struct fold {
+    int p, r;  /* virtual ranks, pairs folded */
+    int vme;   /* this rank's virtual rank, -1 for the even rank of a pair */
+} fold;
+
+static fold fold_of(int P, int me)
+{
+    fold f = {1, 0, -1};
+    while (f.p * 2 <= P)
+        f.p *= 2;
+    f.r = P - f.p;
+    f.vme = me < 2 * f.r ? (me & 1 ? me / 2 : -1) : me - f.r;
+    return f;
+}
+
+static int real_rank(const fold *f, int v) { return v < f->r ? 2 * v + 1 : v + f->r; }
+
 /* Both partners combine the lower ranks' part first (MPI_Reduce_local(in,
  * inout) makes inout = in op inout), so that every rank computes the same
  * expression and gets the same bits even where the op is not exactly
  * commutative (MIN/MAX of a NaN or of zeros of both signs); the other arms
  * combine each piece on one rank and pass it on. */
-static int recdbl(const vec *v, int P, int me, size_t n)
+static int recdbl(const vec *v, const fold *f, size_t n)
 {
-    int rc = MPI_SUCCESS;
-    for (int k = 1; k < P && rc == MPI_SUCCESS; k <<= 1) {
-        int peer = me ^ k;
-        if (peer < me) {
+    int rc = MPI_SUCCESS, vme = f->vme;
+    for (int k = 1; k < f->p && rc == MPI_SUCCESS; k <<= 1) {
+        int vpeer = vme ^ k, peer = real_rank(f, vpeer);
+        if (vpeer < vme) {
             rc = swap(v, peer, 0, n, peer, 0, n, 1);
             continue;
         }
@@ -143,14 +169,18 @@ static int ring(const vec *v, int P, int me, size_t n)
         int sp = ((me + 1 - s) % P + P) % P, rp = ((me - s) % P + P) % P;
         rc = swap(v, right, OFF(sp), LEN(sp), left, OFF(rp), LEN(rp), 0);
     }
+#undef OFF
+#undef LEN
     return rc;
 }
 
-static int rabenseifner(const vec *v, int P, int me, size_t n)
+/* p pieces of the vector, piece i reduced on virtual rank i */
+static int rabenseifner(const vec *v, const fold *f, size_t n)
 {
-    int rc = MPI_SUCCESS, lo = 0, hi = P; /* pieces this rank is reducing */
+#define OFF(i) psk_tune_piece(n, P, (i))
+    int rc = MPI_SUCCESS, P = f->p, me = f->vme, lo = 0, hi = P; /* pieces this rank is reducing */
     for (int d = P / 2; d > 0 && rc == MPI_SUCCESS; d /= 2) {
-        int mid = lo + d, peer = me ^ d;
+        int mid = lo + d, peer = real_rank(f, me ^ d);
         if (me & d) { /* keeps the upper half */
             rc = swap(v, peer, OFF(lo), OFF(mid) - OFF(lo), peer, OFF(mid), OFF(hi) - OFF(mid), 1);
             lo = mid;
@@ -161,7 +191,7 @@ static int rabenseifner(const vec *v, int P, int me, size_t n)
     }
     /* lo == me: piece me is whole; doubling gathers the others back */
     for (int d = 1; d < P && rc == MPI_SUCCESS; d *= 2) {
-        int peer = me ^ d;
+        int peer = real_rank(f, me ^ d);
         if (me & d) {
             rc = swap(v, peer, OFF(lo), OFF(hi) - OFF(lo), peer, OFF(lo - d), OFF(lo) - OFF(lo - d), 0);
             lo -= d;
@@ -171,8 +201,27 @@ static int rabenseifner(const vec *v, int P, int me, size_t n)
         }
     }
 #undef OFF
-#undef LEN
     return rc;
+}
+
+/* the arm on P ranks: the pairs folded in, the power-of-two algorithm on
+ * the virtual ranks, the result sent back */
+static int folded(const vec *v, int P, int me, size_t n, int (*pow2)(const vec *, const fold *, size_t))
+{
+    fold f = fold_of(P, me);
+    int rc = MPI_SUCCESS;
+    if (f.vme < 0) /* the even rank of a pair: its vector in, the result back */
+        return (rc = PMPI_Send(v->r, (int)n, v->type, me + 1, TAG_AR, v->comm)) != MPI_SUCCESS
+                   ? rc
+                   : PMPI_Recv(v->r, (int)n, v->type, me + 1, TAG_AR, v->comm, MPI_STATUS_IGNORE);
+    int paired = me < 2 * f.r;
+    if (paired && ((rc = PMPI_Recv(v->tmp, (int)n, v->type, me - 1, TAG_AR, v->comm, MPI_STATUS_IGNORE)) !=
+                       MPI_SUCCESS ||
+                   (rc = PMPI_Reduce_local(v->tmp, v->r, (int)n, v->type, v->op)) != MPI_SUCCESS))
+        return rc;
+    if ((rc = pow2(v, &f, n)) != MPI_SUCCESS)
+        return rc;
+    return paired ? PMPI_Send(v->r, (int)n, v->type, me - 1, TAG_AR, v->comm) : MPI_SUCCESS;
 }
 
 int psk_tune_ar_run(int arm, psk_tune_comm *c, const psk_tune_args *a)
@@ -187,9 +236,9 @@ int psk_tune_ar_run(int arm, psk_tune_comm *c, const psk_tune_args *a)
         memcpy(a->rbuf, a->sbuf, a->bytes);
     size_t n = (size_t)a->rcount;
     switch (arm) {
-    case PSK_TUNE_ar_recdbl: return recdbl(&v, c->size, c->rank, n);
+    case PSK_TUNE_ar_recdbl: return folded(&v, c->size, c->rank, n, recdbl);
     case PSK_TUNE_ar_ring: return ring(&v, c->size, c->rank, n);
-    case PSK_TUNE_ar_rabenseifner: return rabenseifner(&v, c->size, c->rank, n);
+    case PSK_TUNE_ar_rabenseifner: return folded(&v, c->size, c->rank, n, rabenseifner);
     default: return PSK_TUNE_FALLBACK; /* not reached: arms are checked */
     }
 }
