@@ -38,7 +38,7 @@ enum psk_tune_coll {
     X(ar_ring, 0, allreduce)     /* ring reduce-scatter, then ring allgather */                \
     X(ar_rabenseifner, 0, allreduce) /* recursive halving reduce-scatter, doubling allgather */ \
     X(ag_ring, 0, allgather)     /* P - 1 steps, each block passed on to rank + 1 */           \
-    X(ag_recdbl, 1, allgather)   /* recursive doubling: log2 P exchanges of growing halves */  \
+    X(ag_recdbl, 0, allgather)   /* recursive doubling: log2 P exchanges of growing halves */  \
     X(ag_bruck, 0, allgather)    /* ceil(log2 P) steps of packed blocks, then a rotation */
 
 enum psk_tune_arm {

@@ -1,7 +1,7 @@
 /* The MPI_Allgather arms: ring (P - 1 steps, each passing the block last
- * received on to rank + 1), recursive doubling (power-of-two P: log2 P
- * exchanges of the blocks gathered so far, contiguous in the receive
- * buffer) and Bruck's (ceil(log2 P) steps of packed blocks in the
+ * received on to rank + 1), recursive doubling (log2 P exchanges of the
+ * blocks gathered so far, contiguous in the receive buffer; the extra
+ * ranks of a P that is not a power of two folded in) and Bruck's (ceil(log2 P) steps of packed blocks in the
  * communicator's scratch, then a rotation into place); the forms of
  * notes/collectives.md, "Allgather". Ring and doubling move the user's
  * datatypes as they are (block j at rbuf + j x rcount x extent, in integer
@@ -61,17 +61,43 @@ static int ring(psk_tune_comm *c, const psk_tune_args *a)
     return rc;
 }
 
+/* Recursive doubling. On a P that is not a power of two the extra ranks
+ * are folded in as for allreduce (tune_allreduce.c): with p the largest
+ * power of two below P and r = P - p, rank 2i (i < r) sends its block to
+ * rank 2i + 1 and later gets all P blocks from it; the p ranks left are
+ * virtual ranks 0 .. p - 1 in the real ranks' order, virtual rank v
+ * holding the blocks first(v) .. first(v + 1) - 1 (two for a pair), so an
+ * aligned group of virtual ranks holds consecutive blocks: one message. */
+static int first_block(int v, int r) { return v < r ? 2 * v : v + r; }
+
 static int recdbl(psk_tune_comm *c, const psk_tune_args *a)
 {
-    int P = c->size, me = c->rank;
-    int rc = own_block(c, a);
-    /* before the step of distance d, a rank has the d blocks of its
-     * aligned group of d ranks */
-    for (int d = 1; d < P && rc == MPI_SUCCESS; d <<= 1) {
-        int peer = me ^ d, mine = me & ~(d - 1), theirs = peer & ~(d - 1);
-        rc = PMPI_Sendrecv(blk(a, mine), d * a->rcount, a->rtype, peer, TAG_AG, blk(a, theirs), d * a->rcount,
-                           a->rtype, peer, TAG_AG, c->priv, MPI_STATUS_IGNORE);
+    int P = c->size, me = c->rank, p = 1;
+    while (p * 2 <= P)
+        p *= 2;
+    int r = P - p, paired = me < 2 * r, rc = own_block(c, a);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (paired && !(me & 1)) /* the even rank of a pair */
+        return (rc = PMPI_Send(blk(a, me), a->rcount, a->rtype, me + 1, TAG_AG, c->priv)) != MPI_SUCCESS
+                   ? rc
+                   : PMPI_Recv(blk(a, 0), P * a->rcount, a->rtype, me + 1, TAG_AG, c->priv, MPI_STATUS_IGNORE);
+    if (paired && (rc = PMPI_Recv(blk(a, me - 1), a->rcount, a->rtype, me - 1, TAG_AG, c->priv,
+                                  MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+        return rc;
+    int v = paired ? me / 2 : me - r;
+    /* before the step of distance d, a rank has the blocks of its aligned
+     * group of d virtual ranks */
+    for (int d = 1; d < p && rc == MPI_SUCCESS; d <<= 1) {
+        int vpeer = v ^ d, mine = v & ~(d - 1), theirs = vpeer & ~(d - 1);
+        int peer = vpeer < r ? 2 * vpeer + 1 : vpeer + r;
+        int m0 = first_block(mine, r), m1 = first_block(mine + d, r);
+        int t0 = first_block(theirs, r), t1 = first_block(theirs + d, r);
+        rc = PMPI_Sendrecv(blk(a, m0), (m1 - m0) * a->rcount, a->rtype, peer, TAG_AG, blk(a, t0),
+                           (t1 - t0) * a->rcount, a->rtype, peer, TAG_AG, c->priv, MPI_STATUS_IGNORE);
     }
+    if (rc == MPI_SUCCESS && paired)
+        rc = PMPI_Send(blk(a, 0), P * a->rcount, a->rtype, me - 1, TAG_AG, c->priv);
     return rc;
 }
 

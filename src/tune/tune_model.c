@@ -48,12 +48,18 @@ static double cost(const psk_collcost_net *net, int arm, int P, int64_t m)
 {
     if (shape[arm].coll == PSK_CC_ALLTOALL)
         return psk_collcost_alltoall(net, shape[arm].alg, shape[arm].sync, P, m);
-    if (shape[arm].coll == PSK_CC_ALLREDUCE && shape[arm].alg != PSK_CC_RING && (P & (P - 1))) {
-        /* folded (tune_allreduce.c): the algorithm on the largest power
-         * of two below P, the vector in before and out after */
+    if (shape[arm].alg == PSK_CC_RABENSEIFNER || (shape[arm].alg == PSK_CC_RECDOUBLING && (P & (P - 1)))) {
+        /* folded (tune_allreduce.c, tune_allgather.c): the algorithm on
+         * the largest power of two below P, before it a rank's vector or
+         * block in, after it the result out */
         int p = 1;
         while (p * 2 <= P)
             p *= 2;
+        if (p == P)
+            return psk_collcost(net, shape[arm].coll, shape[arm].alg, P, m);
+        if (shape[arm].coll == PSK_CC_ALLGATHER) /* p ranks of about P / p blocks */
+            return psk_collcost(net, shape[arm].coll, shape[arm].alg, p, m * P / p) + psk_collcost_msg(net, m) +
+                   psk_collcost_msg(net, m * P);
         return psk_collcost(net, shape[arm].coll, shape[arm].alg, p, m) + 2 * psk_collcost_msg(net, m);
     }
     return psk_collcost(net, shape[arm].coll, shape[arm].alg, P, m);

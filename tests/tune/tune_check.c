@@ -14,8 +14,9 @@
  * psk_tune_alltoall_arm) and MPI_Alltoall itself (PSK_TUNE_FORCE=cycle:
  * one call per arm) must leave the receive buffer byte-identical to it and
  * the send buffer unchanged; an arm may skip only for its power-of-two
- * rule (pair and allgather's recursive doubling; the allreduce arms fold
- * the extra ranks in and must run on every P). Intercommunicators must go native untouched. Exit 1 on a failure. */
+ * rule (pair; the recursive doubling and Rabenseifner arms of allreduce
+ * and allgather fold the extra ranks in and run on every P).
+ * Intercommunicators must go native untouched. Exit 1 on a failure. */
 #include <mpi.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -257,14 +258,12 @@ static int run_call(const call *c, int how)
 /* the native result (into ref), then every arm of the collective and
  * MPI_* itself (cycle) WRAPPED times, each from rbuf = init: the receive
  * buffer must be byte-identical to native's, sbuf (slen bytes) unchanged.
- * An arm may skip for its power-of-two rule, at 0 bytes, and everywhere
- * when the call is one the arms must not take (native_only); MPI_* must
+ * An arm may skip at 0 bytes (all of these arms run on every P), and
+ * everywhere when the call is one the arms must not take (native_only); MPI_* must
  * then have gone native untouched */
 static void compare(ctx *x, const call *c, unsigned char *rbuf, const unsigned char *init, size_t rlen,
                     const unsigned char *sbuf, size_t slen, int native_only)
 {
-    int P;
-    MPI_Comm_size(c->comm, &P);
     unsigned char *ref = malloc(rlen), *s0 = malloc(slen + 1);
     if (slen)
         memcpy(s0, sbuf, slen);
@@ -288,9 +287,7 @@ static void compare(ctx *x, const call *c, unsigned char *rbuf, const unsigned c
         psk_tune_get_counts(&c1);
         runs++;
         if (rc == PSK_TUNE_SKIP) {
-            const char *n = x->arm;
-            int pow2 = (P & (P - 1)) == 0, pow2arm = !strcmp(n, "ag_recdbl");
-            if (!native_only && (arm == PSK_TUNE_native || !(x->bytes == 0 || (!pow2 && pow2arm))))
+            if (!native_only && (arm == PSK_TUNE_native || x->bytes != 0))
                 fail(x, "skipped");
             continue;
         }
@@ -631,9 +628,8 @@ int main(int argc, char **argv)
     }
     run_inter();
 
-    /* the collectives took every arm on some rank (the pair arms and
-     * allgather's recursive doubling need a power-of-two communicator: the
-     * 1- or 2-rank ones above) */
+    /* the collectives took every arm on some rank (the pair arms need a
+     * power-of-two communicator: the 1- or 2-rank ones above) */
     psk_tune_counts c;
     uint64_t most[PSK_TUNE_NARMS];
     psk_tune_get_counts(&c);
