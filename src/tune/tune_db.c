@@ -133,12 +133,13 @@ static int whole(const char *s, long long lo, long long hi, long long *v)
     return *v < lo || *v > hi ? -1 : 0;
 }
 
-/* a decimal number in [lo, hi] (a sign only if lo < 0), at most 32 characters */
+/* a decimal number in [lo, hi], digits and at most one point (a sign
+ * only if lo < 0; no exponent, no hex), at most 32 characters */
 static int real_in(const char *s, double lo, double hi, double *v)
 {
     char *end;
     const char *d = *s == '-' && lo < 0 ? s + 1 : s;
-    if (!*s || strlen(s) > 32 || !strchr("0123456789", *d) || !*d)
+    if (!*d || strlen(s) > 32 || *d == '.' || strspn(d, "0123456789.") != strlen(d) || strchr(d, '.') != strrchr(d, '.'))
         return -1;
     errno = 0;
     *v = strtod(s, &end);
