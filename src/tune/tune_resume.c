@@ -19,7 +19,10 @@ void psk_tune_resume_save(const psk_tune_group *g, double native_ns, psk_tune_db
     e->version = 2;
     e->coll = g->coll;
     e->arm = g->inc;
-    e->state = g->phase == PH_MONITOR                                    ? PSK_TUNE_DB_SETTLED
+    /* settled once, settled: a change detected later in this run (and
+     * the exploring it started) was this run's; the next one watches for
+     * its own */
+    e->state = g->settled                                                 ? PSK_TUNE_DB_SETTLED
                : g->phase == PH_EXPLORE || g->origin == ORIGIN_RESUME ? PSK_TUNE_DB_EXPLORING
                                                                        : PSK_TUNE_DB_START;
     e->calls = g->prev_calls + g->calls;
@@ -31,7 +34,7 @@ void psk_tune_resume_save(const psk_tune_group *g, double native_ns, psk_tune_db
         return;
     for (int a = 0; a < PSK_TUNE_NARMS && e->narms < PSK_TUNE_DB_MAXARMS; a++) {
         const psk_tune_arml *s = &g->arm[a];
-        int active = (g->active >> a & 1) && a != g->inc;
+        int active = (g->active >> a & 1) && a != g->inc && e->state == PSK_TUNE_DB_EXPLORING;
         if (!active && !s->dropped && !s->rn && a != g->inc)
             continue;
         psk_tune_dbarm *d = &e->arms[e->narms++];

@@ -192,7 +192,7 @@ warm_stale)
     PSK_TUNE_DB=$db PSK_TUNE_BUDGET=0.25 PSK_TUNE_INJECT="native:20000,$(all_slow 2000)" run r1 300 16384
     d=$(get r1 groups.0.decision) est=$(arm r1 0 "$(get r1 groups.0.decision)" estimate_us)
     [ "$d" != native ] || fail "the first run kept native, 20 ms slower"
-    key=$(awk '$1 == "psk2" { print $2, $3, $4, $5, $6, $7 }' "$db")
+    key=$(awk '$1 ~ /^psk[12]$/ { print $2, $3, $4, $5, $6, $7 }' "$db")
     [ -n "$key" ] || fail "the first run wrote no line: $(cat "$db")"
     awk -v k="$key" -v d="$d" -v t="$est" 'BEGIN { printf "psk1 %s %s 300 %.1f 20000000.0 1\n", k, d, t * 1000 }' >"$db"
     # (24 calls: a warm-up window, the baseline's, one watched; the change
