@@ -161,7 +161,8 @@ report_line() {
          (if $calls > 0 then 100 * s(.calls_within_5pct_of_best) / $calls else 0 end),
          "\(s(.exploration_calls))/\(s(.exploration_calls_before_change))",
          (if $calls > 0 then s(.decision_us) / $calls else 0 end), s(.switches),
-         ([$g[] | select(.prior == "decision file")] | length), ($g | length)] | @tsv' "$3" 2>/dev/null
+         ([$g[] | select(.prior == "decision file" or .prior == "decision file, exploring")] | length),
+         ($g | length)] | @tsv' "$3" 2>/dev/null
 }
 
 # the table of a scenario from $SCD/results and the reports

@@ -139,7 +139,8 @@ static int real_in(const char *s, double lo, double hi, double *v)
 {
     char *end;
     const char *d = *s == '-' && lo < 0 ? s + 1 : s;
-    if (!*d || strlen(s) > 32 || *d == '.' || strspn(d, "0123456789.") != strlen(d) || strchr(d, '.') != strrchr(d, '.'))
+    if (!*d || strlen(s) > 32 || *d == '.' || strspn(d, "0123456789.") != strlen(d) ||
+        strchr(d, '.') != strrchr(d, '.'))
         return -1;
     errno = 0;
     *v = strtod(s, &end);

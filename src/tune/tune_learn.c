@@ -1099,7 +1099,7 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, i
         star_start(c, g);
     } else if (state == PSK_TUNE_DB_SETTLED) {
         /* the file's decision, no exploring: monitoring from the start,
-         * its baseline this run's first window (watch) */
+         * its baseline this run's own second window (watch) */
         g->origin = ORIGIN_WARM;
         g->seed_arm = e->arm;
         g->active = 0;

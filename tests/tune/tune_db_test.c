@@ -243,7 +243,8 @@ int main(void)
             strcat(l, ",0.1");
         CHECK(psk_tune_db_parse(l, &f, &why), "accepted 17 ratios");
         snprintf(l, sizeof l, "%s", good);
-        const char *more[] = {"pair_lb", "ring_lb", "pair_mb", "ring_mb", "pair_ob", "ring_ob", "spread", "pair", "ring"};
+        const char *more[] = {"pair_lb", "ring_lb", "pair_mb", "ring_mb", "pair_ob",
+                              "ring_ob", "spread",  "pair",    "ring"};
         for (size_t k = 0; k < sizeof more / sizeof *more; k++)
             strcat(l, " "), strcat(l, more[k]), strcat(l, ":-:-");
         CHECK(psk_tune_db_parse(l, &f, &why), "accepted 13 arms");
