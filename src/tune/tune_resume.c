@@ -7,9 +7,8 @@
  * arm's absolute time is carried over: a run under another load measures
  * other times, while the ratios of paired calls hold across loads that
  * slow both alike; the incumbent's baseline comes from the run's own
- * first window. The entry used is agreed by every rank before this is
+ * windows (tune_learn.c). The entry used is agreed by every rank before this is
  * called (tune_learn.c), so every rank restores the same state. */
-#include <math.h>
 #include <string.h>
 
 #include "tune_internal.h"
