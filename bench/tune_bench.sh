@@ -435,12 +435,17 @@ series() {
     SC=$1 MPI=$2
     if [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $SC "* ]]; then return; fi
     SCD=$OUT/$SC
-    rm -rf "$SCD"
-    mkdir -p "$SCD"
-    log "$SC: ft_like $FT_ARGS, $SERIES_RUNS runs in a row with one decision file, $SERIES_REPEATS times"
     local l=(mpirun.mpich -np "$NP") s r tag
     [ "$MPI" = openmpi ] && l=(mpirun.openmpi --allow-run-as-root -np "$NP")
     [ "$MPI" = openmpi ] && [ "$NP" -gt "$(nproc)" ] && l+=(--oversubscribe)
+    if [ "${RESUMMARISE:-0}" = 1 ]; then # the table again from the results kept
+        SERIES_REPEATS=0
+    else
+        rm -rf "$SCD"
+        mkdir -p "$SCD"
+        log "$SC: ft_like $FT_ARGS, $SERIES_RUNS runs in a row with one decision file, $SERIES_REPEATS times"
+    fi
+    [ -f "$SCD/results" ] || : >"$SCD/results"
     for ((s = 1; s <= SERIES_REPEATS; s++)); do
         for ((r = 1; r <= SERIES_RUNS; r++)); do
             tag=s$s-r$r
@@ -457,13 +462,13 @@ series() {
         done
     done
     {
-        echo "##### $SC: this machine, $MPI, $NP ranks, ft_like $FT_ARGS run $SERIES_RUNS times in a row with one decision file${SERIES_INJECT:+, PSK_TUNE_INJECT=$SERIES_INJECT} ($SERIES_REPEATS series)"
+        echo "##### $SC: this machine, $MPI, $NP ranks, ft_like $FT_ARGS run $SERIES_RUNS times in a row with one decision file${SERIES_INJECT:+, PSK_TUNE_INJECT=$SERIES_INJECT} ($(cut -d' ' -f1 "$SCD/results" | sort -u | wc -l) series)"
         echo
         echo "| run | elapsed s (median) | exploration calls, each series | decision | prior | file after it: state, calls |"
         echo "|---:|---:|---|---|---|---|"
         awk -v n="$SERIES_RUNS" '
-            { t[$2] = t[$2] " " $3; e[$2] = e[$2] (e[$2] == "" ? "" : ", ") $4; d[$2] = d[$2] (d[$2] == "" ? "" : ", ") $5
-              p[$2] = p[$2] (p[$2] == "" ? "" : ", ") $6; f[$2] = f[$2] (f[$2] == "" ? "" : ", ") $7 " " $8 }
+            { t[$2] = t[$2] " " $3; e[$2] = e[$2] (e[$2] == "" ? "" : " / ") $4; d[$2] = d[$2] (d[$2] == "" ? "" : " / ") $5
+              p[$2] = p[$2] (p[$2] == "" ? "" : " / ") $6; f[$2] = f[$2] (f[$2] == "" ? "" : " / ") $7 " " $8 }
             END { for (r = 1; r <= n; r++) { k = split(t[r], v, " "); for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x } m = k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
                   gsub("_", " ", p[r]); printf "| %d | %.4f | %s | %s | %s | %s |\n", r, m, e[r], d[r], p[r], f[r] } }' "$SCD/results"
         echo
