@@ -30,6 +30,12 @@
 #       destination subnet, with no uplink shared between hosts, so a job on
 #       h1,h3 does not slow one on h0,h2 (docs/tune.md); on the same hosts B
 #       shares A's slow links.
+#   series  this machine, NP ranks, each MPI: ft_like FT_ARGS SERIES_RUNS (8)
+#       times in a row under learn with one decision file (a job run again
+#       and again), SERIES_REPEATS (3) such series, each from an empty file,
+#       with SERIES_INJECT (none) as PSK_TUNE_INJECT: per run of each series
+#       its elapsed time, its MPI_Alltoall group's exploration calls, and the
+#       group's state in the file after it (scenario vm-MPI-ft-series)
 # Other settings: RUNS (3), ONLY (a space-separated list of scenario names,
 # e.g. "vm-openmpi-ft tb-openmpi-a2a"), POLICIES (all), RUN_TIMEOUT (300 s),
 # RESUMMARISE=1 (no runs: the tables and plots again from what OUT holds).
@@ -72,6 +78,9 @@ policies() {
     echo "${POLICIES:-native libnative $arms star learn warm}"
 }
 
+SERIES_RUNS=${SERIES_RUNS:-8}
+SERIES_REPEATS=${SERIES_REPEATS:-3}
+SERIES_INJECT=${SERIES_INJECT:-}
 label() { case $1 in libnative) echo "native (lib)" ;; *) echo "$1" ;; esac; }
 
 # launch SC POL TAG DB CHECK DEBUG: job A of scenario SC (KIND, MPI, PROG,
@@ -152,7 +161,8 @@ report_line() {
          (if $calls > 0 then 100 * s(.calls_within_5pct_of_best) / $calls else 0 end),
          "\(s(.exploration_calls))/\(s(.exploration_calls_before_change))",
          (if $calls > 0 then s(.decision_us) / $calls else 0 end), s(.switches),
-         ([$g[] | select(.prior == "decision file")] | length), ($g | length)] | @tsv' "$3" 2>/dev/null
+         ([$g[] | select(.prior == "decision file" or .prior == "decision file, exploring")] | length),
+         ($g | length)] | @tsv' "$3" 2>/dev/null
 }
 
 # the table of a scenario from $SCD/results and the reports
@@ -420,12 +430,63 @@ scenario() {
     NP=$np_save
 }
 
+# series NAME MPI: ft_like run after run with one decision file
+series() {
+    SC=$1 MPI=$2
+    if [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $SC "* ]]; then return; fi
+    SCD=$OUT/$SC
+    local l=(mpirun.mpich -np "$NP") s r tag
+    [ "$MPI" = openmpi ] && l=(mpirun.openmpi --allow-run-as-root -np "$NP")
+    [ "$MPI" = openmpi ] && [ "$NP" -gt "$(nproc)" ] && l+=(--oversubscribe)
+    if [ "${RESUMMARISE:-0}" = 1 ]; then # the table again from the results kept
+        SERIES_REPEATS=0
+    else
+        rm -rf "$SCD"
+        mkdir -p "$SCD"
+        log "$SC: ft_like $FT_ARGS, $SERIES_RUNS runs in a row with one decision file, $SERIES_REPEATS times"
+    fi
+    [ -f "$SCD/results" ] || : >"$SCD/results"
+    for ((s = 1; s <= SERIES_REPEATS; s++)); do
+        for ((r = 1; r <= SERIES_RUNS; r++)); do
+            tag=s$s-r$r
+            PSK_TUNE_INJECT=$SERIES_INJECT timeout -k 5 "$RUN_TIMEOUT" "$B/perfskel" tune --mpi "$MPI" --policy learn \
+                --report "$SCD/$tag.json" --db "$SCD/s$s.db" -- "${l[@]}" "$B/bench/tune/$MPI/ft_like" $FT_ARGS \
+                >"$SCD/$tag.out" 2>"$SCD/$tag.err" || log "$SC $tag: exit $?"
+            cp "$SCD/s$s.db" "$SCD/$tag.db" 2>/dev/null
+            # elapsed s; the alltoall group's exploration calls, decision,
+            # prior; its line's state, calls and incumbent in the file
+            printf '%s %s %s %s\n' "$s" "$r" "$(sed -n 's/.*elapsed \([0-9.]*\) s.*/\1/p' "$SCD/$tag.out" | head -1)" \
+                "$(jq -r '[.groups[] | select(.collective == "alltoall")][0] | "\(.exploration_calls) \(.decision) \(.prior | gsub(" "; "_"))"' \
+                    "$SCD/$tag.json" 2>/dev/null) $(awk '$1 == "psk2" && $8 == "alltoall" { print $9, $11, $10 }' "$SCD/s$s.db" | head -1)" \
+                >>"$SCD/results"
+        done
+    done
+    {
+        echo "##### $SC: this machine, $MPI, $NP ranks, ft_like $FT_ARGS run $SERIES_RUNS times in a row with one decision file${SERIES_INJECT:+, PSK_TUNE_INJECT=$SERIES_INJECT} ($(cut -d' ' -f1 "$SCD/results" | sort -u | wc -l) series)"
+        echo
+        echo "| run | elapsed s (median) | exploration calls, each series | decision | prior | file after it: state, calls |"
+        echo "|---:|---:|---|---|---|---|"
+        awk -v n="$SERIES_RUNS" '
+            { t[$2] = t[$2] " " $3; e[$2] = e[$2] (e[$2] == "" ? "" : " / ") $4; d[$2] = d[$2] (d[$2] == "" ? "" : " / ") $5
+              p[$2] = p[$2] (p[$2] == "" ? "" : " / ") $6; f[$2] = f[$2] (f[$2] == "" ? "" : " / ") $7 " " $8 }
+            END { for (r = 1; r <= n; r++) { k = split(t[r], v, " "); for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x } m = k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+                  gsub("_", " ", p[r]); printf "| %d | %.4f | %s | %s | %s | %s |\n", r, m, e[r], d[r], p[r], f[r] } }' "$SCD/results"
+        echo
+    } >"$OUT/$SC.md"
+    DONE="$DONE $SC"
+}
+
 for kind in $SCENARIOS; do
     case $kind in
     vm)
         for mpi in $MPIS; do
             scenario "vm-$mpi-ft" vm "$mpi" ft_like "$FT_ARGS" "$NP" "this machine, $mpi, $NP ranks, ft_like $FT_ARGS"
             scenario "vm-$mpi-a2a" vm "$mpi" a2a_bench "$A2A_ARGS" "$NP" "this machine, $mpi, $NP ranks, a2a_bench $A2A_ARGS"
+        done
+        ;;
+    series)
+        for mpi in $MPIS; do
+            series "vm-$mpi-ft-series" "$mpi"
         done
         ;;
     cost)

@@ -6,8 +6,13 @@
  * lock (FILE.lock, flock), writing a temporary file renamed over it: a
  * concurrent job's decisions are kept, a reader never sees half a file.
  * The file is untrusted input: a line that is not exactly valid is
- * skipped (said once), never trusted in part. docs/tune.md has the format:
- *   psk1 MACHINE MPI P MODULE OFFSET CLASS ARM CALLS ARM_NS NATIVE_NS STAMP */
+ * skipped (said once), never trusted in part. docs/tune.md has the formats:
+ *   psk1 MACHINE MPI P MODULE OFFSET CLASS ARM CALLS ARM_NS NATIVE_NS STAMP
+ *   psk2 MACHINE MPI P MODULE OFFSET CLASS COLL STATE INC CALLS TOTAL_NS
+ *        SPENT_NS NATIVE_NS STAMP [ARM:FLAG:RATIOS]...
+ * psk1 is a settled decision (the first format, read still); psk2, written
+ * now, what a group learnt so far, settled or not, so that the next run
+ * continues from it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,7 +24,8 @@
 
 #include "tune_internal.h"
 
-#define MAXLINE 1024
+#define MAXLINE 4096 /* a psk2 line: 15 fields and 12 arms of 16 ratios */
+#define NTOK (15 + PSK_TUNE_DB_MAXARMS)
 #define MAXFILE (4 << 20)
 #define MAXENTRIES 10000
 
@@ -127,33 +133,63 @@ static int whole(const char *s, long long lo, long long hi, long long *v)
     return *v < lo || *v > hi ? -1 : 0;
 }
 
-static int real(const char *s, double *v)
+/* a decimal number in [lo, hi], digits and at most one point (a sign
+ * only if lo < 0; no exponent, no hex), at most 32 characters */
+static int real_in(const char *s, double lo, double hi, double *v)
 {
     char *end;
-    if (!*s || strlen(s) > 32 || !strchr("0123456789", *s))
+    const char *d = *s == '-' && lo < 0 ? s + 1 : s;
+    if (!*d || strlen(s) > 32 || *d == '.' || strspn(d, "0123456789.") != strlen(d) ||
+        strchr(d, '.') != strrchr(d, '.'))
         return -1;
     errno = 0;
     *v = strtod(s, &end);
-    return *end || errno || !isfinite(*v) || *v < 0 || *v > 1e15 ? -1 : 0;
+    return *end || errno || !isfinite(*v) || *v < lo || *v > hi ? -1 : 0;
 }
 
-int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why)
+static int real(const char *s, double *v) { return real_in(s, 0, 1e15, v); }
+
+/* an arm of coll by its plain name (native included); -1 if none */
+static int arm_of(const char *s, int coll)
 {
-    char buf[MAXLINE], *tok[13];
-    int n = 0;
-    size_t len = strlen(line);
-    *why = "a line too long";
-    if (len >= sizeof buf)
+    int a = psk_tune_arm_parse(s);
+    return a == PSK_TUNE_native || (a >= 0 && psk_tune_arm_coll(a) == coll) ? a : -1;
+}
+
+/* ARM:FLAG:RATIOS, RATIOS - or 1 to PSK_TUNE_NSAMP log ratios in
+ * [-20, 20] joined by commas; 0 if valid */
+static int dbarm_parse(char *s, int coll, psk_tune_dbarm *a)
+{
+    char *c1 = strchr(s, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (!c2)
         return -1;
-    memcpy(buf, line, len + 1);
-    /* (a newline inside a line is a byte no field takes) */
-    for (char *p = buf, *save = NULL; n < 13 && (tok[n] = strtok_r(p, " \t\r", &save)) != NULL; p = NULL)
-        n++;
-    memset(e, 0, sizeof *e);
+    *c1 = *c2 = 0;
+    if ((a->arm = arm_of(s, coll)) < 0 || strlen(c1 + 1) != 1 || !strchr("ad-", c1[1]))
+        return -1;
+    a->flag = c1[1];
+    a->rn = 0;
+    char *r = c2 + 1;
+    if (!strcmp(r, "-"))
+        return 0;
+    for (;;) {
+        char *comma = strchr(r, ',');
+        if (comma)
+            *comma = 0;
+        double v;
+        if (a->rn >= PSK_TUNE_NSAMP || real_in(r, -20, 20, &v))
+            return -1;
+        a->r[a->rn++] = (float)v;
+        if (!comma)
+            return 0;
+        r = comma + 1;
+    }
+}
+
+/* fields 1 to 6, the same in both formats: machine, MPI, ranks, module,
+ * offset, class */
+static int key_parse(char **tok, psk_tune_dbent *e, const char **why)
+{
     long long v;
-    *why = "not 12 fields starting with psk1";
-    if (n != 12 || strcmp(tok[0], "psk1"))
-        return -1;
     *why = "a bad machine or MPI name";
     if (!word_ok(tok[1], sizeof e->machine, "_:.-") || !word_ok(tok[2], sizeof e->mpi, "._-"))
         return -1;
@@ -180,6 +216,92 @@ int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why)
     if (whole(tok[6], -1, 62, &v))
         return -1;
     e->sclass = (int)v;
+    return 0;
+}
+
+static const char *const state_names[] = {"start", "exploring", "settled"};
+
+/* psk2's fields after the key */
+static int state_parse(char **tok, int n, psk_tune_dbent *e, const char **why)
+{
+    long long v;
+    *why = "an unknown collective";
+    e->coll = -1;
+    for (int k = 0; k < PSK_TUNE_NCOLL; k++)
+        if (!strcmp(tok[7], psk_tune_coll_name(k)))
+            e->coll = k;
+    if (e->coll < 0)
+        return -1;
+    *why = "an unknown state";
+    e->state = -1;
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(tok[8], state_names[k]))
+            e->state = k;
+    if (e->state < 0)
+        return -1;
+    *why = "an unknown arm";
+    if ((e->arm = arm_of(tok[9], e->coll)) < 0)
+        return -1;
+    *why = "a bad count of calls";
+    if (whole(tok[10], 0, 1LL << 53, &v))
+        return -1;
+    e->calls = (uint64_t)v;
+    *why = "a bad time";
+    if (real_in(tok[11], 0, 1e18, &e->total_ns) || real_in(tok[12], -1e18, 1e18, &e->spent_ns) ||
+        real(tok[13], &e->native_ns))
+        return -1;
+    *why = "a bad stamp";
+    if (whole(tok[14], 0, 1LL << 40, &e->stamp))
+        return -1;
+    e->narms = n - 15;
+    uint32_t seen = 0;
+    for (int i = 0; i < e->narms; i++) {
+        psk_tune_dbarm *a = &e->arms[i];
+        *why = "a bad arm's state";
+        if (dbarm_parse(tok[15 + i], e->coll, a))
+            return -1;
+        *why = "an arm twice";
+        if (seen >> a->arm & 1)
+            return -1;
+        seen |= 1u << a->arm;
+        *why = "an incumbent dropped or a candidate";
+        if (a->arm == e->arm && a->flag != '-')
+            return -1;
+    }
+    *why = "a start that is not native's alone";
+    if (e->state == PSK_TUNE_DB_START && (e->arm != PSK_TUNE_native || e->narms))
+        return -1;
+    return 0;
+}
+
+int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why)
+{
+    char buf[MAXLINE], *tok[NTOK + 1];
+    int n = 0;
+    size_t len = strlen(line);
+    memset(e, 0, sizeof *e);
+    *why = "a line too long";
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, line, len + 1);
+    /* (a newline inside a line is a byte no field takes) */
+    for (char *p = buf, *save = NULL; n < NTOK + 1 && (tok[n] = strtok_r(p, " \t\r", &save)) != NULL; p = NULL)
+        n++;
+    long long v;
+    if (n >= 1 && !strcmp(tok[0], "psk2")) {
+        *why = "not 15 to 27 fields starting with psk2";
+        if (n < 15 || n > NTOK)
+            return -1;
+        e->version = 2;
+        return key_parse(tok, e, why) || state_parse(tok, n, e, why) ? -1 : 0;
+    }
+    *why = "not 12 fields starting with psk1";
+    if (n != 12 || strcmp(tok[0], "psk1"))
+        return -1;
+    e->version = 1;
+    e->state = PSK_TUNE_DB_SETTLED;
+    if (key_parse(tok, e, why))
+        return -1;
     *why = "an unknown arm";
     if (arm_parse(tok[7], e))
         return -1;
@@ -198,8 +320,23 @@ int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why)
 
 void psk_tune_db_format(FILE *out, const psk_tune_dbent *e)
 {
-    fprintf(out, "psk1 %s %s %d ", e->machine, e->mpi, e->P);
+    fprintf(out, "psk%d %s %s %d ", e->version == 2 ? 2 : 1, e->machine, e->mpi, e->P);
     escape(out, e->module);
+    if (e->version == 2) {
+        fprintf(out, " 0x%llx %d %s %s %s %llu %.1f %.1f %.1f %lld", (unsigned long long)e->offset, e->sclass,
+                psk_tune_coll_name(e->coll), state_names[e->state], psk_tune_arm_name(e->arm),
+                (unsigned long long)e->calls, e->total_ns, e->spent_ns, e->native_ns, e->stamp);
+        for (int i = 0; i < e->narms; i++) {
+            const psk_tune_dbarm *a = &e->arms[i];
+            fprintf(out, " %s:%c:", psk_tune_arm_name(a->arm), a->flag);
+            if (!a->rn)
+                fputc('-', out);
+            for (int k = 0; k < a->rn; k++)
+                fprintf(out, "%s%.4f", k ? "," : "", a->r[k]);
+        }
+        fputc('\n', out);
+        return;
+    }
     /* native names its collective but for alltoall's (as before the others) */
     char prefix[32] = "";
     if (e->arm == PSK_TUNE_native && e->coll > 0 && e->coll < PSK_TUNE_NCOLL)
@@ -312,6 +449,8 @@ const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *m
             continue;
         if (!site_any && (!module || strcmp(e->module, module) || e->offset != offset))
             continue;
+        if (site_any && e->state != PSK_TUNE_DB_SETTLED)
+            continue;
         if (!best || e->calls > best->calls)
             best = e;
     }
@@ -389,8 +528,9 @@ void psk_tune_db_save(const char *path, const char *lines, size_t len)
     int ok = 0;
     FILE *f = all ? fopen(tmp, "w") : NULL;
     if (f) {
-        fprintf(f, "# perfskel-tune decisions (PSK_TUNE_DB, docs/tune.md): psk1 machine mpi ranks module offset "
-                   "class arm calls arm_ns native_ns stamp\n");
+        fprintf(f, "# perfskel-tune decisions (PSK_TUNE_DB, docs/tune.md): psk2 machine mpi ranks module offset "
+                   "class collective state incumbent calls total_ns spent_ns native_ns stamp arm:flag:ratios...; "
+                   "psk1 machine mpi ranks module offset class arm calls arm_ns native_ns stamp\n");
         for (int i = 0; i < n; i++)
             psk_tune_db_format(f, &all[i]);
         ok = fflush(f) == 0 && fsync(fileno(f)) == 0;

@@ -81,6 +81,9 @@ typedef struct psk_tune_change {
     uint8_t why; /* enum psk_tune_why */
 } psk_tune_change;
 
+/* a group's phase */
+enum psk_tune_phase { PH_NATIVE0, PH_EXPLORE, PH_MONITOR, PH_STAR_LEARN, PH_STAR_MON };
+
 enum psk_tune_why { WHY_START, WHY_WARM, WHY_EXPLORE, WHY_CHANGE, WHY_STAR_LEARN, WHY_STAR_SWITCH };
 
 /* A group: the calls of one collective and size class on one
@@ -124,20 +127,25 @@ typedef struct psk_tune_group {
     double base, sp, sn, h; /* monitoring: baseline, CUSUMs, threshold */
     double noise;           /* the incumbent's spread of log time per call */
     double alarm_base;      /* the baseline when the last change was detected */
+    int warmup;             /* a warm start's windows before its baseline (its own) */
     int probe_every, probe_wait, nmon;
     int waiting; /* exploring, but no probe paid for this window */
     int flushed; /* the end: its unfinished window is in the figures */
     int settled; /* it has monitored a decision: the file may have it */
     int star_factor;
     int origin, seed_arm; /* enum psk_tune_origin; the arm it brought */
-    double db_arm_ns, db_native_ns;
+    double db_native_ns;
+    /* what earlier runs of the job spent on it (the decision file's state):
+     * the budget and the few-calls rule count them */
+    uint64_t prev_calls;
+    double prev_total, prev_spent;
     int sites_differ;
     psk_tune_change hist[PSK_TUNE_NHIST];
     int nhist;
     uint64_t nchanges;
 } psk_tune_group;
 
-enum psk_tune_origin { ORIGIN_NONE, ORIGIN_WARM, ORIGIN_SEED, ORIGIN_SEED_DB, ORIGIN_NEIGHBOUR };
+enum psk_tune_origin { ORIGIN_NONE, ORIGIN_WARM, ORIGIN_SEED, ORIGIN_SEED_DB, ORIGIN_NEIGHBOUR, ORIGIN_RESUME };
 
 typedef struct psk_tune_comm {
     int rank, size, inter;
@@ -342,20 +350,39 @@ void psk_tune_model_predict(const psk_tune_comm *c, int coll, int P, double m, i
                             double pred[PSK_TUNE_NARMS]);
 
 /* ---- tune_db.c ---- */
+/* A line of the decision file: psk1, a settled decision (the first
+ * format, still read); psk2, what a group learnt so far, settled or not:
+ * its calls, collective time and exploring's spending over the runs, the
+ * incumbent, and per arm it compared its state and paired log ratios to
+ * the incumbent (relative standing: no absolute time of an arm). */
+#define PSK_TUNE_DB_MAXARMS 12
+enum psk_tune_dbstate { PSK_TUNE_DB_START, PSK_TUNE_DB_EXPLORING, PSK_TUNE_DB_SETTLED };
+typedef struct psk_tune_dbarm {
+    int arm;
+    char flag;               /* 'a' a candidate still, 'd' dropped, '-' neither */
+    int rn;                  /* ratios held, oldest first */
+    float r[PSK_TUNE_NSAMP]; /* log(probe / incumbent) of its paired calls */
+} psk_tune_dbarm;
 typedef struct psk_tune_dbent {
+    int version; /* 1 or 2 */
     char machine[80], mpi[48], module[256];
-    int P, sclass, arm;
+    int P, sclass, arm; /* arm: the decision (psk1), the incumbent (psk2) */
     int coll; /* the arm's, or for native the one the line names */
+    int state; /* enum psk_tune_dbstate; psk1: settled */
     uint64_t offset, calls;
-    double arm_ns, native_ns;
+    double arm_ns, native_ns; /* psk1: the arm's and native's time per call; psk2: native's only */
+    double total_ns, spent_ns; /* psk2: the calls' time over the runs; what exploring spent of it */
     long long stamp;
+    int narms; /* psk2 */
+    psk_tune_dbarm arms[PSK_TUNE_DB_MAXARMS];
 } psk_tune_dbent;
 /* the MPI this library was built for, as the file names it */
 const char *psk_tune_db_mpi(void);
 /* reads path into memory (every rank at start); a bad line is skipped,
  * said once on stderr if say */
 void psk_tune_db_load(const char *path, int say);
-/* the entry for this key; other sites of the same class if site_any; NULL */
+/* the entry for this key; NULL if none. site_any: a settled one of
+ * another site of the same class (an unsettled state is its site's only) */
 const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int coll,
                                        int sclass, int site_any);
 /* one entry as a line of the file */
@@ -365,6 +392,19 @@ void psk_tune_db_format(FILE *out, const psk_tune_dbent *e);
 void psk_tune_db_save(const char *path, const char *lines, size_t len);
 /* parses one line; 0 if valid */
 int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why);
+
+/* ---- tune_resume.c: a group's state in the decision file ---- */
+/* the group's state as a psk2 entry (the key's fields, machine to class,
+ * and the stamp left to the caller); native_ns: native's time per call */
+void psk_tune_resume_save(const psk_tune_group *g, double native_ns, psk_tune_dbent *e);
+/* a new group (coll set, nothing run) continues from an entry every rank
+ * agreed on: the earlier runs' calls, time and spending, the arms'
+ * candidacy, drops and ratios (the caller makes e->arm the incumbent).
+ * Returns the entry's state (enum
+ * psk_tune_dbstate), -1 if its incumbent cannot take this call (nothing
+ * restored) */
+int psk_tune_resume_load(const psk_tune_comm *c, psk_tune_group *g, const psk_tune_dbent *e, size_t bytes,
+                         int inplace);
 
 /* ---- tune_report.c ---- */
 /* a communicator's groups, rendered now (it is being freed) for the end */

@@ -23,8 +23,6 @@
 
 #include "tune_internal.h"
 
-enum { PH_NATIVE0, PH_EXPLORE, PH_MONITOR, PH_STAR_LEARN, PH_STAR_MON };
-
 #define W0 4            /* native calls before anything else */
 #define W0_SEEDED 2     /* ... when another group says what wins */
 #define TMAX 6          /* probes of one candidate before deciding on estimates */
@@ -154,7 +152,7 @@ const char *psk_tune_why_name(int why)
 const char *psk_tune_origin_name(int origin)
 {
     static const char *const n[] = {"none", "decision file", "same size elsewhere", "decision file, other site",
-                                    "neighbouring size"};
+                                    "neighbouring size", "decision file, exploring"};
     return origin >= 0 && origin < (int)(sizeof n / sizeof *n) ? n[origin] : "?";
 }
 
@@ -406,10 +404,12 @@ static void candidates(const psk_tune_comm *c, psk_tune_group *g, int only_seed)
 /* what exploring may still spend: the budget of the collective time so
  * far, less the probes' excess and the exploring windows' allreduces;
  * plus, when the incumbent slowed down, what that cost in the window that
- * showed it (a change is worth exploring for as much as it loses) */
+ * showed it (a change is worth exploring for as much as it loses);
+ * earlier runs' time and spending (the decision file's state) count */
 static double bank(const psk_tune_group *g)
 {
-    return psk_tune_cfg_g.budget * g->total + g->credit - g->overhead - g->explore_ar;
+    return psk_tune_cfg_g.budget * (g->prev_total + g->total) + g->credit - g->overhead - g->explore_ar -
+           g->prev_spent;
 }
 
 /* the risk of one more probe of a: how much slower than the incumbent it
@@ -496,7 +496,7 @@ static void plan_explore(psk_tune_group *g)
     }
     /* a short job (FT makes some 20 calls) only probes what the model
      * says wins by 10 % (notes/collectives.md, "How to beat", 2) */
-    if (fresh >= 0 && g->calls < FEW_CALLS && !(g->pred[fresh] > 0 && g->pred[fresh] <= 0.9 * inc) &&
+    if (fresh >= 0 && g->prev_calls + g->calls < FEW_CALLS && !(g->pred[fresh] > 0 && g->pred[fresh] <= 0.9 * inc) &&
         !(fresh == g->seed_arm && (g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB)))
         fresh = -1;
     if (fresh >= 0 && risk(g, fresh) <= left)
@@ -653,13 +653,18 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, i
     float v[LEARN_SLOTS];
     int n = 0, probed = -1, alarm = 0;
     double probe_t = 0;
-    if (g->base <= 0) /* a warm start's first window: the baseline */
+    if (g->warmup > 0) {
+        /* a warm start: the baseline is this run's, never the file's; its
+         * first window warms up (connections, caches: slower), the next
+         * one's median is the baseline */
         for (int s = 0; s < nper; s++)
             if (!g->smixed[s] && g->sarm[s] == g->inc)
                 v[n++] = (float)per[s];
-    if (n) {
-        g->base = median(v, n);
-        n = 0;
+        if (n && !--g->warmup) {
+            g->base = median(v, n);
+            g->noise = noise(g);
+        }
+        return 0;
     }
     for (int s = 0; s < nper; s++) {
         if (g->smixed[s])
@@ -681,11 +686,9 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, i
     memcpy(vm, v, (size_t)n * sizeof *v);
     double y = median(vm, n);
     g->nmon++;
-    /* a warm start: the first window twice as fast or slow as the file's */
-    int stale = g->origin == ORIGIN_WARM && g->nmon == 1 && g->db_arm_ns > 0 && fabs(log(y / g->db_arm_ns)) > 0.7;
     /* the runner-up clearly faster than the incumbent's median */
     int better = probed >= 0 && log(probe_t / y) < log(1 - HYST) - Z * 1.25 * g->sigma;
-    if (alarm || stale || better) {
+    if (alarm || better) {
         /* a slowdown of the median (not a burst of outliers): what the
          * window lost against the baseline may be spent exploring */
         if (y > 1.1 * g->base)
@@ -720,7 +723,10 @@ static void learn_decide(const psk_tune_comm *c, psk_tune_group *g, const double
         g->base = psk_tune_learn_est(g, g->inc);
         g->noise = noise(g);
         g->sp = g->sn = 0;
-        candidates(c, g, g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB);
+        if (g->origin == ORIGIN_RESUME) /* the candidates still compared in an earlier run */
+            g->active &= ~(1u << g->inc);
+        else
+            candidates(c, g, g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB);
         if (!g->active) {
             start_monitor(g);
             break;
@@ -1013,6 +1019,18 @@ static psk_tune_group *group_alloc(int cap)
     return g;
 }
 
+/* a decision-file entry's hash, over its line as written */
+static uint64_t entry_hash(const psk_tune_dbent *e)
+{
+    char line[8192] = "";
+    FILE *f = fmemopen(line, sizeof line - 1, "w");
+    if (f) {
+        psk_tune_db_format(f, e);
+        fclose(f);
+    }
+    return fnv(line);
+}
+
 psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, int inplace,
                                      const psk_tune_site *site)
 {
@@ -1030,8 +1048,8 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, i
     /* what is known of it already: the decision file for this site, what
      * another group settled, the file for another site or a neighbouring
      * size; every rank must know the same, or none is used */
-    double v[9] = {g != NULL, 0, 0, 0, 0, 0, 0, 0, 0};
-    int same[9];
+    double v[10] = {g != NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    int same[10];
     const psk_tune_dbent *e = NULL;
     int seed_kind = ORIGIN_NONE, seed = -1;
     if (!star) {
@@ -1051,12 +1069,14 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, i
     }
     if (site)
         chunks(site->id, v + 1);
-    v[4] = e ? e->arm + 1 : 0;
+    /* the file's entry for this site, whole: its line's hash (a rank that
+     * read another version of the file, or none, makes it unused) */
+    v[4] = e != NULL;
     v[5] = seed_kind;
     v[6] = seed + 1;
-    v[7] = e ? e->arm_ns : 0;
-    v[8] = e ? e->native_ns : 0;
-    if (agree(c->priv, v, same, 9) != MPI_SUCCESS || !same[0] || v[0] != 1) {
+    if (e)
+        chunks(entry_hash(e), v + 7);
+    if (agree(c->priv, v, same, 10) != MPI_SUCCESS || !same[0] || v[0] != 1) {
         psk_tune_learn_free(g);
         c->learn = -1; /* every rank: a group's memory is everyone's */
         return NULL;
@@ -1073,24 +1093,37 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, i
     g->sites_differ = !(same[1] && same[2] && same[3]);
     g->inplace = inplace;
     set_inc(g, PSK_TUNE_native, WHY_START);
-    int warm = !g->sites_differ && same[4] && v[4] > 0 && v[4] <= PSK_TUNE_NARMS;
+    int use = !g->sites_differ && same[4] && v[4] == 1 && same[7] && same[8] && same[9];
+    int state = !star && use ? psk_tune_resume_load(c, g, e, bytes, inplace) : -1;
     if (star) {
         star_start(c, g);
-    } else if (warm && psk_tune_arm_valid(coll, (int)v[4] - 1, c->size, bytes, inplace)) {
-        /* the file's decision, no exploring: monitoring from the start */
+    } else if (state == PSK_TUNE_DB_SETTLED) {
+        /* the file's decision, no exploring: monitoring from the start,
+         * its baseline this run's own second window (watch) */
         g->origin = ORIGIN_WARM;
-        g->seed_arm = (int)v[4] - 1;
-        g->db_arm_ns = same[7] ? v[7] : 0;
-        g->db_native_ns = same[8] ? v[8] : 0;
+        g->seed_arm = e->arm;
+        g->active = 0;
         set_inc(g, g->seed_arm, WHY_WARM);
         g->phase = PH_MONITOR;
         g->settled = 1;
         g->base = 0;
+        g->warmup = 2;
         g->noise = NOISE0;
         g->runner = -1;
         g->probe_every = g->probe_wait = 4;
         plan_reset(g);
         plan_spread(g, g->inc, WMON_MIN, LEARN_SLOTS);
+    } else if (state == PSK_TUNE_DB_EXPLORING) {
+        /* an earlier run's exploring goes on: its incumbent for a short
+         * window (this run's time of it), then its candidates */
+        g->origin = ORIGIN_RESUME;
+        g->first = -1;
+        if (e->arm != PSK_TUNE_native)
+            set_inc(g, e->arm, WHY_WARM);
+        g->phase = PH_NATIVE0;
+        plan_reset(g);
+        for (int i = 0; i < W0_SEEDED; i++)
+            plan_add(g, g->inc, 1);
     } else {
         if (same[5] && same[6] && v[5] != ORIGIN_NONE && v[6] >= 1 && v[6] <= PSK_TUNE_NARMS) {
             g->origin = (int)v[5];

@@ -327,21 +327,20 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     psk_json_uint(&j, "calls_within_5pct_of_best", near);
     psk_json_end(&j);
 
-    /* ---- the decision, for the file: settled groups whose sites all
-     * ranks share ---- */
-    if (cf->policy == POLICY_LEARN && g->settled && !g->sites_differ && !g->bytes)
+    /* ---- the group's state, for the file, settled or not (the next run
+     * goes on from it): groups whose sites all ranks share ---- */
+    if (cf->policy == POLICY_LEARN && !g->sites_differ && !g->bytes)
         for (size_t i = 0; i < c->capkeys; i++) {
             const psk_tune_key *k = &c->keys[i];
             if (!k->site || k->coll != g->coll || k->sclass != g->sclass)
                 continue;
-            psk_tune_dbent e = {.P = c->size, .sclass = g->sclass, .arm = g->inc, .coll = g->coll,
-                                .offset = k->where->offset,
-                                .calls = g->calls, .arm_ns = arm_est(g, g->inc), .native_ns = nat,
+            psk_tune_dbent e = {.P = c->size, .sclass = g->sclass, .offset = k->where->offset,
                                 .stamp = (long long)time(NULL)};
+            psk_tune_resume_save(g, nat, &e);
             snprintf(e.machine, sizeof e.machine, "%s", c->machine);
             snprintf(e.mpi, sizeof e.mpi, "%s", psk_tune_db_mpi());
             snprintf(e.module, sizeof e.module, "%s", k->where->module);
-            if (isfinite(e.arm_ns) && isfinite(e.native_ns))
+            if (isfinite(e.total_ns) && isfinite(e.spent_ns) && isfinite(e.native_ns))
                 psk_tune_db_format(o->fd, &e);
         }
 }

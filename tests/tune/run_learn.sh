@@ -11,7 +11,18 @@
 #   change       the other arms 20 ms slower until call 80, native from there:
 #                native at first, another arm soon after the change
 #   warm         a first run writes the decision file (--db), a second starts
-#                on its arm and explores nothing
+#                on its arm and explores nothing; a third from the same
+#                decision in the old line format (psk1)
+#   warm_stale   a decision (the old line format, with the arm's time) of a
+#                run with every arm 2 ms slower; a 24-call run without those
+#                delays (arms 5 times faster or more) starts on its arm,
+#                explores nothing, detects no change
+#   resume       a 20-call job run again and again with one decision file,
+#                native 20 ms slower: each run continues what the earlier
+#                ones learnt (nothing is explored in the first: before
+#                the 32nd call of a group only arms predicted 10 % faster
+#                are probed), until the file says settled on another arm;
+#                then a run makes no exploration call
 #   corrupt_db   a decision file with bad lines and binary junk: one warning,
 #                its valid line still used, the other machines' lines kept
 #   desync       one rank's decision state made to differ (a test hook): the
@@ -147,9 +158,9 @@ warm)
     PSK_TUNE_DB=$db PSK_TUNE_BUDGET=0.25 PSK_TUNE_INJECT=native:20000 run r1 "$calls" 16384
     [ -s "$db" ] || fail "no decision file written"
     d=$(get r1 groups.0.decision)
-    [ "$(grep -c '^psk1 ' "$db")" -eq 1 ] || fail "the decision file has not one line: $(cat "$db")"
-    grep -q "^psk1 [^ ]* $flavour-[^ ]* $np $(basename "$prog") 0x[0-9a-f]* 14 $d $calls " "$db" ||
-        fail "the file's line is not the decision $d: $(cat "$db")"
+    [ "$(grep -c '^psk[12] ' "$db")" -eq 1 ] || fail "the decision file has not one line: $(cat "$db")"
+    grep -q "^psk2 [^ ]* $flavour-[^ ]* $np $(basename "$prog") 0x[0-9a-f]* 14 ${coll:-alltoall} settled $d $calls " \
+        "$db" || fail "the file's line is not the settled decision $d: $(cat "$db")"
     PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 "$calls" 16384
     [ "$(get r2 groups.0.prior)" = "decision file" ] || fail "second run: prior '$(get r2 groups.0.prior)'"
     [ "$(get r2 groups.0.changes.1.why)" = "warm start" ] && [ "$(get r2 groups.0.changes.1.call)" = 0 ] &&
@@ -158,13 +169,75 @@ warm)
         fail "second run explored $(get r2 groups.0.exploration_calls_before_change) calls"
     [ "$(get r2 groups.0.changes_detected)" != 0 ] || [ -z "$(arm r2 0 native calls)" ] ||
         [ "$(arm r2 0 native calls)" = 0 ] || fail "second run took native without a change detected"
-    [ "$(grep -c '^psk1 ' "$db")" -eq 1 ] || fail "the second run's line was not merged: $(cat "$db")"
+    [ "$(grep -c '^psk[12] ' "$db")" -eq 1 ] || fail "the second run's line was not merged: $(cat "$db")"
+    [ "$(awk '$1 == "psk2" { print $11 }' "$db")" = $((2 * calls)) ] ||
+        fail "the calls of both runs are not counted: $(cat "$db")"
+    # the first format (a decision, no state) is still read
+    old=$(sed -n 's/^psk2 \([^ ]* [^ ]* [^ ]* [^ ]* [^ ]* [^ ]*\) [^ ]* settled \([^ ]*\) .*/psk1 \1 \2 300 1000.0 20000.0 1/p' "$db")
+    [ -n "$old" ] || fail "no settled line to rewrite: $(cat "$db")"
+    d3=$(awk '{ print $8 }' <<<"$old")
+    [ "$coll" = allreduce ] && [ "$d3" = native ] && old=${old/ native / allreduce.native }
+    echo "$old" >"$db"
+    PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r3 100 16384
+    [ "$(get r3 groups.0.prior)" = "decision file" ] && [ "$(get r3 groups.0.changes.1.to)" = "$d3" ] ||
+        fail "an old line ($old) was not used: prior '$(get r3 groups.0.prior)'"
+    [ "$(grep -c '^psk1 ' "$db")" = 0 ] && grep -q "^psk2 .* 400 " "$db" ||
+        fail "the old line was not replaced by its state: $(cat "$db")"
+    ;;
+warm_stale)
+    # a decision of the old format (psk1, the only one with an arm's time)
+    # from a run whose arms took 2 ms more than the second's: a warm start
+    # took that for a change at its first window and explored
+    db=$work/decisions
+    PSK_TUNE_DB=$db PSK_TUNE_BUDGET=0.25 PSK_TUNE_INJECT="native:20000,$(all_slow 2000)" run r1 300 16384
+    d=$(get r1 groups.0.decision) est=$(arm r1 0 "$(get r1 groups.0.decision)" estimate_us)
+    [ "$d" != native ] || fail "the first run kept native, 20 ms slower"
+    key=$(awk '$1 ~ /^psk[12]$/ { print $2, $3, $4, $5, $6, $7 }' "$db")
+    [ -n "$key" ] || fail "the first run wrote no line: $(cat "$db")"
+    awk -v k="$key" -v d="$d" -v t="$est" 'BEGIN { printf "psk1 %s %s 300 %.1f 20000000.0 1\n", k, d, t * 1000 }' >"$db"
+    # (24 calls: a warm-up window, the baseline's, one watched; the change
+    # detector cannot reach its threshold in one window, so a change here
+    # would be the file's time taken for this run's)
+    PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 24 16384
+    [ "$(get r2 groups.0.prior)" = "decision file" ] || fail "second run: prior '$(get r2 groups.0.prior)' ($(cat "$db"))"
+    now=$(arm r2 0 "$d" estimate_us)
+    awk -v a="$est" -v b="$now" 'BEGIN { exit !(a >= 5 * b) }' ||
+        fail "$d took $est us a call in the first run, $now us in the second: not 5 times faster"
+    [ "$(get r2 groups.0.exploration_calls)" = 0 ] && [ "$(get r2 groups.0.changes_detected)" = 0 ] ||
+        fail "second run: $(get r2 groups.0.exploration_calls) exploration calls," \
+            "$(get r2 groups.0.changes_detected) changes detected"
+    ;;
+resume)
+    db=$work/decisions
+    settled=0
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r$i 20 16384
+        [ "$(get r$i groups.0.calls)" = 20 ] || fail "run $i: $(get r$i groups.0.calls) calls"
+        line=$(grep '^psk2 ' "$db") || fail "run $i wrote no line: $(cat "$db")"
+        [ "$(grep -c '^psk[12] ' "$db")" -eq 1 ] || fail "run $i: not one line: $(cat "$db")"
+        n=$(awk '{ print $11 }' <<<"$line")
+        [ "$n" = $((20 * i)) ] || fail "run $i: the file counts $n calls, not $((20 * i))"
+        if [ "$(awk '{ print $9 }' <<<"$line")" = settled ]; then
+            settled=$i
+            break
+        fi
+    done
+    [ $settled -gt 0 ] || fail "not settled after 10 runs of 20 calls: $(cat "$db")"
+    d=$(awk '{ print $10 }' <<<"$line")
+    [ "$d" != native ] || fail "settled on native, 20 ms slower"
+    [ $settled -gt 1 ] || fail "settled in the first run: nothing left to continue"
+    PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run w 20 16384
+    [ "$(get w groups.0.prior)" = "decision file" ] && [ "$(get w groups.0.decision)" = "$d" ] ||
+        fail "the warm run: prior '$(get w groups.0.prior)', decision $(get w groups.0.decision), not $d"
+    [ "$(get w groups.0.exploration_calls)" = 0 ] || fail "the warm run explored $(get w groups.0.exploration_calls) calls"
+    [ -z "$(arm w 0 native calls)" ] || [ "$(arm w 0 native calls)" = 0 ] || fail "the warm run took native"
+    echo "resume: settled on $d after $settled runs of 20 calls" >&2
     ;;
 corrupt_db)
     db=$work/decisions
     calls=300
     PSK_TUNE_DB=$db PSK_TUNE_BUDGET=0.25 PSK_TUNE_INJECT=native:20000 run r1 "$calls" 16384
-    good=$(grep '^psk1 ' "$db") || fail "no decision file written"
+    good=$(grep '^psk2 ' "$db") || fail "no decision file written"
     {
         echo "psk1 this line is not a decision"
         echo "psk1 other:1 $flavour-1 4 prog 0x10 99 ring 10 1.0 2.0 1"     # class 99
@@ -177,13 +250,28 @@ corrupt_db)
         echo
         echo "$good"
         echo "psk1 other:1 $flavour-1 4 prog%20x 0x10 3 ring 10 1.0 2.0 1" # another machine's, valid
+        # the state lines (psk2): an arm of another collective, a ratio out
+        # of range, a dropped incumbent, a state unknown, an arm twice
+        echo "psk2 other:1 $flavour-1 4 prog 0x10 3 alltoall exploring pair 10 5.0 1.0 2.0 1 ar_ring:a:-"
+        echo "psk2 other:1 $flavour-1 4 prog 0x10 3 alltoall exploring pair 10 5.0 1.0 2.0 1 ring:a:0.1,99"
+        echo "psk2 other:1 $flavour-1 4 prog 0x10 3 alltoall exploring pair 10 5.0 1.0 2.0 1 pair:d:-"
+        echo "psk2 other:1 $flavour-1 4 prog 0x10 3 alltoall pondering pair 10 5.0 1.0 2.0 1"
+        echo "psk2 other:1 $flavour-1 4 prog 0x10 3 alltoall exploring pair 10 5.0 1.0 2.0 1 ring:a:- ring:d:-"
+        echo "psk2 other:1 $flavour-1 4 prog%20y 0x10 3 bcast exploring native 10 5.0 -1.0 2.0 1 bc_binomial:a:-0.1" # valid
     } >"$db"
-    PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 100 16384
+    # (24 calls: a warm-up window, the baseline's, one watched; the change
+    # detector cannot reach its threshold in one window, so a change here
+    # would be the file's time taken for this run's)
+    PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 24 16384
+    grep -q 'PSK_TUNE_DB .*: 13 bad lines skipped' "$work/err" ||
+        fail "not 13 bad lines said: $(grep PSK_TUNE_DB "$work/err")"
     [ "$(grep -c 'PSK_TUNE_DB .*bad lines\? skipped' "$work/err")" -eq 1 ] ||
         fail "not one warning of bad lines: $(grep -c PSK_TUNE_DB "$work/err") lines"
-    [ "$(get r2 groups.0.prior)" = "decision file" ] || fail "the valid line was not used"
+    # (the first run's line: settled, or exploring again after a change)
+    case $(get r2 groups.0.prior) in "decision file"*) ;; *) fail "the valid line was not used" ;; esac
     grep -q '^psk1 other:1 .* prog%20x 0x10 3 ring ' "$db" || fail "another machine's line was lost"
-    grep -q 'not a decision\|warp' "$db" && fail "bad lines were written back"
+    grep -q '^psk2 other:1 .* prog%20y 0x10 3 bcast exploring native ' "$db" || fail "another machine's state was lost"
+    grep -q 'not a decision\|warp\|pondering\|ar_ring\|,99' "$db" && fail "bad lines were written back"
     head -c 4000 /dev/urandom >"$db"
     PSK_TUNE_DB=$db run r3 50 16384
     ;;

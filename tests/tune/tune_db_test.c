@@ -1,9 +1,12 @@
 /* tune_db_test: the decision file (src/tune/tune_db.c) as untrusted input
  * and as a file several jobs write at once; no MPI call is made.
- *  1. 20,000 random valid entries: formatted, parsed back, equal (native
- *     lines of every collective too); an arm's line says its collective,
- *     and COLL.native is only bcast's, allreduce's or allgather's;
- *  2. 100,000 random lines and 100,000 one-byte mutations of valid ones:
+ *  1. 20,000 random valid entries of each format: formatted, parsed back,
+ *     equal (psk1: native lines of every collective too; psk2: a group's
+ *     state, its arms' flags and ratios); an arm's line says its
+ *     collective, and COLL.native is only bcast's, allreduce's or
+ *     allgather's; malformed psk2 lines (each field wrong in turn) refused;
+ *  2. 100,000 random lines and 100,000 one-byte mutations of valid ones
+ *     (half of them psk2):
  *     never a crash; a line accepted formats to one that parses to the same;
  *  3. psk_tune_db_save merges: a key saved again is replaced, others kept,
  *     a garbage file's lines dropped, every line of the result valid;
@@ -64,11 +67,53 @@ static psk_tune_dbent rand_entry(void)
     e.arm_ns = (double)(next() % 1000000000) / 10;
     e.native_ns = (double)(next() % 1000000000) / 10;
     e.stamp = (long long)(next() % (1ull << 40));
+    e.version = 1; /* a decision: settled */
+    e.state = PSK_TUNE_DB_SETTLED;
+    return e;
+}
+
+/* a psk2 entry: a group's state */
+static psk_tune_dbent rand_state(void)
+{
+    psk_tune_dbent e = rand_entry();
+    e.version = 2;
+    e.coll = (int)(next() % PSK_TUNE_NCOLL);
+    e.state = (int)(next() % 3);
+    int arms[PSK_TUNE_NARMS], n = 0;
+    for (int a = 0; a < PSK_TUNE_NARMS; a++)
+        if (a == PSK_TUNE_native || psk_tune_arm_coll(a) == e.coll)
+            arms[n++] = a;
+    e.arm = e.state == PSK_TUNE_DB_START ? PSK_TUNE_native : arms[next() % (unsigned)n];
+    e.arm_ns = 0;
+    e.total_ns = (double)(next() % 100000000000ull) / 10;
+    e.spent_ns = (double)(next() % 1000000000) / 10 - 5e7;
+    e.narms = 0;
+    for (int i = 0; i < n && e.state != PSK_TUNE_DB_START; i++) {
+        if (next() % 3 == 0)
+            continue;
+        psk_tune_dbarm *d = &e.arms[e.narms++];
+        d->arm = arms[i];
+        d->flag = d->arm == e.arm ? '-' : "ad-"[next() % 3];
+        d->rn = (int)(next() % (PSK_TUNE_NSAMP + 1));
+        for (int k = 0; k < d->rn; k++)
+            d->r[k] = (float)((double)(next() % 400001) / 10000 - 20);
+    }
     return e;
 }
 
 static int same(const psk_tune_dbent *a, const psk_tune_dbent *b)
 {
+    if (a->version != b->version || a->state != b->state || a->narms != b->narms ||
+        fabs(a->total_ns - b->total_ns) > 0.06 || fabs(a->spent_ns - b->spent_ns) > 0.06)
+        return 0;
+    for (int i = 0; i < a->narms; i++) {
+        const psk_tune_dbarm *x = &a->arms[i], *y = &b->arms[i];
+        if (x->arm != y->arm || x->flag != y->flag || x->rn != y->rn)
+            return 0;
+        for (int k = 0; k < x->rn; k++)
+            if (fabs(x->r[k] - y->r[k]) > 6e-5)
+                return 0;
+    }
     return !strcmp(a->machine, b->machine) && !strcmp(a->mpi, b->mpi) && !strcmp(a->module, b->module) &&
            a->P == b->P && a->offset == b->offset && a->sclass == b->sclass && a->arm == b->arm &&
            a->coll == b->coll &&
@@ -95,7 +140,7 @@ static void fuzz_one(const char *line)
         return;
     for (const unsigned char *p = (const unsigned char *)line; *p; p++)
         CHECK((*p >= 0x20 && *p < 0x7f) || *p == '\t' || *p == '\r', "accepted a byte %#x in '%s'", *p, line);
-    char again[2048];
+    char again[8192];
     line_of(&e, again, sizeof again);
     CHECK(!psk_tune_db_parse(again, &f, &why) && same(&e, &f), "accepted '%s' but not its own format '%s'", line,
           again);
@@ -105,7 +150,7 @@ static void fuzz_one(const char *line)
 static int read_back(const char *path, psk_tune_dbent *out, int cap)
 {
     FILE *f = fopen(path, "r");
-    char line[2048];
+    char line[8192];
     int n = 0;
     if (!f)
         return -1;
@@ -136,13 +181,73 @@ static char *lines_of(const psk_tune_dbent *v, int n, size_t *len)
 
 int main(void)
 {
-    char line[2048];
+    char line[8192];
     /* 1 */
-    for (int i = 0; i < 20000; i++) {
-        psk_tune_dbent e = rand_entry(), f;
+    for (int i = 0; i < 40000; i++) {
+        psk_tune_dbent e = i % 2 ? rand_state() : rand_entry(), f;
         const char *why = "";
         line_of(&e, line, sizeof line);
         CHECK(!psk_tune_db_parse(line, &f, &why) && same(&e, &f), "round trip of '%s' (%s)", line, why);
+    }
+    /* psk2: a valid line, then each field made wrong in turn */
+    {
+        const char *good = "psk2 m:1 openmpi-4.1.4 4 prog 0x10 14 alltoall exploring spread 40 8000.0 -12.5 "
+                           "2000.0 5 native:d:4.2 pair:a:-0.0100,0.0200 ring:a:- bruck:-:0.3";
+        psk_tune_dbent f;
+        const char *why = "";
+        CHECK(!psk_tune_db_parse(good, &f, &why) && f.version == 2 && f.state == PSK_TUNE_DB_EXPLORING &&
+                  f.arm == PSK_TUNE_spread && f.calls == 40 && f.narms == 4 && f.arms[1].flag == 'a' &&
+                  f.arms[1].rn == 2 && fabs(f.arms[1].r[1] - 0.02) < 1e-6 && f.spent_ns == -12.5,
+              "a valid psk2 line (%s)", why);
+        CHECK(!psk_tune_db_parse("psk2 m:1 mpich-4.0.2 2 prog 0x10 3 bcast start native 3 10.0 0.0 3.0 1", &f, &why) &&
+                  f.coll == PSK_TUNE_C_bcast && f.state == PSK_TUNE_DB_START && f.narms == 0,
+              "a psk2 start line (%s)", why);
+        const char *bad[][2] = {
+            {"alltoall", "gather"},            /* no such collective */
+            {"exploring", "pondering"},        /* no such state */
+            {"spread 40", "ar_ring 40"},       /* the incumbent another collective's */
+            {" 40 ", " -40 "},                 /* calls */
+            {"8000.0", "nan"},                 /* total */
+            {"8000.0", "-8000.0"},             /* a negative total */
+            {"-12.5", "1e300"},                /* spent */
+            {"2000.0", "inf"},                 /* native */
+            {" 5 native", " x native"},        /* stamp */
+            {"pair:a:", "pair:x:"},            /* flag */
+            {"pair:a:", "ag_ring:a:"},         /* another collective's arm */
+            {"pair:a:", "pair:a"},             /* a field missing */
+            {"-0.0100,0.0200", "-0.0100,,0.0200"}, /* an empty ratio */
+            {"-0.0100,0.0200", "-0.0100,20.5"},    /* a ratio out of range */
+            {"-0.0100,0.0200", "-0.0100,0x10"},    /* not decimal */
+            {"ring:a:-", "pair:d:-"},          /* an arm twice */
+            {"bruck:-:0.3", "spread:a:0.3"},   /* the incumbent a candidate */
+            {"bruck:-:0.3", "spread:d:0.3"},   /* the incumbent dropped */
+            {"exploring spread", "start spread"}, /* a start not on native */
+            {"psk2 m:1", "psk3 m:1"},          /* no such format */
+            {"0x10", "0xz0"},                  /* offset */
+            {" 14 ", " 63 "},                  /* class */
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            char l[1024];
+            const char *at = strstr(good, bad[i][0]);
+            CHECK(at, "test: '%s' not in the line", bad[i][0]);
+            if (!at)
+                continue;
+            snprintf(l, sizeof l, "%.*s%s%s", (int)(at - good), good, bad[i][1], at + strlen(bad[i][0]));
+            CHECK(psk_tune_db_parse(l, &f, &why), "accepted '%s'", l);
+        }
+        /* 17 ratios; 13 arms (more than any collective has: one twice) */
+        char l[4096];
+        snprintf(l, sizeof l, "%s", good);
+        strcat(l, " pair_lb:a:0");
+        for (int k = 0; k < 16; k++)
+            strcat(l, ",0.1");
+        CHECK(psk_tune_db_parse(l, &f, &why), "accepted 17 ratios");
+        snprintf(l, sizeof l, "%s", good);
+        const char *more[] = {"pair_lb", "ring_lb", "pair_mb", "ring_mb", "pair_ob",
+                              "ring_ob", "spread",  "pair",    "ring"};
+        for (size_t k = 0; k < sizeof more / sizeof *more; k++)
+            strcat(l, " "), strcat(l, more[k]), strcat(l, ":-:-");
+        CHECK(psk_tune_db_parse(l, &f, &why), "accepted 13 arms");
     }
     /* an arm gives its collective; COLL.native for the three others only */
     {
@@ -171,9 +276,9 @@ int main(void)
             line[k] = (char)(next() % 3 ? 32 + next() % 95 : 1 + next() % 255);
         line[n] = 0;
         if (next() % 2)
-            memcpy(line, "psk1 ", n >= 5 ? 5 : n);
+            memcpy(line, next() % 2 ? "psk1 " : "psk2 ", n >= 5 ? 5 : n);
         fuzz_one(line);
-        psk_tune_dbent e = rand_entry();
+        psk_tune_dbent e = i % 2 ? rand_state() : rand_entry();
         line_of(&e, line, sizeof line);
         size_t len = strlen(line), at = next() % (len + 1);
         switch (next() % 3) {
@@ -197,9 +302,16 @@ int main(void)
     psk_tune_dbent a[8], b[8], back[32];
     for (int i = 0; i < 8; i++)
         a[i] = rand_entry(), b[i] = a[i];
-    for (int i = 0; i < 4; i++) { /* half the keys again, another arm */
+    for (int i = 0; i < 4; i++) { /* half the keys again, another arm; the last two as states */
         b[i].arm = (b[i].arm + 1) % PSK_TUNE_NARMS;
         b[i].coll = b[i].arm == PSK_TUNE_native ? b[i].coll : psk_tune_arm_coll(b[i].arm);
+        if (i >= 2) {
+            psk_tune_dbent s = rand_state();
+            memcpy(s.machine, b[i].machine, sizeof s.machine), memcpy(s.mpi, b[i].mpi, sizeof s.mpi);
+            memcpy(s.module, b[i].module, sizeof s.module);
+            s.P = b[i].P, s.offset = b[i].offset, s.sclass = b[i].sclass;
+            b[i] = s;
+        }
     }
     size_t la, lb;
     char *sa = lines_of(a, 8, &la), *sb = lines_of(b, 4, &lb);
