@@ -13,7 +13,12 @@
  * MPI_BOTTOM, which are addresses of Open MPI's common blocks). MPICH's
  * Fortran layer calls the C MPI_Alltoall, which is ours: its Fortran
  * entries only note the caller's address for the C one and pass the call
- * on to MPICH's own Fortran code, which converts it. */
+ * on to MPICH's own Fortran code, which converts it.
+ * Stacked with the recorder (docs/tune.md, "Recording a tuned job"),
+ * psk_tune_last_arm tells it which arm ran a call, and MPI_Finalize in
+ * every binding passes on to the next definition of its name, so that
+ * whichever of the two libraries comes first, both see it. */
+#include "psk_next.h"
 #include "tune_internal.h"
 
 typedef void psk_ft_alltoall(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
@@ -26,11 +31,20 @@ typedef void psk_ft_finalize(MPI_Fint *);
 /* inside a Fortran MPI_Finalize: the C one it may call only passes on */
 static __thread int fguard __attribute__((tls_model("initial-exec")));
 
+PSK_EXPORT int psk_tune_last_arm(void)
+{
+    int a = psk_tune_last;
+    psk_tune_last = -1;
+    return a;
+}
+
+static void *_Atomic next_finalize, *_Atomic next_ffinalize[2];
+
 PSK_EXPORT int MPI_Finalize(void)
 {
     if (!fguard)
         psk_tune_pre_finalize();
-    return PMPI_Finalize();
+    return ((int (*)(void))psk_next(&next_finalize, "MPI_Finalize", (void *)PMPI_Finalize))();
 }
 
 static void f_finalize(psk_ft_finalize *fwd, MPI_Fint *ierr)
@@ -43,12 +57,20 @@ static void f_finalize(psk_ft_finalize *fwd, MPI_Fint *ierr)
 
 #if defined(OPEN_MPI)
 extern psk_ft_finalize pmpi_finalize_, pmpi_finalize_f08_;
-PSK_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr) { f_finalize(pmpi_finalize_f08_, ierr); }
+#define PSK_PMPI_FINALIZE_F08 pmpi_finalize_f08_
 #else
 extern psk_ft_finalize pmpi_finalize_, pmpir_finalize_f08_;
-PSK_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr) { f_finalize(pmpir_finalize_f08_, ierr); }
+#define PSK_PMPI_FINALIZE_F08 pmpir_finalize_f08_
 #endif
-PSK_EXPORT void mpi_finalize_(MPI_Fint *ierr) { f_finalize(pmpi_finalize_, ierr); }
+PSK_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr)
+{
+    f_finalize((psk_ft_finalize *)psk_next(&next_ffinalize[1], "mpi_finalize_f08_", (void *)PSK_PMPI_FINALIZE_F08),
+               ierr);
+}
+PSK_EXPORT void mpi_finalize_(MPI_Fint *ierr)
+{
+    f_finalize((psk_ft_finalize *)psk_next(&next_ffinalize[0], "mpi_finalize_", (void *)pmpi_finalize_), ierr);
+}
 PSK_EXPORT void mpi_finalize__(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
 PSK_EXPORT void mpi_finalize(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
 PSK_EXPORT void MPI_FINALIZE(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
