@@ -303,6 +303,8 @@ function emit_c(f,   n, m) {
         printf "    int rc = %s();\n    if (on)\n        psk_rec_stop(PSK_FN_Finalize, t0);\n    return rc;\n}\n\n", cfwd(f)
         return
     }
+    if (has_flag(f, "tune"))
+        printf "    psk_pass_site(__builtin_return_address(0));\n"
     printf "    if (!psk_rec_on())\n        return %s(%s);\n", cfwd(f), (has_flag(f, "variadic") ? "a0" : cargs(f))
     if (m == "abort") {
         printf "    psk_rec_abort(PSK_FN_Abort, a0, a1);\n    return PMPI_Abort(a0, a1);\n}\n\n"
@@ -317,7 +319,7 @@ function emit_c(f,   n, m) {
     printf "    psk_call_finish(&call);\n    return rc;\n}\n\n"
 }
 
-function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd) {
+function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd, site) {
     n = NAME[f]; l = tolower(n); m = MODE[f]
     printf "typedef void psk_ft_%s(%s);\n", l, fparams(f)
     f08 = has_flag(f, "ts") ? "f08ts_" : "f08_"
@@ -350,10 +352,11 @@ function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd) {
         printf "%s", body(f, "f", "post")
         printf "    psk_call_finish(&call);\n}\n"
     }
-    printf "PSK_EXPORT void mpi_%s_(%s)\n{\n    fb_%s(%s, 1, %s);\n}\n", l, fparams(f), l, ffwd(f, "mpi_" l "_", "pmpi_" l "_"), fargs(f)
+    site = has_flag(f, "tune") ? "    psk_pass_site(__builtin_return_address(0));\n" : ""
+    printf "PSK_EXPORT void mpi_%s_(%s)\n{\n%s    fb_%s(%s, 1, %s);\n}\n", l, fparams(f), site, l, ffwd(f, "mpi_" l "_", "pmpi_" l "_"), fargs(f)
     printf "PSK_EXPORT void mpi_%s__(%s) __attribute__((alias(\"mpi_%s_\")));\n", l, fparams(f), l
     printf "PSK_EXPORT void mpi_%s(%s) __attribute__((alias(\"mpi_%s_\")));\n", l, fparams(f), l
     printf "PSK_EXPORT void MPI_%s(%s) __attribute__((alias(\"mpi_%s_\")));\n", upper(n), fparams(f), l
-    printf "#if defined(OPEN_MPI)\nPSK_EXPORT void mpi_%s_f08_(%s)\n{\n    fb_%s(%s, PSK_F08_IBASE, %s);\n}\n", l, fparams(f), l, ffwd(f, "mpi_" l "_f08_", "pmpi_" l "_f08_"), fargs(f)
-    printf "#else\nPSK_EXPORT void mpi_%s_%s(%s)\n{\n    fb_%s(%s, PSK_F08_IBASE, %s);\n}\n#endif\n\n", l, f08, fparams(f), l, ffwd(f, "mpi_" l "_" f08, "pmpir_" l "_" f08), fargs(f)
+    printf "#if defined(OPEN_MPI)\nPSK_EXPORT void mpi_%s_f08_(%s)\n{\n%s    fb_%s(%s, PSK_F08_IBASE, %s);\n}\n", l, fparams(f), site, l, ffwd(f, "mpi_" l "_f08_", "pmpi_" l "_f08_"), fargs(f)
+    printf "#else\nPSK_EXPORT void mpi_%s_%s(%s)\n{\n%s    fb_%s(%s, PSK_F08_IBASE, %s);\n}\n#endif\n\n", l, f08, fparams(f), site, l, ffwd(f, "mpi_" l "_" f08, "pmpir_" l "_" f08), fargs(f)
 }

@@ -144,8 +144,18 @@ static inline uint64_t psk_stamp_ns(uint64_t s)
 /* record_stack.c: stacking with libperfskel-tune (docs/tune.md) */
 /* the tuning library's psk_tune_last_arm, or NULL (set by psk_stack_init) */
 extern int (*psk_tune_arm_query)(void);
-/* at MPI_Init: finds the query; 1 if the tuning library is loaded */
+/* the tuning library's psk_tune_caller, or NULL: the program's call site
+ * (where the recorder's wrapper returns to) for the tuning library's
+ * entry point the wrapper calls next, which would otherwise take the
+ * recorder for the caller */
+extern void (*psk_tune_site_fn)(void *);
+/* at MPI_Init: finds both; 1 if the tuning library is loaded after us */
 int psk_stack_init(int rank);
+static inline void psk_pass_site(void *ra)
+{
+    if (psk_tune_site_fn && !psk_fguard)
+        psk_tune_site_fn(ra);
+}
 /* the arm of the call just made: 0 not known, else 1 + the arm's number */
 static inline int psk_call_arm(void)
 {

@@ -3,7 +3,8 @@
  * wrappers of the collectives the tuning library takes over (and of
  * MPI_Finalize, where it reports) forward to the next definition of their
  * name, the tuning library's, instead of PMPI_*, and ask it afterwards
- * which arm ran the call (psk_tune_last_arm, found at MPI_Init). Without
+ * which arm ran the call (psk_tune_last_arm, found at MPI_Init), telling
+ * it beforehand the program's call site (psk_tune_caller). Without
  * the tuning library the next definition is the MPI library's own, and no
  * arm is recorded. The next definitions: psk_next.h, inlined into each
  * generated wrapper. */
@@ -13,6 +14,7 @@
 #include "record_call.h"
 
 int (*psk_tune_arm_query)(void);
+void (*psk_tune_site_fn)(void *);
 
 /* the object (shared library or program) that defines the code at p */
 static const void *object_of(const void *p)
@@ -24,8 +26,9 @@ static const void *object_of(const void *p)
 int psk_stack_init(int rank)
 {
     psk_tune_arm_query = NULL;
-    void *q = dlsym(RTLD_DEFAULT, "psk_tune_last_arm");
-    if (!q)
+    psk_tune_site_fn = NULL;
+    void *q = dlsym(RTLD_DEFAULT, "psk_tune_last_arm"), *s = dlsym(RTLD_DEFAULT, "psk_tune_caller");
+    if (!q || !s)
         return 0;
     /* loaded before the recorder, the tuning library gets the program's
      * calls of its collectives first and passes them to the MPI: the
@@ -38,5 +41,6 @@ int psk_stack_init(int rank)
         return 0;
     }
     psk_tune_arm_query = (int (*)(void))q;
+    psk_tune_site_fn = (void (*)(void *))s;
     return 1;
 }
