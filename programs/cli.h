@@ -85,7 +85,7 @@ int psk_cli_stack_run(const char *role, int flavour, char **cmd, const char *con
 int psk_cli_stack_mpi(void);
 /* Inner side: what to preload (lib, or the recorder's and the tuning
  * library's, the recorder first) into libs, and names with the outer
- * command's variables into *all (free() the array only); 0, or an exit
+ * command's variables into *all (free() the array only; NULL after an error); 0, or an exit
  * status after saying what is wrong. Clears the notes. */
 int psk_cli_stack_inner(const char *role, int flavour, const char *lib, char *libs, size_t cap,
                         const char *const *names, int nnames, const char ***all, int *nall);

@@ -176,6 +176,10 @@ int cmd_record(int argc, char **argv)
     free(command);
     if (code == 127)
         return PSK_EXIT_DATA;
+    char jpath[PATH_MAX + 16];
+    snprintf(jpath, sizeof jpath, "%s/job.json", dir);
+    if (outer && code && access(jpath, F_OK))
+        return code; /* the inner perfskel said why nothing ran */
     int nranks = 0;
     long long events = verify(dir, &nranks);
     if (events >= 0)

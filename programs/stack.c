@@ -80,31 +80,31 @@ int psk_cli_stack_inner(const char *role, int flavour, const char *lib, char *li
         return 0;
     }
     if (strcmp(outer, "record") && strcmp(outer, "tune")) {
-        free(*all);
+        free(*all), *all = NULL;
         return psk_cli_usage("%s: PSK_STACK_OUTER is '%s', not record or tune", role, outer);
     }
     if (!strcmp(outer, role)) {
-        free(*all);
+        free(*all), *all = NULL;
         return psk_cli_usage("%s: perfskel %s inside perfskel %s: give it once", role, role, outer);
     }
     char other[PATH_MAX], name[64];
     snprintf(name, sizeof name, "libperfskel-%s-%s.so", outer, psk_flavour_name(flavour));
     if (psk_cli_find_library(name, other, sizeof other)) {
-        free(*all);
+        free(*all), *all = NULL;
         psk_cli_error("%s: library of the outer perfskel %s not found next to perfskel (set PERFSKEL_LIBDIR)",
                       name, outer);
         return PSK_EXIT_DATA;
     }
     int record_outside = !strcmp(outer, "record");
     if (snprintf(libs, cap, "%s:%s", record_outside ? other : lib, record_outside ? lib : other) >= (int)cap) {
-        free(*all);
+        free(*all), *all = NULL;
         return psk_cli_usage("%s: library paths too long", role);
     }
     /* the outer command's variables, named in a copy kept until perfskel
      * exits (the job's launch refers to the names) */
     char *copy = env ? strdup(env) : NULL;
     if (env && !copy) {
-        free(*all);
+        free(*all), *all = NULL;
         return psk_cli_error("out of memory"), PSK_EXIT_DATA;
     }
     for (char *p = copy ? strtok(copy, ",") : NULL; p; p = strtok(NULL, ","))
