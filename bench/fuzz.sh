@@ -3,8 +3,8 @@
 # tests/fuzz (job, machine, merged, trace; default all) for SECONDS each,
 # from seed corpora made here out of the traces of tests/random/regress
 # (their job.json; the trace as one input, job.json and rank files joined
-# by "\0PSKFILE"; merged by PERFSKEL_BUILD/perfskel into .pskm) and the
-# machine files of docs/simulation.md. The targets are built with clang in
+# by "\0PSKFILE"; merged by PERFSKEL_BUILD/perfskel into .pskm), the
+# inputs of tests/fuzz/regress and the machine files of docs/simulation.md. The targets are built with clang in
 # FUZZ_BUILD (default /tmp/perfskel-fuzz-build: cmake -DPSK_FUZZ=ON, with
 # AddressSanitizer and UBSan). Per target one line: executions, coverage
 # (edges), features, crashes found; a crash, sanitizer report, hang
@@ -52,6 +52,11 @@ for d in "$here"/tests/random/regress/*/trace; do
         done
     } >"$C/trace/$i"
     "$B/perfskel" merge "$d" -o "$C/merged/$i.pskm" >/dev/null 2>&1 || rm -f "$C/merged/$i.pskm"
+done
+# and the inputs kept as regression tests (tests/fuzz/regress: e.g. a
+# trace of format version 2, the recorder stacked with the tuning library)
+for t in job machine merged trace; do
+    cp "$here"/tests/fuzz/regress/$t/* "$C/$t/" 2>/dev/null
 done
 printf 'type = bus;\nstart time = 100;\nsend byte time = 0.1;\npower = 0.5;\n' >"$C/machine/1.par"
 printf 'type = grid; topology = {4, 4}; start time = 20; send byte time = 0.5;\n' >"$C/machine/2.par"

@@ -48,6 +48,8 @@ int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint
 
 /* launcher.c */
 const char *psk_base_name(const char *path);
+/* the full path of prog (as given, or found on PATH), or NULL */
+char *psk_cli_which(const char *prog, char *out, size_t cap);
 /* enum psk_flavour of a launcher: by its name, its symlinks' target, or its --version */
 int psk_launcher_flavour(const char *launcher);
 /* the enum psk_flavour an --mpi argument names, 0 if none */
@@ -71,6 +73,22 @@ int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const 
  * signal N ended it), 127 if it could not start */
 int psk_cli_launch_run(psk_cli_launch *l);
 void psk_cli_launch_free(psk_cli_launch *l);
+
+/* stack.c: perfskel record -- perfskel tune -- LAUNCHER ... (or tune
+ * outside): role is "record" or "tune", the calling command.
+ * Outer side: 1 if cmd runs this perfskel's record or tune (not a launcher) */
+int psk_cli_stack_is_outer(char **cmd, int ncmd);
+/* runs it with this command's role, --mpi (0: none) and variables (names)
+ * noted in the environment; its exit status as psk_cli_launch_run's */
+int psk_cli_stack_run(const char *role, int flavour, char **cmd, const char *const *names, int nnames);
+/* Inner side: the --mpi the outer command was given (0 if none) */
+int psk_cli_stack_mpi(void);
+/* Inner side: what to preload (lib, or the recorder's and the tuning
+ * library's, the recorder first) into libs, and names with the outer
+ * command's variables into *all (free() the array only; NULL after an error); 0, or an exit
+ * status after saying what is wrong. Clears the notes. */
+int psk_cli_stack_inner(const char *role, int flavour, const char *lib, char *libs, size_t cap,
+                        const char *const *names, int nnames, const char ***all, int *nall);
 
 /* load.c: a trace directory (merged here) or merged-trace file; NULL after
  * printing why not */

@@ -37,6 +37,8 @@ static void text_event(int rank, uint64_t seq, uint64_t start, const psk_event *
             putchar(']');
         }
     }
+    if (ev->arm > 0) /* trace format 2: the tuning library's algorithm */
+        printf(" arm=%s", psk_arm_name(ev->arm));
     putchar('\n');
 }
 
@@ -75,6 +77,8 @@ static void json_event(int rank, uint64_t seq, uint64_t start, const psk_event *
             psk_json_end(&j);
         }
     }
+    if (ev->arm > 0)
+        psk_json_str(&j, "arm", psk_arm_name(ev->arm));
     psk_json_end(&j);
     putchar('\n');
 }

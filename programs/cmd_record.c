@@ -115,11 +115,15 @@ int cmd_record(int argc, char **argv)
         return psk_cli_usage("record: no launcher given (perfskel record -- mpirun -n 4 ./app)");
     char **cmd = argv + i;
     int ncmd = argc - i;
-    if (!(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
+    /* perfskel record -- perfskel tune -- mpirun ...: tune preloads both */
+    int outer = psk_cli_stack_is_outer(cmd, ncmd);
+    if (!flavour)
+        flavour = psk_cli_stack_mpi();
+    if (!outer && !(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;
     const char *libname = flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so" : "libperfskel-record-mpich.so";
-    char lib[PATH_MAX];
-    if (psk_cli_find_library(libname, lib, sizeof lib)) {
+    char lib[PATH_MAX], libs[2 * PATH_MAX + 2];
+    if (!outer && psk_cli_find_library(libname, lib, sizeof lib)) {
         psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(flavour));
         return PSK_EXIT_DATA;
@@ -145,19 +149,37 @@ int cmd_record(int argc, char **argv)
     const char *values[] = {dir, idhex, command};
     for (int k = 0; k < 3; k++)
         setenv(names[k], values[k], 1);
-    psk_cli_launch launch;
-    if (psk_cli_preload(&launch, flavour, cmd, ncmd, lib, names, 3)) {
+    int code;
+    if (outer) {
+        fprintf(stderr, "perfskel: recording %s %s into %s\n", cmd[0], cmd[1], dir);
+        code = psk_cli_stack_run("record", flavour, cmd, names, 3);
+    } else {
+        const char **all;
+        int nall;
+        if ((code = psk_cli_stack_inner("record", flavour, lib, libs, sizeof libs, names, 3, &all, &nall))) {
+            free(command);
+            return code;
+        }
+        psk_cli_launch launch;
+        if (psk_cli_preload(&launch, flavour, cmd, ncmd, libs, all, nall)) {
+            psk_cli_launch_free(&launch);
+            free(command);
+            free(all);
+            return psk_cli_error("out of memory"), PSK_EXIT_DATA;
+        }
+        fprintf(stderr, "perfskel: recording %s with %s into %s%s\n", cmd[0], psk_flavour_name(flavour), dir,
+                strchr(libs, ':') ? " (the tuning library stacked)" : "");
+        code = psk_cli_launch_run(&launch);
         psk_cli_launch_free(&launch);
-        free(command);
-        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
+        free(all);
     }
-
-    fprintf(stderr, "perfskel: recording %s with %s into %s\n", cmd[0], psk_flavour_name(flavour), dir);
-    int code = psk_cli_launch_run(&launch);
-    psk_cli_launch_free(&launch);
     free(command);
     if (code == 127)
         return PSK_EXIT_DATA;
+    char jpath[PATH_MAX + 16];
+    snprintf(jpath, sizeof jpath, "%s/job.json", dir);
+    if (outer && code && access(jpath, F_OK))
+        return code; /* the inner perfskel said why nothing ran */
     int nranks = 0;
     long long events = verify(dir, &nranks);
     if (events >= 0)

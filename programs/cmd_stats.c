@@ -3,7 +3,9 @@
  * in MPI calls within it (MPI_Init and MPI_Finalize are listed but not
  * counted), time outside MPI (compute); per function and rank: calls, bytes
  * and time; then the calls whose arguments change from one loop iteration
- * to the next, as fold finds them (--no-fold: not). A rank whose file is
+ * to the next, as fold finds them (--no-fold: not). For a job recorded with
+ * the tuning library stacked (trace format 2), the tuned collectives' calls
+ * and time per arm, all ranks and (--json) per rank. A rank whose file is
  * damaged is profiled up to its last good block, and the problem is
  * reported on stderr with exit status 1. */
 #include <stdio.h>
@@ -20,6 +22,7 @@ typedef struct fnstat {
 
 typedef struct rankstat {
     fnstat *fn;     /* indexed by function id */
+    fnstat *arm;    /* [fn * psk_arm_count() + arm], made at the first tuned event */
     uint64_t events, mpi_ns, wall_ns, bytes;
     int complete;
     char *error;
@@ -68,6 +71,13 @@ static void profile_rank(psk_trace *t, int r, rankstat *s, unsigned nfn)
         f->calls++;
         f->bytes += b;
         f->ns += d;
+        if (psk_trace_job(t)->format_version >= 2 && psk_fn_tuned(ev.fn) &&
+            (s->arm || (s->arm = calloc((size_t)nfn * (size_t)psk_arm_count(), sizeof *s->arm)))) {
+            fnstat *a = &s->arm[(size_t)ev.fn * (size_t)psk_arm_count() + (size_t)ev.arm];
+            a->calls++;
+            a->bytes += b;
+            a->ns += d;
+        }
         s->bytes += b;
         s->events++;
         if (!psk_cli_apptime_add(&at, &ev))
@@ -191,6 +201,23 @@ static void varying_text(const psk_folded *f, psk_merged *m)
         printf("\nno call's arguments change between loop iterations\n");
 }
 
+/* the arms' totals over the ranks (NULL if no rank has any): [fn * narm + arm] */
+static fnstat *arm_totals(const psk_job *job, const rankstat *rs, unsigned nfn)
+{
+    size_t n = (size_t)nfn * (size_t)psk_arm_count();
+    fnstat *tot = NULL;
+    for (int r = 0; r < job->nranks; r++) {
+        if (!rs[r].arm || (!tot && !(tot = calloc(n, sizeof *tot))))
+            continue;
+        for (size_t k = 0; k < n; k++) {
+            tot[k].calls += rs[r].arm[k].calls;
+            tot[k].bytes += rs[r].arm[k].bytes;
+            tot[k].ns += rs[r].arm[k].ns;
+        }
+    }
+    return tot;
+}
+
 static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn,
                        const psk_folded *fo, psk_merged *m)
 {
@@ -223,6 +250,25 @@ static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat
         psk_json_end(&j);
     }
     psk_json_end(&j);
+    int narm = psk_arm_count();
+    fnstat *at = arm_totals(job, rs, nfn);
+    if (at) { /* the tuned collectives per arm (trace format 2) */
+        psk_json_arr(&j, "arms");
+        for (unsigned fn = 1; fn < nfn; fn++)
+            for (int a = 0; a < narm; a++) {
+                const fnstat *f = &at[(size_t)fn * (size_t)narm + (size_t)a];
+                if (!f->calls)
+                    continue;
+                psk_json_obj(&j, NULL);
+                psk_json_str(&j, "name", psk_fn_name(fn));
+                psk_json_str(&j, "arm", psk_arm_name(a));
+                psk_json_uint(&j, "calls", f->calls);
+                psk_json_num(&j, "seconds", sec(f->ns));
+                psk_json_end(&j);
+            }
+        psk_json_end(&j);
+    }
+    free(at);
     psk_json_arr(&j, "ranks");
     for (int r = 0; r < job->nranks; r++) {
         const rankstat *s = &rs[r];
@@ -249,6 +295,19 @@ static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat
                     psk_json_uint(&j, psk_fn_name(fn), f->bytes);
                 else
                     psk_json_num(&j, psk_fn_name(fn), sec(f->ns));
+            }
+            psk_json_end(&j);
+        }
+        if (s->arm) { /* {"MPI_Alltoall": {"ring": calls, ...}, ...} */
+            psk_json_obj(&j, "arm_calls");
+            for (unsigned fn = 1; fn < nfn; fn++) {
+                if (!psk_fn_tuned(fn) || !s->fn[fn].calls)
+                    continue;
+                psk_json_obj(&j, psk_fn_name(fn));
+                for (int a = 0; a < narm; a++)
+                    if (s->arm[(size_t)fn * (size_t)narm + (size_t)a].calls)
+                        psk_json_uint(&j, psk_arm_name(a), s->arm[(size_t)fn * (size_t)narm + (size_t)a].calls);
+                psk_json_end(&j);
             }
             psk_json_end(&j);
         }
@@ -320,6 +379,19 @@ static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat
                        (unsigned long long)f->calls, (unsigned long long)f->bytes, sec(f->ns));
         }
     free(order);
+    fnstat *at = arm_totals(job, rs, nfn);
+    if (at) {
+        int narm = psk_arm_count();
+        printf("\n%-24s %-16s %10s %12s %12s\n", "tuned collective", "arm", "calls", "time (s)", "avg (us)");
+        for (unsigned fn = 1; fn < nfn; fn++)
+            for (int a = 0; a < narm; a++) {
+                const fnstat *f = &at[(size_t)fn * (size_t)narm + (size_t)a];
+                if (f->calls)
+                    printf("%-24s %-16s %10llu %12.6f %12.3f\n", psk_fn_name(fn), psk_arm_name(a),
+                           (unsigned long long)f->calls, sec(f->ns), (double)f->ns / (double)f->calls / 1e3);
+            }
+        free(at);
+    }
     if (fo)
         varying_text(fo, m);
 }
@@ -389,6 +461,7 @@ int cmd_stats(int argc, char **argv)
             psk_cli_error("%s", rs[r].error);
         free(rs[r].error);
         free(rs[r].fn);
+        free(rs[r].arm);
     }
     free(rs);
     free(tot);

@@ -7,7 +7,9 @@
  * PSK_TUNE_CHECK=1, --debug PSK_TUNE_DEBUG=1; every PSK_TUNE_* variable
  * of the environment (these and the others of docs/tune.md) is passed on
  * to the ranks as it is. The job's output
- * and exit status pass through unchanged. */
+ * and exit status pass through unchanged. `perfskel tune ... -- perfskel
+ * record ... -- mpirun ...` (or record outside) records the tuned job:
+ * stack.c. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,11 +84,15 @@ int cmd_tune(int argc, char **argv)
         return psk_cli_usage("tune: no launcher given (perfskel tune -- mpirun -n 4 ./app)");
     char **cmd = argv + i;
     int ncmd = argc - i;
-    if (!(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
+    /* perfskel tune -- perfskel record -- mpirun ...: record preloads both */
+    int outer = psk_cli_stack_is_outer(cmd, ncmd);
+    if (!flavour)
+        flavour = psk_cli_stack_mpi();
+    if (!outer && !(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;
     const char *libname = flavour == PSK_MPI_OPENMPI ? "libperfskel-tune-openmpi.so" : "libperfskel-tune-mpich.so";
-    char lib[PATH_MAX];
-    if (psk_cli_find_library(libname, lib, sizeof lib)) {
+    char lib[PATH_MAX], libs[2 * PATH_MAX + 2];
+    if (!outer && psk_cli_find_library(libname, lib, sizeof lib)) {
         psk_cli_error("%s: tuning library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(flavour));
         return PSK_EXIT_DATA;
@@ -128,20 +134,35 @@ int cmd_tune(int argc, char **argv)
             if ((names[nnames] = strndup(*e, n)) != NULL)
                 nnames++;
         }
-    psk_cli_launch launch;
-    int bad = psk_cli_preload(&launch, flavour, cmd, ncmd, lib, (const char *const *)names, nnames);
-    if (bad) {
-        psk_cli_launch_free(&launch);
-        for (int k = 0; k < nnames; k++)
-            free(names[k]);
-        free(names);
-        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
-    }
     const char *arm = getenv("PSK_TUNE_FORCE"), *pol = getenv("PSK_TUNE_POLICY");
-    fprintf(stderr, "perfskel: tuning %s with %s (MPI_Alltoall, MPI_Bcast, MPI_Allreduce, MPI_Allgather: %s)\n",
-            cmd[0], psk_flavour_name(flavour), arm && *arm ? arm : pol && *pol ? pol : "learn");
-    int code = psk_cli_launch_run(&launch);
-    psk_cli_launch_free(&launch);
+    const char *what = arm && *arm ? arm : pol && *pol ? pol : "learn";
+    int code;
+    if (outer) {
+        fprintf(stderr, "perfskel: tuning %s %s (MPI_Alltoall, MPI_Bcast, MPI_Allreduce, MPI_Allgather: %s)\n",
+                cmd[0], cmd[1], what);
+        code = psk_cli_stack_run("tune", flavour, cmd, (const char *const *)names, nnames);
+    } else {
+        const char **all = NULL;
+        int nall = 0;
+        psk_cli_launch launch = {0};
+        int bad = psk_cli_stack_inner("tune", flavour, lib, libs, sizeof libs, (const char *const *)names, nnames,
+                                      &all, &nall);
+        if (!bad && psk_cli_preload(&launch, flavour, cmd, ncmd, libs, all, nall))
+            bad = (psk_cli_error("out of memory"), PSK_EXIT_DATA);
+        if (bad) {
+            psk_cli_launch_free(&launch);
+            free(all);
+            for (int k = 0; k < nnames; k++)
+                free(names[k]);
+            free(names);
+            return bad;
+        }
+        fprintf(stderr, "perfskel: tuning %s with %s (MPI_Alltoall, MPI_Bcast, MPI_Allreduce, MPI_Allgather: %s)%s\n",
+                cmd[0], psk_flavour_name(flavour), what, strchr(libs, ':') ? ", recorded" : "");
+        code = psk_cli_launch_run(&launch);
+        psk_cli_launch_free(&launch);
+        free(all);
+    }
     for (int k = 0; k < nnames; k++)
         free(names[k]);
     free(names);

@@ -31,7 +31,7 @@ static int name_flavour(const char *name)
 }
 
 /* full path of an executable on PATH, or NULL */
-static char *which(const char *prog, char *out, size_t cap)
+char *psk_cli_which(const char *prog, char *out, size_t cap)
 {
     if (strchr(prog, '/'))
         return realpath(prog, out);
@@ -59,7 +59,7 @@ int psk_launcher_flavour(const char *launcher)
     if (fl)
         return fl;
     char real[PATH_MAX];
-    if (!which(launcher, real, sizeof real))
+    if (!psk_cli_which(launcher, real, sizeof real))
         return PSK_MPI_UNKNOWN;
     if ((fl = name_flavour(psk_base_name(real))) != 0)
         return fl;

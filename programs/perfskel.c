@@ -53,7 +53,8 @@ static const char usage[] =
     "commands:\n"
     "  record [-o DIR] [--mpi openmpi|mpich] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
     "        run an MPI job with every MPI call of every rank recorded into DIR\n"
-    "        (default ./perfskel-trace)\n"
+    "        (default ./perfskel-trace); LAUNCHER may be `perfskel tune ... --\n"
+    "        LAUNCHER`: the tuned job recorded, with the arm of each tuned call\n"
     "  stats DIR [--json] [--no-fold]\n"
     "        profile of a recorded job: calls, bytes and time per function and rank,\n"
     "        and the calls whose arguments change between loop iterations\n"
@@ -90,7 +91,8 @@ static const char usage[] =
     "        --report FILE: what it chose and why, at the end (JSON if FILE ends in\n"
     "        .json); --db FILE: decisions kept for the next run, which starts on\n"
     "        them; --check: every decision hash-checked across ranks; --debug:\n"
-    "        each rank's counts on stderr at MPI_Finalize (docs/tune.md)\n"
+    "        each rank's counts on stderr at MPI_Finalize (docs/tune.md);\n"
+    "        LAUNCHER may be `perfskel record ... -- LAUNCHER` (see record)\n"
     "\n"
     "perfskel --version prints the version.\n";
 

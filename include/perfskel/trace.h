@@ -123,6 +123,16 @@ unsigned psk_fn_poll_wait(unsigned fn);
  * communicator): the calls of one run of polls have the same. */
 uint64_t psk_event_poll_key(const struct psk_event *ev);
 const char *psk_field_name(int field);
+/* ---- arms: the tuning library's algorithms, as events carry them ---- */
+/* 1 if fn is a collective libperfskel-tune takes over (Alltoall, Bcast,
+ * Allreduce, Allgather): its events carry an arm in format version 2 */
+int psk_fn_tuned(unsigned fn);
+/* arm values are 0 (not known) .. psk_arm_count() - 1 */
+int psk_arm_count(void);
+/* "ring", "native"; "unknown" for 0; NULL out of range */
+const char *psk_arm_name(int arm);
+/* 1 if an event of fn may carry arm: 0, native, or one of fn's own arms */
+int psk_arm_valid(unsigned fn, int64_t arm);
 const char *psk_class_name(int cls);
 const char *psk_op_name(int op);
 /* Bytes an event moves for profiles: sends count what they send,
@@ -140,6 +150,10 @@ typedef struct psk_event {
     uint32_t n[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];        /* array lengths */
     const int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY]; /* array values
         (for PSK_F_STATUSES: n triples, 3n values); valid until the next read */
+    int arm;             /* the algorithm libperfskel-tune ran a tuned collective
+                            with (psk_fn_tuned): 0 not known (format version 1, no
+                            tuning library, every other function), else 1 + its
+                            number in include/perfskel/tune.h (psk_arm_name) */
 } psk_event;
 
 #define PSK_ARR(ev, f) ((ev)->arr[(f) - PSK_F_FIRST_ARRAY])
@@ -162,6 +176,7 @@ typedef struct psk_job {
     const double *work_ns_per_unit; /* per rank, ns one unit took; NULL if not measured */
     const double *work_q1_ns, *work_q3_ns; /* per rank, the quartiles of its timings; NULL if not kept */
     const int *cores;         /* per rank, its host's online cores; NULL if not kept */
+    int format_version;       /* 1, or 2: tuned collectives carry their arm (0 is read as 1) */
 } psk_job;
 
 enum psk_flavour { PSK_MPI_UNKNOWN = 0, PSK_MPI_OPENMPI = 1, PSK_MPI_MPICH = 2 };
@@ -203,7 +218,8 @@ uint64_t psk_rank_events_read(const psk_rank_reader *r);
 uint64_t psk_rank_mono_start(const psk_rank_reader *r);
 /* The encoded bytes of the event psk_rank_next just returned, as in the
  * file (its gap is relative to the previous event's exit, so the bytes
- * stand alone); valid until the next call. For tools that keep events. */
+ * stand alone) but without a version-2 arm: the form psk_event_encode
+ * writes; valid until the next call. For tools that keep events. */
 const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len);
 void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
 
@@ -211,15 +227,16 @@ void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
 
 /* At most this many bytes for ev (fields from psk_fn_fields(ev->fn)). */
 size_t psk_event_encoded_max(const psk_event *ev);
-/* Writes ev with gap (its entry minus the previous event's exit) to out;
- * returns the end. */
+/* Writes ev with gap (its entry minus the previous event's exit) to out,
+ * without its arm (as version 1 has it); returns the end. */
 uint8_t *psk_event_encode(uint8_t *out, const psk_event *ev, int64_t gap);
 
 /* ---- writing a trace directory (what the recorder writes, from memory) ---- */
 
 typedef struct psk_trace_writer psk_trace_writer;
 /* Creates dir with one file per rank of job (job_id, nranks, flavour, and
- * whichever strings and arrays are set); mono_start[r] is rank r's clock
+ * whichever strings and arrays are set; format_version 2 writes each
+ * tuned collective's arm, which must be psk_arm_valid); mono_start[r] is rank r's clock
  * at its start (NULL: 0). On failure *out is still set for the message. */
 int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_start, psk_trace_writer **out);
 /* Appends ev (fields from psk_fn_fields(ev->fn)) to rank's events. */

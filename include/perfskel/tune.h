@@ -4,6 +4,8 @@
  * is the arms' numbering inside the library; native, the MPI library's own
  * call, is arm 0 of every collective, and every other arm belongs to one
  * collective (its name says which, but for MPI_Alltoall's, named first).
+ * The order is on disk too (trace format 2 records 1 + the arm's number,
+ * docs/trace-format.md) and in decision files by name: add arms at the end.
  * Seed 002 names pair, ring and their barrier variants. */
 #ifndef PERFSKEL_TUNE_H
 #define PERFSKEL_TUNE_H

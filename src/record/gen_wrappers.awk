@@ -4,6 +4,11 @@
 #   out=c      record_wrap_c.c     C wrappers MPI_X -> PMPI_X
 #   out=f      record_wrap_f.c     Fortran wrappers: mpi_x_, mpi_x__, mpi_x,
 #                                  MPI_X -> pmpi_x_, and the mpi_f08 entries
+# A function flagged next or tune forwards instead to the next definition of
+# its own name (dlsym(RTLD_NEXT), resolved once: record_stack.c), so that a
+# library preloaded after the recorder (libperfskel-tune) still gets the
+# call; without one that is the MPI's own. tune: the call's event also
+# carries the arm the tuning library ran it with (trace format 2).
 # Each argument kind says how the C and Fortran wrappers declare, convert
 # and record that argument; record_call.h provides the psk_* helpers used.
 # Usage: awk -v out=c -f gen_wrappers.awk mpi_functions.def > file
@@ -150,6 +155,18 @@ BEGIN { init_kinds(); nfn = 0 }
 }
 
 function has_flag(f, flag) { return index("," FLAGS[f] ",", "," flag ",") > 0 }
+function fwd_next(f) { return has_flag(f, "next") || has_flag(f, "tune") }
+# the C entry a wrapper of f forwards to: PMPI_X, or the next MPI_X
+function cfwd(f) {
+    if (!fwd_next(f)) return "PMPI_" NAME[f]
+    return "((psk_ct_" NAME[f] " *)psk_next(&psk_cnext_" NAME[f] ", \"MPI_" NAME[f] "\", (void *)PMPI_" NAME[f] "))"
+}
+# the Fortran entry: pmpi (the MPI's own), or the next of the name called
+function ffwd(f, called, pmpi,   l) {
+    if (!fwd_next(f)) return pmpi
+    l = tolower(NAME[f])
+    return "(psk_ft_" l " *)psk_next(&psk_fnext_" l "[" (called ~ /f08/ ? 1 : 0) "], \"" called "\", (void *)" pmpi ")"
+}
 
 function cparam(t, name) {
     if (index(t, "%s")) return sprintf(t, name)
@@ -244,9 +261,9 @@ END {
             if (has_flag(f, "poll")) {
                 base = NAME[f]; sub(/_poll$/, "", base)
                 if (!(base in BYNAME)) { print "gen_wrappers: " NAME[f] ": no function " base > "/dev/stderr"; exit 1 }
-                printf "    [%s] = {\"poll:MPI_%s\", %s, PSK_CLASS_%s, PSK_BYTES_%s, %s},\n", ID[f], base, fieldmask(f), upper(CLS[f]), upper(BYTES[f]), BYNAME[base]
+                printf "    [%s] = {\"poll:MPI_%s\", %s, PSK_CLASS_%s, PSK_BYTES_%s, %s, 0},\n", ID[f], base, fieldmask(f), upper(CLS[f]), upper(BYTES[f]), BYNAME[base]
             } else
-                printf "    [%s] = {\"MPI_%s\", %s, PSK_CLASS_%s, PSK_BYTES_%s, 0},\n", ID[f], NAME[f], fieldmask(f), upper(CLS[f]), upper(BYTES[f])
+                printf "    [%s] = {\"MPI_%s\", %s, PSK_CLASS_%s, PSK_BYTES_%s, 0, %d},\n", ID[f], NAME[f], fieldmask(f), upper(CLS[f]), upper(BYTES[f]), has_flag(f, "tune")
         }
         print "};"
         print "const unsigned psk_fn_count_ = sizeof psk_fn_table / sizeof psk_fn_table[0];"
@@ -269,6 +286,8 @@ END {
 
 function emit_c(f,   n, m) {
     n = NAME[f]; m = MODE[f]
+    if (fwd_next(f))
+        printf "typedef int psk_ct_%s(%s);\nstatic void *_Atomic psk_cnext_%s;\n", n, cparams(f), n
     printf "PSK_EXPORT int MPI_%s(%s)\n{\n", n, cparams(f)
     if (m == "init" || m == "initthread") {
         printf "    if (psk_fguard)\n        return PMPI_%s(%s);\n", n, cargs(f)
@@ -279,29 +298,35 @@ function emit_c(f,   n, m) {
     if (m == "finalize") {
         # every rank that started takes part in pre_finalize's collective
         # exchange, recording or not (one whose writes failed has stopped)
-        printf "    if (psk_fguard)\n        return PMPI_Finalize();\n"
+        printf "    if (psk_fguard)\n        return %s();\n", cfwd(f)
         printf "    uint64_t t0 = psk_now();\n    int on = psk_rec_on();\n    psk_rec_pre_finalize();\n"
-        printf "    int rc = PMPI_Finalize();\n    if (on)\n        psk_rec_stop(PSK_FN_Finalize, t0);\n    return rc;\n}\n\n"
+        printf "    int rc = %s();\n    if (on)\n        psk_rec_stop(PSK_FN_Finalize, t0);\n    return rc;\n}\n\n", cfwd(f)
         return
     }
-    printf "    if (!psk_rec_on())\n        return PMPI_%s(%s);\n", n, (has_flag(f, "variadic") ? "a0" : cargs(f))
+    if (has_flag(f, "tune"))
+        printf "    psk_pass_site(__builtin_return_address(0));\n"
+    printf "    if (!psk_rec_on())\n        return %s(%s);\n", cfwd(f), (has_flag(f, "variadic") ? "a0" : cargs(f))
     if (m == "abort") {
         printf "    psk_rec_abort(PSK_FN_Abort, a0, a1);\n    return PMPI_Abort(a0, a1);\n}\n\n"
         return
     }
     printf "    psk_call call;\n    psk_call_begin(&call, PSK_FN_%s, PSK_MODE_%s);\n", n, upper(m)
     printf "%s", body(f, "c", "pre")
-    printf "    call.t0 = psk_stamp();\n    int rc = PMPI_%s(%s);\n    call.t1 = psk_stamp();\n", n, (has_flag(f, "variadic") ? "a0" : cargs(f))
+    printf "    call.t0 = psk_stamp();\n    int rc = %s(%s);\n    call.t1 = psk_stamp();\n", cfwd(f), (has_flag(f, "variadic") ? "a0" : cargs(f))
+    if (has_flag(f, "tune"))
+        printf "    call.arm = psk_call_arm();\n"
     printf "%s", body(f, "c", "post")
     printf "    psk_call_finish(&call);\n    return rc;\n}\n\n"
 }
 
-function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd) {
+function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd, site) {
     n = NAME[f]; l = tolower(n); m = MODE[f]
     printf "typedef void psk_ft_%s(%s);\n", l, fparams(f)
     f08 = has_flag(f, "ts") ? "f08ts_" : "f08_"
     printf "extern psk_ft_%s pmpi_%s_;\n", l, l
     printf "#if defined(OPEN_MPI)\nextern psk_ft_%s pmpi_%s_f08_;\n#else\nextern psk_ft_%s pmpir_%s_%s;\n#endif\n", l, l, l, l, f08
+    if (fwd_next(f))
+        printf "static void *_Atomic psk_fnext_%s[2]; /* mpif.h and use mpi; mpi_f08 */\n", l
     printf "static void fb_%s(psk_ft_%s *fwd, int ibase, %s)\n{\n    (void)ibase;\n", l, l, fparams(f)
     if (m == "init" || m == "initthread") {
         printf "    uint64_t t0 = psk_now();\n    psk_fguard++;\n    fwd(%s);\n    psk_fguard--;\n", fargs(f)
@@ -322,13 +347,16 @@ function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd) {
         }
         printf "%s", body(f, "f", "pre")
         printf "    psk_fguard++;\n    call.t0 = psk_stamp();\n    fwd(%s);\n    call.t1 = psk_stamp();\n    psk_fguard--;\n", fargs(f)
+        if (has_flag(f, "tune"))
+            printf "    call.arm = psk_call_arm();\n"
         printf "%s", body(f, "f", "post")
         printf "    psk_call_finish(&call);\n}\n"
     }
-    printf "PSK_EXPORT void mpi_%s_(%s)\n{\n    fb_%s(pmpi_%s_, 1, %s);\n}\n", l, fparams(f), l, l, fargs(f)
+    site = has_flag(f, "tune") ? "    psk_pass_site(__builtin_return_address(0));\n" : ""
+    printf "PSK_EXPORT void mpi_%s_(%s)\n{\n%s    fb_%s(%s, 1, %s);\n}\n", l, fparams(f), site, l, ffwd(f, "mpi_" l "_", "pmpi_" l "_"), fargs(f)
     printf "PSK_EXPORT void mpi_%s__(%s) __attribute__((alias(\"mpi_%s_\")));\n", l, fparams(f), l
     printf "PSK_EXPORT void mpi_%s(%s) __attribute__((alias(\"mpi_%s_\")));\n", l, fparams(f), l
     printf "PSK_EXPORT void MPI_%s(%s) __attribute__((alias(\"mpi_%s_\")));\n", upper(n), fparams(f), l
-    printf "#if defined(OPEN_MPI)\nPSK_EXPORT void mpi_%s_f08_(%s)\n{\n    fb_%s(pmpi_%s_f08_, PSK_F08_IBASE, %s);\n}\n", l, fparams(f), l, l, fargs(f)
-    printf "#else\nPSK_EXPORT void mpi_%s_%s(%s)\n{\n    fb_%s(pmpir_%s_%s, PSK_F08_IBASE, %s);\n}\n#endif\n\n", l, f08, fparams(f), l, l, f08, fargs(f)
+    printf "#if defined(OPEN_MPI)\nPSK_EXPORT void mpi_%s_f08_(%s)\n{\n%s    fb_%s(%s, PSK_F08_IBASE, %s);\n}\n", l, fparams(f), site, l, ffwd(f, "mpi_" l "_f08_", "pmpi_" l "_f08_"), fargs(f)
+    printf "#else\nPSK_EXPORT void mpi_%s_%s(%s)\n{\n%s    fb_%s(%s, PSK_F08_IBASE, %s);\n}\n#endif\n\n", l, f08, fparams(f), site, l, ffwd(f, "mpi_" l "_" f08, "pmpir_" l "_" f08), fargs(f)
 }

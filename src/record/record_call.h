@@ -13,6 +13,8 @@
 
 #include "psk_fn_ids.h"
 #include "trace_format.h"
+#include "perfskel/tune.h"
+#include "psk_next.h"
 
 #define PSK_EXPORT __attribute__((visibility("default")))
 
@@ -71,6 +73,7 @@ typedef struct psk_call {
     MPI_Status st;                        /* stands in for MPI_STATUS_IGNORE */
     MPI_Fint fst[PSK_FSTATUS_SIZE + 2];   /* the same for Fortran */
     uintptr_t free_handle;                /* Comm_free / Group_free */
+    int arm;                              /* tuned collectives: 0 not known, 1 + arm */
 } psk_call;
 
 #define PSK_E(f) (call.v[PSK_F_##f])
@@ -138,6 +141,30 @@ static inline uint64_t psk_stamp_ns(uint64_t s)
     return s;
 }
 
+/* record_stack.c: stacking with libperfskel-tune (docs/tune.md) */
+/* the tuning library's psk_tune_last_arm, or NULL (set by psk_stack_init) */
+extern int (*psk_tune_arm_query)(void);
+/* the tuning library's psk_tune_caller, or NULL: the program's call site
+ * (where the recorder's wrapper returns to) for the tuning library's
+ * entry point the wrapper calls next, which would otherwise take the
+ * recorder for the caller */
+extern void (*psk_tune_site_fn)(void *);
+/* at MPI_Init: finds both; 1 if the tuning library is loaded after us */
+int psk_stack_init(int rank);
+static inline void psk_pass_site(void *ra)
+{
+    if (psk_tune_site_fn && !psk_fguard)
+        psk_tune_site_fn(ra);
+}
+/* the arm of the call just made: 0 not known, else 1 + the arm's number */
+static inline int psk_call_arm(void)
+{
+    if (!psk_tune_arm_query)
+        return 0;
+    int a = psk_tune_arm_query();
+    return a >= 0 && a < PSK_TUNE_NARMS ? a + 1 : 0;
+}
+
 /* record_clock.c */
 void psk_clock_init(void);
 void psk_clock_reanchor(void);
@@ -171,6 +198,7 @@ static inline void psk_call_begin(psk_call *call, unsigned fn, int mode)
     call->inter = 0;
     call->crank = -1;
     call->root = -1;
+    call->arm = 0;
 }
 void psk_call_finish(psk_call *call);
 void psk_set_comm(psk_call *call, MPI_Comm comm);

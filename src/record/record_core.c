@@ -44,6 +44,7 @@ static struct {
     uint64_t mono_start;
     volatile sig_atomic_t in_write;
     int started;        /* priv made, the clock offsets to be exchanged at the end */
+    int arms;           /* libperfskel-tune stacked after us: format 2, arms recorded */
     MPI_Comm priv;      /* perfskel's own traffic, never the user's */
 } R = {.fd = -1};
 
@@ -204,6 +205,8 @@ void psk_rec_emit(const psk_call *call)
         for (size_t j = 0; j < nv; j++)
             p = u ? psk_put_uvar(p, (uint64_t)a[j]) : psk_put_svar(p, a[j]);
     }
+    if (R.arms && psk_fn_table[call->fn].tuned)
+        p = psk_put_uvar(p, (uint64_t)call->arm);
     R.used = (size_t)(p - R.buf); /* the event is complete only now */
     R.nev++;
     R.total++;
@@ -389,7 +392,7 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
     psk_json_init(&j, f, 1);
     psk_json_obj(&j, NULL);
     psk_json_str(&j, "format", "perfskel-trace");
-    psk_json_int(&j, "version", PSK_FORMAT_VERSION);
+    psk_json_int(&j, "version", R.arms ? PSK_FORMAT_VERSION_ARMS : PSK_FORMAT_VERSION);
     psk_json_str(&j, "job_id", idhex);
     psk_json_obj(&j, "mpi");
     psk_json_str(&j, "flavour", flavour == PSK_MPI_OPENMPI ? "openmpi" : "mpich");
@@ -524,6 +527,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     clock_gettime(CLOCK_REALTIME, &rt);
     uint64_t real_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec -
                        (psk_now() - t0);
+    R.arms = psk_stack_init(R.rank);
     if (R.rank == 0)
         write_job_json(dir, job_id, flavour, version, hosts, HOSTLEN, offs, cost, real_ns, units);
     free(hosts);
@@ -536,7 +540,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
         warn("cannot create the rank's trace file", errno);
         return;
     }
-    psk_file_header fh = {.version = PSK_FORMAT_VERSION, .flavour = (uint16_t)flavour,
+    psk_file_header fh = {.version = R.arms ? PSK_FORMAT_VERSION_ARMS : PSK_FORMAT_VERSION, .flavour = (uint16_t)flavour,
                           .job_id = job_id, .rank = (uint32_t)R.rank,
                           .nranks = (uint32_t)R.nranks, .clock_offset_ns = offset,
                           .mono_start_ns = t0, .real_start_ns = real_ns,

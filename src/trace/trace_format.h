@@ -1,4 +1,8 @@
-/* The on-disk trace format, version 1 (docs/trace-format.md says it in prose).
+/* The on-disk trace format, versions 1 and 2 (docs/trace-format.md says it
+ * in prose). Version 2 is version 1 plus, at the end of each event of a
+ * function the tuning library takes over (psk_fn_info.tuned), a uvar arm:
+ * 0 not known, else 1 + the arm's number in include/perfskel/tune.h. The
+ * recorder writes 2 only when libperfskel-tune is loaded with it.
  * A trace is a directory: job.json (written by rank 0) and rank-NNNNNN.psk,
  * one per rank. A rank file is a 64-byte header followed by blocks; each
  * block is a 32-byte header, then varint-encoded events, covered by a CRC-32.
@@ -12,7 +16,8 @@
 #include "perfskel/trace.h"
 
 #define PSK_FILE_MAGIC "PSKTRACE"   /* 8 bytes, no NUL on disk */
-#define PSK_FORMAT_VERSION 1
+#define PSK_FORMAT_VERSION 1      /* no arms */
+#define PSK_FORMAT_VERSION_ARMS 2 /* tuned collectives carry their arm */
 #define PSK_FILE_HEADER_SIZE 64
 #define PSK_BLOCK_MAGIC 0x424b5350u /* "PSKB" */
 #define PSK_BLOCK_HEADER_SIZE 32
@@ -51,6 +56,7 @@ typedef struct psk_fn_info {
     uint8_t cls;        /* enum psk_fn_class */
     uint8_t bytes_rule; /* how stats counts bytes, enum psk_bytes_rule */
     uint8_t poll_of;    /* a run of polls (made by merging): the call polled; else 0 */
+    uint8_t tuned;      /* taken over by libperfskel-tune: carries an arm in version 2 */
 } psk_fn_info;
 
 enum psk_bytes_rule {

@@ -39,7 +39,7 @@ struct psk_rank_reader {
     uint64_t offset;    /* file offset of the next block */
     uint64_t events;
     uint64_t prev;
-    const uint8_t *last; /* the last event's bytes: last .. p */
+    const uint8_t *last, *last_end; /* the last event's bytes but its arm */
     int done;           /* 1 after END, or the sticky error code */
     int status;
     int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
@@ -119,8 +119,8 @@ static int read_header(FILE *f, const char *path, psk_file_header *h, char *err)
     case -2:
         return fail(err, PSK_EFORMAT, "%s: corrupt file header (checksum mismatch)", path);
     case -3:
-        return fail(err, PSK_EVERSION, "%s: trace format version %u; this perfskel reads version %d",
-                    path, h->version, PSK_FORMAT_VERSION);
+        return fail(err, PSK_EVERSION, "%s: trace format version %u; this perfskel reads versions %d and %d",
+                    path, h->version, PSK_FORMAT_VERSION, PSK_FORMAT_VERSION_ARMS);
     }
     return PSK_OK;
 }
@@ -385,6 +385,16 @@ static int decode(psk_rank_reader *r, psk_event *ev)
     ev->t_exit = ev->t_entry + dur;
     r->prev = ev->t_exit;
     int rc = ev->fields & ~SCALARS ? decode_arrays(r, ev) : PSK_OK;
+    r->last_end = r->p;
+    ev->arm = 0;
+    if (!rc && r->hdr.version >= PSK_FORMAT_VERSION_ARMS && psk_fn_table[fn].tuned) {
+        if (psk_get_uvar(&r->p, r->end, &x))
+            return bad_event(r);
+        if (!psk_arm_valid(ev->fn, (int64_t)x))
+            return fail(r->err, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): arm %llu is not one of its algorithms",
+                        r->path, r->events, psk_fn_table[fn].name, (unsigned long long)x);
+        ev->arm = (int)x;
+    }
     return rc ? rc : check_ids(r, ev);
 }
 
@@ -414,7 +424,7 @@ uint64_t psk_rank_events_read(const psk_rank_reader *r) { return r->events; }
 uint64_t psk_rank_mono_start(const psk_rank_reader *r) { return r->hdr.mono_start_ns; }
 const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len)
 {
-    *len = (size_t)(r->p - r->last);
+    *len = (size_t)(r->last_end - r->last);
     return r->last;
 }
 

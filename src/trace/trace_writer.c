@@ -61,7 +61,9 @@ int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_st
         if (!(x->f = fopen(path, "wb")))
             return fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
         x->base = x->prev = mono_start ? mono_start[r] : 0;
-        psk_file_header h = {.version = PSK_FORMAT_VERSION, .flavour = (uint16_t)job->flavour,
+        psk_file_header h = {.version = (uint16_t)(job->format_version == PSK_FORMAT_VERSION_ARMS
+                                                       ? PSK_FORMAT_VERSION_ARMS : PSK_FORMAT_VERSION),
+                             .flavour = (uint16_t)job->flavour,
                              .job_id = job->job_id, .rank = (uint32_t)r, .nranks = (uint32_t)job->nranks,
                              .clock_offset_ns = job->clock_offsets_ns ? job->clock_offsets_ns[r] : 0,
                              .mono_start_ns = x->base, .clock_cost_ns = job->clock_read_ns};
@@ -93,7 +95,7 @@ int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
     if (rank < 0 || rank >= w->job.nranks || !psk_fn_name(ev->fn))
         return fail(w, PSK_EINVAL, "%s: event of rank %d or function %u out of range", w->dir, rank, ev->fn);
     wrank *x = &w->r[rank];
-    size_t need = psk_event_encoded_max(ev);
+    size_t need = psk_event_encoded_max(ev) + PSK_VARINT_MAX; /* and an arm */
     if (x->len + need > x->cap) {
         size_t cap = x->cap ? 2 * x->cap : PSK_BLOCK_TARGET + 4096;
         while (cap < x->len + need)
@@ -104,7 +106,13 @@ int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
         x->buf = p;
         x->cap = cap;
     }
+    int arms = w->job.format_version == PSK_FORMAT_VERSION_ARMS && psk_fn_tuned(ev->fn);
+    if (arms && !psk_arm_valid(ev->fn, ev->arm))
+        return fail(w, PSK_EINVAL, "%s: event of rank %d: arm %d is not one of %s's", w->dir, rank, ev->arm,
+                    psk_fn_name(ev->fn));
     uint8_t *p = psk_event_encode(x->buf + x->len, ev, (int64_t)(ev->t_entry - x->prev));
+    if (arms)
+        p = psk_put_uvar(p, (uint64_t)ev->arm);
     x->len = (size_t)(p - x->buf);
     x->prev = ev->t_exit;
     x->nev++;
@@ -125,7 +133,8 @@ static int write_job(psk_trace_writer *w)
     psk_json_init(&j, f, 1);
     psk_json_obj(&j, NULL);
     psk_json_str(&j, "format", "perfskel-trace");
-    psk_json_int(&j, "version", PSK_FORMAT_VERSION);
+    psk_json_int(&j, "version", job->format_version == PSK_FORMAT_VERSION_ARMS ? PSK_FORMAT_VERSION_ARMS
+                                                                               : PSK_FORMAT_VERSION);
     psk_json_str(&j, "job_id", id);
     psk_json_obj(&j, "mpi");
     psk_json_str(&j, "flavour", psk_flavour_name(job->flavour));

@@ -79,8 +79,11 @@ void psk_tune_get_counts(psk_tune_counts *out)
         out->arm[a] = T.arm[a];
 }
 
+__thread int psk_tune_last = -1;
+
 void psk_tune_count_fortran_native(int coll)
 {
+    psk_tune_last = PSK_TUNE_native;
     T.calls[coll]++;
     T.fortran[coll]++;
     T.unsupported[coll]++;
@@ -400,6 +403,7 @@ int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
         unsupported = PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_size(comm, &P) != MPI_SUCCESS;
     if (unsupported || inter || psk_tune_args_prepare(a)) {
         T.unsupported[coll]++;
+        psk_tune_last = PSK_TUNE_native;
         return psk_tune_native(a);
     }
     psk_tune_key *key = NULL;
@@ -426,6 +430,7 @@ int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
     if (arm == PSK_TUNE_native)
         T.native[coll]++;
     T.arm[arm]++;
+    psk_tune_last = arm;
     if (key) {
         psk_tune_armstat *st = &key->arm[arm];
         key->calls++;

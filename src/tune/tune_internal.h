@@ -446,6 +446,9 @@ int psk_tune_arm_parse(const char *name);
 /* a call of coll reached through a Fortran entry point that passed it on
  * to the MPI's own Fortran code (MPI_BOTTOM, MPICH's C layer bypassed) */
 void psk_tune_count_fortran_native(int coll);
+/* the arm the calling thread's last call ran with (native when it went to
+ * the native call untouched), -1 once read by psk_tune_last_arm */
+extern __thread int psk_tune_last __attribute__((tls_model("initial-exec")));
 /* MPI_Finalize's first step (every entry point, once): the report and the
  * decision file, then the statistics */
 void psk_tune_pre_finalize(void);

@@ -13,7 +13,14 @@
  * MPI_BOTTOM, which are addresses of Open MPI's common blocks). MPICH's
  * Fortran layer calls the C MPI_Alltoall, which is ours: its Fortran
  * entries only note the caller's address for the C one and pass the call
- * on to MPICH's own Fortran code, which converts it. */
+ * on to MPICH's own Fortran code, which converts it.
+ * Stacked with the recorder (docs/tune.md, "Recording a tuned job"),
+ * psk_tune_last_arm tells it which arm ran a call, psk_tune_caller gives
+ * the program's call site (the return address here is then the
+ * recorder's), and MPI_Finalize in
+ * every binding passes on to the next definition of its name, so that
+ * whichever of the two libraries comes first, both see it. */
+#include "psk_next.h"
 #include "tune_internal.h"
 
 typedef void psk_ft_alltoall(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
@@ -26,11 +33,35 @@ typedef void psk_ft_finalize(MPI_Fint *);
 /* inside a Fortran MPI_Finalize: the C one it may call only passes on */
 static __thread int fguard __attribute__((tls_model("initial-exec")));
 
+PSK_EXPORT int psk_tune_last_arm(void)
+{
+    int a = psk_tune_last;
+    psk_tune_last = -1;
+    return a;
+}
+
+/* the program's call site, from the recorder, for the next entry point */
+static __thread void *outer_site __attribute__((tls_model("initial-exec")));
+
+PSK_EXPORT void psk_tune_caller(void *site) { outer_site = site; }
+
+/* the call site of this call: the recorder's word for it, else ra */
+static inline void *caller(void *ra)
+{
+    void *o = outer_site;
+    if (!o)
+        return ra;
+    outer_site = NULL;
+    return o;
+}
+
+static void *_Atomic next_finalize, *_Atomic next_ffinalize[2];
+
 PSK_EXPORT int MPI_Finalize(void)
 {
     if (!fguard)
         psk_tune_pre_finalize();
-    return PMPI_Finalize();
+    return ((int (*)(void))psk_next(&next_finalize, "MPI_Finalize", (void *)PMPI_Finalize))();
 }
 
 static void f_finalize(psk_ft_finalize *fwd, MPI_Fint *ierr)
@@ -43,12 +74,20 @@ static void f_finalize(psk_ft_finalize *fwd, MPI_Fint *ierr)
 
 #if defined(OPEN_MPI)
 extern psk_ft_finalize pmpi_finalize_, pmpi_finalize_f08_;
-PSK_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr) { f_finalize(pmpi_finalize_f08_, ierr); }
+#define PSK_PMPI_FINALIZE_F08 pmpi_finalize_f08_
 #else
 extern psk_ft_finalize pmpi_finalize_, pmpir_finalize_f08_;
-PSK_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr) { f_finalize(pmpir_finalize_f08_, ierr); }
+#define PSK_PMPI_FINALIZE_F08 pmpir_finalize_f08_
 #endif
-PSK_EXPORT void mpi_finalize_(MPI_Fint *ierr) { f_finalize(pmpi_finalize_, ierr); }
+PSK_EXPORT void mpi_finalize_f08_(MPI_Fint *ierr)
+{
+    f_finalize((psk_ft_finalize *)psk_next(&next_ffinalize[1], "mpi_finalize_f08_", (void *)PSK_PMPI_FINALIZE_F08),
+               ierr);
+}
+PSK_EXPORT void mpi_finalize_(MPI_Fint *ierr)
+{
+    f_finalize((psk_ft_finalize *)psk_next(&next_ffinalize[0], "mpi_finalize_", (void *)pmpi_finalize_), ierr);
+}
 PSK_EXPORT void mpi_finalize__(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
 PSK_EXPORT void mpi_finalize(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
 PSK_EXPORT void MPI_FINALIZE(MPI_Fint *) __attribute__((alias("mpi_finalize_")));
@@ -76,13 +115,13 @@ PSK_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return psk_tune_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             __builtin_return_address(0), 0);
+                             caller(__builtin_return_address(0)), 0);
 }
 
 PSK_EXPORT void mpi_alltoall_f08_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
                                   MPI_Fint *comm, MPI_Fint *ierr)
 {
-    f_alltoall(__builtin_return_address(0), sb, sc, st, rb, rc, rt, comm, ierr);
+    f_alltoall(caller(__builtin_return_address(0)), sb, sc, st, rb, rc, rt, comm, ierr);
 }
 
 static void f_bcast(void *ra, void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
@@ -112,35 +151,35 @@ static void f_allgather(void *ra, void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb
 
 PSK_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    return psk_tune_bcast(buf, count, type, root, comm, __builtin_return_address(0), 0);
+    return psk_tune_bcast(buf, count, type, root, comm, caller(__builtin_return_address(0)), 0);
 }
 
 PSK_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
-    return psk_tune_allreduce(sbuf, rbuf, count, type, op, comm, __builtin_return_address(0), 0);
+    return psk_tune_allreduce(sbuf, rbuf, count, type, op, comm, caller(__builtin_return_address(0)), 0);
 }
 
 PSK_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                              MPI_Datatype rtype, MPI_Comm comm)
 {
-    return psk_tune_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, __builtin_return_address(0), 0);
+    return psk_tune_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, caller(__builtin_return_address(0)), 0);
 }
 
 PSK_EXPORT void mpi_bcast_f08_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
-    f_bcast(__builtin_return_address(0), b, n, t, root, comm, ierr);
+    f_bcast(caller(__builtin_return_address(0)), b, n, t, root, comm, ierr);
 }
 
 PSK_EXPORT void mpi_allreduce_f08_(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
                                    MPI_Fint *ierr)
 {
-    f_allreduce(__builtin_return_address(0), sb, rb, n, t, op, comm, ierr);
+    f_allreduce(caller(__builtin_return_address(0)), sb, rb, n, t, op, comm, ierr);
 }
 
 PSK_EXPORT void mpi_allgather_f08_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
                                    MPI_Fint *comm, MPI_Fint *ierr)
 {
-    f_allgather(__builtin_return_address(0), sb, sc, st, rb, rc, rt, comm, ierr);
+    f_allgather(caller(__builtin_return_address(0)), sb, sc, st, rb, rc, rt, comm, ierr);
 }
 
 #else /* MPICH */
@@ -207,14 +246,14 @@ static void *c_site(void *ra, int *fortran)
 PSK_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     int fortran;
-    void *ra = c_site(__builtin_return_address(0), &fortran);
+    void *ra = c_site(caller(__builtin_return_address(0)), &fortran);
     return psk_tune_bcast(buf, count, type, root, comm, ra, fortran);
 }
 
 PSK_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
     int fortran;
-    void *ra = c_site(__builtin_return_address(0), &fortran);
+    void *ra = c_site(caller(__builtin_return_address(0)), &fortran);
     return psk_tune_allreduce(sbuf, rbuf, count, type, op, comm, ra, fortran);
 }
 
@@ -222,25 +261,25 @@ PSK_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, v
                              MPI_Datatype rtype, MPI_Comm comm)
 {
     int fortran;
-    void *ra = c_site(__builtin_return_address(0), &fortran);
+    void *ra = c_site(caller(__builtin_return_address(0)), &fortran);
     return psk_tune_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, ra, fortran);
 }
 
 PSK_EXPORT void mpi_bcast_f08ts_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
-    f_bcast(pmpir_bcast_f08ts_, __builtin_return_address(0), b, n, t, root, comm, ierr);
+    f_bcast(pmpir_bcast_f08ts_, caller(__builtin_return_address(0)), b, n, t, root, comm, ierr);
 }
 
 PSK_EXPORT void mpi_allreduce_f08ts_(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *op, MPI_Fint *comm,
                                      MPI_Fint *ierr)
 {
-    f_allreduce(pmpir_allreduce_f08ts_, __builtin_return_address(0), sb, rb, n, t, op, comm, ierr);
+    f_allreduce(pmpir_allreduce_f08ts_, caller(__builtin_return_address(0)), sb, rb, n, t, op, comm, ierr);
 }
 
 PSK_EXPORT void mpi_allgather_f08ts_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
                                      MPI_Fint *comm, MPI_Fint *ierr)
 {
-    f_allgather(pmpir_allgather_f08ts_, __builtin_return_address(0), sb, sc, st, rb, rc, rt, comm, ierr);
+    f_allgather(pmpir_allgather_f08ts_, caller(__builtin_return_address(0)), sb, sc, st, rb, rc, rt, comm, ierr);
 }
 
 PSK_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -250,14 +289,14 @@ PSK_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
     if (ra)
         fsite = NULL;
     return psk_tune_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                             ra ? ra : __builtin_return_address(0), ra != NULL);
+                             ra ? ra : caller(__builtin_return_address(0)), ra != NULL);
 }
 
 /* buffers are descriptors here (TS 29113), passed on untouched */
 PSK_EXPORT void mpi_alltoall_f08ts_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
                                     MPI_Fint *comm, MPI_Fint *ierr)
 {
-    f_alltoall(pmpir_alltoall_f08ts_, __builtin_return_address(0), sb, sc, st, rb, rc, rt, comm, ierr);
+    f_alltoall(pmpir_alltoall_f08ts_, caller(__builtin_return_address(0)), sb, sc, st, rb, rc, rt, comm, ierr);
 }
 
 #endif
@@ -266,9 +305,9 @@ PSK_EXPORT void mpi_alltoall_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MP
                               MPI_Fint *comm, MPI_Fint *ierr)
 {
 #if defined(OPEN_MPI)
-    f_alltoall(__builtin_return_address(0), sb, sc, st, rb, rc, rt, comm, ierr);
+    f_alltoall(caller(__builtin_return_address(0)), sb, sc, st, rb, rc, rt, comm, ierr);
 #else
-    f_alltoall(pmpi_alltoall_, __builtin_return_address(0), sb, sc, st, rb, rc, rt, comm, ierr);
+    f_alltoall(pmpi_alltoall_, caller(__builtin_return_address(0)), sb, sc, st, rb, rc, rt, comm, ierr);
 #endif
 }
 PSK_EXPORT void mpi_alltoall__(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
@@ -281,9 +320,9 @@ PSK_EXPORT void MPI_ALLTOALL(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *,
 PSK_EXPORT void mpi_bcast_(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
 #if defined(OPEN_MPI)
-    f_bcast(__builtin_return_address(0), b, n, t, root, comm, ierr);
+    f_bcast(caller(__builtin_return_address(0)), b, n, t, root, comm, ierr);
 #else
-    f_bcast(pmpi_bcast_, __builtin_return_address(0), b, n, t, root, comm, ierr);
+    f_bcast(pmpi_bcast_, caller(__builtin_return_address(0)), b, n, t, root, comm, ierr);
 #endif
 }
 PSK_EXPORT void mpi_bcast__(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
@@ -297,9 +336,9 @@ PSK_EXPORT void mpi_allreduce_(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI
                                MPI_Fint *ierr)
 {
 #if defined(OPEN_MPI)
-    f_allreduce(__builtin_return_address(0), sb, rb, n, t, op, comm, ierr);
+    f_allreduce(caller(__builtin_return_address(0)), sb, rb, n, t, op, comm, ierr);
 #else
-    f_allreduce(pmpi_allreduce_, __builtin_return_address(0), sb, rb, n, t, op, comm, ierr);
+    f_allreduce(pmpi_allreduce_, caller(__builtin_return_address(0)), sb, rb, n, t, op, comm, ierr);
 #endif
 }
 PSK_EXPORT void mpi_allreduce__(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *)
@@ -313,9 +352,9 @@ PSK_EXPORT void mpi_allgather_(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, M
                                MPI_Fint *comm, MPI_Fint *ierr)
 {
 #if defined(OPEN_MPI)
-    f_allgather(__builtin_return_address(0), sb, sc, st, rb, rc, rt, comm, ierr);
+    f_allgather(caller(__builtin_return_address(0)), sb, sc, st, rb, rc, rt, comm, ierr);
 #else
-    f_allgather(pmpi_allgather_, __builtin_return_address(0), sb, sc, st, rb, rc, rt, comm, ierr);
+    f_allgather(pmpi_allgather_, caller(__builtin_return_address(0)), sb, sc, st, rb, rc, rt, comm, ierr);
 #endif
 }
 PSK_EXPORT void mpi_allgather__(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *,

@@ -2,7 +2,8 @@
 # cli.sh: perfskel tune's command line: --help, and usage errors (exit 2,
 # one line) for an unknown arm or policy, both given, an unknown option, a
 # missing launcher and an unknown MPI; an unrecognisable launcher needs
-# --mpi.
+# --mpi; perfskel tune or record inside itself refused, and an inner
+# command's error not followed by the outer one's.
 set -u
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
 fails=0
@@ -28,5 +29,19 @@ expect 2 "^perfskel: tune: unknown option '--frobnicate'" tune --frobnicate -- m
 expect 2 "^perfskel: tune: no launcher given" tune --force ring
 expect 2 "^perfskel: tune: --mpi takes openmpi or mpich, not 'lam'" tune --mpi lam -- mpirun true
 expect 2 "cannot tell which MPI" tune -- ./no-such-launcher true
+# stacked with perfskel record (docs/tune.md, "Recording a tuned job"): a
+# command inside itself is refused, and an inner error is the only message
+d=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-tunecli.XXXXXX")
+expect 2 "^perfskel: tune: perfskel tune inside perfskel tune: give it once" \
+    tune -- "$PERFSKEL" tune -- mpirun.openmpi -np 1 true
+expect 2 "^perfskel: record: perfskel record inside perfskel record: give it once" \
+    record -o "$d/t" -- "$PERFSKEL" record -- mpirun.openmpi -np 1 true
+out=$("$PERFSKEL" record -o "$d/t" -- "$PERFSKEL" tune -- ./no-such-launcher true 2>&1 </dev/null)
+rc=$?
+if [ $rc -ne 2 ] || [ "$(grep -c '^perfskel: ' <<<"$out")" -ne 2 ] || ! grep -q "cannot tell which MPI" <<<"$out"; then
+    echo "FAIL: record -- perfskel tune -- ./no-such-launcher: exit $rc, output: $out" >&2
+    fails=$((fails + 1))
+fi
+rm -rf "$d"
 [ $fails -eq 0 ] && echo "ok [tune cli]"
 exit $((fails != 0))

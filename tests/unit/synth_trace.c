@@ -18,6 +18,7 @@ struct synth_rank {
     size_t len;
     uint32_t n, seq;
     uint64_t base, prev, total;
+    int version;
 };
 
 static void die(const char *what)
@@ -66,6 +67,7 @@ synth_rank *synth_rank_open(const char *dir, int rank, int nranks, uint64_t job_
     psk_pack_file_header(b, &h);
     fwrite(b, 1, sizeof b, s->f);
     s->base = s->prev = mono_start;
+    s->version = version;
     return s;
 }
 
@@ -90,6 +92,10 @@ void synth_event(synth_rank *s, const psk_event *ev)
         for (size_t k = 0; k < nv; k++)
             p = u ? psk_put_uvar(p, (uint64_t)PSK_ARR(ev, i)[k]) : psk_put_svar(p, PSK_ARR(ev, i)[k]);
     }
+    /* version 2: MPI_Bcast (51), MPI_Allgather (56), MPI_Alltoall (58) and
+     * MPI_Allreduce (62) end with the arm */
+    if (s->version >= 2 && (ev->fn == 51 || ev->fn == 56 || ev->fn == 58 || ev->fn == 62))
+        p = psk_put_uvar(p, (uint64_t)ev->arm);
     s->len = (size_t)(p - s->buf);
     s->prev = ev->t_exit;
     s->n++;
@@ -196,7 +202,8 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
 
 int synth_event_equal(const psk_event *a, const psk_event *b)
 {
-    if (a->fn != b->fn || a->t_entry != b->t_entry || a->t_exit != b->t_exit || a->fields != b->fields)
+    if (a->fn != b->fn || a->t_entry != b->t_entry || a->t_exit != b->t_exit || a->fields != b->fields ||
+        a->arm != b->arm)
         return 0;
     for (int i = 0; i < PSK_F_NFIELDS; i++) {
         if (!((a->fields >> i) & 1u))

@@ -15,7 +15,8 @@ void synth_job(const char *dir, uint64_t job_id, int nranks, int version);
 /* starts dir/rank-NNNNNN.psk with a file header */
 synth_rank *synth_rank_open(const char *dir, int rank, int nranks, uint64_t job_id,
                             int version, uint64_t mono_start);
-/* appends ev (absolute t_entry/t_exit, fields from psk_fn_fields) to the open block */
+/* appends ev (absolute t_entry/t_exit, fields from psk_fn_fields, and in
+ * a version-2 file the arm of a tuned collective) to the open block */
 void synth_event(synth_rank *s, const psk_event *ev);
 /* writes the open block, if it holds events */
 void synth_flush(synth_rank *s);
@@ -31,7 +32,7 @@ typedef struct synth_store {
     int64_t a[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY][18];
 } synth_store;
 void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_store *st);
-/* 1 if the two events carry the same function, times and field values */
+/* 1 if the two events carry the same function, times, field values and arm */
 int synth_event_equal(const psk_event *a, const psk_event *b);
 
 /* the next value of a xorshift generator whose state (not 0) is *x */

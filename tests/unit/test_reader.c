@@ -2,7 +2,8 @@
  * every event read back exactly; a file cut at every byte offset yields
  * the events of its complete blocks and then "truncated"; a bit flipped
  * anywhere yields an error and never a damaged event; wrong versions,
- * ranks of other jobs, missing and extra files are named in the error. */
+ * ranks of other jobs, missing and extra files are named in the error;
+ * version 2's arms read back, and a wrong arm refused. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "perfskel/tune.h"
 #include "synth_trace.h"
 
 #define NEV 240
@@ -241,7 +243,8 @@ static void test_versions(void **state)
     char *d = synth_tempdir();
     synth_job(d, JOB, 1, 2);
     synth_end(synth_rank_open(d, 0, 1, JOB, 1, 0), 0);
-    expect_open_error(d, PSK_EVERSION, "job.json", "version 2");
+    synth_job(d, JOB, 1, 3);
+    expect_open_error(d, PSK_EVERSION, "job.json", "version 3");
     synth_job(d, JOB, 1, 1);
     synth_end(synth_rank_open(d, 0, 1, JOB, 3, 0), 0);
     expect_open_error(d, PSK_EVERSION, "rank-000000.psk", "version 3");
@@ -448,6 +451,124 @@ static void test_inconsistent_blocks(void **state)
     free(d);
 }
 
+/* a tuned collective of function fn with arm (0 unknown, 1 + the arm) */
+static psk_event coll_event(unsigned fn, int arm, uint64_t *clock)
+{
+    psk_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.fn = fn;
+    ev.fields = psk_fn_fields(fn);
+    for (int f = 0; f < PSK_F_FIRST_ARRAY; f++)
+        if (PSK_HAS(&ev, f))
+            ev.v[f] = f == PSK_F_ROOT ? 1 : 3;
+    ev.t_entry = *clock += 1000;
+    ev.t_exit = *clock += 2500;
+    ev.arm = arm;
+    return ev;
+}
+
+/* version 2: each tuned collective's arm read back; the event bytes for
+ * tools that keep events are version 1's (psk_event_encode); the writer
+ * writes arms; an arm of another collective or out of range is
+ * refused, naming the file and the event */
+static void test_arms(void **state)
+{
+    (void)state;
+    unsigned a2a = psk_fn_lookup("MPI_Alltoall"), bc = psk_fn_lookup("MPI_Bcast"),
+             ar = psk_fn_lookup("MPI_Allreduce"), ag = psk_fn_lookup("MPI_Allgather"),
+             send = psk_fn_lookup("MPI_Send");
+    assert_true(psk_fn_tuned(a2a) && psk_fn_tuned(bc) && psk_fn_tuned(ar) && psk_fn_tuned(ag));
+    assert_false(psk_fn_tuned(send) || psk_fn_tuned(psk_fn_lookup("MPI_Alltoallv")));
+    assert_string_equal(psk_arm_name(1 + PSK_TUNE_ring), "ring");
+    assert_string_equal(psk_arm_name(0), "unknown");
+    assert_null(psk_arm_name(psk_arm_count()));
+    uint64_t clock = 1000000;
+    psk_event ev[7] = {
+        coll_event(a2a, 1 + PSK_TUNE_ring, &clock),       coll_event(bc, 1 + PSK_TUNE_bc_binomial, &clock),
+        coll_event(ar, 0, &clock),                        coll_event(ag, 1 + PSK_TUNE_native, &clock),
+        coll_event(send, 0, &clock),                      coll_event(ar, 1 + PSK_TUNE_ar_ring, &clock),
+        coll_event(a2a, 1 + PSK_TUNE_native, &clock),
+    };
+    char msg[8192];
+    int n;
+    char *d = synth_tempdir();
+    synth_job(d, JOB, 1, 2);
+    synth_rank *s = synth_rank_open(d, 0, 1, JOB, 2, 1000000);
+    for (int i = 0; i < 7; i++)
+        synth_event(s, &ev[i]);
+    synth_end(s, 7);
+    assert_int_equal(read_rank(d, 0, ev, 7, &n, msg, sizeof msg), PSK_EOF);
+    assert_int_equal(n, 7);
+
+    /* the bytes for tools that keep events: the event without its arm */
+    psk_trace *t;
+    psk_rank_reader *r;
+    psk_event got;
+    assert_int_equal(psk_trace_open(d, &t), PSK_OK);
+    assert_int_equal(psk_trace_job(t)->format_version, 2);
+    assert_int_equal(psk_rank_open(t, 0, &r), PSK_OK);
+    uint64_t prev = 1000000;
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(psk_rank_next(r, &got), PSK_OK);
+        size_t len;
+        const uint8_t *b = psk_rank_event_bytes(r, &len);
+        uint8_t want[256];
+        size_t wlen = (size_t)(psk_event_encode(want, &ev[i], (int64_t)(ev[i].t_entry - prev)) - want);
+        prev = ev[i].t_exit;
+        assert_int_equal(len, wlen);
+        assert_memory_equal(b, want, len);
+    }
+    psk_rank_close(r);
+    psk_trace_close(t);
+
+    /* the writer, format 2: the same events back; a wrong arm refused */
+    char *w = synth_tempdir();
+    psk_job job = {.job_id = JOB, .nranks = 1, .flavour = PSK_MPI_MPICH, .format_version = 2};
+    uint64_t start = 1000000;
+    psk_trace_writer *tw;
+    assert_int_equal(psk_writer_open(w, &job, &start, &tw), PSK_OK);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(psk_writer_event(tw, 0, &ev[i]), PSK_OK);
+    assert_int_equal(psk_writer_close(tw), PSK_OK);
+    psk_writer_free(tw);
+    assert_int_equal(read_rank(w, 0, ev, 7, &n, msg, sizeof msg), PSK_EOF);
+    assert_int_equal(n, 7);
+    assert_int_equal(psk_writer_open(w, &job, &start, &tw), PSK_OK);
+    psk_event wrong = coll_event(a2a, 1 + PSK_TUNE_ag_ring, &clock);
+    assert_int_equal(psk_writer_event(tw, 0, &wrong), PSK_EINVAL);
+    if (!strstr(psk_writer_errmsg(tw), "arm 17 is not one of MPI_Alltoall's"))
+        fail_msg("%s", psk_writer_errmsg(tw));
+    psk_writer_close(tw); /* refused: an error before */
+    psk_writer_free(tw);
+    synth_rmdir(w);
+    free(w);
+
+    /* refused: another collective's arm, past the last arm */
+    int bad[2] = {1 + PSK_TUNE_ag_ring, psk_arm_count()};
+    for (int k = 0; k < 2; k++) {
+        s = synth_rank_open(d, 0, 1, JOB, 2, 1000000);
+        synth_event(s, &ev[0]);
+        ev[1].fn = a2a, ev[1].fields = psk_fn_fields(a2a), ev[1].arm = bad[k];
+        synth_event(s, &ev[1]);
+        synth_end(s, 2);
+        assert_int_equal(read_rank(d, 0, ev, 7, &n, msg, sizeof msg), PSK_EFORMAT);
+        assert_int_equal(n, 1);
+        if (!strstr(msg, "rank-000000.psk") || !strstr(msg, "event 1 (MPI_Alltoall): arm"))
+            fail_msg("%s", msg);
+    }
+    /* a version-1 file: the same bytes without the last arm would be read
+     * as version 1 has them; with the arm it is one byte too many */
+    s = synth_rank_open(d, 0, 1, JOB, 1, 1000000);
+    synth_event(s, &ev[0]);
+    synth_end(s, 1);
+    ev[0].arm = 0; /* version 1 carries none */
+    synth_job(d, JOB, 1, 1);
+    assert_int_equal(read_rank(d, 0, ev, 1, &n, msg, sizeof msg), PSK_EOF);
+    assert_int_equal(n, 1);
+    synth_rmdir(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_mixed_and_missing),
         cmocka_unit_test(test_ids_out_of_range),
         cmocka_unit_test(test_inconsistent_blocks),
+        cmocka_unit_test(test_arms),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
