@@ -162,11 +162,16 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
     snprintf(nbr, sizeof nbr, "%s%s", nb ? ", " : "", nb ? req : "");
     room_for_all(g, n);
     switch (fn) {
-    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
-        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, rbuf_, %s, MPI_BYTE, %s, %s%s);\n", name, sc, rc, root, comm, nbr);
+    /* sin_, rin_ (skel_runtime.c): a call recorded in place is made so */
+    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter: {
+        int scat = fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter;
+        fprintf(g->body, "{ int s_ = %s, r_ = %s; %s(%s, s_, MPI_BYTE, %s, r_, MPI_BYTE, %s, %s%s); }\n", sc, rc,
+                name, scat ? "sbuf_" : "sin_(s_, r_)", scat ? "rin_(s_, r_)" : "rbuf_", root, comm, nbr);
         break;
+    }
     case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
-        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, rbuf_, %s, MPI_BYTE, %s%s);\n", name, sc, rc, comm, nbr);
+        fprintf(g->body, "{ int s_ = %s, r_ = %s; %s(sin_(s_, r_), s_, MPI_BYTE, rbuf_, r_, MPI_BYTE, %s%s); }\n",
+                sc, rc, name, comm, nbr);
         break;
     case PSK_FN_Gatherv: case PSK_FN_Igatherv:
         fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
@@ -177,8 +182,8 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
                          "%s, MPI_BYTE, %s, %s%s); }\n", sct, name, sct, rc, root, comm, nbr);
         break;
     case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
-        fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
-                         "MPI_BYTE, %s%s); }\n", rct, name, sc, rct, comm, nbr);
+        fprintf(g->body, "{ int d_[NRANKS], s_ = %s; displs_(%s[rank_], d_); %s(sin_(s_, 1), s_, MPI_BYTE, rbuf_, "
+                         "%s[rank_], d_, MPI_BYTE, %s%s); }\n", sc, rct, name, rct, comm, nbr);
         break;
     default: /* Alltoallv, Alltoallw and their nonblocking forms, in bytes */
         fprintf(g->body, "{ int sd_[NRANKS], rd_[NRANKS]; displs_(%s[rank_], sd_); displs_(%s[rank_], rd_); "

@@ -94,6 +94,12 @@ static MPI_Comm comm_[NCOMM + 1];
 static MPI_Request req_[NREQ + 1];
 static char persist_[NREQ + 1];
 static char *sbuf_, *rbuf_;
+/* A call the program made with MPI_IN_PLACE is recorded with 0 bytes on
+ * the side MPI ignores (the send side; a scatter root's receive side), the
+ * other side not: MPI allows no other call with such sizes, so it is made
+ * in place again. a: send bytes, b: receive bytes. */
+static const void *sin_(int a, int b) { return a || !b ? (const void *)sbuf_ : MPI_IN_PLACE; }
+static void *rin_(int a, int b) { return b || !a ? (void *)rbuf_ : MPI_IN_PLACE; }
 static double scaled_extra_, phase_time_[NPHASE + 1], phase_pred_[NPHASE + 1];
 static long long phase_count_[NPHASE + 1], phase_ran_[NPHASE + 1];
 static int phase_loop_[NPHASE + 1];
@@ -584,17 +590,17 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             break;
         case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
             a = ri_(), b = ri_(), c = ri_(), cm = rc_();
-            if (fn == PSK_FN_Gather) MPI_Gather(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
-            else if (fn == PSK_FN_Igather) MPI_Igather(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
-            else if (fn == PSK_FN_Scatter) MPI_Scatter(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
-            else MPI_Iscatter(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            if (fn == PSK_FN_Gather) MPI_Gather(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
+            else if (fn == PSK_FN_Igather) MPI_Igather(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Scatter) MPI_Scatter(sbuf_, a, MPI_BYTE, rin_(a, b), b, MPI_BYTE, c, cm);
+            else MPI_Iscatter(sbuf_, a, MPI_BYTE, rin_(a, b), b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
             a = ri_(), b = ri_(), cm = rc_();
-            if (fn == PSK_FN_Allgather) MPI_Allgather(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm);
-            else if (fn == PSK_FN_Iallgather) MPI_Iallgather(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm, newreq_(rd_(), 0));
-            else if (fn == PSK_FN_Alltoall) MPI_Alltoall(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm);
-            else MPI_Ialltoall(sbuf_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm, newreq_(rd_(), 0));
+            if (fn == PSK_FN_Allgather) MPI_Allgather(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm);
+            else if (fn == PSK_FN_Iallgather) MPI_Iallgather(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Alltoall) MPI_Alltoall(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm);
+            else MPI_Ialltoall(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Gatherv: case PSK_FN_Igatherv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
             a = ri_(), memset(cb, 0, sizeof cb), rarr_(cb), displs_(cb, db);
@@ -602,8 +608,8 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             cm = rc_();
             if (fn == PSK_FN_Gatherv) MPI_Gatherv(sbuf_, a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, c, cm);
             else if (fn == PSK_FN_Igatherv) MPI_Igatherv(sbuf_, a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, c, cm, newreq_(rd_(), 0));
-            else if (fn == PSK_FN_Allgatherv) MPI_Allgatherv(sbuf_, a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm);
-            else MPI_Iallgatherv(sbuf_, a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Allgatherv) MPI_Allgatherv(sin_(a, 1), a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm);
+            else MPI_Iallgatherv(sin_(a, 1), a, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Scatterv: case PSK_FN_Iscatterv:
             memset(ca, 0, sizeof ca), rarr_(ca), displs_(ca, da), b = ri_(), c = ri_(), cm = rc_();

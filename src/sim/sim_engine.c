@@ -555,11 +555,14 @@ static int64_t coll_bytes(const psk_event *e, int n)
             sum += PSK_ARR(e, PSK_F_RCOUNTS)[k];
         return sum * rds / (n > 0 ? n : 1);
     }
-    if (PSK_HAS(e, PSK_F_COUNT))
+    int64_t rb = PSK_HAS(e, PSK_F_RCOUNT) ? e->v[PSK_F_RCOUNT] * (PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : 1)
+                                          : 0;
+    /* a send side of 0 bytes with a receive side that is not: made in
+     * place (a gather's root, an allgather, an alltoall), its data is
+     * what it receives */
+    if (PSK_HAS(e, PSK_F_COUNT) && (e->v[PSK_F_COUNT] * ds != 0 || !rb))
         return e->v[PSK_F_COUNT] * ds;
-    if (PSK_HAS(e, PSK_F_RCOUNT))
-        return e->v[PSK_F_RCOUNT] * (PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : 1);
-    return 0;
+    return rb;
 }
 
 static void coll_complete(psk_sim *s, coll_inst *c)

@@ -179,8 +179,15 @@ uint64_t psk_event_bytes(const psk_event *ev)
             }
             return sum_bytes(ev, PSK_F_COUNTS, size);
         }
-        if (PSK_HAS(ev, PSK_F_COUNT))
-            return (uint64_t)count * (uint64_t)size;
+        if (PSK_HAS(ev, PSK_F_COUNT)) {
+            /* an allgather or alltoall made in place: recorded with 0
+             * bytes sent, it sends what each peer receives */
+            int in_place = count * size == 0 && PSK_HAS(ev, PSK_F_RCOUNT) && PSK_HAS(ev, PSK_F_RDTSIZE) &&
+                           (ev->fn == PSK_FN_Allgather || ev->fn == PSK_FN_Iallgather ||
+                            ev->fn == PSK_FN_Alltoall || ev->fn == PSK_FN_Ialltoall);
+            return in_place ? (uint64_t)ev->v[PSK_F_RCOUNT] * (uint64_t)ev->v[PSK_F_RDTSIZE]
+                            : (uint64_t)count * (uint64_t)size;
+        }
         /* Reduce_scatter: what this rank receives */
         if (PSK_HAS(ev, PSK_F_RCOUNTS))
             return sum_bytes(ev, PSK_F_RCOUNTS, size);

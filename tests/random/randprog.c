@@ -711,7 +711,15 @@ static void c_self(const ctx *c)
 
 /* one collective call (blocking, or nonblocking completed by Wait, by Test
  * polling, or by a Waitall shared with a ring exchange), its data checked */
-static void coll_call(const inst *m, int fam, int nb, const char *root, int wstyle)
+/* the families a C program may call with MPI_IN_PLACE here (gather and
+ * scatter at their root) */
+static int in_place_ok(int fam)
+{
+    return fam == C_ALLTOALL || fam == C_ALLGATHER || fam == C_ALLGATHERV || fam == C_ALLREDUCE || fam == C_GATHER ||
+           fam == C_SCATTER;
+}
+
+static void coll_call(const inst *m, int fam, int nb, const char *root, int wstyle, int ip)
 {
     const char *Tm = T(m), *D = DT(m);
     /* MPI_Allreduce, or MPI_I + the family lower-cased: MPI_Iallreduce */
@@ -733,26 +741,36 @@ static void coll_call(const inst *m, int fam, int nb, const char *root, int wsty
     case C_ALLREDUCE:
     case C_SCAN:
     case C_EXSCAN:
-        out("for (int k = 0; k < cnt; k++) b1[k] = (%s)(r + k);", Tm);
-        out("%s(b1, b2, cnt, %s, MPI_SUM, %sc%s);", fn, D, fam == C_REDUCE ? "root, " : "", req);
+        out("for (int k = 0; k < cnt; k++) b%d[k] = (%s)(r + k);", ip ? 2 : 1, Tm);
+        out("%s(%s, b2, cnt, %s, MPI_SUM, %sc%s);", fn, ip ? "MPI_IN_PLACE" : "b1", D, fam == C_REDUCE ? "root, " : "",
+            req);
         break;
-    case C_GATHER:
+    case C_GATHER: /* in place: the root's part already in its place */
         out("%s(b1, cnt, r, %d);", FILL(m), m->id);
-        out("%s(b1, cnt, %s, b2, cnt, %s, root, c%s);", fn, D, D, req);
+        if (ip) {
+            out("if (r == root) %s(b2 + r * cnt, cnt, r, %d);", FILL(m), m->id);
+            out("%s(r == root ? MPI_IN_PLACE : (void *)b1, cnt, %s, b2, cnt, %s, root, c%s);", fn, D, D, req);
+        } else
+            out("%s(b1, cnt, %s, b2, cnt, %s, root, c%s);", fn, D, D, req);
         break;
-    case C_ALLGATHER:
-        out("%s(b1, cnt, r, %d);", FILL(m), m->id);
-        out("%s(b1, cnt, %s, b2, cnt, %s, c%s);", fn, D, D, req);
+    case C_ALLGATHER: /* in place: the send side ignored, given as nothing */
+        out("%s(%s, cnt, r, %d);", FILL(m), ip ? "b2 + r * cnt" : "b1", m->id);
+        if (ip)
+            out("%s(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b2, cnt, %s, c%s);", fn, D, req);
+        else
+            out("%s(b1, cnt, %s, b2, cnt, %s, c%s);", fn, D, D, req);
         break;
     case C_GATHERV:
     case C_ALLGATHERV:
         out("for (int w = 0, at = 0; w < n; w++) rc[w] = cnt + w %% 3, dr[w] = at, at += rc[w];");
-        out("%s(b1, cnt + r %% 3, r, %d);", FILL(m), m->id);
-        out("%s(b1, cnt + r %% 3, %s, b2, rc, dr, %s, %sc%s);", fn, D, D, fam == C_GATHERV ? "root, " : "", req);
+        out("%s(%s, cnt + r %% 3, r, %d);", FILL(m), ip ? "b2 + dr[r]" : "b1", m->id);
+        out("%s(%s, cnt + r %% 3, %s, b2, rc, dr, %s, %sc%s);", fn, ip ? "MPI_IN_PLACE" : "b1", D, D,
+            fam == C_GATHERV ? "root, " : "", req);
         break;
-    case C_SCATTER:
+    case C_SCATTER: /* in place: the root keeps its part where it is */
         out("if (r == root) for (int w = 0; w < n; w++) %s(b1 + w * cnt, cnt, w, %d);", FILL(m), m->id);
-        out("%s(b1, cnt, %s, b2, cnt, %s, root, c%s);", fn, D, D, req);
+        out("%s(b1, cnt, %s, %s, cnt, %s, root, c%s);", fn, D, ip ? "r == root ? MPI_IN_PLACE : (void *)b2" : "b2", D,
+            req);
         break;
     case C_SCATTERV:
         out("for (int w = 0, at = 0; w < n; w++) sc[w] = cnt + w %% 3, ds[w] = at, at += sc[w];");
@@ -760,8 +778,11 @@ static void coll_call(const inst *m, int fam, int nb, const char *root, int wsty
         out("%s(b1, sc, ds, %s, b2, cnt + r %% 3, %s, root, c%s);", fn, D, D, req);
         break;
     case C_ALLTOALL:
-        out("for (int w = 0; w < n; w++) %s(b1 + w * cnt, cnt, r, %d * 16 + w);", FILL(m), m->id);
-        out("%s(b1, cnt, %s, b2, cnt, %s, c%s);", fn, D, D, req);
+        out("for (int w = 0; w < n; w++) %s(b%d + w * cnt, cnt, r, %d * 16 + w);", FILL(m), ip ? 2 : 1, m->id);
+        if (ip)
+            out("%s(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b2, cnt, %s, c%s);", fn, D, req);
+        else
+            out("%s(b1, cnt, %s, b2, cnt, %s, c%s);", fn, D, D, req);
         break;
     case C_ALLTOALLV:
         out("for (int w = 0, at = 0, bt = 0; w < n; w++) {");
@@ -827,7 +848,7 @@ static void coll_call(const inst *m, int fam, int nb, const char *root, int wsty
             fam == C_GATHERV ? "if (r == root) " : "", CHK(m), m->id, m->id);
         break;
     case C_SCATTER:
-        out("%s(%d, b2, cnt, r, %d);", CHK(m), m->id, m->id);
+        out("%s(%d, %s, cnt, r, %d);", CHK(m), m->id, ip ? "r == root ? b1 + r * cnt : b2" : "b2", m->id);
         break;
     case C_SCATTERV:
         out("%s(%d, b2, cnt + r %% 3, r, %d);", CHK(m), m->id, m->id);
@@ -858,17 +879,18 @@ static void c_coll(const ctx *c, int nb)
     int ncall = chance(30) ? 2 : 1;
     char what[400];
     snprintf(what, sizeof what, "%s: comm %s,", nb ? "icoll" : "coll", comm_name(m.comm));
-    int fam[2], ws[2];
+    int fam[2], ws[2], ip[2];
     char root[2][64];
     for (int k = 0; k < ncall; k++) {
         fam[k] = rnd(C_NCOLL);
         ws[k] = rnd(3);
         pick_root(c, root[k], sizeof root[k]);
-        snprintf(what + strlen(what), sizeof what - strlen(what), " %s%s root %s%s", nb ? "I" : "", cname[fam[k]],
-                 root[k], nb ? (ws[k] == 1 ? " (Test polling)" : ws[k] == 2 ? " (with a ring, Waitall)" : " (Wait)")
-                             : "");
-        summary(" %s:%s%s%s", nb ? "icoll" : "coll", cname[fam[k]], strchr(root[k], 'i') ? ",rotating_root" : "",
-                strchr(m.cnt, 'i') ? ",varying_count" : "");
+        ip[k] = in_place_ok(fam[k]) && chance(30);
+        snprintf(what + strlen(what), sizeof what - strlen(what), " %s%s%s root %s%s", nb ? "I" : "", cname[fam[k]],
+                 ip[k] ? " in place" : "", root[k],
+                 nb ? (ws[k] == 1 ? " (Test polling)" : ws[k] == 2 ? " (with a ring, Waitall)" : " (Wait)") : "");
+        summary(" %s:%s%s%s%s", nb ? "icoll" : "coll", cname[fam[k]], strchr(root[k], 'i') ? ",rotating_root" : "",
+                strchr(m.cnt, 'i') ? ",varying_count" : "", ip[k] ? ",in_place" : "");
     }
     /* room for every rank's part plus the v-forms' extra 0..2 */
     int room = MAXR * (m.cntmax + 3);
@@ -881,7 +903,7 @@ static void c_coll(const ctx *c, int nb)
     for (int k = 0; k < ncall; k++) {
         out("{");
         G.ind++;
-        coll_call(&m, fam[k], nb, root[k], ws[k]);
+        coll_call(&m, fam[k], nb, root[k], ws[k], ip[k]);
         G.ind--;
         out("}");
     }

@@ -596,6 +596,35 @@ static void allreduce_formula(void **state)
     psk_sim_close(s);
 }
 
+/* MPI_Allgather and MPI_Alltoall made with MPI_IN_PLACE are recorded
+ * with a send side of 0 bytes: they move what they receive, as the same
+ * calls made with a send buffer */
+static void in_place_colls(void **state)
+{
+    (void)state;
+    const char *fns[] = {"MPI_Allgather", "MPI_Alltoall"};
+    for (int k = 0; k < 2; k++) {
+        double t[2];
+        for (int ip = 0; ip < 2; ip++) {
+            tb tr;
+            tb_open(&tr, 4);
+            for (int r = 0; r < 4; r++) {
+                simple(&tr, r, "MPI_Init", 0);
+                psk_event *e = ev(&tr, r, fns[k], 0);
+                e->v[PSK_F_COMM] = 0, e->v[PSK_F_RCOUNT] = 250, e->v[PSK_F_RDTSIZE] = 4;
+                e->v[PSK_F_COUNT] = ip ? 0 : 250, e->v[PSK_F_DTSIZE] = ip ? 0 : 4;
+                put(&tr, r, e);
+                simple(&tr, r, "MPI_Finalize", 0);
+            }
+            psk_sim *s = tb_run(&tr, "start time = 3; send byte time = 0.01;");
+            t[ip] = psk_sim_predicted(s);
+            psk_sim_close(s);
+        }
+        assert_true(t[0] > 3 * 3e-6 + 1000 * 0.01e-6); /* the bytes count */
+        NEAR(t[1], t[0]);
+    }
+}
+
 /* two Irecv from MPI_ANY_SOURCE; the run matched the first with rank 2's
  * message (sent 1 ms late) and the second with rank 1's (sent at once):
  * the replay follows the recorded sources, so the first Wait lasts until
@@ -1664,7 +1693,7 @@ int main(void)
         cmocka_unit_test(rank_power),
         cmocka_unit_test(intervals),
         cmocka_unit_test(deep_nesting),
-        cmocka_unit_test(allreduce_formula), cmocka_unit_test(wildcard_irecv),
+        cmocka_unit_test(allreduce_formula), cmocka_unit_test(in_place_colls), cmocka_unit_test(wildcard_irecv),
         cmocka_unit_test(folded_skips), cmocka_unit_test(folded_varying), cmocka_unit_test(folded_noise),
         cmocka_unit_test(folded_noisy_gaps),
         cmocka_unit_test(folded_wildcard), cmocka_unit_test(matched_probe), cmocka_unit_test(folded_mprobe),
