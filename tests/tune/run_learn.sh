@@ -25,12 +25,23 @@
 #                MPI_Allgather (COLL: bcast, allreduce, allgather), their arms
 #   mixed        the four collectives in turn on the world, native slower:
 #                a group each, its arms only, decisions hash-checked
+#   leave_mon, leave_exp   every call 20 ms or more (injected), the other arms
+#                45 % slower than native; native 100 ms slower from call N
+#                (a neighbour job starts): native must be left within 20
+#                calls of N; the learner monitoring at N (_mon) or still
+#                exploring (_exp, a small budget)
+#   back_mon, back_exp     the same, but the slowdown (native 100 ms, the
+#                others 25 ms) ends at call M (the neighbour stops): native
+#                must be the incumbent again within 20 calls of M
 set -u
 [ $# -eq 4 ] || { echo "usage: PERFSKEL=... JSON_FLAT=... $0 openmpi|mpich NP CASE PROGRAM" >&2; exit 1; }
 flavour=$1 np=$2 case=$3 prog=$4
 # CASE.COLL: the case on another collective than MPI_Alltoall
 coll=""
 case $case in *.*) coll=${case#*.} case=${case%%.*} ;; mixed) coll=mixed ;; esac
+# leave_mon, back_exp, ...: the case and the learner's phase at the change
+phase=""
+case $case in leave_* | back_*) phase=${case#*_} case=${case%%_*} ;; esac
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}" "${JSON_FLAT:?JSON_FLAT must name json_flat}"
 case $flavour in
 openmpi) launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np") ;;
@@ -239,6 +250,42 @@ sites)
     for g in 0 1 2; do
         [ "$(get r groups.$g.calls)" -gt 0 ] || fail "group $g has no calls"
     done
+    ;;
+leave | back)
+    # calls of 20 ms or more, so that the windows are short (their
+    # allreduce within 1 % of their time) on a loaded machine too; the
+    # others 45 % slower than native, close enough to be candidates again
+    # after a change (arms 1.5 times slower are not)
+    base="native:20000,$(all_slow 29000)"
+    N=120 M=170 total=240
+    if [ "$case" = leave ]; then
+        inj="$base,native:100000@$N"
+        total=$((N + 60))
+    else
+        inj="$base,native:100000@$N-$((M - 1)),$(all_slow 25000 "@$N-$((M - 1))")"
+    fi
+    # monitoring at N: a budget that probes at once; exploring at N: one
+    # that probes seldom
+    budget=0.25
+    [ "$phase" = exp ] && budget=0.003
+    PSK_TUNE_DEBUG=3 PSK_TUNE_BUDGET=$budget PSK_TUNE_INJECT=$inj run r "$total" 16384
+    # the phase at N: the last decision (rank 0's trace) before call N
+    want=monitoring
+    [ "$phase" = exp ] && want=exploring
+    at=$(sed -n "s/^perfskel-tune: comm 0 alltoall class 14 call \([0-9]*\): \([a-z]*\),.*/\1 \2/p" "$work/err" |
+        awk -v n=$N '$1 <= n { p = $2 } END { print p }')
+    [ "$at" = "$want" ] || fail "the learner was '$at' at call $N, not $want (the test's premise)"
+    # the changes of the report as CALL TO lines
+    sed -n 's/^groups\.0\.changes\.\([0-9]*\)\.\(call\|to\)=//p' "$work/r.flat" | paste - - >"$work/changes"
+    inc_at() { awk -v n="$1" '$1 <= n { a = $2 } END { print a }' "$work/changes"; }
+    [ "$(inc_at $((N - 1)))" = native ] || fail "native was not the incumbent before call $N: $(tr '\n' ' ' <"$work/changes")"
+    [ "$(inc_at $((N + 20)))" != native ] ||
+        fail "native, 100 ms slower from call $N, still the incumbent at call $((N + 20)): $(tr '\n' ' ' <"$work/changes")"
+    if [ "$case" = back ]; then
+        [ "$(inc_at $((M - 1)))" != native ] || fail "native the incumbent before its slowdown ended"
+        [ "$(inc_at $((M + 20)))" = native ] ||
+            fail "native, fast again from call $M, not the incumbent at call $((M + 20)): $(tr '\n' ' ' <"$work/changes")"
+    fi
     ;;
 *) fail "unknown case" ;;
 esac
