@@ -35,7 +35,7 @@ enum { PH_NATIVE0, PH_EXPLORE, PH_MONITOR, PH_STAR_LEARN, PH_STAR_MON };
 #define CUSUM_K 0.5     /* CUSUM drift allowance, in noise units: a shift of 1 noise is sought */
 #define CUSUM_H 4.0     /* alarm threshold, in noise units; doubled after a false alarm, to 16 */
 #define CUSUM_HMAX 16.0
-#define ZCLIP 2.0       /* a slot counts for at most 2 noise units: 3 slow slots in a row are a change */
+#define ZCLIP 2.0       /* a slot counts for at most 2 noise units (x h / CUSUM_H): 3 slots far off are a change */
 #define UNIT_MIN 0.15   /* a slot's noise unit is never under 15 %: 3 slots 30 % off, or 9 15 % off */
 #define WCLIP 3.0       /* each call counts for at most 3 x the baseline in the detector's sums */
 #define NOISE0 0.25     /* the noise until the incumbent has 8 samples */
@@ -475,11 +475,15 @@ static double risk(const psk_tune_group *g, int a)
 static uint32_t monitor_len(const psk_tune_group *g)
 {
     double inc = psk_tune_learn_est(g, g->inc);
-    /* a CUSUM a third of the way to its threshold (one slot far off at
-     * the window's end): the next window is the shortest, so that a change
-     * late in a window is confirmed soon */
-    if (!(inc > 0) || fmax(g->sp, g->sn) > g->h / 3)
+    if (!(inc > 0))
         return WMON_MIN;
+    /* a CUSUM a third of the way to its threshold (a slot far off at the
+     * window's end): the next window just long enough to confirm it if the
+     * shift holds (at least 2 calls: the first takes the skew), so that a
+     * change late in a window is acted on soon; rare, so the cost holds */
+    double S = fmax(g->sp, g->sn);
+    if (S > g->h / 3)
+        return clampu((g->h - S) / (ZCLIP * g->h / CUSUM_H - CUSUM_K) + 2, 2, WMON_MIN);
     return clampu(g->ar_cost / fmax(RHO_MON * inc, DEC_NS), WMON_MIN, inc >= 50e3 ? 64 : WMON_MAX);
 }
 
@@ -523,7 +527,7 @@ static void start_monitor(psk_tune_group *g)
 static void plan_explore(psk_tune_group *g)
 {
     double inc = psk_tune_learn_est(g, g->inc), left = bank(g) - g->ar_cost;
-    int probes[2 * PSK_TUNE_NARMS], n = 0, fresh = -1;
+    int probes[2 * PSK_TUNE_NARMS], n = 0, fresh = -1, faster = 0;
     for (int a = 0; a < PSK_TUNE_NARMS; a++) {
         if (!(g->active >> a & 1) || a == g->inc || g->arm[a].trials >= TMAX)
             continue;
@@ -532,9 +536,11 @@ static void plan_explore(psk_tune_group *g)
                 left -= risk(g, a);
                 probes[n++] = a;
                 /* one that looks faster (no risk): twice, to be promoted
-                 * sooner after a change */
-                if (rmed(g, a) < log(1 - HYST) && g->arm[a].trials + 1 < TMAX)
+                 * sooner after a change; no fresh arm then */
+                if (rmed(g, a) < log(1 - HYST) && g->arm[a].trials + 1 < TMAX) {
                     probes[n++] = a;
+                    faster = 1;
+                }
             }
         } else if (fresh < 0 || a == g->first || (fresh != g->first && g->pred[a] < g->pred[fresh]))
             fresh = a;
@@ -544,14 +550,8 @@ static void plan_explore(psk_tune_group *g)
     if (fresh >= 0 && g->calls < FEW_CALLS && !(g->pred[fresh] > 0 && g->pred[fresh] <= 0.9 * inc) &&
         !(fresh == g->seed_arm && (g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB)))
         fresh = -1;
-    if (fresh >= 0 && risk(g, fresh) <= left) {
+    if (fresh >= 0 && !faster && risk(g, fresh) <= left)
         probes[n++] = fresh;
-        left -= risk(g, fresh);
-        /* after a change, when what it cost pays for it: twice, so that
-         * the window after the alarm may decide (min_promote) */
-        if (g->inc_before >= 0 && risk(g, fresh) <= left)
-            probes[n++] = fresh;
-    }
     plan_reset(g);
     uint32_t w = clampu(inc > 0 ? g->ar_cost / (RHO_EXP * inc) : 0, 2, WMON_MAX);
     g->waiting = !n;
@@ -560,9 +560,13 @@ static void plan_explore(psk_tune_group *g)
         return;
     }
     /* the first call after the allreduce takes the ranks' skew: the
-     * incumbent's, unpaired; then each pair in turn probe first or second
-     * (an order effect must not favour one side) */
-    plan_add(g, g->inc, 1);
+     * incumbent's, unpaired (unless the allreduce, which bounds the skew,
+     * is under 5 % of a call: then a change is acted on a call sooner);
+     * then each pair in turn probe first or second (an order effect must
+     * not favour one side) */
+    int lead = !(inc > 0 && g->ar_cost < 0.05 * inc);
+    if (lead)
+        plan_add(g, g->inc, 1);
     for (int i = 0; i < n; i++) {
         int again = i > 0 && probes[i - 1] == probes[i];
         int probe_first = (g->arm[probes[i]].trials + (uint32_t)again) & 1;
@@ -572,8 +576,9 @@ static void plan_explore(psk_tune_group *g)
         g->spair[g->nslot - 2] = (int16_t)(g->nslot - 1);
     }
     /* a rich bank (a slow incumbent) pays for short windows: faster */
-    if (w > 2 * (uint32_t)n + 1 && left < 8 * g->ar_cost)
-        plan_spread(g, g->inc, w - 2 * (uint32_t)n - 1, LEARN_SLOTS - 2 * n - 1);
+    uint32_t used = 2 * (uint32_t)n + (uint32_t)lead;
+    if (w > used && left < 8 * g->ar_cost)
+        plan_spread(g, g->inc, w - used, LEARN_SLOTS - (int)used);
 }
 
 static void drop(psk_tune_group *g, int a)
@@ -602,8 +607,9 @@ static void promote(psk_tune_group *g, int a, int keep_old)
     g->active &= ~(1u << a);
     g->arm[a].dropped = 0;
     set_inc(g, a, WHY_EXPLORE);
-    /* the change detector watches the new incumbent from its probes' level */
-    g->base = psk_tune_learn_est(g, a);
+    /* the change detector: a new baseline from the next window (the
+     * probes' few calls next to the old incumbent's do not make one) */
+    g->base = 0;
     g->sp = g->sn = 0;
     if (keep_old) { /* still compared, until clearly worse */
         g->active |= 1u << old;
@@ -720,7 +726,7 @@ static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *la
     g->active &= ~keep_dropped;
     g->inc_before = g->inc;
     g->phase = PH_EXPLORE;
-    g->base = psk_tune_learn_est(g, g->inc);
+    g->base = 0; /* from the next window: the alarm's mixes both levels */
     g->noise = noise(g);
     g->sp = g->sn = 0;
     if (g->nhist < PSK_TUNE_NHIST)
@@ -736,10 +742,11 @@ static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *la
  * spread of the incumbent's slot times (g->noise, at least UNIT_MIN: a
  * shift under 15 % is not worth exploring for), z clipped to +-ZCLIP,
  * drift CUSUM_K, threshold g->h (it doubles after a false alarm:
- * hysteresis): three slots two units off in a row are a change, eight one
- * unit off, a few descheduled calls are not. A window's first call, alone
+ * hysteresis; the clip grows with it): three slots two units off in a row
+ * are a change (four, eight after false alarms), eight one unit off, a few
+ * descheduled calls are not. A window's first call, alone
  * in its slot, is left out (it takes the ranks' skew after the
- * allreduce). Monitoring also takes the
+ * allreduce) unless the allreduce is under 5 % of a call. Monitoring also takes the
  * runner-up's probe: clearly faster than the window's median, it is a
  * change too. On a change: everything measured before is stale, exploring
  * again (re-planned at once; returns 1). */
@@ -748,9 +755,11 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, c
     float v[LEARN_SLOTS];
     int n = 0, probed = -1, up = 0, down = 0;
     double probe_t = 0;
-    /* the samples are slot times already: their spread is the slot's */
-    double unit = fmax(g->noise, UNIT_MIN);
-    if (g->base <= 0) /* a warm start's first window: the baseline */
+    /* the samples are slot times already: their spread is the slot's;
+     * the clip grows with the threshold: after false alarms a shift must
+     * be as much larger to be seen in three slots */
+    double unit = fmax(g->noise, UNIT_MIN), clip = ZCLIP * g->h / CUSUM_H;
+    if (g->base <= 0) /* a warm start's, a change's, a new incumbent's first window: the baseline */
         for (int s = 0; s < nper; s++)
             if (!g->smixed[s] && g->sarm[s] == g->inc)
                 v[n++] = (float)per[s];
@@ -767,11 +776,12 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, c
             continue;
         }
         v[n++] = (float)per[s];
-        /* the first call after the allreduce takes the ranks' skew */
-        if (s == 0 && g->scalls[s] == 1)
+        /* the first call after the allreduce takes the ranks' skew (at
+         * most the allreduce's time) */
+        if (s == 0 && g->scalls[s] == 1 && !(g->ar_cost < 0.05 * g->base))
             continue;
         double z = win[s] > 0 ? log(win[s] / g->base) / unit : 0;
-        z = z > ZCLIP ? ZCLIP : z < -ZCLIP ? -ZCLIP : z;
+        z = z > clip ? clip : z < -clip ? -clip : z;
         g->sp = fmax(0, g->sp + z - CUSUM_K);
         g->sn = fmax(0, g->sn - z - CUSUM_K);
         up |= g->sp > g->h;
@@ -820,7 +830,7 @@ static void learn_decide(const psk_tune_comm *c, psk_tune_group *g, const double
     case PH_NATIVE0:
         g->phase = PH_EXPLORE;
         g->inc_before = -1;
-        g->base = psk_tune_learn_est(g, g->inc);
+        g->base = 0; /* from the next window (the first calls set up) */
         g->noise = noise(g);
         g->sp = g->sn = 0;
         candidates(c, g, g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB);
