@@ -41,7 +41,7 @@ enum { PH_NATIVE0, PH_EXPLORE, PH_MONITOR, PH_STAR_LEARN, PH_STAR_MON };
 #define NOISE0 0.25     /* the noise until the incumbent has 8 samples */
 #define RHO_MON 0.01    /* monitoring windows: their allreduce <= 1 % of their time */
 #define RHO_EXP 0.02    /* exploring windows: 2 % */
-#define DEC_NS 100      /* ... and at most 0.1 us a call (a decision: the allreduce and deciding) */
+#define DEC_NS 50       /* ... and at most 0.05 us a call (a decision: the allreduce and deciding) */
 #define WMON_MIN 8
 #define WMON_MAX 1024   /* (cheap calls, a costly allreduce: long windows) */
 #define LEARN_SLOTS 64
@@ -466,7 +466,7 @@ static double risk(const psk_tune_group *g, int a)
 }
 
 /* a monitoring window's length: its decision (allreduce and deciding)
- * costs at most RHO_MON of its calls' time or 0.1 us a call, whichever is
+ * costs at most RHO_MON of its calls' time or 0.05 us a call, whichever is
  * more (notes T7: 0.5 us a call in all, 1 % for calls of 50 us or more),
  * at least WMON_MIN calls (the shortest after a CUSUM a third of the way), at most
  * 64 for calls of 50 us or more and WMON_MAX for cheaper ones. A window is
@@ -487,16 +487,28 @@ static uint32_t monitor_len(const psk_tune_group *g)
     return clampu(g->ar_cost / fmax(RHO_MON * inc, DEC_NS), WMON_MIN, inc >= 50e3 ? 64 : WMON_MAX);
 }
 
+/* the slots for w calls of the incumbent, at most max: one a call for
+ * calls of 50 us or more (a change is seen within a few calls); cheaper
+ * ones 8 calls a slot or more, so that the change detector sees their mean
+ * (one call of a microsecond is mostly the machine's jitter) */
+static int inc_slots(const psk_tune_group *g, uint32_t w, int max)
+{
+    if (psk_tune_learn_est(g, g->inc) >= 50e3)
+        return max;
+    int k = (int)(w / 8);
+    return k < 1 ? 1 : k < max ? k : max;
+}
+
 static void plan_monitor(psk_tune_group *g, int probe)
 {
     uint32_t w = monitor_len(g);
     plan_reset(g);
     if (probe >= 0) { /* the runner-up once, in the middle */
-        plan_spread(g, g->inc, w / 2, LEARN_SLOTS / 2 - 1);
+        plan_spread(g, g->inc, w / 2, inc_slots(g, w / 2, LEARN_SLOTS / 2 - 1));
         plan_add(g, probe, 1);
-        plan_spread(g, g->inc, w - w / 2, LEARN_SLOTS / 2);
+        plan_spread(g, g->inc, w - w / 2, inc_slots(g, w - w / 2, LEARN_SLOTS / 2));
     } else
-        plan_spread(g, g->inc, w, LEARN_SLOTS);
+        plan_spread(g, g->inc, w, inc_slots(g, w, LEARN_SLOTS));
 }
 
 static void start_monitor(psk_tune_group *g)
@@ -578,7 +590,7 @@ static void plan_explore(psk_tune_group *g)
     /* a rich bank (a slow incumbent) pays for short windows: faster */
     uint32_t used = 2 * (uint32_t)n + (uint32_t)lead;
     if (w > used && left < 8 * g->ar_cost)
-        plan_spread(g, g->inc, w - used, LEARN_SLOTS - (int)used);
+        plan_spread(g, g->inc, w - used, inc_slots(g, w - used, LEARN_SLOTS - (int)used));
 }
 
 static void drop(psk_tune_group *g, int a)
