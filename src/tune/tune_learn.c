@@ -697,12 +697,13 @@ static void explore_step(psk_tune_group *g)
  * arm dropped as, or measured, 1.5 times slower than the incumbent (a
  * change of traffic reorders close arms, not those). A change detected
  * while exploring after another one, before anything settled: the level
- * does not hold still, the threshold doubles (to CUSUM_HMAX) */
+ * does not hold still, the threshold is at least 2 x CUSUM_H (no more:
+ * a neighbour job's stop must still be seen within a few calls) */
 static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *last, int nlast)
 {
     uint32_t keep_dropped = 0;
-    if (g->phase == PH_EXPLORE && g->inc_before >= 0)
-        g->h = g->h * 2 > CUSUM_HMAX ? CUSUM_HMAX : g->h * 2;
+    if (g->phase == PH_EXPLORE && g->inc_before >= 0 && g->h < 2 * CUSUM_H)
+        g->h = 2 * CUSUM_H;
     for (int a = 0; a < PSK_TUNE_NARMS; a++)
         if (a != g->inc && !g->arm[a].dropped && g->arm[a].rn && rmed(g, a) > log(1.5))
             drop(g, a);
