@@ -33,8 +33,8 @@ enum { PH_NATIVE0, PH_EXPLORE, PH_MONITOR, PH_STAR_LEARN, PH_STAR_MON };
 #define Z 2.0           /* confidence bounds: estimate x (1 +- Z sigma / sqrt n) */
 #define HYST 0.05       /* a switch needs an arm this much faster (arms within 5 % are as good) */
 #define CUSUM_K 0.5     /* CUSUM drift allowance, in noise units: a shift of 1 noise is sought */
-#define CUSUM_H 4.0     /* alarm threshold, in noise units; doubled after a false alarm, to 16 */
-#define CUSUM_HMAX 16.0
+#define CUSUM_H 4.0     /* alarm threshold, in noise units; doubled after a false alarm, to 8 */
+#define CUSUM_HMAX 8.0  /* (16 made a neighbour job's stop, after its noisy run, seen 20 calls late) */
 #define ZCLIP 2.0       /* a slot counts for at most 2 noise units (x h / CUSUM_H): 3 slots far off are a change */
 #define UNIT_MIN 0.15   /* a slot's noise unit is never under 15 %: 3 slots 30 % off, or 9 15 % off */
 #define WCLIP 3.0       /* each call counts for at most 3 x the baseline in the detector's sums */
