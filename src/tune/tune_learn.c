@@ -809,7 +809,8 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, c
     if (g->phase == PH_MONITOR)
         g->nmon++;
     /* a warm start: the first window twice as fast or slow as the file's */
-    int stale = g->origin == ORIGIN_WARM && g->nmon == 1 && g->db_arm_ns > 0 && fabs(log(y / g->db_arm_ns)) > 0.7;
+    int stale = g->phase == PH_MONITOR && g->origin == ORIGIN_WARM && g->nmon == 1 && g->db_arm_ns > 0 &&
+                fabs(log(y / g->db_arm_ns)) > 0.7;
     /* the runner-up clearly faster than the incumbent's median */
     int better = probed >= 0 && log(probe_t / y) < log(1 - HYST) - Z * 1.25 * g->sigma;
     if (alarm || stale || better) {
