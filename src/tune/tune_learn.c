@@ -488,12 +488,12 @@ static uint32_t monitor_len(const psk_tune_group *g)
 }
 
 /* the slots for w calls of the incumbent, at most max: one a call for
- * calls of 50 us or more (a change is seen within a few calls); cheaper
+ * calls of 10 us or more (a change is seen within a few calls); cheaper
  * ones 8 calls a slot or more, so that the change detector sees their mean
  * (one call of a microsecond is mostly the machine's jitter) */
 static int inc_slots(const psk_tune_group *g, uint32_t w, int max)
 {
-    if (psk_tune_learn_est(g, g->inc) >= 50e3)
+    if (psk_tune_learn_est(g, g->inc) >= 10e3)
         return max;
     int k = (int)(w / 8);
     return k < 1 ? 1 : k < max ? k : max;
