@@ -667,13 +667,15 @@ static void explore_step(psk_tune_group *g)
     /* out of probes: the median decides, with hysteresis; the incumbent
      * it replaces is not probed again (arms within noise of each other
      * would take turns for ever: they settle) */
+    /* After a change only the confidence bound promotes: alarms on a
+     * noisy machine must not make arms that are one algorithm take turns */
     if (best < 0) {
         keep_old = 0;
         for (int a = 0; a < PSK_TUNE_NARMS; a++)
             if ((g->active >> a & 1) && g->arm[a].trials >= TMAX) {
-                if (rmed(g, a) < gain && (best < 0 || rmed(g, a) < rmed(g, best)))
+                if (g->inc_before < 0 && rmed(g, a) < gain && (best < 0 || rmed(g, a) < rmed(g, best)))
                     best = a;
-                else if (rmed(g, a) >= gain)
+                else if (rmed(g, a) >= gain || g->inc_before >= 0)
                     drop(g, a);
             }
     }
