@@ -29,7 +29,8 @@
 #                45 % slower than native; native 100 ms slower from call N
 #                (a neighbour job starts): native must be left within 16
 #                calls of N; the learner monitoring at N (_mon) or still
-#                exploring (_exp, no budget: the probes wait for a change)
+#                exploring (_exp, no budget: the probes wait for a change;
+#                N = 60, M = 110)
 #   back_mon, back_exp     the same, but the slowdown (native 100 ms, the
 #                others 25 ms) ends at call M (the neighbour stops): native
 #                must be the incumbent again within 20 calls of M
@@ -258,6 +259,9 @@ leave | back)
     # after a change (arms 1.5 times slower are not)
     base="native:20000,$(all_slow 29000)"
     N=120 M=170 total=240
+    # exploring at N: sooner (a false alarm's cost, spent on probes, may
+    # end the exploring; the fewer calls before N, the rarer)
+    [ "$phase" = exp ] && N=60 M=110 total=180
     if [ "$case" = leave ]; then
         inj="$base,native:100000@$N"
         total=$((N + 60))
