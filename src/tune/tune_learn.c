@@ -567,8 +567,13 @@ static void plan_explore(psk_tune_group *g)
     plan_reset(g);
     uint32_t w = clampu(inc > 0 ? g->ar_cost / (RHO_EXP * inc) : 0, 2, WMON_MAX);
     g->waiting = !n;
-    if (!n) { /* wait for the bank: a monitoring-sized window */
-        plan_monitor(g, -1);
+    if (!n) { /* wait for the bank: a monitoring-sized window, ending at
+               * FEW_CALLS if before (a change detected early must not
+               * delay the first probes) */
+        uint32_t wm = monitor_len(g);
+        if (g->calls < FEW_CALLS && wm > FEW_CALLS - g->calls)
+            wm = (uint32_t)(FEW_CALLS - g->calls) < 2 ? 2 : (uint32_t)(FEW_CALLS - g->calls);
+        plan_spread(g, g->inc, wm, inc_slots(g, wm, LEARN_SLOTS));
         return;
     }
     /* the first call after the allreduce takes the ranks' skew: the
