@@ -829,6 +829,14 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, c
                     g->credit += (per[i] - g->base) * g->scalls[i];
         g->alarms++;
         g->alarm_base = g->base;
+        /* exploring, a shift under 1.5 times: a new baseline, the
+         * exploring goes on (re-planning at every such alarm of a jittery
+         * machine, it never ended) */
+        if (g->phase == PH_EXPLORE && !stale && !better && fabs(log(y / g->base)) < log(1.5)) {
+            g->base = y;
+            g->sp = g->sn = 0;
+            return 0;
+        }
         reexplore(c, g, v, n);
         plan_explore(g);
         return 1;
