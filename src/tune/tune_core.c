@@ -29,6 +29,7 @@ static struct {
     int ok; /* keyvals made: the library is on */
     int debug;
     int finalizing;
+    _Atomic int live; /* started, MPI_Finalize not begun: the calls' fast check */
     int self_keyval;
     _Atomic int pre_finalized;
     _Atomic uint64_t calls[PSK_TUNE_NCOLL], fortran[PSK_TUNE_NCOLL], unsupported[PSK_TUNE_NCOLL],
@@ -143,6 +144,7 @@ static int on_finalize(MPI_Comm comm, int keyval, void *val, void *extra)
     (void)comm, (void)keyval, (void)val, (void)extra;
     if (T.debug)
         debug_report();
+    T.live = 0;
     T.finalizing = 1;
     psk_tune_comm_finalizing();
     return MPI_SUCCESS;
@@ -185,7 +187,7 @@ static double env_num(const char *name, double def, double lo, double hi)
  * tests; from the process's call FROM of the collective to call TO */
 static void parse_inject(psk_tune_cfg *cf, const char *v)
 {
-    char buf[512];
+    char buf[1024];
     snprintf(buf, sizeof buf, "%s", v);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *colon = strchr(tok, ':'), *end = NULL;
@@ -376,13 +378,22 @@ static void inject(int arm, uint64_t call)
 
 int psk_tune_on(void)
 {
+    /* once on, MPI stays initialized until MPI_Finalize, whose first step
+     * (on_finalize) clears it: no PMPI_Initialized and PMPI_Finalized per
+     * call */
+    if (T.live)
+        return 1;
     int init = 0, fin = 0;
     PMPI_Initialized(&init);
     PMPI_Finalized(&fin);
     if (!init || fin)
         return 0;
     pthread_once(&T.once, start);
-    return T.ok && !T.finalizing;
+    if (T.ok && !T.finalizing) {
+        T.live = 1;
+        return 1;
+    }
+    return 0;
 }
 
 int psk_tune_call(psk_tune_args *a, void *ra, int fortran)

@@ -105,6 +105,8 @@ typedef struct psk_tune_group {
     int16_t *spair; /* exploring: the incumbent's slot a probe is paired with */
     uint32_t *scalls;
     double *st; /* local sums per slot, then the reduce buffer */
+    double *sw; /* the same with each call cut at wcap (the change detector's) */
+    double wcap; /* WCLIP x the baseline, agreed; infinite without one */
     uint64_t wsite;
     double ar_local; /* this rank's last decision allreduce, ns */
     double ar_cost;  /* agreed: what one costs (the median of the last 8) */
@@ -128,6 +130,8 @@ typedef struct psk_tune_group {
     double noise;           /* the incumbent's spread of log time per call */
     double alarm_base;      /* the baseline when the last change was detected */
     int warmup;             /* a warm start's windows before its baseline (its own) */
+    int change_inc;         /* the incumbent when the last change was detected */
+    int back_arm;           /* exploring after a change: the one before that change's */
     int probe_every, probe_wait, nmon;
     int waiting; /* exploring, but no probe paid for this window */
     int flushed; /* the end: its unfinished window is in the figures */
@@ -284,7 +288,7 @@ int psk_tune_ag_run(int arm, psk_tune_comm *c, const psk_tune_args *a);
  * each valid arm in turn */
 enum psk_tune_policy { POLICY_LEARN, POLICY_STAR, POLICY_FIXED, POLICY_CYCLE };
 
-#define PSK_TUNE_MAXINJECT 16
+#define PSK_TUNE_MAXINJECT 32
 typedef struct psk_tune_inject {
     int arm;
     double ns;

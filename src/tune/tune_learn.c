@@ -31,11 +31,15 @@
 #define Z 2.0           /* confidence bounds: estimate x (1 +- Z sigma / sqrt n) */
 #define HYST 0.05       /* a switch needs an arm this much faster (arms within 5 % are as good) */
 #define CUSUM_K 0.5     /* CUSUM drift allowance, in noise units: a shift of 1 noise is sought */
-#define CUSUM_H 4.0     /* alarm threshold, in noise units; doubled after a false alarm, to 16 */
-#define CUSUM_HMAX 16.0
+#define CUSUM_H 4.0     /* alarm threshold, in noise units; doubled after a false alarm, to 8 */
+#define CUSUM_HMAX 8.0  /* (16 made a neighbour job's stop, after its noisy run, seen 20 calls late) */
+#define ZCLIP 2.0       /* a slot counts for at most 2 noise units (x h / CUSUM_H): 3 slots far off are a change */
+#define UNIT_MIN 0.15   /* a slot's noise unit is never under 15 %: 3 slots 30 % off, or 9 15 % off */
+#define WCLIP 3.0       /* each call counts for at most 3 x the baseline in the detector's sums */
 #define NOISE0 0.25     /* the noise until the incumbent has 8 samples */
 #define RHO_MON 0.01    /* monitoring windows: their allreduce <= 1 % of their time */
 #define RHO_EXP 0.02    /* exploring windows: 2 % */
+#define DEC_NS 50       /* ... and at most 0.05 us a call (a decision: the allreduce and deciding) */
 #define WMON_MIN 8
 #define WMON_MAX 1024   /* (cheap calls, a costly allreduce: long windows) */
 #define LEARN_SLOTS 64
@@ -47,18 +51,49 @@
 
 /* ---- samples and estimates ---- */
 
-static int cmp_float(const void *a, const void *b)
+/* the k-th smallest of v[0..n) (0-based), v reordered: Hoare's selection,
+ * linear on average (a decision takes a few medians per window) */
+static float select_kth(float *v, int n, int k)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        float p = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < p)
+                i++;
+            while (v[j] > p)
+                j--;
+            if (i <= j) {
+                float t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
 }
 
+/* the median of v[0..n), v reordered */
 static double median(float *v, int n)
 {
     if (n <= 0)
         return 0;
-    qsort(v, (size_t)n, sizeof *v, cmp_float);
-    return n % 2 ? v[n / 2] : 0.5 * ((double)v[n / 2 - 1] + (double)v[n / 2]);
+    double hi = select_kth(v, n, n / 2);
+    if (n % 2)
+        return hi;
+    /* the lower middle: the greatest of the part below */
+    float lo = v[0];
+    for (int i = 1; i < n / 2; i++)
+        if (v[i] > lo)
+            lo = v[i];
+    return 0.5 * ((double)lo + hi);
 }
 
 double psk_tune_learn_est(const psk_tune_group *g, int arm)
@@ -302,6 +337,7 @@ void psk_tune_learn_comm(psk_tune_comm *c)
 static void plan_reset(psk_tune_group *g)
 {
     g->nslot = g->slot = g->inslot = 0;
+    g->wcap = g->base > 0 ? WCLIP * g->base : INFINITY;
     g->sum_extra = 0;
     g->wsite = 0;
 }
@@ -315,6 +351,7 @@ static void plan_add(psk_tune_group *g, int arm, uint32_t calls)
     g->scalls[g->nslot] = calls;
     g->smixed[g->nslot] = 0;
     g->st[g->nslot] = 0;
+    g->sw[g->nslot] = 0;
     g->nslot++;
 }
 
@@ -428,9 +465,10 @@ static double risk(const psk_tune_group *g, int a)
     return t > inc ? t - inc : 0;
 }
 
-/* a monitoring window's length: its allreduce costs at most RHO_MON of
- * its calls' time or 0.25 us a call, whichever is more (notes T7: 0.5 us a
- * call, 1 % for calls of 50 us or more), at least WMON_MIN calls, at most
+/* a monitoring window's length: its decision (allreduce and deciding)
+ * costs at most RHO_MON of its calls' time or 0.05 us a call, whichever is
+ * more (notes T7: 0.5 us a call in all, 1 % for calls of 50 us or more),
+ * at least WMON_MIN calls (the shortest after a CUSUM a third of the way), at most
  * 64 for calls of 50 us or more and WMON_MAX for cheaper ones. A window is
  * planned in calls: one planned for cheap calls that turn expensive lasts
  * until its end, so that expensive ones are never planned long. */
@@ -439,7 +477,26 @@ static uint32_t monitor_len(const psk_tune_group *g)
     double inc = psk_tune_learn_est(g, g->inc);
     if (!(inc > 0))
         return WMON_MIN;
-    return clampu(g->ar_cost / fmax(RHO_MON * inc, 250), WMON_MIN, inc >= 50e3 ? 64 : WMON_MAX);
+    /* a CUSUM a third of the way to its threshold (a slot far off at the
+     * window's end): the next window just long enough to confirm it if the
+     * shift holds (at least 2 calls: the first takes the skew), so that a
+     * change late in a window is acted on soon; rare, so the cost holds */
+    double S = fmax(g->sp, g->sn);
+    if (S > g->h / 3)
+        return clampu((g->h - S) / (ZCLIP * g->h / CUSUM_H - CUSUM_K) + 2, 2, WMON_MIN);
+    return clampu(g->ar_cost / fmax(RHO_MON * inc, DEC_NS), WMON_MIN, inc >= 50e3 ? 64 : WMON_MAX);
+}
+
+/* the slots for w calls of the incumbent, at most max: one a call for
+ * calls of 10 us or more (a change is seen within a few calls); cheaper
+ * ones 8 calls a slot or more, so that the change detector sees their mean
+ * (one call of a microsecond is mostly the machine's jitter) */
+static int inc_slots(const psk_tune_group *g, uint32_t w, int max)
+{
+    if (psk_tune_learn_est(g, g->inc) >= 10e3)
+        return max;
+    int k = (int)(w / 8);
+    return k < 1 ? 1 : k < max ? k : max;
 }
 
 static void plan_monitor(psk_tune_group *g, int probe)
@@ -447,11 +504,11 @@ static void plan_monitor(psk_tune_group *g, int probe)
     uint32_t w = monitor_len(g);
     plan_reset(g);
     if (probe >= 0) { /* the runner-up once, in the middle */
-        plan_spread(g, g->inc, w / 2, LEARN_SLOTS / 2 - 1);
+        plan_spread(g, g->inc, w / 2, inc_slots(g, w / 2, LEARN_SLOTS / 2 - 1));
         plan_add(g, probe, 1);
-        plan_spread(g, g->inc, w - w / 2, LEARN_SLOTS / 2);
+        plan_spread(g, g->inc, w - w / 2, inc_slots(g, w - w / 2, LEARN_SLOTS / 2));
     } else
-        plan_spread(g, g->inc, w, LEARN_SLOTS);
+        plan_spread(g, g->inc, w, inc_slots(g, w, LEARN_SLOTS));
 }
 
 static void start_monitor(psk_tune_group *g)
@@ -482,7 +539,7 @@ static void start_monitor(psk_tune_group *g)
 static void plan_explore(psk_tune_group *g)
 {
     double inc = psk_tune_learn_est(g, g->inc), left = bank(g) - g->ar_cost;
-    int probes[PSK_TUNE_NARMS], n = 0, fresh = -1;
+    int probes[2 * PSK_TUNE_NARMS], n = 0, fresh = -1, faster = 0;
     for (int a = 0; a < PSK_TUNE_NARMS; a++) {
         if (!(g->active >> a & 1) || a == g->inc || g->arm[a].trials >= TMAX)
             continue;
@@ -490,6 +547,12 @@ static void plan_explore(psk_tune_group *g)
             if (risk(g, a) <= left) {
                 left -= risk(g, a);
                 probes[n++] = a;
+                /* one that looks faster (no risk): twice, to be promoted
+                 * sooner after a change; no fresh arm then */
+                if (rmed(g, a) < log(1 - HYST) && g->arm[a].trials + 1 < TMAX) {
+                    probes[n++] = a;
+                    faster = 1;
+                }
             }
         } else if (fresh < 0 || a == g->first || (fresh != g->first && g->pred[a] < g->pred[fresh]))
             fresh = a;
@@ -499,29 +562,40 @@ static void plan_explore(psk_tune_group *g)
     if (fresh >= 0 && g->prev_calls + g->calls < FEW_CALLS && !(g->pred[fresh] > 0 && g->pred[fresh] <= 0.9 * inc) &&
         !(fresh == g->seed_arm && (g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB)))
         fresh = -1;
-    if (fresh >= 0 && risk(g, fresh) <= left)
+    if (fresh >= 0 && !faster && risk(g, fresh) <= left)
         probes[n++] = fresh;
     plan_reset(g);
     uint32_t w = clampu(inc > 0 ? g->ar_cost / (RHO_EXP * inc) : 0, 2, WMON_MAX);
     g->waiting = !n;
-    if (!n) { /* wait for the bank: a monitoring-sized window */
-        plan_monitor(g, -1);
+    if (!n) { /* wait for the bank: a monitoring-sized window, ending at
+               * FEW_CALLS if before (a change detected early must not
+               * delay the first probes) */
+        uint32_t wm = monitor_len(g);
+        if (g->calls < FEW_CALLS && wm > FEW_CALLS - g->calls)
+            wm = (uint32_t)(FEW_CALLS - g->calls) < 2 ? 2 : (uint32_t)(FEW_CALLS - g->calls);
+        plan_spread(g, g->inc, wm, inc_slots(g, wm, LEARN_SLOTS));
         return;
     }
     /* the first call after the allreduce takes the ranks' skew: the
-     * incumbent's, unpaired; then each pair in turn probe first or second
-     * (an order effect must not favour one side) */
-    plan_add(g, g->inc, 1);
+     * incumbent's, unpaired (unless the allreduce, which bounds the skew,
+     * is under 5 % of a call: then a change is acted on a call sooner);
+     * then each pair in turn probe first or second (an order effect must
+     * not favour one side) */
+    int lead = !(inc > 0 && g->ar_cost < 0.05 * inc);
+    if (lead)
+        plan_add(g, g->inc, 1);
     for (int i = 0; i < n; i++) {
-        int probe_first = g->arm[probes[i]].trials & 1;
+        int again = i > 0 && probes[i - 1] == probes[i];
+        int probe_first = (g->arm[probes[i]].trials + (uint32_t)again) & 1;
         plan_add(g, probe_first ? probes[i] : g->inc, 1);
         plan_add(g, probe_first ? g->inc : probes[i], 1);
         g->spair[g->nslot - 1] = (int16_t)(g->nslot - 2);
         g->spair[g->nslot - 2] = (int16_t)(g->nslot - 1);
     }
     /* a rich bank (a slow incumbent) pays for short windows: faster */
-    if (w > 2 * (uint32_t)n + 1 && left < 8 * g->ar_cost)
-        plan_spread(g, g->inc, w - 2 * (uint32_t)n - 1, LEARN_SLOTS - 2 * n - 1);
+    uint32_t used = 2 * (uint32_t)n + (uint32_t)lead;
+    if (w > used && left < 8 * g->ar_cost)
+        plan_spread(g, g->inc, w - used, inc_slots(g, w - used, LEARN_SLOTS - (int)used));
 }
 
 static void drop(psk_tune_group *g, int a)
@@ -534,7 +608,7 @@ static void drop(psk_tune_group *g, int a)
 
 /* a becomes the incumbent: the ratios were to the old one, so each is
  * divided by a's median ratio; the old incumbent's is its inverse */
-static void promote(psk_tune_group *g, int a)
+static void promote(psk_tune_group *g, int a, int keep_old)
 {
     int old = g->inc;
     double m = rmed(g, a);
@@ -548,18 +622,29 @@ static void promote(psk_tune_group *g, int a)
     }
     add_ratio(&g->arm[old], -m);
     g->active &= ~(1u << a);
-    g->active |= 1u << old; /* still compared, until clearly worse */
-    g->arm[a].dropped = g->arm[old].dropped = 0;
+    g->arm[a].dropped = 0;
     set_inc(g, a, WHY_EXPLORE);
+    /* the change detector: a new baseline from the next window (the
+     * probes' few calls next to the old incumbent's do not make one) */
+    g->base = 0;
+    g->sp = g->sn = 0;
+    if (keep_old) { /* still compared, until clearly worse */
+        g->active |= 1u << old;
+        g->arm[old].dropped = 0;
+    } else /* decided by medians: as good, within noise; not probed again */
+        drop(g, old);
 }
 
 /* the paired probes an arm needs to become the incumbent: MIN_PROMOTE;
- * 2 if both were twice as fast; 1 for the arm another group of this size
- * settled on */
+ * 2 if both were twice as fast, or for the incumbent the previous change
+ * found (a load that came and went); 1 for the arm another group of this
+ * size settled on */
 static int min_promote(const psk_tune_group *g, int a, int strong)
 {
     if (strong && a == g->seed_arm)
         return 1;
+    if (g->inc_before >= 0 && a == g->back_arm)
+        return 2;
     const psk_tune_arml *s = &g->arm[a];
     int halves = 0;
     for (int i = 0; i < s->rn; i++)
@@ -576,7 +661,7 @@ static void explore_step(psk_tune_group *g)
     for (int a = 0; a < PSK_TUNE_NARMS; a++)
         if ((g->active >> a & 1) && g->arm[a].rn && rmed(g, a) - rhalf(g, a) > 0)
             drop(g, a);
-    int best = -1;
+    int best = -1, keep_old = 1;
     /* one lucky call never makes an incumbent, unless another group of
      * this size settled on it already */
     int strong = g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB;
@@ -584,21 +669,29 @@ static void explore_step(psk_tune_group *g)
         if ((g->active >> a & 1) && g->arm[a].rn >= min_promote(g, a, strong) && rmed(g, a) + rhalf(g, a) < gain &&
             (best < 0 || rmed(g, a) < rmed(g, best)))
             best = a;
-    if (best < 0) /* out of probes: the median decides, with hysteresis */
+    /* out of probes: the median decides, with hysteresis; the incumbent
+     * it replaces is not probed again (arms within noise of each other
+     * would take turns for ever: they settle) */
+    /* After a change only the confidence bound promotes: alarms on a
+     * noisy machine must not make arms that are one algorithm take turns */
+    if (best < 0) {
+        keep_old = 0;
         for (int a = 0; a < PSK_TUNE_NARMS; a++)
             if ((g->active >> a & 1) && g->arm[a].trials >= TMAX) {
-                if (rmed(g, a) < gain && (best < 0 || rmed(g, a) < rmed(g, best)))
+                if (g->inc_before < 0 && rmed(g, a) < gain && (best < 0 || rmed(g, a) < rmed(g, best)))
                     best = a;
-                else if (rmed(g, a) >= gain)
+                else if (rmed(g, a) >= gain || g->inc_before >= 0)
                     drop(g, a);
             }
+    }
     if (best >= 0)
-        promote(g, best);
+        promote(g, best, keep_old);
     if (!g->active) {
         start_monitor(g);
         /* after a change detected: if the time per call is back where it
-         * was (within 10 %), the alarm was false: less sensitive now */
-        if (g->inc_before >= 0 && g->alarm_base > 0 && fabs(log(g->base / g->alarm_base)) < 0.1)
+         * was (within 10 %, or the noise), the alarm was false: less
+         * sensitive now */
+        if (g->inc_before >= 0 && g->alarm_base > 0 && fabs(log(g->base / g->alarm_base)) < fmax(0.1, g->noise))
             g->h = g->h * 2 > CUSUM_HMAX ? CUSUM_HMAX : g->h * 2;
         else if (g->inc_before >= 0)
             g->h = CUSUM_H;
@@ -608,11 +701,19 @@ static void explore_step(psk_tune_group *g)
 
 /* a change: everything measured before is stale but the incumbent's last
  * window; every plausible arm is a candidate again, native always, but an
- * arm dropped as 1.5 times slower than the incumbent (a change of traffic
- * reorders close arms, not those) */
+ * arm dropped as, or measured, 1.5 times slower than the incumbent (a
+ * change of traffic reorders close arms, not those). A change detected
+ * while exploring after another one, before anything settled: the level
+ * does not hold still, the threshold is at least 2 x CUSUM_H (no more:
+ * a neighbour job's stop must still be seen within a few calls) */
 static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *last, int nlast)
 {
     uint32_t keep_dropped = 0;
+    if (g->phase == PH_EXPLORE && g->inc_before >= 0 && g->h < 2 * CUSUM_H)
+        g->h = 2 * CUSUM_H;
+    for (int a = 0; a < PSK_TUNE_NARMS; a++)
+        if (a != g->inc && !g->arm[a].dropped && g->arm[a].rn && rmed(g, a) > log(1.5))
+            drop(g, a);
     for (int a = 0; a < PSK_TUNE_NARMS; a++) {
         if (g->arm[a].dropped && g->arm[a].drop_ratio > log(1.5))
             keep_dropped |= 1u << a;
@@ -632,27 +733,52 @@ static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *la
         g->active |= 1u << runner;
         g->first = runner;
     }
+    /* the incumbent the previous change found: a load that came and went
+     * (a neighbour job) makes it the best again */
+    int prev = g->change_inc;
+    g->change_inc = g->inc;
+    g->back_arm = -1;
+    if (g->alarms >= 2 && prev >= 0 && prev != g->inc && valid(c, g, prev)) {
+        g->active |= 1u << prev;
+        g->first = g->back_arm = prev;
+        keep_dropped &= ~(1u << prev);
+    }
     g->active &= ~keep_dropped;
     g->inc_before = g->inc;
     g->phase = PH_EXPLORE;
-    g->base = psk_tune_learn_est(g, g->inc);
+    g->base = 0; /* from the next window: the alarm's mixes both levels */
     g->noise = noise(g);
     g->sp = g->sn = 0;
     if (g->nhist < PSK_TUNE_NHIST)
         g->hist[g->nhist++] = (psk_tune_change){g->calls, (int8_t)g->inc, (int8_t)g->inc, WHY_CHANGE};
 }
 
-/* A window of the incumbent, slot by slot in order: two-sided CUSUMs of
- * z = log(time / baseline) / noise (clipped to +-1: a few descheduled
- * calls are not a change, 8 slow ones in a row are), drift CUSUM_K,
- * threshold g->h (it doubles after a
- * false alarm: hysteresis); and the runner-up's probe if any. On a change,
- * exploring again (returns 1). */
-static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, int nper)
+/* Level shifts of the incumbent, in every phase of the learner: the
+ * window's slots of the incumbent in order (a monitoring window's; an
+ * exploring one's unpaired first call, the incumbent's side of each pair
+ * and the padding). Two-sided CUSUMs of z = log(w / baseline) / unit, w
+ * the slot's time per call with each call cut at WCLIP x the baseline (a
+ * descheduled call is no change; reduced as the time, by MAX), unit the
+ * spread of the incumbent's slot times (g->noise, at least UNIT_MIN: a
+ * shift under 15 % is not worth exploring for), z clipped to +-ZCLIP,
+ * drift CUSUM_K, threshold g->h (it doubles after a false alarm:
+ * hysteresis; the clip grows with it): three slots two units off in a row
+ * are a change (four, eight after false alarms), eight one unit off, a few
+ * descheduled calls are not. A window's first call, alone
+ * in its slot, is left out (it takes the ranks' skew after the
+ * allreduce) unless the allreduce is under 5 % of a call. Monitoring also takes the
+ * runner-up's probe: clearly faster than the window's median, it is a
+ * change too. On a change: everything measured before is stale, exploring
+ * again (re-planned at once; returns 1). */
+static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, const double *win, int nper)
 {
     float v[LEARN_SLOTS];
-    int n = 0, probed = -1, alarm = 0;
+    int n = 0, probed = -1, up = 0, down = 0;
     double probe_t = 0;
+    /* the samples are slot times already: their spread is the slot's;
+     * the clip grows with the threshold: after false alarms a shift must
+     * be as much larger to be seen in three slots */
+    double unit = fmax(g->noise, UNIT_MIN), clip = ZCLIP * g->h / CUSUM_H;
     if (g->warmup > 0) {
         /* a warm start: the baseline is this run's, never the file's; its
          * first window warms up (connections, caches: slower), the next
@@ -666,26 +792,42 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, i
         }
         return 0;
     }
+    if (g->base <= 0) /* a change's or a new incumbent's first window: the baseline */
+        for (int s = 0; s < nper; s++)
+            if (!g->smixed[s] && g->sarm[s] == g->inc)
+                v[n++] = (float)per[s];
+    if (n) {
+        g->base = median(v, n);
+        n = 0;
+    }
     for (int s = 0; s < nper; s++) {
         if (g->smixed[s])
             continue;
         if (g->sarm[s] != g->inc) {
-            probed = g->sarm[s], probe_t = per[s];
+            if (g->phase == PH_MONITOR)
+                probed = g->sarm[s], probe_t = per[s];
             continue;
         }
         v[n++] = (float)per[s];
-        double z = log(per[s] / g->base) / (g->noise / sqrt(g->scalls[s]));
-        z = z > 1 ? 1 : z < -1 ? -1 : z;
+        /* the first call after the allreduce takes the ranks' skew (at
+         * most the allreduce's time) */
+        if (s == 0 && g->scalls[s] == 1 && !(g->ar_cost < 0.05 * g->base))
+            continue;
+        double z = win[s] > 0 ? log(win[s] / g->base) / unit : 0;
+        z = z > clip ? clip : z < -clip ? -clip : z;
         g->sp = fmax(0, g->sp + z - CUSUM_K);
         g->sn = fmax(0, g->sn - z - CUSUM_K);
-        alarm |= g->sp > g->h || g->sn > g->h;
+        up |= g->sp > g->h;
+        down |= g->sn > g->h;
     }
     if (!n)
         return 0;
     float vm[LEARN_SLOTS];
     memcpy(vm, v, (size_t)n * sizeof *v);
     double y = median(vm, n);
-    g->nmon++;
+    int alarm = up || down;
+    if (g->phase == PH_MONITOR)
+        g->nmon++;
     /* the runner-up clearly faster than the incumbent's median */
     int better = probed >= 0 && log(probe_t / y) < log(1 - HYST) - Z * 1.25 * g->sigma;
     if (alarm || better) {
@@ -697,7 +839,10 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, i
                     g->credit += (per[i] - g->base) * g->scalls[i];
         g->alarms++;
         g->alarm_base = g->base;
-        if (g->phase == PH_EXPLORE) { /* already exploring (waiting for the bank): a new baseline */
+        /* exploring, a shift under 1.5 times: a new baseline, the
+         * exploring goes on (re-planning at every such alarm of a jittery
+         * machine, it never ended) */
+        if (g->phase == PH_EXPLORE && !better && fabs(log(y / g->base)) < log(1.5)) {
             g->base = y;
             g->sp = g->sn = 0;
             return 0;
@@ -712,15 +857,19 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, i
     return 0;
 }
 
-static void learn_decide(const psk_tune_comm *c, psk_tune_group *g, const double *per, int nper)
+static void learn_decide(const psk_tune_comm *c, psk_tune_group *g, const double *per, const double *win, int nper)
 {
-    g->sigma = pooled_sigma(g);
-    predict(c, g);
+    /* the ratios and the model's scale change only while exploring:
+     * monitoring keeps them (a decision there is a few medians) */
+    if (g->phase != PH_MONITOR) {
+        g->sigma = pooled_sigma(g);
+        predict(c, g);
+    }
     switch (g->phase) {
     case PH_NATIVE0:
         g->phase = PH_EXPLORE;
         g->inc_before = -1;
-        g->base = psk_tune_learn_est(g, g->inc);
+        g->base = 0; /* from the next window (the first calls set up) */
         g->noise = noise(g);
         g->sp = g->sn = 0;
         if (g->origin == ORIGIN_RESUME) /* the candidates still compared in an earlier run */
@@ -734,9 +883,10 @@ static void learn_decide(const psk_tune_comm *c, psk_tune_group *g, const double
         plan_explore(g);
         return;
     case PH_EXPLORE:
-        /* a window of the incumbent alone (waiting for the bank) is
-         * watched for changes as when monitoring */
-        if (g->waiting && watch(c, g, per, nper))
+        /* the incumbent's calls in an exploring window (the unpaired
+         * first, its side of the pairs, the padding) are watched as when
+         * monitoring: a change re-plans the exploring */
+        if (watch(c, g, per, win, nper))
             return;
         explore_step(g);
         if (g->phase == PH_EXPLORE) {
@@ -745,7 +895,7 @@ static void learn_decide(const psk_tune_comm *c, psk_tune_group *g, const double
         }
         break;
     case PH_MONITOR:
-        if (watch(c, g, per, nper))
+        if (watch(c, g, per, win, nper))
             return;
         break;
     }
@@ -753,6 +903,7 @@ static void learn_decide(const psk_tune_comm *c, psk_tune_group *g, const double
     int probe = -1;
     if (g->phase == PH_MONITOR && g->runner >= 0 && --g->probe_wait <= 0) {
         g->probe_wait = g->probe_every;
+        predict(c, g);
         if (valid(c, g, g->runner) && risk(g, g->runner) + g->ar_cost <= bank(g))
             probe = g->runner;
     }
@@ -906,12 +1057,15 @@ static void trace(const psk_tune_comm *c, const psk_tune_group *g)
 /* ---- a window's end: the one collective ---- */
 
 /* reduce words: the slots' sums; the sum of the slots after the first
- * (STAR's window mean); this rank's previous allreduce time, negated (the
- * least is its cost: the others' includes waiting for the last); the
- * window's call sites' hash in three chunks and their negations */
+ * (STAR's window mean); this rank's previous decision's time (allreduce
+ * and deciding), negated (the least is its cost: the others' includes
+ * waiting for the last); the window's call sites' hash in three chunks
+ * and their negations; then (the learner's) the slots' sums with each
+ * call cut at wcap, for the change detector */
 static void decide(psk_tune_comm *c, psk_tune_group *g)
 {
     int n = g->nslot;
+    int star = g->phase == PH_STAR_LEARN || g->phase == PH_STAR_MON;
     double *b = g->st;
     double ext = 0;
     for (int s = 1; s < n; s++)
@@ -921,8 +1075,10 @@ static void decide(psk_tune_comm *c, psk_tune_group *g)
     chunks(g->wsite, b + n + 2);
     for (int i = 0; i < 3; i++)
         b[n + 5 + i] = -b[n + 2 + i];
+    if (!star)
+        memcpy(b + n + EXTRA, g->sw, (size_t)n * sizeof *b);
     uint64_t t0 = psk_tune_now_ns();
-    int rc = PMPI_Allreduce(MPI_IN_PLACE, b, n + EXTRA, MPI_DOUBLE, MPI_MAX, c->priv);
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, b, n + EXTRA + (star ? 0 : n), MPI_DOUBLE, MPI_MAX, c->priv);
     g->ar_local = (double)(psk_tune_now_ns() - t0);
     if (rc != MPI_SUCCESS) { /* not recoverable in step: native from now */
         c->learn = -1;
@@ -944,13 +1100,15 @@ static void decide(psk_tune_comm *c, psk_tune_group *g)
         if (b[n + 2 + i] != -b[n + 5 + i])
             g->sites_differ = 1;
     /* the slots into the arms' statistics */
-    double per[LEARN_SLOTS > STAR_SLOTS ? LEARN_SLOTS : STAR_SLOTS];
+    double per[LEARN_SLOTS > STAR_SLOTS ? LEARN_SLOTS : STAR_SLOTS], win[LEARN_SLOTS];
     int nper = n;
     double inc_est = psk_tune_learn_est(g, g->inc);
     for (int s = 0; s < n; s++) {
         int a = g->sarm[s];
         double t = b[s];
         per[s] = t / g->scalls[s];
+        if (!star)
+            win[s] = b[n + EXTRA + s] / g->scalls[s];
         g->total += t;
         g->arm[a].calls += g->scalls[s];
         g->arm[a].time += t;
@@ -975,12 +1133,15 @@ static void decide(psk_tune_comm *c, psk_tune_group *g)
                 per[s] > 0 && per[q] > 0)
                 add_ratio(&g->arm[g->sarm[s]], log(per[s] / per[q]));
         }
-    if (g->phase == PH_STAR_LEARN || g->phase == PH_STAR_MON)
+    if (star)
         star_decide(c, g, per, b[n]);
     else
-        learn_decide(c, g, per, nper);
+        learn_decide(c, g, per, win, nper);
     if (g->phase == PH_MONITOR)
         psk_tune_learn_settled(c, g);
+    /* what deciding cost this rank, the allreduce and the planning: the
+     * windows are long enough for it (not the trace, nor the check) */
+    g->ar_local = (double)(psk_tune_now_ns() - t0);
     if (psk_tune_cfg_g.debug >= 3 && c->rank == 0)
         trace(c, g);
     if (psk_tune_cfg_g.check)
@@ -998,6 +1159,7 @@ void psk_tune_learn_free(psk_tune_group *g)
     free(g->spair);
     free(g->scalls);
     free(g->st);
+    free(g->sw);
     free(g);
 }
 
@@ -1011,8 +1173,9 @@ static psk_tune_group *group_alloc(int cap)
     g->smixed = malloc((size_t)cap);
     g->spair = malloc((size_t)cap * sizeof *g->spair);
     g->scalls = malloc((size_t)cap * sizeof *g->scalls);
-    g->st = malloc(((size_t)cap + EXTRA) * sizeof *g->st);
-    if (!g->sarm || !g->smixed || !g->spair || !g->scalls || !g->st) {
+    g->st = malloc((2 * (size_t)cap + EXTRA) * sizeof *g->st);
+    g->sw = malloc((size_t)cap * sizeof *g->sw);
+    if (!g->sarm || !g->smixed || !g->spair || !g->scalls || !g->st || !g->sw) {
         psk_tune_learn_free(g);
         return NULL;
     }
@@ -1175,6 +1338,7 @@ void psk_tune_learn_record(psk_tune_comm *c, psk_tune_group *g, int ran, double 
 {
     int s = g->slot;
     g->st[s] += ns;
+    g->sw[s] += ns < g->wcap ? ns : g->wcap;
     if (ran != g->sarm[s])
         g->smixed[s] = 1;
     g->wsite = g->wsite * 0x100000001b3u + (site ? site->id : 0);

@@ -101,12 +101,19 @@ static int grow(void)
     return 0;
 }
 
+/* each thread's last site: a loop calls from one site, without the lock
+ * (sites are never freed) */
+static _Thread_local uintptr_t last_ra;
+static _Thread_local psk_tune_site *last_site;
+
 const psk_tune_site *psk_tune_site_of(void *ra)
 {
     uintptr_t a = (uintptr_t)ra;
     psk_tune_site *found = NULL;
     if (!a)
         return NULL;
+    if (a == last_ra)
+        return last_site;
     pthread_mutex_lock(&S.lock);
     if (S.cap) {
         size_t j = slot(a, S.cap);
@@ -125,5 +132,7 @@ const psk_tune_site *psk_tune_site_of(void *ra)
         S.n++;
     }
     pthread_mutex_unlock(&S.lock);
+    if (found)
+        last_ra = a, last_site = found;
     return found;
 }

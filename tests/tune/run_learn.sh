@@ -36,12 +36,24 @@
 #                MPI_Allgather (COLL: bcast, allreduce, allgather), their arms
 #   mixed        the four collectives in turn on the world, native slower:
 #                a group each, its arms only, decisions hash-checked
+#   leave_mon, leave_exp   every call 20 ms or more (injected), the other arms
+#                45 % slower than native; native 100 ms slower from call N
+#                (a neighbour job starts): native must be left within 16
+#                calls of N; the learner monitoring at N (_mon) or still
+#                exploring (_exp, no budget: the probes wait for a change;
+#                N = 60, M = 110)
+#   back_mon, back_exp     the same, but the slowdown (native 100 ms, the
+#                others 25 ms) ends at call M (the neighbour stops): native
+#                must be the incumbent again within 20 calls of M
 set -u
 [ $# -eq 4 ] || { echo "usage: PERFSKEL=... JSON_FLAT=... $0 openmpi|mpich NP CASE PROGRAM" >&2; exit 1; }
 flavour=$1 np=$2 case=$3 prog=$4
 # CASE.COLL: the case on another collective than MPI_Alltoall
 coll=""
 case $case in *.*) coll=${case#*.} case=${case%%.*} ;; mixed) coll=mixed ;; esac
+# leave_mon, back_exp, ...: the case and the learner's phase at the change
+phase=""
+case $case in leave_* | back_*) phase=${case#*_} case=${case%%_*} ;; esac
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}" "${JSON_FLAT:?JSON_FLAT must name json_flat}"
 case $flavour in
 openmpi) launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np") ;;
@@ -195,17 +207,23 @@ warm_stale)
     key=$(awk '$1 ~ /^psk[12]$/ { print $2, $3, $4, $5, $6, $7 }' "$db")
     [ -n "$key" ] || fail "the first run wrote no line: $(cat "$db")"
     awk -v k="$key" -v d="$d" -v t="$est" 'BEGIN { printf "psk1 %s %s 300 %.1f 20000000.0 1\n", k, d, t * 1000 }' >"$db"
-    # (24 calls: a warm-up window, the baseline's, one watched; the change
-    # detector cannot reach its threshold in one window, so a change here
-    # would be the file's time taken for this run's)
+    # (24 calls: a warm-up window, the baseline's, one watched; a change
+    # at or before call 16 would be the file's time taken for this run's:
+    # the old code's came at call 8. The detector sees three slots far
+    # off in a row, so a loaded machine may still set off one false alarm
+    # in the watched window: allowed, if it leads to no exploring)
     PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 24 16384
     [ "$(get r2 groups.0.prior)" = "decision file" ] || fail "second run: prior '$(get r2 groups.0.prior)' ($(cat "$db"))"
     now=$(arm r2 0 "$d" estimate_us)
     awk -v a="$est" -v b="$now" 'BEGIN { exit !(a >= 5 * b) }' ||
         fail "$d took $est us a call in the first run, $now us in the second: not 5 times faster"
-    [ "$(get r2 groups.0.exploration_calls)" = 0 ] && [ "$(get r2 groups.0.changes_detected)" = 0 ] ||
+    early=$(awk -F= '/^groups\.0\.changes\.[0-9]+\.call=/ { split($1, p, "."); call[p[4]] = $2 }
+                     /^groups\.0\.changes\.[0-9]+\.why=change detected$/ { split($1, p, "."); ch[p[4]] = 1 }
+                     END { for (i in ch) if (call[i] <= 16) n++; print n + 0 }' "$work/r2.flat")
+    [ "$(get r2 groups.0.exploration_calls)" = 0 ] && [ "$early" = 0 ] &&
+        [ "$(get r2 groups.0.changes_detected)" -le 1 ] ||
         fail "second run: $(get r2 groups.0.exploration_calls) exploration calls," \
-            "$(get r2 groups.0.changes_detected) changes detected"
+            "$(get r2 groups.0.changes_detected) changes detected ($early by call 16)"
     ;;
 resume)
     db=$work/decisions
@@ -259,9 +277,11 @@ corrupt_db)
         echo "psk2 other:1 $flavour-1 4 prog 0x10 3 alltoall exploring pair 10 5.0 1.0 2.0 1 ring:a:- ring:d:-"
         echo "psk2 other:1 $flavour-1 4 prog%20y 0x10 3 bcast exploring native 10 5.0 -1.0 2.0 1 bc_binomial:a:-0.1" # valid
     } >"$db"
-    # (24 calls: a warm-up window, the baseline's, one watched; the change
-    # detector cannot reach its threshold in one window, so a change here
-    # would be the file's time taken for this run's)
+    # (24 calls: a warm-up window, the baseline's, one watched; a change
+    # at or before call 16 would be the file's time taken for this run's:
+    # the old code's came at call 8. The detector sees three slots far
+    # off in a row, so a loaded machine may still set off one false alarm
+    # in the watched window: allowed, if it leads to no exploring)
     PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 24 16384
     grep -q 'PSK_TUNE_DB .*: 13 bad lines skipped' "$work/err" ||
         fail "not 13 bad lines said: $(grep PSK_TUNE_DB "$work/err")"
@@ -327,6 +347,48 @@ sites)
     for g in 0 1 2; do
         [ "$(get r groups.$g.calls)" -gt 0 ] || fail "group $g has no calls"
     done
+    ;;
+leave | back)
+    # calls of 20 ms or more, so that the windows are short (their
+    # allreduce within 1 % of their time) on a loaded machine too; the
+    # others 45 % slower than native, close enough to be candidates again
+    # after a change (arms 1.5 times slower are not)
+    base="native:20000,$(all_slow 29000)"
+    N=120 M=170 total=240
+    # exploring at N: sooner (a false alarm's cost, spent on probes, may
+    # end the exploring; the fewer calls before N, the rarer)
+    [ "$phase" = exp ] && N=60 M=110 total=180
+    if [ "$case" = leave ]; then
+        inj="$base,native:100000@$N"
+        total=$((N + 60))
+    else
+        inj="$base,native:100000@$N-$((M - 1)),$(all_slow 25000 "@$N-$((M - 1))")"
+    fi
+    # monitoring at N: a budget that probes at once; exploring at N: none
+    # (probes only on what a change detected cost)
+    budget=0.25
+    [ "$phase" = exp ] && budget=0
+    PSK_TUNE_DEBUG=3 PSK_TUNE_BUDGET=$budget PSK_TUNE_INJECT=$inj run r "$total" 16384
+    # the phase at N: the last decision (rank 0's trace) before call N
+    want=monitoring
+    [ "$phase" = exp ] && want=exploring
+    at=$(sed -n "s/^perfskel-tune: comm 0 alltoall class 14 call \([0-9]*\): \([a-z]*\),.*/\1 \2/p" "$work/err" |
+        awk -v n=$N '$1 <= n { p = $2 } END { print p }')
+    [ "$at" = "$want" ] || fail "the learner was '$at' at call $N, not $want (the test's premise)"
+    # the changes of the report as CALL TO lines
+    sed -n 's/^groups\.0\.changes\.\([0-9]*\)\.\(call\|to\)=//p' "$work/r.flat" | paste - - >"$work/changes"
+    inc_at() { awk -v n="$1" '$1 <= n { a = $2 } END { print a }' "$work/changes"; }
+    [ "$(inc_at $((N - 1)))" = native ] || fail "native was not the incumbent before call $N: $(tr '\n' ' ' <"$work/changes")"
+    # (16 calls, not 20: before the detector watched every phase and its
+    # CUSUMs counted a far-off slot as two, a change took 9 slow calls to
+    # detect and two exploring windows, at least 8 calls, to act on)
+    [ "$(inc_at $((N + 16)))" != native ] ||
+        fail "native, 100 ms slower from call $N, still the incumbent at call $((N + 16)): $(tr '\n' ' ' <"$work/changes")"
+    if [ "$case" = back ]; then
+        [ "$(inc_at $((M - 1)))" != native ] || fail "native the incumbent before its slowdown ended"
+        [ "$(inc_at $((M + 20)))" = native ] ||
+            fail "native, fast again from call $M, not the incumbent at call $((M + 20)): $(tr '\n' ' ' <"$work/changes")"
+    fi
     ;;
 *) fail "unknown case" ;;
 esac
