@@ -153,9 +153,11 @@ slow_native)
 change)
     # (on a quiet machine native is left about 20 calls after the change;
     # a loaded one makes the decisions' allreduce costly, windows longer)
-    # (128 KiB: calls of 50 us or more are watched in windows of 64 calls
-    # at most, whatever the allreduce costs on a loaded machine)
-    PSK_TUNE_INJECT="$(all_slow 20000 @0-79),native:20000@80" run r 240 131072
+    # (512 KiB: calls of 50 us or more are watched in windows of 64 calls
+    # at most, whatever the allreduce costs on a loaded machine; at 128 KiB
+    # two MPICH ranks take some 30 us a call, so a window planned before
+    # the change could last 140 calls: left at call 172-212 in 4 of 15 runs)
+    PSK_TUNE_INJECT="$(all_slow 20000 @0-79),native:20000@80" run r 240 524288
     first=$(grep '^groups\.0\.changes\.[0-9]*\.why=explored$' "$work/r.flat" | head -1 | sed 's/\.why=.*//')
     [ -n "$first" ] || fail "native was never left"
     c=$(get r "${first//./\\.}\\.call")
