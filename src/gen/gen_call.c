@@ -165,8 +165,11 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
     /* sin_, rin_ (skel_runtime.c): a call recorded in place is made so */
     case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter: {
         int scat = fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter;
-        fprintf(g->body, "{ int s_ = %s, r_ = %s; %s(%s, s_, MPI_BYTE, %s, r_, MPI_BYTE, %s, %s%s); }\n", sc, rc,
-                name, scat ? "sbuf_" : "sin_(s_, r_)", scat ? "rin_(s_, r_)" : "rbuf_", root, comm, nbr);
+        /* (in place only at the root) */
+        fprintf(g->body, "{ int s_ = %s, r_ = %s, m_ = -1, o_ = %s; MPI_Comm_rank(%s, &m_); %s(%s, s_, MPI_BYTE, "
+                         "%s, r_, MPI_BYTE, o_, %s%s); }\n", sc, rc, root, comm, name,
+                scat ? "sbuf_" : "m_ == o_ ? sin_(s_, r_) : sbuf_", scat ? "m_ == o_ ? rin_(s_, r_) : rbuf_" : "rbuf_",
+                comm, nbr);
         break;
     }
     case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:

@@ -590,10 +590,16 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             break;
         case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
             a = ri_(), b = ri_(), c = ri_(), cm = rc_();
-            if (fn == PSK_FN_Gather) MPI_Gather(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
-            else if (fn == PSK_FN_Igather) MPI_Igather(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
-            else if (fn == PSK_FN_Scatter) MPI_Scatter(sbuf_, a, MPI_BYTE, rin_(a, b), b, MPI_BYTE, c, cm);
-            else MPI_Iscatter(sbuf_, a, MPI_BYTE, rin_(a, b), b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            { /* in place only at the root */
+            int me_ = -1;
+            MPI_Comm_rank(cm, &me_);
+            const void *sb_ = me_ == c ? sin_(a, b) : sbuf_;
+            void *rb_ = me_ == c ? rin_(a, b) : rbuf_;
+            if (fn == PSK_FN_Gather) MPI_Gather(sb_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
+            else if (fn == PSK_FN_Igather) MPI_Igather(sb_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Scatter) MPI_Scatter(sbuf_, a, MPI_BYTE, rb_, b, MPI_BYTE, c, cm);
+            else MPI_Iscatter(sbuf_, a, MPI_BYTE, rb_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            }
             break;
         case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
             a = ri_(), b = ri_(), cm = rc_();
