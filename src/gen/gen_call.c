@@ -99,7 +99,7 @@ static void emit_reqs(gen *g, int32_t id)
     gen_array_table(g, id, PSK_F_REQS, -1, "reqs", &w);
     for (int j = 0; j < n->np; j++)
         for (uint32_t k = 0; k < PSK_ARRN(&n->first[j], PSK_F_REQS); k++)
-            gen_bump(&g->max_req, PSK_ARR(&n->first[j], PSK_F_REQS)[k]);
+            gen_bump_req(g, PSK_ARR(&n->first[j], PSK_F_REQS)[k]);
     int wait = gen_reqs_how(fn);
     char how[96];
     snprintf(how, sizeof how, "%d", wait);

@@ -84,8 +84,27 @@ static int done_push(gnode *n, int j, int done)
  * table by execution if they differ. Waitany, Waitsome, Testany and
  * Testsome see MPI_REQUEST_NULL where the original had completed a
  * request before; the skeleton may have completed another one (timing), so
- * it passes the request last seen there instead: every request is then
- * completed by the same number of calls as in the original. */
+ * it passes the request last seen there instead, and the requests the
+ * original call completed are flagged (PSK_GEN_REQ_DONE): the skeleton
+ * completes them too before it goes on. */
+/* flags (PSK_GEN_REQ_DONE) the requests of x, the array of e as the
+ * skeleton passes it, that e completed */
+static void flag_done(const psk_event *e, int64_t *x, uint32_t len)
+{
+    unsigned fn = psk_fn_polled(e->fn) ? psk_fn_polled(e->fn) : e->fn; /* a run of polls: as its last test */
+    if (fn == PSK_FN_Waitany || fn == PSK_FN_Testany) {
+        if (PSK_HAS(e, PSK_F_INDEX) && e->v[PSK_F_INDEX] >= 0 && e->v[PSK_F_INDEX] < (int64_t)len &&
+            (fn == PSK_FN_Waitany || (PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG])))
+            x = &x[e->v[PSK_F_INDEX]], *x = *x >= 0 && *x < PSK_GEN_REQ_DONE ? *x + PSK_GEN_REQ_DONE : *x;
+        return;
+    }
+    for (uint32_t k = 0; PSK_HAS(e, PSK_F_INDICES) && k < PSK_ARRN(e, PSK_F_INDICES); k++) {
+        int64_t i = PSK_ARR(e, PSK_F_INDICES)[k];
+        if (i >= 0 && i < (int64_t)len && x[i] >= 0 && x[i] < PSK_GEN_REQ_DONE)
+            x[i] += PSK_GEN_REQ_DONE;
+    }
+}
+
 static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
 {
     if (n->reqsbig)
@@ -127,6 +146,7 @@ static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
         if (len)
             memcpy(g->lastarr[r], &x[1], len * sizeof *x);
         g->nlastarr[r] = len;
+        flag_done(e, &x[1], len);
     }
     n->nxr[j] += len + 1;
     /* against the first execution as emitted: its own array */
@@ -240,18 +260,24 @@ static void settle_reqs(gen *g)
 {
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
         gnode *n = &g->node[id];
+        if (n->reqsvary && !n->reqsbig) {
+            uint64_t w = 1;
+            for (int j = 0; j < n->np; j++)
+                for (uint64_t at = 0; at < n->nxr[j]; at += 1 + (uint64_t)n->xr[j][at])
+                    w = (uint64_t)n->xr[j][at] > w ? (uint64_t)n->xr[j][at] : w;
+            if (n->execs * (uint64_t)g->P * w > (1u << 22))
+                n->reqsbig = 1;
+        }
         /* the first execution's array as note_reqs completed it */
         for (int j = 0; n->xr && j < n->np; j++)
-            if (n->nxr[j] && (uint64_t)n->xr[j][0] == PSK_ARRN(&n->first[j], PSK_F_REQS) && n->xr[j][0])
-                memcpy((void *)PSK_ARR(&n->first[j], PSK_F_REQS), &n->xr[j][1], (size_t)n->xr[j][0] * sizeof(int64_t));
-        if (!n->reqsvary || n->reqsbig)
-            continue;
-        uint64_t w = 1;
-        for (int j = 0; j < n->np; j++)
-            for (uint64_t at = 0; at < n->nxr[j]; at += 1 + (uint64_t)n->xr[j][at])
-                w = (uint64_t)n->xr[j][at] > w ? (uint64_t)n->xr[j][at] : w;
-        if (n->execs * (uint64_t)g->P * w > (1u << 22))
-            n->reqsbig = 1;
+            if (n->nxr[j] && (uint64_t)n->xr[j][0] == PSK_ARRN(&n->first[j], PSK_F_REQS) && n->xr[j][0]) {
+                int64_t *a = (int64_t *)PSK_ARR(&n->first[j], PSK_F_REQS);
+                memcpy(a, &n->xr[j][1], (size_t)n->xr[j][0] * sizeof(int64_t));
+                /* one array for every execution: what the first completed is
+                 * not what the others did */
+                for (int64_t k = 0; n->reqsbig && k < n->xr[j][0]; k++)
+                    a[k] = gen_req_id(a[k]);
+            }
     }
 }
 

@@ -161,7 +161,7 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
         rc |= put(s, how) | put(s, nq);
         for (k = 0; k < nq; k++) {
             rc |= put(s, PSK_ARR(e, PSK_F_REQS)[k]);
-            gen_bump(&g->max_req, PSK_ARR(e, PSK_F_REQS)[k]);
+            gen_bump_req(g, PSK_ARR(e, PSK_F_REQS)[k]);
         }
         break;
     }
@@ -178,7 +178,7 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
             rc |= put(s, nq);
             for (q = 0; q < nq; q++) {
                 rc |= put(s, PSK_ARR(e, PSK_F_REQS)[q]);
-                gen_bump(&g->max_req, PSK_ARR(e, PSK_F_REQS)[q]);
+                gen_bump_req(g, PSK_ARR(e, PSK_F_REQS)[q]);
             }
         }
         break;

@@ -560,7 +560,7 @@ void gen_reqs_by_exec(gen *g, int32_t id)
                 for (uint64_t i = 0; i < w; i++) {
                     long long q = x && i < (uint64_t)x[0] ? (long long)x[1 + i] : -1;
                     fprintf(g->tabs, "%s%lld", i ? ", " : "", q);
-                    gen_bump(&g->max_req, q);
+                    gen_bump_req(g, q);
                 }
                 fprintf(g->tabs, "}");
             }

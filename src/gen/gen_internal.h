@@ -118,6 +118,17 @@ typedef struct psk_gen {
 
 static inline void gen_bump(int64_t *max, int64_t v) { *max = v > *max ? v : *max; }
 
+/* In a skeleton's request array of a Waitany, Waitsome, Testany or
+ * Testsome, the requests the original call completed carry this flag
+ * (gen_collect.c note_reqs): the skeleton's call may complete fewer
+ * (timing), and reqs_ then completes the rest, so that no request the
+ * program had completed is left pending (a nonblocking collective pending
+ * as its communicator is freed brings Open MPI down). Ids this large are
+ * never flagged. */
+#define PSK_GEN_REQ_DONE (INT64_C(1) << 30)
+static inline int64_t gen_req_id(int64_t q) { return q >= PSK_GEN_REQ_DONE ? q - PSK_GEN_REQ_DONE : q; }
+static inline void gen_bump_req(gen *g, int64_t q) { gen_bump(&g->max_req, gen_req_id(q)); }
+
 /* gen_skeleton.c: records the message (printf-like; the first one stands)
  * with PSK_EFORMAT, or "out of memory" with PSK_ENOMEM; both return -1 */
 int gen_fail(gen *g, const char *fmt, ...);

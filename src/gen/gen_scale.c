@@ -443,11 +443,12 @@ static int node_ids(const gen *g, int32_t id, int f, int (*fn)(void *, int, int6
         if (n->xr && !n->reqsbig) {
             for (uint64_t at = 0; at < n->nxr[j] && !rc; at += 1 + (uint64_t)n->xr[j][at])
                 for (int64_t k = 0; k < n->xr[j][at] && !rc; k++)
-                    rc = fn(arg, j, n->xr[j][at + 1 + k], n->xr[j][at + 1 + k]);
+                    rc = fn(arg, j, gen_req_id(n->xr[j][at + 1 + k]), gen_req_id(n->xr[j][at + 1 + k]));
             continue;
         }
         for (uint32_t k = 0; k < PSK_ARRN(&n->first[j], PSK_F_REQS) && !rc; k++)
-            rc = fn(arg, j, PSK_ARR(&n->first[j], PSK_F_REQS)[k], PSK_ARR(&n->first[j], PSK_F_REQS)[k]);
+            rc = fn(arg, j, gen_req_id(PSK_ARR(&n->first[j], PSK_F_REQS)[k]),
+                    gen_req_id(PSK_ARR(&n->first[j], PSK_F_REQS)[k]));
     }
     return rc;
 }

@@ -139,14 +139,26 @@ static inline MPI_Request *newreq_(long long id, int persistent)
 
 /* Startall (0), Waitall (1), Waitany (2), Waitsome (3), Testall (4),
  * Testany (5), Testsome (6) on recorded slots; 1 if a test found
- * something (always 1 for the others) */
+ * something (always 1 for the others). Ids plus REQDONE_ are requests the
+ * original call (or run of polls) completed: a Waitany or Waitsome is made
+ * once they have completed (MPI_Request_get_status leaves them to it; a
+ * recorder sees the one call and the same requests freed), a test only
+ * once they all have (a run of polls then completes them with one call,
+ * as the original's did). */
+#define REQDONE_ (1 << 30)
 static inline int reqs_(int how, const int *ids, int n)
 {
     static MPI_Status st[NREQ + 1];
     MPI_Request r[NREQ + 1];
-    int k, i = 0, f = 1, idx[NREQ + 1];
+    int k, i = 0, f = 1, idx[NREQ + 1], more = 0;
     if (n > NREQ + 1) n = NREQ + 1;
-    for (k = 0; k < n; k++) r[k] = req_[slot_(ids[k])];
+    for (k = 0; k < n; k++) more |= ids[k] >= REQDONE_, r[k] = req_[slot_(ids[k] >= REQDONE_ ? ids[k] - REQDONE_ : ids[k])];
+    for (k = 0; more && (how == 2 || how == 3) && k < n; k++)
+        for (f = ids[k] < REQDONE_ || r[k] == MPI_REQUEST_NULL; !f;)
+            PMPI_Request_get_status(r[k], &f, MPI_STATUS_IGNORE);
+    for (k = 0, f = 1; more && how >= 4 && k < n; k++)
+        if (ids[k] >= REQDONE_ && r[k] != MPI_REQUEST_NULL && (PMPI_Request_get_status(r[k], &f, MPI_STATUS_IGNORE), !f))
+            return 0;
     if (how == 0) MPI_Startall(n, r);
     else if (how == 1) MPI_Waitall(n, r, st);
     else if (how == 2) MPI_Waitany(n, r, &i, st);
@@ -154,7 +166,7 @@ static inline int reqs_(int how, const int *ids, int n)
     else if (how == 4) MPI_Testall(n, r, &f, st);
     else if (how == 5) { MPI_Testany(n, r, &i, &f, st); f = f && i != MPI_UNDEFINED; }
     else { MPI_Testsome(n, r, &i, idx, st); f = i != MPI_UNDEFINED && i > 0; }
-    for (k = 0; k < n; k++) req_[slot_(ids[k])] = r[k];
+    for (k = 0; k < n; k++) req_[slot_(ids[k] >= REQDONE_ ? ids[k] - REQDONE_ : ids[k])] = r[k];
     return f;
 }
 
