@@ -138,6 +138,12 @@ const char *psk_op_name(int op);
 /* Bytes an event moves for profiles: sends count what they send,
  * receives what their buffer holds, collectives what this rank contributes. */
 uint64_t psk_event_bytes(const struct psk_event *ev);
+/* 1 if ev is a collective the program made in place (MPI_IN_PLACE), as
+ * the recorder writes one: a send side of 0 bytes with a receive side that
+ * is not (an allgather, an alltoall, a gather's root), or for a scatter's
+ * root the reverse. The skeleton's sin_/rin_ (src/gen/skel_runtime.c)
+ * apply the same rule to the byte counts it replays. */
+int psk_event_in_place(const struct psk_event *ev);
 
 /* ---- events ---- */
 

@@ -558,8 +558,9 @@ static int64_t coll_bytes(const psk_event *e, int n)
     int64_t rb = PSK_HAS(e, PSK_F_RCOUNT) ? e->v[PSK_F_RCOUNT] * (PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : 1)
                                           : 0;
     /* a send side of 0 bytes with a receive side that is not: made in
-     * place (a gather's root, an allgather, an alltoall), its data is
-     * what it receives */
+     * place (psk_event_in_place: a gather's root, an allgather, an
+     * alltoall) or a scatter's non-root, whose send count means nothing;
+     * its data is what it receives */
     if (PSK_HAS(e, PSK_F_COUNT) && (e->v[PSK_F_COUNT] * ds != 0 || !rb))
         return e->v[PSK_F_COUNT] * ds;
     return rb;

@@ -153,6 +153,20 @@ static uint64_t sum_bytes(const psk_event *ev, int counts, int64_t size)
     return b;
 }
 
+int psk_event_in_place(const psk_event *ev)
+{
+    if (psk_fn_class(ev->fn) != PSK_CLASS_COLL && psk_fn_class(ev->fn) != PSK_CLASS_ICOLL)
+        return 0;
+    int rsf = PSK_HAS(ev, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
+    if (!PSK_HAS(ev, PSK_F_COUNT) || !PSK_HAS(ev, PSK_F_RCOUNT) || !PSK_HAS(ev, rsf))
+        return 0;
+    int64_t sb = ev->v[PSK_F_COUNT] * (PSK_HAS(ev, PSK_F_DTSIZE) ? ev->v[PSK_F_DTSIZE] : 1);
+    int64_t rb = ev->v[PSK_F_RCOUNT] * ev->v[rsf];
+    if (ev->fn == PSK_FN_Scatter || ev->fn == PSK_FN_Iscatter)
+        return rb == 0 && sb != 0;
+    return sb == 0 && rb != 0;
+}
+
 uint64_t psk_event_bytes(const psk_event *ev)
 {
     const psk_fn_info *i = info(ev->fn);
@@ -180,13 +194,12 @@ uint64_t psk_event_bytes(const psk_event *ev)
             return sum_bytes(ev, PSK_F_COUNTS, size);
         }
         if (PSK_HAS(ev, PSK_F_COUNT)) {
-            /* an allgather or alltoall made in place: recorded with 0
-             * bytes sent, it sends what each peer receives */
-            int in_place = count * size == 0 && PSK_HAS(ev, PSK_F_RCOUNT) && PSK_HAS(ev, PSK_F_RDTSIZE) &&
-                           (ev->fn == PSK_FN_Allgather || ev->fn == PSK_FN_Iallgather ||
-                            ev->fn == PSK_FN_Alltoall || ev->fn == PSK_FN_Ialltoall);
-            return in_place ? (uint64_t)ev->v[PSK_F_RCOUNT] * (uint64_t)ev->v[PSK_F_RDTSIZE]
-                            : (uint64_t)count * (uint64_t)size;
+            /* an allgather or alltoall made in place sends what each
+             * peer receives (a gather's root in place sends nothing) */
+            int ag = ev->fn == PSK_FN_Allgather || ev->fn == PSK_FN_Iallgather || ev->fn == PSK_FN_Alltoall ||
+                     ev->fn == PSK_FN_Ialltoall;
+            return ag && psk_event_in_place(ev) ? (uint64_t)ev->v[PSK_F_RCOUNT] * (uint64_t)ev->v[PSK_F_RDTSIZE]
+                                                : (uint64_t)count * (uint64_t)size;
         }
         /* Reduce_scatter: what this rank receives */
         if (PSK_HAS(ev, PSK_F_RCOUNTS))

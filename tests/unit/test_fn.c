@@ -137,8 +137,36 @@ static void test_event_bytes(void **state)
 
     ev = make("MPI_Wait");
     assert_int_equal(psk_event_bytes(&ev), 0);
+    assert_false(psk_event_in_place(&ev));
     ev.fn = 0;
     assert_int_equal(psk_event_bytes(&ev), 0);
+}
+
+/* MPI_IN_PLACE as recorded: a 0-byte send side with a receive side that is
+ * not (a scatter's root: the reverse); what an allgather or alltoall made
+ * in place counts as sent, a gather's root nothing */
+static void test_in_place(void **state)
+{
+    (void)state;
+    static const char *const ag[] = {"MPI_Allgather", "MPI_Ialltoall", "MPI_Gather", "MPI_Scatter"};
+    for (int k = 0; k < 4; k++) {
+        psk_event ev = make(ag[k]);
+        int scat = k == 3;
+        ev.v[PSK_F_COUNT] = 6, ev.v[PSK_F_DTSIZE] = 4, ev.v[PSK_F_RCOUNT] = 3, ev.v[PSK_F_RDTSIZE] = 8;
+        assert_false(psk_event_in_place(&ev));
+        assert_int_equal(psk_event_bytes(&ev), 24);
+        ev.v[scat ? PSK_F_RCOUNT : PSK_F_COUNT] = 0;
+        assert_true(psk_event_in_place(&ev));
+        assert_int_equal(psk_event_bytes(&ev), k < 2 ? 24 : scat ? 24 : 0);
+        ev.v[scat ? PSK_F_COUNT : PSK_F_RCOUNT] = 0; /* nothing either way */
+        assert_false(psk_event_in_place(&ev));
+    }
+    psk_event ev = make("MPI_Allreduce"); /* no receive count recorded: never */
+    ev.v[PSK_F_COUNT] = 0, ev.v[PSK_F_DTSIZE] = 8;
+    assert_false(psk_event_in_place(&ev));
+    ev = make("MPI_Recv");
+    ev.v[PSK_F_COUNT] = 0, ev.v[PSK_F_DTSIZE] = 8;
+    assert_false(psk_event_in_place(&ev));
 }
 
 static void test_names_of_constants(void **state)
@@ -160,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_names_and_ids),
         cmocka_unit_test(test_required_functions_present),
         cmocka_unit_test(test_event_bytes),
+        cmocka_unit_test(test_in_place),
         cmocka_unit_test(test_names_of_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
