@@ -17,7 +17,8 @@
 #   cost  this machine, NP ranks, each MPI: a2a_bench COST_ARGS ("-b 8 -B 8
 #       -n 100000 -r 7"), the cost per call of the library, native, learn, star
 #   tb  the emulated cluster (TESTBED, ../shared/testbed; up already), Open
-#       MPI, job A on A_HOSTS (h0,h2: across the slow link); a neighbour job
+#       MPI, job A on A_HOSTS (h0,h2: across the slow link; one rank a host,
+#       scenarios named -npN for other than 2 hosts); a neighbour job
 #       B, a2a_bench B_ARGS ("-b 1048576 -n 2") on B_HOSTS (h0,h2), starts
 #       *_B_DELAY s after A is launched and loops for *_B_SECONDS s. Job A:
 #       ft_like TB_FT_ARGS ("64 64 64 20"; B 1.0 s after, for 1.0 s) and
@@ -37,7 +38,9 @@
 #       its elapsed time, its MPI_Alltoall group's exploration calls, and the
 #       group's state in the file after it (scenario vm-MPI-ft-series)
 # Other settings: RUNS (3), ONLY (a space-separated list of scenario names,
-# e.g. "vm-openmpi-ft tb-openmpi-a2a"), POLICIES (all), RUN_TIMEOUT (300 s),
+# e.g. "vm-openmpi-ft tb-openmpi-a2a"), POLICIES (all; star2 is STAR-MPI's rule
+# with X = 2 trials per arm, star with its 10; learnw is learn with
+# PSK_TUNE_SWITCH_WARMUP=1, not in the default list), RUN_TIMEOUT (300 s),
 # RESUMMARISE=1 (no runs: the tables and plots again from what OUT holds).
 # Needs jq. Figures are medians over runs; spread is (max - min) / median.
 set -u
@@ -75,12 +78,13 @@ log() { echo "[tune_bench $(date +%H:%M:%S)] $*" >&2; }
 policies() {
     local arms="spread ring bruck ring_lb ring_mb ring_ob"
     [ $(($1 & ($1 - 1))) = 0 ] && arms="spread pair ring bruck pair_lb ring_lb pair_mb ring_mb pair_ob ring_ob"
-    echo "${POLICIES:-native libnative $arms star learn warm}"
+    echo "${POLICIES:-native libnative $arms star star2 learn warm}"
 }
 
 SERIES_RUNS=${SERIES_RUNS:-8}
 SERIES_REPEATS=${SERIES_REPEATS:-3}
 SERIES_INJECT=${SERIES_INJECT:-}
+nhosts() { echo "$1" | tr ',' '\n' | grep -c .; }
 label() { case $1 in libnative) echo "native (lib)" ;; *) echo "$1" ;; esac; }
 
 # launch SC POL TAG DB CHECK DEBUG: job A of scenario SC (KIND, MPI, PROG,
@@ -88,7 +92,12 @@ label() { case $1 in libnative) echo "native (lib)" ;; *) echo "$1" ;; esac; }
 launch() {
     local pol=$2 tag=$3 db=$4 check=$5 debug=$6 p lib prog
     p=$pol
-    case $pol in libnative) p=native ;; warm | seed | check) p=learn ;; esac
+    case $pol in libnative) p=native ;; warm | seed | check | learnw) p=learn ;; star2) p=star ;; esac
+    # star2: STAR-MPI's rule with X = 2 trials per arm (its default 10);
+    # learnw: learn with PSK_TUNE_SWITCH_WARMUP=1 (docs/tune.md)
+    local sx=10 sw=0
+    [ "$pol" = star2 ] && sx=2
+    [ "$pol" = learnw ] && sw=1
     lib=$B/libperfskel-tune-$MPI.so
     prog=$B/bench/tune/$MPI/$PROG
     local args=($ARGS)
@@ -106,16 +115,16 @@ launch() {
             [ "$check" = 1 ] && cmd+=(--check)
             cmd+=(-- "${l[@]}" "$prog" "${args[@]}")
         fi
-        PSK_TUNE_DEBUG=$debug timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" >"$D/$tag.out" 2>"$D/$tag.err"
+        PSK_TUNE_SWITCH_WARMUP=$sw PSK_TUNE_STAR_X=$sx PSK_TUNE_DEBUG=$debug timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" >"$D/$tag.out" 2>"$D/$tag.err"
         return
     fi
     # the testbed: -x LD_PRELOAD keeps its idle shim (cluster.sh mpirun sets
     # LD_PRELOAD=$TOOLS/idlesleep.so; ours is given later and wins)
-    cmd=("$TESTBED/cluster.sh" mpirun -np 2 --host "$A_HOSTS")
+    cmd=("$TESTBED/cluster.sh" mpirun -np "$(nhosts "$A_HOSTS")" --host "$A_HOSTS")
     if [ "$pol" != native ]; then
         local pre=$lib
         [ "${IDLE_SHIM:-1}" = 1 ] && pre=$TOOLS/idlesleep.so:$lib
-        cmd+=(-x "LD_PRELOAD=$pre" -x "PSK_TUNE_POLICY=$p" -x "PSK_TUNE_REPORT=$D/$tag.json")
+        cmd+=(-x "LD_PRELOAD=$pre" -x "PSK_TUNE_POLICY=$p" -x "PSK_TUNE_REPORT=$D/$tag.json" -x "PSK_TUNE_STAR_X=$sx" -x "PSK_TUNE_SWITCH_WARMUP=$sw")
         [ -n "$db" ] && cmd+=(-x "PSK_TUNE_DB=$db")
         [ "$check" = 1 ] && cmd+=(-x PSK_TUNE_CHECK=1)
         [ "$debug" != 0 ] && cmd+=(-x "PSK_TUNE_DEBUG=$debug")
@@ -125,7 +134,8 @@ launch() {
     local a=$!
     # the neighbour: plain a2a_bench, a timed loop, B_DELAY s after A's launch
     sleep "$BDELAY"
-    timeout -k 5 "$RUN_TIMEOUT" "$TESTBED/cluster.sh" mpirun -np 2 --host "$B_HOSTS" --oversubscribe \
+    date +%s.%N >"$D/$tag.B.launch"
+    timeout -k 5 "$RUN_TIMEOUT" "$TESTBED/cluster.sh" mpirun -np "$(nhosts "$B_HOSTS")" --host "$B_HOSTS" --oversubscribe \
         "$B/bench/tune/openmpi/a2a_bench" $B_ARGS -t "$BSECONDS" >"$D/$tag.B.out" 2>"$D/$tag.B.err"
     wait "$a"
 }
@@ -137,7 +147,7 @@ run() {
         db=$D/warm.$r.db
         cp "$SCD/seed.db" "$db" 2>/dev/null || : >"$db"
     fi
-    [ "$KIND" = tb ] && case $pol in star | learn | warm) debug=3 ;; esac
+    [ "$KIND" = tb ] && case $pol in star | star2 | learn | learnw | warm) debug=3 ;; esac
     launch "$SC" "$pol" "$pol.$r" "$db" 0 "$debug"
     st=$?
     local el a2a ck
@@ -173,7 +183,7 @@ summarise() {
         [ -f "$j" ] || continue
         local t=${j##*/}
         t=${t%.json}
-        case $t in star.* | learn.* | warm.*) report_line "${t%%.*}" "${t#*.}" "$j" >>"$rl" ;; esac
+        case $t in star.* | star2.* | learn.* | learnw.* | warm.*) report_line "${t%%.*}" "${t#*.}" "$j" >>"$rl" ;; esac
     done
     {
         echo "### $SC: $TITLE"
@@ -240,8 +250,8 @@ summarise() {
 per_size() {
     echo "Time per call by size (us, median over runs of each run's median of the slowest rank's time per call; % against native; best fixed arm = the least median of the fixed arms):"
     echo
-    echo "| bytes per peer | native | native (lib) | best fixed arm | star | learn | warm |"
-    echo "|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| bytes per peer | native | native (lib) | best fixed arm | star | star2 | learn | warm |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
     for o in "$D"/*.out; do
         local t=${o##*/}
         t=${t%.out}
@@ -261,11 +271,11 @@ per_size() {
         for (i = 1; i <= ns; i++) {
             s = sz[i]; base = m("native", s); best = ""; bv = -1
             for (j = 1; j <= na; j++) {
-                if (a[j] ~ /^(native|libnative|star|learn|warm)$/) continue
+                if (a[j] ~ /^(native|libnative|star|star2|learn|learnw|warm)$/) continue
                 x = m(a[j], s); if (x >= 0 && (bv < 0 || x < bv)) { bv = x; best = a[j] }
             }
             bcell = bv < 0 ? "-" : sprintf("%s %.2f (%+.0f %%)", best, bv, base > 0 ? 100 * (bv / base - 1) : 0)
-            printf "| %s | %s | %s | %s | %s | %s | %s |\n", s, cell("native", s, base), cell("libnative", s, base), bcell, cell("star", s, base), cell("learn", s, base), cell("warm", s, base)
+            printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", s, cell("native", s, base), cell("libnative", s, base), bcell, cell("star", s, base), cell("star2", s, base), cell("learn", s, base), cell("warm", s, base)
         }
     }'
     echo
@@ -274,14 +284,16 @@ per_size() {
 # testbed a2a_bench: where B started and stopped in A's calls, A's time per
 # call around them, and when the learner (or STAR) reacted
 adaptation() {
-    echo "Neighbour job B ($B_HOSTS, a2a_bench $B_ARGS, a loop of $BSECONDS s) against job A's calls: the call index where B's loop"
-    echo "started (c0) and ended (c1), from A's per-call trace (rank 0's start times) and B's printed times; A's median time per call"
-    echo "(slowest rank, ms) before c0, between, after c1; for star/learn/warm the report's first three changes from c0 to c1 and"
-    echo "from c1 on, as +calls after c0 (or c1) why: arm, and for learn/warm the first decision in monitoring after one that was"
-    echo "not, from c0 and from c1 (calls after c0 or c1; PSK_TUNE_DEBUG=3 lines; \"stayed\": monitoring all along)."
+    echo "Neighbour job B ($B_HOSTS, a2a_bench $B_ARGS, a loop of $BSECONDS s) against job A's calls: the call index where B was"
+    echo "launched (cb), where A's calls slowed (onset: from cb, the first of two calls in a row 1.5 times A's median before cb;"
+    echo "B's processes start, initialise MPI and fill buffers before its loop), where B's loop started (c0) and ended (c1), from"
+    echo "A's per-call trace (rank 0's start times), the launch time and B's printed times; A's median time per call (slowest"
+    echo "rank, ms) before c0, between, after c1; for star/learn/warm the report's first three changes from the onset to c1 and"
+    echo "from c1 on, as +calls after the onset (or c1) why: arm, and for learn/warm the first decision in monitoring after one"
+    echo "that was not, from the onset and from c1 (PSK_TUNE_DEBUG=3 lines; \"stayed\": monitoring all along)."
     echo
-    echo "| run | c0 | c1 | before ms | during ms | after ms | changes from c0 | monitoring again | changes from c1 | monitoring again |"
-    echo "|---|---:|---:|---:|---:|---:|---|---:|---|---:|"
+    echo "| run | cb | onset | c0 | c1 | before ms | during ms | after ms | changes from onset | monitoring again | changes from c1 | monitoring again |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|"
     local pol r tr bo s e
     for pol in $(policies "$NP_SC"); do
         for ((r = 1; r <= RUNS; r++)); do
@@ -291,8 +303,9 @@ adaptation() {
             s=$(awk '/loop of/ { print $9 }' "$bo")
             e=$(awk '/loop of/ { print $11 }' "$bo")
             [ -n "$s" ] || continue
-            local row
-            row=$(awk -v s="$s" -v e="$e" '
+            local l=$s row
+            [ -s "$D/$pol.$r.B.launch" ] && l=$(cat "$D/$pol.$r.B.launch")
+            row=$(awk -v s="$s" -v e="$e" -v l="$l" '
             function med(a, n,    i, j, x, b) {
                 if (!n) return -1
                 for (i = 1; i <= n; i++) b[i] = a[i]
@@ -300,23 +313,30 @@ adaptation() {
                 return n % 2 ? b[(n + 1) / 2] : (b[n / 2] + b[n / 2 + 1]) / 2
             }
             /^#/ { next }
+            $3 >= l && cb == "" { cb = $1 }
+            cb == "" { pre[++npre] = $4 }
+            { t[$1] = $4; last = $1 }
             { if ($3 < s) bf[++nb] = $4; else if ($3 < e) { du[++nd] = $4; if (c0 == "") c0 = $1 } else { af[++na] = $4; if (c1 == "") c1 = $1 } }
             function ms(a, n) { return n ? sprintf("%.2f", med(a, n) / 1e3) : "-" }
-            END { if (c0 == "") c0 = "-"; if (c1 == "") c1 = "-"; printf "%s %s %s %s %s", c0, c1, ms(bf, nb), ms(du, nd), ms(af, na) }' "$tr")
-            local c0 c1 b1 d1 a1 ch="-" ch1="-" m0="-" m1="-"
-            read -r c0 c1 b1 d1 a1 <<<"$row"
-            if [[ " star learn warm " == *" $pol "* ]] && [ -f "$D/$pol.$r.json" ] && [ "$c0" != "-" ]; then
+            END { if (c0 == "") c0 = "-"; if (c1 == "") c1 = "-"; if (cb == "") cb = c0
+                  # onset: from cb, the first of two calls in a row 1.5 times the median before cb
+                  on = "-"; m = med(pre, npre)
+                  for (i = cb; cb != "-" && m > 0 && i < last; i++) if (t[i] >= 1.5 * m && t[i + 1] >= 1.5 * m) { on = i; break }
+                  printf "%s %s %s %s %s %s %s", cb, on, c0, c1, ms(bf, nb), ms(du, nd), ms(af, na) }' "$tr")
+            local cb on c0 c1 b1 d1 a1 ch="-" ch1="-" m0="-" m1="-"
+            read -r cb on c0 c1 b1 d1 a1 <<<"$row"
+            if [[ " star star2 learn learnw warm " == *" $pol "* ]] && [ -f "$D/$pol.$r.json" ] && [ "$on" != "-" ]; then
                 local end=$c1
                 [ "$end" = - ] && end=1000000000
-                ch=$(changes_in "$D/$pol.$r.json" "$c0" "$end")
+                ch=$(changes_in "$D/$pol.$r.json" "$on" "$end")
                 ch1="-"
                 [ "$c1" != "-" ] && ch1=$(changes_in "$D/$pol.$r.json" "$c1" 1000000000)
             fi
-            if [ "$pol" = learn ] || [ "$pol" = warm ]; then
-                m0=$(mon_after "$D/$pol.$r.err" "$c0")
+            if [ "$pol" = learn ] || [ "$pol" = learnw ] || [ "$pol" = warm ]; then
+                m0=$(mon_after "$D/$pol.$r.err" "$on")
                 m1=$(mon_after "$D/$pol.$r.err" "$c1")
             fi
-            echo "| $pol $r | $c0 | $c1 | $b1 | $d1 | $a1 | $ch | $m0 | $ch1 | $m1 |"
+            echo "| $pol $r | $cb | $on | $c0 | $c1 | $b1 | $d1 | $a1 | $ch | $m0 | $ch1 | $m1 |"
         done
     done
     echo
@@ -373,7 +393,7 @@ svg() {
         if (n["native"]) printf "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#c00\" stroke-dasharray=\"4,3\"/>\n", left, left + pw, y(med("native")), y(med("native"))
         for (i = 1; i <= np; i++) {
             p = ps[i]; x = left + step * (i - 0.5)
-            col = p ~ /^(learn|warm)$/ ? "#1a6" : p == "star" ? "#d80" : p ~ /native/ ? "#c00" : "#36c"
+            col = p ~ /^(learn|learnw|warm)$/ ? "#1a6" : p ~ /^star/ ? "#d80" : p ~ /native/ ? "#c00" : "#36c"
             lab = p == "libnative" ? "native (lib)" : p
             printf "<text transform=\"translate(%.1f,%d) rotate(-45)\" text-anchor=\"end\">%s</text>\n", x + 4, top + ph + 14, lab
             if (!n[p]) continue
@@ -497,10 +517,12 @@ for kind in $SCENARIOS; do
         ;;
     tb)
         [ -x "$TESTBED/cluster.sh" ] || { log "no $TESTBED/cluster.sh: testbed skipped"; continue; }
-        scenario tb-openmpi-ft tb openmpi ft_like "$TB_FT_ARGS" 2 \
+        tnp=$(nhosts "$A_HOSTS") sfx=""
+        [ "$tnp" = 2 ] || sfx=-np$tnp
+        scenario "tb-openmpi-ft$sfx" tb openmpi ft_like "$TB_FT_ARGS" "$tnp" \
             "testbed, Open MPI, A on $A_HOSTS: ft_like $TB_FT_ARGS; B on $B_HOSTS from $TB_FT_B_DELAY s for $TB_FT_B_SECONDS s" \
             "$TB_FT_B_DELAY" "$TB_FT_B_SECONDS"
-        scenario tb-openmpi-a2a tb openmpi a2a_bench "$TB_A2A_ARGS" 2 \
+        scenario "tb-openmpi-a2a$sfx" tb openmpi a2a_bench "$TB_A2A_ARGS" "$tnp" \
             "testbed, Open MPI, A on $A_HOSTS: a2a_bench $TB_A2A_ARGS; B on $B_HOSTS from $TB_A2A_B_DELAY s for $TB_A2A_B_SECONDS s" \
             "$TB_A2A_B_DELAY" "$TB_A2A_B_SECONDS"
         ;;

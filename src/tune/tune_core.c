@@ -245,6 +245,7 @@ static void read_cfg(void)
     cf->budget = env_num("PSK_TUNE_BUDGET", 0.02, 0, 1);
     cf->margin = env_num("PSK_TUNE_MARGIN", 1.5, 1, 100);
     cf->star_x = (int)env_num("PSK_TUNE_STAR_X", 10, 1, PSK_TUNE_STAR_XMAX);
+    cf->switch_warmup = env_num("PSK_TUNE_SWITCH_WARMUP", 0, 0, 1) > 0;
     const char *ck = getenv("PSK_TUNE_CHECK");
     cf->check = ck && *ck && strcmp(ck, "0");
     const char *inj = getenv("PSK_TUNE_INJECT");
@@ -280,6 +281,7 @@ static void read_cfg(void)
     h = psk_tune_hash(h, &cf->budget, sizeof cf->budget);
     h = psk_tune_hash(h, &cf->margin, sizeof cf->margin);
     h = psk_tune_hash(h, &cf->star_x, sizeof cf->star_x);
+    h = psk_tune_hash(h, &cf->switch_warmup, sizeof cf->switch_warmup);
     h = psk_tune_hash(h, &cf->check, sizeof cf->check);
     for (int i = 0; i < cf->ninject; i++) { /* field by field: no padding */
         h = psk_tune_hash(h, &cf->inject[i].arm, sizeof cf->inject[i].arm);

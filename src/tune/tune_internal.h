@@ -302,6 +302,7 @@ typedef struct psk_tune_cfg {
     double budget;     /* exploration may cost this fraction of collective time */
     double margin;     /* candidates: predicted within margin x the best */
     int star_x;        /* STAR: trials per arm */
+    int switch_warmup; /* learn: an unmeasured call before each side of a pair (PSK_TUNE_SWITCH_WARMUP) */
     int check;         /* PSK_TUNE_CHECK: hash-check every decision */
     psk_tune_inject inject[PSK_TUNE_MAXINJECT]; /* PSK_TUNE_INJECT: delays inside arms */
     int ninject;

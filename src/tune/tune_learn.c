@@ -355,6 +355,17 @@ static void plan_add(psk_tune_group *g, int arm, uint32_t calls)
     g->nslot++;
 }
 
+/* one call of arm, not measured, where the window's last call is of
+ * another arm (or none: the first call after the allreduce) */
+static void plan_warm(psk_tune_group *g, int arm)
+{
+    if (!psk_tune_cfg_g.switch_warmup || (g->nslot && g->sarm[g->nslot - 1] == arm))
+        return;
+    plan_add(g, arm, 1);
+    if (g->nslot)
+        g->smixed[g->nslot - 1] = 1;
+}
+
 /* w calls of arm in at most `slots` slots */
 static void plan_spread(psk_tune_group *g, int arm, uint32_t w, int slots)
 {
@@ -425,7 +436,8 @@ static void candidates(const psk_tune_comm *c, psk_tune_group *g, int only_seed)
             int taken = a == g->inc;
             for (int i = 0; i < n; i++)
                 taken |= order[i] == a;
-            if (taken || g->pred[a] <= 0 || !valid(c, g, a) || g->pred[a] > cf->margin * best)
+            if (taken || g->pred[a] <= 0 || !valid(c, g, a) || g->pred[a] > cf->margin * best ||
+                (cf->switch_warmup && g->arm[a].dropped))
                 continue;
             if (pick < 0 || g->pred[a] < g->pred[pick])
                 pick = a;
@@ -584,16 +596,28 @@ static void plan_explore(psk_tune_group *g)
     int lead = !(inc > 0 && g->ar_cost < 0.05 * inc);
     if (lead)
         plan_add(g, g->inc, 1);
+    /* PSK_TUNE_SWITCH_WARMUP=1 (an experiment, off by default): each
+     * side of a pair measured as it runs in a row, after one call of its
+     * own not measured (smixed) where the call before was of another arm.
+     * The first call after a switch takes what the other arm left (its
+     * ranks' skew, connections in another state): at P = 4 on the testbed
+     * pair measured 43 ms after native's 33 (its own steady 27), and every
+     * paired probe of it lost to native. A probe then costs two calls of
+     * its arm, which the budget does not count yet (docs/tune.md). */
     for (int i = 0; i < n; i++) {
         int again = i > 0 && probes[i - 1] == probes[i];
         int probe_first = (g->arm[probes[i]].trials + (uint32_t)again) & 1;
-        plan_add(g, probe_first ? probes[i] : g->inc, 1);
-        plan_add(g, probe_first ? g->inc : probes[i], 1);
-        g->spair[g->nslot - 1] = (int16_t)(g->nslot - 2);
-        g->spair[g->nslot - 2] = (int16_t)(g->nslot - 1);
+        int x = probe_first ? probes[i] : g->inc, y = probe_first ? g->inc : probes[i];
+        plan_warm(g, x);
+        plan_add(g, x, 1);
+        int sx = g->nslot - 1;
+        plan_warm(g, y);
+        plan_add(g, y, 1);
+        g->spair[g->nslot - 1] = (int16_t)sx;
+        g->spair[sx] = (int16_t)(g->nslot - 1);
     }
     /* a rich bank (a slow incumbent) pays for short windows: faster */
-    uint32_t used = 2 * (uint32_t)n + (uint32_t)lead;
+    uint32_t used = (uint32_t)g->nslot;
     if (w > used && left < 8 * g->ar_cost)
         plan_spread(g, g->inc, w - used, inc_slots(g, w - used, LEARN_SLOTS - (int)used));
 }
@@ -702,8 +726,14 @@ static void explore_step(psk_tune_group *g)
 /* a change: everything measured before is stale but the incumbent's last
  * window; every plausible arm is a candidate again, native always, but an
  * arm dropped as, or measured, 1.5 times slower than the incumbent (a
- * change of traffic reorders close arms, not those). A change detected
- * while exploring after another one, before anything settled: the level
+ * change of traffic reorders close arms, not those). With
+ * PSK_TUNE_SWITCH_WARMUP (the experiment), not one the model predicts no
+ * slower than the incumbent, measured under another traffic (at P = 4 on
+ * the testbed pair and ring are 1.2-1.3 times native while a neighbour
+ * runs, bursts making some probes 1.5 times, and 20-25 % faster once it
+ * stops), and the 4 candidates are the best of those not left out. A
+ * change detected while exploring after another one, before anything
+ * settled: the level
  * does not hold still, the threshold is at least 2 x CUSUM_H (no more:
  * a neighbour job's stop must still be seen within a few calls) */
 static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *last, int nlast)
@@ -719,13 +749,18 @@ static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *la
             keep_dropped |= 1u << a;
         clear_samples(&g->arm[a]);
         g->arm[a].rn = g->arm[a].rpos = 0;
-        if (!(keep_dropped >> a & 1))
-            g->arm[a].dropped = 0;
     }
     for (int i = 0; i < nlast; i++)
         add_sample(&g->arm[g->inc], last[i]);
     int runner = g->runner;
     predict(c, g);
+    for (int a = 0; a < PSK_TUNE_NARMS; a++) {
+        if (psk_tune_cfg_g.switch_warmup && keep_dropped >> a & 1 && g->pred[a] > 0 && g->pred[g->inc] > 0 &&
+            g->pred[a] <= 1.001 * g->pred[g->inc])
+            keep_dropped &= ~(1u << a); /* the model favours it: measured under another traffic */
+        if (!(keep_dropped >> a & 1))
+            g->arm[a].dropped = 0;
+    }
     candidates(c, g, 0);
     if (g->inc != PSK_TUNE_native)
         g->active |= 1u << PSK_TUNE_native;
