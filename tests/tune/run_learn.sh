@@ -135,6 +135,22 @@ slow_arm)
         fail "exploring cost $(get r groups.0.learning_overhead_us) us of $(get r groups.0.time_us) us" \
             "(changes detected were worth $(get r groups.0.change_credit_us) us)"
     ;;
+switch_warmup)
+    # PSK_TUNE_SWITCH_WARMUP=1 (the experiment): each probe of an arm 20 ms
+    # slower is its unmeasured warm-up call and its measured one, and the
+    # measured one is enough: taken exactly twice (once without the variable)
+    calls=400
+    PSK_TUNE_SWITCH_WARMUP=1 PSK_TUNE_INJECT=$(all_slow 20000) run r "$calls" 131072
+    [ "$(get r groups.0.decision)" = native ] || fail "the decision is $(get r groups.0.decision), not native"
+    probed=0
+    for a in "${others[@]}"; do
+        n=$(arm r 0 "$a" calls)
+        [ -z "$n" ] || [ "$n" -eq 0 ] && continue
+        probed=$((probed + 1))
+        [ "$n" -eq 2 ] || fail "$a, 20 ms slower, was taken $n times, not its warm-up and one probe"
+    done
+    [ $probed -ge 1 ] || fail "no arm was explored in $calls calls"
+    ;;
 slow_native)
     PSK_TUNE_INJECT=native:20000 run r "$calls" 16384
     d=$(get r groups.0.decision)
