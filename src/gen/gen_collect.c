@@ -80,13 +80,6 @@ static int done_push(gnode *n, int j, int done)
     return 0;
 }
 
-/* the request array of one execution on taking part rank j, kept for a
- * table by execution if they differ. Waitany, Waitsome, Testany and
- * Testsome see MPI_REQUEST_NULL where the original had completed a
- * request before; the skeleton may have completed another one (timing), so
- * it passes the request last seen there instead, and the requests the
- * original call completed are flagged (PSK_GEN_REQ_DONE): the skeleton
- * completes them too before it goes on. */
 /* flags (PSK_GEN_REQ_DONE) the requests of x, the array of e as the
  * skeleton passes it, that e completed */
 static void flag_done(const psk_event *e, int64_t *x, uint32_t len)
@@ -94,8 +87,11 @@ static void flag_done(const psk_event *e, int64_t *x, uint32_t len)
     unsigned fn = psk_fn_polled(e->fn) ? psk_fn_polled(e->fn) : e->fn; /* a run of polls: as its last test */
     if (fn == PSK_FN_Waitany || fn == PSK_FN_Testany) {
         if (PSK_HAS(e, PSK_F_INDEX) && e->v[PSK_F_INDEX] >= 0 && e->v[PSK_F_INDEX] < (int64_t)len &&
-            (fn == PSK_FN_Waitany || (PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG])))
-            x = &x[e->v[PSK_F_INDEX]], *x = *x >= 0 && *x < PSK_GEN_REQ_DONE ? *x + PSK_GEN_REQ_DONE : *x;
+            (fn == PSK_FN_Waitany || (PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG]))) {
+            int64_t *q = &x[e->v[PSK_F_INDEX]];
+            if (*q >= 0 && *q < PSK_GEN_REQ_DONE)
+                *q += PSK_GEN_REQ_DONE;
+        }
         return;
     }
     for (uint32_t k = 0; PSK_HAS(e, PSK_F_INDICES) && k < PSK_ARRN(e, PSK_F_INDICES); k++) {
@@ -105,6 +101,13 @@ static void flag_done(const psk_event *e, int64_t *x, uint32_t len)
     }
 }
 
+/* the request array of one execution on taking part rank j, kept for a
+ * table by execution if they differ. Waitany, Waitsome, Testany and
+ * Testsome see MPI_REQUEST_NULL where the original had completed a
+ * request before; the skeleton may have completed another one (timing), so
+ * it passes the request last seen there instead, and the requests the
+ * original call completed are flagged (PSK_GEN_REQ_DONE): the skeleton
+ * completes them too before it goes on. */
 static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
 {
     if (n->reqsbig)

@@ -119,12 +119,13 @@ typedef struct psk_gen {
 static inline void gen_bump(int64_t *max, int64_t v) { *max = v > *max ? v : *max; }
 
 /* In a skeleton's request array of a Waitany, Waitsome, Testany or
- * Testsome, the requests the original call completed carry this flag
- * (gen_collect.c note_reqs): the skeleton's call may complete fewer
- * (timing), and reqs_ then completes the rest, so that no request the
- * program had completed is left pending (a nonblocking collective pending
- * as its communicator is freed brings Open MPI down). Ids this large are
- * never flagged. */
+ * Testsome (or a run of polls of them), the requests the original call
+ * completed carry this flag (gen_collect.c note_reqs): the skeleton's
+ * call, which could complete fewer (timing), is made once they have
+ * completed (reqs_ in skel_runtime.c), so that no request the program had
+ * completed is left pending (a nonblocking collective pending as its
+ * communicator is freed brings Open MPI down). Ids this large are never
+ * flagged. */
 #define PSK_GEN_REQ_DONE (INT64_C(1) << 30)
 static inline int64_t gen_req_id(int64_t q) { return q >= PSK_GEN_REQ_DONE ? q - PSK_GEN_REQ_DONE : q; }
 static inline void gen_bump_req(gen *g, int64_t q) { gen_bump(&g->max_req, gen_req_id(q)); }
