@@ -747,9 +747,9 @@ static void explore_step(psk_tune_group *g)
  * runs, bursts making some probes 1.5 times, and 20-25 % faster once it
  * stops), and the 4 candidates are the best of those not left out. A
  * change detected while exploring after another one, before anything
- * settled: the level
- * does not hold still, the threshold is at least 2 x CUSUM_H (no more:
- * a neighbour job's stop must still be seen within a few calls) */
+ * settled: the level does not hold still, the threshold is at least 2 x
+ * CUSUM_H (no more: a neighbour job's stop must still be seen within a
+ * few calls) */
 static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *last, int nlast)
 {
     uint32_t keep_dropped = 0;
