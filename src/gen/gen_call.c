@@ -162,14 +162,13 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
     snprintf(nbr, sizeof nbr, "%s%s", nb ? ", " : "", nb ? req : "");
     room_for_all(g, n);
     switch (fn) {
-    /* sin_, rin_ (skel_runtime.c): a call recorded in place is made so */
+    /* sin_, rin_, sinroot_, rinroot_ (skel_runtime.c): a call recorded in
+     * place is made so */
     case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter: {
         int scat = fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter;
-        /* (in place only at the root) */
-        fprintf(g->body, "{ int s_ = %s, r_ = %s, m_ = -1, o_ = %s; MPI_Comm_rank(%s, &m_); %s(%s, s_, MPI_BYTE, "
-                         "%s, r_, MPI_BYTE, o_, %s%s); }\n", sc, rc, root, comm, name,
-                scat ? "sbuf_" : "m_ == o_ ? sin_(s_, r_) : sbuf_", scat ? "m_ == o_ ? rin_(s_, r_) : rbuf_" : "rbuf_",
-                comm, nbr);
+        fprintf(g->body, "{ int s_ = %s, r_ = %s, o_ = %s; MPI_Comm c_ = %s; %s(%s, s_, MPI_BYTE, %s, r_, MPI_BYTE, "
+                         "o_, c_%s); }\n", sc, rc, root, comm, name,
+                scat ? "sbuf_" : "sinroot_(s_, r_, o_, c_)", scat ? "rinroot_(s_, r_, o_, c_)" : "rbuf_", nbr);
         break;
     }
     case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:

@@ -100,6 +100,10 @@ static char *sbuf_, *rbuf_;
  * in place again. a: send bytes, b: receive bytes. */
 static const void *sin_(int a, int b) { return a || !b ? (const void *)sbuf_ : MPI_IN_PLACE; }
 static void *rin_(int a, int b) { return b || !a ? (void *)rbuf_ : MPI_IN_PLACE; }
+/* a gather's send side, a scatter's receive side: in place only at the root */
+static inline int atroot_(int root, MPI_Comm c) { int m = -1; MPI_Comm_rank(c, &m); return m == root; }
+static inline const void *sinroot_(int a, int b, int root, MPI_Comm c) { return atroot_(root, c) ? sin_(a, b) : sbuf_; }
+static inline void *rinroot_(int a, int b, int root, MPI_Comm c) { return atroot_(root, c) ? rin_(a, b) : rbuf_; }
 static double scaled_extra_, phase_time_[NPHASE + 1], phase_pred_[NPHASE + 1];
 static long long phase_count_[NPHASE + 1], phase_ran_[NPHASE + 1];
 static int phase_loop_[NPHASE + 1];
@@ -602,16 +606,10 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             break;
         case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
             a = ri_(), b = ri_(), c = ri_(), cm = rc_();
-            { /* in place only at the root */
-            int me_ = -1;
-            MPI_Comm_rank(cm, &me_);
-            const void *sb_ = me_ == c ? sin_(a, b) : sbuf_;
-            void *rb_ = me_ == c ? rin_(a, b) : rbuf_;
-            if (fn == PSK_FN_Gather) MPI_Gather(sb_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
-            else if (fn == PSK_FN_Igather) MPI_Igather(sb_, a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
-            else if (fn == PSK_FN_Scatter) MPI_Scatter(sbuf_, a, MPI_BYTE, rb_, b, MPI_BYTE, c, cm);
-            else MPI_Iscatter(sbuf_, a, MPI_BYTE, rb_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
-            }
+            if (fn == PSK_FN_Gather) MPI_Gather(sinroot_(a, b, c, cm), a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm);
+            else if (fn == PSK_FN_Igather) MPI_Igather(sinroot_(a, b, c, cm), a, MPI_BYTE, rbuf_, b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
+            else if (fn == PSK_FN_Scatter) MPI_Scatter(sbuf_, a, MPI_BYTE, rinroot_(a, b, c, cm), b, MPI_BYTE, c, cm);
+            else MPI_Iscatter(sbuf_, a, MPI_BYTE, rinroot_(a, b, c, cm), b, MPI_BYTE, c, cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
             a = ri_(), b = ri_(), cm = rc_();
