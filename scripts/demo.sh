@@ -6,7 +6,10 @@
 # model of this machine (text summary, and an HTML report with the interval
 # tree, per-rank tables and SVG plots in build/demo-report.html), then
 # again from its folded trace, with its loops as intervals, skipping the
-# iterations that repeat (build/demo-report-folded.html).
+# iterations that repeat (build/demo-report-folded.html). Last, the
+# self-tuning collectives: an alltoall benchmark run twice under `perfskel
+# tune`, the second run starting from the decisions the first one kept
+# (reports in build/demo-tune-{1,2}.txt, their summaries printed).
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
@@ -25,3 +28,10 @@ echo "== perfskel sim build/demo-trace --html build/demo-report.html"
 build/perfskel sim build/demo-trace --html build/demo-report.html
 echo "== perfskel sim build/demo-trace --folded --intervals loops --html build/demo-report-folded.html"
 build/perfskel sim build/demo-trace --folded --intervals loops --html build/demo-report-folded.html
+rm -f build/demo-tune.db
+A2A="build/bench/tune/openmpi/a2a_bench -b 1024 -B 1048576 -f 8 -n 200 -r 1"
+for run in 1 2; do
+    echo "== perfskel tune --db build/demo-tune.db --report build/demo-tune-$run.txt -- mpirun.openmpi -np 2 $A2A"
+    build/perfskel tune --db build/demo-tune.db --report build/demo-tune-$run.txt -- mpirun.openmpi -np 2 $A2A
+    sed -n 1,2p build/demo-tune-$run.txt
+done
