@@ -1,0 +1,58 @@
+/* perfskel advise: how to distribute a program's arrays and loop
+ * iterations over P processors (seed 004's data space fusion, costed with
+ * seed 003 section 4's formulas on a perfskel machine model). A program is
+ * read from a small description language (docs/advise.md); the advice is
+ * the best layout and the runners-up, with per-nest messages, bytes and
+ * times, and the redistributions between nests that pay off. */
+#ifndef PERFSKEL_ADVISE_H
+#define PERFSKEL_ADVISE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfskel/common.h"
+#include "perfskel/sim.h"
+
+typedef struct psk_adv_program psk_adv_program;
+
+/* a parameter given on the command line (`-D N=1024`), overriding the
+ * file's `param N = ...` */
+typedef struct psk_adv_define {
+    const char *name;
+    int64_t value;
+} psk_adv_define;
+
+/* Parses text (the contents of the file path, named in messages). *out is
+ * set even on failure (unless memory ran out) so that
+ * psk_adv_program_errmsg says "PATH:LINE:COL: what is wrong". PSK_OK,
+ * PSK_EINVAL (bad input) or PSK_ENOMEM. */
+int psk_adv_parse(const char *text, size_t len, const char *path,
+                  const psk_adv_define *defs, int ndefs, psk_adv_program **out);
+/* Reads and parses a file (PSK_EIO if it cannot be read). */
+int psk_adv_load(const char *path, const psk_adv_define *defs, int ndefs,
+                 psk_adv_program **out);
+const char *psk_adv_program_errmsg(const psk_adv_program *p);
+/* the file's `machine "FILE"` (resolved against its directory), or NULL */
+const char *psk_adv_program_machine(const psk_adv_program *p);
+void psk_adv_program_free(psk_adv_program *p);
+
+typedef struct psk_adv_options {
+    int64_t procs;       /* P; 0: the file's `procs` */
+    int maxdims;         /* grid axes at most; 0: the file's (default 2) */
+    int top;             /* layouts to report (the best and runners-up); 0: 5 */
+    int static_only;     /* 1: one layout for the whole program, no redistribution */
+} psk_adv_options;
+
+typedef struct psk_advice psk_advice;
+
+/* Advises program p on machine m. *out is set even on failure (unless
+ * memory ran out); psk_advice_errmsg says why. */
+int psk_adv_run(const psk_adv_program *p, const psk_machine *m,
+                const psk_adv_options *o, psk_advice **out);
+const char *psk_advice_errmsg(const psk_advice *a);
+void psk_adv_write_text(const psk_advice *a, FILE *out);
+void psk_adv_write_json(const psk_advice *a, FILE *out);
+void psk_advice_free(psk_advice *a);
+
+#endif

@@ -1,0 +1,205 @@
+/* perfskel advise: what its files share. The program read from a .adv
+ * file (advise_parse.c), a layout of its arrays on a processor grid
+ * (chosen by advise_align.c and advise_search.c), and the cost of a nest
+ * under a layout (advise_cost.c, seed 003 section 4). docs/advise.md gives
+ * the language and the semantics these structures follow; every number a
+ * cost function returns is derived from them alone. */
+#ifndef PSK_ADVISE_INTERNAL_H
+#define PSK_ADVISE_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "perfskel/advise.h"
+#include "perfskel/sim.h"
+
+#define ADV_MAXDIM 8   /* array dimensions, loops per nest, grid axes */
+#define ADV_NAME 64    /* identifiers, bytes with the terminating 0 */
+#define ADV_MAXTDIM 64 /* template dimensions of a layout */
+
+/* ---- the program ---- */
+
+/* an affine form over a nest's loop variables: c0 + sum coef[v] * var v
+ * (parameters already replaced by their values) */
+typedef struct adv_affine {
+    int64_t c0;
+    int64_t coef[ADV_MAXDIM];
+} adv_affine;
+
+typedef struct adv_array {
+    char name[ADV_NAME];
+    int ndim;
+    int64_t extent[ADV_MAXDIM];  /* indices 0 .. extent - 1 */
+    int elsize;                  /* bytes */
+    int readonly;                /* `readonly`: never written; its first
+                                  * layout costs nothing */
+    int line, col;               /* its declaration */
+} adv_array;
+
+typedef struct adv_scalar {      /* a reduction variable */
+    char name[ADV_NAME];
+    int elsize;
+    int line, col;
+} adv_scalar;
+
+enum adv_loop_kind { ADV_SEQ = 0, ADV_PAR = 1, ADV_ACROSS = 2 };
+
+typedef struct adv_loop {
+    char var[ADV_NAME];
+    adv_affine lo, hi;           /* inclusive; over the loops outside it only */
+    int kind;                    /* enum adv_loop_kind */
+    int line, col;
+} adv_loop;
+
+/* An array reference: every subscript is affine and uses at most one loop
+ * variable (c * v + k, or a constant k): the parser refuses the rest. */
+typedef struct adv_ref {
+    int array;                   /* index into adv_program.arrays */
+    int sub_var[ADV_MAXDIM];     /* loop index of subscript d, -1: constant */
+    int64_t sub_coef[ADV_MAXDIM];/* c (0 if constant) */
+    int64_t sub_off[ADV_MAXDIM]; /* k */
+    int line, col;
+} adv_ref;
+
+enum adv_assign { ADV_SET = 0, ADV_UPDATE = 1 }; /* `=`, or `+=` `-=` `*=` ... */
+
+typedef struct adv_stmt {
+    int lhs_array;               /* -1 if the left side is a scalar */
+    adv_ref lhs;                 /* valid when lhs_array >= 0 */
+    int lhs_scalar;              /* index into scalars, or -1 */
+    int assign;                  /* enum adv_assign; an update also reads its lhs */
+    adv_ref *reads;              /* array references on the right side */
+    int nreads;
+    int line, col;
+} adv_stmt;
+
+/* A perfect loop nest: its loops, outermost first, kinds in the order
+ * seq* (par|across)* seq* (the parser refuses others), and statements at
+ * the innermost level. Outer seq loops repeat the parallel loop (each
+ * repetition communicates); inner seq loops run whole inside an iteration. */
+typedef struct adv_nest {
+    char name[ADV_NAME];
+    adv_loop loops[ADV_MAXDIM];
+    int nloops;
+    int first_par, end_par;      /* loops [first_par, end_par) are par/across;
+                                  * first_par == end_par: none */
+    adv_stmt *stmts;
+    int nstmts;
+    int64_t count;               /* executions per repetition of the program */
+    double work_us;              /* us per innermost iteration, power 1 */
+    int line, col;
+} adv_nest;
+
+typedef struct adv_param {
+    char name[ADV_NAME];
+    int64_t value;
+} adv_param;
+
+struct psk_adv_program {
+    char *path;                  /* the file, for messages */
+    adv_param *params;
+    int nparams;
+    adv_array *arrays;
+    int narrays;
+    adv_scalar *scalars;
+    int nscalars;
+    adv_nest *nests;
+    int nnests;
+    int64_t procs;               /* P */
+    int maxdims;                 /* grid axes at most (default 2) */
+    int64_t repeat;              /* the nests run in order this many times (default 1) */
+    int maxshadow;               /* a constant offset up to this is a shadow (default 4) */
+    char machine_path[4096];     /* `machine "FILE"`, resolved against the
+                                  * .adv file's directory; "" if none */
+    char errmsg[512];            /* "FILE:LINE:COL: what is wrong" */
+};
+
+/* ---- a layout ---- */
+
+/* The processor grid: naxes axes of extent[a], product P; processor
+ * coordinates are row-major (the last axis varies fastest), its number the
+ * world rank. A template dimension distributed BLOCK on an axis of e
+ * processors over positions lo..hi (n of them) gives coordinate c the
+ * positions lo + c*b .. min(hi, lo + (c+1)*b - 1), b = ceil(n / e): the
+ * last ones may be empty (DVM's rule). */
+typedef struct adv_grid {
+    int naxes;
+    int64_t extent[ADV_MAXDIM];
+} adv_grid;
+
+/* How an array dimension is placed: on template dimension tdim at
+ * position coef * index + off, or tdim = -1 (collapsed: all of it wherever
+ * the array is). */
+typedef struct adv_dimmap {
+    int tdim;
+    int64_t coef;                /* +1 or -1 (others: refused by the search) */
+    int64_t off;
+} adv_dimmap;
+
+/* A layout: template dimensions, each with its position range and the grid
+ * axis it is distributed on (-1: not distributed), and every array's
+ * alignment. An array is present on a processor when, for each of its
+ * dimensions mapped to a distributed template dimension, its indices there
+ * meet the processor's block; along an axis none of its dimensions is
+ * distributed on it is replicated. `replicated` forces all of it on every
+ * processor (every dimension collapsed). */
+typedef struct adv_layout {
+    adv_grid grid;
+    int ntdim;
+    int64_t tlo[ADV_MAXTDIM], thi[ADV_MAXTDIM];
+    int taxis[ADV_MAXTDIM];
+    adv_dimmap *map;             /* narrays * ADV_MAXDIM, map[a * ADV_MAXDIM + d] */
+    int *replicated;             /* narrays */
+    int *shadow_lo, *shadow_hi;  /* narrays * ADV_MAXDIM: widths the layout declares
+                                  * (filled by psk_adv_shadows) */
+} adv_layout;
+
+/* ---- the cost of a nest under a layout (advise_cost.c) ---- */
+
+typedef struct adv_cost {
+    /* per execution of the nest (all its repetition-loop iterations) */
+    double compute_us;           /* max over processors */
+    double compute_avg_us;       /* mean over processors (imbalance = max / avg) */
+    double shadow_us, remote_us, reduce_us;
+    double across_us;            /* a pipelined nest: its whole time, which then
+                                  * replaces compute_us + the shadow along it */
+    double total_us;             /* what one execution takes */
+    /* counts per execution, summed over processors: messages are
+     * (source, destination) pairs with bytes > 0, one per operation */
+    int64_t shadow_msgs, shadow_bytes;
+    int64_t remote_msgs, remote_bytes;
+    int64_t reduce_msgs, reduce_bytes;
+    int64_t across_msgs, across_bytes;
+    int pipelined;               /* an across loop is distributed */
+    int64_t chunks;              /* the pipeline's Q */
+} adv_cost;
+
+/* The cost of one execution of nest n of p under layout l on machine m.
+ * PSK_OK, or PSK_ENOMEM. */
+int psk_adv_nest_cost(const psk_adv_program *p, int n, const adv_layout *l,
+                      const psk_machine *m, adv_cost *out);
+
+/* Redistribution from layout a to layout b before nest `next` (whose
+ * arrays' contents count: an array the next nest to use it writes without
+ * reading is not moved). us, messages and bytes summed over processors. */
+int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a,
+                        const adv_layout *b, const psk_machine *m, double *us,
+                        int64_t *msgs, int64_t *bytes);
+
+/* The time of a transfer matrix (P x P bytes, t[src * P + dst]) on m
+ * (seed 003 section 4.2's GetCost, and a switch): docs/advise.md. */
+double psk_adv_transfer_us(const int64_t *t, int64_t P, const psk_machine *m);
+
+/* Fills l->shadow_lo/hi from the nests' references (the widest constant
+ * offset up to maxshadow on each side of each distributed dimension). */
+void psk_adv_shadows(const psk_adv_program *p, adv_layout *l);
+
+/* bytes of array a on processor `rank` under l (memory per processor) */
+int64_t psk_adv_local_bytes(const psk_adv_program *p, const adv_layout *l, int a, int64_t rank);
+
+/* ---- layouts ---- */
+int psk_adv_layout_init(adv_layout *l, int narrays);
+void psk_adv_layout_free(adv_layout *l);
+int psk_adv_layout_copy(adv_layout *dst, const adv_layout *src, int narrays);
+
+#endif
