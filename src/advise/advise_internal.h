@@ -197,6 +197,64 @@ void psk_adv_shadows(const psk_adv_program *p, adv_layout *l);
 /* bytes of array a on processor `rank` under l (memory per processor) */
 int64_t psk_adv_local_bytes(const psk_adv_program *p, const adv_layout *l, int a, int64_t rank);
 
+/* ---- alignment (advise_align.c, seed 004's data space fusion) ---- */
+
+/* The classes of array dimensions that share a template dimension: node
+ * a * ADV_MAXDIM + d is dimension d of array a; its position in its class
+ * is coef * index + off. A class is a candidate for distribution when some
+ * nest's parallel loop runs along it (weight > 0: the iterations that do). */
+typedef struct adv_align {
+    int nnode;                   /* narrays * ADV_MAXDIM */
+    int *cls;                    /* per node; -1 for dimensions an array lacks */
+    int64_t *coef, *off;         /* per node */
+    int nclass;
+    int64_t *clo, *chi;          /* per class: positions its members cover */
+    double *weight;              /* per class */
+    int narcs, nrejected;        /* arcs seen, arcs left as communication */
+} adv_align;
+
+int psk_adv_align(const psk_adv_program *p, adv_align *out);
+void psk_adv_align_free(adv_align *a);
+
+/* The nest's home reference (docs/advise.md, owner computes): its first
+ * statement's left side if that is an array, else its read of the array
+ * with the most elements (the first of those); NULL if it has none. */
+const adv_ref *psk_adv_home(const psk_adv_program *p, int n);
+
+/* ---- the search (advise_search.c) and its report (advise_report.c) ---- */
+
+/* a layout costed over the whole program as if it held throughout */
+typedef struct adv_eval {
+    adv_layout layout;
+    int cls[ADV_MAXDIM];         /* per grid axis: the alignment class on it */
+    adv_cost *nest;              /* per nest, one execution */
+    double total_us;             /* repeat x sum over nests of count x total */
+    double compute_us, comm_us;  /* the same split (across counted as compute
+                                  * of its pipeline, the rest communication) */
+    int64_t msgs, bytes;         /* over the whole program */
+    int64_t mem_bytes;           /* the most any processor holds */
+} adv_eval;
+
+struct psk_advice {
+    const psk_adv_program *prog;
+    const psk_machine *machine;
+    int64_t procs;
+    adv_align align;
+    adv_eval *cand;              /* every layout considered */
+    int ncand;
+    int *rank;                   /* cand indices, best static first */
+    int nrank;                   /* how many to report */
+    /* the plan: a layout per nest (cand index), and what moving between
+     * them costs before each nest (before nest 0: from the last one's,
+     * repeat - 1 times) */
+    int *plan;
+    double *redist_us;
+    int64_t *redist_msgs, *redist_bytes;
+    double plan_us;
+    int plan_static;             /* one layout throughout */
+    char errmsg[512];
+};
+
 /* ---- layouts ---- */
 int psk_adv_layout_init(adv_layout *l, int narrays);
 void psk_adv_layout_free(adv_layout *l);

@@ -1,0 +1,496 @@
+/* The search for the best layout (decomposition.md, "Algorithm" steps
+ * 5-8): every ordered factorisation of P into at most maxdims axes, every
+ * assignment of candidate template dimensions (alignment classes a
+ * parallel loop runs along) to those axes, and for each read-only array the
+ * choice of replicating it, greedily. Each layout is costed over the whole
+ * program; then a dynamic programme over the nests, with redistribution on
+ * the edges, decides whether changing layout between nests pays off. Ties
+ * go to the fewest distributed dimensions, then the lexicographically
+ * smallest grid. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise_internal.h"
+
+#define MAXCLASS 8   /* candidate classes tried on the axes */
+#define MAXDP 16     /* layouts the dynamic programme chooses among */
+
+typedef struct search {
+    const psk_adv_program *p;
+    const psk_machine *m;
+    psk_advice *a;
+    int cap;
+    int cls[MAXCLASS];
+    int ncls;
+} search;
+
+static void sum_eval(const psk_adv_program *p, adv_eval *e)
+{
+    double tot = 0, comp = 0;
+    int64_t msgs = 0, bytes = 0;
+    for (int n = 0; n < p->nnests; n++) {
+        const adv_cost *c = &e->nest[n];
+        double k = (double)p->nests[n].count * (double)p->repeat;
+        tot += k * c->total_us;
+        comp += k * (c->pipelined ? c->across_us : c->compute_us);
+        int64_t kk = p->nests[n].count * p->repeat;
+        msgs += kk * (c->shadow_msgs + c->remote_msgs + c->reduce_msgs + c->across_msgs);
+        bytes += kk * (c->shadow_bytes + c->remote_bytes + c->reduce_bytes + c->across_bytes);
+    }
+    e->total_us = tot;
+    e->compute_us = comp;
+    e->comm_us = tot - comp;
+    e->msgs = msgs;
+    e->bytes = bytes;
+}
+
+static int cost_all(search *s, adv_eval *e)
+{
+    const psk_adv_program *p = s->p;
+    psk_adv_shadows(p, &e->layout);
+    for (int n = 0; n < p->nnests; n++) {
+        int rc = psk_adv_nest_cost(p, n, &e->layout, s->m, &e->nest[n]);
+        if (rc)
+            return rc;
+    }
+    sum_eval(p, e);
+    e->mem_bytes = 0;
+    for (int64_t r = 0; r < s->a->procs; r++) {
+        int64_t b = 0;
+        for (int x = 0; x < p->narrays; x++)
+            b += psk_adv_local_bytes(p, &e->layout, x, r);
+        if (b > e->mem_bytes)
+            e->mem_bytes = b;
+    }
+    return PSK_OK;
+}
+
+static void eval_free(adv_eval *e)
+{
+    psk_adv_layout_free(&e->layout);
+    free(e->nest);
+    memset(e, 0, sizeof *e);
+}
+
+/* a layout with the classes cls[0..naxes-1] on the grid's axes */
+static int add_layout(search *s, const adv_grid *g, const int *cls)
+{
+    const psk_adv_program *p = s->p;
+    psk_advice *a = s->a;
+    if (a->ncand == s->cap) {
+        int nc = s->cap ? s->cap * 2 : 32;
+        adv_eval *n = realloc(a->cand, (size_t)nc * sizeof *n);
+        if (!n)
+            return PSK_ENOMEM;
+        a->cand = n;
+        s->cap = nc;
+    }
+    adv_eval *e = &a->cand[a->ncand];
+    memset(e, 0, sizeof *e);
+    e->nest = calloc((size_t)(p->nnests ? p->nnests : 1), sizeof *e->nest);
+    if (!e->nest || psk_adv_layout_init(&e->layout, p->narrays)) {
+        eval_free(e);
+        return PSK_ENOMEM;
+    }
+    adv_layout *l = &e->layout;
+    l->grid = *g;
+    l->ntdim = cls ? g->naxes : 0;
+    for (int t = 0; t < l->ntdim; t++) {
+        e->cls[t] = cls[t];
+        l->tlo[t] = a->align.clo[cls[t]];
+        l->thi[t] = a->align.chi[cls[t]];
+        l->taxis[t] = t;
+    }
+    for (int x = 0; x < p->narrays; x++)
+        for (int d = 0; d < ADV_MAXDIM; d++) {
+            adv_dimmap *dm = &l->map[x * ADV_MAXDIM + d];
+            dm->tdim = -1;
+            dm->coef = 1;
+            dm->off = 0;
+            if (d >= p->arrays[x].ndim)
+                continue;
+            int c = a->align.cls[x * ADV_MAXDIM + d];
+            for (int t = 0; t < l->ntdim; t++)
+                if (cls[t] == c) {
+                    dm->tdim = t;
+                    dm->coef = a->align.coef[x * ADV_MAXDIM + d];
+                    dm->off = a->align.off[x * ADV_MAXDIM + d];
+                }
+        }
+    int rc = cost_all(s, e);
+    if (rc) {
+        eval_free(e);
+        return rc;
+    }
+    /* read-only arrays: replicated where that is faster (greedy, in
+     * declaration order); their first placement costs nothing */
+    for (int x = 0; x < p->narrays; x++) {
+        if (!p->arrays[x].readonly)
+            continue;
+        int any = 0;
+        for (int d = 0; d < p->arrays[x].ndim; d++)
+            any |= l->map[x * ADV_MAXDIM + d].tdim >= 0;
+        if (!any)
+            continue;
+        double before = e->total_us;
+        adv_eval trial;
+        memset(&trial, 0, sizeof trial);
+        trial.nest = calloc((size_t)(p->nnests ? p->nnests : 1), sizeof *trial.nest);
+        if (!trial.nest || psk_adv_layout_copy(&trial.layout, l, p->narrays)) {
+            eval_free(&trial);
+            eval_free(e);
+            return PSK_ENOMEM;
+        }
+        memcpy(trial.cls, e->cls, sizeof e->cls);
+        trial.layout.replicated[x] = 1;
+        if ((rc = cost_all(s, &trial))) {
+            eval_free(&trial);
+            eval_free(e);
+            return rc;
+        }
+        if (trial.total_us < before * (1 - 1e-9)) {
+            eval_free(e);
+            *e = trial;
+            l = &e->layout;
+        } else
+            eval_free(&trial);
+    }
+    a->ncand++;
+    return PSK_OK;
+}
+
+/* every ordered choice of g->naxes distinct candidate classes */
+static int assign(search *s, const adv_grid *g, int *cls, int depth, unsigned used)
+{
+    if (depth == g->naxes)
+        return add_layout(s, g, cls);
+    for (int i = 0; i < s->ncls; i++) {
+        if (used & (1u << i))
+            continue;
+        cls[depth] = s->cls[i];
+        int rc = assign(s, g, cls, depth + 1, used | (1u << i));
+        if (rc)
+            return rc;
+    }
+    return PSK_OK;
+}
+
+/* every ordered factorisation of rest into at most maxdims - depth
+ * factors greater than 1 */
+static int grids(search *s, adv_grid *g, int64_t rest, int maxdims)
+{
+    if (rest == 1) {
+        if (g->naxes == 0)
+            return PSK_OK;
+        int cls[ADV_MAXDIM];
+        if (g->naxes > s->ncls)
+            return PSK_OK;
+        return assign(s, g, cls, 0, 0);
+    }
+    if (g->naxes == maxdims)
+        return PSK_OK;
+    for (int64_t f = 2; f <= rest; f++) {
+        if (rest % f)
+            continue;
+        g->extent[g->naxes++] = f;
+        int rc = grids(s, g, rest / f, maxdims);
+        g->naxes--;
+        if (rc)
+            return rc;
+    }
+    return PSK_OK;
+}
+
+static int better(const psk_advice *a, int i, int j)
+{
+    const adv_eval *x = &a->cand[i], *y = &a->cand[j];
+    double tol = 1e-9 * (fabs(x->total_us) > fabs(y->total_us) ? fabs(x->total_us) : fabs(y->total_us));
+    if (x->total_us < y->total_us - tol)
+        return 1;
+    if (x->total_us > y->total_us + tol)
+        return 0;
+    if (x->layout.grid.naxes != y->layout.grid.naxes)
+        return x->layout.grid.naxes < y->layout.grid.naxes;
+    for (int t = 0; t < x->layout.grid.naxes; t++)
+        if (x->layout.grid.extent[t] != y->layout.grid.extent[t])
+            return x->layout.grid.extent[t] < y->layout.grid.extent[t];
+    return i < j;
+}
+
+/* a stable merge sort of cand indices by better() (qsort has no context) */
+static void rank_sort(const psk_advice *a, int *v, int *tmp, int n)
+{
+    if (n < 2)
+        return;
+    int h = n / 2;
+    rank_sort(a, v, tmp, h);
+    rank_sort(a, v + h, tmp, n - h);
+    int i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = better(a, v[j], v[i]) ? v[j++] : v[i++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
+/* ---- the dynamic programme over the nests ---- */
+
+typedef struct dp {
+    search *s;
+    int k;             /* layouts */
+    const int *idx;    /* their cand indices */
+    double *memo;      /* k * k * nnests, NAN: not computed */
+    int64_t *mmsgs, *mbytes;
+} dp;
+
+static int trans(dp *d, int i, int j, int n, double *us)
+{
+    if (i == j) {
+        *us = 0;
+        return PSK_OK;
+    }
+    size_t at = ((size_t)n * (size_t)d->k + (size_t)i) * (size_t)d->k + (size_t)j;
+    if (isnan(d->memo[at])) {
+        const psk_advice *a = d->s->a;
+        int rc = psk_adv_redist_cost(d->s->p, n, &a->cand[d->idx[i]].layout,
+                                     &a->cand[d->idx[j]].layout, d->s->m, &d->memo[at],
+                                     &d->mmsgs[at], &d->mbytes[at]);
+        if (rc)
+            return rc;
+    }
+    *us = d->memo[at];
+    return PSK_OK;
+}
+
+static int plan(search *s)
+{
+    const psk_adv_program *p = s->p;
+    psk_advice *a = s->a;
+    int N = p->nnests, rc = PSK_ENOMEM;
+    a->plan = calloc((size_t)(N ? N : 1), sizeof *a->plan);
+    a->redist_us = calloc((size_t)(N ? N : 1), sizeof *a->redist_us);
+    a->redist_msgs = calloc((size_t)(N ? N : 1), sizeof *a->redist_msgs);
+    a->redist_bytes = calloc((size_t)(N ? N : 1), sizeof *a->redist_bytes);
+    if (!a->plan || !a->redist_us || !a->redist_msgs || !a->redist_bytes)
+        return PSK_ENOMEM;
+    int best = a->rank[0];
+    for (int n = 0; n < N; n++)
+        a->plan[n] = best;
+    a->plan_us = a->cand[best].total_us;
+    a->plan_static = 1;
+    if (N < 2 || a->ncand < 2)
+        return PSK_OK;
+
+    /* the layouts to choose among: the best static ones, and each nest's
+     * own best ones */
+    int idx[MAXDP], k = 0;
+    for (int r = 0; r < a->ncand && k < MAXDP / 2; r++)
+        idx[k++] = a->rank[r];
+    for (int n = 0; n < N && k < MAXDP; n++) {
+        int b = -1;
+        for (int c = 0; c < a->ncand; c++)
+            if (b < 0 || a->cand[c].nest[n].total_us < a->cand[b].nest[n].total_us)
+                b = c;
+        int dup = 0;
+        for (int i = 0; i < k; i++)
+            dup |= idx[i] == b;
+        if (!dup)
+            idx[k++] = b;
+    }
+    dp d = {s, k, idx, NULL, NULL, NULL};
+    size_t nm = (size_t)k * (size_t)k * (size_t)N;
+    d.memo = malloc(nm * sizeof *d.memo);
+    d.mmsgs = calloc(nm, sizeof *d.mmsgs);
+    d.mbytes = calloc(nm, sizeof *d.mbytes);
+    double *cost = malloc((size_t)k * sizeof *cost), *next = malloc((size_t)k * sizeof *next);
+    int *from = malloc((size_t)k * (size_t)N * sizeof *from);
+    int *path = malloc((size_t)N * sizeof *path);
+    if (!d.memo || !d.mmsgs || !d.mbytes || !cost || !next || !from || !path)
+        goto out;
+    for (size_t i = 0; i < nm; i++)
+        d.memo[i] = NAN;
+    double R = (double)p->repeat, bestv = a->plan_us;
+    /* for each layout of the first nest: forward over the nests, then
+     * back to the first one repeat - 1 times */
+    for (int s0 = 0; s0 < k; s0++) {
+        for (int j = 0; j < k; j++)
+            cost[j] = j == s0 ? R * (double)p->nests[0].count * a->cand[idx[j]].nest[0].total_us : INFINITY;
+        for (int n = 1; n < N; n++) {
+            for (int j = 0; j < k; j++) {
+                double here = R * (double)p->nests[n].count * a->cand[idx[j]].nest[n].total_us;
+                next[j] = INFINITY;
+                from[n * k + j] = -1;
+                for (int i = 0; i < k; i++) {
+                    if (isinf(cost[i]))
+                        continue;
+                    double t;
+                    if ((rc = trans(&d, i, j, n, &t)))
+                        goto out;
+                    double v = cost[i] + R * t + here;
+                    if (v < next[j]) {
+                        next[j] = v;
+                        from[n * k + j] = i;
+                    }
+                }
+            }
+            memcpy(cost, next, (size_t)k * sizeof *cost);
+        }
+        for (int j = 0; j < k; j++) {
+            if (isinf(cost[j]))
+                continue;
+            double back = 0;
+            if (R > 1 && (rc = trans(&d, j, s0, 0, &back)))
+                goto out;
+            double v = cost[j] + (R - 1) * back;
+            if (v < bestv * (1 - 1e-9)) {
+                bestv = v;
+                int c = j;
+                for (int n = N - 1; n >= 1; n--) {
+                    path[n] = c;
+                    c = from[n * k + c];
+                }
+                path[0] = s0;
+                for (int n = 0; n < N; n++)
+                    a->plan[n] = idx[path[n]];
+                a->plan_static = 0;
+            }
+        }
+    }
+    a->plan_us = bestv;
+    if (!a->plan_static) {
+        for (int n = 0; n < N; n++) {
+            int prev = n ? a->plan[n - 1] : a->plan[N - 1];
+            int i = -1, j = -1;
+            for (int q = 0; q < k; q++) {
+                if (idx[q] == prev)
+                    i = q;
+                if (idx[q] == a->plan[n])
+                    j = q;
+            }
+            double t = 0;
+            if (i != j && (n > 0 || R > 1)) {
+                if ((rc = trans(&d, i, j, n, &t)))
+                    goto out;
+                size_t at = ((size_t)n * (size_t)k + (size_t)i) * (size_t)k + (size_t)j;
+                a->redist_us[n] = t;
+                a->redist_msgs[n] = d.mmsgs[at];
+                a->redist_bytes[n] = d.mbytes[at];
+            }
+        }
+    }
+    rc = PSK_OK;
+out:
+    free(d.memo);
+    free(d.mmsgs);
+    free(d.mbytes);
+    free(cost);
+    free(next);
+    free(from);
+    free(path);
+    return rc;
+}
+
+static int fail(psk_advice *a, int rc, const char *what)
+{
+    snprintf(a->errmsg, sizeof a->errmsg, "%s: %s", a->prog->path ? a->prog->path : "advise", what);
+    return rc;
+}
+
+int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_options *o,
+                psk_advice **out)
+{
+    psk_advice *a = calloc(1, sizeof *a);
+    *out = a;
+    if (!a)
+        return PSK_ENOMEM;
+    a->prog = p;
+    a->machine = m;
+    a->procs = o && o->procs > 0 ? o->procs : p->procs;
+    int maxdims = o && o->maxdims > 0 ? o->maxdims : p->maxdims;
+    if (a->procs < 1)
+        return fail(a, PSK_EINVAL, "no processor count: give `procs P;` or --procs P");
+    if (maxdims < 1 || maxdims > ADV_MAXDIM)
+        return fail(a, PSK_EINVAL, "maxdims must be 1 to 8");
+    if (psk_adv_align(p, &a->align))
+        return fail(a, PSK_ENOMEM, "out of memory");
+
+    search s = {p, m, a, 0, {0}, 0};
+    /* the candidate classes, heaviest first (ties: the first class) */
+    for (int c = 0; c < a->align.nclass; c++) {
+        if (a->align.weight[c] <= 0)
+            continue;
+        int at = s.ncls;
+        while (at > 0 && a->align.weight[s.cls[at - 1]] < a->align.weight[c])
+            at--;
+        if (at >= MAXCLASS)
+            continue;
+        int end = s.ncls < MAXCLASS ? s.ncls : MAXCLASS - 1;
+        memmove(&s.cls[at + 1], &s.cls[at], (size_t)(end - at) * sizeof s.cls[0]);
+        s.cls[at] = c;
+        if (s.ncls < MAXCLASS)
+            s.ncls++;
+    }
+    int rc;
+    adv_grid g;
+    memset(&g, 0, sizeof g);
+    if (a->procs == 1 || s.ncls == 0) {
+        /* nothing to distribute: everything on every processor */
+        g.naxes = 1;
+        g.extent[0] = a->procs;
+        rc = add_layout(&s, &g, NULL);
+    } else
+        rc = grids(&s, &g, a->procs, maxdims);
+    if (rc)
+        return fail(a, rc, psk_strstatus(rc));
+    a->rank = malloc((size_t)a->ncand * sizeof *a->rank);
+    int *tmp = malloc((size_t)a->ncand * sizeof *tmp);
+    if (!a->rank || !tmp) {
+        free(tmp);
+        return fail(a, PSK_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < a->ncand; i++)
+        a->rank[i] = i;
+    rank_sort(a, a->rank, tmp, a->ncand);
+    free(tmp);
+    int top = o && o->top > 0 ? o->top : 5;
+    a->nrank = a->ncand < top ? a->ncand : top;
+    if (!(o && o->static_only) && (rc = plan(&s)))
+        return fail(a, rc, psk_strstatus(rc));
+    if (o && o->static_only) {
+        a->plan = calloc((size_t)(p->nnests ? p->nnests : 1), sizeof *a->plan);
+        a->redist_us = calloc((size_t)(p->nnests ? p->nnests : 1), sizeof *a->redist_us);
+        a->redist_msgs = calloc((size_t)(p->nnests ? p->nnests : 1), sizeof *a->redist_msgs);
+        a->redist_bytes = calloc((size_t)(p->nnests ? p->nnests : 1), sizeof *a->redist_bytes);
+        if (!a->plan || !a->redist_us || !a->redist_msgs || !a->redist_bytes)
+            return fail(a, PSK_ENOMEM, "out of memory");
+        for (int n = 0; n < p->nnests; n++)
+            a->plan[n] = a->rank[0];
+        a->plan_us = a->cand[a->rank[0]].total_us;
+        a->plan_static = 1;
+    }
+    return PSK_OK;
+}
+
+const char *psk_advice_errmsg(const psk_advice *a)
+{
+    return a ? a->errmsg : "out of memory";
+}
+
+void psk_advice_free(psk_advice *a)
+{
+    if (!a)
+        return;
+    for (int i = 0; i < a->ncand; i++)
+        eval_free(&a->cand[i]);
+    free(a->cand);
+    free(a->rank);
+    free(a->plan);
+    free(a->redist_us);
+    free(a->redist_msgs);
+    free(a->redist_bytes);
+    psk_adv_align_free(&a->align);
+    free(a);
+}
