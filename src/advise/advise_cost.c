@@ -184,7 +184,7 @@ int psk_adv_classify(const psk_adv_program *p, int n, const adv_layout *l, const
         int64_t delta = (mx->coef * r->sub_off[d] + mx->off) - (mh->coef * h->sub_off[e] + mh->off);
         if (delta == 0)
             continue;
-        if (r->sub_var[d] < 0 || delta > p->maxshadow || -delta > p->maxshadow || delta % mx->coef)
+        if (r->sub_var[d] < 0 || mx->coef == 0 || delta > p->maxshadow || -delta > p->maxshadow || delta % mx->coef)
             return ADV_REMOTE;
         kind = ADV_SHADOW;
         if (off)

@@ -212,8 +212,8 @@ void psk_adv_coords(const adv_grid *g, int64_t rank, int64_t *coord);
 /* the positions [*lo, *hi] of template dimension t that coordinate c of
  * its axis owns (all of tlo..thi when t is not distributed); 0 if none */
 int psk_adv_block(const adv_layout *l, int t, int64_t c, int64_t *lo, int64_t *hi);
-/* the integers v with lo <= A*v + B <= hi (A != 0) as [*vlo, *vhi];
- * 0 if there are none */
+/* the integers v with lo <= A*v + B <= hi as [*vlo, *vhi] (A = 0: all
+ * of them, a huge range, or none); 0 if there are none */
 int psk_adv_preimage(int64_t A, int64_t B, int64_t lo, int64_t hi, int64_t *vlo, int64_t *vhi);
 /* the box of array a the processor at coord holds (index intervals per
  * dimension, shadows not included); 0 if it holds nothing */

@@ -113,6 +113,10 @@ int psk_adv_block(const adv_layout *l, int t, int64_t c, int64_t *lo, int64_t *h
 
 int psk_adv_preimage(int64_t A, int64_t B, int64_t lo, int64_t hi, int64_t *vlo, int64_t *vhi)
 {
+    if (A == 0) { /* a constant position: every v, or none */
+        *vlo = INT64_MIN / 4, *vhi = INT64_MAX / 4;
+        return B >= lo && B <= hi;
+    }
     if (A > 0)
         *vlo = ceildiv(lo - B, A), *vhi = floordiv(hi - B, A);
     else
