@@ -161,6 +161,6 @@ int cmd_sim(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
-int cmd_advise(int argc, char **argv); /* built with PSK_WITH_ADVISE (perfskel.c) */
+int cmd_advise(int argc, char **argv); /* cmd_advise.c */
 
 #endif

@@ -110,7 +110,7 @@ int cmd_advise(int argc, char **argv)
         goto out;
     }
     if (psk_adv_run(p, &m, &o, &adv)) {
-        psk_cli_error("%s: %s", input, psk_advice_errmsg(adv));
+        psk_cli_error("%s", psk_advice_errmsg(adv));
         goto out;
     }
     if (json)

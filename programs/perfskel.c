@@ -47,9 +47,6 @@ int psk_cli_usage(const char *fmt, ...)
     return PSK_EXIT_USAGE;
 }
 
-/* perfskel advise joins the build once its library is whole (psk_adv_run
- * and the writers): CMake then defines PSK_WITH_ADVISE */
-#ifdef PSK_WITH_ADVISE
 #define ADVISE_USAGE                                                                           \
     "  advise FILE [-D NAME=VALUE]... [--procs P] [--maxdims K] [--machine FILE] [--top N]\n"  \
     "        [--static] [--json]\n"                                                           \
@@ -58,9 +55,6 @@ int psk_cli_usage(const char *fmt, ...)
     "        the best layouts (--top N, default 5) costed on the machine (--machine, else\n"  \
     "        FILE's `machine`), with the redistributions between nests that pay off (none\n"  \
     "        with --static); --procs and --maxdims override FILE's procs and maxdims\n"
-#else
-#define ADVISE_USAGE ""
-#endif
 
 static const char usage[] =
     "usage: perfskel <command> [options]\n"
@@ -165,9 +159,7 @@ int main(int argc, char **argv)
         return cmd_export(argc - 1, argv + 1);
     if (!strcmp(cmd, "tune"))
         return cmd_tune(argc - 1, argv + 1);
-#ifdef PSK_WITH_ADVISE
     if (!strcmp(cmd, "advise"))
         return cmd_advise(argc - 1, argv + 1);
-#endif
     return psk_cli_usage("unknown command '%s'", cmd);
 }

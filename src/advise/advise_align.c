@@ -21,28 +21,6 @@ typedef struct arc {
     double w;
 } arc;
 
-const adv_ref *psk_adv_home(const psk_adv_program *p, int n)
-{
-    const adv_nest *ne = &p->nests[n];
-    if (ne->nstmts > 0 && ne->stmts[0].lhs_array >= 0)
-        return &ne->stmts[0].lhs;
-    const adv_ref *best = NULL;
-    int64_t bestn = -1;
-    for (int s = 0; s < ne->nstmts; s++)
-        for (int r = 0; r < ne->stmts[s].nreads; r++) {
-            const adv_ref *ref = &ne->stmts[s].reads[r];
-            const adv_array *a = &p->arrays[ref->array];
-            int64_t cnt = 1;
-            for (int d = 0; d < a->ndim; d++)
-                cnt = cnt > INT64_MAX / a->extent[d] ? INT64_MAX : cnt * a->extent[d];
-            if (cnt > bestn) {
-                bestn = cnt;
-                best = ref;
-            }
-        }
-    return best;
-}
-
 /* iterations of a nest's loops, bounds taken at their widest (a hull) */
 static double nest_iterations(const adv_nest *ne)
 {
@@ -67,14 +45,15 @@ static int is_par(const adv_nest *ne, int v)
     return v >= ne->first_par && v < ne->end_par;
 }
 
-static int add_arcs(const adv_nest *ne, const adv_ref *x, const adv_ref *y, double w,
-                    arc **arcs, int *narcs, int *cap)
+static int add_arcs(const psk_adv_program *p, const adv_nest *ne, const adv_ref *x,
+                    const adv_ref *y, double w, arc **arcs, int *narcs, int *cap)
 {
-    for (int d1 = 0; d1 < ADV_MAXDIM; d1++) {
+    int nx = p->arrays[x->array].ndim, ny = p->arrays[y->array].ndim;
+    for (int d1 = 0; d1 < nx; d1++) {
         int v = x->sub_var[d1];
         if (v < 0 || !is_par(ne, v))
             continue;
-        for (int d2 = 0; d2 < ADV_MAXDIM; d2++) {
+        for (int d2 = 0; d2 < ny; d2++) {
             if (y->sub_var[d2] != v)
                 continue;
             int64_t c1 = x->sub_coef[d1], c2 = y->sub_coef[d2];
@@ -162,10 +141,10 @@ int psk_adv_align(const psk_adv_program *p, adv_align *al)
             const adv_ref *lhs = st->lhs_array >= 0 ? &st->lhs : home;
             if (!lhs)
                 continue;
-            if (home && lhs != home && (rc = add_arcs(ne, home, lhs, w, &arcs, &narcs, &cap)))
+            if (home && lhs != home && (rc = add_arcs(p, ne, home, lhs, w, &arcs, &narcs, &cap)))
                 goto out;
             for (int r = 0; r < st->nreads; r++)
-                if ((rc = add_arcs(ne, lhs, &st->reads[r], w, &arcs, &narcs, &cap)))
+                if ((rc = add_arcs(p, ne, lhs, &st->reads[r], w, &arcs, &narcs, &cap)))
                     goto out;
         }
     }
@@ -338,9 +317,9 @@ int psk_adv_align(const psk_adv_program *p, adv_align *al)
         if (!home)
             continue;
         double w = (double)ne->count * (double)p->repeat * nest_iterations(ne);
-        for (int d = 0; d < ADV_MAXDIM; d++) {
+        for (int d = 0; d < p->arrays[home->array].ndim; d++) {
             int v = home->sub_var[d];
-            if (v >= 0 && is_par(ne, v) && d < p->arrays[home->array].ndim)
+            if (v >= 0 && is_par(ne, v))
                 al->weight[al->cls[home->array * ADV_MAXDIM + d]] += w > 0 ? w : 1;
         }
     }

@@ -216,11 +216,6 @@ typedef struct adv_align {
 int psk_adv_align(const psk_adv_program *p, adv_align *out);
 void psk_adv_align_free(adv_align *a);
 
-/* The nest's home reference (docs/advise.md, owner computes): its first
- * statement's left side if that is an array, else its read of the array
- * with the most elements (the first of those); NULL if it has none. */
-const adv_ref *psk_adv_home(const psk_adv_program *p, int n);
-
 /* ---- the search (advise_search.c) and its report (advise_report.c) ---- */
 
 /* a layout costed over the whole program as if it held throughout */
@@ -255,9 +250,44 @@ struct psk_advice {
     char errmsg[512];
 };
 
-/* ---- layouts ---- */
+/* ---- layouts (advise_layout.c) ---- */
+/* init: a grid of one axis of extent 1, no template dimensions, every
+ * array dimension collapsed, nothing replicated, shadows 0. PSK_OK or
+ * PSK_ENOMEM; free leaves l zeroed (free of a zeroed layout is safe). */
 int psk_adv_layout_init(adv_layout *l, int narrays);
 void psk_adv_layout_free(adv_layout *l);
 int psk_adv_layout_copy(adv_layout *dst, const adv_layout *src, int narrays);
+
+/* the number of processors of a grid (the product of its extents) */
+int64_t psk_adv_nprocs(const adv_grid *g);
+/* processor rank's coordinates on g, row-major (the last axis fastest) */
+void psk_adv_coords(const adv_grid *g, int64_t rank, int64_t *coord);
+/* the positions [*lo, *hi] of template dimension t that coordinate c of
+ * its axis owns (all of tlo..thi when t is not distributed); 0 if none */
+int psk_adv_block(const adv_layout *l, int t, int64_t c, int64_t *lo, int64_t *hi);
+/* the integers v with lo <= A*v + B <= hi as [*vlo, *vhi] (A = 0: all
+ * of them, a huge range, or none); 0 if there are none */
+int psk_adv_preimage(int64_t A, int64_t B, int64_t lo, int64_t hi, int64_t *vlo, int64_t *vhi);
+/* the box of array a the processor at coord holds (index intervals per
+ * dimension, shadows not included); 0 if it holds nothing */
+int psk_adv_owned(const psk_adv_program *p, const adv_layout *l, int a, const int64_t *coord,
+                  int64_t *lo, int64_t *hi);
+/* 1 if array a dimension d sits on a distributed template dimension:
+ * *axis is its grid axis */
+int psk_adv_dim_axis(const adv_layout *l, int a, int d, int *axis);
+/* 1 if array a is whole on every processor (`replicated`, or none of its
+ * dimensions on a distributed template dimension) */
+int psk_adv_everywhere(const psk_adv_program *p, const adv_layout *l, int a);
+
+/* ---- how a nest reads under a layout (advise_cost.c) ---- */
+enum adv_access { ADV_LOCAL = 0, ADV_SHADOW = 1, ADV_REMOTE = 2 };
+/* nest n's home reference (docs/advise.md "Owner computes"), or NULL if
+ * it has none (no array at all: every processor runs every iteration) */
+const adv_ref *psk_adv_home(const psk_adv_program *p, int n);
+/* how reference r of nest n is read under l: enum adv_access; for a
+ * shadow, off[d] (if off is not NULL) is the index offset on dimension d
+ * (A[i-1] aligned with the home at i: -1), 0 elsewhere */
+int psk_adv_classify(const psk_adv_program *p, int n, const adv_layout *l, const adv_ref *r,
+                     int64_t *off);
 
 #endif

@@ -305,7 +305,10 @@ static const char *describe(const parser *ps, const token *t, char *buf, size_t 
 {
     switch (t->type) {
     case T_EOF: return "end of file";
-    case T_IDENT: snprintf(buf, cap, "'%s'", t->text); return buf;
+    case T_IDENT:
+        if (snprintf(buf, cap, "'%s'", t->text) < 0)
+            buf[0] = 0;
+        return buf;
     case T_STR: return "a string";
     case T_INT: case T_NUM: {
         int shown = t->len > 24 ? 24 : (int)t->len;
