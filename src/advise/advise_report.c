@@ -144,6 +144,20 @@ static double imbalance(const adv_cost *c)
     return c->compute_avg_us > 0 ? c->compute_us / c->compute_avg_us : 1;
 }
 
+/* BLOCK leaves triangular and shrinking loops unbalanced: said where the
+ * slowest processor computes this much more than the mean */
+#define IMBALANCE_NOTE 1.2
+
+static void notes_text(const psk_advice *a, const adv_eval *e, FILE *out)
+{
+    const psk_adv_program *p = a->prog;
+    for (int n = 0; n < p->nnests; n++)
+        if (imbalance(&e->nest[n]) >= IMBALANCE_NOTE)
+            fprintf(out, "    note: %s: the slowest processor computes %.2f times the mean; BLOCK"
+                         " only: a cyclic distribution (not modelled) would balance it better\n",
+                    p->nests[n].name, imbalance(&e->nest[n]));
+}
+
 static void layout_text(const psk_advice *a, const adv_eval *e, FILE *out)
 {
     const psk_adv_program *p = a->prog;
@@ -160,6 +174,7 @@ static void layout_text(const psk_advice *a, const adv_eval *e, FILE *out)
                 c->shadow_msgs + c->remote_msgs + c->reduce_msgs + c->across_msgs,
                 c->shadow_bytes + c->remote_bytes + c->reduce_bytes + c->across_bytes, c->total_us);
     }
+    notes_text(a, e, out);
 }
 
 static void summary(const adv_eval *e, FILE *out)
@@ -299,6 +314,11 @@ static void layout_json(const psk_advice *a, const adv_eval *e, psk_json *j)
     psk_json_arr(j, "nests");
     for (int n = 0; n < p->nnests; n++)
         cost_json(j, p->nests[n].name, p->nests[n].count, &e->nest[n]);
+    psk_json_end(j);
+    psk_json_arr(j, "unbalanced");
+    for (int n = 0; n < p->nnests; n++)
+        if (imbalance(&e->nest[n]) >= IMBALANCE_NOTE)
+            psk_json_str(j, NULL, p->nests[n].name);
     psk_json_end(j);
     psk_json_end(j);
 }
