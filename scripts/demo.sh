@@ -9,7 +9,8 @@
 # iterations that repeat (build/demo-report-folded.html). Last, the
 # self-tuning collectives: an alltoall benchmark run twice under `perfskel
 # tune`, the second run starting from the decisions the first one kept
-# (reports in build/demo-tune-{1,2}.txt, their summaries printed).
+# (reports in build/demo-tune-{1,2}.txt, their summaries printed). And
+# the advisor: how to distribute a Jacobi relaxation over 16 processors.
 set -e
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
@@ -35,3 +36,5 @@ for run in 1 2; do
     build/perfskel tune --db build/demo-tune.db --report build/demo-tune-$run.txt -- mpirun.openmpi -np 2 $A2A
     sed -n 1,2p build/demo-tune-$run.txt
 done
+echo "== perfskel advise examples/advise/jacobi.adv --top 2"
+build/perfskel advise examples/advise/jacobi.adv --top 2
