@@ -239,6 +239,12 @@ struct psk_advice {
     int ncand;
     int *rank;                   /* cand indices, best static first */
     int nrank;                   /* how many to report */
+    /* what the report shows: rank positions of the best nrank layouts
+     * that are not equivalent to a better one (the same figures on the
+     * same grid shape, e.g. rows and columns of a symmetric program), and
+     * how many equivalent ones each stands for */
+    int *shown, *nequiv;
+    int nshown;
     /* the plan: a layout per nest (cand index), and what moving between
      * them costs before each nest (before nest 0: from the last one's,
      * repeat - 1 times) */

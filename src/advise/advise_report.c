@@ -203,14 +203,19 @@ void psk_adv_write_text(const psk_advice *a, FILE *out)
     fprintf(out, "\nbest layout (one for the whole program): ");
     summary(best, out);
     layout_text(a, best, out);
-    if (a->nrank > 1)
+    if (a->nequiv[0])
+        fprintf(out, "    (and %d equivalent layout%s: the same figures with dimensions or axes exchanged)\n",
+                a->nequiv[0], a->nequiv[0] > 1 ? "s" : "");
+    if (a->nshown > 1)
         fprintf(out, "\nrunners-up:\n");
-    for (int r = 1; r < a->nrank; r++) {
-        const adv_eval *e = &a->cand[a->rank[r]];
-        fprintf(out, "\n%d. (%+.1f %%) ", r + 1,
+    for (int k = 1; k < a->nshown; k++) {
+        const adv_eval *e = &a->cand[a->rank[a->shown[k]]];
+        fprintf(out, "\n%d. (%+.1f %%) ", k + 1,
                 best->total_us > 0 ? 100 * (e->total_us / best->total_us - 1) : 0.0);
         summary(e, out);
         layout_text(a, e, out);
+        if (a->nequiv[k])
+            fprintf(out, "    (and %d equivalent layout%s)\n", a->nequiv[k], a->nequiv[k] > 1 ? "s" : "");
     }
     if (a->plan_static) {
         fprintf(out, "\nredistributing between nests: does not pay off (the best layout throughout)\n");
@@ -222,15 +227,12 @@ void psk_adv_write_text(const psk_advice *a, FILE *out)
         char g[256];
         const adv_eval *e = &a->cand[a->plan[n]];
         grid_str(&e->layout.grid, g, sizeof g);
-        int li = 0;
-        for (int r = 0; r < a->ncand; r++)
-            if (a->rank[r] == a->plan[n])
-                li = r + 1;
         if (a->redist_msgs[n] || a->redist_us[n] > 0)
             fprintf(out, "  redistribute before %s: %.6g us, %" PRId64 " messages, %" PRId64 " bytes\n",
                     p->nests[n].name, a->redist_us[n], a->redist_msgs[n], a->redist_bytes[n]);
-        fprintf(out, "  %-16s layout #%d (grid %s): %.6g us an execution\n", p->nests[n].name, li, g,
-                e->nest[n].total_us);
+        fprintf(out, "  %s (grid %s): %.6g us an execution\n", p->nests[n].name, g, e->nest[n].total_us);
+        if (n == 0 || a->plan[n] != a->plan[n - 1])
+            directives(a, e, emit_text, out);
     }
 }
 
@@ -268,10 +270,11 @@ static void cost_json(psk_json *j, const char *name, int64_t count, const adv_co
     psk_json_end(j);
 }
 
-static void layout_json(const psk_advice *a, const adv_eval *e, psk_json *j)
+static void layout_json(const psk_advice *a, const adv_eval *e, int nequiv, psk_json *j)
 {
     const psk_adv_program *p = a->prog;
     psk_json_obj(j, NULL);
+    psk_json_int(j, "equivalent", nequiv);
     psk_json_arr(j, "grid");
     for (int t = 0; t < e->layout.grid.naxes; t++)
         psk_json_int(j, NULL, e->layout.grid.extent[t]);
@@ -337,8 +340,8 @@ void psk_adv_write_json(const psk_advice *a, FILE *out)
     psk_json_int(&j, "arcs", a->align.narcs);
     psk_json_int(&j, "arcs_rejected", a->align.nrejected);
     psk_json_arr(&j, "layouts");
-    for (int r = 0; r < a->nrank; r++)
-        layout_json(a, &a->cand[a->rank[r]], &j);
+    for (int k = 0; k < a->nshown; k++)
+        layout_json(a, &a->cand[a->rank[a->shown[k]]], a->nequiv[k], &j);
     psk_json_end(&j);
     psk_json_obj(&j, "plan");
     psk_json_bool(&j, "static", a->plan_static);

@@ -218,6 +218,34 @@ static int better(const psk_advice *a, int i, int j)
     return i < j;
 }
 
+/* the same figures on the same grid shape (its extents in any order):
+ * one layout is the other with dimensions or axes exchanged, as far as
+ * anything the report says can tell */
+static int equivalent(const adv_eval *x, const adv_eval *y)
+{
+    double tol = 1e-9 * (fabs(x->total_us) > fabs(y->total_us) ? fabs(x->total_us) : fabs(y->total_us));
+    if (fabs(x->total_us - y->total_us) > tol || x->msgs != y->msgs || x->bytes != y->bytes ||
+        x->mem_bytes != y->mem_bytes || x->layout.grid.naxes != y->layout.grid.naxes)
+        return 0;
+    int64_t ex[ADV_MAXDIM], ey[ADV_MAXDIM];
+    int n = x->layout.grid.naxes;
+    memcpy(ex, x->layout.grid.extent, (size_t)n * sizeof *ex);
+    memcpy(ey, y->layout.grid.extent, (size_t)n * sizeof *ey);
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && ex[j] < ex[j - 1]; j--) {
+            int64_t t = ex[j];
+            ex[j] = ex[j - 1];
+            ex[j - 1] = t;
+        }
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && ey[j] < ey[j - 1]; j--) {
+            int64_t t = ey[j];
+            ey[j] = ey[j - 1];
+            ey[j - 1] = t;
+        }
+    return !memcmp(ex, ey, (size_t)n * sizeof *ex);
+}
+
 /* a stable merge sort of cand indices by better() (qsort has no context) */
 static void rank_sort(const psk_advice *a, int *v, int *tmp, int n)
 {
@@ -457,6 +485,19 @@ int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_op
     free(tmp);
     int top = o && o->top > 0 ? o->top : 5;
     a->nrank = a->ncand < top ? a->ncand : top;
+    a->shown = malloc((size_t)a->ncand * sizeof *a->shown);
+    a->nequiv = calloc((size_t)a->ncand, sizeof *a->nequiv);
+    if (!a->shown || !a->nequiv)
+        return fail(a, PSK_ENOMEM, "out of memory");
+    for (int r = 0; r < a->ncand; r++) {
+        int k = 0;
+        while (k < a->nshown && !equivalent(&a->cand[a->rank[a->shown[k]]], &a->cand[a->rank[r]]))
+            k++;
+        if (k < a->nshown)
+            a->nequiv[k]++;
+        else if (a->nshown < a->nrank)
+            a->shown[a->nshown++] = r;
+    }
     if (!(o && o->static_only) && (rc = plan(&s)))
         return fail(a, rc, psk_strstatus(rc));
     if (o && o->static_only) {
@@ -487,6 +528,8 @@ void psk_advice_free(psk_advice *a)
         eval_free(&a->cand[i]);
     free(a->cand);
     free(a->rank);
+    free(a->shown);
+    free(a->nequiv);
     free(a->plan);
     free(a->redist_us);
     free(a->redist_msgs);
