@@ -1096,7 +1096,7 @@ int psk_adv_nest_walk(const psk_adv_program *p, int n, const adv_layout *l, cons
 /* 1 if the contents of array a matter to the next nest (from `next`, round
  * the program) that uses it: it reads it. Not used again, or overwritten
  * first: 0. */
-static int contents_needed(const psk_adv_program *p, int next, int a)
+int psk_adv_needed(const psk_adv_program *p, int next, int a)
 {
     for (int i = 0; i < p->nnests; i++) {
         const adv_nest *ns = &p->nests[((next % p->nnests) + i) % p->nnests];
@@ -1161,7 +1161,7 @@ static int redist_list(const psk_adv_program *p, int next, const adv_layout *a, 
     if (p->nnests < 1)
         return PSK_OK;
     for (int x = 0; x < p->narrays; x++) {
-        if (!contents_needed(p, next, x))
+        if (!psk_adv_needed(p, next, x))
             continue;
         const adv_array *ar = &p->arrays[x];
         unsigned da = dist_axes(p, a, x);

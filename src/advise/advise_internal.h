@@ -186,6 +186,10 @@ int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a,
                         const adv_layout *b, const psk_machine *m, double *us,
                         int64_t *msgs, int64_t *bytes);
 
+/* 1 if array a's contents matter to the next nest from `next` (round the
+ * program) that uses it: it reads it (a redistribution moves it) */
+int psk_adv_needed(const psk_adv_program *p, int next, int a);
+
 /* a transfer: bytes from rank src to rank dst */
 typedef struct adv_msg {
     int64_t src, dst, bytes;
