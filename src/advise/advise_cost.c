@@ -4,8 +4,11 @@
  * down in docs/advise.md "Costs". A processor's iterations, what it reads
  * and what it owns are boxes (an interval per loop or array dimension);
  * only the values of the outer seq loops (and of a loop another loop's
- * bounds depend on, when counting iterations) are enumerated. Transfer
- * matrices are P x P bytes, t[src * P + dst]. */
+ * bounds depend on, when counting iterations) are enumerated. What moves
+ * is a sparse list of (src, dst, bytes), sorted and one per pair; the
+ * owners a box meets are found by block arithmetic per axis, never by
+ * scanning every processor. The cost and the walk (psk_adv_nest_walk)
+ * share one path, nest_run, so they cannot disagree. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,70 +66,142 @@ static double grid_pipelined(int64_t l, int64_t L, double ts, double tb)
     return best;
 }
 
-double psk_adv_transfer_us(const int64_t *t, int64_t P, const psk_machine *m)
+/* The sums run in (src, dst) order, as a dense matrix's row-major scan
+ * would: the switch's receive sums accumulate per destination in
+ * ascending source order, so the result is the same to the last bit. */
+int psk_adv_transfer_list(const adv_msg *v, int64_t n, int64_t P, const psk_machine *m, double *us)
 {
     double total = 0;
     if (m->type == PSK_NET_GRID) {
         int64_t l = 0, L = 0;
         double intra = 0; /* inside a node: no hops, the slowest copy */
-        for (int64_t s = 0; s < P; s++)
-            for (int64_t d = 0; d < P; d++) {
-                int64_t b = t[s * P + d];
-                if (s == d || b <= 0)
-                    continue;
-                int64_t ns = node_of(m, s), nd = node_of(m, d);
-                if (ns == nd) {
-                    double v = psk_machine_msg_us(m, b, 1);
-                    if (v > intra)
-                        intra = v;
-                    continue;
-                }
-                int64_t h = hops(m, ns, nd);
-                if (h > l || (h == l && b > L))
-                    l = h, L = b;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t b = v[i].bytes, ns = node_of(m, v[i].src), nd = node_of(m, v[i].dst);
+            if (ns == nd) {
+                double t = psk_machine_msg_us(m, b, 1);
+                if (t > intra)
+                    intra = t;
+                continue;
             }
+            int64_t h = hops(m, ns, nd);
+            if (h > l || (h == l && b > L))
+                l = h, L = b;
+        }
         if (l == 1)
             total = m->start_us + m->byte_us * (double)L;
         else if (l > 1)
             total = grid_pipelined(l, L, m->start_us, m->byte_us);
-        return total > intra ? total : intra;
+        *us = total > intra ? total : intra;
+        return PSK_OK;
     }
     if (m->type == PSK_NET_SWITCH) {
         int links = m->links > 0 ? m->links : 1;
-        for (int64_t p = 0; p < P; p++) {
-            double out = 0, in = 0, iout = 0, iin = 0; /* between nodes, inside one */
-            for (int64_t q = 0; q < P; q++) {
-                if (q == p)
-                    continue;
-                int intra = node_of(m, p) == node_of(m, q);
-                if (t[p * P + q] > 0)
-                    *(intra ? &iout : &out) += psk_machine_msg_us(m, t[p * P + q], intra);
-                if (t[q * P + p] > 0)
-                    *(intra ? &iin : &in) += psk_machine_msg_us(m, t[q * P + p], intra);
-            }
-            double v = (out > in ? out : in) / links;
-            if (iout > v)
-                v = iout;
-            if (iin > v)
-                v = iin;
-            if (v > total)
-                total = v;
+        /* per processor: sent and received between nodes, inside one */
+        double *acc = calloc((size_t)(P > 0 ? P : 1) * 4, sizeof *acc);
+        if (!acc)
+            return PSK_ENOMEM;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t s = v[i].src, d = v[i].dst;
+            int intra = node_of(m, s) == node_of(m, d);
+            double t = psk_machine_msg_us(m, v[i].bytes, intra);
+            acc[s * 4 + (intra ? 2 : 0)] += t;
+            acc[d * 4 + (intra ? 3 : 1)] += t;
         }
-        return total;
+        for (int64_t p = 0; p < P; p++) {
+            const double *a = &acc[p * 4];
+            double t = (a[0] > a[1] ? a[0] : a[1]) / links;
+            if (a[2] > t)
+                t = a[2];
+            if (a[3] > t)
+                t = a[3];
+            if (t > total)
+                total = t;
+        }
+        free(acc);
+        *us = total;
+        return PSK_OK;
     }
-    for (int64_t s = 0; s < P; s++) /* the bus: one transfer at a time */
-        for (int64_t d = 0; d < P; d++)
-            if (s != d && t[s * P + d] > 0)
-                total += psk_machine_msg_us(m, t[s * P + d], node_of(m, s) == node_of(m, d));
-    return total;
+    for (int64_t i = 0; i < n; i++) /* the bus: one transfer at a time */
+        total += psk_machine_msg_us(m, v[i].bytes, node_of(m, v[i].src) == node_of(m, v[i].dst));
+    *us = total;
+    return PSK_OK;
 }
 
-static void count_matrix(const int64_t *t, int64_t P, int64_t *msgs, int64_t *bytes)
+double psk_adv_transfer_us(const int64_t *t, int64_t P, const psk_machine *m)
 {
+    int64_t n = 0;
+    for (int64_t i = 0; i < P * P; i++)
+        n += t[i] > 0 && i / P != i % P;
+    adv_msg *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    double us = NAN;
+    if (!v)
+        return us;
+    n = 0;
     for (int64_t s = 0; s < P; s++)
         for (int64_t d = 0; d < P; d++)
             if (s != d && t[s * P + d] > 0)
-                *msgs += 1, *bytes += t[s * P + d];
+                v[n++] = (adv_msg){s, d, t[s * P + d]};
+    if (psk_adv_transfer_list(v, n, P, m, &us) != PSK_OK)
+        us = NAN;
+    free(v);
+    return us;
+}
+
+/* ---- message lists ---- */
+
+typedef struct mlist {
+    adv_msg *v;
+    int64_t n, cap;
+} mlist;
+
+/* a transfer of b bytes from s to d; nothing when b <= 0 or s == d */
+static int ml_add(mlist *l, int64_t s, int64_t d, int64_t b)
+{
+    if (b <= 0 || s == d)
+        return PSK_OK;
+    if (l->n == l->cap) {
+        int64_t nc = l->cap ? l->cap * 2 : 64;
+        adv_msg *v = realloc(l->v, (size_t)nc * sizeof *v);
+        if (!v)
+            return PSK_ENOMEM;
+        l->v = v, l->cap = nc;
+    }
+    l->v[l->n++] = (adv_msg){s, d, b};
+    return PSK_OK;
+}
+
+static int cmp_msg(const void *x, const void *y)
+{
+    const adv_msg *a = x, *b = y;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    return (a->dst > b->dst) - (a->dst < b->dst);
+}
+
+/* sorted by (src, dst), one message per pair (their bytes summed): what a
+ * P x P matrix of bytes held */
+static void ml_merge(mlist *l)
+{
+    int sorted = 1;
+    for (int64_t i = 1; i < l->n && sorted; i++)
+        sorted = cmp_msg(&l->v[i - 1], &l->v[i]) < 0;
+    if (sorted)
+        return;
+    qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_msg);
+    int64_t k = 0;
+    for (int64_t i = 0; i < l->n; i++) {
+        if (k && l->v[k - 1].src == l->v[i].src && l->v[k - 1].dst == l->v[i].dst)
+            l->v[k - 1].bytes += l->v[i].bytes;
+        else
+            l->v[k++] = l->v[i];
+    }
+    l->n = k;
+}
+
+static void ml_count(const mlist *l, int64_t *msgs, int64_t *bytes)
+{
+    for (int64_t i = 0; i < l->n; i++)
+        *msgs += 1, *bytes += l->v[i].bytes;
 }
 
 /* ---- how a nest reads ---- */
@@ -261,6 +336,112 @@ void psk_adv_shadows(const psk_adv_program *p, adv_layout *l)
         nest_widths(p, i, l, l->shadow_lo, l->shadow_hi, NULL); /* out of memory: the widths so far */
 }
 
+/* ---- what a processor owns, and who owns a box ---- */
+
+/* array a's part on every processor, per dimension: an interval per
+ * coordinate of the dimension's grid axis (one interval when it is not
+ * distributed), the boxes psk_adv_owned gives, computed once per array */
+typedef struct owntab {
+    int ndim;
+    int axis[ADV_MAXDIM];          /* -1: not distributed */
+    int64_t *lo[ADV_MAXDIM], *hi[ADV_MAXDIM];
+    int64_t *buf;                  /* NULL: not built */
+} owntab;
+
+static int own_build(const psk_adv_program *p, const adv_layout *l, int a, owntab *t)
+{
+    const adv_array *x = &p->arrays[a];
+    size_t tot = 0, at = 0;
+    t->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) {
+        if (!psk_adv_dim_axis(l, a, d, &t->axis[d]))
+            t->axis[d] = -1;
+        tot += t->axis[d] >= 0 ? (size_t)l->grid.extent[t->axis[d]] : 1;
+    }
+    t->buf = malloc(2 * (tot ? tot : 1) * sizeof *t->buf);
+    if (!t->buf)
+        return PSK_ENOMEM;
+    for (int d = 0; d < x->ndim; d++) {
+        int64_t n = t->axis[d] >= 0 ? l->grid.extent[t->axis[d]] : 1;
+        t->lo[d] = t->buf + at, t->hi[d] = t->buf + at + n, at += 2 * (size_t)n;
+        for (int64_t c = 0; c < n; c++) {
+            int64_t lo = 0, hi = x->extent[d] - 1;
+            if (t->axis[d] >= 0) {
+                const adv_dimmap *mp = &l->map[a * ADV_MAXDIM + d];
+                int64_t blo, bhi, vlo, vhi;
+                if (!psk_adv_block(l, mp->tdim, c, &blo, &bhi) ||
+                    !psk_adv_preimage(mp->coef, mp->off, blo, bhi, &vlo, &vhi)) {
+                    vlo = 1, vhi = 0;
+                }
+                lo = vlo > lo ? vlo : lo, hi = vhi < hi ? vhi : hi;
+            }
+            t->lo[d][c] = lo, t->hi[d][c] = hi;
+        }
+    }
+    return PSK_OK;
+}
+
+static void own_free(owntab *t)
+{
+    free(t->buf);
+    t->buf = NULL;
+}
+
+/* the box the processor at coord holds; 0 if it holds nothing */
+static int own_get(const owntab *t, const int64_t *coord, int64_t *lo, int64_t *hi)
+{
+    int any = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        int64_t c = t->axis[d] >= 0 ? coord[t->axis[d]] : 0;
+        lo[d] = t->lo[d][c], hi[d] = t->hi[d][c];
+        if (lo[d] > hi[d])
+            any = 0;
+    }
+    return any;
+}
+
+/* Per grid axis, the coordinates of the processors whose part of array a
+ * can meet box lo..hi: along each distributed dimension the template
+ * positions the box covers, pmin..pmax, fall in the blocks
+ * (pmin - tlo) / b .. (pmax - tlo) / b; other axes are left whole. 0 if
+ * none. */
+static int owner_range(const psk_adv_program *p, const adv_layout *l, int a, const int64_t *lo,
+                       const int64_t *hi, int64_t *clo, int64_t *chi)
+{
+    for (int ax = 0; ax < l->grid.naxes; ax++)
+        clo[ax] = 0, chi[ax] = l->grid.extent[ax] - 1;
+    for (int d = 0; d < p->arrays[a].ndim; d++) {
+        int ax;
+        if (!psk_adv_dim_axis(l, a, d, &ax))
+            continue;
+        const adv_dimmap *mp = &l->map[a * ADV_MAXDIM + d];
+        int64_t p1 = mp->coef * lo[d] + mp->off, p2 = mp->coef * hi[d] + mp->off;
+        int64_t pmin = p1 < p2 ? p1 : p2, pmax = p1 < p2 ? p2 : p1;
+        int64_t tlo = l->tlo[mp->tdim], thi = l->thi[mp->tdim];
+        pmin = pmin > tlo ? pmin : tlo, pmax = pmax < thi ? pmax : thi;
+        if (pmin > pmax)
+            return 0;
+        int64_t e = l->grid.extent[ax], b = (thi - tlo + e) / e; /* ceil(n / e) */
+        int64_t c1 = (pmin - tlo) / b, c2 = (pmax - tlo) / b;
+        clo[ax] = c1 > clo[ax] ? c1 : clo[ax];
+        chi[ax] = c2 < chi[ax] ? c2 : chi[ax];
+        if (clo[ax] > chi[ax])
+            return 0;
+    }
+    return 1;
+}
+
+/* the next coordinates in the box lo..hi, row-major; 0 after the last */
+static int next_coord(int naxes, const int64_t *lo, const int64_t *hi, int64_t *c)
+{
+    for (int a = naxes - 1; a >= 0; a--) {
+        if (++c[a] <= hi[a])
+            return 1;
+        c[a] = lo[a];
+    }
+    return 0;
+}
+
 /* ---- one nest ---- */
 
 typedef struct nestctx {
@@ -268,21 +449,16 @@ typedef struct nestctx {
     const adv_nest *ns;
     const adv_layout *l;
     const psk_machine *m;
+    const adv_walk *w;          /* NULL: the cost only */
     const adv_ref *home;
     int64_t P;
     int nouter;                 /* loops [0, nouter) are enumerated */
     int dep[ADV_MAXDIM];        /* a later loop's bounds use this loop's variable */
     int dist_axis[ADV_MAXDIM];  /* a distributed par/across loop's grid axis, else -1 */
     int64_t val[ADV_MAXDIM];    /* the outer loops' current values */
-    int64_t *own;               /* narrays x P x (2 ADV_MAXDIM): owned boxes */
-    char *own_ok;               /* narrays x P */
+    owntab *own;                /* narrays: built for the arrays read through
+                                 * shadows or remotely */
 } nestctx;
-
-static int64_t *own_box(const nestctx *c, int a, int64_t r)
-{
-    return &c->own[((size_t)a * (size_t)c->P + (size_t)r) * 2 * ADV_MAXDIM];
-}
-
 static int64_t eval(const adv_affine *f, const int64_t *v, int k)
 {
     int64_t s = f->c0;
@@ -433,10 +609,11 @@ static unsigned dist_axes(const psk_adv_program *p, const adv_layout *l, int a)
 
 /* Shadow renew (4.3): each non-empty processor sends the neighbour on the
  * other side of each offset its slab; the neighbour reading below it (a
- * `lo` width) is the one holding the indices above. Slabs along a
+ * `lo` width) is the one holding the indices above. Only the grid
+ * neighbours (and diagonal ones for corners) are looked at. Slabs along a
  * pipelined axis (bit set in pipe_axes) go to pipe instead of sh. */
-static void shadow_matrix(const nestctx *c, const int *wlo, const int *whi, const int *corner,
-                          unsigned pipe_axes, int64_t *sh, int64_t *pipe)
+static int shadow_lists(const nestctx *c, const int *wlo, const int *whi, const int *corner,
+                        unsigned pipe_axes, mlist *sh, mlist *pipe)
 {
     const psk_adv_program *p = c->p;
     const adv_layout *l = c->l;
@@ -448,19 +625,17 @@ static void shadow_matrix(const nestctx *c, const int *wlo, const int *whi, cons
             any |= wlo[a * ADV_MAXDIM + d] | whi[a * ADV_MAXDIM + d];
         if (!any || psk_adv_everywhere(p, l, a))
             continue;
+        const owntab *ot = &c->own[a];
         for (int64_t r = 0; r < P; r++) {
-            if (!c->own_ok[(size_t)a * (size_t)P + (size_t)r])
-                continue;
-            const int64_t *lo = own_box(c, a, r), *hi = lo + ADV_MAXDIM;
+            int64_t lo[ADV_MAXDIM], hi[ADV_MAXDIM], qlo[ADV_MAXDIM], qhi[ADV_MAXDIM];
             int64_t coord[ADV_MAXDIM], nc[ADV_MAXDIM];
             psk_adv_coords(&l->grid, r, coord);
-            int axis[ADV_MAXDIM];
+            if (!own_get(ot, coord, lo, hi))
+                continue;
+            const int *axis = ot->axis;
             int64_t ext[ADV_MAXDIM], all = x->elsize;
-            for (int d = 0; d < x->ndim; d++) {
+            for (int d = 0; d < x->ndim; d++)
                 ext[d] = hi[d] - lo[d] + 1, all *= ext[d];
-                if (!psk_adv_dim_axis(l, a, d, &axis[d]))
-                    axis[d] = -1;
-            }
             /* the neighbour holding the indices above (up = 1) or below
              * dimension d's: one step along its axis, against the
              * alignment's direction when coef is -1 */
@@ -476,11 +651,11 @@ static void shadow_matrix(const nestctx *c, const int *wlo, const int *whi, cons
                     nc[axis[d]] += up ? step : -step;
                     if (nc[axis[d]] < 0 || nc[axis[d]] >= l->grid.extent[axis[d]])
                         continue;
-                    int64_t q = rank_of(&l->grid, nc);
-                    if (!c->own_ok[(size_t)a * (size_t)P + (size_t)q])
+                    if (!own_get(ot, nc, qlo, qhi))
                         continue;
                     int64_t b = all / ext[d] * (w < ext[d] ? w : ext[d]);
-                    (((pipe_axes >> axis[d]) & 1) ? pipe : sh)[r * P + q] += b;
+                    if (ml_add(((pipe_axes >> axis[d]) & 1) ? pipe : sh, r, rank_of(&l->grid, nc), b))
+                        return PSK_ENOMEM;
                 }
             }
             if (!corner[a])
@@ -504,44 +679,118 @@ static void shadow_matrix(const nestctx *c, const int *wlo, const int *whi, cons
                             if (nc[axis[d1]] < 0 || nc[axis[d1]] >= l->grid.extent[axis[d1]] ||
                                 nc[axis[d2]] < 0 || nc[axis[d2]] >= l->grid.extent[axis[d2]])
                                 continue;
-                            int64_t q = rank_of(&l->grid, nc);
-                            if (!c->own_ok[(size_t)a * (size_t)P + (size_t)q])
+                            if (!own_get(ot, nc, qlo, qhi))
                                 continue;
                             int64_t b = all / ext[d1] / ext[d2] * (w1 < ext[d1] ? w1 : ext[d1]) *
                                         (w2 < ext[d2] ? w2 : ext[d2]);
-                            sh[r * P + q] += b;
+                            if (ml_add(sh, r, rank_of(&l->grid, nc), b))
+                                return PSK_ENOMEM;
                         }
                 }
         }
     }
+    ml_merge(sh);
+    ml_merge(pipe);
+    return PSK_OK;
 }
 
 /* what one iteration of the outer loops (or the one execution) costs */
 typedef struct itstate {
     readref *reads;
     int nreads;
-    int64_t *rm;            /* P x P scratch: remote access */
+    mlist rm;               /* remote access, rebuilt each outer iteration */
+    mlist sh, pipe, red;    /* shadow, pipeline slabs, reduction: the same each one */
     int64_t *vlo, *vhi;     /* P x ADV_MAXDIM: each processor's loop hulls */
     char *runs;             /* P: runs something */
     double *cpu;            /* P: compute summed over the outer iterations */
-    double sh_us, pipe_us;  /* the shadow matrices' times (the same every iteration) */
+    double *step;           /* P: this outer iteration's compute */
+    double sh_us;           /* the shadow list's time (the same every iteration) */
     int64_t sh_msgs, sh_bytes, pipe_msgs, pipe_bytes, pipe_w;
     unsigned pipe_axes;
     double red_us;
     int64_t red_msgs, red_bytes;
 } itstate;
 
-static void one_iteration(nestctx *c, itstate *s, adv_cost *out)
+/* The walk of a pipeline (docs/advise.md "Walking a nest"): stage(r) is
+ * the sum over the pipelined axes of r's coordinate, counted from the end
+ * most of the axis's slab bytes flow from; E the largest stage. Step t =
+ * 0 .. E + Q - 1: compute (r's compute / Q for each r with 0 <= t -
+ * stage(r) < Q, else 0), then the messages of the senders with such a
+ * chunk k = t - stage(src), in (src, dst) order, each pair's bytes split
+ * over the chunks as floor(b (k+1) / Q) - floor(b k / Q) (0 bytes when b
+ * < Q: still a message, as across_msgs counts). */
+static int walk_pipeline(const nestctx *c, itstate *s, int64_t Q)
+{
+    const adv_grid *g = &c->l->grid;
+    int64_t P = c->P, E = 0, n = s->pipe.n;
+    int down[ADV_MAXDIM] = {0};
+    int64_t sc[ADV_MAXDIM], dc[ADV_MAXDIM];
+    for (int ax = 0; ax < g->naxes; ax++) {
+        if (!((s->pipe_axes >> ax) & 1))
+            continue;
+        int64_t up = 0, dn = 0;
+        for (int64_t i = 0; i < n; i++) {
+            psk_adv_coords(g, s->pipe.v[i].src, sc);
+            psk_adv_coords(g, s->pipe.v[i].dst, dc);
+            if (dc[ax] > sc[ax])
+                up += s->pipe.v[i].bytes;
+            else if (dc[ax] < sc[ax])
+                dn += s->pipe.v[i].bytes;
+        }
+        down[ax] = dn > up;
+        E += g->extent[ax] - 1;
+    }
+    int64_t *stage = malloc((size_t)P * sizeof *stage);
+    double *us = malloc((size_t)P * sizeof *us);
+    adv_msg *buf = malloc((size_t)(n > 0 ? n : 1) * sizeof *buf);
+    int rc = PSK_ENOMEM;
+    if (!stage || !us || !buf)
+        goto out;
+    for (int64_t r = 0; r < P; r++) {
+        psk_adv_coords(g, r, sc);
+        stage[r] = 0;
+        for (int ax = 0; ax < g->naxes; ax++)
+            if ((s->pipe_axes >> ax) & 1)
+                stage[r] += down[ax] ? g->extent[ax] - 1 - sc[ax] : sc[ax];
+    }
+    rc = PSK_OK;
+    for (int64_t t = 0; t < E + Q && !rc; t++) {
+        for (int64_t r = 0; r < P; r++) {
+            int64_t k = t - stage[r];
+            us[r] = k >= 0 && k < Q ? s->step[r] / (double)Q : 0;
+        }
+        if ((rc = c->w->compute(c->w->ctx, us)))
+            break;
+        int64_t m = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t k = t - stage[s->pipe.v[i].src], b = s->pipe.v[i].bytes;
+            if (k < 0 || k >= Q)
+                continue;
+            int64_t part = b / Q + (b % Q) * (k + 1) / Q - (b % Q) * k / Q;
+            buf[m++] = (adv_msg){s->pipe.v[i].src, s->pipe.v[i].dst, part};
+        }
+        if (m)
+            rc = c->w->ops(c->w->ctx, ADV_OP_ACROSS, buf, m);
+    }
+out:
+    free(stage), free(us), free(buf);
+    return rc;
+}
+
+static int one_iteration(nestctx *c, itstate *s, adv_cost *out)
 {
     const psk_adv_program *p = c->p;
     const adv_nest *ns = c->ns;
+    const adv_walk *w = c->w;
     int64_t P = c->P;
     double cmax = 0;
     int64_t U = 1; /* the pipeline's undistributed extent: the largest */
+    int rc;
     for (int64_t r = 0; r < P; r++) {
         int64_t coord[ADV_MAXDIM], clo[ADV_MAXDIM], chi[ADV_MAXDIM], env[ADV_MAXDIM];
         int64_t *vlo = &s->vlo[r * ADV_MAXDIM], *vhi = &s->vhi[r * ADV_MAXDIM];
         psk_adv_coords(&c->l->grid, r, coord);
+        s->step[r] = 0;
         s->runs[r] = (char)proc_iters(c, coord, clo, chi, vlo, vhi);
         if (!s->runs[r])
             continue;
@@ -549,6 +798,7 @@ static void one_iteration(nestctx *c, itstate *s, adv_cost *out)
         int64_t it = count_iters(c, c->nouter, env, clo, chi);
         double t = ns->work_us * (double)it / psk_machine_power(c->m, (int)r);
         s->cpu[r] += t;
+        s->step[r] = t;
         if (t > cmax)
             cmax = t;
         int64_t u = 1;
@@ -562,9 +812,9 @@ static void one_iteration(nestctx *c, itstate *s, adv_cost *out)
     out->compute_us += cmax;
 
     /* remote access (4.5): per array the hull of its remote references'
-     * boxes, minus what the reader owns, from the owner with its
-     * coordinates on the array's replicated axes */
-    memset(s->rm, 0, (size_t)P * (size_t)P * sizeof *s->rm);
+     * boxes, minus what the reader owns, from the owners with its
+     * coordinates on the array's replicated axes whose blocks meet it */
+    s->rm.n = 0;
     for (int a = 0; a < p->narrays; a++) {
         int any = 0;
         for (int i = 0; i < s->nreads; i++)
@@ -590,33 +840,39 @@ static void one_iteration(nestctx *c, itstate *s, adv_cost *out)
                 }
                 have = 1;
             }
-            if (!have)
+            int64_t rc_[ADV_MAXDIM], clo[ADV_MAXDIM], chi[ADV_MAXDIM], qc[ADV_MAXDIM];
+            if (!have || !owner_range(p, c->l, a, lo, hi, clo, chi))
                 continue;
-            int64_t rc[ADV_MAXDIM], qc[ADV_MAXDIM];
-            psk_adv_coords(&c->l->grid, r, rc);
-            for (int64_t q = 0; q < P; q++) {
-                if (q == r || !c->own_ok[(size_t)a * (size_t)P + (size_t)q])
+            psk_adv_coords(&c->l->grid, r, rc_);
+            for (int ax = 0; ax < c->l->grid.naxes; ax++)
+                if (!((da >> ax) & 1))
+                    clo[ax] = chi[ax] = rc_[ax];
+            memcpy(qc, clo, sizeof qc);
+            do {
+                int64_t q = rank_of(&c->l->grid, qc), ol[ADV_MAXDIM], oh[ADV_MAXDIM];
+                if (q == r || !own_get(&c->own[a], qc, ol, oh))
                     continue;
-                psk_adv_coords(&c->l->grid, q, qc);
-                int same = 1;
-                for (int ax = 0; ax < c->l->grid.naxes; ax++)
-                    if (!((da >> ax) & 1) && qc[ax] != rc[ax])
-                        same = 0;
-                if (!same)
-                    continue;
-                const int64_t *ol = own_box(c, a, q);
-                s->rm[q * P + r] += meet(lo, hi, ol, ol + ADV_MAXDIM, x->ndim) * x->elsize;
-            }
+                if (ml_add(&s->rm, q, r, meet(lo, hi, ol, oh, x->ndim) * x->elsize))
+                    return PSK_ENOMEM;
+            } while (next_coord(c->l->grid.naxes, clo, chi, qc));
         }
     }
-    out->remote_us += psk_adv_transfer_us(s->rm, P, c->m);
-    count_matrix(s->rm, P, &out->remote_msgs, &out->remote_bytes);
+    ml_merge(&s->rm);
+    double rus;
+    if ((rc = psk_adv_transfer_list(s->rm.v, s->rm.n, P, c->m, &rus)))
+        return rc;
+    out->remote_us += rus;
+    ml_count(&s->rm, &out->remote_msgs, &out->remote_bytes);
 
     out->shadow_us += s->sh_us;
     out->shadow_msgs += s->sh_msgs, out->shadow_bytes += s->sh_bytes;
     out->reduce_us += s->red_us;
     out->reduce_msgs += s->red_msgs, out->reduce_bytes += s->red_bytes;
 
+    if (w && s->rm.n && (rc = w->ops(w->ctx, ADV_OP_REMOTE, s->rm.v, s->rm.n)))
+        return rc;
+    if (w && s->sh.n && (rc = w->ops(w->ctx, ADV_OP_SHADOW, s->sh.v, s->sh.n)))
+        return rc;
     if (s->pipe_axes) {
         /* ACROSS: (E + Q)(C / Q + Ts + Tb W / Q) = E A / Q + A + E Ts + Q Ts
          * with A = C + Tb W: convex in Q, its integer minimum next to
@@ -647,27 +903,38 @@ static void one_iteration(nestctx *c, itstate *s, adv_cost *out)
         out->chunks = bq;
         out->across_msgs += bq * s->pipe_msgs;
         out->across_bytes += s->pipe_bytes;
+        if (w && (rc = walk_pipeline(c, s, bq)))
+            return rc;
+    } else if (w && (rc = w->compute(w->ctx, s->step))) {
+        return rc;
     }
+    if (w && s->red.n && (rc = w->ops(w->ctx, ADV_OP_REDUCE, s->red.v, s->red.n)))
+        return rc;
+    return PSK_OK;
 }
 
-static void outer_loops(nestctx *c, itstate *s, int k, adv_cost *out)
+static int outer_loops(nestctx *c, itstate *s, int k, adv_cost *out)
 {
-    if (k == c->nouter) {
-        one_iteration(c, s, out);
-        return;
-    }
+    if (k == c->nouter)
+        return one_iteration(c, s, out);
     const adv_loop *lp = &c->ns->loops[k];
     int64_t lo = eval(&lp->lo, c->val, k), hi = eval(&lp->hi, c->val, k);
     for (int64_t v = lo; v <= hi; v++) {
         c->val[k] = v;
-        outer_loops(c, s, k + 1, out);
+        int rc = outer_loops(c, s, k + 1, out);
+        if (rc)
+            return rc;
     }
+    return PSK_OK;
 }
 
-/* Reduction (4.4): R + P - 2 messages of S bytes are counted on every
- * network (gathering over the loop's axes, then a broadcast); the time is
- * per network type. */
-static void reduction(const nestctx *c, itstate *s)
+/* Reduction (4.4): R + P - 2 messages of S bytes on every network: the
+ * gather along the section of the loop's axes that holds rank 0 (the
+ * ranks whose coordinates on the other axes are 0; the other sections
+ * hold the same partial results) to rank 0, each member in ascending
+ * rank, then rank 0's broadcast to ranks 1 .. P-1 in ascending order. The
+ * time is per network type. */
+static int reduction(const nestctx *c, itstate *s)
 {
     const adv_nest *ns = c->ns;
     const psk_adv_program *p = c->p;
@@ -686,11 +953,22 @@ static void reduction(const nestctx *c, itstate *s)
         if (c->dist_axis[k] >= 0)
             axes |= 1u << c->dist_axis[k];
     if (!S || !axes)
-        return;
+        return PSK_OK;
     int64_t R = 1, P = c->P;
     for (int ax = 0; ax < c->l->grid.naxes; ax++)
         if ((axes >> ax) & 1)
             R *= c->l->grid.extent[ax];
+    int64_t lo[ADV_MAXDIM], hi[ADV_MAXDIM], qc[ADV_MAXDIM];
+    for (int ax = 0; ax < c->l->grid.naxes; ax++)
+        lo[ax] = 0, hi[ax] = ((axes >> ax) & 1) ? c->l->grid.extent[ax] - 1 : 0;
+    memcpy(qc, lo, sizeof qc);
+    do
+        if (ml_add(&s->red, rank_of(&c->l->grid, qc), 0, S))
+            return PSK_ENOMEM;
+    while (next_coord(c->l->grid.naxes, lo, hi, qc));
+    for (int64_t q = 1; q < P; q++)
+        if (ml_add(&s->red, 0, q, S))
+            return PSK_ENOMEM;
     double msg = psk_machine_msg_us(c->m, S, 0), steps;
     if (c->m->type == PSK_NET_SWITCH) {
         int lr = 0, lp = 0;
@@ -705,23 +983,25 @@ static void reduction(const nestctx *c, itstate *s)
             d += ((axes >> ax) & 1) ? 2 * (c->l->grid.extent[ax] / 2) : c->l->grid.extent[ax] - 1;
         steps = (double)d;
     } else {
-        steps = (double)(R + P - 2);
+        steps = (double)s->red.n;
     }
     s->red_us = msg * steps;
-    s->red_msgs = R + P - 2;
-    s->red_bytes = S * (R + P - 2);
+    ml_count(&s->red, &s->red_msgs, &s->red_bytes);
+    return PSK_OK;
 }
 
-int psk_adv_nest_cost(const psk_adv_program *p, int n, const adv_layout *l, const psk_machine *m,
-                      adv_cost *out)
+/* the one path both psk_adv_nest_cost and psk_adv_nest_walk take: what
+ * moves is decided here once, costed, and given to w when there is one */
+static int nest_run(const psk_adv_program *p, int n, const adv_layout *l, const psk_machine *m,
+                    const adv_walk *w, adv_cost *out)
 {
     memset(out, 0, sizeof *out);
-    nestctx c = {.p = p, .ns = &p->nests[n], .l = l, .m = m};
-    itstate s = {0};
+    nestctx c = {.p = p, .ns = &p->nests[n], .l = l, .m = m, .w = w};
+    itstate s;
+    memset(&s, 0, sizeof s);
     const adv_nest *ns = c.ns;
     int rc = PSK_ENOMEM;
     int *wlo = NULL, *whi = NULL, *corner = NULL;
-    int64_t *sh = NULL, *pipe = NULL;
     c.P = psk_adv_nprocs(&l->grid);
     c.home = psk_adv_home(p, n);
     c.nouter = ns->first_par < ns->end_par ? ns->first_par : 0;
@@ -743,40 +1023,35 @@ int psk_adv_nest_cost(const psk_adv_program *p, int n, const adv_layout *l, cons
     out->pipelined = s.pipe_axes != 0;
 
     size_t P = (size_t)c.P, na = (size_t)(p->narrays > 0 ? p->narrays : 1);
-    c.own = malloc(na * P * 2 * ADV_MAXDIM * sizeof *c.own);
-    c.own_ok = calloc(na * P, 1);
+    c.own = calloc(na, sizeof *c.own);
     wlo = calloc(na * ADV_MAXDIM, sizeof *wlo);
     whi = calloc(na * ADV_MAXDIM, sizeof *whi);
     corner = calloc(na, sizeof *corner);
-    sh = calloc(P * P, sizeof *sh);
-    pipe = calloc(P * P, sizeof *pipe);
-    s.rm = calloc(P * P, sizeof *s.rm);
     s.vlo = calloc(P * ADV_MAXDIM, sizeof *s.vlo);
     s.vhi = calloc(P * ADV_MAXDIM, sizeof *s.vhi);
     s.runs = calloc(P, 1);
     s.cpu = calloc(P, sizeof *s.cpu);
-    if (!c.own || !c.own_ok || !wlo || !whi || !corner || !sh || !pipe || !s.rm || !s.vlo || !s.vhi ||
-        !s.runs || !s.cpu)
+    s.step = calloc(P, sizeof *s.step);
+    if (!c.own || !wlo || !whi || !corner || !s.vlo || !s.vhi || !s.runs || !s.cpu || !s.step)
         goto done;
-    for (int a = 0; a < p->narrays; a++)
-        for (int64_t r = 0; r < c.P; r++) {
-            int64_t coord[ADV_MAXDIM], *b = own_box(&c, a, r);
-            psk_adv_coords(&l->grid, r, coord);
-            c.own_ok[(size_t)a * P + (size_t)r] = (char)psk_adv_owned(p, l, a, coord, b, b + ADV_MAXDIM);
-        }
     if ((rc = collect_reads(p, n, l, &s.reads, &s.nreads)) != PSK_OK ||
         (rc = nest_widths(p, n, l, wlo, whi, corner)) != PSK_OK)
         goto done;
-    shadow_matrix(&c, wlo, whi, corner, s.pipe_axes, sh, pipe);
-    s.sh_us = psk_adv_transfer_us(sh, c.P, m);
-    count_matrix(sh, c.P, &s.sh_msgs, &s.sh_bytes);
-    count_matrix(pipe, c.P, &s.pipe_msgs, &s.pipe_bytes);
-    for (size_t i = 0; i < P * P; i++)
-        if (pipe[i] > s.pipe_w)
-            s.pipe_w = pipe[i];
-    reduction(&c, &s);
-
-    outer_loops(&c, &s, 0, out);
+    for (int i = 0; i < s.nreads; i++) {
+        int a = s.reads[i].r->array;
+        if (s.reads[i].cls != ADV_LOCAL && !c.own[a].buf && (rc = own_build(p, l, a, &c.own[a])))
+            goto done;
+    }
+    if ((rc = shadow_lists(&c, wlo, whi, corner, s.pipe_axes, &s.sh, &s.pipe)) ||
+        (rc = psk_adv_transfer_list(s.sh.v, s.sh.n, c.P, m, &s.sh_us)))
+        goto done;
+    ml_count(&s.sh, &s.sh_msgs, &s.sh_bytes);
+    ml_count(&s.pipe, &s.pipe_msgs, &s.pipe_bytes);
+    for (int64_t i = 0; i < s.pipe.n; i++)
+        if (s.pipe.v[i].bytes > s.pipe_w)
+            s.pipe_w = s.pipe.v[i].bytes;
+    if ((rc = reduction(&c, &s)) || (rc = outer_loops(&c, &s, 0, out)))
+        goto done;
 
     double sum = 0;
     for (size_t r = 0; r < P; r++)
@@ -786,20 +1061,34 @@ int psk_adv_nest_cost(const psk_adv_program *p, int n, const adv_layout *l, cons
                     out->reduce_us;
     rc = PSK_OK;
 done:
+    if (c.own)
+        for (size_t a = 0; a < na; a++)
+            own_free(&c.own[a]);
     free(c.own);
-    free(c.own_ok);
     free(wlo);
     free(whi);
     free(corner);
-    free(sh);
-    free(pipe);
     free(s.reads);
-    free(s.rm);
+    free(s.rm.v), free(s.sh.v), free(s.pipe.v), free(s.red.v);
     free(s.vlo);
     free(s.vhi);
     free(s.runs);
     free(s.cpu);
+    free(s.step);
     return rc;
+}
+
+int psk_adv_nest_cost(const psk_adv_program *p, int n, const adv_layout *l, const psk_machine *m,
+                      adv_cost *out)
+{
+    return nest_run(p, n, l, m, NULL, out);
+}
+
+int psk_adv_nest_walk(const psk_adv_program *p, int n, const adv_layout *l, const psk_machine *m,
+                      const adv_walk *w)
+{
+    adv_cost k;
+    return nest_run(p, n, l, m, w, &k);
 }
 
 /* ---- redistribution (4.2) ---- */
@@ -807,7 +1096,7 @@ done:
 /* 1 if the contents of array a matter to the next nest (from `next`, round
  * the program) that uses it: it reads it. Not used again, or overwritten
  * first: 0. */
-static int contents_needed(const psk_adv_program *p, int next, int a)
+int psk_adv_needed(const psk_adv_program *p, int next, int a)
 {
     for (int i = 0; i < p->nnests; i++) {
         const adv_nest *ns = &p->nests[((next % p->nnests) + i) % p->nnests];
@@ -827,65 +1116,115 @@ static int contents_needed(const psk_adv_program *p, int next, int a)
     return 0;
 }
 
-int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
-                        const psk_machine *m, double *us, int64_t *msgs, int64_t *bytes)
+/* The member of a replica group (the ranks with coordinates gc on the
+ * axes in mask) nearest q in rank, the lower on ties: the largest member
+ * below q and the smallest above, each found digit by digit (the longest
+ * prefix of q's coordinates the group allows, then one step down or up,
+ * then the extreme digits). q is not a member. */
+static int64_t group_near(const adv_grid *g, unsigned mask, const int64_t *gc, const int64_t *qc, int64_t q)
+{
+    int64_t best[2] = {-1, -1}, rc[ADV_MAXDIM];
+    for (int up = 0; up < 2; up++) {
+        for (int j = g->naxes - 1; j >= 0 && best[up] < 0; j--) {
+            int ok = 1;
+            for (int i = 0; i < j && ok; i++)
+                ok = !((mask >> i) & 1) || gc[i] == qc[i];
+            if (!ok)
+                continue;
+            int64_t dj;
+            if ((mask >> j) & 1) {
+                if (up ? gc[j] <= qc[j] : gc[j] >= qc[j])
+                    continue;
+                dj = gc[j];
+            } else {
+                dj = up ? qc[j] + 1 : qc[j] - 1;
+                if (dj < 0 || dj >= g->extent[j])
+                    continue;
+            }
+            for (int i = 0; i < g->naxes; i++)
+                rc[i] = i < j ? qc[i] : i == j ? dj : ((mask >> i) & 1) ? gc[i] : up ? 0 : g->extent[i] - 1;
+            best[up] = rank_of(g, rc);
+        }
+    }
+    if (best[1] < 0 || (best[0] >= 0 && q - best[0] <= best[1] - q))
+        return best[0];
+    return best[1];
+}
+
+/* the redistribution's messages, merged: what both the cost and the walk
+ * use */
+static int redist_list(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b, mlist *t)
 {
     int64_t P = psk_adv_nprocs(&a->grid);
-    *us = 0, *msgs = 0, *bytes = 0;
     if (P != psk_adv_nprocs(&b->grid))
         return PSK_EINVAL;
     if (p->nnests < 1)
         return PSK_OK;
-    int64_t *t = calloc((size_t)(P * P), sizeof *t), *ob = malloc((size_t)P * 2 * ADV_MAXDIM * sizeof *ob);
-    char *ok = malloc((size_t)P), *taken = malloc((size_t)P);
-    if (!t || !ob || !ok || !taken) {
-        free(t), free(ob), free(ok), free(taken);
-        return PSK_ENOMEM;
-    }
     for (int x = 0; x < p->narrays; x++) {
-        if (!contents_needed(p, next, x))
+        if (!psk_adv_needed(p, next, x))
             continue;
         const adv_array *ar = &p->arrays[x];
         unsigned da = dist_axes(p, a, x);
-        int64_t coord[ADV_MAXDIM];
-        for (int64_t r = 0; r < P; r++) {
-            psk_adv_coords(&a->grid, r, coord);
-            ok[r] = (char)psk_adv_owned(p, a, x, coord, &ob[r * 2 * ADV_MAXDIM], &ob[r * 2 * ADV_MAXDIM + ADV_MAXDIM]);
+        owntab ta = {0}, tb = {0};
+        int rc;
+        if ((rc = own_build(p, a, x, &ta)) || (rc = own_build(p, b, x, &tb))) {
+            own_free(&ta), own_free(&tb);
+            return rc;
         }
         /* the old boxes are identical (same coordinates on the array's
-         * distributed axes: a replica group) or disjoint; per group, the
-         * member nearest in rank (the lower on ties) feeds q */
-        for (int64_t q = 0; q < P; q++) {
-            int64_t nlo[ADV_MAXDIM], nhi[ADV_MAXDIM], qc[ADV_MAXDIM], pc[ADV_MAXDIM];
-            psk_adv_coords(&b->grid, q, coord);
-            if (!psk_adv_owned(p, b, x, coord, nlo, nhi))
+         * distributed axes: a replica group) or disjoint; per group whose
+         * blocks meet q's new box, the member nearest in rank (the lower
+         * on ties) feeds q */
+        for (int64_t q = 0; q < P && !rc; q++) {
+            int64_t nlo[ADV_MAXDIM], nhi[ADV_MAXDIM], qb[ADV_MAXDIM], qc[ADV_MAXDIM], gq[ADV_MAXDIM];
+            int64_t clo[ADV_MAXDIM], chi[ADV_MAXDIM], gc[ADV_MAXDIM], olo[ADV_MAXDIM], ohi[ADV_MAXDIM];
+            psk_adv_coords(&b->grid, q, qb);
+            if (!own_get(&tb, qb, nlo, nhi) || !owner_range(p, a, x, nlo, nhi, clo, chi))
                 continue;
-            memset(taken, 0, (size_t)P);
             psk_adv_coords(&a->grid, q, qc);
-            for (int ax = 0; ax < a->grid.naxes; ax++)
+            for (int ax = 0; ax < a->grid.naxes; ax++) {
+                gq[ax] = ((da >> ax) & 1) ? qc[ax] : 0;
                 if (!((da >> ax) & 1))
-                    qc[ax] = 0;
-            taken[rank_of(&a->grid, qc)] = 1; /* q's own group: it has it */
-            for (int64_t d = 1; d < P; d++)
-                for (int side = 0; side < 2; side++) {
-                    int64_t r = side ? q + d : q - d;
-                    if (r < 0 || r >= P || !ok[r])
-                        continue;
-                    psk_adv_coords(&a->grid, r, pc);
-                    for (int ax = 0; ax < a->grid.naxes; ax++)
-                        if (!((da >> ax) & 1))
-                            pc[ax] = 0;
-                    int64_t g = rank_of(&a->grid, pc);
-                    if (taken[g])
-                        continue;
-                    taken[g] = 1;
-                    t[r * P + q] += meet(nlo, nhi, &ob[r * 2 * ADV_MAXDIM], &ob[r * 2 * ADV_MAXDIM + ADV_MAXDIM], ar->ndim) *
-                                    ar->elsize;
-                }
+                    clo[ax] = chi[ax] = 0;
+            }
+            memcpy(gc, clo, sizeof gc);
+            do {
+                if (!memcmp(gc, gq, (size_t)a->grid.naxes * sizeof *gc) || !own_get(&ta, gc, olo, ohi))
+                    continue; /* q's own group: it has it */
+                int64_t by = meet(nlo, nhi, olo, ohi, ar->ndim) * ar->elsize;
+                if (by > 0 && (rc = ml_add(t, group_near(&a->grid, da, gc, qc, q), q, by)))
+                    break;
+            } while (next_coord(a->grid.naxes, clo, chi, gc));
         }
+        own_free(&ta), own_free(&tb);
+        if (rc)
+            return rc;
     }
-    *us = psk_adv_transfer_us(t, P, m);
-    count_matrix(t, P, msgs, bytes);
-    free(t), free(ob), free(ok), free(taken);
+    ml_merge(t);
     return PSK_OK;
+}
+
+int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
+                        const psk_machine *m, double *us, int64_t *msgs, int64_t *bytes)
+{
+    mlist t = {0};
+    *us = 0, *msgs = 0, *bytes = 0;
+    int rc = redist_list(p, next, a, b, &t);
+    if (!rc)
+        rc = psk_adv_transfer_list(t.v, t.n, psk_adv_nprocs(&a->grid), m, us);
+    if (!rc)
+        ml_count(&t, msgs, bytes);
+    free(t.v);
+    return rc;
+}
+
+int psk_adv_redist_walk(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
+                        const adv_walk *w)
+{
+    mlist t = {0};
+    int rc = redist_list(p, next, a, b, &t);
+    if (!rc && t.n)
+        rc = w->ops(w->ctx, ADV_OP_REDIST, t.v, t.n);
+    free(t.v);
+    return rc;
 }

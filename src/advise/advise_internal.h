@@ -186,9 +186,56 @@ int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a,
                         const adv_layout *b, const psk_machine *m, double *us,
                         int64_t *msgs, int64_t *bytes);
 
-/* The time of a transfer matrix (P x P bytes, t[src * P + dst]) on m
- * (seed 003 section 4.2's GetCost, and a switch): docs/advise.md. */
+/* 1 if array a's contents matter to the next nest from `next` (round the
+ * program) that uses it: it reads it (a redistribution moves it) */
+int psk_adv_needed(const psk_adv_program *p, int next, int a);
+
+/* a transfer: bytes from rank src to rank dst */
+typedef struct adv_msg {
+    int64_t src, dst, bytes;
+} adv_msg;
+
+/* The time of a transfer (seed 003 section 4.2's GetCost, and a switch):
+ * docs/advise.md. The list is sorted by (src, dst), one message per pair,
+ * src != dst, bytes > 0 (what a P x P matrix of bytes holds). PSK_OK or
+ * PSK_ENOMEM. */
+int psk_adv_transfer_list(const adv_msg *msg, int64_t n, int64_t P, const psk_machine *m, double *us);
+/* The same for a dense matrix (P x P bytes, t[src * P + dst]); NAN when
+ * memory runs out. */
 double psk_adv_transfer_us(const int64_t *t, int64_t P, const psk_machine *m);
+
+/* ---- walking what a nest moves (advise_cost.c; docs/advise.md
+ * "Walking a nest") ---- */
+
+enum adv_op { ADV_OP_SHADOW = 0, ADV_OP_REMOTE = 1, ADV_OP_REDUCE = 2, ADV_OP_ACROSS = 3, ADV_OP_REDIST = 4 };
+
+/* Callbacks for one execution of a nest (or a redistribution). A non-zero
+ * return stops the walk, which returns that value. ops is never called
+ * with n = 0; its list lives until it returns. */
+typedef struct adv_walk {
+    void *ctx;
+    /* this step's compute per rank, us (P entries; 0: none) */
+    int (*compute)(void *ctx, const double *us_per_rank);
+    /* kind: enum adv_op; m[0..n-1] sorted by (src, dst) except a
+     * reduction's (its gather, then its broadcast) */
+    int (*ops)(void *ctx, int kind, const adv_msg *m, int64_t n);
+} adv_walk;
+
+/* One execution of nest n under l, in program order, per outer-seq
+ * iteration: ops(REMOTE), ops(SHADOW) (the slabs not along a pipeline),
+ * then compute once, or for a pipelined nest its E + Q steps (compute,
+ * then ops(ACROSS) of the chunks sent at that step), then ops(REDUCE):
+ * the gather of the section holding rank 0 to rank 0 in ascending rank,
+ * then rank 0's broadcast to 1 .. P-1. Exactly what psk_adv_nest_cost
+ * counts: the same code decides it. PSK_OK, PSK_ENOMEM, or a callback's
+ * non-zero value. */
+int psk_adv_nest_walk(const psk_adv_program *p, int n, const adv_layout *l, const psk_machine *m,
+                      const adv_walk *w);
+/* The redistribution from a to b before nest `next`: one ops(REDIST)
+ * (none if nothing moves), what psk_adv_redist_cost costs. PSK_OK,
+ * PSK_EINVAL (different P), PSK_ENOMEM or a callback's value. */
+int psk_adv_redist_walk(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
+                        const adv_walk *w);
 
 /* Fills l->shadow_lo/hi from the nests' references (the widest constant
  * offset up to maxshadow on each side of each distributed dimension). */

@@ -270,7 +270,8 @@ typedef struct dp {
     search *s;
     int k;             /* layouts */
     const int *idx;    /* their cand indices */
-    double *memo;      /* k * k * nnests, NAN: not computed */
+    const int *sid;    /* per nest: its set of needed arrays (equal sets, equal id) */
+    double *memo;      /* k * k * nsets, NAN: not computed */
     int64_t *mmsgs, *mbytes;
 } dp;
 
@@ -280,7 +281,9 @@ static int trans(dp *d, int i, int j, int n, double *us)
         *us = 0;
         return PSK_OK;
     }
-    size_t at = ((size_t)n * (size_t)d->k + (size_t)i) * (size_t)d->k + (size_t)j;
+    /* a redistribution depends on the nest only through the arrays whose
+     * contents it needs: nests with the same set share it */
+    size_t at = ((size_t)d->sid[n] * (size_t)d->k + (size_t)i) * (size_t)d->k + (size_t)j;
     if (isnan(d->memo[at])) {
         const psk_advice *a = d->s->a;
         int rc = psk_adv_redist_cost(d->s->p, n, &a->cand[d->idx[i]].layout,
@@ -328,8 +331,26 @@ static int plan(search *s)
         if (!dup)
             idx[k++] = b;
     }
-    dp d = {s, k, idx, NULL, NULL, NULL};
-    size_t nm = (size_t)k * (size_t)k * (size_t)N;
+    int *sid = malloc((size_t)N * sizeof *sid), *rep = malloc((size_t)N * sizeof *rep), nsets = 0;
+    if (!sid || !rep) {
+        free(sid), free(rep);
+        return PSK_ENOMEM;
+    }
+    for (int n = 0; n < N; n++) {
+        sid[n] = -1;
+        for (int t = 0; t < nsets && sid[n] < 0; t++) {
+            int same = 1;
+            for (int x = 0; x < p->narrays && same; x++)
+                same = psk_adv_needed(p, n, x) == psk_adv_needed(p, rep[t], x);
+            if (same)
+                sid[n] = t;
+        }
+        if (sid[n] < 0)
+            rep[nsets] = n, sid[n] = nsets++;
+    }
+    free(rep);
+    dp d = {s, k, idx, sid, NULL, NULL, NULL};
+    size_t nm = (size_t)k * (size_t)k * (size_t)nsets;
     d.memo = malloc(nm * sizeof *d.memo);
     d.mmsgs = calloc(nm, sizeof *d.mmsgs);
     d.mbytes = calloc(nm, sizeof *d.mbytes);
@@ -402,7 +423,7 @@ static int plan(search *s)
             if (i != j && (n > 0 || R > 1)) {
                 if ((rc = trans(&d, i, j, n, &t)))
                     goto out;
-                size_t at = ((size_t)n * (size_t)k + (size_t)i) * (size_t)k + (size_t)j;
+                size_t at = ((size_t)sid[n] * (size_t)k + (size_t)i) * (size_t)k + (size_t)j;
                 a->redist_us[n] = t;
                 a->redist_msgs[n] = d.mmsgs[at];
                 a->redist_bytes[n] = d.mbytes[at];
@@ -411,6 +432,7 @@ static int plan(search *s)
     }
     rc = PSK_OK;
 out:
+    free(sid);
     free(d.memo);
     free(d.mmsgs);
     free(d.mbytes);

@@ -1281,6 +1281,86 @@ static void test_oracle_transfer(void **state)
     assert_true(got > 0.99 * 2 * sqrt(10.0 * 0.01 * 6 * 1000000007.0) + 10 * 6 + 0.01 * 1000000007);
 }
 
+/* the walk gives what the cost counts: per kind, its messages and bytes
+ * summed, and its compute per rank summed, on the oracle's random nests
+ * and layouts (on each network), and a redistribution's messages */
+typedef struct wsum {
+    int64_t P, msgs[5], bytes[5], steps;
+    double cpu;
+    int bad;
+} wsum;
+
+static int w_compute(void *ctx, const double *us)
+{
+    wsum *w = ctx;
+    w->steps++;
+    for (int64_t r = 0; r < w->P; r++)
+        w->cpu += us[r];
+    return 0;
+}
+
+static int w_ops(void *ctx, int kind, const adv_msg *m, int64_t n)
+{
+    wsum *w = ctx;
+    w->bad |= n < 1;
+    for (int64_t i = 0; i < n; i++) {
+        w->bad |= m[i].src == m[i].dst || m[i].src < 0 || m[i].dst >= w->P || m[i].bytes < 0;
+        w->bad |= kind != ADV_OP_ACROSS && m[i].bytes <= 0;
+        w->msgs[kind]++, w->bytes[kind] += m[i].bytes;
+    }
+    return 0;
+}
+
+static void test_walk_sums(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    static const int nets[3] = {PSK_NET_BUS, PSK_NET_SWITCH, PSK_NET_GRID};
+    int piped = 0;
+    for (int iter = 0; iter < 10000; iter++) {
+        bld b;
+        adv_layout l, l2;
+        adv_cost k;
+        psk_machine m;
+        machine(&m, nets[iter % 3]);
+        rand_program(&seed, &b, iter % 3 == 0);
+        int64_t P = rr(&seed, 1, 8);
+        rand_layout(&seed, &b.p, &l, P);
+        /* a scalar reduction now and then */
+        if (iter % 4 == 0 && b.nest[0].nstmts < 4) {
+            int sc = b_scalar(&b, 8), st = b_stmt(&b, 0, NULL, sc, ADV_UPDATE);
+            b_read(&b, 0, st, b.st[0][0].lhs);
+        }
+        assert_int_equal(psk_adv_nest_cost(&b.p, 0, &l, &m, &k), PSK_OK);
+        wsum w = {.P = P};
+        adv_walk wk = {&w, w_compute, w_ops};
+        assert_int_equal(psk_adv_nest_walk(&b.p, 0, &l, &m, &wk), PSK_OK);
+        assert_false(w.bad);
+        assert_int_equal(w.msgs[ADV_OP_SHADOW], k.shadow_msgs);
+        assert_int_equal(w.bytes[ADV_OP_SHADOW], k.shadow_bytes);
+        assert_int_equal(w.msgs[ADV_OP_REMOTE], k.remote_msgs);
+        assert_int_equal(w.bytes[ADV_OP_REMOTE], k.remote_bytes);
+        assert_int_equal(w.msgs[ADV_OP_REDUCE], k.reduce_msgs);
+        assert_int_equal(w.bytes[ADV_OP_REDUCE], k.reduce_bytes);
+        assert_int_equal(w.bytes[ADV_OP_ACROSS], k.across_bytes);
+        assert_int_equal(w.msgs[ADV_OP_ACROSS], k.across_msgs);
+        NEAR(w.cpu, k.compute_avg_us * (double)P);
+        piped += k.pipelined && k.across_msgs > 0;
+        rand_layout(&seed, &b.p, &l2, P);
+        double us;
+        int64_t msgs, bytes;
+        assert_int_equal(psk_adv_redist_cost(&b.p, 0, &l, &l2, &m, &us, &msgs, &bytes), PSK_OK);
+        assert_int_equal(psk_adv_redist_walk(&b.p, 0, &l, &l2, &wk), PSK_OK);
+        assert_int_equal(w.msgs[ADV_OP_REDIST], msgs);
+        assert_int_equal(w.bytes[ADV_OP_REDIST], bytes);
+        psk_adv_layout_free(&l);
+        psk_adv_layout_free(&l2);
+    }
+    if (getenv("ADV_DEBUG"))
+        fprintf(stderr, "pipelined %d\n", piped);
+    assert_true(piped > 20);
+}
+
 static void test_layout_basics(void **state)
 {
     (void)state;
@@ -1335,6 +1415,7 @@ int main(void)
         cmocka_unit_test(test_oracle_nest),
         cmocka_unit_test(test_oracle_redist),
         cmocka_unit_test(test_oracle_transfer),
+        cmocka_unit_test(test_walk_sums),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
