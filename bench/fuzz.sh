@@ -1,10 +1,10 @@
 #!/bin/sh
 # fuzz.sh PERFSKEL_BUILD SECONDS [TARGET...]: runs the libFuzzer targets of
-# tests/fuzz (job, machine, merged, trace; default all) for SECONDS each,
+# tests/fuzz (job, machine, merged, trace, adv; default all) for SECONDS each,
 # from seed corpora made here out of the traces of tests/random/regress
 # (their job.json; the trace as one input, job.json and rank files joined
 # by "\0PSKFILE"; merged by PERFSKEL_BUILD/perfskel into .pskm), the
-# inputs of tests/fuzz/regress and the machine files of docs/simulation.md. The targets are built with clang in
+# inputs of tests/fuzz/regress and the machine files of docs/simulation.md (and examples/advise for adv). The targets are built with clang in
 # FUZZ_BUILD (default /tmp/perfskel-fuzz-build: cmake -DPSK_FUZZ=ON, with
 # AddressSanitizer and UBSan). Per target one line: executions, coverage
 # (edges), features, crashes found; a crash, sanitizer report, hang
@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$1" && pwd)
 secs=${2:-60}
 shift 2 2>/dev/null || shift $#
-targets=${*:-job machine merged trace}
+targets=${*:-job machine merged trace adv}
 FB=${FUZZ_BUILD:-/tmp/perfskel-fuzz-build}
 OUT=${OUT:-/tmp/perfskel-fuzz}
 TIMEOUT=${TIMEOUT:-10}
@@ -39,7 +39,7 @@ fi
 # ---- seed corpora ----
 C=$OUT/corpus
 rm -rf "$C"
-mkdir -p "$C/job" "$C/machine" "$C/merged" "$C/trace"
+mkdir -p "$C/job" "$C/machine" "$C/merged" "$C/trace" "$C/adv"
 i=0
 for d in "$here"/tests/random/regress/*/trace; do
     i=$((i + 1))
@@ -55,9 +55,10 @@ for d in "$here"/tests/random/regress/*/trace; do
 done
 # and the inputs kept as regression tests (tests/fuzz/regress: e.g. a
 # trace of format version 2, the recorder stacked with the tuning library)
-for t in job machine merged trace; do
+for t in job machine merged trace adv; do
     cp "$here"/tests/fuzz/regress/$t/* "$C/$t/" 2>/dev/null
 done
+cp "$here"/examples/advise/*.adv "$C/adv/" # the advisor's examples
 printf 'type = bus;\nstart time = 100;\nsend byte time = 0.1;\npower = 0.5;\n' >"$C/machine/1.par"
 printf 'type = grid; topology = {4, 4}; start time = 20; send byte time = 0.5;\n' >"$C/machine/2.par"
 cat >"$C/machine/3.par" <<'EOF'
