@@ -149,7 +149,8 @@ int psk_adv_align(const psk_adv_program *p, adv_align *al)
         }
     }
     rc = PSK_ENOMEM;
-    qsort(arcs, (size_t)narcs, sizeof *arcs, by_weight);
+    if (narcs)
+        qsort(arcs, (size_t)narcs, sizeof *arcs, by_weight);
     al->narcs = narcs;
 
     for (int i = 0; i < nn; i++) {

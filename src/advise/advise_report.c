@@ -210,8 +210,10 @@ void psk_adv_write_text(const psk_advice *a, FILE *out)
         fprintf(out, "\nrunners-up:\n");
     for (int k = 1; k < a->nshown; k++) {
         const adv_eval *e = &a->cand[a->rank[a->shown[k]]];
-        fprintf(out, "\n%d. (%+.1f %%) ", k + 1,
-                best->total_us > 0 ? 100 * (e->total_us / best->total_us - 1) : 0.0);
+        if (best->total_us > 0)
+            fprintf(out, "\n%d. (%+.1f %%) ", k + 1, 100 * (e->total_us / best->total_us - 1));
+        else
+            fprintf(out, "\n%d. (%+.6g us) ", k + 1, e->total_us - best->total_us);
         summary(e, out);
         layout_text(a, e, out);
         if (a->nequiv[k])
