@@ -1,8 +1,9 @@
 /* The alignment of array dimensions into template dimensions: seed 004's
  * data space fusion, done greedily as in the notes (decomposition.md,
- * "Algorithm" steps 2-4). Every pair of references that a parallel loop's
+ * "Algorithm" steps 2-4). Every pair of references that one loop
  * variable subscripts (a statement's left side or the nest's home against
- * each read) is an arc between two array dimensions, weighted by the
+ * each read; a sequential loop's too, so that owner computes finds what
+ * it reads at home) is an arc between two array dimensions, weighted by the
  * iterations that would move data if they were not aligned. Arcs join
  * classes heaviest first in a union-find that keeps each member's
  * orientation (+1/-1) relative to its root; an arc that would put two
@@ -45,13 +46,13 @@ static int is_par(const adv_nest *ne, int v)
     return v >= ne->first_par && v < ne->end_par;
 }
 
-static int add_arcs(const psk_adv_program *p, const adv_nest *ne, const adv_ref *x,
-                    const adv_ref *y, double w, arc **arcs, int *narcs, int *cap)
+static int add_arcs(const psk_adv_program *p, const adv_ref *x, const adv_ref *y, double w,
+                    arc **arcs, int *narcs, int *cap)
 {
     int nx = p->arrays[x->array].ndim, ny = p->arrays[y->array].ndim;
     for (int d1 = 0; d1 < nx; d1++) {
         int v = x->sub_var[d1];
-        if (v < 0 || !is_par(ne, v))
+        if (v < 0)
             continue;
         for (int d2 = 0; d2 < ny; d2++) {
             if (y->sub_var[d2] != v)
@@ -141,10 +142,10 @@ int psk_adv_align(const psk_adv_program *p, adv_align *al)
             const adv_ref *lhs = st->lhs_array >= 0 ? &st->lhs : home;
             if (!lhs)
                 continue;
-            if (home && lhs != home && (rc = add_arcs(p, ne, home, lhs, w, &arcs, &narcs, &cap)))
+            if (home && lhs != home && (rc = add_arcs(p, home, lhs, w, &arcs, &narcs, &cap)))
                 goto out;
             for (int r = 0; r < st->nreads; r++)
-                if ((rc = add_arcs(p, ne, lhs, &st->reads[r], w, &arcs, &narcs, &cap)))
+                if ((rc = add_arcs(p, lhs, &st->reads[r], w, &arcs, &narcs, &cap)))
                     goto out;
         }
     }

@@ -114,8 +114,17 @@ static void check_json(const psk_adv_program *p, const psk_advice *a, const char
         return;
     }
     json_t *lays = json_object_get(root, "layouts");
-    if (!json_is_array(lays) || (int)json_array_size(lays) != a->nrank)
-        FAIL("the JSON has not %d layouts", a->nrank);
+    /* the best nrank layouts, those equivalent to a better one left out,
+     * and the count of those in each shown one's "equivalent" */
+    if (!json_is_array(lays) || (int)json_array_size(lays) != a->nshown)
+        FAIL("the JSON has not %d layouts", a->nshown);
+    int64_t shown = 0;
+    for (size_t q = 0; q < json_array_size(lays); q++)
+        shown += 1 + json_integer_value(json_object_get(json_array_get(lays, q), "equivalent"));
+    if (a->nshown < a->nrank && shown != a->ncand)
+        FAIL("fewer layouts shown than asked, yet %" PRId64 " of %d stood for", shown, a->ncand);
+    if (shown > a->ncand)
+        FAIL("the layouts shown stand for %" PRId64 " of %d", shown, a->ncand);
     double R = (double)json_integer_value(json_object_get(root, "repeat"));
     size_t i;
     json_t *l;
