@@ -374,11 +374,12 @@ static void program(const char *name, const char *text, size_t len, int aligned,
      * subscripts, no reductions) never communicates under any layout when
      * every subscript is a par/across variable: each pair of references is
      * then an alignment arc (advise_align.c), so the nest's arrays are
-     * distributed alike. With a subscript on a seq variable (no arc) or a
-     * constant the advisor may leave a dimension unaligned and its best
-     * layout communicate, as the semantics allow: `B[i][j] = A[i][j]` in
-     * a nest of seq loops reads A remotely when another nest's par loop
-     * distributes A (adv_regress/seqalign.adv); those are only counted. */
+     * distributed alike. With a constant subscript (no arc), or a seq
+     * variable's arc that a heavier one outvoted, the advisor may leave a
+     * dimension unaligned and its best layout communicate, as the
+     * semantics allow (adv_regress/constsub.adv); those are only counted.
+     * (Seq variables made no arc before ae66041: adv_regress/seqalign.adv
+     * then read A remotely; it is free now.) */
     if (aligned) {
         for (int n = 0; n < p->nnests; n++) {
             const adv_nest *ns = &p->nests[n];
