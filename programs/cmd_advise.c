@@ -2,8 +2,9 @@
  * over P processors (docs/advise.md). Reads the .adv FILE (-D NAME=VALUE
  * overriding its params), the machine (--machine, else the file's
  * `machine`, else this machine's defaults), and prints the best layouts
- * and their costs: text, or --json. Bad input is one line and exit 1; a bad
- * command line, exit 2. */
+ * and their costs: text, or --json; --trace DIR also writes a synthetic
+ * trace of the plan for `perfskel sim`. Bad input is one line and exit 1;
+ * a bad command line, exit 2. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ static int whole(const char *s, int64_t lo, int64_t hi, int64_t *v)
 
 int cmd_advise(int argc, char **argv)
 {
-    const char *input = NULL, *machine = NULL;
+    const char *input = NULL, *machine = NULL, *trace = NULL;
     int json = 0, ndefs = 0;
     int64_t v;
     psk_adv_options o = {0};
@@ -79,6 +80,8 @@ int cmd_advise(int argc, char **argv)
             o.top = (int)v;
         } else if (!strcmp(a, "--machine") && i + 1 < argc) {
             machine = argv[++i];
+        } else if (!strcmp(a, "--trace") && i + 1 < argc) {
+            trace = argv[++i];
         } else if (!strcmp(a, "--static")) {
             o.static_only = 1;
         } else if (!strcmp(a, "--json")) {
@@ -112,6 +115,13 @@ int cmd_advise(int argc, char **argv)
     if (psk_adv_run(p, &m, &o, &adv)) {
         psk_cli_error("%s", psk_advice_errmsg(adv));
         goto out;
+    }
+    if (trace) {
+        char err[1024];
+        if (psk_adv_write_trace(adv, trace, err, sizeof err)) {
+            psk_cli_error("%s", err);
+            goto out;
+        }
     }
     if (json)
         psk_adv_write_json(adv, stdout);

@@ -49,12 +49,14 @@ int psk_cli_usage(const char *fmt, ...)
 
 #define ADVISE_USAGE                                                                           \
     "  advise FILE [-D NAME=VALUE]... [--procs P] [--maxdims K] [--machine FILE] [--top N]\n"  \
-    "        [--static] [--json]\n"                                                           \
+    "        [--static] [--json] [--trace DIR]\n"                                             \
     "        how to distribute a program's arrays and loop nests over P processors: FILE\n"   \
     "        describes them (docs/advise.md, examples/advise), -D overrides its param NAME;\n" \
     "        the best layouts (--top N, default 5) costed on the machine (--machine, else\n"  \
     "        FILE's `machine`), with the redistributions between nests that pay off (none\n"  \
-    "        with --static); --procs and --maxdims override FILE's procs and maxdims\n"
+    "        with --static); --procs and --maxdims override FILE's procs and maxdims;\n"     \
+    "        --trace DIR writes a synthetic trace of the plan for `perfskel sim` (the nests\n" \
+    "        as pcontrol intervals, named in DIR/intervals.txt)\n"
 
 static const char usage[] =
     "usage: perfskel <command> [options]\n"

@@ -55,4 +55,14 @@ void psk_adv_write_text(const psk_advice *a, FILE *out);
 void psk_adv_write_json(const psk_advice *a, FILE *out);
 void psk_advice_free(psk_advice *a);
 
+/* Writes a synthetic trace of a's plan into the directory dir (created),
+ * in perfskel's trace format, for `perfskel sim`: P ranks, each nest's
+ * communication as MPI_Isend / MPI_Irecv / MPI_Waitall on MPI_COMM_WORLD
+ * and its compute as the gaps between them, each nest and each
+ * redistribution an MPI_Pcontrol interval (their names in
+ * dir/intervals.txt); docs/advise.md "The trace and the simulator".
+ * PSK_OK; PSK_EINVAL (more than 50 million events: nothing is written),
+ * PSK_EIO or PSK_ENOMEM with a one-line message in err (errlen bytes). */
+int psk_adv_write_trace(const psk_advice *a, const char *dir, char *err, size_t errlen);
+
 #endif
