@@ -208,16 +208,42 @@ static int cmp_msg(const void *x, const void *y)
     return (a->dst > b->dst) - (a->dst < b->dst);
 }
 
+/* a stable counting sort of v[0..n-1] into out by src (by = 0) or dst
+ * (by = 1), ranks below P; cnt: P + 1 entries */
+static void ml_count_sort(const adv_msg *v, int64_t n, int64_t P, int by, int64_t *cnt, adv_msg *out)
+{
+    memset(cnt, 0, ((size_t)P + 1) * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++)
+        cnt[(by ? v[i].dst : v[i].src) + 1]++;
+    for (int64_t r = 0; r < P; r++)
+        cnt[r + 1] += cnt[r];
+    for (int64_t i = 0; i < n; i++)
+        out[cnt[by ? v[i].dst : v[i].src]++] = v[i];
+}
+
 /* sorted by (src, dst), one message per pair (their bytes summed): what a
- * P x P matrix of bytes held */
-static void ml_merge(mlist *l)
+ * P x P matrix of bytes held. Long lists (against P) by two counting
+ * sorts (dst, then src: stable), short ones by qsort; the same list. */
+static int ml_merge(mlist *l, int64_t P)
 {
     int sorted = 1;
     for (int64_t i = 1; i < l->n && sorted; i++)
         sorted = cmp_msg(&l->v[i - 1], &l->v[i]) < 0;
     if (sorted)
-        return;
-    qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_msg);
+        return PSK_OK;
+    if (l->n * 4 > P) {
+        int64_t *cnt = malloc(((size_t)P + 1) * sizeof *cnt);
+        adv_msg *tmp = malloc((size_t)l->n * sizeof *tmp);
+        if (!cnt || !tmp) {
+            free(cnt), free(tmp);
+            return PSK_ENOMEM;
+        }
+        ml_count_sort(l->v, l->n, P, 1, cnt, tmp);
+        ml_count_sort(tmp, l->n, P, 0, cnt, l->v);
+        free(cnt), free(tmp);
+    } else {
+        qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_msg);
+    }
     int64_t k = 0;
     for (int64_t i = 0; i < l->n; i++) {
         if (k && l->v[k - 1].src == l->v[i].src && l->v[k - 1].dst == l->v[i].dst)
@@ -226,6 +252,7 @@ static void ml_merge(mlist *l)
             l->v[k++] = l->v[i];
     }
     l->n = k;
+    return PSK_OK;
 }
 
 static void ml_count(const mlist *l, int64_t *msgs, int64_t *bytes)
@@ -719,8 +746,8 @@ static int shadow_lists(const nestctx *c, const int *wlo, const int *whi, const 
                 }
         }
     }
-    ml_merge(sh);
-    ml_merge(pipe);
+    if (ml_merge(sh, P) || ml_merge(pipe, P))
+        return PSK_ENOMEM;
     return PSK_OK;
 }
 
@@ -887,7 +914,8 @@ static int one_iteration(nestctx *c, itstate *s, adv_cost *out)
             } while (next_coord(c->l->grid.naxes, clo, chi, qc));
         }
     }
-    ml_merge(&s->rm);
+    if (ml_merge(&s->rm, P))
+        return PSK_ENOMEM;
     double rus;
     if ((rc = psk_adv_transfer_list(s->rm.v, s->rm.n, P, c->m, &rus)))
         return rc;
@@ -1191,6 +1219,7 @@ typedef struct redist {
     int nx;                     /* needed arrays */
     int *xs;
     unsigned *da;               /* their distributed axes under a */
+    unsigned all;               /* every axis of a */
     owntab *ta, *tb;            /* their parts under a and b */
     int64_t *acc, *touched;     /* P each: bytes per source, the sources met */
 } redist;
@@ -1208,6 +1237,7 @@ static int rd_open(redist *r, const psk_adv_program *p, int next, const adv_layo
     memset(r, 0, sizeof *r);
     r->p = p, r->a = a, r->b = b;
     r->P = psk_adv_nprocs(&a->grid);
+    r->all = (1u << a->grid.naxes) - 1;
     if (r->P != psk_adv_nprocs(&b->grid))
         return PSK_EINVAL;
     size_t na = (size_t)(p->narrays > 0 ? p->narrays : 1), P = (size_t)r->P;
@@ -1266,12 +1296,16 @@ static void rd_dest(redist *r, int64_t q, int64_t *src, int64_t *by, int64_t *n)
         }
         memcpy(gc, clo, sizeof gc);
         do {
-            if (!memcmp(gc, gq, (size_t)a->grid.naxes * sizeof *gc) || !own_get(&r->ta[i], gc, olo, ohi))
+            int own = 1;
+            for (int ax = 0; ax < a->grid.naxes && own; ax++)
+                own = gc[ax] == gq[ax];
+            if (own || !own_get(&r->ta[i], gc, olo, ohi))
                 continue; /* q's own group: it has it */
             int64_t b = meet(nlo, nhi, olo, ohi, ar->ndim) * ar->elsize;
             if (b <= 0)
                 continue;
-            int64_t s = group_near(&a->grid, da, gc, qc, q);
+            /* on every axis: a group of one */
+            int64_t s = da == r->all ? rank_of(&a->grid, gc) : group_near(&a->grid, da, gc, qc, q);
             if (s == q)
                 continue;
             if (!r->acc[s])
