@@ -80,12 +80,14 @@ typedef struct xfer {
     int64_t l, L;               /* grid: longest distance, largest message there */
     double intra;               /* grid: the slowest copy inside a node */
     double *acc;                /* switch: P x {sent, received} x {between, inside} nodes */
+    int plain;                  /* one rank a node, no measured costs: Ts + Tb B */
 } xfer;
 
 static int xf_init(xfer *x, int64_t P, const psk_machine *m)
 {
     memset(x, 0, sizeof *x);
     x->m = m, x->P = P;
+    x->plain = m->ranks_per_node <= 1 && !(m->cost && m->ncost > 0);
     if (m->type == PSK_NET_SWITCH && !(x->acc = calloc((size_t)(P > 0 ? P : 1) * 4, sizeof *x->acc)))
         return PSK_ENOMEM;
     return PSK_OK;
@@ -106,6 +108,12 @@ static void xf_add(xfer *x, int64_t s, int64_t d, int64_t b)
         if (h > x->l || (h == x->l && b > x->L))
             x->l = h, x->L = b;
     } else if (m->type == PSK_NET_SWITCH) {
+        if (x->plain) { /* psk_machine_msg_us's own expression, inline */
+            double t = m->start_us + (double)(b > 0 ? b : 0) * m->byte_us;
+            x->acc[s * 4] += t;
+            x->acc[d * 4 + 1] += t;
+            return;
+        }
         int intra = node_of(m, s) == node_of(m, d);
         double t = psk_machine_msg_us(m, b, intra);
         x->acc[s * 4 + (intra ? 2 : 0)] += t;
@@ -1222,13 +1230,15 @@ typedef struct redist {
     unsigned all;               /* every axis of a */
     owntab *ta, *tb;            /* their parts under a and b */
     int64_t *acc, *touched;     /* P each: bytes per source, the sources met */
+    int64_t *tab[ADV_MAXDIM];   /* per axis of a, P entries: a group's overlap */
+    int64_t *tabbuf;
 } redist;
 
 static void rd_close(redist *r)
 {
     for (int i = 0; i < r->nx; i++)
         own_free(&r->ta[i]), own_free(&r->tb[i]);
-    free(r->xs), free(r->da), free(r->ta), free(r->tb), free(r->acc), free(r->touched);
+    free(r->xs), free(r->da), free(r->ta), free(r->tb), free(r->acc), free(r->touched), free(r->tabbuf);
     memset(r, 0, sizeof *r);
 }
 
@@ -1247,7 +1257,10 @@ static int rd_open(redist *r, const psk_adv_program *p, int next, const adv_layo
     r->tb = calloc(na, sizeof *r->tb);
     r->acc = calloc(P, sizeof *r->acc);
     r->touched = malloc(P * sizeof *r->touched);
-    if (!r->xs || !r->da || !r->ta || !r->tb || !r->acc || !r->touched) {
+    r->tabbuf = malloc((size_t)a->grid.naxes * P * sizeof *r->tabbuf);
+    for (int ax = 0; ax < a->grid.naxes && r->tabbuf; ax++)
+        r->tab[ax] = r->tabbuf + (size_t)ax * P;
+    if (!r->xs || !r->da || !r->ta || !r->tb || !r->acc || !r->touched || !r->tabbuf) {
         rd_close(r);
         return PSK_ENOMEM;
     }
@@ -1286,7 +1299,7 @@ static void rd_dest(redist *r, int64_t q, int64_t *src, int64_t *by, int64_t *n)
         const adv_array *ar = &r->p->arrays[r->xs[i]];
         unsigned da = r->da[i];
         int64_t nlo[ADV_MAXDIM], nhi[ADV_MAXDIM], gq[ADV_MAXDIM], clo[ADV_MAXDIM], chi[ADV_MAXDIM];
-        int64_t gc[ADV_MAXDIM], olo[ADV_MAXDIM], ohi[ADV_MAXDIM];
+        int64_t gc[ADV_MAXDIM];
         if (!own_get(&r->tb[i], qb, nlo, nhi) || !owner_range(r->p, a, r->xs[i], nlo, nhi, clo, chi))
             continue;
         for (int ax = 0; ax < a->grid.naxes; ax++) {
@@ -1294,14 +1307,41 @@ static void rd_dest(redist *r, int64_t q, int64_t *src, int64_t *by, int64_t *n)
             if (!((da >> ax) & 1))
                 clo[ax] = chi[ax] = 0;
         }
+        /* the bytes of a group: the element size times, per dimension,
+         * its old interval's overlap with the new box, which depends on
+         * the group's coordinate on that dimension's axis only: a table
+         * per axis (the product of its dimensions' overlaps) */
+        const owntab *ot = &r->ta[i];
+        int64_t K = ar->elsize;
+        for (int ax = 0; ax < a->grid.naxes; ax++)
+            if ((da >> ax) & 1)
+                for (int64_t c = clo[ax]; c <= chi[ax]; c++)
+                    r->tab[ax][c - clo[ax]] = 1;
+        for (int d = 0; d < ar->ndim; d++) {
+            int ax = ot->axis[d];
+            for (int64_t c = ax >= 0 ? clo[ax] : 0; c <= (ax >= 0 ? chi[ax] : 0); c++) {
+                int64_t lo = ot->lo[d][c] > nlo[d] ? ot->lo[d][c] : nlo[d];
+                int64_t hi = ot->hi[d][c] < nhi[d] ? ot->hi[d][c] : nhi[d];
+                int64_t o = lo > hi ? 0 : hi - lo + 1;
+                if (ax >= 0)
+                    r->tab[ax][c - clo[ax]] *= o;
+                else
+                    K *= o;
+            }
+        }
+        if (!K)
+            continue;
         memcpy(gc, clo, sizeof gc);
         do {
             int own = 1;
             for (int ax = 0; ax < a->grid.naxes && own; ax++)
                 own = gc[ax] == gq[ax];
-            if (own || !own_get(&r->ta[i], gc, olo, ohi))
+            if (own)
                 continue; /* q's own group: it has it */
-            int64_t b = meet(nlo, nhi, olo, ohi, ar->ndim) * ar->elsize;
+            int64_t b = K;
+            for (int ax = 0; ax < a->grid.naxes && b; ax++)
+                if ((da >> ax) & 1)
+                    b *= r->tab[ax][gc[ax] - clo[ax]];
             if (b <= 0)
                 continue;
             /* on every axis: a group of one */
