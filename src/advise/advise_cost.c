@@ -66,49 +66,79 @@ static double grid_pipelined(int64_t l, int64_t L, double ts, double tb)
     return best;
 }
 
-/* The sums run in (src, dst) order, as a dense matrix's row-major scan
- * would: the switch's receive sums accumulate per destination in
- * ascending source order, so the result is the same to the last bit. */
-int psk_adv_transfer_list(const adv_msg *v, int64_t n, int64_t P, const psk_machine *m, double *us)
+/* A transfer's time, message by message. The sums run in (src, dst)
+ * order, as a dense matrix's row-major scan would; the switch's sums are
+ * per processor (a sender's in ascending destination, a receiver's in
+ * ascending source), so any order that keeps those two (destination by
+ * destination, sources ascending, as the redistribution streams them)
+ * gives the same result to the last bit. The grid keeps maxima only; the
+ * bus's one sum needs the (src, dst) order itself. */
+typedef struct xfer {
+    const psk_machine *m;
+    int64_t P;
+    double total;               /* bus: the running sum */
+    int64_t l, L;               /* grid: longest distance, largest message there */
+    double intra;               /* grid: the slowest copy inside a node */
+    double *acc;                /* switch: P x {sent, received} x {between, inside} nodes */
+    int plain;                  /* one rank a node, no measured costs: Ts + Tb B */
+} xfer;
+
+static int xf_init(xfer *x, int64_t P, const psk_machine *m)
 {
+    memset(x, 0, sizeof *x);
+    x->m = m, x->P = P;
+    x->plain = m->ranks_per_node <= 1 && !(m->cost && m->ncost > 0);
+    if (m->type == PSK_NET_SWITCH && !(x->acc = calloc((size_t)(P > 0 ? P : 1) * 4, sizeof *x->acc)))
+        return PSK_ENOMEM;
+    return PSK_OK;
+}
+
+static void xf_add(xfer *x, int64_t s, int64_t d, int64_t b)
+{
+    const psk_machine *m = x->m;
+    if (m->type == PSK_NET_GRID) {
+        int64_t ns = node_of(m, s), nd = node_of(m, d);
+        if (ns == nd) {
+            double t = psk_machine_msg_us(m, b, 1);
+            if (t > x->intra)
+                x->intra = t;
+            return;
+        }
+        int64_t h = hops(m, ns, nd);
+        if (h > x->l || (h == x->l && b > x->L))
+            x->l = h, x->L = b;
+    } else if (m->type == PSK_NET_SWITCH) {
+        if (x->plain) { /* psk_machine_msg_us's own expression, inline */
+            double t = m->start_us + (double)(b > 0 ? b : 0) * m->byte_us;
+            x->acc[s * 4] += t;
+            x->acc[d * 4 + 1] += t;
+            return;
+        }
+        int intra = node_of(m, s) == node_of(m, d);
+        double t = psk_machine_msg_us(m, b, intra);
+        x->acc[s * 4 + (intra ? 2 : 0)] += t;
+        x->acc[d * 4 + (intra ? 3 : 1)] += t;
+    } else { /* the bus: one transfer at a time */
+        x->total += psk_machine_msg_us(m, b, node_of(m, s) == node_of(m, d));
+    }
+}
+
+/* the time; frees what xf_init took */
+static double xf_end(xfer *x)
+{
+    const psk_machine *m = x->m;
     double total = 0;
     if (m->type == PSK_NET_GRID) {
-        int64_t l = 0, L = 0;
-        double intra = 0; /* inside a node: no hops, the slowest copy */
-        for (int64_t i = 0; i < n; i++) {
-            int64_t b = v[i].bytes, ns = node_of(m, v[i].src), nd = node_of(m, v[i].dst);
-            if (ns == nd) {
-                double t = psk_machine_msg_us(m, b, 1);
-                if (t > intra)
-                    intra = t;
-                continue;
-            }
-            int64_t h = hops(m, ns, nd);
-            if (h > l || (h == l && b > L))
-                l = h, L = b;
-        }
-        if (l == 1)
-            total = m->start_us + m->byte_us * (double)L;
-        else if (l > 1)
-            total = grid_pipelined(l, L, m->start_us, m->byte_us);
-        *us = total > intra ? total : intra;
-        return PSK_OK;
+        if (x->l == 1)
+            total = m->start_us + m->byte_us * (double)x->L;
+        else if (x->l > 1)
+            total = grid_pipelined(x->l, x->L, m->start_us, m->byte_us);
+        return total > x->intra ? total : x->intra;
     }
     if (m->type == PSK_NET_SWITCH) {
         int links = m->links > 0 ? m->links : 1;
-        /* per processor: sent and received between nodes, inside one */
-        double *acc = calloc((size_t)(P > 0 ? P : 1) * 4, sizeof *acc);
-        if (!acc)
-            return PSK_ENOMEM;
-        for (int64_t i = 0; i < n; i++) {
-            int64_t s = v[i].src, d = v[i].dst;
-            int intra = node_of(m, s) == node_of(m, d);
-            double t = psk_machine_msg_us(m, v[i].bytes, intra);
-            acc[s * 4 + (intra ? 2 : 0)] += t;
-            acc[d * 4 + (intra ? 3 : 1)] += t;
-        }
-        for (int64_t p = 0; p < P; p++) {
-            const double *a = &acc[p * 4];
+        for (int64_t p = 0; p < x->P; p++) {
+            const double *a = &x->acc[p * 4];
             double t = (a[0] > a[1] ? a[0] : a[1]) / links;
             if (a[2] > t)
                 t = a[2];
@@ -117,13 +147,21 @@ int psk_adv_transfer_list(const adv_msg *v, int64_t n, int64_t P, const psk_mach
             if (t > total)
                 total = t;
         }
-        free(acc);
-        *us = total;
-        return PSK_OK;
+        free(x->acc);
+        x->acc = NULL;
+        return total;
     }
-    for (int64_t i = 0; i < n; i++) /* the bus: one transfer at a time */
-        total += psk_machine_msg_us(m, v[i].bytes, node_of(m, v[i].src) == node_of(m, v[i].dst));
-    *us = total;
+    return x->total;
+}
+
+int psk_adv_transfer_list(const adv_msg *v, int64_t n, int64_t P, const psk_machine *m, double *us)
+{
+    xfer x;
+    if (xf_init(&x, P, m))
+        return PSK_ENOMEM;
+    for (int64_t i = 0; i < n; i++)
+        xf_add(&x, v[i].src, v[i].dst, v[i].bytes);
+    *us = xf_end(&x);
     return PSK_OK;
 }
 
@@ -178,16 +216,42 @@ static int cmp_msg(const void *x, const void *y)
     return (a->dst > b->dst) - (a->dst < b->dst);
 }
 
+/* a stable counting sort of v[0..n-1] into out by src (by = 0) or dst
+ * (by = 1), ranks below P; cnt: P + 1 entries */
+static void ml_count_sort(const adv_msg *v, int64_t n, int64_t P, int by, int64_t *cnt, adv_msg *out)
+{
+    memset(cnt, 0, ((size_t)P + 1) * sizeof *cnt);
+    for (int64_t i = 0; i < n; i++)
+        cnt[(by ? v[i].dst : v[i].src) + 1]++;
+    for (int64_t r = 0; r < P; r++)
+        cnt[r + 1] += cnt[r];
+    for (int64_t i = 0; i < n; i++)
+        out[cnt[by ? v[i].dst : v[i].src]++] = v[i];
+}
+
 /* sorted by (src, dst), one message per pair (their bytes summed): what a
- * P x P matrix of bytes held */
-static void ml_merge(mlist *l)
+ * P x P matrix of bytes held. Long lists (against P) by two counting
+ * sorts (dst, then src: stable), short ones by qsort; the same list. */
+static int ml_merge(mlist *l, int64_t P)
 {
     int sorted = 1;
     for (int64_t i = 1; i < l->n && sorted; i++)
         sorted = cmp_msg(&l->v[i - 1], &l->v[i]) < 0;
     if (sorted)
-        return;
-    qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_msg);
+        return PSK_OK;
+    if (l->n * 4 > P) {
+        int64_t *cnt = malloc(((size_t)P + 1) * sizeof *cnt);
+        adv_msg *tmp = malloc((size_t)l->n * sizeof *tmp);
+        if (!cnt || !tmp) {
+            free(cnt), free(tmp);
+            return PSK_ENOMEM;
+        }
+        ml_count_sort(l->v, l->n, P, 1, cnt, tmp);
+        ml_count_sort(tmp, l->n, P, 0, cnt, l->v);
+        free(cnt), free(tmp);
+    } else {
+        qsort(l->v, (size_t)l->n, sizeof *l->v, cmp_msg);
+    }
     int64_t k = 0;
     for (int64_t i = 0; i < l->n; i++) {
         if (k && l->v[k - 1].src == l->v[i].src && l->v[k - 1].dst == l->v[i].dst)
@@ -196,6 +260,7 @@ static void ml_merge(mlist *l)
             l->v[k++] = l->v[i];
     }
     l->n = k;
+    return PSK_OK;
 }
 
 static void ml_count(const mlist *l, int64_t *msgs, int64_t *bytes)
@@ -689,8 +754,8 @@ static int shadow_lists(const nestctx *c, const int *wlo, const int *whi, const 
                 }
         }
     }
-    ml_merge(sh);
-    ml_merge(pipe);
+    if (ml_merge(sh, P) || ml_merge(pipe, P))
+        return PSK_ENOMEM;
     return PSK_OK;
 }
 
@@ -857,7 +922,8 @@ static int one_iteration(nestctx *c, itstate *s, adv_cost *out)
             } while (next_coord(c->l->grid.naxes, clo, chi, qc));
         }
     }
-    ml_merge(&s->rm);
+    if (ml_merge(&s->rm, P))
+        return PSK_ENOMEM;
     double rus;
     if ((rc = psk_adv_transfer_list(s->rm.v, s->rm.n, P, c->m, &rus)))
         return rc;
@@ -1151,70 +1217,261 @@ static int64_t group_near(const adv_grid *g, unsigned mask, const int64_t *gc, c
     return best[1];
 }
 
-/* the redistribution's messages, merged: what both the cost and the walk
- * use */
-static int redist_list(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b, mlist *t)
+/* A redistribution, destination by destination: per needed array its
+ * old and new parts, and a dense per-source accumulator (reused for every
+ * destination) that merges what the arrays send one pair. */
+typedef struct redist {
+    const psk_adv_program *p;
+    const adv_layout *a, *b;
+    int64_t P;
+    int nx;                     /* needed arrays */
+    int *xs;
+    unsigned *da;               /* their distributed axes under a */
+    unsigned all;               /* every axis of a */
+    owntab *ta, *tb;            /* their parts under a and b */
+    int64_t *acc, *touched;     /* P each: bytes per source, the sources met */
+    int64_t *tab[ADV_MAXDIM];   /* per axis of a, P entries: a group's overlap */
+    int64_t *tabbuf;
+} redist;
+
+static void rd_close(redist *r)
 {
-    int64_t P = psk_adv_nprocs(&a->grid);
-    if (P != psk_adv_nprocs(&b->grid))
+    for (int i = 0; i < r->nx; i++)
+        own_free(&r->ta[i]), own_free(&r->tb[i]);
+    free(r->xs), free(r->da), free(r->ta), free(r->tb), free(r->acc), free(r->touched), free(r->tabbuf);
+    memset(r, 0, sizeof *r);
+}
+
+static int rd_open(redist *r, const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b)
+{
+    memset(r, 0, sizeof *r);
+    r->p = p, r->a = a, r->b = b;
+    r->P = psk_adv_nprocs(&a->grid);
+    r->all = (1u << a->grid.naxes) - 1;
+    if (r->P != psk_adv_nprocs(&b->grid))
         return PSK_EINVAL;
-    if (p->nnests < 1)
-        return PSK_OK;
-    for (int x = 0; x < p->narrays; x++) {
+    size_t na = (size_t)(p->narrays > 0 ? p->narrays : 1), P = (size_t)r->P;
+    r->xs = malloc(na * sizeof *r->xs);
+    r->da = malloc(na * sizeof *r->da);
+    r->ta = calloc(na, sizeof *r->ta);
+    r->tb = calloc(na, sizeof *r->tb);
+    r->acc = calloc(P, sizeof *r->acc);
+    r->touched = malloc(P * sizeof *r->touched);
+    r->tabbuf = malloc((size_t)a->grid.naxes * P * sizeof *r->tabbuf);
+    for (int ax = 0; ax < a->grid.naxes && r->tabbuf; ax++)
+        r->tab[ax] = r->tabbuf + (size_t)ax * P;
+    if (!r->xs || !r->da || !r->ta || !r->tb || !r->acc || !r->touched || !r->tabbuf) {
+        rd_close(r);
+        return PSK_ENOMEM;
+    }
+    for (int x = 0; x < p->narrays && p->nnests > 0; x++) {
         if (!psk_adv_needed(p, next, x))
             continue;
-        const adv_array *ar = &p->arrays[x];
-        unsigned da = dist_axes(p, a, x);
-        owntab ta = {0}, tb = {0};
-        int rc;
-        if ((rc = own_build(p, a, x, &ta)) || (rc = own_build(p, b, x, &tb))) {
-            own_free(&ta), own_free(&tb);
+        int i = r->nx++, rc;
+        r->xs[i] = x;
+        r->da[i] = dist_axes(p, a, x);
+        if ((rc = own_build(p, a, x, &r->ta[i])) || (rc = own_build(p, b, x, &r->tb[i]))) {
+            rd_close(r);
             return rc;
         }
-        /* the old boxes are identical (same coordinates on the array's
-         * distributed axes: a replica group) or disjoint; per group whose
-         * blocks meet q's new box, the member nearest in rank (the lower
-         * on ties) feeds q */
-        for (int64_t q = 0; q < P && !rc; q++) {
-            int64_t nlo[ADV_MAXDIM], nhi[ADV_MAXDIM], qb[ADV_MAXDIM], qc[ADV_MAXDIM], gq[ADV_MAXDIM];
-            int64_t clo[ADV_MAXDIM], chi[ADV_MAXDIM], gc[ADV_MAXDIM], olo[ADV_MAXDIM], ohi[ADV_MAXDIM];
-            psk_adv_coords(&b->grid, q, qb);
-            if (!own_get(&tb, qb, nlo, nhi) || !owner_range(p, a, x, nlo, nhi, clo, chi))
-                continue;
-            psk_adv_coords(&a->grid, q, qc);
-            for (int ax = 0; ax < a->grid.naxes; ax++) {
-                gq[ax] = ((da >> ax) & 1) ? qc[ax] : 0;
-                if (!((da >> ax) & 1))
-                    clo[ax] = chi[ax] = 0;
-            }
-            memcpy(gc, clo, sizeof gc);
-            do {
-                if (!memcmp(gc, gq, (size_t)a->grid.naxes * sizeof *gc) || !own_get(&ta, gc, olo, ohi))
-                    continue; /* q's own group: it has it */
-                int64_t by = meet(nlo, nhi, olo, ohi, ar->ndim) * ar->elsize;
-                if (by > 0 && (rc = ml_add(t, group_near(&a->grid, da, gc, qc, q), q, by)))
-                    break;
-            } while (next_coord(a->grid.naxes, clo, chi, gc));
-        }
-        own_free(&ta), own_free(&tb);
-        if (rc)
-            return rc;
     }
-    ml_merge(t);
     return PSK_OK;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* What q receives, every array merged: *n sources in ascending order with
+ * their bytes (src[], by[]: P entries each). Per array, the old boxes are
+ * identical within a replica group (same coordinates on the array's
+ * distributed axes) and disjoint otherwise; per group whose blocks meet
+ * q's new box, the member nearest q in rank (the lower on ties) feeds q. */
+static void rd_dest(redist *r, int64_t q, int64_t *src, int64_t *by, int64_t *n)
+{
+    const adv_layout *a = r->a;
+    int64_t nt = 0, qb[ADV_MAXDIM], qc[ADV_MAXDIM];
+    psk_adv_coords(&r->b->grid, q, qb);
+    psk_adv_coords(&a->grid, q, qc);
+    for (int i = 0; i < r->nx; i++) {
+        const adv_array *ar = &r->p->arrays[r->xs[i]];
+        unsigned da = r->da[i];
+        int64_t nlo[ADV_MAXDIM], nhi[ADV_MAXDIM], gq[ADV_MAXDIM], clo[ADV_MAXDIM], chi[ADV_MAXDIM];
+        int64_t gc[ADV_MAXDIM];
+        if (!own_get(&r->tb[i], qb, nlo, nhi) || !owner_range(r->p, a, r->xs[i], nlo, nhi, clo, chi))
+            continue;
+        for (int ax = 0; ax < a->grid.naxes; ax++) {
+            gq[ax] = ((da >> ax) & 1) ? qc[ax] : 0;
+            if (!((da >> ax) & 1))
+                clo[ax] = chi[ax] = 0;
+        }
+        /* the bytes of a group: the element size times, per dimension,
+         * its old interval's overlap with the new box, which depends on
+         * the group's coordinate on that dimension's axis only: a table
+         * per axis (the product of its dimensions' overlaps) */
+        const owntab *ot = &r->ta[i];
+        int64_t K = ar->elsize;
+        for (int ax = 0; ax < a->grid.naxes; ax++)
+            if ((da >> ax) & 1)
+                for (int64_t c = clo[ax]; c <= chi[ax]; c++)
+                    r->tab[ax][c - clo[ax]] = 1;
+        for (int d = 0; d < ar->ndim; d++) {
+            int ax = ot->axis[d];
+            for (int64_t c = ax >= 0 ? clo[ax] : 0; c <= (ax >= 0 ? chi[ax] : 0); c++) {
+                int64_t lo = ot->lo[d][c] > nlo[d] ? ot->lo[d][c] : nlo[d];
+                int64_t hi = ot->hi[d][c] < nhi[d] ? ot->hi[d][c] : nhi[d];
+                int64_t o = lo > hi ? 0 : hi - lo + 1;
+                if (ax >= 0)
+                    r->tab[ax][c - clo[ax]] *= o;
+                else
+                    K *= o;
+            }
+        }
+        if (!K)
+            continue;
+        memcpy(gc, clo, sizeof gc);
+        do {
+            int own = 1;
+            for (int ax = 0; ax < a->grid.naxes && own; ax++)
+                own = gc[ax] == gq[ax];
+            if (own)
+                continue; /* q's own group: it has it */
+            int64_t b = K;
+            for (int ax = 0; ax < a->grid.naxes && b; ax++)
+                if ((da >> ax) & 1)
+                    b *= r->tab[ax][gc[ax] - clo[ax]];
+            if (b <= 0)
+                continue;
+            /* on every axis: a group of one */
+            int64_t s = da == r->all ? rank_of(&a->grid, gc) : group_near(&a->grid, da, gc, qc, q);
+            if (s == q)
+                continue;
+            if (!r->acc[s])
+                r->touched[nt++] = s;
+            r->acc[s] += b;
+        } while (next_coord(a->grid.naxes, clo, chi, gc));
+    }
+    /* ascending sources: sort the few met, or scan the accumulator when
+     * they are many (an all-to-all) */
+    int64_t k = 0;
+    if (nt * 16 < r->P) {
+        qsort(r->touched, (size_t)nt, sizeof *r->touched, cmp_i64);
+        for (int64_t i = 0; i < nt; i++) {
+            int64_t s = r->touched[i];
+            src[k] = s, by[k++] = r->acc[s], r->acc[s] = 0;
+        }
+    } else {
+        for (int64_t s = 0; s < r->P && k < nt; s++)
+            if (r->acc[s])
+                src[k] = s, by[k++] = r->acc[s], r->acc[s] = 0;
+    }
+    *n = k;
+}
+
+/* the redistribution's messages sorted by (src, dst), one per pair: what
+ * the walk and the bus's cost use. Built destination by destination, then
+ * a counting sort by source (stable: destinations stay ascending). */
+static int redist_list(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b, mlist *t)
+{
+    redist r;
+    int rc = rd_open(&r, p, next, a, b);
+    if (rc)
+        return rc;
+    int64_t P = r.P, *src = malloc((size_t)P * sizeof *src), *by = malloc((size_t)P * sizeof *by);
+    int64_t *cnt = calloc((size_t)P + 1, sizeof *cnt);
+    mlist d = {0};
+    rc = PSK_ENOMEM;
+    if (!src || !by || !cnt)
+        goto out;
+    for (int64_t q = 0; q < P; q++) {
+        int64_t n;
+        rd_dest(&r, q, src, by, &n);
+        for (int64_t i = 0; i < n; i++) {
+            if (ml_add(&d, src[i], q, by[i]))
+                goto out;
+            cnt[src[i] + 1]++;
+        }
+    }
+    if (d.n) {
+        adv_msg *v = malloc((size_t)d.n * sizeof *v);
+        if (!v)
+            goto out;
+        for (int64_t s = 0; s < P; s++)
+            cnt[s + 1] += cnt[s];
+        for (int64_t i = 0; i < d.n; i++)
+            v[cnt[d.v[i].src]++] = d.v[i];
+        free(t->v);
+        t->v = v, t->n = t->cap = d.n;
+    }
+    rc = PSK_OK;
+out:
+    rd_close(&r);
+    free(src), free(by), free(cnt), free(d.v);
+    return rc;
+}
+
+/* the cost streamed destination by destination (switch, grid: docs/advise.md
+ * "Speed"), of every destination or, when step > 1, of every step-th
+ * (a lower bound on the whole) */
+static int redist_stream(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
+                         const psk_machine *m, int64_t step, double *us, int64_t *msgs, int64_t *bytes)
+{
+    redist r;
+    xfer x;
+    int rc = rd_open(&r, p, next, a, b);
+    if (rc)
+        return rc;
+    int64_t P = r.P, *src = malloc((size_t)P * sizeof *src), *by = malloc((size_t)P * sizeof *by);
+    rc = PSK_ENOMEM;
+    if (!src || !by || xf_init(&x, P, m))
+        goto out;
+    for (int64_t q = step > 1 ? step / 2 : 0; q < P; q += step) {
+        int64_t n;
+        rd_dest(&r, q, src, by, &n);
+        for (int64_t i = 0; i < n; i++) {
+            xf_add(&x, src[i], q, by[i]);
+            *msgs += 1, *bytes += by[i];
+        }
+    }
+    if (step > 1 && m->type == PSK_NET_GRID)
+        x.l = 0, x.L = 0; /* the grid's time is not monotone in a subset's
+                           * (a shorter longest distance may carry a larger
+                           * message): only its slowest copy inside a node */
+    *us = xf_end(&x);
+    rc = PSK_OK;
+out:
+    rd_close(&r);
+    free(src), free(by);
+    return rc;
 }
 
 int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
                         const psk_machine *m, double *us, int64_t *msgs, int64_t *bytes)
 {
-    mlist t = {0};
     *us = 0, *msgs = 0, *bytes = 0;
+    if (m->type == PSK_NET_SWITCH || m->type == PSK_NET_GRID)
+        return redist_stream(p, next, a, b, m, 1, us, msgs, bytes);
+    mlist t = {0};
     int rc = redist_list(p, next, a, b, &t);
     if (!rc)
         rc = psk_adv_transfer_list(t.v, t.n, psk_adv_nprocs(&a->grid), m, us);
     if (!rc)
         ml_count(&t, msgs, bytes);
     free(t.v);
+    return rc;
+}
+
+int psk_adv_redist_bound(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
+                         const psk_machine *m, double *lb)
+{
+    int64_t P = psk_adv_nprocs(&a->grid), step = P / 8 > 1 ? P / 8 : 1, msgs = 0, bytes = 0;
+    *lb = 0;
+    int rc = redist_stream(p, next, a, b, m, step, lb, &msgs, &bytes);
+    /* the same messages' times summed in another order (the bus), or a
+     * subset of them: below the whole's to within rounding */
+    *lb *= 1 - 1e-6;
     return rc;
 }
 

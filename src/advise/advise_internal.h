@@ -186,6 +186,12 @@ int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a,
                         const adv_layout *b, const psk_machine *m, double *us,
                         int64_t *msgs, int64_t *bytes);
 
+/* A lower bound on psk_adv_redist_cost's us from a sample of the
+ * destinations (cheap: O(P) per destination sampled). PSK_OK, PSK_EINVAL
+ * or PSK_ENOMEM. */
+int psk_adv_redist_bound(const psk_adv_program *p, int next, const adv_layout *a,
+                         const adv_layout *b, const psk_machine *m, double *lb);
+
 /* 1 if array a's contents matter to the next nest from `next` (round the
  * program) that uses it: it reads it (a redistribution moves it) */
 int psk_adv_needed(const psk_adv_program *p, int next, int a);

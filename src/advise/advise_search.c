@@ -45,11 +45,32 @@ static void sum_eval(const psk_adv_program *p, adv_eval *e)
     e->bytes = bytes;
 }
 
-static int cost_all(search *s, adv_eval *e)
+/* 1 if nest n names array x (its home is one of those it names) */
+static int nest_uses(const psk_adv_program *p, int n, int x)
+{
+    const adv_nest *ns = &p->nests[n];
+    for (int i = 0; i < ns->nstmts; i++) {
+        if (ns->stmts[i].lhs_array == x)
+            return 1;
+        for (int j = 0; j < ns->stmts[i].nreads; j++)
+            if (ns->stmts[i].reads[j].array == x)
+                return 1;
+    }
+    return 0;
+}
+
+/* e's nests costed under its layout; when base is given, e's layout is
+ * base's but for array x, and a nest's cost depends on the layout only
+ * through the arrays it names: the others' costs are base's */
+static int cost_all(search *s, adv_eval *e, const adv_eval *base, int x)
 {
     const psk_adv_program *p = s->p;
     psk_adv_shadows(p, &e->layout);
     for (int n = 0; n < p->nnests; n++) {
+        if (base && !nest_uses(p, n, x)) {
+            e->nest[n] = base->nest[n];
+            continue;
+        }
         int rc = psk_adv_nest_cost(p, n, &e->layout, s->m, &e->nest[n]);
         if (rc)
             return rc;
@@ -118,7 +139,7 @@ static int add_layout(search *s, const adv_grid *g, const int *cls)
                     dm->off = a->align.off[x * ADV_MAXDIM + d];
                 }
         }
-    int rc = cost_all(s, e);
+    int rc = cost_all(s, e, NULL, -1);
     if (rc) {
         eval_free(e);
         return rc;
@@ -144,7 +165,7 @@ static int add_layout(search *s, const adv_grid *g, const int *cls)
         }
         memcpy(trial.cls, e->cls, sizeof e->cls);
         trial.layout.replicated[x] = 1;
-        if ((rc = cost_all(s, &trial))) {
+        if ((rc = cost_all(s, &trial, e, x))) {
             eval_free(&trial);
             eval_free(e);
             return rc;
@@ -272,8 +293,14 @@ typedef struct dp {
     const int *idx;    /* their cand indices */
     const int *sid;    /* per nest: its set of needed arrays (equal sets, equal id) */
     double *memo;      /* k * k * nsets, NAN: not computed */
+    double *lbmemo;    /* the same, lower bounds (psk_adv_redist_bound) */
     int64_t *mmsgs, *mbytes;
 } dp;
+
+static size_t dp_at(const dp *d, int i, int j, int n)
+{
+    return ((size_t)d->sid[n] * (size_t)d->k + (size_t)i) * (size_t)d->k + (size_t)j;
+}
 
 static int trans(dp *d, int i, int j, int n, double *us)
 {
@@ -283,7 +310,7 @@ static int trans(dp *d, int i, int j, int n, double *us)
     }
     /* a redistribution depends on the nest only through the arrays whose
      * contents it needs: nests with the same set share it */
-    size_t at = ((size_t)d->sid[n] * (size_t)d->k + (size_t)i) * (size_t)d->k + (size_t)j;
+    size_t at = dp_at(d, i, j, n);
     if (isnan(d->memo[at])) {
         const psk_advice *a = d->s->a;
         int rc = psk_adv_redist_cost(d->s->p, n, &a->cand[d->idx[i]].layout,
@@ -293,6 +320,29 @@ static int trans(dp *d, int i, int j, int n, double *us)
             return rc;
     }
     *us = d->memo[at];
+    return PSK_OK;
+}
+
+/* a lower bound on trans(): the exact value when known, else a sample */
+static int trans_lb(dp *d, int i, int j, int n, double *us)
+{
+    if (i == j) {
+        *us = 0;
+        return PSK_OK;
+    }
+    size_t at = dp_at(d, i, j, n);
+    if (!isnan(d->memo[at])) {
+        *us = d->memo[at];
+        return PSK_OK;
+    }
+    if (isnan(d->lbmemo[at])) {
+        const psk_advice *a = d->s->a;
+        int rc = psk_adv_redist_bound(d->s->p, n, &a->cand[d->idx[i]].layout, &a->cand[d->idx[j]].layout,
+                                      d->s->m, &d->lbmemo[at]);
+        if (rc)
+            return rc;
+    }
+    *us = d->lbmemo[at];
     return PSK_OK;
 }
 
@@ -349,37 +399,84 @@ static int plan(search *s)
             rep[nsets] = n, sid[n] = nsets++;
     }
     free(rep);
-    dp d = {s, k, idx, sid, NULL, NULL, NULL};
+    dp d = {s, k, idx, sid, NULL, NULL, NULL, NULL};
     size_t nm = (size_t)k * (size_t)k * (size_t)nsets;
     d.memo = malloc(nm * sizeof *d.memo);
+    d.lbmemo = malloc(nm * sizeof *d.lbmemo);
     d.mmsgs = calloc(nm, sizeof *d.mmsgs);
     d.mbytes = calloc(nm, sizeof *d.mbytes);
     double *cost = malloc((size_t)k * sizeof *cost), *next = malloc((size_t)k * sizeof *next);
-    int *from = malloc((size_t)k * (size_t)N * sizeof *from);
+    double *here = malloc((size_t)k * (size_t)N * sizeof *here), *rest = malloc((size_t)N * sizeof *rest);
+    int *from = malloc((size_t)k * (size_t)N * sizeof *from), order[MAXDP];
     int *path = malloc((size_t)N * sizeof *path);
-    if (!d.memo || !d.mmsgs || !d.mbytes || !cost || !next || !from || !path)
+    if (!d.memo || !d.lbmemo || !d.mmsgs || !d.mbytes || !cost || !next || !here || !rest || !from || !path)
         goto out;
     for (size_t i = 0; i < nm; i++)
-        d.memo[i] = NAN;
+        d.memo[i] = d.lbmemo[i] = NAN;
     double R = (double)p->repeat, bestv = a->plan_us;
-    /* for each layout of the first nest: forward over the nests, then
-     * back to the first one repeat - 1 times */
-    for (int s0 = 0; s0 < k; s0++) {
+    /* here[n k + j]: nest n under layout j, all its executions; rest[n]: a
+     * lower bound on what the nests after n add (each one's cheapest) */
+    for (int n = 0; n < N; n++)
         for (int j = 0; j < k; j++)
-            cost[j] = j == s0 ? R * (double)p->nests[0].count * a->cand[idx[j]].nest[0].total_us : INFINITY;
+            here[n * k + j] = R * (double)p->nests[n].count * a->cand[idx[j]].nest[n].total_us;
+    rest[N - 1] = 0;
+    for (int n = N - 2; n >= 0; n--) {
+        double lo = INFINITY;
+        for (int j = 0; j < k; j++)
+            lo = here[(n + 1) * k + j] < lo ? here[(n + 1) * k + j] : lo;
+        rest[n] = rest[n + 1] + lo;
+    }
+    /* For each layout of the first nest: forward over the nests, then back
+     * to the first one repeat - 1 times. Each state keeps the smallest
+     * value and, on ties, the lowest predecessor index, as a scan of every
+     * predecessor in index order with `<` would; but only transitions
+     * that could matter are computed (a transition costs >= 0, rounding is
+     * monotone): predecessors in ascending cost, stopping once cost +
+     * here cannot beat the state's best; none whose lower bound (with the
+     * cheapest nests to come) cannot beat the best plan so far by the
+     * acceptance margin (a state on a better plan never loses its best
+     * predecessor so, and no other state's value matters). The result is
+     * the full programme's; docs/advise.md "Speed". */
+    for (int s0 = 0; s0 < k; s0++) {
+        double thr = bestv * (1 - 1e-9), cut = thr * (1 + 1e-6);
+        for (int j = 0; j < k; j++)
+            cost[j] = j == s0 ? here[j] : INFINITY;
+        if (cost[s0] + rest[0] > cut)
+            continue;
         for (int n = 1; n < N; n++) {
+            int no = 0;
+            for (int i = 0; i < k; i++) { /* finite costs, ascending, stable */
+                if (isinf(cost[i]))
+                    continue;
+                int at = no++;
+                while (at > 0 && cost[order[at - 1]] > cost[i])
+                    order[at] = order[at - 1], at--;
+                order[at] = i;
+            }
             for (int j = 0; j < k; j++) {
-                double here = R * (double)p->nests[n].count * a->cand[idx[j]].nest[n].total_us;
-                next[j] = INFINITY;
-                from[n * k + j] = -1;
-                for (int i = 0; i < k; i++) {
-                    if (isinf(cost[i]))
+                double h = here[n * k + j];
+                /* staying costs nothing to move: the first bound */
+                next[j] = isinf(cost[j]) ? INFINITY : cost[j] + R * 0.0 + h;
+                from[n * k + j] = isinf(cost[j]) ? -1 : j;
+                for (int o = 0; o < no; o++) {
+                    int i = order[o];
+                    if (i == j)
+                        continue;
+                    double lb = cost[i] + h;
+                    if (lb > next[j] || lb + rest[n] > cut)
+                        break;
+                    if (lb == next[j] && i > from[n * k + j])
                         continue;
                     double t;
+                    if ((rc = trans_lb(&d, i, j, n, &t)))
+                        goto out;
+                    double vl = cost[i] + R * t + h;
+                    if (vl > next[j] || (vl == next[j] && i > from[n * k + j]) || vl + rest[n] > cut)
+                        continue;
                     if ((rc = trans(&d, i, j, n, &t)))
                         goto out;
-                    double v = cost[i] + R * t + here;
-                    if (v < next[j]) {
+                    double v = cost[i] + R * t + h;
+                    if (v < next[j] || (v == next[j] && i < from[n * k + j])) {
                         next[j] = v;
                         from[n * k + j] = i;
                     }
@@ -388,11 +485,17 @@ static int plan(search *s)
             memcpy(cost, next, (size_t)k * sizeof *cost);
         }
         for (int j = 0; j < k; j++) {
-            if (isinf(cost[j]))
-                continue;
+            if (isinf(cost[j]) || !(cost[j] < bestv * (1 - 1e-9)))
+                continue; /* cost + (R - 1) back >= cost: not accepted */
             double back = 0;
-            if (R > 1 && (rc = trans(&d, j, s0, 0, &back)))
-                goto out;
+            if (R > 1 && j != s0) {
+                if ((rc = trans_lb(&d, j, s0, 0, &back)))
+                    goto out;
+                if (!(cost[j] + (R - 1) * back < bestv * (1 - 1e-9)))
+                    continue;
+                if ((rc = trans(&d, j, s0, 0, &back)))
+                    goto out;
+            }
             double v = cost[j] + (R - 1) * back;
             if (v < bestv * (1 - 1e-9)) {
                 bestv = v;
@@ -423,7 +526,7 @@ static int plan(search *s)
             if (i != j && (n > 0 || R > 1)) {
                 if ((rc = trans(&d, i, j, n, &t)))
                     goto out;
-                size_t at = ((size_t)sid[n] * (size_t)k + (size_t)i) * (size_t)k + (size_t)j;
+                size_t at = dp_at(&d, i, j, n);
                 a->redist_us[n] = t;
                 a->redist_msgs[n] = d.mmsgs[at];
                 a->redist_bytes[n] = d.mbytes[at];
@@ -434,6 +537,9 @@ static int plan(search *s)
 out:
     free(sid);
     free(d.memo);
+    free(d.lbmemo);
+    free(here);
+    free(rest);
     free(d.mmsgs);
     free(d.mbytes);
     free(cost);
