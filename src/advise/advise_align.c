@@ -228,7 +228,9 @@ int psk_adv_align(const psk_adv_program *p, adv_align *al)
     for (int progress = 1; progress;) {
         progress = 0;
         for (int i = 0; i < narcs; i++) {
-            if (!accepted[i])
+            /* an arc from a dimension to itself (A[i] from A[i-1]) places
+             * nothing: it is a shadow edge whatever the offset */
+            if (!accepted[i] || arcs[i].a == arcs[i].b)
                 continue;
             int x = arcs[i].a, y = arcs[i].b, place = -1;
             if (done[x] && !done[y])
@@ -259,9 +261,11 @@ int psk_adv_align(const psk_adv_program *p, adv_align *al)
                 if (!accepted[k])
                     continue;
                 int64_t want;
+                if (arcs[k].a == arcs[k].b)
+                    continue;
                 if (arcs[k].b == place && done[arcs[k].a])
                     want = al->off[arcs[k].a] + al->coef[arcs[k].a] * arcs[k].delta;
-                else if (arcs[k].a == place && done[arcs[k].b] && arcs[k].a != arcs[k].b)
+                else if (arcs[k].a == place && done[arcs[k].b])
                     want = al->off[arcs[k].b] - al->coef[arcs[k].a] * arcs[k].delta;
                 else
                     continue;

@@ -979,12 +979,92 @@ static int one_iteration(nestctx *c, itstate *s, adv_cost *out)
     return PSK_OK;
 }
 
+/* 1 if outer loop k's value changes anything inside it: a subscript uses
+ * its variable, or a later loop's bounds do */
+static int outer_matters(const adv_nest *ns, int k)
+{
+    for (int j = k + 1; j < ns->nloops; j++)
+        if (ns->loops[j].lo.coef[k] || ns->loops[j].hi.coef[k])
+            return 1;
+    for (int i = 0; i < ns->nstmts; i++) {
+        const adv_stmt *st = &ns->stmts[i];
+        for (int d = 0; st->lhs_array >= 0 && d < ADV_MAXDIM; d++)
+            if (st->lhs.sub_var[d] == k && st->lhs.sub_coef[d])
+                return 1;
+        for (int r = 0; r < st->nreads; r++)
+            for (int d = 0; d < ADV_MAXDIM; d++)
+                if (st->reads[r].sub_var[d] == k && st->reads[r].sub_coef[d])
+                    return 1;
+    }
+    return 0;
+}
+
+int64_t psk_adv_outer_steps(const psk_adv_program *p, int n, int all)
+{
+    const adv_nest *ns = &p->nests[n];
+    int nouter = ns->first_par < ns->end_par ? ns->first_par : 0;
+    /* each loop's range at its widest over the enclosing ones */
+    int64_t lo[ADV_MAXDIM], hi[ADV_MAXDIM], steps = 1;
+    for (int k = 0; k < nouter; k++) {
+        const adv_loop *lp = &ns->loops[k];
+        double a = (double)lp->lo.c0, b = (double)lp->hi.c0;
+        for (int j = 0; j < k; j++) {
+            double ca = (double)lp->lo.coef[j], cb = (double)lp->hi.coef[j];
+            a += ca < 0 ? ca * (double)hi[j] : ca * (double)lo[j];
+            b += cb < 0 ? cb * (double)lo[j] : cb * (double)hi[j];
+        }
+        if (!(a >= -9e18 && b <= 9e18))
+            return INT64_MAX;
+        lo[k] = (int64_t)a;
+        hi[k] = (int64_t)b;
+        if (!all && !outer_matters(ns, k))
+            continue;
+        int64_t trip = hi[k] >= lo[k] ? hi[k] - lo[k] + 1 : 0;
+        if (trip == 0)
+            return 0;
+        steps = steps > INT64_MAX / trip ? INT64_MAX : steps * trip;
+    }
+    return steps;
+}
+
+/* before + (after - before) x trip, saturating */
+static int64_t scale_i(int64_t before, int64_t after, int64_t trip)
+{
+    int64_t r;
+    if (__builtin_mul_overflow(after - before, trip, &r) || __builtin_add_overflow(before, r, &r))
+        return INT64_MAX;
+    return r;
+}
+
+#define SCALE(f) out->f = before.f + (out->f - before.f) * (double)trip
+#define SCALE_I(f) out->f = scale_i(before.f, out->f, trip)
 static int outer_loops(nestctx *c, itstate *s, int k, adv_cost *out)
 {
     if (k == c->nouter)
         return one_iteration(c, s, out);
     const adv_loop *lp = &c->ns->loops[k];
     int64_t lo = eval(&lp->lo, c->val, k), hi = eval(&lp->hi, c->val, k);
+    if (!c->w && hi > lo && !outer_matters(c->ns, k)) {
+        /* every iteration costs alike: one, times the trip count (the
+         * walk, for a trace, still goes through each) */
+        int64_t trip = hi - lo + 1;
+        adv_cost before = *out;
+        double *cpu0 = malloc((size_t)c->P * sizeof *cpu0);
+        if (!cpu0)
+            return PSK_ENOMEM;
+        memcpy(cpu0, s->cpu, (size_t)c->P * sizeof *cpu0);
+        c->val[k] = lo;
+        int rc = outer_loops(c, s, k + 1, out);
+        if (!rc) {
+            SCALE(compute_us), SCALE(shadow_us), SCALE(remote_us), SCALE(reduce_us), SCALE(across_us);
+            SCALE_I(shadow_msgs), SCALE_I(shadow_bytes), SCALE_I(remote_msgs), SCALE_I(remote_bytes);
+            SCALE_I(reduce_msgs), SCALE_I(reduce_bytes), SCALE_I(across_msgs), SCALE_I(across_bytes);
+            for (int64_t r = 0; r < c->P; r++)
+                s->cpu[r] = cpu0[r] + (s->cpu[r] - cpu0[r]) * (double)trip;
+        }
+        free(cpu0);
+        return rc;
+    }
     for (int64_t v = lo; v <= hi; v++) {
         c->val[k] = v;
         int rc = outer_loops(c, s, k + 1, out);
@@ -993,6 +1073,8 @@ static int outer_loops(nestctx *c, itstate *s, int k, adv_cost *out)
     }
     return PSK_OK;
 }
+#undef SCALE
+#undef SCALE_I
 
 /* Reduction (4.4): R + P - 2 messages of S bytes on every network: the
  * gather along the section of the loop's axes that holds rank 0 (the

@@ -243,6 +243,13 @@ int psk_adv_nest_walk(const psk_adv_program *p, int n, const adv_layout *l, cons
 int psk_adv_redist_walk(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
                         const adv_walk *w);
 
+/* How many iterations of nest n's outer seq loops are costed one by one
+ * (at most; bounds at their widest): those whose variable a subscript or
+ * an inner bound uses (a loop whose value changes nothing is costed once
+ * and multiplied), or with `all` every one (as a walk goes through them).
+ * INT64_MAX when it overflows. */
+int64_t psk_adv_outer_steps(const psk_adv_program *p, int n, int all);
+
 /* Fills l->shadow_lo/hi from the nests' references (the widest constant
  * offset up to maxshadow on each side of each distributed dimension). */
 void psk_adv_shadows(const psk_adv_program *p, adv_layout *l);

@@ -7,6 +7,7 @@
  * the edges, decides whether changing layout between nests pays off. Ties
  * go to the fewest distributed dimensions, then the lexicographically
  * smallest grid. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #define MAXCLASS 8   /* candidate classes tried on the axes */
 #define MAXDP 16     /* layouts the dynamic programme chooses among */
+#define ADV_MAX_OUTER 1000000 /* outer seq iterations of a nest costed one by one */
 
 typedef struct search {
     const psk_adv_program *p;
@@ -570,6 +572,19 @@ int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_op
         return fail(a, PSK_EINVAL, "no processor count: give `procs P;` or --procs P");
     if (maxdims < 1 || maxdims > ADV_MAXDIM)
         return fail(a, PSK_EINVAL, "maxdims must be 1 to 8");
+    /* outer seq loops are costed an iteration at a time where their value
+     * matters: refuse what would take hours rather than hang */
+    for (int n = 0; n < p->nnests; n++) {
+        int64_t steps = psk_adv_outer_steps(p, n, 0);
+        if (steps > ADV_MAX_OUTER) {
+            snprintf(a->errmsg, sizeof a->errmsg,
+                     "%s:%d:%d: nest %s: its outer seq loops run %s%" PRId64
+                     " times with a different cost each; the advisor costs at most %d",
+                     p->path ? p->path : "advise", p->nests[n].line, p->nests[n].col, p->nests[n].name,
+                     steps == INT64_MAX ? "over " : "", steps, ADV_MAX_OUTER);
+            return PSK_EINVAL;
+        }
+    }
     if (psk_adv_align(p, &a->align))
         return fail(a, PSK_ENOMEM, "out of memory");
 

@@ -9,6 +9,7 @@
  * reduction's list is two such lists, its gather and then its broadcast.
  * Compute is the gap before a rank's next event. Nothing is written when
  * the trace would hold more than ADV_TRACE_MAX events. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +270,19 @@ int psk_adv_write_trace(const psk_advice *a, const char *dir, char *err, size_t 
      * redistribution, on every rank */
     double total = 2.0 * (double)P;
     for (int n = 0; n < N; n++) {
+        /* a walk records each rank's compute for every outer iteration:
+         * refuse before it grows past what the trace could hold */
+        int64_t steps = psk_adv_outer_steps(p, n, 1);
+        if (steps > ADV_TRACE_MAX / P) {
+            if (err && errlen)
+                snprintf(err, errlen,
+                         "%s: nest %s's outer seq loops run %s%" PRId64 " times on %" PRId64
+                         " ranks: over the %lld steps a trace may hold",
+                         dir, p->nests[n].name, steps == INT64_MAX ? "over " : "", steps, P,
+                         (long long)ADV_TRACE_MAX);
+            rc = PSK_EINVAL;
+            goto out;
+        }
         script *s = &nest[n];
         s->P = P, s->seen = seen;
         adv_walk w = {s, rec_compute, rec_ops};

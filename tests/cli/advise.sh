@@ -46,4 +46,12 @@ expect 1 "nothere.machine" "missing machine file" -- "$P" advise "$ex/dot.adv" -
 expect 2 "" "unknown option" -- "$P" advise "$ex/dot.adv" --frobnicate
 expect 2 "" "no file" -- "$P" advise
 expect 1 "no param Q" "-D of no param" -- "$P" advise "$ex/dot.adv" -D Q=3
+# a time loop of 10^8 iterations is costed once and multiplied, but a
+# trace of it would not fit: refused before anything is walked
+printf 'param N = 100; procs 4;\narray A[N] double;\nnest n { for t = 0 .. 99999999 seq for i = 1 .. N-2 par A[i] = f(A[i-1]); }\n' >"$T/long.adv"
+expect 0 "" "a long time loop" -- timeout 20 "$P" advise "$T/long.adv"
+expect 1 "over the 50000000 steps a trace may hold" "a long time loop's trace" -- timeout 20 "$P" advise "$T/long.adv" --trace "$T/longtr"
+[ -e "$T/longtr" ] && bad "a refused trace left $T/longtr"
+printf 'param N = 100; procs 4;\narray A[N] double;\nnest n { for t = 0 .. 99999999 seq for i = 1 .. N-2 par A[i] = f(A[t]); }\n' >"$T/used.adv"
+expect 1 "used.adv:3:1: nest n: its outer seq loops run 100000000 times" "an outer loop too long to cost" -- timeout 20 "$P" advise "$T/used.adv"
 [ "$fails" -eq 0 ]

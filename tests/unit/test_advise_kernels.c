@@ -350,6 +350,47 @@ static void test_adi(void **state)
     psk_adv_program_free(p);
 }
 
+/* An outer seq loop whose value changes nothing (a time loop) is costed
+ * once and multiplied: 10^8 iterations cost 10^8 times one, at once; a
+ * self-referring stencil (A[i] from A[i-1]) keeps A at offset 0. One whose
+ * value matters is costed an iteration at a time, so past a million of
+ * them the advisor refuses, naming the nest. */
+static void test_outer_seq(void **state)
+{
+    (void)state;
+    static const char once[] = "param N = 100; procs 4;\narray A[N] double;\n"
+                               "nest n work 0.5 { for i = 1 .. N-2 par A[i] = f(A[i-1]); }\n";
+    static const char many[] = "param N = 100; procs 4;\narray A[N] double;\n"
+                               "nest n work 0.5 { for t = 0 .. 99999999 seq for i = 1 .. N-2 par A[i] = f(A[i-1]); }\n";
+    psk_machine m;
+    bus(&m);
+    psk_adv_program *p1, *p2;
+    psk_advice *a1 = advise(once, &m, 0, &p1), *a2 = advise(many, &m, 0, &p2);
+    const adv_eval *e1 = best(a1), *e2 = best(a2);
+    assert_int_equal(a1->align.off[0], 0);
+    assert_int_equal(e2->nest[0].shadow_msgs, 100000000LL * e1->nest[0].shadow_msgs);
+    assert_int_equal(e2->nest[0].shadow_bytes, 100000000LL * e1->nest[0].shadow_bytes);
+    assert_float_equal(e2->nest[0].total_us, 1e8 * e1->nest[0].total_us, 1e-6 * e2->nest[0].total_us);
+    assert_float_equal(e2->nest[0].compute_avg_us, 1e8 * e1->nest[0].compute_avg_us,
+                       1e-6 * e2->nest[0].compute_avg_us);
+    psk_advice_free(a1);
+    psk_advice_free(a2);
+    psk_adv_program_free(p1);
+    psk_adv_program_free(p2);
+
+    static const char used[] = "param N = 100; procs 4;\narray A[N] double;\n"
+                               "nest n { for t = 0 .. 1000000 seq for i = 1 .. N-2 par A[i] = f(A[t]); }\n";
+    psk_adv_program *p = NULL;
+    assert_int_equal(psk_adv_parse(used, strlen(used), "k.adv", NULL, 0, &p), PSK_OK);
+    psk_advice *a = NULL;
+    psk_adv_options o = {0, 0, 0, 0};
+    assert_int_equal(psk_adv_run(p, &m, &o, &a), PSK_EINVAL);
+    assert_string_equal(psk_advice_errmsg(a), "k.adv:3:1: nest n: its outer seq loops run 1000001 times"
+                                              " with a different cost each; the advisor costs at most 1000000");
+    psk_advice_free(a);
+    psk_adv_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_transpose),  cmocka_unit_test(test_offset),
         cmocka_unit_test(test_matmul),     cmocka_unit_test(test_dot),
         cmocka_unit_test(test_lu),         cmocka_unit_test(test_adi),
+        cmocka_unit_test(test_outer_seq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
