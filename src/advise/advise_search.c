@@ -17,6 +17,7 @@
 #define MAXCLASS 8   /* candidate classes tried on the axes */
 #define MAXDP 16     /* layouts the dynamic programme chooses among */
 #define ADV_MAX_OUTER 1000000 /* outer seq iterations of a nest costed one by one */
+#define ADV_SMALL 65536       /* bytes: an array this small may be replicated */
 
 typedef struct search {
     const psk_adv_program *p;
@@ -96,6 +97,32 @@ static void eval_free(adv_eval *e)
     memset(e, 0, sizeof *e);
 }
 
+/* Whether array x may be replicated: read-only (its first placement costs
+ * nothing), or at most ADV_SMALL bytes and the home of no nest with a
+ * parallel loop (a small table that sequential code computes, which every
+ * processor can then compute alike rather than fetch; replicating the
+ * home of a parallel loop would give up its parallelism). */
+static int replicable(const psk_adv_program *p, int x)
+{
+    const adv_array *ar = &p->arrays[x];
+    if (ar->readonly)
+        return 1;
+    int64_t bytes = ar->elsize;
+    for (int d = 0; d < ar->ndim; d++) {
+        if (bytes > ADV_SMALL / ar->extent[d])
+            return 0;
+        bytes *= ar->extent[d];
+    }
+    if (bytes > ADV_SMALL)
+        return 0;
+    for (int n = 0; n < p->nnests; n++) {
+        const adv_ref *h = psk_adv_home(p, n);
+        if (h && h->array == x && p->nests[n].first_par < p->nests[n].end_par)
+            return 0;
+    }
+    return 1;
+}
+
 /* a layout with the classes cls[0..naxes-1] on the grid's axes */
 static int add_layout(search *s, const adv_grid *g, const int *cls)
 {
@@ -146,10 +173,10 @@ static int add_layout(search *s, const adv_grid *g, const int *cls)
         eval_free(e);
         return rc;
     }
-    /* read-only arrays: replicated where that is faster (greedy, in
-     * declaration order); their first placement costs nothing */
+    /* read-only arrays, and small ones no parallel loop computes:
+     * replicated where that is faster (greedy, in declaration order) */
     for (int x = 0; x < p->narrays; x++) {
-        if (!p->arrays[x].readonly)
+        if (!replicable(p, x))
             continue;
         int any = 0;
         for (int d = 0; d < p->arrays[x].ndim; d++)

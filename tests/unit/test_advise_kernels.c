@@ -391,6 +391,43 @@ static void test_outer_seq(void **state)
     psk_adv_program_free(p);
 }
 
+/* A small table c that no parallel loop computes (it is read alongside
+ * B, and summed whole into every A[i]) may be replicated: where a layout
+ * distributes B's class, c goes with it unless replicated, and the sum
+ * over k then fetches all of c every execution; replicated, nothing moves.
+ * A written array that is the home of a parallel loop (A, B) never is. */
+static void test_small_table(void **state)
+{
+    (void)state;
+    static const char t[] = "param N = 4096; procs 4;\n"
+                            "array c[64] double; array A[N] double; array B[64] double;\n"
+                            "nest mk work 0.01 { for i = 0 .. 63 par B[i] = f(c[i]); }\n"
+                            "nest use work 0.01 { for i = 0 .. N-1 par for k = 0 .. 63 seq A[i] += c[k]; }\n";
+    psk_machine m;
+    bus(&m);
+    psk_adv_program *p;
+    psk_advice *a = advise(t, &m, 0, &p);
+    int cb = a->align.cls[0 * ADV_MAXDIM], found = 0;
+    assert_int_equal(cb, a->align.cls[2 * ADV_MAXDIM]);
+    for (int i = 0; i < a->ncand; i++) {
+        const adv_eval *e = &a->cand[i];
+        assert_int_equal(e->layout.replicated[1], 0);
+        assert_int_equal(e->layout.replicated[2], 0);
+        if (e->cls[0] == cb) {
+            found = 1;
+            assert_int_equal(e->layout.replicated[0], 1);
+            assert_int_equal(e->msgs, 0);
+        }
+    }
+    assert_true(found);
+    /* the best distributes A, and c and B are whole everywhere */
+    const adv_eval *e = best(a);
+    assert_int_equal(e->cls[0], a->align.cls[1 * ADV_MAXDIM]);
+    assert_int_equal(e->msgs, 0);
+    psk_advice_free(a);
+    psk_adv_program_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,7 +435,7 @@ int main(void)
         cmocka_unit_test(test_transpose),  cmocka_unit_test(test_offset),
         cmocka_unit_test(test_matmul),     cmocka_unit_test(test_dot),
         cmocka_unit_test(test_lu),         cmocka_unit_test(test_adi),
-        cmocka_unit_test(test_outer_seq),
+        cmocka_unit_test(test_outer_seq),  cmocka_unit_test(test_small_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
