@@ -18,6 +18,7 @@
 #define MAXDP 16     /* layouts the dynamic programme chooses among */
 #define ADV_MAX_OUTER 1000000 /* outer seq iterations of a nest costed one by one */
 #define ADV_SMALL 65536       /* bytes: an array this small may be replicated */
+#define ADV_MAX_PROCS 65536   /* P: each layout's costs are per processor */
 
 typedef struct search {
     const psk_adv_program *p;
@@ -597,6 +598,11 @@ int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_op
     int maxdims = o && o->maxdims > 0 ? o->maxdims : p->maxdims;
     if (a->procs < 1)
         return fail(a, PSK_EINVAL, "no processor count: give `procs P;` or --procs P");
+    if (a->procs > ADV_MAX_PROCS) {
+        snprintf(a->errmsg, sizeof a->errmsg, "%s: %" PRId64 " processors: the advisor handles at most %d",
+                 p->path ? p->path : "advise", a->procs, ADV_MAX_PROCS);
+        return PSK_EINVAL;
+    }
     if (maxdims < 1 || maxdims > ADV_MAXDIM)
         return fail(a, PSK_EINVAL, "maxdims must be 1 to 8");
     /* outer seq loops are costed an iteration at a time where their value

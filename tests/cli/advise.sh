@@ -43,6 +43,7 @@ printf 'procs 4;\narray A[10] double;\nnest n { for i = 0 .. 9 par for j = 0 .. 
 expect 1 "nonaff.adv:4:" "non-affine subscript" -- "$P" advise "$T/nonaff.adv"
 expect 1 "nothere.adv" "missing file" -- "$P" advise "$T/nothere.adv"
 expect 1 "nothere.machine" "missing machine file" -- "$P" advise "$ex/dot.adv" --machine "$T/nothere.machine"
+expect 1 "dot.adv: 100000 processors: the advisor handles at most 65536" "too many processors" -- "$P" advise "$ex/dot.adv" --procs 100000
 expect 2 "" "unknown option" -- "$P" advise "$ex/dot.adv" --frobnicate
 expect 2 "" "no file" -- "$P" advise
 expect 1 "no param Q" "-D of no param" -- "$P" advise "$ex/dot.adv" -D Q=3
