@@ -7,7 +7,7 @@
  * machine (a switch), as the CLI would.
  *
  * usage: advise_speed [--nests N] [--arrays A] [--runs R] [--seed S]
- *                     [--print] [P...]   (default P: 64 1024 4096)
+ *                     [--threads T] [--print] [P...]   (default P: 64 1024 4096)
  *   prints per P the median seconds of R runs (default 5), the layouts
  *   considered and the best one's predicted time. */
 #include <stdint.h>
@@ -184,7 +184,7 @@ static int cmp_double(const void *x, const void *y)
 
 int main(int argc, char **argv)
 {
-    int nnest = 50, narr = 20, runs = 5, print = 0;
+    int nnest = 50, narr = 20, runs = 5, print = 0, threads = 0;
     uint64_t seed = 20240516;
     int64_t procs[16];
     int np = 0;
@@ -197,12 +197,14 @@ int main(int argc, char **argv)
             runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--print"))
             print = 1;
         else if (np < 16 && atoll(argv[i]) > 0)
             procs[np++] = atoll(argv[i]);
         else {
-            fprintf(stderr, "usage: advise_speed [--nests N] [--arrays A] [--runs R] [--seed S] [--print] [P...]\n");
+            fprintf(stderr, "usage: advise_speed [--nests N] [--arrays A] [--runs R] [--seed S] [--threads T] [--print] [P...]\n");
             return 2;
         }
     }
@@ -234,7 +236,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "advise_speed: %s\n", p ? psk_adv_program_errmsg(p) : "out of memory");
                 return 1;
             }
-            psk_adv_options o = {.procs = procs[k]};
+            psk_adv_options o = {.procs = procs[k], .threads = threads};
             psk_advice *a = NULL;
             if (psk_adv_run(p, &m, &o, &a) != PSK_OK) {
                 fprintf(stderr, "advise_speed: %s\n", psk_advice_errmsg(a));

@@ -42,6 +42,9 @@ typedef struct psk_adv_options {
     int maxdims;         /* grid axes at most; 0: the file's (default 2) */
     int top;             /* layouts to report (the best and runners-up); 0: 5 */
     int static_only;     /* 1: one layout for the whole program, no redistribution */
+    int threads;         /* threads costing layouts and transitions (the
+                          * result does not depend on it); 0: the online
+                          * CPUs, at most 8 */
 } psk_adv_options;
 
 typedef struct psk_advice psk_advice;

@@ -6,11 +6,16 @@
  * program; then a dynamic programme over the nests, with redistribution on
  * the edges, decides whether changing layout between nests pays off. Ties
  * go to the fewest distributed dimensions, then the lexicographically
- * smallest grid. */
+ * smallest grid. The layouts, and a nest's states in the programme, are
+ * costed on a team of threads (psk_adv_options.threads); each result has
+ * its own slot, so the answer does not depend on how many. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "advise_internal.h"
 
@@ -20,6 +25,108 @@
 #define ADV_SMALL 65536       /* bytes: an array this small may be replicated */
 #define ADV_MAX_PROCS 65536   /* P: each layout's costs are per processor */
 
+#define MAXTHREADS 64
+
+/* ---- a team of threads, one run() at a time ----
+ * Work is handed out through an atomic counter by the job itself; every
+ * result goes to a slot its index owns, so what is computed does not
+ * depend on the threads or the order they run in. A thread that cannot be
+ * started is simply not in the team (the caller's thread always is). */
+
+typedef struct team {
+    pthread_mutex_t mu;
+    pthread_cond_t start, done;
+    pthread_t tid[MAXTHREADS];
+    int nworkers;                /* threads besides the caller's */
+    unsigned gen;                /* jobs handed out so far */
+    int ndone, quit, ok;         /* ok: mu and the conditions were made */
+    void (*job)(void *arg);
+    void *arg;
+} team;
+
+static void *team_worker(void *v)
+{
+    team *t = v;
+    unsigned seen = 0; /* workers start before the first job is handed out */
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        while (t->gen == seen && !t->quit)
+            pthread_cond_wait(&t->start, &t->mu);
+        if (t->quit)
+            break;
+        seen = t->gen;
+        pthread_mutex_unlock(&t->mu);
+        t->job(t->arg);
+        pthread_mutex_lock(&t->mu);
+        if (++t->ndone == t->nworkers)
+            pthread_cond_signal(&t->done);
+    }
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
+}
+
+/* n threads in all (the caller's among them); fewer if some cannot start */
+static void team_open(team *t, int n)
+{
+    memset(t, 0, sizeof *t);
+    if (n <= 1)
+        return;
+    if (pthread_mutex_init(&t->mu, NULL))
+        return;
+    if (pthread_cond_init(&t->start, NULL)) {
+        pthread_mutex_destroy(&t->mu);
+        return;
+    }
+    if (pthread_cond_init(&t->done, NULL)) {
+        pthread_cond_destroy(&t->start);
+        pthread_mutex_destroy(&t->mu);
+        return;
+    }
+    t->ok = 1;
+    for (int i = 0; i < n - 1 && i < MAXTHREADS; i++) {
+        if (pthread_create(&t->tid[i], NULL, team_worker, t))
+            break;
+        t->nworkers++;
+    }
+}
+
+/* job(arg) on every thread of the team; returns when all have returned */
+static void team_run(team *t, void (*job)(void *), void *arg)
+{
+    if (!t->nworkers) {
+        job(arg);
+        return;
+    }
+    pthread_mutex_lock(&t->mu);
+    t->job = job;
+    t->arg = arg;
+    t->ndone = 0;
+    t->gen++;
+    pthread_cond_broadcast(&t->start);
+    pthread_mutex_unlock(&t->mu);
+    job(arg);
+    pthread_mutex_lock(&t->mu);
+    while (t->ndone < t->nworkers)
+        pthread_cond_wait(&t->done, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+}
+
+static void team_close(team *t)
+{
+    if (!t->ok)
+        return;
+    pthread_mutex_lock(&t->mu);
+    t->quit = 1;
+    pthread_cond_broadcast(&t->start);
+    pthread_mutex_unlock(&t->mu);
+    for (int i = 0; i < t->nworkers; i++)
+        pthread_join(t->tid[i], NULL);
+    pthread_cond_destroy(&t->done);
+    pthread_cond_destroy(&t->start);
+    pthread_mutex_destroy(&t->mu);
+    memset(t, 0, sizeof *t);
+}
+
 typedef struct search {
     const psk_adv_program *p;
     const psk_machine *m;
@@ -27,6 +134,7 @@ typedef struct search {
     int cap;
     int cls[MAXCLASS];
     int ncls;
+    team *team;
 } search;
 
 static void sum_eval(const psk_adv_program *p, adv_eval *e)
@@ -124,7 +232,8 @@ static int replicable(const psk_adv_program *p, int x)
     return 1;
 }
 
-/* a layout with the classes cls[0..naxes-1] on the grid's axes */
+/* a layout with the classes cls[0..naxes-1] on the grid's axes (costed
+ * later, with the others, by eval_all) */
 static int add_layout(search *s, const adv_grid *g, const int *cls)
 {
     const psk_adv_program *p = s->p;
@@ -169,13 +278,22 @@ static int add_layout(search *s, const adv_grid *g, const int *cls)
                     dm->off = a->align.off[x * ADV_MAXDIM + d];
                 }
         }
+    a->ncand++;
+    return PSK_OK;
+}
+
+/* candidate e costed over the program, then its read-only arrays, and
+ * small ones no parallel loop computes, replicated where that is faster
+ * (greedy, in declaration order). On failure e is freed (zeroed). */
+static int eval_layout(search *s, adv_eval *e)
+{
+    const psk_adv_program *p = s->p;
+    adv_layout *l = &e->layout;
     int rc = cost_all(s, e, NULL, -1);
     if (rc) {
         eval_free(e);
         return rc;
     }
-    /* read-only arrays, and small ones no parallel loop computes:
-     * replicated where that is faster (greedy, in declaration order) */
     for (int x = 0; x < p->narrays; x++) {
         if (!replicable(p, x))
             continue;
@@ -207,8 +325,35 @@ static int add_layout(search *s, const adv_grid *g, const int *cls)
         } else
             eval_free(&trial);
     }
-    a->ncand++;
     return PSK_OK;
+}
+
+typedef struct evals {
+    search *s;
+    atomic_int next;             /* the next candidate to cost */
+    int *rc;                     /* per candidate */
+} evals;
+
+static void eval_job(void *v)
+{
+    evals *w = v;
+    for (int i; (i = atomic_fetch_add(&w->next, 1)) < w->s->a->ncand;)
+        w->rc[i] = eval_layout(w->s, &w->s->a->cand[i]);
+}
+
+/* every candidate costed, on every thread of the team */
+static int eval_all(search *s)
+{
+    psk_advice *a = s->a;
+    evals w = {s, 0, calloc((size_t)(a->ncand ? a->ncand : 1), sizeof *w.rc)};
+    if (!w.rc)
+        return PSK_ENOMEM;
+    team_run(s->team, eval_job, &w);
+    int rc = PSK_OK;
+    for (int i = 0; i < a->ncand && !rc; i++)
+        rc = w.rc[i];
+    free(w.rc);
+    return rc;
 }
 
 /* every ordered choice of g->naxes distinct candidate classes */
@@ -376,6 +521,66 @@ static int trans_lb(dp *d, int i, int j, int n, double *us)
     return PSK_OK;
 }
 
+/* one step of the programme: the states of nest n, each from the
+ * predecessors that could matter (plan() says which). State j writes only
+ * next[j], from[n k + j] and the memo slots (n's set, i, j): the states
+ * are computed on the team's threads, independently, in any order. */
+typedef struct step {
+    dp *d;
+    int k, n, no;
+    const int *order;            /* finite costs, ascending, stable */
+    const double *cost, *here, *rest;
+    double R, cut;
+    double *next;
+    int *from;
+    int *rc;                     /* per state */
+    atomic_int nextj;
+} step;
+
+static int relax(step *st, int j)
+{
+    dp *d = st->d;
+    int k = st->k, n = st->n, rc;
+    const double *cost = st->cost;
+    double *next = st->next, R = st->R, cut = st->cut;
+    int *from = st->from;
+    double h = st->here[n * k + j];
+    /* staying costs nothing to move: the first bound */
+    next[j] = isinf(cost[j]) ? INFINITY : cost[j] + R * 0.0 + h;
+    from[n * k + j] = isinf(cost[j]) ? -1 : j;
+    for (int o = 0; o < st->no; o++) {
+        int i = st->order[o];
+        if (i == j)
+            continue;
+        double lb = cost[i] + h;
+        if (lb > next[j] || lb + st->rest[n] > cut)
+            break;
+        if (lb == next[j] && i > from[n * k + j])
+            continue;
+        double t;
+        if ((rc = trans_lb(d, i, j, n, &t)))
+            return rc;
+        double vl = cost[i] + R * t + h;
+        if (vl > next[j] || (vl == next[j] && i > from[n * k + j]) || vl + st->rest[n] > cut)
+            continue;
+        if ((rc = trans(d, i, j, n, &t)))
+            return rc;
+        double v = cost[i] + R * t + h;
+        if (v < next[j] || (v == next[j] && i < from[n * k + j])) {
+            next[j] = v;
+            from[n * k + j] = i;
+        }
+    }
+    return PSK_OK;
+}
+
+static void step_job(void *v)
+{
+    step *st = v;
+    for (int j; (j = atomic_fetch_add(&st->nextj, 1)) < st->k;)
+        st->rc[j] = relax(st, j);
+}
+
 static int plan(search *s)
 {
     const psk_adv_program *p = s->p;
@@ -438,12 +643,14 @@ static int plan(search *s)
     double *cost = malloc((size_t)k * sizeof *cost), *next = malloc((size_t)k * sizeof *next);
     double *here = malloc((size_t)k * (size_t)N * sizeof *here), *rest = malloc((size_t)N * sizeof *rest);
     int *from = malloc((size_t)k * (size_t)N * sizeof *from), order[MAXDP];
-    int *path = malloc((size_t)N * sizeof *path);
+    int *path = malloc((size_t)N * sizeof *path), jrc[MAXDP];
+    step st = {&d, k, 0, 0, order, cost, here, rest, 0, 0, next, from, jrc, 0};
     if (!d.memo || !d.lbmemo || !d.mmsgs || !d.mbytes || !cost || !next || !here || !rest || !from || !path)
         goto out;
     for (size_t i = 0; i < nm; i++)
         d.memo[i] = d.lbmemo[i] = NAN;
     double R = (double)p->repeat, bestv = a->plan_us;
+    st.R = R;
     /* here[n k + j]: nest n under layout j, all its executions; rest[n]: a
      * lower bound on what the nests after n add (each one's cheapest) */
     for (int n = 0; n < N; n++)
@@ -469,6 +676,7 @@ static int plan(search *s)
      * the full programme's; docs/advise.md "Speed". */
     for (int s0 = 0; s0 < k; s0++) {
         double thr = bestv * (1 - 1e-9), cut = thr * (1 + 1e-6);
+        st.cut = cut;
         for (int j = 0; j < k; j++)
             cost[j] = j == s0 ? here[j] : INFINITY;
         if (cost[s0] + rest[0] > cut)
@@ -483,35 +691,13 @@ static int plan(search *s)
                     order[at] = order[at - 1], at--;
                 order[at] = i;
             }
-            for (int j = 0; j < k; j++) {
-                double h = here[n * k + j];
-                /* staying costs nothing to move: the first bound */
-                next[j] = isinf(cost[j]) ? INFINITY : cost[j] + R * 0.0 + h;
-                from[n * k + j] = isinf(cost[j]) ? -1 : j;
-                for (int o = 0; o < no; o++) {
-                    int i = order[o];
-                    if (i == j)
-                        continue;
-                    double lb = cost[i] + h;
-                    if (lb > next[j] || lb + rest[n] > cut)
-                        break;
-                    if (lb == next[j] && i > from[n * k + j])
-                        continue;
-                    double t;
-                    if ((rc = trans_lb(&d, i, j, n, &t)))
-                        goto out;
-                    double vl = cost[i] + R * t + h;
-                    if (vl > next[j] || (vl == next[j] && i > from[n * k + j]) || vl + rest[n] > cut)
-                        continue;
-                    if ((rc = trans(&d, i, j, n, &t)))
-                        goto out;
-                    double v = cost[i] + R * t + h;
-                    if (v < next[j] || (v == next[j] && i < from[n * k + j])) {
-                        next[j] = v;
-                        from[n * k + j] = i;
-                    }
-                }
-            }
+            st.n = n;
+            st.no = no;
+            atomic_store(&st.nextj, 0);
+            team_run(s->team, step_job, &st);
+            for (int j = 0; j < k; j++)
+                if ((rc = st.rc[j]))
+                    goto out;
             memcpy(cost, next, (size_t)k * sizeof *cost);
         }
         for (int j = 0; j < k; j++) {
@@ -585,6 +771,8 @@ static int fail(psk_advice *a, int rc, const char *what)
     return rc;
 }
 
+static int rank_and_plan(search *sp, const psk_adv_options *o);
+
 int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_options *o,
                 psk_advice **out)
 {
@@ -621,7 +809,7 @@ int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_op
     if (psk_adv_align(p, &a->align))
         return fail(a, PSK_ENOMEM, "out of memory");
 
-    search s = {p, m, a, 0, {0}, 0};
+    search s = {p, m, a, 0, {0}, 0, NULL};
     /* the candidate classes, heaviest first (ties: the first class) */
     for (int c = 0; c < a->align.nclass; c++) {
         if (a->align.weight[c] <= 0)
@@ -647,8 +835,32 @@ int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_op
         rc = add_layout(&s, &g, NULL);
     } else
         rc = grids(&s, &g, a->procs, maxdims);
-    if (rc)
+    int nt = o && o->threads > 0 ? o->threads : 0;
+    if (!nt) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        nt = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
+    }
+    team t;
+    team_open(&t, nt);
+    s.team = &t;
+    if (!rc)
+        rc = eval_all(&s);
+    if (rc) {
+        team_close(&t);
         return fail(a, rc, psk_strstatus(rc));
+    }
+    rc = rank_and_plan(&s, o);
+    team_close(&t);
+    return rc;
+}
+
+/* the candidates ranked, the equivalent ones grouped, and the plan */
+static int rank_and_plan(search *sp, const psk_adv_options *o)
+{
+    search s = *sp;
+    const psk_adv_program *p = s.p;
+    psk_advice *a = s.a;
+    int rc;
     a->rank = malloc((size_t)a->ncand * sizeof *a->rank);
     int *tmp = malloc((size_t)a->ncand * sizeof *tmp);
     if (!a->rank || !tmp) {

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         psk_machine m;
         psk_machine_default(&m);
         m.type = PSK_NET_BUS;
-        psk_adv_options o = {0, 0, 3, 0};
+        psk_adv_options o = {0, 0, 3, 0, 0};
         o.procs = 1 + (int64_t)(size % 64);
         psk_advice *a = NULL;
         if (psk_adv_run(p, &m, &o, &a) == 0) {

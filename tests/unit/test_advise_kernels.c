@@ -33,7 +33,7 @@ static psk_advice *advise(const char *text, const psk_machine *m, int64_t n, psk
         fprintf(stderr, "%s\n", psk_adv_program_errmsg(p));
     assert_int_equal(rc, PSK_OK);
     psk_advice *a = NULL;
-    psk_adv_options o = {0, 0, 100, 0};
+    psk_adv_options o = {0, 0, 100, 0, 0};
     rc = psk_adv_run(p, m, &o, &a);
     if (rc)
         fprintf(stderr, "%s\n", psk_advice_errmsg(a));
@@ -383,7 +383,7 @@ static void test_outer_seq(void **state)
     psk_adv_program *p = NULL;
     assert_int_equal(psk_adv_parse(used, strlen(used), "k.adv", NULL, 0, &p), PSK_OK);
     psk_advice *a = NULL;
-    psk_adv_options o = {0, 0, 0, 0};
+    psk_adv_options o = {0, 0, 0, 0, 0};
     assert_int_equal(psk_adv_run(p, &m, &o, &a), PSK_EINVAL);
     assert_string_equal(psk_advice_errmsg(a), "k.adv:3:1: nest n: its outer seq loops run 1000001 times"
                                               " with a different cost each; the advisor costs at most 1000000");
