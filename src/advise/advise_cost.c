@@ -1040,7 +1040,7 @@ static int64_t scale_i(int64_t before, int64_t after, int64_t trip)
 #define SCALE_I(f) out->f = scale_i(before.f, out->f, trip)
 static int outer_loops(nestctx *c, itstate *s, int k, adv_cost *out)
 {
-    if (k == c->nouter)
+    if (k >= c->nouter || k >= ADV_MAXDIM) /* nouter <= ADV_MAXDIM: the second is for the compiler */
         return one_iteration(c, s, out);
     const adv_loop *lp = &c->ns->loops[k];
     int64_t lo = eval(&lp->lo, c->val, k), hi = eval(&lp->hi, c->val, k);

@@ -571,7 +571,7 @@ static int o_runs(const psk_adv_program *p, const adv_layout *l, const adv_ref *
 typedef void (*visit_fn)(void *arg, const int64_t *v);
 static void o_walk(const adv_nest *ns, int k, int end, int64_t *v, visit_fn f, void *arg)
 {
-    if (k == end) {
+    if (k >= end || k >= ADV_MAXDIM) { /* end <= ADV_MAXDIM: the second is for the compiler */
         f(arg, v);
         return;
     }
