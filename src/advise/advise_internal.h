@@ -7,6 +7,7 @@
 #ifndef PSK_ADVISE_INTERNAL_H
 #define PSK_ADVISE_INTERNAL_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -315,6 +316,27 @@ struct psk_advice {
     int plan_static;             /* one layout throughout */
     char errmsg[512];
 };
+
+/* ---- a team of threads (advise_team.c) ---- */
+
+#define ADV_MAXTHREADS 64
+
+typedef struct adv_team {
+    pthread_mutex_t mu;
+    pthread_cond_t start, done;
+    pthread_t tid[ADV_MAXTHREADS];
+    int nworkers;                /* threads besides the caller's */
+    unsigned gen;                /* jobs handed out so far */
+    int ndone, quit, ok;         /* ok: mu and the conditions were made */
+    void (*job)(void *arg);
+    void *arg;
+} adv_team;
+
+/* n threads in all (the caller's among them); fewer if some cannot start */
+void psk_adv_team_open(adv_team *t, int n);
+/* job(arg) on every thread of the team; returns when all have returned */
+void psk_adv_team_run(adv_team *t, void (*job)(void *), void *arg);
+void psk_adv_team_close(adv_team *t);
 
 /* ---- layouts (advise_layout.c) ---- */
 /* init: a grid of one axis of extent 1, no template dimensions, every

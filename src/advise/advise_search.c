@@ -11,7 +11,6 @@
  * its own slot, so the answer does not depend on how many. */
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,108 +24,6 @@
 #define ADV_SMALL 65536       /* bytes: an array this small may be replicated */
 #define ADV_MAX_PROCS 65536   /* P: each layout's costs are per processor */
 
-#define MAXTHREADS 64
-
-/* ---- a team of threads, one run() at a time ----
- * Work is handed out through an atomic counter by the job itself; every
- * result goes to a slot its index owns, so what is computed does not
- * depend on the threads or the order they run in. A thread that cannot be
- * started is simply not in the team (the caller's thread always is). */
-
-typedef struct team {
-    pthread_mutex_t mu;
-    pthread_cond_t start, done;
-    pthread_t tid[MAXTHREADS];
-    int nworkers;                /* threads besides the caller's */
-    unsigned gen;                /* jobs handed out so far */
-    int ndone, quit, ok;         /* ok: mu and the conditions were made */
-    void (*job)(void *arg);
-    void *arg;
-} team;
-
-static void *team_worker(void *v)
-{
-    team *t = v;
-    unsigned seen = 0; /* workers start before the first job is handed out */
-    pthread_mutex_lock(&t->mu);
-    for (;;) {
-        while (t->gen == seen && !t->quit)
-            pthread_cond_wait(&t->start, &t->mu);
-        if (t->quit)
-            break;
-        seen = t->gen;
-        pthread_mutex_unlock(&t->mu);
-        t->job(t->arg);
-        pthread_mutex_lock(&t->mu);
-        if (++t->ndone == t->nworkers)
-            pthread_cond_signal(&t->done);
-    }
-    pthread_mutex_unlock(&t->mu);
-    return NULL;
-}
-
-/* n threads in all (the caller's among them); fewer if some cannot start */
-static void team_open(team *t, int n)
-{
-    memset(t, 0, sizeof *t);
-    if (n <= 1)
-        return;
-    if (pthread_mutex_init(&t->mu, NULL))
-        return;
-    if (pthread_cond_init(&t->start, NULL)) {
-        pthread_mutex_destroy(&t->mu);
-        return;
-    }
-    if (pthread_cond_init(&t->done, NULL)) {
-        pthread_cond_destroy(&t->start);
-        pthread_mutex_destroy(&t->mu);
-        return;
-    }
-    t->ok = 1;
-    for (int i = 0; i < n - 1 && i < MAXTHREADS; i++) {
-        if (pthread_create(&t->tid[i], NULL, team_worker, t))
-            break;
-        t->nworkers++;
-    }
-}
-
-/* job(arg) on every thread of the team; returns when all have returned */
-static void team_run(team *t, void (*job)(void *), void *arg)
-{
-    if (!t->nworkers) {
-        job(arg);
-        return;
-    }
-    pthread_mutex_lock(&t->mu);
-    t->job = job;
-    t->arg = arg;
-    t->ndone = 0;
-    t->gen++;
-    pthread_cond_broadcast(&t->start);
-    pthread_mutex_unlock(&t->mu);
-    job(arg);
-    pthread_mutex_lock(&t->mu);
-    while (t->ndone < t->nworkers)
-        pthread_cond_wait(&t->done, &t->mu);
-    pthread_mutex_unlock(&t->mu);
-}
-
-static void team_close(team *t)
-{
-    if (!t->ok)
-        return;
-    pthread_mutex_lock(&t->mu);
-    t->quit = 1;
-    pthread_cond_broadcast(&t->start);
-    pthread_mutex_unlock(&t->mu);
-    for (int i = 0; i < t->nworkers; i++)
-        pthread_join(t->tid[i], NULL);
-    pthread_cond_destroy(&t->done);
-    pthread_cond_destroy(&t->start);
-    pthread_mutex_destroy(&t->mu);
-    memset(t, 0, sizeof *t);
-}
-
 typedef struct search {
     const psk_adv_program *p;
     const psk_machine *m;
@@ -134,7 +31,7 @@ typedef struct search {
     int cap;
     int cls[MAXCLASS];
     int ncls;
-    team *team;
+    adv_team *team;
 } search;
 
 static void sum_eval(const psk_adv_program *p, adv_eval *e)
@@ -348,7 +245,7 @@ static int eval_all(search *s)
     evals w = {s, 0, calloc((size_t)(a->ncand ? a->ncand : 1), sizeof *w.rc)};
     if (!w.rc)
         return PSK_ENOMEM;
-    team_run(s->team, eval_job, &w);
+    psk_adv_team_run(s->team, eval_job, &w);
     int rc = PSK_OK;
     for (int i = 0; i < a->ncand && !rc; i++)
         rc = w.rc[i];
@@ -694,7 +591,7 @@ static int plan(search *s)
             st.n = n;
             st.no = no;
             atomic_store(&st.nextj, 0);
-            team_run(s->team, step_job, &st);
+            psk_adv_team_run(s->team, step_job, &st);
             for (int j = 0; j < k; j++)
                 if ((rc = st.rc[j]))
                     goto out;
@@ -840,17 +737,17 @@ int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_op
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         nt = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
     }
-    team t;
-    team_open(&t, nt);
+    adv_team t;
+    psk_adv_team_open(&t, nt);
     s.team = &t;
     if (!rc)
         rc = eval_all(&s);
     if (rc) {
-        team_close(&t);
+        psk_adv_team_close(&t);
         return fail(a, rc, psk_strstatus(rc));
     }
     rc = rank_and_plan(&s, o);
-    team_close(&t);
+    psk_adv_team_close(&t);
     return rc;
 }
 
