@@ -10,6 +10,79 @@
 #include "cli.h"
 #include "perfskel/sim.h"
 
+/* The names of Pcontrol levels' intervals a trace may carry in
+ * DIR/intervals.txt (perfskel advise --trace writes it): lines
+ * "pcontrol LEVEL<TAB>NAME". The file comes from elsewhere: a line of
+ * another form, a control byte or a name too long is an error. */
+typedef struct pnames {
+    long long *level;
+    char (*name)[48];
+    int n;
+} pnames;
+
+static void pname(void *arg, int64_t level, char *buf, size_t cap)
+{
+    const pnames *pn = arg;
+    for (int i = 0; i < pn->n; i++)
+        if (pn->level[i] == level) {
+            snprintf(buf, cap, "%s", pn->name[i]);
+            return;
+        }
+}
+
+/* 0 (names in *pn, or none: no file), or 1 after the error message;
+ * the caller frees pn's arrays either way */
+static int load_pnames(const char *dir, pnames *pn)
+{
+    memset(pn, 0, sizeof *pn);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/intervals.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[256];
+    int ln = 0, cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        size_t len = strlen(line);
+        int whole = len > 0 && line[len - 1] == '\n';
+        if (whole)
+            line[--len] = 0;
+        char *tab = strchr(line, '\t'), *end = NULL;
+        long long lv = 0;
+        if (!strncmp(line, "pcontrol ", 9) && tab)
+            lv = strtoll(line + 9, &end, 10);
+        int ok = (whole || feof(f)) && end && end == tab && end > line + 9 && tab[1] &&
+                 strlen(tab + 1) < sizeof pn->name[0];
+        for (const unsigned char *c = (const unsigned char *)(tab ? tab + 1 : line); ok && *c; c++)
+            ok = *c >= 0x20 && *c != 0x7f;
+        if (!ok) {
+            psk_cli_error("%s:%d: not `pcontrol LEVEL<TAB>NAME` (a name of 1 to 47 printable bytes)", path, ln);
+            fclose(f);
+            return 1;
+        }
+        if (pn->n == cap) {
+            cap = cap ? 2 * cap : 16;
+            long long *l = realloc(pn->level, (size_t)cap * sizeof *l);
+            if (l)
+                pn->level = l;
+            char(*nm)[48] = realloc(pn->name, (size_t)cap * sizeof *nm);
+            if (nm)
+                pn->name = nm;
+            if (!l || !nm || cap > 1000000) {
+                psk_cli_error("%s: out of memory", path);
+                fclose(f);
+                return 1;
+            }
+        }
+        pn->level[pn->n] = lv;
+        snprintf(pn->name[pn->n], sizeof pn->name[0], "%s", tab + 1);
+        pn->n++;
+    }
+    fclose(f);
+    return 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     const char *input = NULL, *machine = NULL, *html = NULL;
@@ -56,6 +129,7 @@ int cmd_sim(int argc, char **argv)
     psk_merged *merged = NULL;
     psk_folded *fold = NULL;
     psk_sim_marks *marks = NULL;
+    pnames pn = {NULL, NULL, 0};
     psk_sim *s = NULL;
     int rc = PSK_EXIT_DATA, nranks = 0;
     double t0 = psk_cli_now();
@@ -85,6 +159,12 @@ int cmd_sim(int argc, char **argv)
     }
     psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet, .timeline = html != NULL,
                       .no_skip = no_skip};
+    if (!folded) {
+        if (load_pnames(input, &pn))
+            goto out;
+        o.pcontrol_name = pname;
+        o.pcontrol_arg = &pn;
+    }
     if (folded && loops) {
         o.loop_intervals = 1;
         o.mark_name = psk_cli_loop_name;
@@ -129,6 +209,7 @@ int cmd_sim(int argc, char **argv)
         rc = PSK_EXIT_DATA;
     }
 out:
+    free(pn.level), free(pn.name);
     psk_sim_close(s);
     psk_trace_close(t);
     psk_machine_free(&m);

@@ -155,6 +155,10 @@ typedef struct psk_sim_opts {
     /* the name of a marked interval: at most cap bytes into buf */
     void (*mark_name)(void *arg, int32_t key, char *buf, size_t cap);
     void *mark_arg;
+    /* the name of an MPI_Pcontrol level's interval (buf left empty: the
+     * default, "pcontrol LEVEL"), or NULL */
+    void (*pcontrol_name)(void *arg, int64_t level, char *buf, size_t cap);
+    void *pcontrol_arg;
     /* psk_sim_run_folded only: */
     int loop_intervals; /* the loops of the folding are intervals (named by mark_name with the loop's node) */
     int no_skip;        /* replay every iteration, skip none */

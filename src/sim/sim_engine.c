@@ -237,8 +237,13 @@ static int ival_child(psk_sim *s, int parent, int64_t key, int level)
         s->opts->mark_name(s->opts->mark_arg, (int32_t)(-1 - key), v->name, sizeof v->name);
     else if (key < 0)
         snprintf(v->name, sizeof v->name, "interval %lld", (long long)(-1 - key));
-    else
-        snprintf(v->name, sizeof v->name, "pcontrol %lld", (long long)key);
+    else {
+        v->name[0] = 0;
+        if (s->opts && s->opts->pcontrol_name)
+            s->opts->pcontrol_name(s->opts->pcontrol_arg, key, v->name, sizeof v->name);
+        if (!v->name[0])
+            snprintf(v->name, sizeof v->name, "pcontrol %lld", (long long)key);
+    }
     v->m = calloc((size_t)s->P * PSK_M_N, sizeof *v->m);
     v->count = calloc((size_t)s->P, sizeof *v->count);
     if (!v->m || !v->count) {

@@ -111,10 +111,21 @@ names = []
 def walk(i):
     names.append(i["name"]); [walk(c) for c in i.get("children", [])]
 walk(d["intervals"])
-assert all("pcontrol %d" % k in names for k in (2, 3, 4, 5)), names' "$T/s.json" &&
-    ok "sim: one interval per nest and per redistribution" || bad "sim: the intervals are not there"
+want = ["nest sweep_i", "nest sweep_j", "redistribution before nest sweep_i", "redistribution before nest sweep_j"]
+assert all(w in names for w in want), names' "$T/s.json" &&
+    ok "sim: one interval per nest and per redistribution, named" || bad "sim: the named intervals are not there"
 expect 0 "" "sim --html of the trace" -- "$P" sim "$T/tr" --machine "$T/bus.machine" --html "$T/r.html"
-grep -q "pcontrol 5" "$T/r.html" && ok "html names the intervals" || bad "html lacks the intervals"
+grep -q "redistribution before nest sweep_j" "$T/r.html" && ok "html names the intervals" || bad "html lacks the intervals"
+# intervals.txt comes from elsewhere: a bad line is one error naming it;
+# without the file the levels keep their numbers
+printf 'pcontrol 2\tnest <b>\nnonsense\n' >"$T/tr/intervals.txt"
+expect 1 "intervals.txt:2: not \`pcontrol LEVEL<TAB>NAME\`" "a bad intervals.txt" -- "$P" sim "$T/tr" --machine "$T/bus.machine"
+printf 'pcontrol 2\tnest <b>&\n' >"$T/tr/intervals.txt"
+expect 0 "" "a name to escape" -- "$P" sim "$T/tr" --machine "$T/bus.machine" --html "$T/r2.html"
+grep -q "nest &lt;b&gt;&amp;" "$T/r2.html" && ok "html escapes the names" || bad "html does not escape a name"
+rm "$T/tr/intervals.txt"
+expect 0 "" "no intervals.txt" -- "$P" sim "$T/tr" --machine "$T/bus.machine" --json
+grep -q '"pcontrol 5"' "$T/out" && ok "without intervals.txt: pcontrol numbers" || bad "without intervals.txt: no pcontrol 5"
 
 # errors: too many events (nothing written), a directory that cannot be made
 rm -rf "$T/big"
