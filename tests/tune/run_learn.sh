@@ -230,11 +230,19 @@ warm_stale)
     # the old code's came at call 8. The detector sees three slots far
     # off in a row, so a loaded machine may still set off one false alarm
     # in the watched window: allowed, if it leads to no exploring)
-    PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 24 16384
-    [ "$(get r2 groups.0.prior)" = "decision file" ] || fail "second run: prior '$(get r2 groups.0.prior)' ($(cat "$db"))"
-    now=$(arm r2 0 "$d" estimate_us)
-    awk -v a="$est" -v b="$now" 'BEGIN { exit !(a >= 5 * b) }' ||
-        fail "$d took $est us a call in the first run, $now us in the second: not 5 times faster"
+    # (the scenario needs the second run 5 times faster; a machine busy
+    # with other work can slow one run that much: then it is run once
+    # more, from the same file, before the test gives up)
+    cp "$db" "$db.first"
+    for try in 1 2; do
+        cp "$db.first" "$db"
+        PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r2 24 16384
+        now=$(arm r2 0 "$d" estimate_us)
+        awk -v a="$est" -v b="$now" 'BEGIN { exit !(a >= 5 * b) }' && break
+        [ $try = 2 ] && fail "$d took $est us a call in the first run, $now us in the second (twice): not 5 times faster"
+        echo "note: $d took $now us a call in the second run, $est in the first: not 5 times faster; once more"
+    done
+    [ "$(get r2 groups.0.prior)" = "decision file" ] || fail "second run: prior '$(get r2 groups.0.prior)' ($(cat "$db.first"))"
     early=$(awk -F= '/^groups\.0\.changes\.[0-9]+\.call=/ { split($1, p, "."); call[p[4]] = $2 }
                      /^groups\.0\.changes\.[0-9]+\.why=change detected$/ { split($1, p, "."); ch[p[4]] = 1 }
                      END { for (i in ch) if (call[i] <= 16) n++; print n + 0 }' "$work/r2.flat")
