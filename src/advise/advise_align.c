@@ -26,18 +26,9 @@ typedef struct arc {
 static double nest_iterations(const adv_nest *ne)
 {
     double lo[ADV_MAXDIM], hi[ADV_MAXDIM], it = 1;
-    for (int l = 0; l < ne->nloops; l++) {
-        const adv_loop *lp = &ne->loops[l];
-        double a = (double)lp->lo.c0, b = (double)lp->hi.c0;
-        for (int v = 0; v < l; v++) {
-            double ca = (double)lp->lo.coef[v], cb = (double)lp->hi.coef[v];
-            a += ca < 0 ? ca * hi[v] : ca * lo[v];
-            b += cb < 0 ? cb * lo[v] : cb * hi[v];
-        }
-        lo[l] = a;
-        hi[l] = b;
-        it *= b >= a ? b - a + 1 : 0;
-    }
+    psk_adv_loop_hulls(ne, lo, hi);
+    for (int l = 0; l < ne->nloops; l++)
+        it *= hi[l] >= lo[l] ? hi[l] - lo[l] + 1 : 0;
     return it;
 }
 

@@ -271,7 +271,7 @@ static void ml_count(const mlist *l, int64_t *msgs, int64_t *bytes)
 
 /* ---- how a nest reads ---- */
 
-static int64_t array_bytes(const adv_array *x)
+int64_t psk_adv_array_bytes(const adv_array *x)
 {
     int64_t n = x->elsize;
     for (int d = 0; d < x->ndim; d++)
@@ -290,7 +290,7 @@ const adv_ref *psk_adv_home(const psk_adv_program *p, int n)
     for (int s = 0; s < ns->nstmts; s++)
         for (int i = 0; i < ns->stmts[s].nreads; i++) {
             const adv_ref *r = &ns->stmts[s].reads[i];
-            if (!best || array_bytes(&p->arrays[r->array]) > array_bytes(&p->arrays[best->array]))
+            if (!best || psk_adv_array_bytes(&p->arrays[r->array]) > psk_adv_array_bytes(&p->arrays[best->array]))
                 best = r;
         }
     return best;
@@ -999,27 +999,35 @@ static int outer_matters(const adv_nest *ns, int k)
     return 0;
 }
 
-int64_t psk_adv_outer_steps(const psk_adv_program *p, int n, int all)
+void psk_adv_loop_hulls(const adv_nest *ns, double *lo, double *hi)
 {
-    const adv_nest *ns = &p->nests[n];
-    int nouter = ns->first_par < ns->end_par ? ns->first_par : 0;
-    /* each loop's range at its widest over the enclosing ones */
-    int64_t lo[ADV_MAXDIM], hi[ADV_MAXDIM], steps = 1;
-    for (int k = 0; k < nouter; k++) {
+    for (int k = 0; k < ns->nloops; k++) {
         const adv_loop *lp = &ns->loops[k];
         double a = (double)lp->lo.c0, b = (double)lp->hi.c0;
         for (int j = 0; j < k; j++) {
             double ca = (double)lp->lo.coef[j], cb = (double)lp->hi.coef[j];
-            a += ca < 0 ? ca * (double)hi[j] : ca * (double)lo[j];
-            b += cb < 0 ? cb * (double)lo[j] : cb * (double)hi[j];
+            a += ca < 0 ? ca * hi[j] : ca * lo[j];
+            b += cb < 0 ? cb * lo[j] : cb * hi[j];
         }
-        if (!(a >= -9e18 && b <= 9e18))
+        lo[k] = a;
+        hi[k] = b;
+    }
+}
+
+int64_t psk_adv_outer_steps(const psk_adv_program *p, int n, int all)
+{
+    const adv_nest *ns = &p->nests[n];
+    int nouter = ns->first_par < ns->end_par ? ns->first_par : 0;
+    double lo[ADV_MAXDIM], hi[ADV_MAXDIM];
+    psk_adv_loop_hulls(ns, lo, hi);
+    int64_t steps = 1;
+    for (int k = 0; k < nouter; k++) {
+        if (!(lo[k] >= -9e18 && hi[k] <= 9e18))
             return INT64_MAX;
-        lo[k] = (int64_t)a;
-        hi[k] = (int64_t)b;
         if (!all && !outer_matters(ns, k))
             continue;
-        int64_t trip = hi[k] >= lo[k] ? hi[k] - lo[k] + 1 : 0;
+        int64_t l = (int64_t)lo[k], h = (int64_t)hi[k];
+        int64_t trip = h >= l ? h - l + 1 : 0;
         if (trip == 0)
             return 0;
         steps = steps > INT64_MAX / trip ? INT64_MAX : steps * trip;

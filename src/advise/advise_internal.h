@@ -244,6 +244,12 @@ int psk_adv_nest_walk(const psk_adv_program *p, int n, const adv_layout *l, cons
 int psk_adv_redist_walk(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
                         const adv_walk *w);
 
+/* Each loop's range at its widest over the ranges of the loops outside
+ * it, lo[k] .. hi[k] for k < ns->nloops (doubles: a hull may pass int64) */
+void psk_adv_loop_hulls(const adv_nest *ns, double *lo, double *hi);
+/* bytes of all of array x (the reader keeps it below 2^63) */
+int64_t psk_adv_array_bytes(const adv_array *x);
+
 /* How many iterations of nest n's outer seq loops are costed one by one
  * (at most; bounds at their widest): those whose variable a subscript or
  * an inner bound uses (a loop whose value changes nothing is costed once

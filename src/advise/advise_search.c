@@ -110,16 +110,9 @@ static void eval_free(adv_eval *e)
  * home of a parallel loop would give up its parallelism). */
 static int replicable(const psk_adv_program *p, int x)
 {
-    const adv_array *ar = &p->arrays[x];
-    if (ar->readonly)
+    if (p->arrays[x].readonly)
         return 1;
-    int64_t bytes = ar->elsize;
-    for (int d = 0; d < ar->ndim; d++) {
-        if (bytes > ADV_SMALL / ar->extent[d])
-            return 0;
-        bytes *= ar->extent[d];
-    }
-    if (bytes > ADV_SMALL)
+    if (psk_adv_array_bytes(&p->arrays[x]) > ADV_SMALL)
         return 0;
     for (int n = 0; n < p->nnests; n++) {
         const adv_ref *h = psk_adv_home(p, n);
@@ -311,6 +304,18 @@ static int better(const psk_advice *a, int i, int j)
     return i < j;
 }
 
+/* g's extents in ascending order */
+static void sorted_extents(const adv_grid *g, int64_t *e)
+{
+    memcpy(e, g->extent, (size_t)g->naxes * sizeof *e);
+    for (int i = 1; i < g->naxes; i++)
+        for (int j = i; j > 0 && e[j] < e[j - 1]; j--) {
+            int64_t t = e[j];
+            e[j] = e[j - 1];
+            e[j - 1] = t;
+        }
+}
+
 /* the same figures on the same grid shape (its extents in any order):
  * one layout is the other with dimensions or axes exchanged, as far as
  * anything the report says can tell */
@@ -322,20 +327,8 @@ static int equivalent(const adv_eval *x, const adv_eval *y)
         return 0;
     int64_t ex[ADV_MAXDIM], ey[ADV_MAXDIM];
     int n = x->layout.grid.naxes;
-    memcpy(ex, x->layout.grid.extent, (size_t)n * sizeof *ex);
-    memcpy(ey, y->layout.grid.extent, (size_t)n * sizeof *ey);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && ex[j] < ex[j - 1]; j--) {
-            int64_t t = ex[j];
-            ex[j] = ex[j - 1];
-            ex[j - 1] = t;
-        }
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && ey[j] < ey[j - 1]; j--) {
-            int64_t t = ey[j];
-            ey[j] = ey[j - 1];
-            ey[j - 1] = t;
-        }
+    sorted_extents(&x->layout.grid, ex);
+    sorted_extents(&y->layout.grid, ey);
     return !memcmp(ex, ey, (size_t)n * sizeof *ex);
 }
 
@@ -684,9 +677,10 @@ int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_op
     if (a->procs < 1)
         return fail(a, PSK_EINVAL, "no processor count: give `procs P;` or --procs P");
     if (a->procs > ADV_MAX_PROCS) {
-        snprintf(a->errmsg, sizeof a->errmsg, "%s: %" PRId64 " processors: the advisor handles at most %d",
-                 p->path ? p->path : "advise", a->procs, ADV_MAX_PROCS);
-        return PSK_EINVAL;
+        char what[128];
+        snprintf(what, sizeof what, "%" PRId64 " processors: the advisor handles at most %d", a->procs,
+                 ADV_MAX_PROCS);
+        return fail(a, PSK_EINVAL, what);
     }
     if (maxdims < 1 || maxdims > ADV_MAXDIM)
         return fail(a, PSK_EINVAL, "maxdims must be 1 to 8");
