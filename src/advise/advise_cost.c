@@ -410,6 +410,7 @@ typedef struct owntab {
     int ndim;
     int axis[ADV_MAXDIM];          /* -1: not distributed */
     int64_t *lo[ADV_MAXDIM], *hi[ADV_MAXDIM];
+    int64_t *pre[ADV_MAXDIM];      /* pre[d][c]: the sizes of intervals 0 .. c-1 */
     int64_t *buf;                  /* NULL: not built */
 } owntab;
 
@@ -423,12 +424,14 @@ static int own_build(const psk_adv_program *p, const adv_layout *l, int a, ownta
             t->axis[d] = -1;
         tot += t->axis[d] >= 0 ? (size_t)l->grid.extent[t->axis[d]] : 1;
     }
-    t->buf = malloc(2 * (tot ? tot : 1) * sizeof *t->buf);
+    t->buf = malloc((3 * tot + (size_t)x->ndim + 1) * sizeof *t->buf);
     if (!t->buf)
         return PSK_ENOMEM;
     for (int d = 0; d < x->ndim; d++) {
         int64_t n = t->axis[d] >= 0 ? l->grid.extent[t->axis[d]] : 1;
-        t->lo[d] = t->buf + at, t->hi[d] = t->buf + at + n, at += 2 * (size_t)n;
+        t->lo[d] = t->buf + at, t->hi[d] = t->buf + at + n, t->pre[d] = t->buf + at + 2 * n;
+        at += 3 * (size_t)n + 1;
+        t->pre[d][0] = 0;
         for (int64_t c = 0; c < n; c++) {
             int64_t lo = 0, hi = x->extent[d] - 1;
             if (t->axis[d] >= 0) {
@@ -441,6 +444,7 @@ static int own_build(const psk_adv_program *p, const adv_layout *l, int a, ownta
                 lo = vlo > lo ? vlo : lo, hi = vhi < hi ? vhi : hi;
             }
             t->lo[d][c] = lo, t->hi[d][c] = hi;
+            t->pre[d][c + 1] = t->pre[d][c] + (lo > hi ? 0 : hi - lo + 1);
         }
     }
     return PSK_OK;
@@ -450,6 +454,38 @@ static void own_free(owntab *t)
 {
     free(t->buf);
     t->buf = NULL;
+}
+
+struct adv_parts {
+    int narrays;
+    owntab *t;                     /* per array */
+};
+
+int psk_adv_parts_build(const psk_adv_program *p, const adv_layout *l, adv_parts **out)
+{
+    adv_parts *pt = calloc(1, sizeof *pt);
+    *out = NULL;
+    if (!pt || !(pt->t = calloc((size_t)(p->narrays > 0 ? p->narrays : 1), sizeof *pt->t))) {
+        free(pt);
+        return PSK_ENOMEM;
+    }
+    for (; pt->narrays < p->narrays; pt->narrays++)
+        if (own_build(p, l, pt->narrays, &pt->t[pt->narrays])) {
+            psk_adv_parts_free(pt);
+            return PSK_ENOMEM;
+        }
+    *out = pt;
+    return PSK_OK;
+}
+
+void psk_adv_parts_free(adv_parts *pt)
+{
+    if (!pt)
+        return;
+    for (int x = 0; x < pt->narrays; x++)
+        own_free(&pt->t[x]);
+    free(pt->t);
+    free(pt);
 }
 
 /* the box the processor at coord holds; 0 if it holds nothing */
@@ -1318,7 +1354,8 @@ typedef struct redist {
     int *xs;
     unsigned *da;               /* their distributed axes under a */
     unsigned all;               /* every axis of a */
-    owntab *ta, *tb;            /* their parts under a and b */
+    const owntab **ta, **tb;    /* their parts under a and b */
+    adv_parts *own[2];          /* a's and b's, when built here */
     int64_t *acc, *touched;     /* P each: bytes per source, the sources met */
     int64_t *tab[ADV_MAXDIM];   /* per axis of a, P entries: a group's overlap */
     int64_t *tabbuf;
@@ -1326,13 +1363,13 @@ typedef struct redist {
 
 static void rd_close(redist *r)
 {
-    for (int i = 0; i < r->nx; i++)
-        own_free(&r->ta[i]), own_free(&r->tb[i]);
+    psk_adv_parts_free(r->own[0]), psk_adv_parts_free(r->own[1]);
     free(r->xs), free(r->da), free(r->ta), free(r->tb), free(r->acc), free(r->touched), free(r->tabbuf);
     memset(r, 0, sizeof *r);
 }
 
-static int rd_open(redist *r, const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b)
+static int rd_open(redist *r, const psk_adv_program *p, int next, const adv_layout *a, const adv_parts *pa,
+                   const adv_layout *b, const adv_parts *pb)
 {
     memset(r, 0, sizeof *r);
     r->p = p, r->a = a, r->b = b;
@@ -1345,6 +1382,15 @@ static int rd_open(redist *r, const psk_adv_program *p, int next, const adv_layo
     r->da = malloc(na * sizeof *r->da);
     r->ta = calloc(na, sizeof *r->ta);
     r->tb = calloc(na, sizeof *r->tb);
+    int rc = PSK_OK;
+    if (!pa && !(rc = psk_adv_parts_build(p, a, &r->own[0])))
+        pa = r->own[0];
+    if (!rc && !pb && !(rc = psk_adv_parts_build(p, b, &r->own[1])))
+        pb = r->own[1];
+    if (rc) {
+        rd_close(r);
+        return rc;
+    }
     r->acc = calloc(P, sizeof *r->acc);
     r->touched = malloc(P * sizeof *r->touched);
     r->tabbuf = malloc((size_t)a->grid.naxes * P * sizeof *r->tabbuf);
@@ -1357,13 +1403,10 @@ static int rd_open(redist *r, const psk_adv_program *p, int next, const adv_layo
     for (int x = 0; x < p->narrays && p->nnests > 0; x++) {
         if (!psk_adv_needed(p, next, x))
             continue;
-        int i = r->nx++, rc;
+        int i = r->nx++;
         r->xs[i] = x;
         r->da[i] = dist_axes(p, a, x);
-        if ((rc = own_build(p, a, x, &r->ta[i])) || (rc = own_build(p, b, x, &r->tb[i]))) {
-            rd_close(r);
-            return rc;
-        }
+        r->ta[i] = &pa->t[x], r->tb[i] = &pb->t[x];
     }
     return PSK_OK;
 }
@@ -1390,7 +1433,7 @@ static void rd_dest(redist *r, int64_t q, int64_t *src, int64_t *by, int64_t *n)
         unsigned da = r->da[i];
         int64_t nlo[ADV_MAXDIM], nhi[ADV_MAXDIM], gq[ADV_MAXDIM], clo[ADV_MAXDIM], chi[ADV_MAXDIM];
         int64_t gc[ADV_MAXDIM];
-        if (!own_get(&r->tb[i], qb, nlo, nhi) || !owner_range(r->p, a, r->xs[i], nlo, nhi, clo, chi))
+        if (!own_get(r->tb[i], qb, nlo, nhi) || !owner_range(r->p, a, r->xs[i], nlo, nhi, clo, chi))
             continue;
         for (int ax = 0; ax < a->grid.naxes; ax++) {
             gq[ax] = ((da >> ax) & 1) ? qc[ax] : 0;
@@ -1401,7 +1444,7 @@ static void rd_dest(redist *r, int64_t q, int64_t *src, int64_t *by, int64_t *n)
          * its old interval's overlap with the new box, which depends on
          * the group's coordinate on that dimension's axis only: a table
          * per axis (the product of its dimensions' overlaps) */
-        const owntab *ot = &r->ta[i];
+        const owntab *ot = r->ta[i];
         int64_t K = ar->elsize;
         for (int ax = 0; ax < a->grid.naxes; ax++)
             if ((da >> ax) & 1)
@@ -1460,13 +1503,77 @@ static void rd_dest(redist *r, int64_t q, int64_t *src, int64_t *by, int64_t *n)
     *n = k;
 }
 
+/* the overlap of interval c of dimension d with lo..hi */
+static int64_t own_overlap(const owntab *t, int d, int64_t c, int64_t lo, int64_t hi)
+{
+    int64_t a = t->lo[d][c] > lo ? t->lo[d][c] : lo, b = t->hi[d][c] < hi ? t->hi[d][c] : hi;
+    return a > b ? 0 : b - a + 1;
+}
+
+/* What q receives, without its list: per array, the old groups meeting
+ * q's new box (q's own excepted: one sender each, rd_dest) and their
+ * bytes. A group's bytes are a product over axes, so their sum is the
+ * product of per-axis sums. Along an axis the intervals are disjoint and
+ * monotone in the coordinate (BLOCK, coefficient +-1), so those strictly
+ * between the first and the last meeting the box lie inside it, none
+ * empty: prefix sums give the rest. Only lower bounds are claimed (an
+ * array whose dimensions share an axis, or an end interval missing the
+ * box, counts less), so *cmax (the most senders of one array: q's
+ * sources, the arrays merged, are at least as many) and *bytes (all
+ * arrays) never exceed rd_dest's. */
+static void rd_recv(const redist *r, int64_t q, int64_t *cmax, int64_t *bytes)
+{
+    const adv_layout *a = r->a;
+    int64_t qb[ADV_MAXDIM], qc[ADV_MAXDIM];
+    psk_adv_coords(&r->b->grid, q, qb);
+    psk_adv_coords(&a->grid, q, qc);
+    *cmax = 0, *bytes = 0;
+    for (int i = 0; i < r->nx; i++) {
+        const owntab *ot = r->ta[i];
+        int64_t nlo[ADV_MAXDIM], nhi[ADV_MAXDIM], clo[ADV_MAXDIM], chi[ADV_MAXDIM];
+        if (!own_get(r->tb[i], qb, nlo, nhi) || !owner_range(r->p, a, r->xs[i], nlo, nhi, clo, chi))
+            continue;
+        int64_t all = r->p->arrays[r->xs[i]].elsize, own = all, groups = 1;
+        unsigned seen = 0;
+        for (int d = 0; d < ot->ndim && all; d++) {
+            int ax = ot->axis[d];
+            if (ax < 0) {
+                int64_t o = own_overlap(ot, d, 0, nlo[d], nhi[d]);
+                all *= o, own *= o;
+                continue;
+            }
+            if ((seen >> ax) & 1) {
+                all = 0; /* two dimensions on one axis: not this way */
+                break;
+            }
+            seen |= 1u << ax;
+            int64_t c1 = clo[ax], c2 = chi[ax], o1 = own_overlap(ot, d, c1, nlo[d], nhi[d]), sum = o1, nz = o1 > 0;
+            if (c2 > c1) {
+                int64_t o2 = own_overlap(ot, d, c2, nlo[d], nhi[d]);
+                sum += o2, nz += o2 > 0;
+                if (o1 > 0 && o2 > 0)
+                    sum += ot->pre[d][c2] - ot->pre[d][c1 + 1], nz += c2 - c1 - 1;
+            }
+            all *= sum, groups *= nz;
+            own *= qc[ax] >= c1 && qc[ax] <= c2 ? own_overlap(ot, d, qc[ax], nlo[d], nhi[d]) : 0;
+        }
+        if (!all)
+            continue;
+        groups -= own > 0;
+        *bytes += all - own;
+        if (groups > *cmax)
+            *cmax = groups;
+    }
+}
+
 /* the redistribution's messages sorted by (src, dst), one per pair: what
  * the walk and the bus's cost use. Built destination by destination, then
  * a counting sort by source (stable: destinations stay ascending). */
-static int redist_list(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b, mlist *t)
+static int redist_list(const psk_adv_program *p, int next, const adv_layout *a, const adv_parts *pa,
+                       const adv_layout *b, const adv_parts *pb, mlist *t)
 {
     redist r;
-    int rc = rd_open(&r, p, next, a, b);
+    int rc = rd_open(&r, p, next, a, pa, b, pb);
     if (rc)
         return rc;
     int64_t P = r.P, *src = malloc((size_t)P * sizeof *src), *by = malloc((size_t)P * sizeof *by);
@@ -1505,12 +1612,13 @@ out:
 /* the cost streamed destination by destination (switch, grid: docs/advise.md
  * "Speed"), of every destination or, when step > 1, of every step-th
  * (a lower bound on the whole) */
-static int redist_stream(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
-                         const psk_machine *m, int64_t step, double *us, int64_t *msgs, int64_t *bytes)
+static int redist_stream(const psk_adv_program *p, int next, const adv_layout *a, const adv_parts *pa,
+                         const adv_layout *b, const adv_parts *pb, const psk_machine *m, int64_t step, double *us,
+                         int64_t *msgs, int64_t *bytes)
 {
     redist r;
     xfer x;
-    int rc = rd_open(&r, p, next, a, b);
+    int rc = rd_open(&r, p, next, a, pa, b, pb);
     if (rc)
         return rc;
     int64_t P = r.P, *src = malloc((size_t)P * sizeof *src), *by = malloc((size_t)P * sizeof *by);
@@ -1537,14 +1645,64 @@ out:
     return rc;
 }
 
-int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
-                        const psk_machine *m, double *us, int64_t *msgs, int64_t *bytes)
+/* the cheapest a message of b bytes can be on m, between nodes or inside
+ * one, under any of its cost segments: ts + tb b, ts and tb the smallest
+ * per-message and per-byte terms */
+static void cheapest(const psk_machine *m, double *ts, double *tb)
+{
+    *ts = INFINITY, *tb = INFINITY;
+    for (int intra = 0; intra < 2; intra++) {
+        if (intra && m->ranks_per_node <= 1)
+            break; /* one rank a node: every message is between nodes */
+        const double *c = intra ? m->icost : m->cost;
+        int n = intra ? m->nicost : m->ncost;
+        if (!c || n <= 0) {
+            double s = intra ? m->intra_start_us : m->start_us, t = intra ? m->intra_byte_us : m->byte_us;
+            *ts = s < *ts ? s : *ts, *tb = t < *tb ? t : *tb;
+        }
+        for (int k = 0; c && k < n; k++) {
+            *ts = c[3 * k + 1] < *ts ? c[3 * k + 1] : *ts;
+            *tb = c[3 * k + 2] < *tb ? c[3 * k + 2] : *tb;
+        }
+    }
+}
+
+/* switch and bus: every destination's receipts (rd_recv), each message at
+ * least the cheapest; a switch's processor is busy at least its receipts
+ * over its links (over links + 1 when some may come from inside its node:
+ * max(a / links, b) >= (a + b) / (links + 1)), the bus all of them */
+static int redist_recv_bound(const psk_adv_program *p, int next, const adv_layout *a, const adv_parts *pa,
+                             const adv_layout *b, const adv_parts *pb, const psk_machine *m, double *lb)
+{
+    redist r;
+    int rc = rd_open(&r, p, next, a, pa, b, pb);
+    if (rc)
+        return rc;
+    double ts, tb, worst = 0, sum = 0;
+    cheapest(m, &ts, &tb);
+    double links = (m->links > 0 ? m->links : 1) + (m->ranks_per_node > 1);
+    for (int64_t q = 0; q < r.P; q++) {
+        int64_t n, by;
+        rd_recv(&r, q, &n, &by);
+        double t = n ? ts * (double)n + tb * (double)by : 0;
+        sum += t;
+        worst = t > worst ? t : worst;
+    }
+    *lb = m->type == PSK_NET_SWITCH ? worst / links : sum;
+    *lb = *lb > 0 ? *lb : 0;
+    rd_close(&r);
+    return PSK_OK;
+}
+
+int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a, const adv_parts *pa,
+                        const adv_layout *b, const adv_parts *pb, const psk_machine *m, double *us,
+                        int64_t *msgs, int64_t *bytes)
 {
     *us = 0, *msgs = 0, *bytes = 0;
     if (m->type == PSK_NET_SWITCH || m->type == PSK_NET_GRID)
-        return redist_stream(p, next, a, b, m, 1, us, msgs, bytes);
+        return redist_stream(p, next, a, pa, b, pb, m, 1, us, msgs, bytes);
     mlist t = {0};
-    int rc = redist_list(p, next, a, b, &t);
+    int rc = redist_list(p, next, a, pa, b, pb, &t);
     if (!rc)
         rc = psk_adv_transfer_list(t.v, t.n, psk_adv_nprocs(&a->grid), m, us);
     if (!rc)
@@ -1553,14 +1711,21 @@ int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a,
     return rc;
 }
 
-int psk_adv_redist_bound(const psk_adv_program *p, int next, const adv_layout *a, const adv_layout *b,
-                         const psk_machine *m, double *lb)
+int psk_adv_redist_bound(const psk_adv_program *p, int next, const adv_layout *a, const adv_parts *pa,
+                         const adv_layout *b, const adv_parts *pb, const psk_machine *m, double *lb)
 {
-    int64_t P = psk_adv_nprocs(&a->grid), step = P / 8 > 1 ? P / 8 : 1, msgs = 0, bytes = 0;
+    int rc;
     *lb = 0;
-    int rc = redist_stream(p, next, a, b, m, step, lb, &msgs, &bytes);
-    /* the same messages' times summed in another order (the bus), or a
-     * subset of them: below the whole's to within rounding */
+    if (m->type == PSK_NET_GRID) {
+        /* the grid's time is not monotone in a subset's (a shorter longest
+         * distance may carry a larger message): a sample's slowest copy
+         * inside a node */
+        int64_t P = psk_adv_nprocs(&a->grid), step = P / 8 > 1 ? P / 8 : 1, msgs = 0, bytes = 0;
+        rc = redist_stream(p, next, a, pa, b, pb, m, step, lb, &msgs, &bytes);
+    } else {
+        rc = redist_recv_bound(p, next, a, pa, b, pb, m, lb);
+    }
+    /* sums in another order than the whole's: below it to within rounding */
     *lb *= 1 - 1e-6;
     return rc;
 }
@@ -1569,7 +1734,7 @@ int psk_adv_redist_walk(const psk_adv_program *p, int next, const adv_layout *a,
                         const adv_walk *w)
 {
     mlist t = {0};
-    int rc = redist_list(p, next, a, b, &t);
+    int rc = redist_list(p, next, a, NULL, b, NULL, &t);
     if (!rc && t.n)
         rc = w->ops(w->ctx, ADV_OP_REDIST, t.v, t.n);
     free(t.v);

@@ -180,18 +180,28 @@ typedef struct adv_cost {
 int psk_adv_nest_cost(const psk_adv_program *p, int n, const adv_layout *l,
                       const psk_machine *m, adv_cost *out);
 
+/* Every array's part on every processor under one layout (a table per
+ * array dimension and coordinate of its grid axis), for the
+ * redistributions from or to the layout to share: build it once the
+ * layout is final. PSK_OK or PSK_ENOMEM. */
+typedef struct adv_parts adv_parts;
+int psk_adv_parts_build(const psk_adv_program *p, const adv_layout *l, adv_parts **out);
+void psk_adv_parts_free(adv_parts *t);
+
 /* Redistribution from layout a to layout b before nest `next` (whose
  * arrays' contents count: an array the next nest to use it writes without
- * reading is not moved). us, messages and bytes summed over processors. */
-int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a,
-                        const adv_layout *b, const psk_machine *m, double *us,
+ * reading is not moved). us, messages and bytes summed over processors.
+ * pa, pb: a's and b's parts, or NULL (then built for the call). */
+int psk_adv_redist_cost(const psk_adv_program *p, int next, const adv_layout *a, const adv_parts *pa,
+                        const adv_layout *b, const adv_parts *pb, const psk_machine *m, double *us,
                         int64_t *msgs, int64_t *bytes);
 
-/* A lower bound on psk_adv_redist_cost's us from a sample of the
- * destinations (cheap: O(P) per destination sampled). PSK_OK, PSK_EINVAL
- * or PSK_ENOMEM. */
-int psk_adv_redist_bound(const psk_adv_program *p, int next, const adv_layout *a,
-                         const adv_layout *b, const psk_machine *m, double *lb);
+/* A lower bound on psk_adv_redist_cost's us, in O(P) per needed array:
+ * on a bus or switch from what every processor receives (docs/advise.md
+ * "Speed"), on a grid from a sample of the destinations. PSK_OK,
+ * PSK_EINVAL or PSK_ENOMEM. */
+int psk_adv_redist_bound(const psk_adv_program *p, int next, const adv_layout *a, const adv_parts *pa,
+                         const adv_layout *b, const adv_parts *pb, const psk_machine *m, double *lb);
 
 /* 1 if array a's contents matter to the next nest from `next` (round the
  * program) that uses it: it reads it (a redistribution moves it) */

@@ -357,6 +357,7 @@ typedef struct dp {
     int k;             /* layouts */
     const int *idx;    /* their cand indices */
     const int *sid;    /* per nest: its set of needed arrays (equal sets, equal id) */
+    adv_parts **parts; /* per layout: its arrays' parts, for every transition */
     double *memo;      /* k * k * nsets, NAN: not computed */
     double *lbmemo;    /* the same, lower bounds (psk_adv_redist_bound) */
     int64_t *mmsgs, *mbytes;
@@ -378,8 +379,8 @@ static int trans(dp *d, int i, int j, int n, double *us)
     size_t at = dp_at(d, i, j, n);
     if (isnan(d->memo[at])) {
         const psk_advice *a = d->s->a;
-        int rc = psk_adv_redist_cost(d->s->p, n, &a->cand[d->idx[i]].layout,
-                                     &a->cand[d->idx[j]].layout, d->s->m, &d->memo[at],
+        int rc = psk_adv_redist_cost(d->s->p, n, &a->cand[d->idx[i]].layout, d->parts[i],
+                                     &a->cand[d->idx[j]].layout, d->parts[j], d->s->m, &d->memo[at],
                                      &d->mmsgs[at], &d->mbytes[at]);
         if (rc)
             return rc;
@@ -388,33 +389,29 @@ static int trans(dp *d, int i, int j, int n, double *us)
     return PSK_OK;
 }
 
-/* a lower bound on trans(): the exact value when known, else a sample */
-static int trans_lb(dp *d, int i, int j, int n, double *us)
+/* what the programme uses for a transition: its exact cost when known,
+ * else a lower bound (psk_adv_redist_bound); NAN when that is not known
+ * yet either (bound() computes it) */
+static double trans_val(const dp *d, int i, int j, int n)
 {
-    if (i == j) {
-        *us = 0;
-        return PSK_OK;
-    }
+    if (i == j)
+        return 0;
     size_t at = dp_at(d, i, j, n);
-    if (!isnan(d->memo[at])) {
-        *us = d->memo[at];
-        return PSK_OK;
-    }
-    if (isnan(d->lbmemo[at])) {
-        const psk_advice *a = d->s->a;
-        int rc = psk_adv_redist_bound(d->s->p, n, &a->cand[d->idx[i]].layout, &a->cand[d->idx[j]].layout,
-                                      d->s->m, &d->lbmemo[at]);
-        if (rc)
-            return rc;
-    }
-    *us = d->lbmemo[at];
-    return PSK_OK;
+    return !isnan(d->memo[at]) ? d->memo[at] : d->lbmemo[at];
+}
+
+static int bound(dp *d, int i, int j, int n)
+{
+    const psk_advice *a = d->s->a;
+    return psk_adv_redist_bound(d->s->p, n, &a->cand[d->idx[i]].layout, d->parts[i], &a->cand[d->idx[j]].layout,
+                                d->parts[j], d->s->m, &d->lbmemo[dp_at(d, i, j, n)]);
 }
 
 /* one step of the programme: the states of nest n, each from the
- * predecessors that could matter (plan() says which). State j writes only
- * next[j], from[n k + j] and the memo slots (n's set, i, j): the states
- * are computed on the team's threads, independently, in any order. */
+ * predecessors that could matter (plan() says which). A state whose scan
+ * meets a transition not valued yet stops there, naming it in need[j]:
+ * the missing bounds are computed on the team's threads (each its own
+ * slot), and those states scanned again from the start. */
 typedef struct step {
     dp *d;
     int k, n, no;
@@ -423,14 +420,16 @@ typedef struct step {
     double R, cut;
     double *next;
     int *from;
-    int *rc;                     /* per state */
+    int need[MAXDP];             /* per state: the predecessor not valued, or -1 */
+    int list[MAXDP], nlist;      /* the states waiting for a bound */
+    int rc[MAXDP];
     atomic_int nextj;
 } step;
 
-static int relax(step *st, int j)
+static void relax(step *st, int j)
 {
     dp *d = st->d;
-    int k = st->k, n = st->n, rc;
+    int k = st->k, n = st->n;
     const double *cost = st->cost;
     double *next = st->next, R = st->R, cut = st->cut;
     int *from = st->from;
@@ -438,6 +437,7 @@ static int relax(step *st, int j)
     /* staying costs nothing to move: the first bound */
     next[j] = isinf(cost[j]) ? INFINITY : cost[j] + R * 0.0 + h;
     from[n * k + j] = isinf(cost[j]) ? -1 : j;
+    st->need[j] = -1;
     for (int o = 0; o < st->no; o++) {
         int i = st->order[o];
         if (i == j)
@@ -447,28 +447,146 @@ static int relax(step *st, int j)
             break;
         if (lb == next[j] && i > from[n * k + j])
             continue;
-        double t;
-        if ((rc = trans_lb(d, i, j, n, &t)))
-            return rc;
-        double vl = cost[i] + R * t + h;
-        if (vl > next[j] || (vl == next[j] && i > from[n * k + j]) || vl + st->rest[n] > cut)
-            continue;
-        if ((rc = trans(d, i, j, n, &t)))
-            return rc;
+        double t = trans_val(d, i, j, n);
+        if (isnan(t)) {
+            st->need[j] = i;
+            return;
+        }
         double v = cost[i] + R * t + h;
+        if (v + st->rest[n] > cut)
+            continue;
         if (v < next[j] || (v == next[j] && i < from[n * k + j])) {
             next[j] = v;
             from[n * k + j] = i;
         }
     }
+}
+
+static void bound_job(void *v)
+{
+    step *st = v;
+    for (int q; (q = atomic_fetch_add(&st->nextj, 1)) < st->nlist;) {
+        int j = st->list[q];
+        st->rc[q] = bound(st->d, st->need[j], j, st->n);
+    }
+}
+
+/* the states of nest n, every one valued */
+static int relax_all(search *s, step *st)
+{
+    st->nlist = st->k;
+    for (int j = 0; j < st->k; j++)
+        st->list[j] = j;
+    while (st->nlist) {
+        int w = 0;
+        for (int q = 0; q < st->nlist; q++) {
+            relax(st, st->list[q]);
+            if (st->need[st->list[q]] >= 0)
+                st->list[w++] = st->list[q];
+        }
+        if (!(st->nlist = w))
+            break;
+        atomic_store(&st->nextj, 0);
+        if (w > 1)
+            psk_adv_team_run(s->team, bound_job, st);
+        else
+            bound_job(st);
+        for (int q = 0; q < w; q++)
+            if (st->rc[q])
+                return st->rc[q];
+    }
     return PSK_OK;
 }
 
-static void step_job(void *v)
+/* the exact costs of a list of transitions (distinct memo slots), on the
+ * team */
+typedef struct refine {
+    dp *d;
+    const int *ij;               /* i, j, n per transition */
+    int n;
+    int *rc;
+    atomic_int next;
+} refine;
+
+static void refine_job(void *v)
 {
-    step *st = v;
-    for (int j; (j = atomic_fetch_add(&st->nextj, 1)) < st->k;)
-        st->rc[j] = relax(st, j);
+    refine *r = v;
+    double t;
+    for (int q; (q = atomic_fetch_add(&r->next, 1)) < r->n;)
+        r->rc[q] = trans(r->d, r->ij[3 * q], r->ij[3 * q + 1], r->ij[3 * q + 2], &t);
+}
+
+/* One pass of the programme over transitions valued by trans_val: the
+ * best plan, in a->plan (static: a->plan_static) and *bestv. For each
+ * layout of the first nest: forward over the nests, then back to the
+ * first one repeat - 1 times. Each state keeps the smallest value and, on
+ * ties, the lowest predecessor index, as a scan of every predecessor in
+ * index order with `<` would; but only predecessors that could matter are
+ * looked at (a transition costs >= 0, rounding is monotone): in ascending
+ * cost, stopping once cost + here cannot beat the state's best; none
+ * whose value with the cheapest nests to come cannot beat the best plan
+ * so far by the acceptance margin. docs/advise.md "Speed". */
+static int dp_pass(search *s, dp *d, step *st, int *path, double *bestv)
+{
+    const psk_adv_program *p = s->p;
+    psk_advice *a = s->a;
+    int N = p->nnests, k = d->k, rc;
+    double *cost = (double *)st->cost, *next = st->next, R = st->R;
+    const double *here = st->here, *rest = st->rest;
+    int *order = (int *)st->order, *from = st->from;
+    int best = a->rank[0];
+    for (int n = 0; n < N; n++)
+        a->plan[n] = best;
+    a->plan_static = 1;
+    *bestv = a->cand[best].total_us;
+    for (int s0 = 0; s0 < k; s0++) {
+        double thr = *bestv * (1 - 1e-9), cut = thr * (1 + 1e-6);
+        st->cut = cut;
+        for (int j = 0; j < k; j++)
+            cost[j] = j == s0 ? here[j] : INFINITY;
+        if (cost[s0] + rest[0] > cut)
+            continue;
+        for (int n = 1; n < N; n++) {
+            int no = 0;
+            for (int i = 0; i < k; i++) { /* finite costs, ascending, stable */
+                if (isinf(cost[i]))
+                    continue;
+                int at = no++;
+                while (at > 0 && cost[order[at - 1]] > cost[i])
+                    order[at] = order[at - 1], at--;
+                order[at] = i;
+            }
+            st->n = n;
+            st->no = no;
+            if ((rc = relax_all(s, st)))
+                return rc;
+            memcpy(cost, next, (size_t)k * sizeof *cost);
+        }
+        for (int j = 0; j < k; j++) {
+            if (isinf(cost[j]) || !(cost[j] < *bestv * (1 - 1e-9)))
+                continue; /* cost + (R - 1) back >= cost: not accepted */
+            double back = 0;
+            if (R > 1 && j != s0 && isnan(back = trans_val(d, j, s0, 0))) {
+                if ((rc = bound(d, j, s0, 0)))
+                    return rc;
+                back = trans_val(d, j, s0, 0);
+            }
+            double v = cost[j] + (R - 1) * back;
+            if (v < *bestv * (1 - 1e-9)) {
+                *bestv = v;
+                int c = j;
+                for (int n = N - 1; n >= 1; n--) {
+                    path[n] = c;
+                    c = from[n * k + c];
+                }
+                path[0] = s0;
+                for (int n = 0; n < N; n++)
+                    a->plan[n] = d->idx[path[n]];
+                a->plan_static = 0;
+            }
+        }
+    }
+    return PSK_OK;
 }
 
 static int plan(search *s)
@@ -524,7 +642,8 @@ static int plan(search *s)
             rep[nsets] = n, sid[n] = nsets++;
     }
     free(rep);
-    dp d = {s, k, idx, sid, NULL, NULL, NULL, NULL};
+    adv_parts *parts[MAXDP] = {0};
+    dp d = {s, k, idx, sid, parts, NULL, NULL, NULL, NULL};
     size_t nm = (size_t)k * (size_t)k * (size_t)nsets;
     d.memo = malloc(nm * sizeof *d.memo);
     d.lbmemo = malloc(nm * sizeof *d.lbmemo);
@@ -533,13 +652,19 @@ static int plan(search *s)
     double *cost = malloc((size_t)k * sizeof *cost), *next = malloc((size_t)k * sizeof *next);
     double *here = malloc((size_t)k * (size_t)N * sizeof *here), *rest = malloc((size_t)N * sizeof *rest);
     int *from = malloc((size_t)k * (size_t)N * sizeof *from), order[MAXDP];
-    int *path = malloc((size_t)N * sizeof *path), jrc[MAXDP];
-    step st = {&d, k, 0, 0, order, cost, here, rest, 0, 0, next, from, jrc, 0};
-    if (!d.memo || !d.lbmemo || !d.mmsgs || !d.mbytes || !cost || !next || !here || !rest || !from || !path)
+    int *path = malloc((size_t)N * sizeof *path);
+    int *ij = malloc((size_t)3 * (size_t)(N + 1) * sizeof *ij), *ijrc = malloc((size_t)(N + 1) * sizeof *ijrc);
+    size_t *slot = malloc((size_t)(N + 1) * sizeof *slot);
+    step st = {.d = &d, .k = k, .order = order, .cost = cost, .here = here, .rest = rest, .next = next, .from = from};
+    if (!d.memo || !d.lbmemo || !d.mmsgs || !d.mbytes || !cost || !next || !here || !rest || !from || !path ||
+        !ij || !ijrc || !slot)
         goto out;
     for (size_t i = 0; i < nm; i++)
         d.memo[i] = d.lbmemo[i] = NAN;
-    double R = (double)p->repeat, bestv = a->plan_us;
+    for (int j = 0; j < k; j++)
+        if ((rc = psk_adv_parts_build(p, &a->cand[idx[j]].layout, &parts[j])))
+            goto out;
+    double R = (double)p->repeat, bestv;
     st.R = R;
     /* here[n k + j]: nest n under layout j, all its executions; rest[n]: a
      * lower bound on what the nests after n add (each one's cheapest) */
@@ -553,69 +678,38 @@ static int plan(search *s)
             lo = here[(n + 1) * k + j] < lo ? here[(n + 1) * k + j] : lo;
         rest[n] = rest[n + 1] + lo;
     }
-    /* For each layout of the first nest: forward over the nests, then back
-     * to the first one repeat - 1 times. Each state keeps the smallest
-     * value and, on ties, the lowest predecessor index, as a scan of every
-     * predecessor in index order with `<` would; but only transitions
-     * that could matter are computed (a transition costs >= 0, rounding is
-     * monotone): predecessors in ascending cost, stopping once cost +
-     * here cannot beat the state's best; none whose lower bound (with the
-     * cheapest nests to come) cannot beat the best plan so far by the
-     * acceptance margin (a state on a better plan never loses its best
-     * predecessor so, and no other state's value matters). The result is
-     * the full programme's; docs/advise.md "Speed". */
-    for (int s0 = 0; s0 < k; s0++) {
-        double thr = bestv * (1 - 1e-9), cut = thr * (1 + 1e-6);
-        st.cut = cut;
-        for (int j = 0; j < k; j++)
-            cost[j] = j == s0 ? here[j] : INFINITY;
-        if (cost[s0] + rest[0] > cut)
-            continue;
-        for (int n = 1; n < N; n++) {
-            int no = 0;
-            for (int i = 0; i < k; i++) { /* finite costs, ascending, stable */
-                if (isinf(cost[i]))
-                    continue;
-                int at = no++;
-                while (at > 0 && cost[order[at - 1]] > cost[i])
-                    order[at] = order[at - 1], at--;
-                order[at] = i;
-            }
-            st.n = n;
-            st.no = no;
-            atomic_store(&st.nextj, 0);
-            psk_adv_team_run(s->team, step_job, &st);
-            for (int j = 0; j < k; j++)
-                if ((rc = st.rc[j]))
-                    goto out;
-            memcpy(cost, next, (size_t)k * sizeof *cost);
+    /* The programme over exact transitions where known and lower bounds
+     * elsewhere, until its best plan uses exact ones only: each pass
+     * computes the exact costs of the bounded transitions on its plan.
+     * The plan then is the programme's over exact transitions: its value
+     * is exact, every other plan's is at most its own exact value, and a
+     * plan whose value ties it has every transition exact or at its
+     * bound, so the ties are broken as over exact values. */
+    for (;;) {
+        if ((rc = dp_pass(s, &d, &st, path, &bestv)))
+            goto out;
+        int nij = 0;
+        for (int n = 0; n < N && !a->plan_static; n++) {
+            int i = n ? path[n - 1] : path[N - 1], j = path[n];
+            if (i == j || (n == 0 && !(R > 1)))
+                continue;
+            size_t at = dp_at(&d, i, j, n);
+            int dup = !isnan(d.memo[at]);
+            for (int q = 0; q < nij && !dup; q++)
+                dup = slot[q] == at;
+            if (dup)
+                continue;
+            slot[nij] = at;
+            ij[3 * nij] = i, ij[3 * nij + 1] = j, ij[3 * nij + 2] = n;
+            nij++;
         }
-        for (int j = 0; j < k; j++) {
-            if (isinf(cost[j]) || !(cost[j] < bestv * (1 - 1e-9)))
-                continue; /* cost + (R - 1) back >= cost: not accepted */
-            double back = 0;
-            if (R > 1 && j != s0) {
-                if ((rc = trans_lb(&d, j, s0, 0, &back)))
-                    goto out;
-                if (!(cost[j] + (R - 1) * back < bestv * (1 - 1e-9)))
-                    continue;
-                if ((rc = trans(&d, j, s0, 0, &back)))
-                    goto out;
-            }
-            double v = cost[j] + (R - 1) * back;
-            if (v < bestv * (1 - 1e-9)) {
-                bestv = v;
-                int c = j;
-                for (int n = N - 1; n >= 1; n--) {
-                    path[n] = c;
-                    c = from[n * k + c];
-                }
-                path[0] = s0;
-                for (int n = 0; n < N; n++)
-                    a->plan[n] = idx[path[n]];
-                a->plan_static = 0;
-            }
-        }
+        if (!nij)
+            break;
+        refine rf = {&d, ij, nij, ijrc, 0};
+        psk_adv_team_run(s->team, refine_job, &rf);
+        for (int q = 0; q < nij; q++)
+            if ((rc = ijrc[q]))
+                goto out;
     }
     a->plan_us = bestv;
     if (!a->plan_static) {
@@ -641,6 +735,8 @@ static int plan(search *s)
     }
     rc = PSK_OK;
 out:
+    for (int j = 0; j < k; j++)
+        psk_adv_parts_free(parts[j]);
     free(sid);
     free(d.memo);
     free(d.lbmemo);
@@ -652,6 +748,9 @@ out:
     free(next);
     free(from);
     free(path);
+    free(ij);
+    free(ijrc);
+    free(slot);
     return rc;
 }
 

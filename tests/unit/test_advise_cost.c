@@ -396,23 +396,23 @@ static void test_transpose_redist(void **state)
     }
     machine(&m, PSK_NET_BUS);
     /* C is written before it is read: free; A moves */
-    assert_int_equal(psk_adv_redist_cost(&b.p, 0, &la, &lb, &m, &us, &msgs, &bytes), PSK_OK);
+    assert_int_equal(psk_adv_redist_cost(&b.p, 0, &la, NULL, &lb, NULL, &m, &us, &msgs, &bytes), PSK_OK);
     assert_int_equal(msgs, 12);
     assert_int_equal(bytes, 12 * 4 * 4 * 8);
     NEAR(us, 12 * 7.128);
     /* the same layout: nothing */
-    assert_int_equal(psk_adv_redist_cost(&b.p, 0, &la, &la, &m, &us, &msgs, &bytes), PSK_OK);
+    assert_int_equal(psk_adv_redist_cost(&b.p, 0, &la, NULL, &la, NULL, &m, &us, &msgs, &bytes), PSK_OK);
     assert_int_equal(msgs, 0);
     NEAR(us, 0);
     /* made an update, C's contents count too: twice the traffic in the
      * same 12 messages */
     b.st[0][0].assign = ADV_UPDATE;
-    assert_int_equal(psk_adv_redist_cost(&b.p, 0, &la, &lb, &m, &us, &msgs, &bytes), PSK_OK);
+    assert_int_equal(psk_adv_redist_cost(&b.p, 0, &la, NULL, &lb, NULL, &m, &us, &msgs, &bytes), PSK_OK);
     assert_int_equal(msgs, 12);
     assert_int_equal(bytes, 2 * 12 * 4 * 4 * 8);
     /* grids of different sizes: refused */
     lb.grid.extent[0] = 2;
-    assert_int_equal(psk_adv_redist_cost(&b.p, 0, &la, &lb, &m, &us, &msgs, &bytes), PSK_EINVAL);
+    assert_int_equal(psk_adv_redist_cost(&b.p, 0, &la, NULL, &lb, NULL, &m, &us, &msgs, &bytes), PSK_EINVAL);
     psk_adv_layout_free(&la);
     psk_adv_layout_free(&lb);
 }
@@ -1132,7 +1132,7 @@ static void test_oracle_redist(void **state)
         const psk_adv_program *p = &b.p;
         double us;
         int64_t msgs, bytes;
-        assert_int_equal(psk_adv_redist_cost(p, 0, &la, &lb, &m, &us, &msgs, &bytes), PSK_OK);
+        assert_int_equal(psk_adv_redist_cost(p, 0, &la, NULL, &lb, NULL, &m, &us, &msgs, &bytes), PSK_OK);
         int64_t *T = calloc((size_t)(P * P), sizeof *T);
         for (int a = 0; a < p->narrays; a++) {
             const adv_array *x = &p->arrays[a];
@@ -1181,6 +1181,63 @@ static void test_oracle_redist(void **state)
         psk_adv_layout_free(&lb);
     }
     assert_true(moved > 500);
+}
+
+/* psk_adv_redist_bound never above the exact cost, on every network and
+ * cost model, and on a bus, where it sums every destination's receipts,
+ * equal to it (to rounding) when one array moves; the shared parts give
+ * the same costs as parts built per call */
+static void test_redist_bound(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    int tight = 0, moved = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        bld b;
+        adv_layout la, lb;
+        rand_program(&seed, &b, 0);
+        int64_t P = rr(&seed, 1, 12);
+        rand_layout(&seed, &b.p, &la, P);
+        rand_layout(&seed, &b.p, &lb, P);
+        const psk_adv_program *p = &b.p;
+        psk_machine m;
+        int kind = (int)rr(&seed, 0, 4), needed = 0;
+        machine(&m, kind == 0 ? PSK_NET_BUS : kind == 4 ? PSK_NET_GRID : PSK_NET_SWITCH);
+        m.links = (int)rr(&seed, 1, 2);
+        if (kind == 2 || kind == 4) /* several ranks a node, cheaper inside */
+            m.ranks_per_node = (int)rr(&seed, 2, 3), m.intra_start_us = 1, m.intra_byte_us = 0.0002;
+        static double seg[] = {0, 2, 0.002, 64, -3, 0.004, 512, 4, 0.0005};
+        if (kind == 3) /* measured segments, one starting below 0 */
+            m.cost = seg, m.ncost = 3;
+        if (kind == 4)
+            m.ntopo = 1, m.topo[0] = 4;
+        for (int x = 0; x < p->narrays; x++)
+            needed += psk_adv_needed(p, 0, x);
+        adv_parts *pa, *pb;
+        assert_int_equal(psk_adv_parts_build(p, &la, &pa), PSK_OK);
+        assert_int_equal(psk_adv_parts_build(p, &lb, &pb), PSK_OK);
+        double us, us2, bnd;
+        int64_t msgs, bytes, msgs2, bytes2;
+        assert_int_equal(psk_adv_redist_cost(p, 0, &la, NULL, &lb, NULL, &m, &us, &msgs, &bytes), PSK_OK);
+        assert_int_equal(psk_adv_redist_cost(p, 0, &la, pa, &lb, pb, &m, &us2, &msgs2, &bytes2), PSK_OK);
+        assert_true(us == us2 && msgs == msgs2 && bytes == bytes2);
+        assert_int_equal(psk_adv_redist_bound(p, 0, &la, pa, &lb, pb, &m, &bnd), PSK_OK);
+        if (getenv("ADV_DEBUG") && bnd > us)
+            fprintf(stderr, "iter %d kind %d P %lld: bound %.17g > %.17g\n", iter, kind, (long long)P, bnd, us);
+        assert_true(bnd >= 0 && bnd <= us);
+        if (kind == 0 && needed == 1)
+            assert_true(bnd >= us * (1 - 2e-6));
+        moved += us > 0;
+        tight += us > 0 && kind < 4 && bnd >= 0.5 * us;
+        psk_adv_parts_free(pa);
+        psk_adv_parts_free(pb);
+        psk_adv_layout_free(&la);
+        psk_adv_layout_free(&lb);
+    }
+    if (getenv("ADV_DEBUG"))
+        fprintf(stderr, "moved %d tight %d\n", moved, tight);
+    assert_true(moved > 600);
+    assert_true(tight > moved / 4); /* 292 of 820 when written */
 }
 
 /* the grid's pipelined transfer against a search over every S, and the
@@ -1349,7 +1406,7 @@ static void test_walk_sums(void **state)
         rand_layout(&seed, &b.p, &l2, P);
         double us;
         int64_t msgs, bytes;
-        assert_int_equal(psk_adv_redist_cost(&b.p, 0, &l, &l2, &m, &us, &msgs, &bytes), PSK_OK);
+        assert_int_equal(psk_adv_redist_cost(&b.p, 0, &l, NULL, &l2, NULL, &m, &us, &msgs, &bytes), PSK_OK);
         assert_int_equal(psk_adv_redist_walk(&b.p, 0, &l, &l2, &wk), PSK_OK);
         assert_int_equal(w.msgs[ADV_OP_REDIST], msgs);
         assert_int_equal(w.bytes[ADV_OP_REDIST], bytes);
@@ -1414,6 +1471,7 @@ int main(void)
         cmocka_unit_test(test_across),
         cmocka_unit_test(test_oracle_nest),
         cmocka_unit_test(test_oracle_redist),
+        cmocka_unit_test(test_redist_bound),
         cmocka_unit_test(test_oracle_transfer),
         cmocka_unit_test(test_walk_sums),
     };
