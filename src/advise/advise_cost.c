@@ -810,6 +810,8 @@ typedef struct itstate {
     unsigned pipe_axes;
     double red_us;
     int64_t red_msgs, red_bytes;
+    int64_t red_cut[2 * 64];/* the reduction's phases: red.v[red_cut[i-1] .. red_cut[i]) */
+    int nred_cut;
 } itstate;
 
 /* The walk of a pipeline (docs/advise.md "Walking a nest"): stage(r) is
@@ -1010,8 +1012,11 @@ static int one_iteration(nestctx *c, itstate *s, adv_cost *out)
     } else if (w && (rc = w->compute(w->ctx, s->step))) {
         return rc;
     }
-    if (w && s->red.n && (rc = w->ops(w->ctx, ADV_OP_REDUCE, s->red.v, s->red.n)))
-        return rc;
+    for (int i = 0; w && i < s->nred_cut; i++) {
+        int64_t lo = i ? s->red_cut[i - 1] : 0, n = s->red_cut[i] - lo;
+        if (n && (rc = w->ops(w->ctx, ADV_OP_REDUCE, s->red.v + lo, n)))
+            return rc;
+    }
     return PSK_OK;
 }
 
@@ -1150,25 +1155,47 @@ static int reduction(const nestctx *c, itstate *s)
     for (int ax = 0; ax < c->l->grid.naxes; ax++)
         if ((axes >> ax) & 1)
             R *= c->l->grid.extent[ax];
-    int64_t lo[ADV_MAXDIM], hi[ADV_MAXDIM], qc[ADV_MAXDIM];
+    /* the members of the section of the loop axes holding rank 0, in
+     * ascending rank */
+    int64_t lo[ADV_MAXDIM], hi[ADV_MAXDIM], qc[ADV_MAXDIM], *mem = malloc((size_t)R * sizeof *mem), nm = 0;
+    if (!mem)
+        return PSK_ENOMEM;
     for (int ax = 0; ax < c->l->grid.naxes; ax++)
         lo[ax] = 0, hi[ax] = ((axes >> ax) & 1) ? c->l->grid.extent[ax] - 1 : 0;
     memcpy(qc, lo, sizeof qc);
     do
-        if (ml_add(&s->red, rank_of(&c->l->grid, qc), 0, S))
-            return PSK_ENOMEM;
+        mem[nm++] = rank_of(&c->l->grid, qc);
     while (next_coord(c->l->grid.naxes, lo, hi, qc));
-    for (int64_t q = 1; q < P; q++)
-        if (ml_add(&s->red, 0, q, S))
-            return PSK_ENOMEM;
+    int rc = PSK_OK, tree = c->m->type == PSK_NET_SWITCH;
+    s->nred_cut = 0;
+    if (tree) {
+        /* binomial trees, a phase per round: member i sends to i - k when
+         * i mod 2k = k (k = 1, 2, 4 ...), then ranks q < k send to q + k */
+        for (int64_t k = 1; k < R && !rc; k *= 2) {
+            for (int64_t i = k; i < R && !rc; i += 2 * k)
+                rc = ml_add(&s->red, mem[i], mem[i - k], S);
+            s->red_cut[s->nred_cut++] = s->red.n;
+        }
+        for (int64_t k = 1; k < P && !rc; k *= 2) {
+            for (int64_t q = 0; q < k && q + k < P && !rc; q++)
+                rc = ml_add(&s->red, q, q + k, S);
+            s->red_cut[s->nred_cut++] = s->red.n;
+        }
+    } else {
+        /* linear: the members to rank 0, then rank 0 to every rank */
+        for (int64_t i = 1; i < R && !rc; i++)
+            rc = ml_add(&s->red, mem[i], 0, S);
+        s->red_cut[s->nred_cut++] = s->red.n;
+        for (int64_t q = 1; q < P && !rc; q++)
+            rc = ml_add(&s->red, 0, q, S);
+        s->red_cut[s->nred_cut++] = s->red.n;
+    }
+    free(mem);
+    if (rc)
+        return rc;
     double msg = psk_machine_msg_us(c->m, S, 0), steps;
-    if (c->m->type == PSK_NET_SWITCH) {
-        int lr = 0, lp = 0;
-        while (((int64_t)1 << lr) < R)
-            lr++;
-        while (((int64_t)1 << lp) < P)
-            lp++;
-        steps = lr + lp;
+    if (tree) {
+        steps = s->nred_cut; /* a message a round at most per processor */
     } else if (c->m->type == PSK_NET_GRID) {
         int64_t d = 0;
         for (int ax = 0; ax < c->l->grid.naxes; ax++)

@@ -234,7 +234,8 @@ typedef struct adv_walk {
     /* this step's compute per rank, us (P entries; 0: none) */
     int (*compute)(void *ctx, const double *us_per_rank);
     /* kind: enum adv_op; m[0..n-1] sorted by (src, dst) except a
-     * reduction's (its gather, then its broadcast) */
+     * reduction's, which comes as one call per phase: its gather, then
+     * its broadcast, or on a switch each round of their binomial trees */
     int (*ops)(void *ctx, int kind, const adv_msg *m, int64_t n);
 } adv_walk;
 

@@ -5,8 +5,9 @@
  * psk_adv_nest_walk / psk_adv_redist_walk into a script of compute steps
  * and message lists, then played repeat x count times: a message list is
  * an MPI_Isend per sender and an MPI_Irecv per receiver of every
- * (src, dst, bytes), then an MPI_Waitall on each rank involved; a
- * reduction's list is two such lists, its gather and then its broadcast.
+ * (src, dst, bytes), then an MPI_Waitall on each rank involved (a
+ * reduction comes as several lists: a gather and a broadcast, or the
+ * rounds of their trees).
  * Compute is the gap before a rank's next event. Nothing is written when
  * the trace would hold more than ADV_TRACE_MAX events. */
 #include <inttypes.h>
@@ -62,19 +63,6 @@ static int add_step(script *s, int kind, int64_t off, int64_t n)
     return PSK_OK;
 }
 
-/* A reduction's list is its gather (to rank 0) and then rank 0's
- * broadcast: the broadcast starts where rank 0 first sends. Other lists
- * are one phase. */
-static int64_t phase_end(int kind, const adv_msg *m, int64_t n)
-{
-    if (kind != ADV_OP_REDUCE)
-        return n;
-    for (int64_t i = 0; i < n; i++)
-        if (m[i].src == 0)
-            return i;
-    return n;
-}
-
 /* the ranks one phase's Waitalls are on */
 static int64_t phase_ranks(script *s, const adv_msg *m, int64_t n)
 {
@@ -105,8 +93,7 @@ static int rec_ops(void *ctx, int kind, const adv_msg *m, int64_t n)
         return PSK_ENOMEM;
     memcpy(s->msg + s->nmsg, m, (size_t)n * sizeof *m);
     s->nmsg += n;
-    int64_t h = phase_end(kind, m, n);
-    s->events += 2 * n + phase_ranks(s, m, h) + (h < n ? phase_ranks(s, m + h, n - h) : 0);
+    s->events += 2 * n + phase_ranks(s, m, n);
     return add_step(s, kind, s->nmsg - n, n);
 }
 
@@ -194,11 +181,7 @@ static int play(tw *t, const script *s)
                 t->pend[r] += 1e3 * s->us[st->off + r] * t->power[r];
             continue;
         }
-        const adv_msg *m = s->msg + st->off;
-        int64_t h = phase_end(st->kind, m, st->n);
-        rc = phase(t, m, h);
-        if (!rc && h < st->n)
-            rc = phase(t, m + h, st->n - h);
+        rc = phase(t, s->msg + st->off, st->n);
     }
     return rc;
 }

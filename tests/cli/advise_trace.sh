@@ -15,6 +15,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-advtrace.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
 printf 'type = bus;\nstart time = 7;\nsend byte time = 0.001;\neager threshold = 1000000000;\nranks per node = 1;\n' >"$T/bus.machine"
+sed 's/type = bus/type = switch/' "$T/bus.machine" >"$T/switch.machine"
+M=$T/bus.machine # the machine check() advises and simulates on
 
 # Jacobi 2-D (5-point stencil + copy, work 0), P = 4, repeat 10: one axis
 # at N = 864 (6 messages of a row: 42 + 0.048 N us), 2 x 2 at N = 880
@@ -58,10 +60,10 @@ check() {
     name=$1 f=$2 grid=$3 want=$4 tol=$5
     shift 5
     rm -rf "$T/tr"
-    if ! "$P" advise "$f" --machine "$T/bus.machine" --json --trace "$T/tr" "$@" >"$T/a.json" 2>"$T/err"; then
+    if ! "$P" advise "$f" --machine "$M" --json --trace "$T/tr" "$@" >"$T/a.json" 2>"$T/err"; then
         bad "$name: advise --trace failed"; cat "$T/err"; return
     fi
-    if ! "$P" sim "$T/tr" --machine "$T/bus.machine" --json >"$T/s.json" 2>"$T/err"; then
+    if ! "$P" sim "$T/tr" --machine "$M" --json >"$T/s.json" 2>"$T/err"; then
         bad "$name: sim of the trace failed"; cat "$T/err"; return
     fi
     python3 - "$T/a.json" "$T/s.json" "$name" "$grid" "$want" "$tol" <<'PY' && ok "$name" || bad "$name"
@@ -126,6 +128,15 @@ grep -q "nest &lt;b&gt;&amp;" "$T/r2.html" && ok "html escapes the names" || bad
 rm "$T/tr/intervals.txt"
 expect 0 "" "no intervals.txt" -- "$P" sim "$T/tr" --machine "$T/bus.machine" --json
 grep -q '"pcontrol 5"' "$T/out" && ok "without intervals.txt: pcontrol numbers" || bad "without intervals.txt: no pcontrol 5"
+
+# On a switch the reduction's formula is binomial trees, ceil(log2 R) +
+# ceil(log2 P) message times, and the trace sends them round by round:
+# equal, at powers of two and not
+M=$T/switch.machine
+check "switch: dot P=4" "$T/dot.adv" "[4]" f 0.01
+check "switch: dot P=6" "$T/dot.adv" "[6]" f 0.01 --procs 6
+check "switch: dot P=13" "$T/dot.adv" "[13]" f 0.01 --procs 13
+M=$T/bus.machine
 
 # errors: too many events (nothing written), a directory that cannot be made
 rm -rf "$T/big"
