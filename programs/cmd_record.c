@@ -36,7 +36,8 @@ static int prepare_dir(const char *dir, char *abs)
     while ((e = readdir(d)) != NULL) {
         int r;
         char c;
-        if (!strcmp(e->d_name, "job.json") || sscanf(e->d_name, "rank-%d.ps%c", &r, &c) == 2) {
+        if (!strcmp(e->d_name, "job.json") || !strcmp(e->d_name, "merged.pskm") ||
+            sscanf(e->d_name, "rank-%d.ps%c", &r, &c) == 2) {
             char p[PATH_MAX * 2];
             snprintf(p, sizeof p, "%s/%s", abs, e->d_name);
             unlink(p);
@@ -93,7 +94,7 @@ static long long verify(const char *dir, int *nranks)
 int cmd_record(int argc, char **argv)
 {
     const char *out = "perfskel-trace";
-    int flavour = PSK_MPI_UNKNOWN, i;
+    int flavour = PSK_MPI_UNKNOWN, i, merge = 0;
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--")) {
             i++;
@@ -101,6 +102,8 @@ int cmd_record(int argc, char **argv)
         }
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--merge"))
+            merge = 1;
         else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
             const char *m = argv[++i];
             flavour = psk_cli_mpi_arg(m);
@@ -145,18 +148,18 @@ int cmd_record(int argc, char **argv)
 
     /* the environment the ranks get, also set here for launchers that pass
      * their own environment on (and for srun-like launchers, LD_PRELOAD) */
-    const char *names[] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND"};
-    const char *values[] = {dir, idhex, command};
-    for (int k = 0; k < 3; k++)
+    const char *names[] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND", "PSK_MERGE"};
+    const char *values[] = {dir, idhex, command, merge ? "1" : "0"};
+    for (int k = 0; k < 4; k++)
         setenv(names[k], values[k], 1);
     int code;
     if (outer) {
         fprintf(stderr, "perfskel: recording %s %s into %s\n", cmd[0], cmd[1], dir);
-        code = psk_cli_stack_run("record", flavour, cmd, names, 3);
+        code = psk_cli_stack_run("record", flavour, cmd, names, 4);
     } else {
         const char **all;
         int nall;
-        if ((code = psk_cli_stack_inner("record", flavour, lib, libs, sizeof libs, names, 3, &all, &nall))) {
+        if ((code = psk_cli_stack_inner("record", flavour, lib, libs, sizeof libs, names, 4, &all, &nall))) {
             free(command);
             return code;
         }
@@ -186,6 +189,14 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "perfskel: %d ranks, %lld events recorded in %s\n", nranks, events, dir);
     else if (!code)
         code = PSK_EXIT_DATA;
+    if (merge && !code) {
+        snprintf(jpath, sizeof jpath, "%s/merged.pskm", dir);
+        if (access(jpath, F_OK)) {
+            psk_cli_error("%s: the merge inside the job wrote nothing (its reason is above); "
+                          "merge offline: perfskel merge %s", jpath, dir);
+            code = PSK_EXIT_DATA;
+        }
+    }
     if (code)
         fprintf(stderr, "perfskel: the job exited with status %d; what was recorded is in %s\n", code, dir);
     return code;

@@ -299,7 +299,7 @@ function emit_c(f,   n, m) {
         # every rank that started takes part in pre_finalize's collective
         # exchange, recording or not (one whose writes failed has stopped)
         printf "    if (psk_fguard)\n        return %s();\n", cfwd(f)
-        printf "    uint64_t t0 = psk_now();\n    int on = psk_rec_on();\n    psk_rec_pre_finalize();\n"
+        printf "    uint64_t t0 = psk_now();\n    int on = psk_rec_on();\n    psk_rec_pre_finalize(PSK_FN_Finalize, t0);\n"
         printf "    int rc = %s();\n    if (on)\n        psk_rec_stop(PSK_FN_Finalize, t0);\n    return rc;\n}\n\n", cfwd(f)
         return
     }
@@ -332,7 +332,7 @@ function emit_f(f,   n, l, m, i, kd, fp, f08, f08fwd, site) {
         printf "    uint64_t t0 = psk_now();\n    psk_fguard++;\n    fwd(%s);\n    psk_fguard--;\n", fargs(f)
         printf "    psk_rec_start(PSK_FN_%s, t0, %s);\n}\n", n, (m == "init" ? "0, 0" : "(int)*f2, (int)*f3")
     } else if (m == "finalize") {
-        printf "    uint64_t t0 = psk_now();\n    int on = psk_rec_on();\n    psk_rec_pre_finalize();\n"
+        printf "    uint64_t t0 = psk_now();\n    int on = psk_rec_on();\n    psk_rec_pre_finalize(PSK_FN_Finalize, t0);\n"
         printf "    psk_fguard++;\n    fwd(%s);\n    psk_fguard--;\n", fargs(f)
         printf "    if (on)\n        psk_rec_stop(PSK_FN_Finalize, t0);\n}\n"
     } else if (m == "abort") {

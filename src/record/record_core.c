@@ -45,6 +45,9 @@ static struct {
     volatile sig_atomic_t in_write;
     int started;        /* priv made, the clock offsets to be exchanged at the end */
     int arms;           /* libperfskel-tune stacked after us: format 2, arms recorded */
+    int merge;          /* PSK_MERGE: the file ends before the real Finalize, rank 0 merges */
+    int ended;          /* the file ended in pre_finalize */
+    char dir[PATH_MAX];
     MPI_Comm priv;      /* perfskel's own traffic, never the user's */
 } R = {.fd = -1};
 
@@ -465,6 +468,10 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
             job_id = psk_now() ^ ((uint64_t)getpid() << 32);
     }
     PMPI_Bcast(&job_id, 1, MPI_UINT64_T, 0, R.priv);
+    /* the merge inside the job: rank 0's PSK_MERGE for all (their
+     * Finalizes must agree, whatever environment each rank got) */
+    R.merge = R.rank == 0 && psk_rec_merge_wanted();
+    PMPI_Bcast(&R.merge, 1, MPI_INT, 0, R.priv);
 
     const char *dir = getenv("PSK_TRACE_DIR");
     if (!dir || !*dir)
@@ -535,6 +542,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     free(offs);
 
     snprintf(R.path, sizeof R.path, "%s/rank-%06d.psk", dir, R.rank);
+    snprintf(R.dir, sizeof R.dir, "%s", dir);
     R.fd = open(R.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (R.fd < 0) {
         warn("cannot create the rank's trace file", errno);
@@ -571,18 +579,11 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
 
 static int64_t end_offset;
 
-void psk_rec_pre_finalize(void)
+/* the Finalize event (t0 .. now), the events held, the END block; 1 if
+ * the file is whole */
+static int end_file(unsigned fn, uint64_t t0)
 {
-    if (!R.started)
-        return;
-    R.started = 0;
-    end_offset = clock_offset(NULL);
-    PMPI_Comm_free(&R.priv);
-    psk_tables_free();
-}
-
-void psk_rec_stop(unsigned fn, uint64_t t0)
-{
+    int whole = 0;
     psk_call call;
     psk_call_begin(&call, fn, PSK_MODE_NONE);
     call.t0 = t0;
@@ -597,11 +598,39 @@ void psk_rec_stop(unsigned fn, uint64_t t0)
         int err = flush_block(PSK_BLOCK_END, pl, (size_t)(p - pl), 0);
         if (err || close(R.fd))
             warn("cannot write the trace", err ? err : errno);
+        else
+            whole = 1;
         R.fd = -1;
     }
     psk_state = 2;
     free(R.buf);
     R.buf = NULL;
+    return whole;
+}
+
+void psk_rec_pre_finalize(unsigned fn, uint64_t t0)
+{
+    if (!R.started)
+        return;
+    R.started = 0;
+    end_offset = clock_offset(NULL);
+    if (R.merge) {
+        /* in-job merge: the file ends here (its Finalize event too, ending
+         * now), and travels to rank 0 (record_merge.c) */
+        int whole = psk_state == 1 && R.fd >= 0 && end_file(fn, t0);
+        R.ended = 1;
+        psk_rec_merge_ship(R.priv, R.rank, R.nranks, whole ? R.path : NULL);
+    }
+    PMPI_Comm_free(&R.priv);
+    psk_tables_free();
+}
+
+void psk_rec_stop(unsigned fn, uint64_t t0)
+{
+    if (!R.ended)
+        end_file(fn, t0);
+    if (R.merge && R.rank == 0)
+        psk_rec_merge_finish(R.dir);
 }
 
 void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode)

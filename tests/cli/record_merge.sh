@@ -1,0 +1,85 @@
+#!/bin/sh
+# record_merge.sh FLAVOUR HEAT CRASH: the merge inside the job (issue 17,
+# docs/recording.md "Merging in the job"). `perfskel record --merge` of
+# examples/heat.c on 4 ranks writes DIR/merged.pskm, byte-identical to
+# `perfskel merge DIR` of the same files, and fold, sim and gen take it;
+# with rank 0's directory apart from the others' (an MPMD launch giving
+# each its own PSK_TRACE_DIR, as node-local disks would), rank 0 receives
+# the files it lacks over MPI and merges them all; PSK_MERGE given to
+# other ranks than rank 0 changes nothing (rank 0 decides for all, so no
+# Finalize waits for a merge that will not come); a rank killed before
+# Finalize leaves the others' files and a readable trace, and the command
+# says the merge did not happen. Needs PERFSKEL.
+set -u
+P=${PERFSKEL:?}
+flavour=$1
+heat=$2
+crash=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+L=$(dirname "$P")/libperfskel-record-$flavour.so
+case $flavour in
+openmpi) run="mpirun.openmpi --allow-run-as-root --oversubscribe"; pass="-x PSK_MERGE=1" ;;
+mpich) run="mpirun.mpich"; pass="-genv PSK_MERGE 1" ;;
+*) echo "usage: $0 openmpi|mpich HEAT CRASH" >&2; exit 2 ;;
+esac
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# one directory for all ranks
+# shellcheck disable=SC2086
+if timeout -k 10 200 "$P" record --merge -o "$T/d" -- $run -np 4 "$heat" </dev/null >"$T/out" 2>"$T/err"; then
+    grep -q "^perfskel: merged 4 ranks in the job into $T/d/merged.pskm" "$T/err" &&
+        ok "record --merge: merged in the job" || { bad "record --merge: no merge said"; cat "$T/err"; }
+else
+    bad "record --merge failed"; cat "$T/err"
+fi
+"$P" merge "$T/d" -o "$T/offline.pskm" -q 2>"$T/err" || { bad "offline merge failed"; cat "$T/err"; }
+cmp -s "$T/d/merged.pskm" "$T/offline.pskm" && ok "the same bytes as perfskel merge" ||
+    bad "the merge in the job differs from perfskel merge"
+"$P" dump "$T/d" >"$T/dump.trace" && "$P" dump "$T/d/merged.pskm" >"$T/dump.merged" &&
+    cmp -s "$T/dump.trace" "$T/dump.merged" && ok "every rank rebuilt exactly from it" ||
+    bad "the merged trace does not give back the recorded events"
+"$P" fold "$T/d/merged.pskm" --json >"$T/fold.json" 2>"$T/err" && grep -q '"main_loop"' "$T/fold.json" &&
+    ok "fold takes it" || { bad "fold of the merged trace"; cat "$T/err"; }
+"$P" sim "$T/d/merged.pskm" --folded --json >"$T/sim.json" 2>"$T/err" && grep -q '"predicted_seconds"' "$T/sim.json" &&
+    ok "sim takes it" || { bad "sim of the merged trace"; cat "$T/err"; }
+"$P" gen "$T/d/merged.pskm" -K 4 -o "$T/skel.c" >/dev/null 2>"$T/err" && [ -s "$T/skel.c" ] &&
+    ok "gen takes it" || { bad "gen of the merged trace"; cat "$T/err"; }
+
+# rank 0's directory apart from the other ranks'
+mkdir -p "$T/a" "$T/b"
+# shellcheck disable=SC2086
+if timeout -k 10 200 $run $pass -np 1 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/a" "$heat" : \
+    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/b" "$heat" </dev/null >"$T/out" 2>"$T/err"; then
+    ok "apart: the job ran"
+else
+    bad "apart: the job failed"; cat "$T/err"
+fi
+[ -s "$T/a/merged.pskm" ] && ok "apart: rank 0 merged" || { bad "apart: no merged trace"; cat "$T/err"; }
+same=1
+for r in 1 2 3; do
+    cmp -s "$T/a/rank-00000$r.psk" "$T/b/rank-00000$r.psk" || same=0
+done
+[ $same = 1 ] && ok "apart: rank 0 received the other ranks' files whole" || bad "apart: the files rank 0 wrote differ"
+"$P" merge "$T/a" -o "$T/a-offline.pskm" -q 2>/dev/null && cmp -s "$T/a/merged.pskm" "$T/a-offline.pskm" &&
+    ok "apart: the same bytes as perfskel merge" || bad "apart: differs from perfskel merge"
+
+# PSK_MERGE on ranks 1-3 only: no merge, no hang
+mkdir -p "$T/c"
+# shellcheck disable=SC2086
+timeout -k 10 200 $run -np 1 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/c" "$heat" : \
+    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/c" PSK_MERGE=1 "$heat" </dev/null >"$T/out" 2>"$T/err" &&
+    [ ! -e "$T/c/merged.pskm" ] && [ -s "$T/c/rank-000003.psk" ] &&
+    ok "PSK_MERGE on other ranks than 0: no merge, the job ends" || { bad "PSK_MERGE on ranks 1-3"; cat "$T/err"; }
+
+# a rank killed before Finalize: the files stay, the command says why
+# shellcheck disable=SC2086
+timeout -k 10 200 "$P" record --merge -o "$T/k" -- $run -np 3 "$crash" kill 20000 </dev/null >"$T/out" 2>"$T/err"
+st=$?
+[ $st -ne 0 ] && [ ! -e "$T/k/merged.pskm" ] && [ -s "$T/k/rank-000000.psk" ] &&
+    ok "a rank killed: exit $st, no merged trace, the files stay" || { bad "a rank killed (exit $st)"; cat "$T/err"; }
+n=$("$P" dump "$T/k" --rank 1 2>/dev/null | grep -c MPI_Allreduce)
+[ "$n" -gt 1000 ] && [ "$n" -lt 20000 ] && ok "a rank killed: $n of its events readable" ||
+    bad "a rank killed: $n of its events readable"
+[ "$fails" -eq 0 ]
