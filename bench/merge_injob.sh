@@ -1,0 +1,42 @@
+#!/bin/sh
+# merge_injob.sh [BUILD_DIR] [P...]: the merge inside the job (`perfskel
+# record --merge`, README "Merging in the job") of tests/mpi/stencil.c
+# (1-D halo exchange, 2 Irecv + 2 Isend + Waitall an iteration, an
+# Allreduce every 5) with 2,000 iterations, under Open MPI, oversubscribed
+# on this machine (default P: 4 16 64). Per P: events recorded, bytes of
+# the rank files, bytes of merged.pskm, the seconds rank 0 spent gathering
+# the files over MPI and merging them (its own stderr line), the same job
+# recorded without --merge (wall seconds of both), and the largest
+# process's peak memory (GNU time's maximum resident set of the launcher's
+# children). The markdown rows go to stdout.
+set -eu
+B=$(cd "${1:-build}" && pwd)
+[ $# -gt 0 ] && shift
+PS=${*:-4 16 64}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpicc.openmpi -O1 -DNITER=2000 -I "$B/../tests/mpi" -I "$(dirname "$0")/../tests/mpi" -o "$W/stencil" \
+    "$(dirname "$0")/../tests/mpi/stencil.c"
+echo "| P | events | rank files | merged.pskm | gathering | merging | job with --merge | job without | peak memory |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for P in $PS; do
+    run="mpirun.openmpi --allow-run-as-root --oversubscribe -np $P $W/stencil"
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%M" -o "$W/mem" "$B/perfskel" record --merge -o "$W/t" -- $run >/dev/null 2>"$W/err"
+    t1=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    "$B/perfskel" record -o "$W/u" -- $run >/dev/null 2>/dev/null
+    t2=$(date +%s.%N)
+    line=$(grep "merged $P ranks in the job" "$W/err")
+    gather=$(echo "$line" | sed 's/.*(\([0-9.]*\) s gathering, \([0-9.]*\) s merging).*/\1/')
+    merge=$(echo "$line" | sed 's/.*(\([0-9.]*\) s gathering, \([0-9.]*\) s merging).*/\2/')
+    events=$(sed -n 's/.* ranks, \([0-9]*\) events recorded.*/\1/p' "$W/err")
+    rbytes=$(cat "$W"/t/rank-*.psk | wc -c)
+    mbytes=$(wc -c <"$W/t/merged.pskm")
+    echo "| $P | $events | $((rbytes / 1024)) KiB | $((mbytes / 1024)) KiB | $gather s | $merge s |" \
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s |" \
+        "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s | $(($(cat "$W/mem") / 1024)) MB |"
+    rm -rf "$W/t" "$W/u"
+done
