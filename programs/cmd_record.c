@@ -95,6 +95,7 @@ int cmd_record(int argc, char **argv)
 {
     const char *out = "perfskel-trace";
     int flavour = PSK_MPI_UNKNOWN, i, merge = 0;
+    const char *zstd = getenv("PSK_ZSTD");
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--")) {
             i++;
@@ -104,6 +105,8 @@ int cmd_record(int argc, char **argv)
             out = argv[++i];
         else if (!strcmp(argv[i], "--merge"))
             merge = 1;
+        else if (!strcmp(argv[i], "--zstd"))
+            zstd = "1";
         else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
             const char *m = argv[++i];
             flavour = psk_cli_mpi_arg(m);
@@ -148,18 +151,21 @@ int cmd_record(int argc, char **argv)
 
     /* the environment the ranks get, also set here for launchers that pass
      * their own environment on (and for srun-like launchers, LD_PRELOAD) */
-    const char *names[] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND", "PSK_MERGE"};
-    const char *values[] = {dir, idhex, command, merge ? "1" : "0"};
-    for (int k = 0; k < 4; k++)
+    const char *names[] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND", "PSK_MERGE", "PSK_ZSTD"};
+    const char *values[] = {dir, idhex, command, merge ? "1" : "0", zstd && *zstd ? zstd : "0"};
+    char zcopy[32];
+    snprintf(zcopy, sizeof zcopy, "%s", values[4]); /* setenv may replace the string it came from */
+    values[4] = zcopy;
+    for (int k = 0; k < 5; k++)
         setenv(names[k], values[k], 1);
     int code;
     if (outer) {
         fprintf(stderr, "perfskel: recording %s %s into %s\n", cmd[0], cmd[1], dir);
-        code = psk_cli_stack_run("record", flavour, cmd, names, 4);
+        code = psk_cli_stack_run("record", flavour, cmd, names, 5);
     } else {
         const char **all;
         int nall;
-        if ((code = psk_cli_stack_inner("record", flavour, lib, libs, sizeof libs, names, 4, &all, &nall))) {
+        if ((code = psk_cli_stack_inner("record", flavour, lib, libs, sizeof libs, names, 5, &all, &nall))) {
             free(command);
             return code;
         }

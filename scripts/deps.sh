@@ -6,7 +6,7 @@
 # decimal-comma locale made with localedef; clang and its runtimes: the
 # libFuzzer targets (bench/fuzz.sh).
 set -e
-PKGS="build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libcmocka-dev chromium locales clang libclang-rt-14-dev"
+PKGS="build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libzstd-dev zstd libcmocka-dev chromium locales clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

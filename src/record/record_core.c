@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_initStaticCCtx: Debian's libzstd exports it */
+#include <zstd.h>
 
 #include "psk_fs.h"
 #include "psk_json.h"
@@ -45,6 +47,11 @@ static struct {
     volatile sig_atomic_t in_write;
     int started;        /* priv made, the clock offsets to be exchanged at the end */
     int arms;           /* libperfskel-tune stacked after us: format 2, arms recorded */
+    ZSTD_CCtx *zctx;    /* PSK_ZSTD: blocks compressed (a static context: never allocates) */
+    void *zws;          /* its workspace */
+    uint8_t *zbuf;      /* a compressed block */
+    size_t zcap;
+    int zlevel;
     int merge;          /* PSK_MERGE: the file ends before the real Finalize, rank 0 merges */
     int ended;          /* the file ended in pre_finalize */
     char dir[PATH_MAX];
@@ -112,7 +119,17 @@ static void flush_events(void)
         return;
     R.in_write = 1;
     atomic_signal_fence(memory_order_seq_cst);
-    int err = flush_block(PSK_BLOCK_EVENTS, R.buf, R.used, R.nev);
+    /* compressed when asked and smaller (a signal handler writes its
+     * block as it is: on_signal) */
+    int kind = PSK_BLOCK_EVENTS;
+    const uint8_t *pl = R.buf;
+    size_t len = R.used;
+    if (R.zctx && len) {
+        size_t z = ZSTD_compressCCtx(R.zctx, R.zbuf, R.zcap, R.buf, R.used, R.zlevel);
+        if (!ZSTD_isError(z) && z < len)
+            kind = PSK_BLOCK_ZEVENTS, pl = R.zbuf, len = z;
+    }
+    int err = flush_block(kind, pl, len, R.nev);
     R.used = 0;
     R.nev = 0;
     atomic_signal_fence(memory_order_seq_cst);
@@ -447,6 +464,27 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
 
 static double mono_ns_d(void) { return (double)psk_mono_ns(); } /* the clock psk_work_time takes */
 
+/* PSK_ZSTD=LEVEL (1-19; unset or 0: none): a compression context on a
+ * workspace of its own, and room for a block of cap bytes compressed; on
+ * failure blocks are written as they are */
+static void zstd_init(size_t cap)
+{
+    const char *e = getenv("PSK_ZSTD");
+    int level = e ? atoi(e) : 0;
+    if (level <= 0)
+        return;
+    level = level > 19 ? 19 : level;
+    size_t ws = ZSTD_estimateCCtxSize(level);
+    R.zws = malloc(ws);
+    R.zcap = ZSTD_compressBound(cap);
+    R.zbuf = malloc(R.zcap);
+    R.zlevel = level;
+    if (R.zws && R.zbuf && (R.zctx = ZSTD_initStaticCCtx(R.zws, ws)))
+        return; /* ZSTD_compressCCtx writes the content size in each frame */
+    free(R.zws), free(R.zbuf);
+    R.zws = R.zbuf = NULL, R.zctx = NULL, R.zcap = 0;
+}
+
 void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
 {
     if (psk_state != 0 || !psk_mpi_alive())
@@ -485,6 +523,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     char *hosts = R.rank == 0 ? calloc((size_t)R.nranks, HOSTLEN) : NULL;
     R.cap = PSK_BLOCK_TARGET + 4096;
     R.buf = malloc(R.cap);
+    zstd_init(R.cap);
     int nomem = !R.buf || (R.rank == 0 && (!offs || !units || !hosts));
     int err = psk_mkdir_p(dir), anyerr = 0, mine_err = err || nomem;
     PMPI_Allreduce(&mine_err, &anyerr, 1, MPI_INT, MPI_MAX, R.priv);
@@ -493,8 +532,8 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
             warn("cannot create the trace directory", err);
         else if (nomem)
             warn("out of memory in MPI_Init (the program runs on, unrecorded)", 0);
-        free(offs), free(units), free(hosts), free(R.buf);
-        R.buf = NULL;
+        free(offs), free(units), free(hosts), free(R.buf), free(R.zws), free(R.zbuf);
+        R.buf = NULL, R.zws = R.zbuf = NULL, R.zctx = NULL;
         PMPI_Comm_free(&R.priv); /* every rank: they agreed */
         R.started = 0;
         return;
@@ -605,6 +644,8 @@ static int end_file(unsigned fn, uint64_t t0)
     psk_state = 2;
     free(R.buf);
     R.buf = NULL;
+    free(R.zws), free(R.zbuf);
+    R.zws = R.zbuf = NULL, R.zctx = NULL;
     return whole;
 }
 

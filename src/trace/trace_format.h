@@ -26,8 +26,10 @@
 
 enum psk_block_kind {
     PSK_BLOCK_EVENTS = 1, /* payload: events */
-    PSK_BLOCK_END = 2     /* last block of a rank that reached MPI_Finalize;
+    PSK_BLOCK_END = 2,    /* last block of a rank that reached MPI_Finalize;
                              payload: uvar total events, svar clock offset at end */
+    PSK_BLOCK_ZEVENTS = 3 /* payload: one zstd frame holding an events payload
+                             (its content size in the frame header) */
 };
 
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "psk_varint.h"
 #include "trace_format.h"
@@ -33,6 +34,9 @@ struct psk_rank_reader {
     psk_file_header hdr;
     uint8_t *payload;
     size_t cap;
+    uint8_t *plain;     /* a compressed block's events */
+    size_t plaincap;
+    ZSTD_DCtx *zd;
     const uint8_t *p, *end;
     uint32_t left;      /* events left in the current block */
     uint32_t blocks;    /* complete blocks read */
@@ -223,6 +227,33 @@ static int cut_short(psk_rank_reader *r, const char *what)
                 r->path, what, r->events, r->blocks);
 }
 
+/* a compressed block (PSK_BLOCK_ZEVENTS): its one zstd frame, whose
+ * content size (at most PSK_BLOCK_MAX) must be in its header and be what
+ * it holds, becomes the events payload r->p .. r->end */
+static int unzip_block(psk_rank_reader *r, size_t zlen)
+{
+    unsigned long long n = ZSTD_getFrameContentSize(r->payload, zlen);
+    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > PSK_BLOCK_MAX ||
+        ZSTD_findFrameCompressedSize(r->payload, zlen) != zlen)
+        return fail(r->err, PSK_EFORMAT, "%s: corrupt compressed block %u (not one zstd frame of a known size)",
+                    r->path, r->blocks - 1);
+    if (n > r->plaincap || !r->plain) {
+        uint8_t *p = realloc(r->plain, n ? (size_t)n : 1);
+        if (!p)
+            return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+        r->plain = p, r->plaincap = (size_t)n;
+    }
+    if (!r->zd && !(r->zd = ZSTD_createDCtx()))
+        return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+    size_t got = ZSTD_decompressDCtx(r->zd, r->plain, (size_t)n, r->payload, zlen);
+    if (ZSTD_isError(got) || got != n)
+        return fail(r->err, PSK_EFORMAT, "%s: corrupt compressed block %u (%s)", r->path, r->blocks - 1,
+                    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "shorter than its header says");
+    r->p = r->plain;
+    r->end = r->plain + n;
+    return PSK_OK;
+}
+
 /* reads the next block; PSK_OK with r->left events, PSK_EOF, or an error */
 static int next_block(psk_rank_reader *r)
 {
@@ -267,8 +298,13 @@ static int next_block(psk_rank_reader *r)
             return fail(r->err, PSK_EFORMAT, "%s: data after the end block at byte %" PRIu64, r->path, r->offset);
         return PSK_EOF;
     }
-    if (h.kind != PSK_BLOCK_EVENTS)
+    if (h.kind == PSK_BLOCK_ZEVENTS) {
+        int rc = unzip_block(r, h.payload_len);
+        if (rc)
+            return rc;
+    } else if (h.kind != PSK_BLOCK_EVENTS) {
         return fail(r->err, PSK_EFORMAT, "%s: block %u has unknown kind %u", r->path, r->blocks - 1, h.kind);
+    }
     r->left = h.n_events;
     r->prev = h.base_ns;
     return PSK_OK;
@@ -435,6 +471,8 @@ void psk_rank_close(psk_rank_reader *r)
     if (r->f)
         fclose(r->f);
     free(r->payload);
+    free(r->plain);
+    ZSTD_freeDCtx(r->zd);
     for (int k = 0; k < PSK_F_NFIELDS - PSK_F_FIRST_ARRAY; k++)
         free(r->arr[k]);
     free(r);
