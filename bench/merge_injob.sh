@@ -2,8 +2,10 @@
 # merge_injob.sh [BUILD_DIR] [P...]: the merge inside the job (`perfskel
 # record --merge`, README "Merging in the job") of tests/mpi/stencil.c
 # (1-D halo exchange, 2 Irecv + 2 Isend + Waitall an iteration, an
-# Allreduce every 5) with 2,000 iterations, under Open MPI, oversubscribed
-# on this machine (default P: 4 16 64). Per P: events recorded, bytes of
+# Allreduce every 5) with 2,000 iterations and of bench/programs/vcycle.c
+# (multigrid V-cycles, 64 x 64 cells a rank, 50 cycles), under Open MPI,
+# oversubscribed on this machine (default P: 4 16 64). PROGRAMS="stencil"
+# or "vcycle" for one of them. Per program and P: events recorded, bytes of
 # the rank files, bytes of merged.pskm, the seconds rank 0 spent gathering
 # the files over MPI and merging them (its own stderr line), the same job
 # recorded without --merge (wall seconds of both), and the largest
@@ -16,12 +18,16 @@ PS=${*:-4 16 64}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpicc.openmpi -O1 -DNITER=2000 -I "$B/../tests/mpi" -I "$(dirname "$0")/../tests/mpi" -o "$W/stencil" \
-    "$(dirname "$0")/../tests/mpi/stencil.c"
-echo "| P | events | rank files | merged.pskm | gathering | merging | job with --merge | job without | peak memory |"
-echo "|---|---|---|---|---|---|---|---|---|"
+H=$(cd "$(dirname "$0")/.." && pwd)
+mpicc.openmpi -O1 -DNITER=2000 -I "$H/tests/mpi" -o "$W/stencil" "$H/tests/mpi/stencil.c"
+mpicc.openmpi -O2 -o "$W/vcycle" "$H/bench/programs/vcycle.c" -lm
+echo "| program | P | events | rank files | merged.pskm | gathering | merging | job with --merge | job without | peak memory |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for prog in ${PROGRAMS:-stencil vcycle}; do
 for P in $PS; do
-    run="mpirun.openmpi --allow-run-as-root --oversubscribe -np $P $W/stencil"
+    args=""
+    [ "$prog" = vcycle ] && args="64 50"
+    run="mpirun.openmpi --allow-run-as-root --oversubscribe -np $P $W/$prog $args"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
     /usr/bin/time -f "%M" -o "$W/mem" "$B/perfskel" record --merge -o "$W/t" -- $run >/dev/null 2>"$W/err"
@@ -35,8 +41,9 @@ for P in $PS; do
     events=$(sed -n 's/.* ranks, \([0-9]*\) events recorded.*/\1/p' "$W/err")
     rbytes=$(cat "$W"/t/rank-*.psk | wc -c)
     mbytes=$(wc -c <"$W/t/merged.pskm")
-    echo "| $P | $events | $((rbytes / 1024)) KiB | $((mbytes / 1024)) KiB | $gather s | $merge s |" \
+    echo "| $prog | $P | $events | $((rbytes / 1024)) KiB | $((mbytes / 1024)) KiB | $gather s | $merge s |" \
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s |" \
         "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s | $(($(cat "$W/mem") / 1024)) MB |"
     rm -rf "$W/t" "$W/u"
+done
 done
