@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "perfskel/merge.h"
 #include "perfskel/trace.h"
 #include "psk_fs.h"
 
@@ -104,7 +105,9 @@ int cmd_record(int argc, char **argv)
         if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (!strcmp(argv[i], "--merge"))
-            merge = 1;
+            merge = merge ? merge : 1;
+        else if (!strcmp(argv[i], "--merge-only"))
+            merge = 2;
         else if (!strcmp(argv[i], "--zstd"))
             zstd = "1";
         else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
@@ -152,7 +155,7 @@ int cmd_record(int argc, char **argv)
     /* the environment the ranks get, also set here for launchers that pass
      * their own environment on (and for srun-like launchers, LD_PRELOAD) */
     const char *names[] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND", "PSK_MERGE", "PSK_ZSTD"};
-    const char *values[] = {dir, idhex, command, merge ? "1" : "0", zstd && *zstd ? zstd : "0"};
+    const char *values[] = {dir, idhex, command, merge == 2 ? "only" : merge ? "1" : "0", zstd && *zstd ? zstd : "0"};
     char zcopy[32];
     snprintf(zcopy, sizeof zcopy, "%s", values[4]); /* setenv may replace the string it came from */
     values[4] = zcopy;
@@ -190,18 +193,32 @@ int cmd_record(int argc, char **argv)
     if (outer && code && access(jpath, F_OK))
         return code; /* the inner perfskel said why nothing ran */
     int nranks = 0;
-    long long events = verify(dir, &nranks);
+    char mpath[PATH_MAX + 16];
+    snprintf(mpath, sizeof mpath, "%s/merged.pskm", dir);
+    psk_merged *m = NULL;
+    long long events = -1;
+    if (merge == 2 && !access(mpath, F_OK)) {
+        /* --merge-only: the rank files are gone, the merged trace says it */
+        if (psk_merged_read(mpath, &m) == PSK_OK) {
+            nranks = psk_merged_nranks(m);
+            events = 0;
+            for (int r = 0; r < nranks; r++)
+                events += (long long)psk_merged_rank_events(m, r);
+        } else {
+            psk_cli_error("%s", psk_merged_errmsg(m));
+        }
+        psk_merged_close(m);
+    } else {
+        events = verify(dir, &nranks);
+    }
     if (events >= 0)
         fprintf(stderr, "perfskel: %d ranks, %lld events recorded in %s\n", nranks, events, dir);
     else if (!code)
         code = PSK_EXIT_DATA;
-    if (merge && !code) {
-        snprintf(jpath, sizeof jpath, "%s/merged.pskm", dir);
-        if (access(jpath, F_OK)) {
-            psk_cli_error("%s: the merge inside the job wrote nothing (its reason is above); "
-                          "merge offline: perfskel merge %s", jpath, dir);
-            code = PSK_EXIT_DATA;
-        }
+    if (merge && !code && access(mpath, F_OK)) {
+        psk_cli_error("%s: the merge inside the job wrote nothing (its reason is above); "
+                      "merge offline: perfskel merge %s", mpath, dir);
+        code = PSK_EXIT_DATA;
     }
     if (code)
         fprintf(stderr, "perfskel: the job exited with status %d; what was recorded is in %s\n", code, dir);

@@ -177,11 +177,14 @@ void psk_rec_pre_finalize(unsigned fn, uint64_t t0);
 void psk_rec_stop(unsigned fn, uint64_t t0);
 
 /* record_merge.c: the merge inside the job */
+/* PSK_MERGE: 0 no, 1 yes, 2 ("only") yes and no rank files left */
 int psk_rec_merge_wanted(void);
-/* every rank of c: path's bytes (NULL: this rank has none) to rank 0 */
-void psk_rec_merge_ship(MPI_Comm c, int rank, int nranks, const char *path);
-/* rank 0, after the real Finalize: the files its directory lacks, the merge */
-void psk_rec_merge_finish(const char *dir);
+/* every rank of c: path's bytes (NULL: this rank has none) to rank 0;
+ * only: a rank other than 0 removes its file once read */
+void psk_rec_merge_ship(MPI_Comm c, int rank, int nranks, const char *path, int only);
+/* rank 0, after the real Finalize: the files its directory lacks, the
+ * merge; only: every rank file written anew, removed once merged */
+void psk_rec_merge_finish(const char *dir, int only);
 void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode);
 void psk_rec_emit(const psk_call *call);
 /* the recorder cannot go on (what: why, e.g. out of memory): the next

@@ -52,7 +52,8 @@ static struct {
     uint8_t *zbuf;      /* a compressed block */
     size_t zcap;
     int zlevel;
-    int merge;          /* PSK_MERGE: the file ends before the real Finalize, rank 0 merges */
+    int merge;          /* PSK_MERGE: the file ends before the real Finalize, rank 0
+                         * merges (2, "only": the rank files go once merged) */
     int ended;          /* the file ended in pre_finalize */
     char dir[PATH_MAX];
     MPI_Comm priv;      /* perfskel's own traffic, never the user's */
@@ -508,7 +509,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     PMPI_Bcast(&job_id, 1, MPI_UINT64_T, 0, R.priv);
     /* the merge inside the job: rank 0's PSK_MERGE for all (their
      * Finalizes must agree, whatever environment each rank got) */
-    R.merge = R.rank == 0 && psk_rec_merge_wanted();
+    R.merge = R.rank == 0 ? psk_rec_merge_wanted() : 0;
     PMPI_Bcast(&R.merge, 1, MPI_INT, 0, R.priv);
 
     const char *dir = getenv("PSK_TRACE_DIR");
@@ -660,7 +661,7 @@ void psk_rec_pre_finalize(unsigned fn, uint64_t t0)
          * now), and travels to rank 0 (record_merge.c) */
         int whole = psk_state == 1 && R.fd >= 0 && end_file(fn, t0);
         R.ended = 1;
-        psk_rec_merge_ship(R.priv, R.rank, R.nranks, whole ? R.path : NULL);
+        psk_rec_merge_ship(R.priv, R.rank, R.nranks, whole ? R.path : NULL, R.merge == 2);
     }
     PMPI_Comm_free(&R.priv);
     psk_tables_free();
@@ -671,7 +672,7 @@ void psk_rec_stop(unsigned fn, uint64_t t0)
     if (!R.ended)
         end_file(fn, t0);
     if (R.merge && R.rank == 0)
-        psk_rec_merge_finish(R.dir);
+        psk_rec_merge_finish(R.dir, R.merge == 2);
 }
 
 void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode)

@@ -7,7 +7,9 @@
  * lacks (ranks on other nodes) and merges every rank as `perfskel merge
  * DIR` does, into DIR/merged.pskm or PSK_MERGE_OUT. The per-rank files
  * stay where they were written, so a job that dies before Finalize can
- * still be merged offline. Problems are said once on stderr; they never
+ * still be merged offline; with PSK_MERGE=only they go: each rank's once
+ * rank 0 holds them all, rank 0's copies once the merge is written (if it
+ * fails they stay in rank 0's directory). Problems are said once on stderr; they never
  * stop the program. */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +42,9 @@ static struct {
 int psk_rec_merge_wanted(void)
 {
     const char *e = getenv("PSK_MERGE");
-    return e && *e && strcmp(e, "0") != 0;
+    if (!e || !*e || !strcmp(e, "0"))
+        return 0;
+    return strcmp(e, "only") ? 1 : 2;
 }
 
 static double now_s(void)
@@ -125,13 +129,13 @@ static int recv_bytes(uint8_t **b, uint64_t *len, int from, MPI_Comm c)
     return 0;
 }
 
-void psk_rec_merge_ship(MPI_Comm c, int rank, int nranks, const char *path)
+void psk_rec_merge_ship(MPI_Comm c, int rank, int nranks, const char *path, int only)
 {
     double t0 = now_s();
     uint64_t flen = 0, len = 16;
     uint8_t *file = path ? slurp(path, &flen) : NULL;
     if (path && !file)
-        say(rank, "cannot read back the rank's file", errno);
+        say(rank, "cannot read back the rank's file", errno), flen = 0;
     uint8_t *b = malloc(16 + flen + 1);
     int lost = !b;
     if (b) {
@@ -155,14 +159,22 @@ void psk_rec_merge_ship(MPI_Comm c, int rank, int nranks, const char *path)
     if (rank) {
         send_bytes(lost ? NULL : b, lost ? 0 : len, rank - mask, c);
         free(b);
-        return;
-    }
-    if (lost) {
+    } else if (lost) {
         say(rank, "out of memory gathering the ranks' files (merge the directory offline)", 0);
         free(b);
-        return;
+    } else {
+        M.buf = b, M.len = len, M.nranks = nranks, M.ship_s = now_s() - t0;
     }
-    M.buf = b, M.len = len, M.nranks = nranks, M.ship_s = now_s() - t0;
+    if (!only)
+        return;
+    /* "only": a rank's file goes once rank 0 holds every one (it writes
+     * them into its directory before merging, after the barrier: on a
+     * shared directory no removal can follow its writing) */
+    int held = rank == 0 && M.buf;
+    PMPI_Bcast(&held, 1, MPI_INT, 0, c);
+    if (held && rank && path && flen)
+        unlink(path);
+    PMPI_Barrier(c);
 }
 
 /* 1 if path holds exactly b[0..n) */
@@ -175,7 +187,7 @@ static int same_file(const char *path, const uint8_t *b, uint64_t n)
     return same;
 }
 
-void psk_rec_merge_finish(const char *dir)
+void psk_rec_merge_finish(const char *dir, int only)
 {
     if (!M.buf)
         return;
@@ -183,7 +195,9 @@ void psk_rec_merge_finish(const char *dir)
     char path[PATH_MAX], tmp[PATH_MAX + 8];
     char *seen = calloc((size_t)M.nranks, 1);
     int bad = !seen;
-    for (uint64_t at = 0; !bad && at + 16 <= M.len;) {
+    /* every file that came is written, even when one did not: with
+     * PSK_MERGE=only these are the only copies */
+    for (uint64_t at = 0; seen && at + 16 <= M.len;) {
         uint32_t r, ok;
         uint64_t n;
         memcpy(&r, M.buf + at, 4), memcpy(&ok, M.buf + at + 4, 4), memcpy(&n, M.buf + at + 8, 8);
@@ -195,7 +209,7 @@ void psk_rec_merge_finish(const char *dir)
         if (!ok) {
             fprintf(stderr, "perfskel: in-job merge: rank %" PRIu32 " recorded nothing; no merge\n", r);
             bad = 1;
-            break;
+            continue;
         }
         snprintf(path, sizeof path, "%s/rank-%06" PRIu32 ".psk", dir, r);
         if (same_file(path, b, n))
@@ -249,6 +263,10 @@ void psk_rec_merge_finish(const char *dir)
     } else {
         fprintf(stderr, "perfskel: merged %d ranks in the job into %s (%.3f s gathering, %.3f s merging)\n",
                 M.nranks, out, M.ship_s, now_s() - t0);
+        for (int r = 0; only && r < M.nranks; r++) { /* merged: the rank files can go */
+            snprintf(path, sizeof path, "%s/rank-%06d.psk", dir, r);
+            unlink(path);
+        }
     }
     psk_merged_close(m);
     psk_trace_close(t);

@@ -65,6 +65,28 @@ done
 "$P" merge "$T/a" -o "$T/a-offline.pskm" -q 2>/dev/null && cmp -s "$T/a/merged.pskm" "$T/a-offline.pskm" &&
     ok "apart: the same bytes as perfskel merge" || bad "apart: differs from perfskel merge"
 
+# --merge-only: the same merge, no rank files left (each rank's gone once
+# read, rank 0's copies once merged)
+# shellcheck disable=SC2086
+if timeout -k 10 200 "$P" record --merge-only -o "$T/o" -- $run -np 4 "$heat" </dev/null >"$T/out" 2>"$T/err"; then
+    n1=$(sed -n 's/.* ranks, \([0-9]*\) events recorded.*/\1/p' "$T/err")
+    n0=$("$P" stats "$T/d" --json | awk -F: '/"events"/ { gsub(/[^0-9]/, "", $2); print $2; exit }')
+    [ -s "$T/o/merged.pskm" ] && [ -s "$T/o/job.json" ] && ! ls "$T"/o/rank-*.psk >/dev/null 2>&1 &&
+        [ "$n1" = "$n0" ] && ok "--merge-only: merged, no rank files, $n1 events as with --merge" ||
+        { bad "--merge-only: $n1 events (want $n0)"; ls "$T/o"; cat "$T/err"; }
+    "$P" dump "$T/o/merged.pskm" >"$T/dump.o" 2>/dev/null && [ "$(wc -l <"$T/dump.o")" -gt "$n0" ] &&
+        ok "--merge-only: the merged trace rebuilds every rank" || bad "--merge-only: dump of the merged trace"
+else
+    bad "record --merge-only failed"; cat "$T/err"
+fi
+mkdir -p "$T/oa" "$T/ob"
+# shellcheck disable=SC2086
+timeout -k 10 200 $run -np 1 env LD_PRELOAD="$L" PSK_MERGE=only PSK_TRACE_DIR="$T/oa" "$heat" : \
+    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/ob" "$heat" </dev/null >"$T/out" 2>"$T/err" &&
+    [ -s "$T/oa/merged.pskm" ] && ! ls "$T"/oa/rank-*.psk "$T"/ob/rank-*.psk >/dev/null 2>&1 &&
+    ok "--merge-only apart: merged on rank 0, no rank files on either side" ||
+    { bad "PSK_MERGE=only apart"; ls "$T/oa" "$T/ob"; cat "$T/err"; }
+
 # PSK_MERGE on ranks 1-3 only: no merge, no hang
 mkdir -p "$T/c"
 # shellcheck disable=SC2086
