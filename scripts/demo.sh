@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole pipeline that exists so far, on the bundled example: build,
-# record examples/heat.c with 2 ranks under Open MPI, print its profile,
-# merge the ranks into one sequence, fold its loops, predict its run time
+# record examples/heat.c with 2 ranks under Open MPI (blocks compressed,
+# the ranks merged into one sequence inside the job), print its profile,
+# merge the ranks again offline (the same bytes), fold its loops, predict its run time
 # from a performance skeleton scaled down 10 times, and simulate it on a
 # model of this machine (text summary, and an HTML report with the interval
 # tree, per-rank tables and SVG plots in build/demo-report.html), then
@@ -15,12 +16,13 @@ set -e
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-echo "== perfskel record -o build/demo-trace -- mpirun.openmpi -np 2 build/examples/heat"
-build/perfskel record -o build/demo-trace -- mpirun.openmpi -np 2 build/examples/heat
+echo "== perfskel record --merge --zstd -o build/demo-trace -- mpirun.openmpi -np 2 build/examples/heat"
+build/perfskel record --merge --zstd -o build/demo-trace -- mpirun.openmpi -np 2 build/examples/heat
 echo "== perfskel stats build/demo-trace"
 build/perfskel stats build/demo-trace
-echo "== perfskel merge build/demo-trace"
-build/perfskel merge build/demo-trace
+echo "== perfskel merge build/demo-trace -o build/demo-offline.pskm (as the merge in the job did)"
+build/perfskel merge build/demo-trace -o build/demo-offline.pskm
+cmp build/demo-trace/merged.pskm build/demo-offline.pskm && echo "the same bytes as build/demo-trace/merged.pskm"
 echo "== perfskel fold build/demo-trace/merged.pskm"
 build/perfskel fold build/demo-trace/merged.pskm
 echo "== perfskel predict build/demo-trace -K 10 -- mpirun.openmpi -np 2"
