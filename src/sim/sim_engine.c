@@ -158,14 +158,18 @@ static cmem *comm_get(psk_sim *s, rank *r, int me, int64_t c)
     if (c >= 0 && c < r->ncomm && r->comm[c].world)
         return &r->comm[c];
     cmem *m = comm_slot(r, c);
-    if (m && !m->world && c <= 1) { /* MPI_COMM_WORLD and MPI_COMM_SELF */
-        m->n = c == 0 ? s->P : 1;
-        m->world = malloc((size_t)m->n * sizeof *m->world);
-        if (!m->world)
+    if (m && !m->world && c == 0) { /* MPI_COMM_WORLD: one table for all ranks */
+        if (!s->world0) {
+            if (!(s->world0 = malloc((size_t)s->P * sizeof *s->world0)))
+                return NULL;
+            for (int i = 0; i < s->P; i++)
+                s->world0[i] = i;
+        }
+        m->n = s->P, m->world = s->world0, m->me = me;
+    } else if (m && !m->world && c == 1) { /* MPI_COMM_SELF */
+        if (!(m->world = malloc(sizeof *m->world)))
             return NULL;
-        for (int i = 0; i < m->n; i++)
-            m->world[i] = c == 0 ? i : me;
-        m->me = c == 0 ? me : 0;
+        m->n = 1, m->world[0] = me, m->me = 0;
     }
     return m && m->world ? m : NULL;
 }
@@ -609,20 +613,22 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
      * again) may arrive at the second's first collective while the others
      * are still in the first's; their members tell them apart */
     while (c && !(c->comm == comm && c->leader == leader && c->seq == seq && c->n == cm->n &&
-                  !memcmp(c->world, cm->world, (size_t)cm->n * sizeof *c->world)))
+                  (c->world == cm->world || !memcmp(c->world, cm->world, (size_t)cm->n * sizeof *c->world))))
         c = c->next;
     if (!c) {
         c = calloc(1, sizeof *c);
         if (!c)
             return PSK_ENOMEM;
         c->comm = comm, c->leader = leader, c->seq = seq, c->n = cm->n, c->coll = coll;
-        c->world = malloc((size_t)cm->n * sizeof *c->world);
+        /* MPI_COMM_WORLD's members are shared, not copied */
+        c->world = cm->world == s->world0 ? s->world0 : malloc((size_t)cm->n * sizeof *c->world);
         c->arrive = calloc((size_t)cm->n, sizeof *c->arrive);
         c->done = calloc((size_t)cm->n, sizeof *c->done);
         c->reqs = malloc((size_t)cm->n * sizeof *c->reqs);
         if (!c->world || !c->arrive || !c->done || !c->reqs)
             return PSK_ENOMEM;
-        memcpy(c->world, cm->world, (size_t)cm->n * sizeof *c->world);
+        if (c->world != s->world0)
+            memcpy(c->world, cm->world, (size_t)cm->n * sizeof *c->world);
         c->next = s->colls;
         s->colls = c;
     }
@@ -639,7 +645,9 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
                 *pp = c->next;
                 break;
             }
-        free(c->world), free(c->arrive), free(c->done), free(c->reqs);
+        if (c->world != s->world0)
+            free(c->world);
+        free(c->arrive), free(c->done), free(c->reqs);
         free(c);
     }
     return 0;
@@ -1630,16 +1638,20 @@ void psk_sim_close(psk_sim *s)
         for (precv *p = r->posted, *n; p; p = n)
             n = p->next, free(p);
         for (int64_t c = 0; c < r->ncomm; c++)
-            free(r->comm[c].world);
+            if (r->comm[c].world != s->world0)
+                free(r->comm[c].world);
         free(r->comm);
         free(r->req);
         free(r->stack);
     }
     for (coll_inst *c = s->colls, *n; c; c = n) {
         n = c->next;
-        free(c->world), free(c->arrive), free(c->done), free(c->reqs);
+        if (c->world != s->world0)
+            free(c->world);
+        free(c->arrive), free(c->done), free(c->reqs);
         free(c);
     }
+    free(s->world0);
     for (int i = 0; i < s->niv; i++)
         free(s->iv[i].m), free(s->iv[i].count);
     free(s->iv);

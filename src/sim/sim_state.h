@@ -135,6 +135,7 @@ typedef struct ival {
 
 struct psk_sim {
     int P;
+    int *world0;         /* 0 .. P-1: every rank's MPI_COMM_WORLD members, shared */
     const psk_machine *m;
     psk_net net;
     rank *r;
