@@ -468,6 +468,12 @@ static double mono_ns_d(void) { return (double)psk_mono_ns(); } /* the clock psk
 /* PSK_ZSTD=LEVEL (1-19; unset or 0: none): a compression context on a
  * workspace of its own, and room for a block of cap bytes compressed; on
  * failure blocks are written as they are */
+static void zstd_free(void)
+{
+    free(R.zws), free(R.zbuf);
+    R.zws = R.zbuf = NULL, R.zctx = NULL, R.zcap = 0;
+}
+
 static void zstd_init(size_t cap)
 {
     const char *e = getenv("PSK_ZSTD");
@@ -482,8 +488,7 @@ static void zstd_init(size_t cap)
     R.zlevel = level;
     if (R.zws && R.zbuf && (R.zctx = ZSTD_initStaticCCtx(R.zws, ws)))
         return; /* ZSTD_compressCCtx writes the content size in each frame */
-    free(R.zws), free(R.zbuf);
-    R.zws = R.zbuf = NULL, R.zctx = NULL, R.zcap = 0;
+    zstd_free();
 }
 
 void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
@@ -533,8 +538,9 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
             warn("cannot create the trace directory", err);
         else if (nomem)
             warn("out of memory in MPI_Init (the program runs on, unrecorded)", 0);
-        free(offs), free(units), free(hosts), free(R.buf), free(R.zws), free(R.zbuf);
-        R.buf = NULL, R.zws = R.zbuf = NULL, R.zctx = NULL;
+        free(offs), free(units), free(hosts), free(R.buf);
+        R.buf = NULL;
+        zstd_free();
         PMPI_Comm_free(&R.priv); /* every rank: they agreed */
         R.started = 0;
         return;
@@ -581,7 +587,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     free(units);
     free(offs);
 
-    snprintf(R.path, sizeof R.path, "%s/rank-%06d.psk", dir, R.rank);
+    psk_rank_file(R.path, sizeof R.path, dir, R.rank);
     snprintf(R.dir, sizeof R.dir, "%s", dir);
     R.fd = open(R.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (R.fd < 0) {
@@ -645,8 +651,7 @@ static int end_file(unsigned fn, uint64_t t0)
     psk_state = 2;
     free(R.buf);
     R.buf = NULL;
-    free(R.zws), free(R.zbuf);
-    R.zws = R.zbuf = NULL, R.zctx = NULL;
+    zstd_free();
     return whole;
 }
 

@@ -1,5 +1,5 @@
 /* The merge inside the job (PSK_MERGE=1, `perfskel record --merge`;
- * docs/recording.md "Merging in the job"). MPI_Finalize ends each rank's
+ * README "Merging in the job"). MPI_Finalize ends each rank's
  * file before the real Finalize; the files then travel over perfskel's
  * own communicator up a binomial tree to rank 0 (a rank sends its
  * subtree's files to its parent in one message after its length); once
@@ -9,8 +9,8 @@
  * stay where they were written, so a job that dies before Finalize can
  * still be merged offline; with PSK_MERGE=only they go: each rank's once
  * rank 0 holds them all, rank 0's copies once the merge is written (if it
- * fails they stay in rank 0's directory). Problems are said once on stderr; they never
- * stop the program. */
+ * fails they stay in rank 0's directory). Problems are said once on
+ * stderr; they never stop the program. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,6 +26,7 @@
 #include "perfskel/trace.h"
 #include "psk_fs.h"
 #include "record_call.h"
+#include "trace_pack.h"
 
 #define TAG_LEN 0x7053   /* perfskel's own tags on its own communicator */
 #define TAG_DATA 0x7054
@@ -211,7 +212,7 @@ void psk_rec_merge_finish(const char *dir, int only)
             bad = 1;
             continue;
         }
-        snprintf(path, sizeof path, "%s/rank-%06" PRIu32 ".psk", dir, r);
+        psk_rank_file(path, sizeof path, dir, (int)r);
         if (same_file(path, b, n))
             continue; /* written there (a shared file system, or rank 0's own) */
         snprintf(tmp, sizeof tmp, "%s.part", path);
@@ -264,7 +265,7 @@ void psk_rec_merge_finish(const char *dir, int only)
         fprintf(stderr, "perfskel: merged %d ranks in the job into %s (%.3f s gathering, %.3f s merging)\n",
                 M.nranks, out, M.ship_s, now_s() - t0);
         for (int r = 0; only && r < M.nranks; r++) { /* merged: the rank files can go */
-            snprintf(path, sizeof path, "%s/rank-%06d.psk", dir, r);
+            psk_rank_file(path, sizeof path, dir, r);
             unlink(path);
         }
     }

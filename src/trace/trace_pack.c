@@ -1,5 +1,6 @@
 /* Fixed-size headers of the trace format: see trace_format.h for the byte
  * layout. CRC-32 is zlib's (polynomial 0xEDB88320). */
+#include <stdio.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -94,4 +95,9 @@ int psk_block_crc_ok(const uint8_t in[32], const uint8_t *payload, uint32_t len)
     if (len)
         c = crc32(c, payload, len);
     return (uint32_t)c == get32(in + 28);
+}
+
+void psk_rank_file(char *out, size_t cap, const char *dir, int rank)
+{
+    snprintf(out, cap, "%s/rank-%06d.psk", dir, rank);
 }

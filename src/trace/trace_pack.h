@@ -33,5 +33,7 @@ void psk_pack_block_header(uint8_t out[32], psk_block_header *h, const uint8_t *
 /* 0 or -1 bad magic; the CRC is checked by psk_block_crc_ok */
 int psk_unpack_block_header(const uint8_t in[32], psk_block_header *h);
 int psk_block_crc_ok(const uint8_t in[32], const uint8_t *payload, uint32_t len);
+/* rank's file in a trace directory: DIR/rank-NNNNNN.psk */
+void psk_rank_file(char *out, size_t cap, const char *dir, int rank);
 
 #endif

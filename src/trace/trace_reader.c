@@ -104,11 +104,6 @@ static int read_job(psk_trace *t)
     return PSK_OK;
 }
 
-static void rank_path(char *out, size_t cap, const char *dir, int rank)
-{
-    snprintf(out, cap, "%s/rank-%06d.psk", dir, rank);
-}
-
 static int read_header(FILE *f, const char *path, psk_file_header *h, char *err)
 {
     uint8_t b[PSK_FILE_HEADER_SIZE];
@@ -162,7 +157,7 @@ int psk_trace_open(const char *dir, psk_trace **out)
     closedir(d);
     for (int r = 0; r < t->job.nranks; r++) {
         char path[PATH_MAX];
-        rank_path(path, sizeof path, dir, r);
+        psk_rank_file(path, sizeof path, dir, r);
         FILE *f = fopen(path, "rb");
         if (!f)
             return fail(t->err, errno == ENOENT ? PSK_ENOTFOUND : PSK_EIO, "%s: %s", path,
@@ -208,7 +203,7 @@ int psk_rank_open(psk_trace *t, int rank, psk_rank_reader **out)
         return PSK_ENOMEM;
     if (rank < 0 || rank >= t->job.nranks)
         return r->status = fail(r->err, PSK_EINVAL, "%s: no rank %d in a %d-rank job", t->dir, rank, t->job.nranks);
-    rank_path(r->path, sizeof r->path, t->dir, rank);
+    psk_rank_file(r->path, sizeof r->path, t->dir, rank);
     r->f = fopen(r->path, "rb");
     if (!r->f)
         return r->status = fail(r->err, PSK_EIO, "%s: %s", r->path, strerror(errno));

@@ -56,7 +56,7 @@ int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_st
         return fail(w, PSK_EIO, "%s: cannot create the directory (%s)", dir, strerror(errno));
     for (int r = 0; r < job->nranks; r++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/rank-%06d.psk", dir, r);
+        psk_rank_file(path, sizeof path, dir, r);
         wrank *x = &w->r[r];
         if (!(x->f = fopen(path, "wb")))
             return fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
