@@ -154,21 +154,22 @@ int cmd_record(int argc, char **argv)
 
     /* the environment the ranks get, also set here for launchers that pass
      * their own environment on (and for srun-like launchers, LD_PRELOAD) */
-    const char *names[] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND", "PSK_MERGE", "PSK_ZSTD"};
-    const char *values[] = {dir, idhex, command, merge == 2 ? "only" : merge ? "1" : "0", zstd && *zstd ? zstd : "0"};
+    enum { NENV = 5 };
+    const char *names[NENV] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND", "PSK_MERGE", "PSK_ZSTD"};
+    const char *values[NENV] = {dir, idhex, command, merge == 2 ? "only" : merge ? "1" : "0", zstd && *zstd ? zstd : "0"};
     char zcopy[32];
     snprintf(zcopy, sizeof zcopy, "%s", values[4]); /* setenv may replace the string it came from */
     values[4] = zcopy;
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < NENV; k++)
         setenv(names[k], values[k], 1);
     int code;
     if (outer) {
         fprintf(stderr, "perfskel: recording %s %s into %s\n", cmd[0], cmd[1], dir);
-        code = psk_cli_stack_run("record", flavour, cmd, names, 5);
+        code = psk_cli_stack_run("record", flavour, cmd, names, NENV);
     } else {
         const char **all;
         int nall;
-        if ((code = psk_cli_stack_inner("record", flavour, lib, libs, sizeof libs, names, 5, &all, &nall))) {
+        if ((code = psk_cli_stack_inner("record", flavour, lib, libs, sizeof libs, names, NENV, &all, &nall))) {
             free(command);
             return code;
         }

@@ -152,6 +152,13 @@ static cmem *comm_slot(rank *r, int64_t c)
     return &r->comm[c];
 }
 
+/* a member table, unless it is MPI_COMM_WORLD's shared one */
+static void members_free(const psk_sim *s, int *world)
+{
+    if (world != s->world0)
+        free(world);
+}
+
 /* communicator c of rank me, NULL if it was never created */
 static cmem *comm_get(psk_sim *s, rank *r, int me, int64_t c)
 {
@@ -645,8 +652,7 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
                 *pp = c->next;
                 break;
             }
-        if (c->world != s->world0)
-            free(c->world);
+        members_free(s, c->world);
         free(c->arrive), free(c->done), free(c->reqs);
         free(c);
     }
@@ -1638,16 +1644,14 @@ void psk_sim_close(psk_sim *s)
         for (precv *p = r->posted, *n; p; p = n)
             n = p->next, free(p);
         for (int64_t c = 0; c < r->ncomm; c++)
-            if (r->comm[c].world != s->world0)
-                free(r->comm[c].world);
+            members_free(s, r->comm[c].world);
         free(r->comm);
         free(r->req);
         free(r->stack);
     }
     for (coll_inst *c = s->colls, *n; c; c = n) {
         n = c->next;
-        if (c->world != s->world0)
-            free(c->world);
+        members_free(s, c->world);
         free(c->arrive), free(c->done), free(c->reqs);
         free(c);
     }

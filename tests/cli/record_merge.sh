@@ -20,11 +20,12 @@ trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
 L=$(dirname "$P")/libperfskel-record-$flavour.so
 case $flavour in
-openmpi) run="mpirun.openmpi --allow-run-as-root --oversubscribe"; pass="-x PSK_MERGE=1" ;;
-mpich) run="mpirun.mpich"; pass="-genv PSK_MERGE 1" ;;
+openmpi) pass="-x PSK_MERGE=1" ;;
+mpich) pass="-genv PSK_MERGE 1" ;;
 *) echo "usage: $0 openmpi|mpich HEAT CRASH" >&2; exit 2 ;;
 esac
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpirun_of "$flavour"
+run=$MPIRUN
 
 # one directory for all ranks
 # shellcheck disable=SC2086

@@ -17,11 +17,10 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
 case $flavour in
-openmpi) run="mpirun.openmpi --allow-run-as-root --oversubscribe" ;;
-mpich) run="mpirun.mpich" ;;
+openmpi | mpich) mpirun_of "$flavour" ;;
 *) echo "usage: $0 openmpi|mpich HEAT CRASH" >&2; exit 2 ;;
 esac
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+run=$MPIRUN
 
 # kinds FILE: the kind of every block, one a line
 kinds() {

@@ -1115,6 +1115,17 @@ static void test_oracle_nest(void **state)
     assert_true(checked_shadow > 250);
 }
 
+/* a random one-nest program and two random layouts of it on 1 .. maxP
+ * processors: a redistribution to cost; returns P */
+static int64_t rand_redist(uint64_t *seed, bld *b, adv_layout *la, adv_layout *lb, int64_t maxP)
+{
+    rand_program(seed, b, 0);
+    int64_t P = rr(seed, 1, maxP);
+    rand_layout(seed, &b->p, la, P);
+    rand_layout(seed, &b->p, lb, P);
+    return P;
+}
+
 static void test_oracle_redist(void **state)
 {
     (void)state;
@@ -1125,10 +1136,7 @@ static void test_oracle_redist(void **state)
     for (int iter = 0; iter < 3000; iter++) {
         bld b;
         adv_layout la, lb;
-        rand_program(&seed, &b, 0);
-        int64_t P = rr(&seed, 1, 8);
-        rand_layout(&seed, &b.p, &la, P);
-        rand_layout(&seed, &b.p, &lb, P);
+        int64_t P = rand_redist(&seed, &b, &la, &lb, 8);
         const psk_adv_program *p = &b.p;
         double us;
         int64_t msgs, bytes;
@@ -1195,10 +1203,7 @@ static void test_redist_bound(void **state)
     for (int iter = 0; iter < 3000; iter++) {
         bld b;
         adv_layout la, lb;
-        rand_program(&seed, &b, 0);
-        int64_t P = rr(&seed, 1, 12);
-        rand_layout(&seed, &b.p, &la, P);
-        rand_layout(&seed, &b.p, &lb, P);
+        int64_t P = rand_redist(&seed, &b, &la, &lb, 12);
         const psk_adv_program *p = &b.p;
         psk_machine m;
         int kind = (int)rr(&seed, 0, 4), needed = 0;
