@@ -96,7 +96,7 @@ int cmd_record(int argc, char **argv)
 {
     const char *out = "perfskel-trace";
     int flavour = PSK_MPI_UNKNOWN, i, merge = 0;
-    const char *zstd = getenv("PSK_ZSTD");
+    const char *zstd = getenv("PSK_ZSTD"), *mtimes = "all";
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--")) {
             i++;
@@ -108,7 +108,11 @@ int cmd_record(int argc, char **argv)
             merge = merge ? merge : 1;
         else if (!strcmp(argv[i], "--merge-only"))
             merge = 2;
-        else if (!strcmp(argv[i], "--zstd"))
+        else if (!strcmp(argv[i], "--merge-times") && i + 1 < argc) {
+            mtimes = argv[++i];
+            if (strcmp(mtimes, "all") && strcmp(mtimes, "mean"))
+                return psk_cli_usage("record: --merge-times takes all or mean, not '%s'", mtimes);
+        } else if (!strcmp(argv[i], "--zstd"))
             zstd = "1";
         else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
             const char *m = argv[++i];
@@ -154,9 +158,10 @@ int cmd_record(int argc, char **argv)
 
     /* the environment the ranks get, also set here for launchers that pass
      * their own environment on (and for srun-like launchers, LD_PRELOAD) */
-    enum { NENV = 5 };
-    const char *names[NENV] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND", "PSK_MERGE", "PSK_ZSTD"};
-    const char *values[NENV] = {dir, idhex, command, merge == 2 ? "only" : merge ? "1" : "0", zstd && *zstd ? zstd : "0"};
+    enum { NENV = 6 };
+    const char *names[NENV] = {"PSK_TRACE_DIR", "PSK_JOB_ID", "PSK_COMMAND", "PSK_MERGE", "PSK_ZSTD", "PSK_MERGE_TIMES"};
+    const char *values[NENV] = {dir,    idhex, command, merge == 2 ? "only" : merge ? "1" : "0", zstd && *zstd ? zstd : "0",
+                                mtimes};
     char zcopy[32];
     snprintf(zcopy, sizeof zcopy, "%s", values[4]); /* setenv may replace the string it came from */
     values[4] = zcopy;

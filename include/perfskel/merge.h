@@ -37,6 +37,13 @@ void psk_merged_close(psk_merged *m); /* NULL is fine */
 /* The merged-trace file (docs/merged-format.md): written and read whole. */
 int psk_merged_write(psk_merged *m, const char *path);
 int psk_merged_read(const char *path, psk_merged **out);
+/* Times summarised (merge --times mean): psk_merged_write then keeps per
+ * merged event the mean gap and duration over its ranks and per rank one
+ * factor on its gaps, not every rank's times, so the file's size does not
+ * grow with the ranks (lossy: reading it back gives each rank synthetic
+ * times from the means). Set on a trace read from such a file. */
+void psk_merged_summarize_times(psk_merged *m);
+int psk_merged_times_summarized(const psk_merged *m);
 /* 1 if path starts like a merged-trace file */
 int psk_merged_is_file(const char *path);
 

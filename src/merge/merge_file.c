@@ -2,7 +2,8 @@
  * byte, then sections, each a 4-byte tag, an 8-byte length, the payload
  * and a CRC-32 of the payload: the job header (JSON), the rank sets, the
  * classes, the merged events (class and pattern length), the pattern pool,
- * and per rank its times and call order. Written and read whole. */
+ * (optionally the summarised times: merge_tsum.c), and per rank its times
+ * and call order. Written and read whole. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 #define VERSION 1
 
 enum { T_JOB = 0x20424f4a, T_PSET = 0x54455350, T_CLAS = 0x53414c43, T_EVNT = 0x544e5645,
-       T_POOL = 0x4c4f4f50, T_RANK = 0x4b4e4152, T_END = 0x21444e45 };
+       T_POOL = 0x4c4f4f50, T_RANK = 0x4b4e4152, T_TSUM = 0x4d555354, T_END = 0x21444e45 };
 
 static void le(uint8_t *p, uint64_t v, int n)
 {
@@ -71,6 +72,54 @@ static int put_bytes(mbuf *b, const void *p, size_t n)
     return 0;
 }
 
+static uint64_t perm_hash(const uint32_t *p, uint64_t n)
+{
+    uint64_t h = 1469598103934665603ull ^ n;
+    for (uint64_t k = 0; k < n; k++)
+        h = (h ^ (p[k] - k)) * 1099511628211ull;
+    return h;
+}
+
+/* (*same)[r]: an earlier rank whose call order (perm) equals rank r's, or -1;
+ * found through a hash table of the orders. 0, or -1 out of memory. */
+static int same_orders(const psk_merged *m, int **same)
+{
+    int P = m->nranks;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)P)
+        cap *= 2;
+    int *tab = malloc(cap * sizeof *tab);
+    uint64_t *h = malloc(((size_t)P + 1) * sizeof *h);
+    *same = malloc(((size_t)P + 1) * sizeof **same);
+    if (!tab || !h || !*same) {
+        free(tab);
+        free(h);
+        return -1;
+    }
+    for (size_t i = 0; i < cap; i++)
+        tab[i] = -1;
+    for (int r = 0; r < P; r++) {
+        const mrank *mr = &m->rank[r];
+        (*same)[r] = -1;
+        if (!mr->perm)
+            continue;
+        h[r] = perm_hash(mr->perm, mr->n);
+        size_t i = (size_t)h[r] & (cap - 1);
+        for (; tab[i] >= 0; i = (i + 1) & (cap - 1)) {
+            const mrank *mq = &m->rank[tab[i]];
+            if (h[tab[i]] == h[r] && mq->n == mr->n && !memcmp(mq->perm, mr->perm, mr->n * sizeof *mr->perm)) {
+                (*same)[r] = tab[i];
+                break;
+            }
+        }
+        if (tab[i] < 0)
+            tab[i] = r;
+    }
+    free(tab);
+    free(h);
+    return 0;
+}
+
 int psk_merged_write(psk_merged *m, const char *path)
 {
     FILE *f = fopen(path, "wb");
@@ -109,13 +158,35 @@ int psk_merged_write(psk_merged *m, const char *path)
         err |= put(&b, m->cls[i]) ||
                put(&b, (i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i]);
     err |= err || section(f, T_EVNT, b.p, b.len) || section(f, T_POOL, m->pool.p, m->pool.len);
-    /* per rank: times in merged order, and its own order */
+    if (m->tsum && !err) { /* the means instead of the ranks' times */
+        b.len = 0;
+        int rc = tsum_encode(m, &b);
+        if (rc == -2) {
+            fclose(f);
+            remove(path);
+            free(b.p);
+            return merged_fail(m, PSK_EFORMAT, "%s: cannot summarise the times: a rank has fewer than its events",
+                               path);
+        }
+        err |= rc || section(f, T_TSUM, b.p, b.len);
+    }
+    /* per rank: times in merged order (none when summarised), and its own
+     * order, or the rank before it with the same order */
+    int *same = NULL;
+    if (!err && same_orders(m, &same))
+        err = 1;
     for (int r = 0; r < m->nranks && !err; r++) {
         const mrank *mr = &m->rank[r];
+        size_t tlen = m->tsum ? 0 : mr->times.len;
+        int q = same[r];
         b.len = 0;
-        err |= put(&b, (uint64_t)r) || put(&b, mr->n) || put(&b, mr->mono_start) ||
-               put(&b, mr->times.len) || put_bytes(&b, mr->times.p, mr->times.len) || put(&b, mr->perm != NULL);
-        for (uint64_t k = 0; mr->perm && k < mr->n && !err; k++) {
+        err |= put(&b, (uint64_t)r) || put(&b, mr->n) || put(&b, mr->mono_start) || put(&b, tlen) ||
+               put_bytes(&b, mr->times.p, tlen) || put(&b, !mr->perm ? 0 : q < 0 ? 1 : 2);
+        if (mr->perm && q >= 0) {
+            err |= put(&b, (uint64_t)(r - q));
+            q = -2; /* written */
+        }
+        for (uint64_t k = 0; mr->perm && q == -1 && k < mr->n && !err; k++) {
             err |= mbuf_reserve(&b, PSK_VARINT_MAX);
             if (!err)
                 b.len = (size_t)(psk_put_svar(b.p + b.len, (int64_t)mr->perm[k] - (int64_t)k) - b.p);
@@ -124,6 +195,7 @@ int psk_merged_write(psk_merged *m, const char *path)
     }
     err |= section(f, T_END, NULL, 0);
     free(b.p);
+    free(same);
     if (fclose(f) || err) {
         remove(path);
         return merged_fail(m, PSK_EIO, "%s: cannot write (%s)", path, errno ? strerror(errno) : "out of memory");
@@ -144,15 +216,17 @@ typedef struct reader {
     uint64_t size;          /* of the file */
 } reader;
 
-static int next_section(reader *rd, uint32_t want)
+/* reads the next section, which must have tag want or alt; *got: which */
+static int next_section_of(reader *rd, uint32_t want, uint32_t alt, uint32_t *got)
 {
     uint8_t h[12], c[4];
     if (fread(h, 1, 12, rd->f) != 12)
         return merged_fail(rd->m, PSK_ETRUNCATED, "%s: truncated after section %d", rd->path, rd->nsec);
     uint32_t tag = (uint32_t)get_le(h, 4);
     uint64_t len = get_le(h + 4, 8);
-    if (tag != want)
+    if (tag != want && tag != alt)
         return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d has an unexpected tag", rd->path, rd->nsec);
+    *got = tag;
     /* no longer than what the file has left (its payload and CRC) */
     long at = ftell(rd->f);
     if (len > (1ull << 40) || at < 0)
@@ -178,6 +252,12 @@ static int next_section(reader *rd, uint32_t want)
     return PSK_OK;
 }
 
+static int next_section(reader *rd, uint32_t want)
+{
+    uint32_t got;
+    return next_section_of(rd, want, want, &got);
+}
+
 static int get(reader *rd, uint64_t *v)
 {
     return psk_get_uvar(&rd->p, rd->end, v);
@@ -187,6 +267,8 @@ static int malformed(reader *rd)
 {
     return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d is malformed", rd->path, rd->nsec - 1);
 }
+
+static int read_ranks(reader *rd, int have);
 
 static int read_all(reader *rd)
 {
@@ -269,22 +351,62 @@ static int read_all(reader *rd)
     if (total)
         memcpy(m->pool.p, rd->p, total);
     m->pool.len = total;
-    /* ranks */
+    /* the summarised times, if there: kept until the ranks' counts are known */
+    uint8_t *tsum = NULL;
+    size_t tsumlen = 0;
+    uint32_t tag = T_RANK;
+    if (m->nranks && (rc = next_section_of(rd, T_RANK, T_TSUM, &tag)))
+        return rc;
+    if (tag == T_TSUM) {
+        tsumlen = (size_t)(rd->end - rd->p);
+        if (!(tsum = malloc(tsumlen ? tsumlen : 1)))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+        memcpy(tsum, rd->p, tsumlen);
+        m->tsum = 1;
+    }
+    rc = read_ranks(rd, tag == T_RANK);
+    if (!rc && tsum && (rc = tsum_decode(m, tsum, tsum + tsumlen)))
+        rc = rc == -2 ? merged_fail(m, PSK_ENOMEM, "out of memory")
+                      : merged_fail(m, PSK_EFORMAT, "%s: corrupt: the summarised times do not match the events",
+                                    rd->path);
+    free(tsum);
+    if (rc)
+        return rc;
+    if ((rc = next_section(rd, T_END)))
+        return rc;
+    if (fgetc(rd->f) != EOF)
+        return merged_fail(m, PSK_EFORMAT, "%s: data after the end", rd->path);
+    return PSK_OK;
+}
+
+/* the RANK sections; have: the first one's header is read already */
+static int read_ranks(reader *rd, int have)
+{
+    psk_merged *m = rd->m;
+    uint64_t v, len;
+    int rc;
     for (int r = 0; r < m->nranks; r++) {
         mrank *mr = &m->rank[r];
-        if ((rc = next_section(rd, T_RANK)))
+        if ((r || !have) && (rc = next_section(rd, T_RANK)))
             return rc;
         uint64_t hasperm;
         if (get(rd, &v) || v != (uint64_t)r || get(rd, &mr->n) || get(rd, &mr->mono_start) || get(rd, &len) ||
-            len > (uint64_t)(rd->end - rd->p) || mbuf_reserve(&mr->times, len ? len : 1))
+            len > (uint64_t)(rd->end - rd->p) || (m->tsum && len) || mbuf_reserve(&mr->times, len ? len : 1))
             return malformed(rd);
         if (len)
             memcpy(mr->times.p, rd->p, len);
         mr->times.len = len;
         rd->p += len;
-        if (get(rd, &hasperm) || hasperm > 1 || mr->n > UINT32_MAX)
+        if (get(rd, &hasperm) || hasperm > 2 || mr->n > UINT32_MAX)
             return malformed(rd);
-        if (hasperm) {
+        if (hasperm == 2) { /* the order of an earlier rank with as many events */
+            const mrank *mq;
+            if (get(rd, &v) || v == 0 || v > (uint64_t)r || !(mq = &m->rank[r - (int)v])->perm || mq->n != mr->n)
+                return malformed(rd);
+            if (!(mr->perm = malloc((mr->n ? mr->n : 1) * sizeof *mr->perm)))
+                return merged_fail(m, PSK_ENOMEM, "out of memory");
+            memcpy(mr->perm, mq->perm, mr->n * sizeof *mr->perm);
+        } else if (hasperm) {
             /* a permutation: every position once (one bit each) */
             uint64_t *seen = NULL;
             if (mr->n > (uint64_t)(rd->end - rd->p))
@@ -309,10 +431,6 @@ static int read_all(reader *rd)
             free(seen);
         }
     }
-    if ((rc = next_section(rd, T_END)))
-        return rc;
-    if (fgetc(rd->f) != EOF)
-        return merged_fail(m, PSK_EFORMAT, "%s: data after the end", rd->path);
     return PSK_OK;
 }
 

@@ -95,6 +95,7 @@ struct psk_merged {
     uint32_t *cls;
     uint64_t *evoff;     /* start of each event's patterns in pool */
     mbuf pool;
+    int tsum;            /* times summarised: per event means, a factor per rank */
 };
 
 int merged_fail(psk_merged *m, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -179,6 +180,15 @@ typedef struct pollrun {
 int pollrun_feed(pollrun *p, const psk_event *ev, int64_t gap, psk_event *out, int64_t *out_gap, int *taken);
 int pollrun_flush(pollrun *p, psk_event *out, int64_t *gap); /* 1 and the pending run, or 0 */
 void pollrun_free(pollrun *p);
+
+/* ---- summarised times (merge_tsum.c) ---- */
+
+/* the TSUM section's payload from every rank's times: 0, -1 out of memory,
+ * -2 the times are shorter than the events */
+int tsum_encode(psk_merged *m, mbuf *out);
+/* every rank's times from a TSUM payload (after the RANK sections, which
+ * give the ranks' event counts): 0, -1 malformed, -2 out of memory */
+int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end);
 
 int merge_load(mctx *x);          /* merge_load.c: reads every rank */
 void merge_order(mctx *x, int r); /* merge_order.c: Algorithm 1 on rank r */

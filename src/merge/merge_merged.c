@@ -109,6 +109,9 @@ uint64_t psk_merged_rank_start(const psk_merged *m, int rank)
 {
     return rank >= 0 && rank < m->nranks ? m->rank[rank].mono_start : 0;
 }
+void psk_merged_summarize_times(psk_merged *m) { m->tsum = 1; }
+int psk_merged_times_summarized(const psk_merged *m) { return m->tsum; }
+
 int psk_merged_rank_reordered(const psk_merged *m, int rank)
 {
     return rank >= 0 && rank < m->nranks && m->rank[rank].perm != NULL;

@@ -188,6 +188,17 @@ static int same_file(const char *path, const uint8_t *b, uint64_t n)
     return same;
 }
 
+/* PSK_MERGE_TIMES=mean (record --merge-times mean): rank 0's merged trace
+ * keeps mean times; anything else but "all" is said and ignored */
+static void summarize_times(psk_merged *m)
+{
+    const char *e = getenv("PSK_MERGE_TIMES");
+    if (e && !strcmp(e, "mean"))
+        psk_merged_summarize_times(m);
+    else if (e && *e && strcmp(e, "all"))
+        fprintf(stderr, "perfskel: PSK_MERGE_TIMES=%s: not all or mean; every rank's times kept\n", e);
+}
+
 void psk_rec_merge_finish(const char *dir, int only)
 {
     if (!M.buf)
@@ -259,7 +270,8 @@ void psk_rec_merge_finish(const char *dir, int only)
     int rc = psk_trace_open(dir, &t);
     if (rc) {
         fprintf(stderr, "perfskel: in-job merge: %s\n", psk_trace_errmsg(t));
-    } else if ((rc = psk_merge(t, &o, &m)) != PSK_OK || (rc = psk_merged_write(m, out)) != PSK_OK) {
+    } else if ((rc = psk_merge(t, &o, &m)) != PSK_OK || (summarize_times(m), 0) ||
+               (rc = psk_merged_write(m, out)) != PSK_OK) {
         fprintf(stderr, "perfskel: in-job merge: %s\n", m ? psk_merged_errmsg(m) : psk_strstatus(rc));
     } else {
         fprintf(stderr, "perfskel: merged %d ranks in the job into %s (%.3f s gathering, %.3f s merging)\n",

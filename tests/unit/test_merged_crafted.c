@@ -5,7 +5,8 @@
  * of the unit tests watches). Cases: event lengths whose sum wraps around
  * to the pool's size; a rank's call order that is not a permutation; more
  * events than the section has bytes; a rank-set delta that wraps to a
- * negative rank. The unmodified file reads back. */
+ * negative rank; a rank whose order is "the same as an earlier rank's"
+ * with no earlier rank. The unmodified file reads back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -231,6 +232,7 @@ static void test_crafted(void **state)
     q = psk_put_uvar(q, tlen);
     memcpy(q, p, tlen);
     q += tlen;
+    uint8_t *flag = q; /* where the order's flag goes */
     q = psk_put_uvar(q, 1);
     for (uint64_t k = 0; k < cnt; k++)
         q = psk_put_svar(q, k == 1 ? -1 : 0);
@@ -242,6 +244,11 @@ static void test_crafted(void **state)
         q = psk_put_svar(q, k == 0 ? (int64_t)INT64_MAX / 2 : 0);
     write_with(&f, at, pl, (size_t)(q - pl), bad);
     refused(bad, "rank 0's call order is not a permutation");
+    /* rank 0's order "the same as the rank 1 before it" (there is none) */
+    q = psk_put_uvar(flag, 2);
+    q = psk_put_uvar(q, 1);
+    write_with(&f, at, pl, (size_t)(q - pl), bad);
+    refused(bad, "malformed");
     free(pl);
 
     free(f.p);
