@@ -10,7 +10,10 @@
 # the files over MPI and merging them (its own stderr line), the same job
 # recorded without --merge (wall seconds of both), and the largest
 # process's peak memory (GNU time's maximum resident set of the launcher's
-# children). The markdown rows go to stdout.
+# children); then the same files merged with --times summary (the summarised
+# merged trace: its bytes) and `sim --folded` of both merged traces (the
+# summary's prediction against the lossless one's, on a machine file made
+# by calibrate here). The markdown rows go to stdout.
 set -eu
 B=$(cd "${1:-build}" && pwd)
 [ $# -gt 0 ] && shift
@@ -21,8 +24,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 H=$(cd "$(dirname "$0")/.." && pwd)
 mpicc.openmpi -O1 -DNITER=2000 -I "$H/tests/mpi" -o "$W/stencil" "$H/tests/mpi/stencil.c"
 mpicc.openmpi -O2 -o "$W/vcycle" "$H/bench/programs/vcycle.c" -lm
-echo "| program | P | events | rank files | merged.pskm | gathering | merging | job with --merge | job without | peak memory |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+"$B/perfskel" calibrate -o "$W/machine.par" -- mpirun.openmpi --allow-run-as-root -np 2 >/dev/null 2>&1
+pred() { "$B/perfskel" sim "$1" --folded --machine "$W/machine.par" --json 2>/dev/null |
+    sed -n 's/.*"predicted_seconds": *\([0-9.e+-]*\).*/\1/p'; }
+echo "| program | P | events | rank files | merged.pskm | gathering | merging | job with --merge | job without | peak memory | --times summary | sim: summary vs all |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for prog in ${PROGRAMS:-stencil vcycle}; do
 for P in $PS; do
     args=""
@@ -41,9 +47,14 @@ for P in $PS; do
     events=$(sed -n 's/.* ranks, \([0-9]*\) events recorded.*/\1/p' "$W/err")
     rbytes=$(cat "$W"/t/rank-*.psk | wc -c)
     mbytes=$(wc -c <"$W/t/merged.pskm")
+    "$B/perfskel" merge "$W/t" --times summary -q -o "$W/sum.pskm"
+    sbytes=$(wc -c <"$W/sum.pskm")
+    pa=$(pred "$W/t/merged.pskm") pm=$(pred "$W/sum.pskm")
+    dsim=$(awk -v a="$pa" -v m="$pm" 'BEGIN { if (a > 0 && m > 0) printf "%+.1f %%", 100 * (m - a) / a; else print "-" }')
     echo "| $prog | $P | $events | $((rbytes / 1024)) KiB | $((mbytes / 1024)) KiB | $gather s | $merge s |" \
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s |" \
-        "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s | $(($(cat "$W/mem") / 1024)) MB |"
+        "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s | $(($(cat "$W/mem") / 1024)) MB |" \
+        "$((sbytes / 1024)) KiB | $dsim |"
     rm -rf "$W/t" "$W/u"
 done
 done

@@ -23,7 +23,7 @@ static void progress(void *arg, uint64_t done, uint64_t total)
 int cmd_merge(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
-    int json = 0, quiet = 0, mean = 0;
+    int json = 0, quiet = 0, summary = 0;
     psk_merge_opts o = {.window = 64};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
@@ -38,9 +38,9 @@ int cmd_merge(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(argv[i], "--times") && i + 1 < argc) {
             const char *v = argv[++i];
-            if (strcmp(v, "all") && strcmp(v, "mean"))
-                return psk_cli_usage("merge: --times takes all or mean, not '%s'", v);
-            mean = !strcmp(v, "mean");
+            if (strcmp(v, "all") && strcmp(v, "summary"))
+                return psk_cli_usage("merge: --times takes all or summary, not '%s'", v);
+            summary = !strcmp(v, "summary");
         } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
             char *end;
             long w = strtol(argv[++i], &end, 10);
@@ -81,7 +81,7 @@ int cmd_merge(int argc, char **argv)
     if (shown)
         fputs("\r\033[K", stderr);
     double t1 = psk_cli_now();
-    if (rc == PSK_OK && mean)
+    if (rc == PSK_OK && summary)
         psk_merged_summarize_times(m);
     if (rc == PSK_OK)
         rc = psk_merged_write(m, out);
@@ -107,7 +107,7 @@ int cmd_merge(int argc, char **argv)
         psk_json_uint(&j, "merged_events", psk_merged_length(m));
         psk_json_uint(&j, "classes", psk_merged_nclasses(m));
         psk_json_int(&j, "window", o.window);
-        psk_json_str(&j, "times", mean ? "mean" : "all");
+        psk_json_str(&j, "times", summary ? "summary" : "all");
         psk_json_num(&j, "seconds", t1 - t0);
         psk_json_end(&j);
     } else if (!quiet) {

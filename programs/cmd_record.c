@@ -110,8 +110,8 @@ int cmd_record(int argc, char **argv)
             merge = 2;
         else if (!strcmp(argv[i], "--merge-times") && i + 1 < argc) {
             mtimes = argv[++i];
-            if (strcmp(mtimes, "all") && strcmp(mtimes, "mean"))
-                return psk_cli_usage("record: --merge-times takes all or mean, not '%s'", mtimes);
+            if (strcmp(mtimes, "all") && strcmp(mtimes, "summary"))
+                return psk_cli_usage("record: --merge-times takes all or summary, not '%s'", mtimes);
         } else if (!strcmp(argv[i], "--zstd"))
             zstd = "1";
         else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {

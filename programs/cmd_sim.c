@@ -143,8 +143,8 @@ int cmd_sim(int argc, char **argv)
             fprintf(stderr, "perfskel: merged and folded %llu events to %lld in %.3f s\n",
                     (unsigned long long)psk_merged_length(merged), (long long)psk_folded_length(fold), psk_cli_now() - t0);
         if (!quiet && psk_merged_times_summarized(merged))
-            fprintf(stderr, "perfskel: %s has summarised times (merge --times mean): each rank's are its events' "
-                            "means scaled by its compute\n", input);
+            fprintf(stderr, "perfskel: %s has summarised times (merge --times summary): each rank's "
+                            "are dealt from its events' spread over the ranks\n", input);
     } else {
         if (psk_cli_open_machine_trace(machine, input, &m, &t))
             return PSK_EXIT_DATA;

@@ -1,18 +1,24 @@
-/* Summarised times (`merge --times mean`, docs/merged-format.md): instead
- * of every rank's gap and duration of every event, the merged file keeps
- * per merged event the mean gap and mean duration over the ranks taking
- * part, and per rank one factor scaling its gaps (its compute over the
- * compute the means give it). The file then no longer grows with the
- * ranks' count; reading it gives every rank synthetic times from the means,
- * so everything downstream works unchanged, on a lossy trace. */
+/* Summarised times (`merge --times summary`, docs/merged-format.md):
+ * instead of every rank's gap and duration of every event, the merged file
+ * keeps per merged event a few order statistics of the gaps over the ranks
+ * taking part (all of them up to QMAX ranks: min, quartiles and max
+ * beyond) and the mean duration, and per rank one factor on its gaps (its
+ * compute over the compute the summary gives it). The file then no longer
+ * grows with the ranks' count. Reading it deals each event's gaps out to
+ * its ranks through a permutation drawn from the event's index, so the
+ * spread of the ranks' times (who waits for whom) survives, and each rank's
+ * total compute is its own; everything downstream works unchanged, on a
+ * lossy trace. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "merge_internal.h"
 #include "psk_varint.h"
 
+#define QMAX 5             /* order statistics kept per event */
 #define FACTOR_ONE 65536.0 /* a rank's factor in 1/65536ths */
 #define FACTOR_MAX (1ull << 40)
+#define GAP_MAX ((int64_t)1 << 62)
 
 static int put_u(mbuf *b, uint64_t v)
 {
@@ -30,12 +36,53 @@ static int put_s(mbuf *b, int64_t v)
     return 0;
 }
 
+static int nq(int np) { return np < QMAX ? np : QMAX; }
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* the gap dealt to the j-th of the np ranks of merged event i, from its
+ * order statistics q[0..nq(np)) (ascending): rank j takes position
+ * (a j + b) mod np of the sorted gaps, a and b drawn from i, between the
+ * kept statistics linearly */
+static double dealt(const int64_t *q, int np, uint64_t i, int j)
+{
+    if (np == 1)
+        return (double)q[0];
+    uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    int b = (int)(h % (uint64_t)np), a = 1 + (int)((h >> 32) % (uint64_t)np);
+    while (gcd(a, np) != 1)
+        a = a % np + 1;
+    int pos = (int)(((int64_t)a * j + b) % np), k = nq(np);
+    double t = (double)pos * (k - 1) / (np - 1);
+    int lo = (int)t;
+    if (lo >= k - 1)
+        return (double)q[k - 1];
+    return (double)q[lo] + (t - lo) * (double)(q[lo + 1] - q[lo]);
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
 int tsum_encode(psk_merged *m, mbuf *out)
 {
     int P = m->nranks, rc = -1;
     size_t *pos = calloc((size_t)P + 1, sizeof *pos);
-    double *own = calloc((size_t)P + 1, sizeof *own), *mean = calloc((size_t)P + 1, sizeof *mean);
-    if (!pos || !own || !mean)
+    double *own = calloc((size_t)P + 1, sizeof *own), *got = calloc((size_t)P + 1, sizeof *got);
+    int64_t *g = malloc(((size_t)P + 1) * sizeof *g), q[QMAX];
+    if (!pos || !own || !got || !g)
         goto done;
     rc = 0;
     if (put_u(out, m->n))
@@ -43,54 +90,79 @@ int tsum_encode(psk_merged *m, mbuf *out)
     for (uint64_t i = 0; i < m->n && !rc; i++) {
         int np;
         const int32_t *ranks = psk_merged_class_ranks(m, m->cls[i], &np);
-        double sg = 0, sd = 0;
+        double sd = 0;
         for (int j = 0; j < np; j++) {
             mbuf *t = &m->rank[ranks[j]].times;
             const uint8_t *p = t->p + pos[ranks[j]];
-            int64_t gap;
             uint64_t dur;
-            if (psk_get_svar(&p, t->p + t->len, &gap) || psk_get_uvar(&p, t->p + t->len, &dur)) {
+            if (psk_get_svar(&p, t->p + t->len, &g[j]) || psk_get_uvar(&p, t->p + t->len, &dur)) {
                 rc = -2; /* a rank's times end early: the object is broken */
                 break;
             }
             pos[ranks[j]] = (size_t)(p - t->p);
-            sg += (double)gap;
+            g[j] = g[j] > GAP_MAX ? GAP_MAX : g[j] < -GAP_MAX ? -GAP_MAX : g[j];
             sd += (double)dur;
-            own[ranks[j]] += gap > 0 ? (double)gap : 0;
+            own[ranks[j]] += g[j] > 0 ? (double)g[j] : 0;
         }
-        int64_t g = np ? llround(sg / np) : 0;
-        for (int j = 0; j < np; j++)
-            mean[ranks[j]] += g > 0 ? (double)g : 0;
-        if (!rc && (put_s(out, g) || put_u(out, np ? (uint64_t)llround(sd / np) : 0)))
+        if (rc)
+            break;
+        qsort(g, (size_t)np, sizeof *g, cmp_i64);
+        int k = nq(np);
+        for (int x = 0; x < k; x++)
+            q[x] = g[k == 1 ? 0 : (int)(((int64_t)x * (np - 1) + (k - 1) / 2) / (k - 1))];
+        for (int j = 0; j < np; j++) {
+            double v = dealt(q, np, i, j);
+            got[ranks[j]] += v > 0 ? v : 0;
+        }
+        for (int x = 0; x < k && !rc; x++)
+            rc = x ? put_u(out, (uint64_t)(q[x] - q[x - 1])) : put_s(out, q[0]);
+        if (!rc && put_u(out, np ? (uint64_t)llround(sd / np) : 0))
             rc = -1;
     }
     if (!rc && put_u(out, (uint64_t)P))
         rc = -1;
     for (int r = 0; r < P && !rc; r++) {
-        double f = mean[r] > 0 ? own[r] / mean[r] * FACTOR_ONE : FACTOR_ONE;
+        double f = got[r] > 0 ? own[r] / got[r] * FACTOR_ONE : FACTOR_ONE;
         if (put_u(out, f < (double)FACTOR_MAX ? (uint64_t)llround(f) : FACTOR_MAX))
             rc = -1;
     }
 done:
     free(pos);
     free(own);
-    free(mean);
+    free(got);
+    free(g);
     return rc;
+}
+
+/* reads merged event i's order statistics and mean duration; -1 malformed */
+static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_t *end, int64_t *q, uint64_t *d, int *np)
+{
+    psk_merged_class_ranks(m, m->cls[i], np);
+    for (int x = 0; x < nq(*np); x++) {
+        uint64_t delta;
+        if (x == 0 ? psk_get_svar(p, end, &q[0]) : psk_get_uvar(p, end, &delta))
+            return -1;
+        if (x && delta > (uint64_t)(GAP_MAX - q[x - 1]))
+            return -1;
+        if (x)
+            q[x] = q[x - 1] + (int64_t)delta;
+        else if (q[0] > GAP_MAX || q[0] < -GAP_MAX)
+            return -1;
+    }
+    return psk_get_uvar(p, end, d) || *d > (1ull << 62) ? -1 : 0;
 }
 
 int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end)
 {
-    uint64_t n, P;
+    uint64_t n, P, d;
+    int64_t q[QMAX];
+    int np;
     if (psk_get_uvar(&p, end, &n) || n != m->n || n > (uint64_t)(end - p) / 2)
         return -1;
-    const uint8_t *ev = p; /* the means, read again after the factors */
-    for (uint64_t i = 0; i < n; i++) {
-        int64_t g;
-        uint64_t d;
-        if (psk_get_svar(&p, end, &g) || psk_get_uvar(&p, end, &d) || d > (1ull << 62) ||
-            g > (int64_t)(1ll << 62) || g < -(int64_t)(1ll << 62))
+    const uint8_t *ev = p; /* the events, read again after the factors */
+    for (uint64_t i = 0; i < n; i++)
+        if (read_event(m, i, &p, end, q, &d, &np))
             return -1;
-    }
     if (psk_get_uvar(&p, end, &P) || P != (uint64_t)m->nranks)
         return -1;
     double *f = malloc(((size_t)P + 1) * sizeof *f);
@@ -107,17 +179,13 @@ int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end)
         return free(f), free(cnt), -1;
     int rc = 0;
     for (uint64_t i = 0; i < n && !rc; i++) {
-        int64_t g = 0;
-        uint64_t d = 0;
-        psk_get_svar(&ev, end, &g); /* checked above */
-        psk_get_uvar(&ev, end, &d);
-        int np;
+        read_event(m, i, &ev, end, q, &d, &np); /* checked above */
         const int32_t *ranks = psk_merged_class_ranks(m, m->cls[i], &np);
         for (int j = 0; j < np && !rc; j++) {
             mrank *mr = &m->rank[ranks[j]];
             /* positive gaps (compute) scale with the rank's factor */
-            double x = g > 0 ? (double)g * f[ranks[j]] : (double)g;
-            int64_t rg = x < 0x1p62 ? llround(x) : (int64_t)1 << 62;
+            double v = dealt(q, np, i, j), x = v > 0 ? v * f[ranks[j]] : v;
+            int64_t rg = x < 0x1p62 ? llround(x) : GAP_MAX;
             cnt[ranks[j]]++;
             if (put_s(&mr->times, rg) || put_u(&mr->times, d))
                 rc = -2;

@@ -188,15 +188,15 @@ static int same_file(const char *path, const uint8_t *b, uint64_t n)
     return same;
 }
 
-/* PSK_MERGE_TIMES=mean (record --merge-times mean): rank 0's merged trace
- * keeps mean times; anything else but "all" is said and ignored */
+/* PSK_MERGE_TIMES=summary (record --merge-times summary): rank 0's merged trace
+ * keeps summarised times; anything else but "all" is said and ignored */
 static void summarize_times(psk_merged *m)
 {
     const char *e = getenv("PSK_MERGE_TIMES");
-    if (e && !strcmp(e, "mean"))
+    if (e && !strcmp(e, "summary"))
         psk_merged_summarize_times(m);
     else if (e && *e && strcmp(e, "all"))
-        fprintf(stderr, "perfskel: PSK_MERGE_TIMES=%s: not all or mean; every rank's times kept\n", e);
+        fprintf(stderr, "perfskel: PSK_MERGE_TIMES=%s: not all or summary; every rank's times kept\n", e);
 }
 
 void psk_rec_merge_finish(const char *dir, int only)

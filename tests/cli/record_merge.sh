@@ -48,18 +48,18 @@ cmp -s "$T/d/merged.pskm" "$T/offline.pskm" && ok "the same bytes as perfskel me
 "$P" gen "$T/d/merged.pskm" -K 4 -o "$T/skel.c" >/dev/null 2>"$T/err" && [ -s "$T/skel.c" ] &&
     ok "gen takes it" || { bad "gen of the merged trace"; cat "$T/err"; }
 
-# --merge-times mean: the summarised merged trace, as perfskel merge --times mean
+# --merge-times summary: the summarised merged trace, as perfskel merge --times summary
 # shellcheck disable=SC2086
-if timeout -k 10 200 "$P" record --merge --merge-times mean -o "$T/m" -- $run -np 4 "$heat" </dev/null >"$T/out" 2>"$T/err"; then
-    "$P" merge "$T/m" --times mean -o "$T/m-offline.pskm" -q 2>"$T/err"
-    cmp -s "$T/m/merged.pskm" "$T/m-offline.pskm" && ok "--merge-times mean: the same bytes as merge --times mean" ||
-        bad "--merge-times mean: differs from merge --times mean"
+if timeout -k 10 200 "$P" record --merge --merge-times summary -o "$T/m" -- $run -np 4 "$heat" </dev/null >"$T/out" 2>"$T/err"; then
+    "$P" merge "$T/m" --times summary -o "$T/m-offline.pskm" -q 2>"$T/err"
+    cmp -s "$T/m/merged.pskm" "$T/m-offline.pskm" && ok "--merge-times summary: the same bytes as merge --times summary" ||
+        bad "--merge-times summary: differs from merge --times summary"
     "$P" merge "$T/m" -o "$T/m-all.pskm" -q 2>/dev/null
-    cmp -s "$T/m/merged.pskm" "$T/m-all.pskm" && bad "--merge-times mean: every rank's times kept"
+    cmp -s "$T/m/merged.pskm" "$T/m-all.pskm" && bad "--merge-times summary: every rank's times kept"
     "$P" sim "$T/m/merged.pskm" --folded --json >"$T/sim.json" 2>"$T/err" && grep -q '"predicted_seconds"' "$T/sim.json" &&
-        ok "--merge-times mean: sim takes it" || { bad "--merge-times mean: sim"; cat "$T/err"; }
+        ok "--merge-times summary: sim takes it" || { bad "--merge-times summary: sim"; cat "$T/err"; }
 else
-    bad "record --merge --merge-times mean failed"; cat "$T/err"
+    bad "record --merge --merge-times summary failed"; cat "$T/err"
 fi
 
 # rank 0's directory apart from the other ranks'
