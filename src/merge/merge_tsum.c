@@ -1,8 +1,10 @@
 /* Summarised times (`merge --times summary`, docs/merged-format.md):
  * instead of every rank's gap and duration of every event, the merged file
  * keeps per merged event a few order statistics of the gaps over the ranks
- * taking part (all of them up to QMAX ranks: min, quartiles and max
- * beyond) and the mean duration, and per rank one factor on its gaps (its
+ * taking part (all of them up to ALL ranks; beyond, the minimum, the
+ * quartiles, and the largest, 2nd, 4th, 8th... largest down to the upper
+ * quartile: a heavy tail, one rank stalled, stays one rank) and the mean
+ * duration, and per rank one factor on its gaps (its
  * compute over the compute the summary gives it). The file then no longer
  * grows with the ranks' count. Reading it deals each event's gaps out to
  * its ranks through a permutation drawn from the event's index, so the
@@ -15,7 +17,8 @@
 #include "merge_internal.h"
 #include "psk_varint.h"
 
-#define QMAX 5             /* order statistics kept per event */
+#define ALL 8              /* up to this many ranks, every gap is kept */
+#define QMAX 72            /* order statistics kept at most (2^31 ranks) */
 #define FACTOR_ONE 65536.0 /* a rank's factor in 1/65536ths */
 #define FACTOR_MAX (1ull << 40)
 #define GAP_MAX ((int64_t)1 << 62)
@@ -36,7 +39,28 @@ static int put_s(mbuf *b, int64_t v)
     return 0;
 }
 
-static int nq(int np) { return np < QMAX ? np : QMAX; }
+/* the positions (ascending) in the sorted gaps of np ranks that are kept;
+ * their count */
+static int kept(int np, int *at)
+{
+    int k = 0;
+    if (np <= ALL) {
+        for (; k < np; k++)
+            at[k] = k;
+        return k;
+    }
+    for (int x = 0; x < 4; x++) /* minimum and quartiles */
+        at[k++] = (int)(((int64_t)x * (np - 1) + 2) / 4);
+    int q3 = at[3], top = k;
+    for (int64_t d = 1; np - d > q3; d *= 2) /* the largest, 2nd, 4th, ... */
+        at[k++] = (int)(np - d);
+    for (int x = top, y = k - 1; x < y; x++, y--) { /* ascending */
+        int t = at[x];
+        at[x] = at[y];
+        at[y] = t;
+    }
+    return k;
+}
 
 static int gcd(int a, int b)
 {
@@ -48,11 +72,11 @@ static int gcd(int a, int b)
     return a;
 }
 
-/* the gap dealt to the j-th of the np ranks of merged event i, from its
- * order statistics q[0..nq(np)) (ascending): rank j takes position
- * (a j + b) mod np of the sorted gaps, a and b drawn from i, between the
- * kept statistics linearly */
-static double dealt(const int64_t *q, int np, uint64_t i, int j)
+/* the gap dealt to the j-th of the np ranks of merged event i, from the
+ * gaps q[0..k) kept at positions at[0..k) of the sorted gaps: rank j takes
+ * position (a j + b) mod np, a and b drawn from i, between kept positions
+ * linearly */
+static double dealt(const int64_t *q, const int *at, int k, int np, uint64_t i, int j)
 {
     if (np == 1)
         return (double)q[0];
@@ -62,12 +86,17 @@ static double dealt(const int64_t *q, int np, uint64_t i, int j)
     int b = (int)(h % (uint64_t)np), a = 1 + (int)((h >> 32) % (uint64_t)np);
     while (gcd(a, np) != 1)
         a = a % np + 1;
-    int pos = (int)(((int64_t)a * j + b) % np), k = nq(np);
-    double t = (double)pos * (k - 1) / (np - 1);
-    int lo = (int)t;
-    if (lo >= k - 1)
-        return (double)q[k - 1];
-    return (double)q[lo] + (t - lo) * (double)(q[lo + 1] - q[lo]);
+    int pos = (int)(((int64_t)a * j + b) % np), lo = 0, hi = k - 1;
+    while (hi - lo > 1) { /* at[lo] <= pos <= at[hi] */
+        int mid = (lo + hi) / 2;
+        if (at[mid] <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (at[hi] == at[lo])
+        return (double)q[lo];
+    return (double)q[lo] + (double)(pos - at[lo]) / (at[hi] - at[lo]) * (double)(q[hi] - q[lo]);
 }
 
 static int cmp_i64(const void *x, const void *y)
@@ -82,6 +111,7 @@ int tsum_encode(psk_merged *m, mbuf *out)
     size_t *pos = calloc((size_t)P + 1, sizeof *pos);
     double *own = calloc((size_t)P + 1, sizeof *own), *got = calloc((size_t)P + 1, sizeof *got);
     int64_t *g = malloc(((size_t)P + 1) * sizeof *g), q[QMAX];
+    int at[QMAX];
     if (!pos || !own || !got || !g)
         goto done;
     rc = 0;
@@ -107,11 +137,11 @@ int tsum_encode(psk_merged *m, mbuf *out)
         if (rc)
             break;
         qsort(g, (size_t)np, sizeof *g, cmp_i64);
-        int k = nq(np);
+        int k = kept(np, at);
         for (int x = 0; x < k; x++)
-            q[x] = g[k == 1 ? 0 : (int)(((int64_t)x * (np - 1) + (k - 1) / 2) / (k - 1))];
+            q[x] = g[at[x]];
         for (int j = 0; j < np; j++) {
-            double v = dealt(q, np, i, j);
+            double v = dealt(q, at, k, np, i, j);
             got[ranks[j]] += v > 0 ? v : 0;
         }
         for (int x = 0; x < k && !rc; x++)
@@ -135,10 +165,12 @@ done:
 }
 
 /* reads merged event i's order statistics and mean duration; -1 malformed */
-static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_t *end, int64_t *q, uint64_t *d, int *np)
+static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_t *end, int64_t *q, int *at, int *k,
+                      uint64_t *d, int *np)
 {
     psk_merged_class_ranks(m, m->cls[i], np);
-    for (int x = 0; x < nq(*np); x++) {
+    *k = kept(*np, at);
+    for (int x = 0; x < *k; x++) {
         uint64_t delta;
         if (x == 0 ? psk_get_svar(p, end, &q[0]) : psk_get_uvar(p, end, &delta))
             return -1;
@@ -156,12 +188,12 @@ int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end)
 {
     uint64_t n, P, d;
     int64_t q[QMAX];
-    int np;
+    int np, at[QMAX], k;
     if (psk_get_uvar(&p, end, &n) || n != m->n || n > (uint64_t)(end - p) / 2)
         return -1;
     const uint8_t *ev = p; /* the events, read again after the factors */
     for (uint64_t i = 0; i < n; i++)
-        if (read_event(m, i, &p, end, q, &d, &np))
+        if (read_event(m, i, &p, end, q, at, &k, &d, &np))
             return -1;
     if (psk_get_uvar(&p, end, &P) || P != (uint64_t)m->nranks)
         return -1;
@@ -179,12 +211,12 @@ int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end)
         return free(f), free(cnt), -1;
     int rc = 0;
     for (uint64_t i = 0; i < n && !rc; i++) {
-        read_event(m, i, &ev, end, q, &d, &np); /* checked above */
+        read_event(m, i, &ev, end, q, at, &k, &d, &np); /* checked above */
         const int32_t *ranks = psk_merged_class_ranks(m, m->cls[i], &np);
         for (int j = 0; j < np && !rc; j++) {
             mrank *mr = &m->rank[ranks[j]];
             /* positive gaps (compute) scale with the rank's factor */
-            double v = dealt(q, np, i, j), x = v > 0 ? v * f[ranks[j]] : v;
+            double v = dealt(q, at, k, np, i, j), x = v > 0 ? v * f[ranks[j]] : v;
             int64_t rg = x < 0x1p62 ? llround(x) : GAP_MAX;
             cnt[ranks[j]]++;
             if (put_s(&mr->times, rg) || put_u(&mr->times, d))
