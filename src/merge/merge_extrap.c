@@ -151,13 +151,39 @@ static int grid_fits(const int *D, int nd, const ptable *t, int nt)
     return 1;
 }
 
-/* The world's grid: 1-D without tables of peers; else MPI_Dims_create's
- * shape for 2 or 3 dimensions whose shifts give every table */
+/* 1 if every rank set of m is a box of the grid D */
+static int sets_fit(const psk_merged *m, const int *D, int nd)
+{
+    uint32_t n = psk_intern_count(m->psets);
+    for (uint32_t s = 0; s < n; s++) {
+        size_t len;
+        const int32_t *r = (const int32_t *)(const void *)psk_intern_key(m->psets, s, &len);
+        int np = (int)(len / sizeof *r), mn[MAXD], mx[MAXD], c[MAXD];
+        for (int k = 0; k < nd; k++)
+            mn[k] = D[k], mx[k] = -1;
+        for (int j = 0; j < np; j++) {
+            coords(D, nd, r[j], c);
+            for (int k = 0; k < nd; k++)
+                mn[k] = c[k] < mn[k] ? c[k] : mn[k], mx[k] = c[k] > mx[k] ? c[k] : mx[k];
+        }
+        long long vol = 1;
+        for (int k = 0; k < nd; k++)
+            vol *= mx[k] - mn[k] + 1;
+        if (vol != np)
+            return 0;
+    }
+    return 1;
+}
+
+/* The world's grid: 1-D if the peers (rank + c, rings) and rank sets fit
+ * it; else MPI_Dims_create's shape for 2 or 3 dimensions whose shifts give
+ * every peer that is not a constant (rank + c and rings too: a grid seen
+ * in the rank sets alone may be chance) and whose boxes every rank set is */
 static int find_grid(xctx *x, const ptable *t, int nt)
 {
     x->nd = 1;
     x->D[0] = x->P;
-    if (!nt)
+    if (grid_fits(x->D, 1, t, nt) && sets_fit(x->m, x->D, 1))
         return 0;
     for (int nd = 2; nd <= MAXD; nd++) {
         int D[MAXD];
@@ -165,7 +191,7 @@ static int find_grid(xctx *x, const ptable *t, int nt)
         int ok = 1;
         for (int k = 0; k < nd; k++)
             ok &= D[k] > 1;
-        if (ok && grid_fits(D, nd, t, nt)) {
+        if (ok && grid_fits(D, nd, t, nt) && sets_fit(x->m, D, nd)) {
             x->nd = nd;
             memcpy(x->D, D, sizeof D);
             return 0;
@@ -175,7 +201,7 @@ static int find_grid(xctx *x, const ptable *t, int nt)
     for (int a = 2; a < x->P; a++)
         if (x->P % a == 0) {
             int D[MAXD] = {a, x->P / a, 1};
-            if (grid_fits(D, 2, t, nt))
+            if (nt && grid_fits(D, 2, t, nt))
                 return refuse(x, x->rep->base,
                               "the peers of event %llu (%s) are neighbours on a %dx%d grid, not MPI_Dims_create's "
                               "shape for %d ranks: its shape at %d ranks cannot be told",
@@ -323,8 +349,10 @@ static int templates(xctx *x)
                 ;
             if (t == x->P)
                 rc = refuse(x, -1, "--ranks %d: rank %d would take part in a combination of events no recorded rank "
-                                   "took part in (the grid %s is too small for the recorded boundary ranks?)",
-                            x->P2, r2, x->nd > 1 ? "at P2" : "");
+                                   "took part in (a recording where every rank is at an end of the grid cannot tell "
+                                   "the inner ranks' events: record more ranks per dimension, or pass "
+                                   "MPI_PROC_NULL at the boundaries)",
+                            x->P2, r2);
         }
         x->tmpl[r2] = t;
     }
@@ -345,7 +373,26 @@ static int peer_desc(xctx *x, const psk_mevent *me, int f, const int32_t *crank,
     int world = me->nranks > 0 && csize[0] == x->P;
     for (int j = 1; j < me->nranks; j++)
         world &= csize[j] == x->P;
-    int64_t stride0 = x->P / x->D[0];
+    if (me->kind[f] != PSK_PAT_CONST && world && x->nd > 1) {
+        ptable t = {me->index, me->fn, me->nranks, (int32_t *)crank, NULL};
+        int64_t *v = malloc((size_t)me->nranks * sizeof *v);
+        if (!v)
+            return nomem(x);
+        for (int j = 0; j < me->nranks; j++)
+            v[j] = me->ev[j].v[f];
+        t.v = v;
+        int dim, per;
+        int64_t s;
+        int ok = match_shift(x->D, x->nd, &t, &dim, &s, &per);
+        free(v);
+        if (ok) {
+            d->type = PD_SHIFT;
+            d->dim = (int8_t)dim;
+            d->v = s;
+            d->periodic = (int8_t)per;
+            return 0;
+        }
+    }
     switch (me->kind[f]) {
     case PSK_PAT_CONST:
         d->type = PD_CONST;
@@ -358,41 +405,12 @@ static int peer_desc(xctx *x, const psk_mevent *me, int f, const int32_t *crank,
     case PSK_PAT_RING:
         d->type = PD_PLAIN;
         d->v = me->c[f];
-        if (world && x->nd > 1) {
-            int64_t c = me->kind[f] == PSK_PAT_RING ? mod64(me->c[f], x->P) : me->c[f];
-            if (me->kind[f] == PSK_PAT_RING && 2 * c > x->P)
-                c -= x->P;
-            if (c % stride0 == 0) {
-                d->type = PD_SHIFT;
-                d->dim = 0;
-                d->v = c / stride0;
-                d->periodic = me->kind[f] == PSK_PAT_RING;
-            }
-        }
         return 0;
-    default: {
-        ptable t = {me->index, me->fn, me->nranks, (int32_t *)crank, NULL};
-        int64_t *v = malloc((size_t)me->nranks * sizeof *v);
-        if (!v)
-            return nomem(x);
-        for (int j = 0; j < me->nranks; j++)
-            v[j] = me->ev[j].v[f];
-        t.v = v;
-        int dim, per;
-        int64_t s;
-        int ok = world && match_shift(x->D, x->nd, &t, &dim, &s, &per);
-        free(v);
-        if (!ok)
-            return refuse(x, x->rep->base,
-                          "event %llu (%s): %s is a per-rank table (no rank + c, ring or neighbour on the %d-rank "
-                          "grid): it cannot be rebuilt for %d ranks",
-                          (unsigned long long)me->index, fname(me->fn), psk_field_name(f), x->P, x->P2);
-        d->type = PD_SHIFT;
-        d->dim = (int8_t)dim;
-        d->v = s;
-        d->periodic = (int8_t)per;
-        return 0;
-    }
+    default:
+        return refuse(x, x->rep->base,
+                      "event %llu (%s): %s is a per-rank table (no rank + c, ring or neighbour on the %d-rank "
+                      "grid): it cannot be rebuilt for %d ranks",
+                      (unsigned long long)me->index, fname(me->fn), psk_field_name(f), x->P, x->P2);
     }
 }
 
@@ -460,13 +478,15 @@ static int pass1(xctx *x, psk_merged *m, int input, evstat *st, ptable **pt, int
         if (pt) {
             const char *fn = fname(me.fn);
             for (int f = PSK_F_PEER; f <= PSK_F_RPEER && !rc; f++) {
-                if (!pattern_is_peer(f) || !((me.fields >> f) & 1u) || me.kind[f] != PSK_PAT_TABLE ||
+                if (!pattern_is_peer(f) || !((me.fields >> f) & 1u) || me.kind[f] == PSK_PAT_CONST ||
                     seen[2 * me.cls + (f == PSK_F_RPEER)])
                     continue;
                 seen[2 * me.cls + (f == PSK_F_RPEER)] = 1;
                 int world = 1;
                 for (int j = 0; j < me.nranks; j++)
                     world &= csize[j] == P;
+                if (!world && me.kind[f] != PSK_PAT_TABLE)
+                    continue; /* rank + c inside a smaller communicator: kept as it is */
                 if (!world) {
                     rc = refuse(x, input, "event %llu (%s): %s is a per-rank table on a communicator smaller than the "
                                           "world: it cannot be rebuilt",
@@ -831,29 +851,54 @@ static int pass2(xctx *x)
     return rc;
 }
 
-/* ---- the fit: per event, through the recordings ---- */
+/* ---- the fit: per event of the folded program, through the recordings ---- */
 
+/* As ScalaExtrap fits each event of its compressed trace, a model is
+ * fitted per class (a call site with its peers: what fold makes one
+ * symbol), on the mean over its events at each P: one event's gap alone
+ * is noise that a power law would amplify. The recordings' events match
+ * by position (checked: same length, same functions). */
 static int fit_rule(xctx *x, psk_merged *const *in, int nin, evstat *st)
 {
     psk_merged *m = x->m;
+    uint32_t nc = psk_merged_nclasses(m);
     x->rule.fcount = malloc((m->n ? m->n : 1) * sizeof(double));
     x->rule.fgap = malloc((m->n ? m->n : 1) * sizeof(double));
     x->rule.mcount = malloc(m->n ? m->n : 1);
     x->rule.mgap = malloc(m->n ? m->n : 1);
-    if (!x->rule.fcount || !x->rule.fgap || !x->rule.mcount || !x->rule.mgap)
+    double *sum = calloc((size_t)(nc ? nc : 1) * 6, sizeof *sum), *fc = malloc((nc ? nc : 1) * 2 * sizeof *fc);
+    uint64_t *cnt = calloc(nc ? nc : 1, sizeof *cnt);
+    uint8_t *md = malloc((nc ? nc : 1) * 2);
+    if (!x->rule.fcount || !x->rule.fgap || !x->rule.mcount || !x->rule.mgap || !sum || !fc || !cnt || !md) {
+        free(sum), free(fc), free(cnt), free(md);
         return nomem(x);
+    }
+    for (uint64_t e = 0; e < m->n; e++) {
+        uint32_t c = m->cls[e];
+        cnt[c]++;
+        for (int k = 0; k < nin; k++)
+            sum[6 * (size_t)c + k] += st[k].count[e], sum[6 * (size_t)c + 3 + k] += st[k].gap[e];
+    }
     double P[3], yc[3], yg[3];
     for (int k = 0; k < nin; k++)
         P[k] = in[k]->nranks;
-    for (uint64_t e = 0; e < m->n; e++) {
+    for (uint32_t c = 0; c < nc; c++) {
+        if (!cnt[c])
+            continue;
         for (int k = 0; k < nin; k++)
-            yc[k] = st[k].count[e], yg[k] = st[k].gap[e];
-        int md;
-        x->rule.fcount[e] = xrule_fit(P, yc, nin, x->P, x->P2, &md);
-        x->rule.mcount[e] = (uint8_t)md;
-        x->rule.fgap[e] = xrule_fit(P, yg, nin, x->P, x->P2, &md);
-        x->rule.mgap[e] = (uint8_t)md;
+            yc[k] = sum[6 * (size_t)c + k] / (double)cnt[c], yg[k] = sum[6 * (size_t)c + 3 + k] / (double)cnt[c];
+        int model;
+        fc[2 * c] = xrule_fit(P, yc, nin, x->P, x->P2, &model);
+        md[2 * c] = (uint8_t)model;
+        fc[2 * c + 1] = xrule_fit(P, yg, nin, x->P, x->P2, &model);
+        md[2 * c + 1] = (uint8_t)model;
     }
+    for (uint64_t e = 0; e < m->n; e++) {
+        uint32_t c = m->cls[e];
+        x->rule.fcount[e] = fc[2 * c], x->rule.mcount[e] = md[2 * c];
+        x->rule.fgap[e] = fc[2 * c + 1], x->rule.mgap[e] = md[2 * c + 1];
+    }
+    free(sum), free(fc), free(cnt), free(md);
     return 0;
 }
 
