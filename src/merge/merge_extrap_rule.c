@@ -185,7 +185,7 @@ void xrule_report(const xrule *r, psk_extrap_report *rep)
             item(rep, r->umodel[k][md], k ? "compute gaps" : "message sizes",
                  md == XM_CONST ? "constant (equal at P=%s)"
                  : md == XM_POWER ? (rep->nfit_ranks == 2 ? "a*P^b (fitted at P=%s; two points fit both models, a*P^b kept)"
-                                                        : "a*P^b (fitted at P=%s, smaller residual than a+b/P)")
+                                                        : "a*P^b (fitted at P=%s, residual at most a+b/P's)")
                                   : "a+b/P (fitted at P=%s, smaller residual than a*P^b)",
                  pts);
 }

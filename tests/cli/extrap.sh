@@ -64,6 +64,12 @@ check "fit 2,4 -> 8 ranks" "$T/x" "$T/real"
 grep -q 'compute gaps .*fitted at P=2,4' "$T/x" && ok "the fit's report names the points" ||
     { bad "the fit's report does not say it fitted the gaps at P=2,4"; cat "$T/x"; }
 
+# three recordings: the patterns from the largest, the residual chooses (equal: a*P^b)
+sim "$T/h2" --ranks 16 --fit "$T/h4" "$T/h8" >"$T/x" 2>"$T/err" && grep -q 'extrapolated from 8 ranks' "$T/x" &&
+    grep -q 'message sizes .*a\*P^b (fitted at P=2,4,8, residual at most' "$T/x" &&
+    ok "fit 2,4,8 -> 16: from the 8-rank trace, a*P^b on the sizes by its residual" ||
+    { bad "fit 2,4,8 -> 16"; cat "$T/x" "$T/err"; }
+
 # halos shrinking as 1/P: the fit finds it, the weak rule cannot
 sim "$T/h8" >"$T/hreal" 2>"$T/err" || { bad "sim of the 8-rank trace (shrinking halos) failed"; cat "$T/err"; }
 sim "$T/h2" --ranks 8 --fit "$T/h4" >"$T/x" 2>"$T/err" || { bad "fit 2,4 -> 8 (shrinking halos) failed"; cat "$T/err"; }
