@@ -604,11 +604,47 @@ static int make_job(xctx *x)
     psk_json_end(&js);
     psk_json_uint(&js, "read_ns", j->clock_read_ns);
     psk_json_end(&js);
-    if (j->cores) {
-        psk_json_arr(&js, "cores");
+    if (j->cores && j->hosts) {
+        /* each rank's host keeps the template's name (sim knows the host
+         * calibrate ran on by it), so P2 ranks may share a host that held
+         * P: its cores are scaled alike, so that ranks per core, the
+         * sharing the recorded compute holds (docs/simulation.md, cores
+         * per node), stays what the template had */
+        int *hid = malloc((size_t)x->P * sizeof *hid), *n1 = calloc((size_t)x->P, sizeof *n1),
+            *n2 = calloc((size_t)x->P, sizeof *n2), nh = 0;
+        if (!hid || !n1 || !n2) {
+            free(hid), free(n1), free(n2);
+            fclose(f);
+            free(text);
+            return nomem(x);
+        }
+        for (int q = 0; q < x->P; q++) { /* host ids: first rank on each host */
+            int k = 0;
+            while (k < nh && strcmp(j->hosts[hid[k]], j->hosts[q]))
+                k++;
+            if (k == nh)
+                hid[nh++] = q;
+            n1[k]++;
+            n2[q] = k; /* rank q's host id, for now */
+        }
+        int *host_of = n2; /* rank of P -> host id */
+        int *c2 = calloc((size_t)(nh ? nh : 1), sizeof *c2);
+        if (!c2) {
+            free(hid), free(n1), free(n2);
+            fclose(f);
+            free(text);
+            return nomem(x);
+        }
         for (int r = 0; r < x->P2; r++)
-            psk_json_int(&js, NULL, j->cores[x->tmpl[r]]);
+            c2[host_of[x->tmpl[r]]]++;
+        psk_json_arr(&js, "cores");
+        for (int r = 0; r < x->P2; r++) {
+            int k = host_of[x->tmpl[r]];
+            long long c = llround((double)j->cores[x->tmpl[r]] * c2[k] / n1[k]);
+            psk_json_int(&js, NULL, c < 1 ? 1 : c > (1 << 20) ? 1 << 20 : c);
+        }
         psk_json_end(&js);
+        free(hid), free(n1), free(n2), free(c2);
     }
     if (j->work_ns_per_unit) {
         psk_json_obj(&js, "work");
