@@ -232,8 +232,14 @@ int cmd_sim(int argc, char **argv)
                 (unsigned long long)psk_sim_events(s), secs, secs > 0 ? 1e-6 * (double)psk_sim_events(s) / secs : 0);
     if (html) {
         FILE *f = fopen(html, "w");
+        char title[4096];
+        if (ranks) /* the page says it is a prediction for P2 ranks, and by which rule */
+            snprintf(title, sizeof title, "%s extrapolated from %d to %d ranks (%s)", input, xrep.from_ranks, ranks,
+                     psk_scale_name(scale));
+        else
+            snprintf(title, sizeof title, "%s", input);
         if (f)
-            psk_sim_write_html(s, f, &m, input);
+            psk_sim_write_html(s, f, &m, title);
         if (!f || fclose(f)) {
             psk_cli_error("%s: cannot write", html);
             goto out;

@@ -94,6 +94,10 @@ done
     grep -q 'compute gaps .*x 0.5 (P/P2)' "$T/x" && ok "strong: compute gaps halved from 4 to 8 ranks" ||
     { bad "strong 4 -> 8: the report does not say the gaps are halved"; cat "$T/x"; }
 
+"$P" sim "$T/s4" -q --ranks 8 --scale weak --html "$T/r.html" >/dev/null &&
+    grep -q '<title>.*extrapolated from 4 to 8 ranks (weak)' "$T/r.html" && ok "--html: the page says the rule" ||
+    bad "--html: the page does not say it is extrapolated"
+
 # refused: peers no rank-relative pattern gives, bad --ranks, mismatched fits
 expect 1 'MPI_Sendrecv.*cannot be rebuilt' "the mirror program's peers refused" -- "$P" sim "$T/mirror" -q --ranks 8 --scale weak
 for r in 0 -3 abc 99999999999; do
