@@ -13,8 +13,9 @@
 # with exactly its events; with halos shrinking as 1/P, the fit (a*P^b on
 # the sizes) within 3 % and closer than the weak rule; P -> P gives sim's
 # own prediction exactly (with the recorded compute); --json names the
-# rule; a trace whose peers are no rank-relative pattern (the "mirror" swap
-# with rank P-1-r), and bad --ranks values, are refused in one line.
+# rule; traces whose peers are no rank-relative pattern (the "mirror" swap
+# with rank P-1-r; "irregular" neighbours skipped at every third rank, a
+# table of peers), and bad --ranks values, are refused in one line.
 set -u
 P=${PERFSKEL:?}
 flavour=$1
@@ -39,6 +40,7 @@ for n in 2 4 8; do
     record "h$n" $n 100 0 -4096
 done
 record mirror 4 20 1000 8 mirror
+record irregular 4 20 1000 8 irregular
 echo "power = 1000000; links per node = 4;" >"$T/nocpu.par"
 sim() { "$P" sim "$@" -q --machine "$T/nocpu.par"; }
 
@@ -100,6 +102,7 @@ done
 
 # refused: peers no rank-relative pattern gives, bad --ranks, mismatched fits
 expect 1 'MPI_Sendrecv.*cannot be rebuilt' "the mirror program's peers refused" -- "$P" sim "$T/mirror" -q --ranks 8 --scale weak
+expect 1 'MPI_Sendrecv.*per-rank table' "the irregular program's table of peers refused" -- "$P" sim "$T/irregular" -q --ranks 8 --scale weak
 for r in 0 -3 abc 99999999999; do
     expect 2 'ranks' "--ranks $r refused" -- "$P" sim "$T/s4" --ranks "$r" --scale weak
 done

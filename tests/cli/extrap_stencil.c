@@ -7,9 +7,11 @@
  * 10 iterations. Every rank makes the same calls, so the merged trace is
  * rank-relative at any P; with "mirror", each iteration also swaps a
  * value with rank P-1-r, a peer no rank + c, ring or grid neighbour gives
- * (a per-rank table). A negative H gives halos of -H x 8 / P doubles,
+ * (its ranks merge by partner: no range of ranks); with "irregular", a
+ * Sendrecv with rank + 1 skipped (MPI_PROC_NULL) at every third rank (a
+ * per-rank table of peers that no grid explains). A negative H gives halos of -H x 8 / P doubles,
  * shrinking with P (what a fit must find).
- * usage: extrap_stencil [NITER [WORK [H [mirror]]]]
+ * usage: extrap_stencil [NITER [WORK [H [mirror|irregular]]]]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -32,7 +34,7 @@ int main(int argc, char **argv)
     int niter = argc > 1 ? atoi(argv[1]) : 200;
     long work = argc > 2 ? atol(argv[2]) : 20000;
     int h = argc > 3 ? atoi(argv[3]) : 512;
-    int mirror = argc > 4 && !strcmp(argv[4], "mirror");
+    int mirror = argc > 4 && !strcmp(argv[4], "mirror"), irregular = argc > 4 && !strcmp(argv[4], "irregular");
     int size, dims[1] = {0}, periods[1] = {0}, left, right, rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (h < 0)
@@ -53,6 +55,12 @@ int main(int argc, char **argv)
         MPI_Isend(u + 2 * h, h, MPI_DOUBLE, right, 1, line, &rq[2]);
         MPI_Isend(u + 3 * h, h, MPI_DOUBLE, left, 2, line, &rq[3]);
         MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
+        if (irregular) {
+            int to = rank + 1 < size && (rank + 1) % 3 ? rank + 1 : MPI_PROC_NULL;
+            int from = rank > 0 && rank % 3 ? rank - 1 : MPI_PROC_NULL;
+            double got;
+            MPI_Sendrecv(&local, 1, MPI_DOUBLE, to, 4, &got, 1, MPI_DOUBLE, from, 4, line, MPI_STATUS_IGNORE);
+        }
         if (mirror) {
             double got;
             MPI_Sendrecv(&local, 1, MPI_DOUBLE, size - 1 - rank, 3, &got, 1, MPI_DOUBLE, size - 1 - rank, 3, line,
