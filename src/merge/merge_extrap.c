@@ -10,6 +10,7 @@
  * template's. Anything else (peers, roots, members or counts that differ
  * per rank otherwise) is refused with the event it is found at. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,6 @@ typedef struct xctx {
 } xctx;
 
 static int refuse(xctx *x, int input, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#include <stdarg.h>
 static int refuse(xctx *x, int input, const char *fmt, ...)
 {
     va_list ap;
@@ -610,41 +610,34 @@ static int make_job(xctx *x)
          * P: its cores are scaled alike, so that ranks per core, the
          * sharing the recorded compute holds (docs/simulation.md, cores
          * per node), stays what the template had */
-        int *hid = malloc((size_t)x->P * sizeof *hid), *n1 = calloc((size_t)x->P, sizeof *n1),
-            *n2 = calloc((size_t)x->P, sizeof *n2), nh = 0;
-        if (!hid || !n1 || !n2) {
-            free(hid), free(n1), free(n2);
+        /* host ids: hosts[first[k]] is host k; per host, its ranks at P and P2 */
+        int *first = malloc((size_t)x->P * sizeof *first), *hostof = malloc((size_t)x->P * sizeof *hostof);
+        int *n1 = calloc((size_t)x->P, sizeof *n1), *c2 = calloc((size_t)x->P, sizeof *c2), nh = 0;
+        if (!first || !hostof || !n1 || !c2) {
+            free(first), free(hostof), free(n1), free(c2);
             fclose(f);
             free(text);
             return nomem(x);
         }
-        for (int q = 0; q < x->P; q++) { /* host ids: first rank on each host */
+        for (int q = 0; q < x->P; q++) {
             int k = 0;
-            while (k < nh && strcmp(j->hosts[hid[k]], j->hosts[q]))
+            while (k < nh && strcmp(j->hosts[first[k]], j->hosts[q]))
                 k++;
             if (k == nh)
-                hid[nh++] = q;
+                first[nh++] = q;
             n1[k]++;
-            n2[q] = k; /* rank q's host id, for now */
-        }
-        int *host_of = n2; /* rank of P -> host id */
-        int *c2 = calloc((size_t)(nh ? nh : 1), sizeof *c2);
-        if (!c2) {
-            free(hid), free(n1), free(n2);
-            fclose(f);
-            free(text);
-            return nomem(x);
+            hostof[q] = k;
         }
         for (int r = 0; r < x->P2; r++)
-            c2[host_of[x->tmpl[r]]]++;
+            c2[hostof[x->tmpl[r]]]++;
         psk_json_arr(&js, "cores");
         for (int r = 0; r < x->P2; r++) {
-            int k = host_of[x->tmpl[r]];
+            int k = hostof[x->tmpl[r]];
             long long c = llround((double)j->cores[x->tmpl[r]] * c2[k] / n1[k]);
             psk_json_int(&js, NULL, c < 1 ? 1 : c > (1 << 20) ? 1 << 20 : c);
         }
         psk_json_end(&js);
-        free(hid), free(n1), free(n2), free(c2);
+        free(first), free(hostof), free(n1), free(c2);
     }
     if (j->work_ns_per_unit) {
         psk_json_obj(&js, "work");

@@ -84,6 +84,17 @@ awk -v f="$(pred "$T/x")" -v w="$(pred "$T/y")" -v r="$(pred "$T/hreal")" \
     ok "shrinking halos: the fit ($(pred "$T/x") s) is closer than the weak rule ($(pred "$T/y") s)" ||
     bad "shrinking halos: the fit ($(pred "$T/x") s) is no closer than the weak rule ($(pred "$T/y") s) to $(pred "$T/hreal") s"
 
+# 8 ranks from a 2-rank recording on 2 cores, on a node of 2 cores: they
+# share them (cores per node), 4 ranks a core where the recording had 1,
+# so the compute takes about 4 times as long (the job's cores are scaled)
+echo "ranks per node = 16;" >"$T/node.par"
+echo "ranks per node = 16; cores per node = 2;" >"$T/shared.par"
+a=$("$P" sim "$T/s2" -q --ranks 8 --scale weak --machine "$T/node.par" | awk '/^predicted/ { print $4 }')
+b=$("$P" sim "$T/s2" -q --ranks 8 --scale weak --machine "$T/shared.par" | awk '/^predicted/ { print $4 }')
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 2 * a) }' &&
+    ok "8 ranks from 2 share 2 cores: $b s, $a s with a core each" ||
+    bad "8 ranks from 2 on 2 cores: $b s, with a core each $a s (expected over twice)"
+
 # the report says which rule, in JSON too
 for rule in "--scale weak:weak" "--scale strong:strong" "--fit $T/s4:fit"; do
     # shellcheck disable=SC2086
