@@ -1005,7 +1005,7 @@ int psk_merged_extrapolate(psk_merged *m0, const psk_extrap_opts *o, psk_merged 
         for (int k = 0; k < x.nd; k++) {
             rep->dims_from[k] = x.D[k];
             rep->dims_to[k] = x.D2[k];
-            if (x.D2[k] < 2)
+            if (x.D2[k] < 2 && x.nd > 1)
                 rc = refuse(&x, -1, "--ranks %d: MPI_Dims_create gives a grid with a dimension of 1; the recorded %d-D "
                                     "grid's neighbours need 2 or more in each",
                             x.P2, x.nd);
