@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "perfskel/sim.h"
+#include "sim_extrap.h"
 
 /* The names of Pcontrol levels' intervals a trace may carry in
  * DIR/intervals.txt (perfskel advise --trace writes it): lines
@@ -87,8 +88,28 @@ int cmd_sim(int argc, char **argv)
 {
     const char *input = NULL, *machine = NULL, *html = NULL;
     int json = 0, depth = 0, quiet = 0, loops = 0, folded = 0, no_skip = 0;
+    int ranks = 0, scale = -1, nfit = 0;
+    const char *fit[2] = {NULL, NULL};
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
+        if (!strcmp(argv[i], "--ranks") && i + 1 < argc) {
+            char *end;
+            long r = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || r < 1 || r > (1 << 24))
+                return psk_cli_usage("sim: --ranks takes a number of ranks from 1 to 16777216, not '%s'", argv[i]);
+            ranks = (int)r;
+        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "weak"))
+                scale = PSK_SCALE_WEAK;
+            else if (!strcmp(argv[i], "strong"))
+                scale = PSK_SCALE_STRONG;
+            else
+                return psk_cli_usage("sim: --scale takes weak or strong, not '%s'", argv[i]);
+        } else if (!strcmp(argv[i], "--fit") && i + 1 < argc) {
+            fit[nfit++] = argv[++i];
+            if (i + 1 < argc && argv[i + 1][0] != '-')
+                fit[nfit++] = argv[++i];
+        } else if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
             machine = argv[++i];
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
@@ -124,6 +145,13 @@ int cmd_sim(int argc, char **argv)
         return psk_cli_usage("sim: no trace directory given (perfskel sim DIR --machine FILE)");
     if (no_skip && !folded)
         return psk_cli_usage("sim: --no-skip goes with --folded");
+    if (ranks && (scale < 0) == (nfit == 0))
+        return psk_cli_usage("sim: --ranks takes one rule: --scale weak|strong or --fit TRACE_B [TRACE_C]");
+    if (!ranks && (scale >= 0 || nfit))
+        return psk_cli_usage("sim: --scale and --fit go with --ranks P2");
+    if (nfit)
+        scale = PSK_SCALE_FIT;
+    psk_extrap_report xrep;
     psk_machine m;
     psk_trace *t = NULL;
     psk_merged *merged = NULL;
@@ -133,7 +161,21 @@ int cmd_sim(int argc, char **argv)
     psk_sim *s = NULL;
     int rc = PSK_EXIT_DATA, nranks = 0;
     double t0 = psk_cli_now();
-    if (folded) {
+    if (ranks) { /* replayed folded; every iteration unless --folded */
+        if (psk_cli_load_machine(machine, &m))
+            return PSK_EXIT_DATA;
+        int ec;
+        if (!(fold = psk_cli_extrapolate(input, fit, nfit, ranks, scale, &merged, &xrep, &ec))) {
+            rc = ec;
+            goto out;
+        }
+        nranks = psk_merged_nranks(merged);
+        no_skip = !folded;
+        folded = 1;
+        if (!quiet)
+            fprintf(stderr, "perfskel: extrapolated from %d to %d ranks (%s) in %.3f s\n", xrep.from_ranks, ranks,
+                    psk_scale_name(scale), psk_cli_now() - t0);
+    } else if (folded) {
         if (psk_cli_load_machine(machine, &m))
             return PSK_EXIT_DATA;
         if (!(fold = psk_cli_load_folded(input, &merged)))
@@ -193,8 +235,14 @@ int cmd_sim(int argc, char **argv)
                 (unsigned long long)psk_sim_events(s), secs, secs > 0 ? 1e-6 * (double)psk_sim_events(s) / secs : 0);
     if (html) {
         FILE *f = fopen(html, "w");
+        char title[4096];
+        if (ranks) /* the page says it is a prediction for P2 ranks, and by which rule */
+            snprintf(title, sizeof title, "%s extrapolated from %d to %d ranks (%s)", input, xrep.from_ranks, ranks,
+                     psk_scale_name(scale));
+        else
+            snprintf(title, sizeof title, "%s", input);
         if (f)
-            psk_sim_write_html(s, f, &m, input);
+            psk_sim_write_html(s, f, &m, title);
         if (!f || fclose(f)) {
             psk_cli_error("%s: cannot write", html);
             goto out;
@@ -202,10 +250,18 @@ int cmd_sim(int argc, char **argv)
         if (!quiet)
             fprintf(stderr, "perfskel: report written to %s\n", html);
     }
-    if (json)
+    if (json && ranks) {
+        if (psk_cli_extrap_sim_json(stdout, s, &m, &xrep, input, fit)) {
+            psk_cli_error("out of memory");
+            goto out;
+        }
+    } else if (json) {
         psk_sim_write_json(s, stdout, &m);
-    else
+    } else {
+        if (ranks)
+            psk_cli_extrap_text(stdout, &xrep, input, fit);
         psk_sim_write_text(s, stdout, depth);
+    }
     rc = 0;
     if (fflush(stdout) || ferror(stdout)) {
         psk_cli_error("standard output: cannot write");

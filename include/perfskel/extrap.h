@@ -1,0 +1,52 @@
+/* perfskel process-count extrapolation (issue 17): a merged trace recorded
+ * at P ranks whose per-rank patterns are rank-relative (const, rank + c,
+ * ring, Cartesian neighbours) rebuilt as the merged trace of the same
+ * program at P2 ranks, with message sizes and compute gaps following a
+ * scaling rule (weak, strong, or fitted per event from recordings at two
+ * or three P, as ScalaExtrap does). The result is an ordinary psk_merged:
+ * fold, sim and its reports work on it unchanged. docs/simulation.md. */
+#ifndef PERFSKEL_EXTRAP_H
+#define PERFSKEL_EXTRAP_H
+
+#include <stdint.h>
+
+#include "perfskel/merge.h"
+
+enum psk_scale {
+    PSK_SCALE_WEAK = 0,   /* per-rank sizes and compute kept */
+    PSK_SCALE_STRONG = 1, /* per-rank work divided by P2/P (docs: halos, collectives) */
+    PSK_SCALE_FIT = 2     /* per event, a*P^b or a + b/P fitted to the recordings */
+};
+const char *psk_scale_name(int scale);
+
+typedef struct psk_extrap_opts {
+    int ranks;              /* P2 */
+    int scale;              /* enum psk_scale */
+    psk_merged *const *fit; /* PSK_SCALE_FIT: the other recordings (1 or 2) */
+    int nfit;
+} psk_extrap_opts;
+
+/* what was applied to what, for reports */
+#define PSK_EXTRAP_MAXITEMS 16
+typedef struct psk_extrap_item {
+    char what[96];  /* "compute gaps", "message sizes (2-D halo)" */
+    char rule[128]; /* "x 0.5 (P/P2)", "a*P^b (chosen by residual)" */
+    uint64_t events;
+} psk_extrap_item;
+
+typedef struct psk_extrap_report {
+    int from_ranks, to_ranks, scale;
+    int base;            /* the input the patterns were rebuilt from: 0 the trace, k fit[k-1] */
+    int err_input;       /* on failure, the input the message is about (same numbering) */
+    int fit_ranks[3], nfit_ranks; /* FIT: the P of each recording, ascending */
+    int ndims, dims_from[3], dims_to[3]; /* the world's grid (1-D: {P}) */
+    int nitems;
+    psk_extrap_item item[PSK_EXTRAP_MAXITEMS];
+} psk_extrap_report;
+
+/* Builds the P2-rank merged trace *out from m (and o->fit). On failure
+ * returns an error code; *out (if set) holds the one-line reason
+ * (psk_merged_errmsg), about input rep->err_input, and is to be closed. */
+int psk_merged_extrapolate(psk_merged *m, const psk_extrap_opts *o, psk_merged **out, psk_extrap_report *rep);
+
+#endif
