@@ -32,6 +32,24 @@ typedef struct psk_merge_opts {
  * whose file is truncated fails the merge: merging needs complete ranks. */
 int psk_merge(psk_trace *t, const psk_merge_opts *opts, psk_merged **out);
 const char *psk_merged_errmsg(const psk_merged *m);
+
+/* What psk_merge_file did, or why it failed. */
+typedef struct psk_merge_result {
+    int nranks;
+    uint64_t events;        /* rank events merged (runs of polls as one) */
+    uint64_t merged_events;
+    uint32_t classes;
+    char err[4608];         /* names the file and the problem on failure */
+} psk_merge_result;
+
+/* Merges every rank of the open trace t straight into the merged-trace
+ * file at path: the same bytes as psk_merge then psk_merged_write, but
+ * without holding every rank's events. It keeps each distinct key
+ * sequence (and call order) once, however many ranks share it, aligns on
+ * those, then reads the ranks again, a block at a time, while writing the
+ * merged events (with temporary files beside path, removed at the end).
+ * On failure path is removed. */
+int psk_merge_file(psk_trace *t, const psk_merge_opts *opts, const char *path, psk_merge_result *res);
 void psk_merged_close(psk_merged *m); /* NULL is fine */
 
 /* The merged-trace file (docs/merged-format.md): written and read whole. */

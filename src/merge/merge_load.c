@@ -124,6 +124,8 @@ typedef struct loader {
     mctx *x;
     int first, step;
     psk_intern *keys;
+    uint32_t *gmap;  /* streaming: local key id -> global one, as known */
+    uint32_t ngmap;
     int rc;
     char err[MERR];
 } loader;
@@ -149,21 +151,16 @@ static int lfail(loader *l, int status, const char *fmt, const char *arg)
     return status;
 }
 
-/* stores one event of rank r (raw: its bytes as read, or NULL to encode
- * it with gap) and its matching key; 0, or -1 out of memory */
-static int keep(loader *l, rstore *s, uint64_t *cap, commtab *ct, int r, const psk_event *ev, int64_t gap,
+/* stores one event of rank r (its encoded bytes raw[0..len)) and its
+ * matching key; 0, or -1 out of memory */
+static int keep(loader *l, rstore *s, uint64_t *cap, commtab *ct, int r, const psk_event *ev,
                 const uint8_t *raw, size_t len)
 {
-    size_t room = raw ? len : psk_event_encoded_max(ev);
-    if ((s->n == *cap && grow_index(s, cap)) || mbuf_reserve(&s->buf, room) || s->buf.len + room > UINT32_MAX)
+    if ((s->n == *cap && grow_index(s, cap)) || mbuf_reserve(&s->buf, len) || s->buf.len + len > UINT32_MAX)
         return -1;
     s->off[s->n] = (uint32_t)s->buf.len;
-    if (raw) {
-        memcpy(s->buf.p + s->buf.len, raw, len);
-        s->buf.len += len;
-    } else {
-        s->buf.len = (size_t)(psk_event_encode(s->buf.p + s->buf.len, ev, gap) - s->buf.p);
-    }
+    memcpy(s->buf.p + s->buf.len, raw, len);
+    s->buf.len += len;
     int32_t crank, csize;
     commtab_ctx(ct, ev, &crank, &csize);
     uint8_t kb[KEYMAX];
@@ -179,15 +176,15 @@ static int load_rank(loader *l, int r)
 {
     mctx *x = l->x;
     rstore *s = &x->rs[r];
-    psk_rank_reader *rr;
+    rstream *rs;
     psk_event ev;
     commtab ct;
-    pollrun pr = {0};
     if (commtab_init(&ct, r, x->P))
         return lfail(l, PSK_ENOMEM, "%s", "out of memory");
-    int rc = psk_rank_open(x->t, r, &rr);
+    int rc = rstream_open(x->t, r, x->o.keep_polls, &rs);
+    const psk_rank_reader *rr = rstream_reader(rs);
     if (rc) {
-        lfail(l, rc, "%s", psk_rank_errmsg(rr));
+        lfail(l, rc, "%s", rr ? psk_rank_errmsg(rr) : "out of memory");
         goto out;
     }
     s->mono_start = psk_rank_mono_start(rr);
@@ -206,44 +203,58 @@ static int load_rank(loader *l, int r)
             merge_huge(s->key, guess * sizeof *s->key);
         }
     }
-    while ((rc = psk_rank_next(rr, &ev)) == PSK_OK) {
-        size_t len;
-        const uint8_t *raw = psk_rank_event_bytes(rr, &len), *q = raw;
-        uint64_t fn;
-        int64_t gap = 0;
-        if (psk_get_uvar(&q, raw + len, &fn) || psk_get_svar(&q, raw + len, &gap))
-            gap = 0; /* the reader has read it: cannot happen */
-        for (;;) { /* polls gathered into one event (merge_poll.c) */
-            psk_event pe;
-            int64_t pg;
-            int taken = 0, got = x->o.keep_polls ? 0 : pollrun_feed(&pr, &ev, gap, &pe, &pg, &taken);
-            if (got < 0 || (got && keep(l, s, &cap, &ct, r, &pe, pg, NULL, 0))) {
-                rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-                goto out;
-            }
-            if (taken)
-                break;
-            if (got)
-                continue;
-            if (keep(l, s, &cap, &ct, r, &ev, gap, raw, len)) {
-                rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-                goto out;
-            }
-            break;
-        }
-    }
-    if (rc == PSK_EOF) {
-        psk_event pe;
-        int64_t pg;
-        rc = PSK_OK;
-        if (pollrun_flush(&pr, &pe, &pg) && keep(l, s, &cap, &ct, r, &pe, pg, NULL, 0))
+    const uint8_t *raw;
+    size_t len;
+    int64_t gap;
+    while ((rc = rstream_next(rs, &raw, &len, &ev, &gap)) == PSK_OK)
+        if (keep(l, s, &cap, &ct, r, &ev, raw, len)) {
             rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-    } else
+            goto out;
+        }
+    if (rc == PSK_EOF)
+        rc = PSK_OK;
+    else if (rc == PSK_ENOMEM)
+        lfail(l, rc, "%s: out of memory", psk_rank_path(rr));
+    else
         lfail(l, rc, "%s (merging needs every rank up to MPI_Finalize)", psk_rank_errmsg(rr));
 out:
-    psk_rank_close(rr);
+    rstream_close(rs);
     commtab_free(&ct);
-    pollrun_free(&pr);
+    return rc;
+}
+
+/* the streaming merge: rank r's keys renamed to global ids at once, and
+ * the rank handed to x->settle, with the lock held */
+static int settle_rank(loader *l, int r)
+{
+    mctx *x = l->x;
+    rstore *s = &x->rs[r];
+    int rc = PSK_OK;
+    pthread_mutex_lock(x->lock);
+    uint32_t n = psk_intern_count(l->keys);
+    if (n > l->ngmap) {
+        uint32_t *g = realloc(l->gmap, n * sizeof *g);
+        if (!g)
+            rc = PSK_ENOMEM;
+        else
+            l->gmap = g;
+        for (uint32_t k = l->ngmap; !rc && k < n; k++) {
+            size_t len;
+            const uint8_t *kb = psk_intern_key(l->keys, k, &len);
+            int64_t id = global_key(x, kb, len);
+            if (id < 0)
+                rc = PSK_ENOMEM;
+            else
+                l->gmap[l->ngmap++] = (uint32_t)id;
+        }
+    }
+    for (uint64_t e = 0; !rc && e < s->n; e++)
+        s->key[e] = l->gmap[s->key[e]];
+    if (!rc)
+        rc = x->settle(x, r);
+    pthread_mutex_unlock(x->lock);
+    if (rc)
+        snprintf(l->err, sizeof l->err, "out of memory");
     return rc;
 }
 
@@ -254,6 +265,8 @@ static void *load_thread(void *arg)
         l->rc = load_rank(l, r);
         if (!l->rc && !l->x->o.no_reorder)
             merge_order(l->x, r);
+        if (!l->rc && l->x->settle)
+            l->rc = settle_rank(l, r);
     }
     return NULL;
 }
@@ -288,8 +301,8 @@ int merge_load(mctx *x)
     for (int i = 0; !rc && i < nt; i++)
         if (l[i].rc)
             rc = merged_fail(x->m, l[i].rc, "%s", l[i].err);
-    /* local key ids -> global ones */
-    for (int i = 0; !rc && i < nt; i++) {
+    /* local key ids -> global ones (streaming: done rank by rank) */
+    for (int i = 0; !rc && !x->settle && i < nt; i++) {
         uint32_t n = psk_intern_count(l[i].keys);
         uint32_t *map = malloc((n ? n : 1) * sizeof *map);
         if (!map) {
@@ -309,8 +322,10 @@ int merge_load(mctx *x)
                 x->rs[r].key[e] = map[x->rs[r].key[e]];
         free(map);
     }
-    for (int i = 0; l && i < nt; i++)
+    for (int i = 0; l && i < nt; i++) {
         psk_intern_free(l[i].keys);
+        free(l[i].gmap);
+    }
     free(l);
     free(tid);
     return rc;
