@@ -50,6 +50,20 @@ typedef struct psk_merge_result {
  * merged events (with temporary files beside path, removed at the end).
  * On failure path is removed. */
 int psk_merge_file(psk_trace *t, const psk_merge_opts *opts, const char *path, psk_merge_result *res);
+
+/* The same merge spread over processes (perfskel merge --mpi): each loads
+ * a slice of the ranks into a part (their distinct key sequences and call
+ * orders, as psk_merge_file keeps them), packs it and sends it up a tree;
+ * a parent absorbs its children's parts; the part holding every rank
+ * writes the file, reading the rank files again: the same bytes as
+ * psk_merge_file. Errors: psk_merge_part_errmsg (NULL part: out of memory). */
+typedef struct psk_merge_part psk_merge_part;
+int psk_merge_part_load(psk_trace *t, const psk_merge_opts *opts, int first, int count, psk_merge_part **out);
+int psk_merge_part_pack(const psk_merge_part *p, uint8_t **buf, size_t *len); /* *buf: free() it */
+int psk_merge_part_absorb(psk_merge_part *p, const uint8_t *buf, size_t len);
+int psk_merge_part_write(psk_merge_part *p, const char *path, psk_merge_result *res);
+const char *psk_merge_part_errmsg(const psk_merge_part *p);
+void psk_merge_part_free(psk_merge_part *p); /* NULL is fine */
 void psk_merged_close(psk_merged *m); /* NULL is fine */
 
 /* The merged-trace file (docs/merged-format.md): written and read whole. */

@@ -152,6 +152,7 @@ typedef struct mctx {
     uint32_t kcap;
     psk_intern *loosekeys;
     uint64_t done, total; /* for progress */
+    int r0, r1;           /* merge_load reads ranks [r0, r1) (0, 0: all) */
     /* the streaming merge (merge_stream.c), unset for psk_merge: */
     /* with the loading lock held, once rank r is loaded and ordered (its
      * keys global ids): may keep only its keys and order, sharing them with
@@ -233,6 +234,9 @@ int rstream_next(rstream *s, const uint8_t **bytes, size_t *len, psk_event *ev, 
 void rstream_close(rstream *s); /* NULL is fine */
 
 int merge_load(mctx *x);          /* merge_load.c: reads every rank */
+/* the id in x->keys of key bytes, its loose form and null flag recorded
+ * when new; -1 out of memory */
+int64_t merge_key_id(mctx *x, const uint8_t *key, size_t len);
 void merge_order(mctx *x, int r); /* merge_order.c: Algorithm 1 on rank r */
 int merge_align(mctx *x);         /* merge_align.c: aligns the ranks, emits the merged events */
 /* the event at normalised position k of rank r */

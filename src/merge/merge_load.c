@@ -90,7 +90,7 @@ static size_t loosen(uint8_t *out, const uint8_t *key, size_t len, int *hasnull)
 }
 
 /* the global id of key bytes, with its loose form and null flag */
-static int64_t global_key(mctx *x, const uint8_t *key, size_t len)
+int64_t merge_key_id(mctx *x, const uint8_t *key, size_t len)
 {
     int added, hasnull;
     int64_t id = psk_intern_id(x->keys, key, len, &added);
@@ -241,7 +241,7 @@ static int settle_rank(loader *l, int r)
         for (uint32_t k = l->ngmap; !rc && k < n; k++) {
             size_t len;
             const uint8_t *kb = psk_intern_key(l->keys, k, &len);
-            int64_t id = global_key(x, kb, len);
+            int64_t id = merge_key_id(x, kb, len);
             if (id < 0)
                 rc = PSK_ENOMEM;
             else
@@ -261,7 +261,7 @@ static int settle_rank(loader *l, int r)
 static void *load_thread(void *arg)
 {
     loader *l = arg;
-    for (int r = l->first; r < l->x->P && !l->rc; r += l->step) {
+    for (int r = l->first; r < l->x->r1 && !l->rc; r += l->step) {
         l->rc = load_rank(l, r);
         if (!l->rc && !l->x->o.no_reorder)
             merge_order(l->x, r);
@@ -277,14 +277,16 @@ int merge_load(mctx *x)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int nt = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
-    if (nt > x->P)
-        nt = x->P;
+    if (x->r1 <= x->r0) /* ranks [r0, r1) are read; 0, 0: all */
+        x->r1 = x->P;
+    if (nt > x->r1 - x->r0)
+        nt = x->r1 - x->r0 > 0 ? x->r1 - x->r0 : 1;
     loader *l = calloc((size_t)nt, sizeof *l);
     pthread_t *tid = calloc((size_t)nt, sizeof *tid);
     int rc = l && tid ? PSK_OK : merged_fail(x->m, PSK_ENOMEM, "out of memory");
     int started = 0;
     for (int i = 0; !rc && i < nt; i++) {
-        l[i] = (loader){.x = x, .first = i, .step = nt, .keys = psk_intern_new()};
+        l[i] = (loader){.x = x, .first = x->r0 + i, .step = nt, .keys = psk_intern_new()};
         if (!l[i].keys)
             rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
     }
@@ -312,12 +314,12 @@ int merge_load(mctx *x)
         for (uint32_t k = 0; k < n && !rc; k++) {
             size_t len;
             const uint8_t *kb = psk_intern_key(l[i].keys, k, &len);
-            int64_t g = global_key(x, kb, len);
+            int64_t g = merge_key_id(x, kb, len);
             if (g < 0)
                 rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
             map[k] = (uint32_t)g;
         }
-        for (int r = i; !rc && r < x->P; r += nt)
+        for (int r = x->r0 + i; !rc && r < x->r1; r += nt)
             for (uint64_t e = 0; e < x->rs[r].n; e++)
                 x->rs[r].key[e] = map[x->rs[r].key[e]];
         free(map);
