@@ -53,8 +53,39 @@ static void progress(void *arg, uint64_t done, uint64_t total)
     }
 }
 
+/* perfskel merge --mpi, run by mpirun on every process: execs the merge
+ * driver built for the launcher's MPI, told apart by what each launcher
+ * puts in the environment (Open MPI: OMPI_COMM_WORLD_SIZE; MPICH's Hydra:
+ * PMI_SIZE) */
+static int exec_mpi(int argc, char **argv)
+{
+    const char *flavour = getenv("OMPI_COMM_WORLD_SIZE") ? "openmpi"
+                          : getenv("PMI_SIZE") || getenv("PMI_RANK") ? "mpich"
+                                                                     : NULL;
+    if (!flavour)
+        return psk_cli_usage("merge --mpi: run it under mpirun (neither OMPI_COMM_WORLD_SIZE nor PMI_SIZE is set)");
+    char name[64], path[4200];
+    snprintf(name, sizeof name, "perfskel-merge-mpi-%s", flavour);
+    if (psk_cli_find_library(name, path, sizeof path))
+        return psk_cli_error("merge --mpi: %s not found beside perfskel (built without %s?)", name, flavour),
+               PSK_EXIT_DATA;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av)
+        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
+    av[0] = path;
+    for (int i = 1; i < argc; i++)
+        av[i] = argv[i];
+    execv(path, av);
+    psk_cli_error("merge --mpi: %s: cannot run it", path);
+    free(av);
+    return PSK_EXIT_DATA;
+}
+
 int cmd_merge(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--mpi"))
+            return exec_mpi(argc, argv);
     const char *dir = NULL, *out = NULL;
     int json = 0, quiet = 0, inmem = 0;
     psk_merge_opts o = {.window = 64};
