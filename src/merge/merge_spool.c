@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "merge_internal.h"
+#include "psk_varint.h"
 
 typedef struct chunk {
     uint64_t off;
@@ -65,8 +66,12 @@ int spool_open(const char *path, int P, spool **out)
     if (!sp || !(sp->path = strdup(path)))
         return PSK_ENOMEM;
     sp->P = P;
+    /* 16 MB in all, a power of two from 4 KB (a buffer's first size) to
+     * 64 KB each: written out before an event could make it grow */
     size_t per = (16u << 20) / (size_t)(P ? P : 1);
-    sp->chunkmax = per < 256 ? 256 : per > (64u << 10) ? (64u << 10) : per;
+    sp->chunkmax = 4096;
+    while (sp->chunkmax < (64u << 10) && 2 * sp->chunkmax <= per)
+        sp->chunkmax *= 2;
     sp->ch = calloc((size_t)P, sizeof *sp->ch);
     sp->nch = calloc((size_t)P, sizeof *sp->nch);
     sp->chcap = calloc((size_t)P, sizeof *sp->chcap);
@@ -152,7 +157,7 @@ int spool_drain(spool *sp, psk_merged *m, const int32_t *parts, int np)
 {
     int rc = PSK_OK;
     for (int j = 0; j < np && !rc; j++)
-        if (m->rank[parts[j]].times.len >= sp->chunkmax)
+        if (m->rank[parts[j]].times.len + 2 * PSK_VARINT_MAX > sp->chunkmax)
             rc = flush_times(sp, parts[j], &m->rank[parts[j]].times);
     if (!rc && (m->n >= 65536 || m->pool.len >= (1u << 20)))
         rc = flush_events(sp, m);
