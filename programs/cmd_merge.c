@@ -1,35 +1,101 @@
 /* perfskel merge: all ranks of a recorded job into one merged trace
  * (seed 001 §2.2, Algorithms 1 and 2), written to a file that fold, gen
- * and sim read. Prints what it did: events in, merged events out, classes,
- * and the time it took; --json for programs. */
+ * and sim read. It streams (psk_merge_file: memory does not grow with every
+ * rank's events); --in-memory merges the whole trace in memory first
+ * (psk_merge, the same bytes; tests compare the two). Prints what it did:
+ * events in, merged events out, classes, and the time it took; --json for
+ * programs; progress on stderr unless -q. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "perfskel/merge.h"
 #include "psk_json.h"
 
+typedef struct prog {
+    int shown, tty, phase, tenth; /* phase 1 reading, 2 writing */
+    double t0;
+} prog;
+
+/* a line rewritten in place on a terminal; else plain lines, a few per
+ * phase (each tenth of the writing), for logs */
 static void progress(void *arg, uint64_t done, uint64_t total)
 {
-    *(int *)arg = 1;
-    if (total)
-        fprintf(stderr, "\rperfskel merge: %llu of %llu events", (unsigned long long)done,
-                (unsigned long long)total);
-    else
-        fprintf(stderr, "\rperfskel merge: %llu events read", (unsigned long long)done);
+    prog *p = arg;
+    double s = psk_cli_now() - p->t0;
+    if (p->tty) {
+        p->shown = 1;
+        if (total)
+            fprintf(stderr, "\rperfskel merge: %llu of %llu events written (%.0f s)", (unsigned long long)done,
+                    (unsigned long long)total, s);
+        else
+            fprintf(stderr, "\rperfskel merge: %llu events read (%.0f s)", (unsigned long long)done, s);
+        return;
+    }
+    if (!total) {
+        if (p->phase < 1)
+            fprintf(stderr, "perfskel merge: reading the ranks' events\n");
+        p->phase = 1;
+        return;
+    }
+    int tenth = (int)(done * 10 / total);
+    if (p->phase < 2) {
+        fprintf(stderr, "perfskel merge: %llu events read and aligned (%.1f s); writing\n",
+                (unsigned long long)total, s);
+        p->phase = 2;
+        p->tenth = 0;
+    }
+    if (tenth > p->tenth) {
+        fprintf(stderr, "perfskel merge: %d0 %% written (%.1f s)\n", tenth, s);
+        p->tenth = tenth;
+    }
+}
+
+/* perfskel merge --mpi, run by mpirun on every process: execs the merge
+ * driver built for the launcher's MPI, told apart by what each launcher
+ * puts in the environment (Open MPI: OMPI_COMM_WORLD_SIZE; MPICH's Hydra:
+ * PMI_SIZE) */
+static int exec_mpi(int argc, char **argv)
+{
+    const char *flavour = getenv("OMPI_COMM_WORLD_SIZE") ? "openmpi"
+                          : getenv("PMI_SIZE") || getenv("PMI_RANK") ? "mpich"
+                                                                     : NULL;
+    if (!flavour)
+        return psk_cli_usage("merge --mpi: run it under mpirun (neither OMPI_COMM_WORLD_SIZE nor PMI_SIZE is set)");
+    char name[64], path[4200];
+    snprintf(name, sizeof name, "perfskel-merge-mpi-%s", flavour);
+    if (psk_cli_find_library(name, path, sizeof path))
+        return psk_cli_error("merge --mpi: %s not found beside perfskel (built without %s?)", name, flavour),
+               PSK_EXIT_DATA;
+    char **av = calloc((size_t)argc + 1, sizeof *av);
+    if (!av)
+        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
+    av[0] = path;
+    for (int i = 1; i < argc; i++)
+        av[i] = argv[i];
+    execv(path, av);
+    psk_cli_error("merge --mpi: %s: cannot run it", path);
+    free(av);
+    return PSK_EXIT_DATA;
 }
 
 int cmd_merge(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--mpi"))
+            return exec_mpi(argc, argv);
     const char *dir = NULL, *out = NULL;
-    int json = 0, quiet = 0, summary = 0;
+    int json = 0, quiet = 0, inmem = 0;
     psk_merge_opts o = {.window = 64};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "-q")) {
             quiet = 1;
+        } else if (!strcmp(argv[i], "--in-memory")) {
+            inmem = 1;
         } else if (!strcmp(argv[i], "--no-reorder")) {
             o.no_reorder = 1;
         } else if (!strcmp(argv[i], "--keep-polls")) {
@@ -40,7 +106,7 @@ int cmd_merge(int argc, char **argv)
             const char *v = argv[++i];
             if (strcmp(v, "all") && strcmp(v, "summary"))
                 return psk_cli_usage("merge: --times takes all or summary, not '%s'", v);
-            summary = !strcmp(v, "summary");
+            o.times_summary = !strcmp(v, "summary");
         } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
             char *end;
             long w = strtol(argv[++i], &end, 10);
@@ -71,31 +137,42 @@ int cmd_merge(int argc, char **argv)
         free(deflt);
         return PSK_EXIT_DATA;
     }
-    int shown = 0;
+    prog pg = {.tty = isatty(2), .t0 = t0};
     if (!quiet && !json) {
         o.progress = progress;
-        o.progress_arg = &shown;
+        o.progress_arg = &pg;
     }
-    psk_merged *m;
-    int rc = psk_merge(t, &o, &m);
-    if (shown)
+    psk_merge_result res;
+    psk_merged *m = NULL;
+    int rc;
+    if (inmem) {
+        rc = psk_merge(t, &o, &m);
+        if (rc == PSK_OK)
+            rc = psk_merged_write(m, out);
+        snprintf(res.err, sizeof res.err, "%s", psk_merged_errmsg(m));
+        if (!rc) {
+            res.nranks = psk_merged_nranks(m);
+            res.events = 0;
+            for (int r = 0; r < res.nranks; r++)
+                res.events += psk_merged_rank_events(m, r);
+            res.merged_events = psk_merged_length(m);
+            res.classes = psk_merged_nclasses(m);
+        }
+        psk_merged_close(m);
+    } else {
+        rc = psk_merge_file(t, &o, out, &res);
+    }
+    if (pg.shown)
         fputs("\r\033[K", stderr);
     double t1 = psk_cli_now();
-    if (rc == PSK_OK && summary)
-        psk_merged_summarize_times(m);
-    if (rc == PSK_OK)
-        rc = psk_merged_write(m, out);
     if (rc) {
-        psk_cli_error("%s", psk_merged_errmsg(m));
-        psk_merged_close(m);
+        psk_cli_error("%s", res.err);
         psk_trace_close(t);
         free(deflt);
         return PSK_EXIT_DATA;
     }
-    uint64_t events = 0;
-    int P = psk_merged_nranks(m);
-    for (int r = 0; r < P; r++)
-        events += psk_merged_rank_events(m, r);
+    uint64_t events = res.events;
+    int P = res.nranks;
     if (json) {
         psk_json j;
         psk_json_init(&j, stdout, 1);
@@ -104,18 +181,16 @@ int cmd_merge(int argc, char **argv)
         psk_json_str(&j, "output", out);
         psk_json_int(&j, "ranks", P);
         psk_json_uint(&j, "events", events);
-        psk_json_uint(&j, "merged_events", psk_merged_length(m));
-        psk_json_uint(&j, "classes", psk_merged_nclasses(m));
+        psk_json_uint(&j, "merged_events", res.merged_events);
+        psk_json_uint(&j, "classes", res.classes);
         psk_json_int(&j, "window", o.window);
-        psk_json_str(&j, "times", summary ? "summary" : "all");
+        psk_json_str(&j, "times", o.times_summary ? "summary" : "all");
         psk_json_num(&j, "seconds", t1 - t0);
         psk_json_end(&j);
     } else if (!quiet) {
         printf("merged %d ranks, %llu events into %llu merged events of %u classes in %.3f s: %s\n", P,
-               (unsigned long long)events, (unsigned long long)psk_merged_length(m), psk_merged_nclasses(m),
-               t1 - t0, out);
+               (unsigned long long)events, (unsigned long long)res.merged_events, res.classes, t1 - t0, out);
     }
-    psk_merged_close(m);
     psk_trace_close(t);
     free(deflt);
     return 0;

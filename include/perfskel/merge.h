@@ -22,6 +22,9 @@ typedef struct psk_merge_opts {
     int no_reorder; /* 1: skip Algorithm 1 (sends before receives) */
     int keep_polls; /* 1: every test call its own event; else a run of
                        polls is one (trace.h, psk_fn_poll; docs/folding.md) */
+    int times_summary; /* 1: the file keeps summarised times (see
+                          psk_merged_summarize_times); psk_merge_file then
+                          merges in memory (not streamed yet) */
     /* progress on long merges, or NULL: done and total rank events */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;
@@ -32,6 +35,38 @@ typedef struct psk_merge_opts {
  * whose file is truncated fails the merge: merging needs complete ranks. */
 int psk_merge(psk_trace *t, const psk_merge_opts *opts, psk_merged **out);
 const char *psk_merged_errmsg(const psk_merged *m);
+
+/* What psk_merge_file did, or why it failed. */
+typedef struct psk_merge_result {
+    int nranks;
+    uint64_t events;        /* rank events merged (runs of polls as one) */
+    uint64_t merged_events;
+    uint32_t classes;
+    char err[4608];         /* names the file and the problem on failure */
+} psk_merge_result;
+
+/* Merges every rank of the open trace t straight into the merged-trace
+ * file at path: the same bytes as psk_merge then psk_merged_write, but
+ * without holding every rank's events. It keeps each distinct key
+ * sequence (and call order) once, however many ranks share it, aligns on
+ * those, then reads the ranks again, a block at a time, while writing the
+ * merged events (with temporary files beside path, removed at the end).
+ * On failure path is removed. */
+int psk_merge_file(psk_trace *t, const psk_merge_opts *opts, const char *path, psk_merge_result *res);
+
+/* The same merge spread over processes (perfskel merge --mpi): each loads
+ * a slice of the ranks into a part (their distinct key sequences and call
+ * orders, as psk_merge_file keeps them), packs it and sends it up a tree;
+ * a parent absorbs its children's parts; the part holding every rank
+ * writes the file, reading the rank files again: the same bytes as
+ * psk_merge_file. Errors: psk_merge_part_errmsg (NULL part: out of memory). */
+typedef struct psk_merge_part psk_merge_part;
+int psk_merge_part_load(psk_trace *t, const psk_merge_opts *opts, int first, int count, psk_merge_part **out);
+int psk_merge_part_pack(const psk_merge_part *p, uint8_t **buf, size_t *len); /* *buf: free() it */
+int psk_merge_part_absorb(psk_merge_part *p, const uint8_t *buf, size_t len);
+int psk_merge_part_write(psk_merge_part *p, const char *path, psk_merge_result *res);
+const char *psk_merge_part_errmsg(const psk_merge_part *p);
+void psk_merge_part_free(psk_merge_part *p); /* NULL is fine */
 void psk_merged_close(psk_merged *m); /* NULL is fine */
 
 /* The merged-trace file (docs/merged-format.md): written and read whole. */

@@ -26,6 +26,14 @@
 /* realignment rounds at most (each one only while it shortens the list) */
 #define REFINE_ROUNDS 3
 
+/* where a rank's calls sit: the node of each, in its normalised order.
+ * Ranks whose calls sit on the very same nodes share one (the streaming
+ * merge's ranks with one key sequence, most often): refs counts them */
+typedef struct plc {
+    uint32_t refs, group;
+    uint32_t v[];
+} plc;
+
 typedef struct aligner {
     mctx *x;
     psk_merged *m;
@@ -35,7 +43,8 @@ typedef struct aligner {
     uint8_t *shared;       /* per key: more than one rank makes it */
     /* the merged sequence so far, a list of nodes */
     uint32_t *nkey, *nnext, *nranks, nn, ncap, head; /* nranks: ranks placed on it */
-    uint32_t **at;         /* per rank: the node of each of its calls */
+    plc **at;              /* per rank: the node of each of its calls */
+    plc **last;            /* per key sequence: the placing its last rank got */
     lcs_ws *ws;
     uint64_t dpleft;       /* DP cells the merge may still take */
     /* the segment being aligned: its nodes and their keys, the rank's keys */
@@ -107,7 +116,7 @@ static uint32_t place_unmatched(aligner *a, seg *g, uint64_t end, uint32_t pred)
         uint32_t v = new_node(a, key_at(a, g->r, q), pred);
         if (v == NIL)
             return NIL;
-        a->at[g->r][q] = v;
+        a->at[g->r]->v[q] = v;
         pred = v;
     }
     g->pend = end;
@@ -124,7 +133,7 @@ static int place_match(aligner *a, seg *g, uint64_t jx, uint32_t y)
     uint32_t k = key_at(a, g->r, jx);
     if (a->km.anynull && a->km.hasnull[a->nkey[v]] && !a->km.hasnull[k])
         a->nkey[v] = k; /* a real peer now stands for the PROC_NULL ones */
-    a->at[g->r][jx] = v;
+    a->at[g->r]->v[jx] = v;
     a->nranks[v]++;
     g->before = v;
     g->ynext = y + 1;
@@ -245,6 +254,52 @@ static int anchors_agree(aligner *a, int r)
     return i == n;
 }
 
+static plc *plc_new(uint64_t n)
+{
+    plc *p = malloc(sizeof *p + (n ? n : 1) * sizeof *p->v);
+    if (p) {
+        p->refs = 1;
+        p->group = NIL;
+    }
+    return p;
+}
+
+/* rank r lets go of its placing */
+static void plc_drop(aligner *a, int r)
+{
+    plc *p = a->at[r];
+    a->at[r] = NULL;
+    if (!p || --p->refs)
+        return;
+    if (a->x->seq && a->last[a->x->seq[r]] == p)
+        a->last[a->x->seq[r]] = NULL;
+    free(p);
+}
+
+static int align_rank(aligner *a, int r);
+
+/* aligns rank r (holding no placing) into a placing of its own, then
+ * shares the last one of its key sequence if they are the same */
+static int place_rank(aligner *a, int r)
+{
+    uint64_t n = a->x->rs[r].n;
+    if (!n)
+        return 0;
+    if (!(a->at[r] = plc_new(n)) || align_rank(a, r))
+        return -1;
+    if (!a->x->seq)
+        return 0;
+    plc **last = &a->last[a->x->seq[r]], *p = a->at[r];
+    if (*last && !memcmp((*last)->v, p->v, n * sizeof *p->v)) {
+        free(p);
+        a->at[r] = *last;
+        (*last)->refs++;
+    } else {
+        *last = p;
+    }
+    return 0;
+}
+
 static int align_rank(aligner *a, int r)
 {
     const rstore *s = &a->x->rs[r];
@@ -253,7 +308,7 @@ static int align_rank(aligner *a, int r)
     if (a->head == NIL) { /* the first rank: the list is its calls */
         uint32_t pred = NIL;
         for (uint64_t k = 0; k < s->n; k++)
-            if ((pred = a->at[r][k] = new_node(a, key_at(a, r, k), pred)) == NIL)
+            if ((pred = a->at[r]->v[k] = new_node(a, key_at(a, r, k), pred)) == NIL)
                 return -1;
         return 0;
     }
@@ -315,10 +370,16 @@ static int emit(aligner *a, int np, uint32_t rep)
     for (int j = 0; j < np; j++) {
         int r = a->parts[j];
         const rstore *s = &x->rs[r];
-        uint64_t i = rs_index(s, a->pos[r]);
-        const uint8_t *p = s->buf.p + s->off[i];
-        if (mevent_decode(&p, s->buf.p + s->buf.len, &a->ev[j], &a->gap[j], &a->st[j]))
-            return merged_fail(m, PSK_EFORMAT, "rank %d: event %llu undecodable", r, (unsigned long long)i);
+        if (x->fetch) {
+            int rc = x->fetch(x, r, a->pos[r], &a->ev[j], &a->gap[j], &a->st[j]);
+            if (rc)
+                return rc;
+        } else {
+            uint64_t i = rs_index(s, a->pos[r]);
+            const uint8_t *p = s->buf.p + s->off[i];
+            if (mevent_decode(&p, s->buf.p + s->buf.len, &a->ev[j], &a->gap[j], &a->st[j]))
+                return merged_fail(m, PSK_EFORMAT, "rank %d: event %llu undecodable", r, (unsigned long long)i);
+        }
         commtab_ctx(&a->ct[r], &a->ev[j], &a->crank[j], &a->csize[j]);
     }
     int64_t pset = psk_intern_id(m->psets, a->parts, (size_t)np * sizeof *a->parts, NULL);
@@ -355,6 +416,11 @@ static int emit(aligner *a, int np, uint32_t rep)
         t->len = (size_t)(q - t->p);
         a->pos[r]++;
     }
+    if (x->drain) {
+        int rc = x->drain(x, a->parts, np);
+        if (rc)
+            return rc;
+    }
     x->done += (uint64_t)np;
     if (x->o.progress && x->done >> 20 != (x->done - (uint64_t)np) >> 20)
         x->o.progress(x->o.progress_arg, x->done, x->total);
@@ -372,32 +438,32 @@ static int emit(aligner *a, int np, uint32_t rep)
 static int refine(aligner *a, const busy *order)
 {
     int changed = 0, rc = 0;
-    uint32_t *snext = NULL, *sranks = NULL, *sat = NULL;
-    size_t cap = 0, c2 = 0, c3 = 0;
+    uint32_t *snext = NULL, *sranks = NULL;
+    size_t cap = 0, c2 = 0;
     if (a->km.anynull)
         return 0;
     for (int i = 0; i < a->P && !rc; i++) {
         int r = order[i].r;
         const rstore *s = &a->x->rs[r];
+        plc *old = a->at[r];
         /* only events of its own whose call other ranks make could go */
         uint64_t own = 0, movable = 0;
         for (uint64_t k = 0; k < s->n; k++)
-            if (a->nranks[a->at[r][k]] == 1) {
+            if (a->nranks[old->v[k]] == 1) {
                 own++;
                 movable += a->shared[key_at(a, r, k)];
             }
         if (!movable)
             continue;
         uint32_t nn = a->nn, head = a->head;
-        if (MERGE_GROW(&snext, &cap, nn) || MERGE_GROW(&sranks, &c2, nn) || MERGE_GROW(&sat, &c3, s->n)) {
+        if (MERGE_GROW(&snext, &cap, nn) || MERGE_GROW(&sranks, &c2, nn)) {
             rc = -1;
             break;
         }
         memcpy(snext, a->nnext, nn * sizeof *snext);
         memcpy(sranks, a->nranks, nn * sizeof *sranks);
-        memcpy(sat, a->at[r], s->n * sizeof *sat);
         for (uint64_t k = 0; k < s->n; k++)
-            a->nranks[a->at[r][k]]--;
+            a->nranks[old->v[k]]--;
         uint32_t prev = NIL;
         for (uint32_t v = a->head; v != NIL; v = a->nnext[v]) {
             if (a->nranks[v]) {
@@ -409,14 +475,21 @@ static int refine(aligner *a, const busy *order)
             else
                 a->nnext[prev] = a->nnext[v];
         }
-        if (align_rank(a, r)) {
+        a->at[r] = NULL; /* old stays held until the new placing is judged */
+        if (place_rank(a, r)) {
+            plc_drop(a, r);
+            a->at[r] = old;
             rc = -1;
             break;
         }
         uint64_t now = 0;
         for (uint64_t k = 0; k < s->n; k++)
-            now += a->nranks[a->at[r][k]] == 1;
+            now += a->nranks[a->at[r]->v[k]] == 1;
         if (now < own) {
+            plc *neu = a->at[r];
+            a->at[r] = old;
+            plc_drop(a, r);
+            a->at[r] = neu;
             changed = 1;
             continue;
         }
@@ -425,49 +498,133 @@ static int refine(aligner *a, const busy *order)
         a->head = head;
         memcpy(a->nnext, snext, nn * sizeof *snext);
         memcpy(a->nranks, sranks, nn * sizeof *sranks);
-        memcpy(a->at[r], sat, s->n * sizeof *sat);
+        plc_drop(a, r);
+        a->at[r] = old;
     }
     free(snext);
     free(sranks);
-    free(sat);
     return rc ? rc : changed;
 }
 
-/* walks the list: each node one merged event of the ranks placed on it */
+/* the ranks of groups g[0..k) (each's ranks ascending: grank[goff[g]..])
+ * into out, ascending: a k-way merge through a small heap */
+static int merge_groups(const uint32_t *g, uint32_t k, const uint32_t *goff, const int32_t *grank, int32_t *out,
+                        uint32_t *heap, uint32_t *at)
+{
+    int n = 0;
+    if (k == 1) {
+        for (uint32_t i = goff[g[0]]; i < goff[g[0] + 1]; i++)
+            out[n++] = grank[i];
+        return n;
+    }
+    /* heap of indexes into g, by their group's next rank */
+#define HEAD(i) grank[at[i]]
+    uint32_t hn = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        at[i] = goff[g[i]];
+        uint32_t c = hn++;
+        while (c && HEAD(heap[(c - 1) / 2]) > HEAD(i)) {
+            heap[c] = heap[(c - 1) / 2];
+            c = (c - 1) / 2;
+        }
+        heap[c] = i;
+    }
+    while (hn) {
+        uint32_t i = heap[0];
+        out[n++] = HEAD(i);
+        uint32_t top = ++at[i] < goff[g[i] + 1] ? i : heap[--hn];
+        if (!hn)
+            break;
+        uint32_t c = 0;
+        for (;;) { /* sift top down from the root */
+            uint32_t l = 2 * c + 1, m = l;
+            if (l >= hn)
+                break;
+            if (l + 1 < hn && HEAD(heap[l + 1]) < HEAD(heap[l]))
+                m = l + 1;
+            if (HEAD(heap[m]) >= HEAD(top))
+                break;
+            heap[c] = heap[m];
+            c = m;
+        }
+        heap[c] = top;
+    }
+#undef HEAD
+    return n;
+}
+
+/* walks the list: each node one merged event of the ranks placed on it.
+ * Ranks sharing a placing are one group, so the node -> groups index
+ * holds each distinct placing once */
 static int emit_all(aligner *a)
 {
     mctx *x = a->x;
+    int P = a->P, rc = PSK_OK;
+    uint32_t ng = 0;
+    plc **gp = malloc((size_t)P * sizeof *gp);
+    uint32_t *goff = calloc((size_t)P + 2, sizeof *goff), *gfill = calloc((size_t)P + 1, sizeof *gfill);
+    uint64_t *gn = malloc((size_t)P * sizeof *gn);
+    int32_t *grank = malloc((size_t)P * sizeof *grank);
+    uint32_t *heap = malloc((size_t)P * sizeof *heap), *hat = malloc((size_t)P * sizeof *hat);
     uint32_t *cnt = calloc((size_t)a->nn + 1, sizeof *cnt), *off = malloc(((size_t)a->nn + 1) * sizeof *off);
-    int32_t *who = malloc((x->total ? x->total : 1) * sizeof *who);
-    int rc = PSK_OK;
-    if (!cnt || !off || !who) {
+    uint32_t *who = NULL;
+    if (!gp || !goff || !gfill || !gn || !grank || !heap || !hat || !cnt || !off) {
         rc = merged_fail(a->m, PSK_ENOMEM, "out of memory");
         goto out;
     }
-    /* ranks of each node, ascending: counted, laid out, filled rank by rank */
-    for (int r = 0; r < a->P; r++)
-        for (uint64_t k = 0; k < x->rs[r].n; k++)
-            cnt[a->at[r][k]]++;
-    uint32_t sum = 0;
+    /* groups, numbered by their lowest rank; their ranks ascending */
+    for (int r = 0; r < P; r++) {
+        plc *p = a->at[r];
+        if (!p)
+            continue;
+        if (p->group == NIL) {
+            p->group = ng;
+            gp[ng] = p;
+            gn[ng++] = x->rs[r].n;
+        }
+        goff[p->group + 1]++;
+    }
+    for (uint32_t g = 0; g < ng; g++)
+        goff[g + 1] += goff[g];
+    for (int r = 0; r < P; r++)
+        if (a->at[r])
+            grank[goff[a->at[r]->group] + gfill[a->at[r]->group]++] = r;
+    /* groups of each node, counted, laid out, filled */
+    uint64_t sum = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        for (uint64_t k = 0; k < gn[g]; k++)
+            cnt[gp[g]->v[k]]++;
+        sum += gn[g];
+    }
+    if (!(who = malloc((sum ? sum : 1) * sizeof *who))) {
+        rc = merged_fail(a->m, PSK_ENOMEM, "out of memory");
+        goto out;
+    }
+    sum = 0;
     for (uint32_t v = 0; v < a->nn; v++) {
-        off[v] = sum;
+        off[v] = (uint32_t)sum;
         sum += cnt[v];
         cnt[v] = 0;
     }
-    for (int r = 0; r < a->P; r++)
-        for (uint64_t k = 0; k < x->rs[r].n; k++) {
-            uint32_t v = a->at[r][k];
-            who[off[v] + cnt[v]++] = r;
+    for (uint32_t g = 0; g < ng; g++)
+        for (uint64_t k = 0; k < gn[g]; k++) {
+            uint32_t v = gp[g]->v[k];
+            who[off[v] + cnt[v]++] = g;
         }
     for (uint32_t v = a->head; v != NIL && !rc; v = a->nnext[v]) {
-        int np = (int)cnt[v];
-        for (int j = 0; j < np; j++) {
-            a->parts[j] = who[off[v] + (uint32_t)j];
-            assert(a->at[a->parts[j]][a->pos[a->parts[j]]] == v);
-        }
+        int np = merge_groups(who + off[v], cnt[v], goff, grank, a->parts, heap, hat);
+        for (int j = 0; j < np; j++)
+            assert(a->at[a->parts[j]]->v[a->pos[a->parts[j]]] == v);
         rc = emit(a, np, a->nkey[v]);
     }
 out:
+    free(gp);
+    free(goff);
+    free(gfill);
+    free(gn);
+    free(grank);
+    free(heap);
+    free(hat);
     free(cnt);
     free(off);
     free(who);
@@ -556,6 +713,7 @@ int merge_align(mctx *x)
     aligner a = {.x = x, .m = x->m, .P = P, .head = NIL};
     busy *order = malloc((size_t)P * sizeof *order);
     a.at = calloc((size_t)P, sizeof *a.at);
+    a.last = calloc((size_t)P, sizeof *a.last); /* key sequences: fewer than ranks */
     a.pos = calloc((size_t)P, sizeof *a.pos);
     a.ct = calloc((size_t)P, sizeof *a.ct);
     a.parts = malloc((size_t)P * sizeof *a.parts);
@@ -565,14 +723,14 @@ int merge_align(mctx *x)
     a.crank = malloc((size_t)P * sizeof *a.crank);
     a.csize = malloc((size_t)P * sizeof *a.csize);
     int rc = PSK_OK;
-    if (!order || !a.at || !a.pos || !a.ct || !a.parts || !a.ev || !a.st || !a.gap || !a.crank || !a.csize ||
+    if (!order || !a.at || !a.last || !a.pos || !a.ct || !a.parts || !a.ev || !a.st || !a.gap || !a.crank || !a.csize ||
         key_tables(&a) || !(a.ws = lcs_new(&a.km)))
         rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
     if (!rc && x->total >= UINT32_MAX)
         rc = merged_fail(x->m, PSK_ENOMEM, "%llu events: more than a merge holds",
                          (unsigned long long)x->total);
     for (int r = 0; !rc && r < P; r++) {
-        if (commtab_init(&a.ct[r], r, P) || !(a.at[r] = malloc((x->rs[r].n ? x->rs[r].n : 1) * sizeof **a.at)))
+        if (commtab_init(&a.ct[r], r, P))
             rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
     }
     a.dpleft = DP_PER_CALL * x->total + SEG_BUDGET;
@@ -580,7 +738,7 @@ int merge_align(mctx *x)
         rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
     if (!rc) {
         for (int i = 0; !rc && i < P; i++)
-            if (align_rank(&a, order[i].r))
+            if (place_rank(&a, order[i].r))
                 rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
         for (int round = 0; !rc && round < REFINE_ROUNDS; round++) {
             int changed = refine(&a, order);
@@ -594,8 +752,9 @@ int merge_align(mctx *x)
         rc = emit_all(&a);
     lcs_free(a.ws);
     for (int r = 0; a.at && r < P; r++)
-        free(a.at[r]);
+        plc_drop(&a, r);
     free(a.at);
+    free(a.last);
     free(order);
     free(a.anchor);
     free(a.shared);
@@ -638,6 +797,7 @@ int psk_merge(psk_trace *t, const psk_merge_opts *opts, psk_merged **out)
         return merged_fail(m, rc, "%s", psk_jobdoc_errmsg(m->doc));
     m->job = psk_jobdoc_job(m->doc);
     m->nranks = m->job->nranks;
+    m->tsum = opts && opts->times_summary;
     mctx x = {.m = m, .t = t, .P = m->nranks};
     if (opts)
         x.o = *opts;

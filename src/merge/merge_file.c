@@ -17,8 +17,6 @@
 #define MAGIC "PSKMERGE"
 #define VERSION 1
 
-enum { T_JOB = 0x20424f4a, T_PSET = 0x54455350, T_CLAS = 0x53414c43, T_EVNT = 0x544e5645,
-       T_POOL = 0x4c4f4f50, T_RANK = 0x4b4e4152, T_TSUM = 0x4d555354, T_END = 0x21444e45 };
 
 static void le(uint8_t *p, uint64_t v, int n)
 {
@@ -45,13 +43,43 @@ static uint32_t crc_of(const uint8_t *p, size_t len)
     return (uint32_t)crc;
 }
 
-static int section(FILE *f, uint32_t tag, const uint8_t *p, size_t len)
+int msec_begin(msec *w, FILE *f, uint32_t tag, uint64_t len)
 {
-    uint8_t h[12], c[4];
+    uint8_t h[12];
     le(h, tag, 4);
     le(h + 4, len, 8);
-    le(c, crc_of(p, len), 4);
-    return fwrite(h, 1, 12, f) != 12 || (len && fwrite(p, 1, len, f) != len) || fwrite(c, 1, 4, f) != 4;
+    w->f = f;
+    w->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+    w->left = len;
+    return fwrite(h, 1, 12, f) != 12;
+}
+
+int msec_put(msec *w, const uint8_t *p, size_t len)
+{
+    if (len > w->left)
+        return -1;
+    uLong crc = w->crc;
+    for (size_t done = 0; done < len;) { /* crc32 takes uInt lengths */
+        size_t n = len - done > (1u << 30) ? (1u << 30) : len - done;
+        crc = crc32(crc, p + done, (uInt)n);
+        done += n;
+    }
+    w->crc = (uint32_t)crc;
+    w->left -= len;
+    return len && fwrite(p, 1, len, w->f) != len;
+}
+
+int msec_end(msec *w)
+{
+    uint8_t c[4];
+    le(c, w->crc, 4);
+    return w->left || fwrite(c, 1, 4, w->f) != 4;
+}
+
+static int section(FILE *f, uint32_t tag, const uint8_t *p, size_t len)
+{
+    msec w;
+    return msec_begin(&w, f, tag, len) || msec_put(&w, p, len) || msec_end(&w);
 }
 
 static int put(mbuf *b, uint64_t v)
@@ -72,6 +100,69 @@ static int put_bytes(mbuf *b, const void *p, size_t n)
     return 0;
 }
 
+int merged_write_head(psk_merged *m, FILE *f)
+{
+    int err = fwrite(MAGIC, 1, 8, f) != 8 || fputc(VERSION, f) == EOF;
+    char *job = psk_jobdoc_text(m->doc);
+    err |= !job || section(f, MT_JOB, (const uint8_t *)job, strlen(job));
+    free(job);
+    return err;
+}
+
+int merged_write_tables(psk_merged *m, FILE *f, mbuf *b)
+{
+    /* rank sets */
+    b->len = 0;
+    uint32_t n = psk_intern_count(m->psets);
+    int err = put(b, n);
+    for (uint32_t i = 0; i < n && !err; i++) {
+        size_t len;
+        const int32_t *r = (const int32_t *)(const void *)psk_intern_key(m->psets, i, &len);
+        err |= put(b, len / 4);
+        for (size_t j = 0; j < len / 4 && !err; j++)
+            err |= put(b, (uint64_t)(r[j] - (j ? r[j - 1] : 0)));
+    }
+    err |= err || section(f, MT_PSET, b->p, b->len);
+    /* classes */
+    b->len = 0;
+    n = psk_intern_count(m->classes);
+    err |= put(b, n);
+    for (uint32_t i = 0; i < n && !err; i++) {
+        size_t len;
+        const uint8_t *k = psk_intern_key(m->classes, i, &len);
+        err |= put(b, len) || put_bytes(b, k, len);
+    }
+    return err || section(f, MT_CLAS, b->p, b->len);
+}
+
+int merged_event_entry(mbuf *b, uint32_t cls, uint64_t len)
+{
+    return put(b, cls) || put(b, len);
+}
+
+int merged_write_events_head(mbuf *b, uint64_t n)
+{
+    return put(b, n);
+}
+
+int merged_rank_prefix(mbuf *b, int r, uint64_t n, uint64_t mono_start, uint64_t tlen)
+{
+    return put(b, (uint64_t)r) || put(b, n) || put(b, mono_start) || put(b, tlen);
+}
+
+int merged_rank_suffix(mbuf *b, const uint32_t *perm, uint64_t n, int back)
+{
+    int err = put(b, !perm ? 0 : back > 0 ? 2 : 1);
+    if (perm && back > 0)
+        return err || put(b, (uint64_t)back);
+    for (uint64_t k = 0; perm && k < n && !err; k++) {
+        err |= mbuf_reserve(b, PSK_VARINT_MAX);
+        if (!err)
+            b->len = (size_t)(psk_put_svar(b->p + b->len, (int64_t)perm[k] - (int64_t)k) - b->p);
+    }
+    return err;
+}
+
 static uint64_t perm_hash(const uint32_t *p, uint64_t n)
 {
     uint64_t h = 1469598103934665603ull ^ n;
@@ -80,18 +171,15 @@ static uint64_t perm_hash(const uint32_t *p, uint64_t n)
     return h;
 }
 
-/* (*same)[r]: an earlier rank whose call order (perm) equals rank r's, or -1;
- * found through a hash table of the orders. 0, or -1 out of memory. */
-static int same_orders(const psk_merged *m, int **same)
+int merged_same_orders(int P, const uint32_t *const *perm, const mrank *rank, int **back)
 {
-    int P = m->nranks;
     size_t cap = 16;
     while (cap < 2 * (size_t)P)
         cap *= 2;
     int *tab = malloc(cap * sizeof *tab);
     uint64_t *h = malloc(((size_t)P + 1) * sizeof *h);
-    *same = malloc(((size_t)P + 1) * sizeof **same);
-    if (!tab || !h || !*same) {
+    *back = calloc((size_t)P + 1, sizeof **back);
+    if (!tab || !h || !*back) {
         free(tab);
         free(h);
         return -1;
@@ -99,16 +187,16 @@ static int same_orders(const psk_merged *m, int **same)
     for (size_t i = 0; i < cap; i++)
         tab[i] = -1;
     for (int r = 0; r < P; r++) {
-        const mrank *mr = &m->rank[r];
-        (*same)[r] = -1;
-        if (!mr->perm)
+        if (!perm[r])
             continue;
-        h[r] = perm_hash(mr->perm, mr->n);
+        uint64_t n = rank[r].n;
+        h[r] = perm_hash(perm[r], n);
         size_t i = (size_t)h[r] & (cap - 1);
         for (; tab[i] >= 0; i = (i + 1) & (cap - 1)) {
-            const mrank *mq = &m->rank[tab[i]];
-            if (h[tab[i]] == h[r] && mq->n == mr->n && !memcmp(mq->perm, mr->perm, mr->n * sizeof *mr->perm)) {
-                (*same)[r] = tab[i];
+            int q = tab[i];
+            if (h[q] == h[r] && rank[q].n == n &&
+                (perm[q] == perm[r] || !memcmp(perm[q], perm[r], n * sizeof *perm[r]))) {
+                (*back)[r] = r - q;
                 break;
             }
         }
@@ -120,45 +208,26 @@ static int same_orders(const psk_merged *m, int **same)
     return 0;
 }
 
+int merged_write_end(FILE *f)
+{
+    return section(f, MT_END, NULL, 0);
+}
+
 int psk_merged_write(psk_merged *m, const char *path)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
         return merged_fail(m, PSK_EIO, "%s: %s", path, strerror(errno));
     mbuf b = {0};
-    int err = fwrite(MAGIC, 1, 8, f) != 8 || fputc(VERSION, f) == EOF;
-    char *job = psk_jobdoc_text(m->doc);
-    err |= !job || section(f, T_JOB, (const uint8_t *)job, strlen(job));
-    free(job);
-    /* rank sets */
-    uint32_t n = psk_intern_count(m->psets);
-    err |= put(&b, n);
-    for (uint32_t i = 0; i < n && !err; i++) {
-        size_t len;
-        const int32_t *r = (const int32_t *)(const void *)psk_intern_key(m->psets, i, &len);
-        err |= put(&b, len / 4);
-        for (size_t j = 0; j < len / 4 && !err; j++)
-            err |= put(&b, (uint64_t)(r[j] - (j ? r[j - 1] : 0)));
-    }
-    err |= err || section(f, T_PSET, b.p, b.len);
-    /* classes */
-    b.len = 0;
-    n = psk_intern_count(m->classes);
-    err |= put(&b, n);
-    for (uint32_t i = 0; i < n && !err; i++) {
-        size_t len;
-        const uint8_t *k = psk_intern_key(m->classes, i, &len);
-        err |= put(&b, len) || put_bytes(&b, k, len);
-    }
-    err |= err || section(f, T_CLAS, b.p, b.len);
+    int err = merged_write_head(m, f);
+    err |= err || merged_write_tables(m, f, &b);
     /* merged events and their patterns */
     b.len = 0;
-    err |= put(&b, m->n);
+    err |= merged_write_events_head(&b, m->n);
     for (uint64_t i = 0; i < m->n && !err; i++)
-        err |= put(&b, m->cls[i]) ||
-               put(&b, (i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i]);
-    err |= err || section(f, T_EVNT, b.p, b.len) || section(f, T_POOL, m->pool.p, m->pool.len);
-    if (m->tsum && !err) { /* the means instead of the ranks' times */
+        err |= merged_event_entry(&b, m->cls[i], (i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i]);
+    err |= err || section(f, MT_EVNT, b.p, b.len) || section(f, MT_POOL, m->pool.p, m->pool.len);
+    if (m->tsum && !err) { /* the summary instead of the ranks' times */
         b.len = 0;
         int rc = tsum_encode(m, &b);
         if (rc == -2) {
@@ -168,34 +237,27 @@ int psk_merged_write(psk_merged *m, const char *path)
             return merged_fail(m, PSK_EFORMAT, "%s: cannot summarise the times: a rank has fewer than its events",
                                path);
         }
-        err |= rc || section(f, T_TSUM, b.p, b.len);
+        err |= rc || section(f, MT_TSUM, b.p, b.len);
     }
     /* per rank: times in merged order (none when summarised), and its own
-     * order, or the rank before it with the same order */
-    int *same = NULL;
-    if (!err && same_orders(m, &same))
-        err = 1;
+     * order, or how many ranks back the same order is */
+    int *back = NULL;
+    uint32_t **perm = malloc(((size_t)m->nranks + 1) * sizeof *perm);
+    for (int r = 0; perm && r < m->nranks; r++)
+        perm[r] = m->rank[r].perm;
+    err |= err || !perm || merged_same_orders(m->nranks, (const uint32_t *const *)perm, m->rank, &back);
     for (int r = 0; r < m->nranks && !err; r++) {
         const mrank *mr = &m->rank[r];
         size_t tlen = m->tsum ? 0 : mr->times.len;
-        int q = same[r];
         b.len = 0;
-        err |= put(&b, (uint64_t)r) || put(&b, mr->n) || put(&b, mr->mono_start) || put(&b, tlen) ||
-               put_bytes(&b, mr->times.p, tlen) || put(&b, !mr->perm ? 0 : q < 0 ? 1 : 2);
-        if (mr->perm && q >= 0) {
-            err |= put(&b, (uint64_t)(r - q));
-            q = -2; /* written */
-        }
-        for (uint64_t k = 0; mr->perm && q == -1 && k < mr->n && !err; k++) {
-            err |= mbuf_reserve(&b, PSK_VARINT_MAX);
-            if (!err)
-                b.len = (size_t)(psk_put_svar(b.p + b.len, (int64_t)mr->perm[k] - (int64_t)k) - b.p);
-        }
-        err |= err || section(f, T_RANK, b.p, b.len);
+        err |= merged_rank_prefix(&b, r, mr->n, mr->mono_start, tlen) || put_bytes(&b, mr->times.p, tlen) ||
+               merged_rank_suffix(&b, mr->perm, mr->n, back[r]);
+        err |= err || section(f, MT_RANK, b.p, b.len);
     }
-    err |= section(f, T_END, NULL, 0);
+    free(perm);
+    free(back);
+    err |= merged_write_end(f);
     free(b.p);
-    free(same);
     if (fclose(f) || err) {
         remove(path);
         return merged_fail(m, PSK_EIO, "%s: cannot write (%s)", path, errno ? strerror(errno) : "out of memory");
@@ -282,7 +344,7 @@ static int read_all(reader *rd)
     if (version != VERSION)
         return merged_fail(m, PSK_EVERSION, "%s: merged-trace format version %d; this perfskel reads version %d",
                            rd->path, version, VERSION);
-    int rc = next_section(rd, T_JOB);
+    int rc = next_section(rd, MT_JOB);
     if (rc)
         return rc;
     if ((rc = psk_jobdoc_parse((const char *)rd->p, (size_t)(rd->end - rd->p), rd->path, &m->doc)))
@@ -294,7 +356,7 @@ static int read_all(reader *rd)
         return merged_fail(m, PSK_ENOMEM, "out of memory");
     uint64_t n, len, v;
     /* rank sets */
-    if ((rc = next_section(rd, T_PSET)))
+    if ((rc = next_section(rd, MT_PSET)))
         return rc;
     if (get(rd, &n) || n > (uint64_t)(rd->end - rd->p)) /* a byte each at least */
         return malformed(rd);
@@ -315,7 +377,7 @@ static int read_all(reader *rd)
     }
     free(ranks);
     /* classes */
-    if ((rc = next_section(rd, T_CLAS)))
+    if ((rc = next_section(rd, MT_CLAS)))
         return rc;
     if (get(rd, &n))
         return malformed(rd);
@@ -328,7 +390,7 @@ static int read_all(reader *rd)
         rd->p += len;
     }
     /* events */
-    if ((rc = next_section(rd, T_EVNT)))
+    if ((rc = next_section(rd, MT_EVNT)))
         return rc;
     /* each event takes two bytes at least; lengths summed without wrapping
      * (their sum is then checked against the pool's size) */
@@ -342,7 +404,7 @@ static int read_all(reader *rd)
             return merged_fail(m, PSK_ENOMEM, "out of memory");
         total += len;
     }
-    if ((rc = next_section(rd, T_POOL)))
+    if ((rc = next_section(rd, MT_POOL)))
         return rc;
     if ((uint64_t)(rd->end - rd->p) != total)
         return malformed(rd);
@@ -354,17 +416,17 @@ static int read_all(reader *rd)
     /* the summarised times, if there: kept until the ranks' counts are known */
     uint8_t *tsum = NULL;
     size_t tsumlen = 0;
-    uint32_t tag = T_RANK;
-    if (m->nranks && (rc = next_section_of(rd, T_RANK, T_TSUM, &tag)))
+    uint32_t tag = MT_RANK;
+    if (m->nranks && (rc = next_section_of(rd, MT_RANK, MT_TSUM, &tag)))
         return rc;
-    if (tag == T_TSUM) {
+    if (tag == MT_TSUM) {
         tsumlen = (size_t)(rd->end - rd->p);
         if (!(tsum = malloc(tsumlen ? tsumlen : 1)))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
         memcpy(tsum, rd->p, tsumlen);
         m->tsum = 1;
     }
-    rc = read_ranks(rd, tag == T_RANK);
+    rc = read_ranks(rd, tag == MT_RANK);
     if (!rc && tsum && (rc = tsum_decode(m, tsum, tsum + tsumlen)))
         rc = rc == -2 ? merged_fail(m, PSK_ENOMEM, "out of memory")
                       : merged_fail(m, PSK_EFORMAT, "%s: corrupt: the summarised times do not match the events",
@@ -372,7 +434,7 @@ static int read_all(reader *rd)
     free(tsum);
     if (rc)
         return rc;
-    if ((rc = next_section(rd, T_END)))
+    if ((rc = next_section(rd, MT_END)))
         return rc;
     if (fgetc(rd->f) != EOF)
         return merged_fail(m, PSK_EFORMAT, "%s: data after the end", rd->path);
@@ -387,7 +449,7 @@ static int read_ranks(reader *rd, int have)
     int rc;
     for (int r = 0; r < m->nranks; r++) {
         mrank *mr = &m->rank[r];
-        if ((r || !have) && (rc = next_section(rd, T_RANK)))
+        if ((r || !have) && (rc = next_section(rd, MT_RANK)))
             return rc;
         uint64_t hasperm;
         if (get(rd, &v) || v != (uint64_t)r || get(rd, &mr->n) || get(rd, &mr->mono_start) || get(rd, &len) ||

@@ -7,6 +7,7 @@
 #define PSK_MERGE_INTERNAL_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -98,6 +99,35 @@ struct psk_merged {
     int tsum;            /* times summarised: per event means, a factor per rank */
 };
 
+/* ---- the merged-trace file (merge_file.c) ---- */
+
+enum { MT_JOB = 0x20424f4a, MT_PSET = 0x54455350, MT_CLAS = 0x53414c43, MT_EVNT = 0x544e5645,
+       MT_POOL = 0x4c4f4f50, MT_RANK = 0x4b4e4152, MT_TSUM = 0x4d555354, MT_END = 0x21444e45 };
+/* a section written in pieces: its length said first, its CRC after */
+typedef struct msec {
+    FILE *f;
+    uint32_t crc;
+    uint64_t left; /* payload bytes still to come */
+} msec;
+int msec_begin(msec *w, FILE *f, uint32_t tag, uint64_t len); /* 0, or 1 on a write error */
+int msec_put(msec *w, const uint8_t *p, size_t len);
+int msec_end(msec *w);                                        /* 1 if short of its length */
+/* the pieces psk_merged_write writes, for the streaming merge to write the
+ * same bytes; each 0, or non-zero on a write error or out of memory */
+int merged_write_head(psk_merged *m, FILE *f);           /* magic, version, JOB */
+int merged_write_tables(psk_merged *m, FILE *f, mbuf *b); /* PSET and CLAS */
+int merged_write_events_head(mbuf *b, uint64_t n);       /* EVNT's count */
+int merged_event_entry(mbuf *b, uint32_t cls, uint64_t len);
+/* a RANK section's payload: prefix, the times, suffix */
+int merged_rank_prefix(mbuf *b, int r, uint64_t n, uint64_t mono_start, uint64_t tlen);
+/* the rank's order: none (perm NULL), the same as `back` ranks before it
+ * (back > 0), or its own */
+int merged_rank_suffix(mbuf *b, const uint32_t *perm, uint64_t n, int back);
+/* (*back)[r]: how many ranks before r the first rank with the same order
+ * (perm[r], rank[r].n events) is, or 0; 0, or -1 out of memory */
+int merged_same_orders(int P, const uint32_t *const *perm, const struct mrank *rank, int **back);
+int merged_write_end(FILE *f);
+
 int merged_fail(psk_merged *m, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 psk_merged *merged_new(void);
 /* appends a merged event of class cls whose patterns are pool[start..len) */
@@ -128,6 +158,21 @@ typedef struct mctx {
     uint32_t kcap;
     psk_intern *loosekeys;
     uint64_t done, total; /* for progress */
+    int r0, r1;           /* merge_load reads ranks [r0, r1) (0, 0: all) */
+    /* the streaming merge (merge_stream.c), unset for psk_merge: */
+    /* with the loading lock held, once rank r is loaded and ordered (its
+     * keys global ids): may keep only its keys and order, sharing them with
+     * ranks that have the same */
+    int (*settle)(struct mctx *x, int r);
+    pthread_mutex_t *lock;
+    const uint32_t *seq; /* per rank: id of its key sequence (equal ids: equal keys) */
+    /* the event at normalised position k of rank r, decoded into ev
+     * (arrays in st, t_entry = gap, t_exit = gap + duration) */
+    int (*fetch)(struct mctx *x, int r, uint64_t k, psk_event *ev, int64_t *gap, mevent_store *st);
+    /* after each merged event, of ranks parts[0..np): may write out what
+     * the merged object holds so far */
+    int (*drain)(struct mctx *x, const int32_t *parts, int np);
+    void *sink;
 } mctx;
 
 /* ---- which calls can be one merged event (merge_align.c, merge_lcs.c) ---- */
@@ -190,7 +235,23 @@ int tsum_encode(psk_merged *m, mbuf *out);
  * give the ranks' event counts): 0, -1 malformed, -2 out of memory */
 int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end);
 
+/* ---- one rank's events as the merge reads them (merge_rstream.c) ---- */
+
+typedef struct rstream rstream;
+/* *out is set unless memory ran out (then NULL): its reader names the
+ * file in an error */
+int rstream_open(psk_trace *t, int rank, int keep_polls, rstream **out);
+const psk_rank_reader *rstream_reader(const rstream *s);
+/* PSK_OK and the next event (runs of polls gathered unless keep_polls):
+ * its encoded bytes, decoded form and gap, valid until the next call;
+ * PSK_EOF at the end, PSK_ENOMEM, or the reader's error */
+int rstream_next(rstream *s, const uint8_t **bytes, size_t *len, psk_event *ev, int64_t *gap);
+void rstream_close(rstream *s); /* NULL is fine */
+
 int merge_load(mctx *x);          /* merge_load.c: reads every rank */
+/* the id in x->keys of key bytes, its loose form and null flag recorded
+ * when new; -1 out of memory */
+int64_t merge_key_id(mctx *x, const uint8_t *key, size_t len);
 void merge_order(mctx *x, int r); /* merge_order.c: Algorithm 1 on rank r */
 int merge_align(mctx *x);         /* merge_align.c: aligns the ranks, emits the merged events */
 /* the event at normalised position k of rank r */
@@ -213,5 +274,28 @@ static inline uint32_t merge_key_fields(unsigned fn)
     int c = psk_fn_class(fn);
     return c == PSK_CLASS_COLL || c == PSK_CLASS_ICOLL ? MERGE_KEY_COLL : MERGE_KEY_FIELDS;
 }
+
+/* ---- the streaming merge (merge_stream.c): per-rank cursors pulling
+ * events at emission (merge_pull.c), the file written as it goes
+ * (merge_spool.c) ---- */
+
+typedef struct puller puller;
+/* perm and n: per rank, its normalised order (or NULL) and event count;
+ * both must outlive the puller */
+int puller_new(psk_trace *t, int P, int keep_polls, const uint32_t *const *perm, const uint64_t *n, puller **out);
+/* the event at normalised position k of rank r, asked for in order */
+int puller_get(puller *pl, int r, uint64_t k, psk_event *ev, int64_t *gap, mevent_store *st);
+const char *puller_errmsg(const puller *pl);
+void puller_free(puller *pl);
+
+typedef struct spool spool;
+int spool_open(const char *path, int P, spool **out); /* on failure *out names the problem */
+/* after each merged event: writes out what m holds past a few buffers */
+int spool_drain(spool *sp, psk_merged *m, const int32_t *parts, int np);
+/* the whole file, once the merge is done (m's ranks' n and mono_start set) */
+int spool_finish(spool *sp, psk_merged *m, const uint32_t *const *perm);
+uint64_t spool_events(const spool *sp);
+const char *spool_errmsg(const spool *sp);
+void spool_close(spool *sp); /* removes the file if not finished; NULL is fine */
 
 #endif

@@ -90,7 +90,7 @@ static size_t loosen(uint8_t *out, const uint8_t *key, size_t len, int *hasnull)
 }
 
 /* the global id of key bytes, with its loose form and null flag */
-static int64_t global_key(mctx *x, const uint8_t *key, size_t len)
+int64_t merge_key_id(mctx *x, const uint8_t *key, size_t len)
 {
     int added, hasnull;
     int64_t id = psk_intern_id(x->keys, key, len, &added);
@@ -124,6 +124,8 @@ typedef struct loader {
     mctx *x;
     int first, step;
     psk_intern *keys;
+    uint32_t *gmap;  /* streaming: local key id -> global one, as known */
+    uint32_t ngmap;
     int rc;
     char err[MERR];
 } loader;
@@ -149,21 +151,16 @@ static int lfail(loader *l, int status, const char *fmt, const char *arg)
     return status;
 }
 
-/* stores one event of rank r (raw: its bytes as read, or NULL to encode
- * it with gap) and its matching key; 0, or -1 out of memory */
-static int keep(loader *l, rstore *s, uint64_t *cap, commtab *ct, int r, const psk_event *ev, int64_t gap,
+/* stores one event of rank r (its encoded bytes raw[0..len)) and its
+ * matching key; 0, or -1 out of memory */
+static int keep(loader *l, rstore *s, uint64_t *cap, commtab *ct, int r, const psk_event *ev,
                 const uint8_t *raw, size_t len)
 {
-    size_t room = raw ? len : psk_event_encoded_max(ev);
-    if ((s->n == *cap && grow_index(s, cap)) || mbuf_reserve(&s->buf, room) || s->buf.len + room > UINT32_MAX)
+    if ((s->n == *cap && grow_index(s, cap)) || mbuf_reserve(&s->buf, len) || s->buf.len + len > UINT32_MAX)
         return -1;
     s->off[s->n] = (uint32_t)s->buf.len;
-    if (raw) {
-        memcpy(s->buf.p + s->buf.len, raw, len);
-        s->buf.len += len;
-    } else {
-        s->buf.len = (size_t)(psk_event_encode(s->buf.p + s->buf.len, ev, gap) - s->buf.p);
-    }
+    memcpy(s->buf.p + s->buf.len, raw, len);
+    s->buf.len += len;
     int32_t crank, csize;
     commtab_ctx(ct, ev, &crank, &csize);
     uint8_t kb[KEYMAX];
@@ -179,15 +176,15 @@ static int load_rank(loader *l, int r)
 {
     mctx *x = l->x;
     rstore *s = &x->rs[r];
-    psk_rank_reader *rr;
+    rstream *rs;
     psk_event ev;
     commtab ct;
-    pollrun pr = {0};
     if (commtab_init(&ct, r, x->P))
         return lfail(l, PSK_ENOMEM, "%s", "out of memory");
-    int rc = psk_rank_open(x->t, r, &rr);
+    int rc = rstream_open(x->t, r, x->o.keep_polls, &rs);
+    const psk_rank_reader *rr = rstream_reader(rs);
     if (rc) {
-        lfail(l, rc, "%s", psk_rank_errmsg(rr));
+        lfail(l, rc, "%s", rr ? psk_rank_errmsg(rr) : "out of memory");
         goto out;
     }
     s->mono_start = psk_rank_mono_start(rr);
@@ -206,54 +203,70 @@ static int load_rank(loader *l, int r)
             merge_huge(s->key, guess * sizeof *s->key);
         }
     }
-    while ((rc = psk_rank_next(rr, &ev)) == PSK_OK) {
-        size_t len;
-        const uint8_t *raw = psk_rank_event_bytes(rr, &len), *q = raw;
-        uint64_t fn;
-        int64_t gap = 0;
-        if (psk_get_uvar(&q, raw + len, &fn) || psk_get_svar(&q, raw + len, &gap))
-            gap = 0; /* the reader has read it: cannot happen */
-        for (;;) { /* polls gathered into one event (merge_poll.c) */
-            psk_event pe;
-            int64_t pg;
-            int taken = 0, got = x->o.keep_polls ? 0 : pollrun_feed(&pr, &ev, gap, &pe, &pg, &taken);
-            if (got < 0 || (got && keep(l, s, &cap, &ct, r, &pe, pg, NULL, 0))) {
-                rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-                goto out;
-            }
-            if (taken)
-                break;
-            if (got)
-                continue;
-            if (keep(l, s, &cap, &ct, r, &ev, gap, raw, len)) {
-                rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-                goto out;
-            }
-            break;
-        }
-    }
-    if (rc == PSK_EOF) {
-        psk_event pe;
-        int64_t pg;
-        rc = PSK_OK;
-        if (pollrun_flush(&pr, &pe, &pg) && keep(l, s, &cap, &ct, r, &pe, pg, NULL, 0))
+    const uint8_t *raw;
+    size_t len;
+    int64_t gap;
+    while ((rc = rstream_next(rs, &raw, &len, &ev, &gap)) == PSK_OK)
+        if (keep(l, s, &cap, &ct, r, &ev, raw, len)) {
             rc = lfail(l, PSK_ENOMEM, "%s: out of memory", psk_rank_path(rr));
-    } else
+            goto out;
+        }
+    if (rc == PSK_EOF)
+        rc = PSK_OK;
+    else if (rc == PSK_ENOMEM)
+        lfail(l, rc, "%s: out of memory", psk_rank_path(rr));
+    else
         lfail(l, rc, "%s (merging needs every rank up to MPI_Finalize)", psk_rank_errmsg(rr));
 out:
-    psk_rank_close(rr);
+    rstream_close(rs);
     commtab_free(&ct);
-    pollrun_free(&pr);
+    return rc;
+}
+
+/* the streaming merge: rank r's keys renamed to global ids at once, and
+ * the rank handed to x->settle, with the lock held */
+static int settle_rank(loader *l, int r)
+{
+    mctx *x = l->x;
+    rstore *s = &x->rs[r];
+    int rc = PSK_OK;
+    pthread_mutex_lock(x->lock);
+    uint32_t n = psk_intern_count(l->keys);
+    if (n > l->ngmap) {
+        uint32_t *g = realloc(l->gmap, n * sizeof *g);
+        if (!g)
+            rc = PSK_ENOMEM;
+        else
+            l->gmap = g;
+        for (uint32_t k = l->ngmap; !rc && k < n; k++) {
+            size_t len;
+            const uint8_t *kb = psk_intern_key(l->keys, k, &len);
+            int64_t id = merge_key_id(x, kb, len);
+            if (id < 0)
+                rc = PSK_ENOMEM;
+            else
+                l->gmap[l->ngmap++] = (uint32_t)id;
+        }
+    }
+    for (uint64_t e = 0; !rc && e < s->n; e++)
+        s->key[e] = l->gmap[s->key[e]];
+    if (!rc)
+        rc = x->settle(x, r);
+    pthread_mutex_unlock(x->lock);
+    if (rc)
+        snprintf(l->err, sizeof l->err, "out of memory");
     return rc;
 }
 
 static void *load_thread(void *arg)
 {
     loader *l = arg;
-    for (int r = l->first; r < l->x->P && !l->rc; r += l->step) {
+    for (int r = l->first; r < l->x->r1 && !l->rc; r += l->step) {
         l->rc = load_rank(l, r);
         if (!l->rc && !l->x->o.no_reorder)
             merge_order(l->x, r);
+        if (!l->rc && l->x->settle)
+            l->rc = settle_rank(l, r);
     }
     return NULL;
 }
@@ -264,14 +277,16 @@ int merge_load(mctx *x)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int nt = cores < 1 ? 1 : cores > 8 ? 8 : (int)cores;
-    if (nt > x->P)
-        nt = x->P;
+    if (x->r1 <= x->r0) /* ranks [r0, r1) are read; 0, 0: all */
+        x->r1 = x->P;
+    if (nt > x->r1 - x->r0)
+        nt = x->r1 - x->r0 > 0 ? x->r1 - x->r0 : 1;
     loader *l = calloc((size_t)nt, sizeof *l);
     pthread_t *tid = calloc((size_t)nt, sizeof *tid);
     int rc = l && tid ? PSK_OK : merged_fail(x->m, PSK_ENOMEM, "out of memory");
     int started = 0;
     for (int i = 0; !rc && i < nt; i++) {
-        l[i] = (loader){.x = x, .first = i, .step = nt, .keys = psk_intern_new()};
+        l[i] = (loader){.x = x, .first = x->r0 + i, .step = nt, .keys = psk_intern_new()};
         if (!l[i].keys)
             rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
     }
@@ -288,8 +303,8 @@ int merge_load(mctx *x)
     for (int i = 0; !rc && i < nt; i++)
         if (l[i].rc)
             rc = merged_fail(x->m, l[i].rc, "%s", l[i].err);
-    /* local key ids -> global ones */
-    for (int i = 0; !rc && i < nt; i++) {
+    /* local key ids -> global ones (streaming: done rank by rank) */
+    for (int i = 0; !rc && !x->settle && i < nt; i++) {
         uint32_t n = psk_intern_count(l[i].keys);
         uint32_t *map = malloc((n ? n : 1) * sizeof *map);
         if (!map) {
@@ -299,18 +314,20 @@ int merge_load(mctx *x)
         for (uint32_t k = 0; k < n && !rc; k++) {
             size_t len;
             const uint8_t *kb = psk_intern_key(l[i].keys, k, &len);
-            int64_t g = global_key(x, kb, len);
+            int64_t g = merge_key_id(x, kb, len);
             if (g < 0)
                 rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
             map[k] = (uint32_t)g;
         }
-        for (int r = i; !rc && r < x->P; r += nt)
+        for (int r = x->r0 + i; !rc && r < x->r1; r += nt)
             for (uint64_t e = 0; e < x->rs[r].n; e++)
                 x->rs[r].key[e] = map[x->rs[r].key[e]];
         free(map);
     }
-    for (int i = 0; l && i < nt; i++)
+    for (int i = 0; l && i < nt; i++) {
         psk_intern_free(l[i].keys);
+        free(l[i].gmap);
+    }
     free(l);
     free(tid);
     return rc;

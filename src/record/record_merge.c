@@ -5,7 +5,7 @@
  * subtree's files to its parent in one message after its length); once
  * MPI has finalized, rank 0 writes into its trace directory the files it
  * lacks (ranks on other nodes) and merges every rank as `perfskel merge
- * DIR` does, into DIR/merged.pskm or PSK_MERGE_OUT. The per-rank files
+ * DIR` does (streaming, psk_merge_file), into DIR/merged.pskm or PSK_MERGE_OUT. The per-rank files
  * stay where they were written, so a job that dies before Finalize can
  * still be merged offline; with PSK_MERGE=only they go: each rank's once
  * rank 0 holds them all, rank 0's copies once the merge is written (if it
@@ -188,15 +188,15 @@ static int same_file(const char *path, const uint8_t *b, uint64_t n)
     return same;
 }
 
-/* PSK_MERGE_TIMES=summary (record --merge-times summary): rank 0's merged trace
- * keeps summarised times; anything else but "all" is said and ignored */
-static void summarize_times(psk_merged *m)
+/* PSK_MERGE_TIMES=summary (record --merge-times summary): 1 if rank 0's
+ * merged trace keeps summarised times; anything else but "all" is said
+ * and ignored */
+static int summarize_times(void)
 {
     const char *e = getenv("PSK_MERGE_TIMES");
-    if (e && !strcmp(e, "summary"))
-        psk_merged_summarize_times(m);
-    else if (e && *e && strcmp(e, "all"))
+    if (e && *e && strcmp(e, "all") && strcmp(e, "summary"))
         fprintf(stderr, "perfskel: PSK_MERGE_TIMES=%s: not all or summary; every rank's times kept\n", e);
+    return e && !strcmp(e, "summary");
 }
 
 void psk_rec_merge_finish(const char *dir, int only)
@@ -265,14 +265,13 @@ void psk_rec_merge_finish(const char *dir, int only)
         out = deflt;
     }
     psk_trace *t;
-    psk_merged *m = NULL;
-    psk_merge_opts o = {0};
+    psk_merge_opts o = {.times_summary = summarize_times()};
+    psk_merge_result res;
     int rc = psk_trace_open(dir, &t);
     if (rc) {
         fprintf(stderr, "perfskel: in-job merge: %s\n", psk_trace_errmsg(t));
-    } else if ((rc = psk_merge(t, &o, &m)) != PSK_OK || (summarize_times(m), 0) ||
-               (rc = psk_merged_write(m, out)) != PSK_OK) {
-        fprintf(stderr, "perfskel: in-job merge: %s\n", m ? psk_merged_errmsg(m) : psk_strstatus(rc));
+    } else if ((rc = psk_merge_file(t, &o, out, &res)) != PSK_OK) { /* streaming: bounded memory on rank 0 */
+        fprintf(stderr, "perfskel: in-job merge: %s\n", res.err);
     } else {
         fprintf(stderr, "perfskel: merged %d ranks in the job into %s (%.3f s gathering, %.3f s merging)\n",
                 M.nranks, out, M.ship_s, now_s() - t0);
@@ -281,6 +280,5 @@ void psk_rec_merge_finish(const char *dir, int only)
             unlink(path);
         }
     }
-    psk_merged_close(m);
     psk_trace_close(t);
 }

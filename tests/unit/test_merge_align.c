@@ -11,7 +11,9 @@
  * MPI_PROC_NULL join the real-peer calls; ranks that agree give one event
  * per call; long hard stretches (aligned by windows) and ranks whose
  * collectives disagree still round-trip. The aligner alone, both its ways,
- * against the quadratic LCS table. */
+ * against the quadratic LCS table. The streaming merge, whole and in
+ * parts, writes the same bytes as the in-memory merge. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -126,8 +129,87 @@ typedef struct result {
     uint64_t not_all;  /* merged events without every rank */
 } result;
 
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *p = malloc(*len + 1);
+    assert_non_null(p);
+    assert_int_equal(fread(p, 1, *len, f), *len);
+    fclose(f);
+    return p;
+}
+
+/* the streaming merge (psk_merge_file), and the same in 1 to 3 parts
+ * absorbed in reverse order (as perfskel merge --mpi does), write the bytes
+ * psk_merged_write writes of m */
+static void same_streaming(psk_trace *t, const psk_merge_opts *o, psk_merged *m, const char *dir, int ncase)
+{
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/mem.pskm", dir);
+    snprintf(b, sizeof b, "%s/stream.pskm", dir);
+    assert_int_equal(psk_merged_write(m, a), PSK_OK);
+    size_t la, lb;
+    uint8_t *pa = slurp(a, &la), *pb;
+    psk_merge_result res;
+    int rc = psk_merge_file(t, o, b, &res);
+    if (rc)
+        fprintf(stderr, "streaming merge: %s\n", res.err);
+    assert_int_equal(rc, PSK_OK);
+    pb = slurp(b, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(pa, pb, la);
+    free(pb);
+    int P = psk_merged_nranks(m), k = 1 + ncase / 4 % 3;
+    if (k > P)
+        k = P;
+    psk_merge_part *part[3];
+    for (int i = 0; i < k; i++) {
+        int first = P * i / k, last = P * (i + 1) / k;
+        assert_int_equal(psk_merge_part_load(t, o, first, last - first, &part[i]), PSK_OK);
+    }
+    for (int i = k - 1; i > 0; i--) {
+        uint8_t *buf;
+        size_t len;
+        assert_int_equal(psk_merge_part_pack(part[i], &buf, &len), PSK_OK);
+        assert_int_equal(psk_merge_part_absorb(part[0], buf, len), PSK_OK);
+        free(buf);
+        psk_merge_part_free(part[i]);
+    }
+    assert_int_equal(psk_merge_part_write(part[0], b, &res), PSK_OK);
+    psk_merge_part_free(part[0]);
+    pb = slurp(b, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(pa, pb, la);
+    free(pb);
+    free(pa);
+    remove(a);
+    remove(b);
+    if (ncase)
+        return;
+    /* a rank file cut between reading and writing: the error names it,
+     * and neither the output nor a temporary file is left */
+    assert_int_equal(psk_merge_part_load(t, o, 0, P, &part[0]), PSK_OK);
+    char rf[4300];
+    snprintf(rf, sizeof rf, "%s/rank-%06d.psk", dir, P - 1);
+    assert_int_equal(truncate(rf, 100), 0);
+    assert_int_not_equal(psk_merge_part_write(part[0], b, &res), PSK_OK);
+    assert_non_null(strstr(res.err, "rank-"));
+    psk_merge_part_free(part[0]);
+    FILE *f = fopen(b, "rb");
+    assert_null(f);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; (e = readdir(d));)
+        assert_null(strstr(e->d_name, ".tmp-"));
+    closedir(d);
+}
+
 /* writes the case, merges it, checks that every rank is rebuilt exactly
- * (every 16th case through the merged file) */
+ * (every 16th case through the merged file); every 4th also merged
+ * streaming, whole and in parts: the same file */
 static result run_case(const tcase *c)
 {
     static int ncase;
@@ -152,6 +234,8 @@ static result run_case(const tcase *c)
     if (rc)
         fprintf(stderr, "merge: %s\n", psk_merged_errmsg(m));
     assert_int_equal(rc, PSK_OK);
+    if (ncase % 4 == 0)
+        same_streaming(t, &o, m, dir, ncase);
     psk_trace_close(t);
     if (ncase++ % 16 == 0) {
         char path[4200];
