@@ -117,6 +117,12 @@ int main(int argc, char **argv)
             o.keep_polls = 1;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
+        else if (!strcmp(argv[i], "--times") && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "all") && strcmp(v, "summary"))
+                status = usage(me, "--times takes all or summary, not '%s'", v);
+            o.times_summary = !strcmp(v, "summary");
+        }
         else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
             char *end;
             long w = strtol(argv[++i], &end, 10);

@@ -23,8 +23,7 @@ typedef struct psk_merge_opts {
     int keep_polls; /* 1: every test call its own event; else a run of
                        polls is one (trace.h, psk_fn_poll; docs/folding.md) */
     int times_summary; /* 1: the file keeps summarised times (see
-                          psk_merged_summarize_times); psk_merge_file then
-                          merges in memory (not streamed yet) */
+                          psk_merged_summarize_times) */
     /* progress on long merges, or NULL: done and total rank events */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;

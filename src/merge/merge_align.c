@@ -406,11 +406,25 @@ static int emit(aligner *a, int np, uint32_t rep)
             return merged_fail(m, PSK_ENOMEM, "out of memory");
     if (merged_push(m, (uint32_t)cls, start))
         return merged_fail(m, PSK_ENOMEM, "out of memory");
+    int summary = m->tsum && x->drain; /* streaming: the summary, not the times */
+    if (summary) {
+        double sd = 0;
+        for (int j = 0; j < np; j++) {
+            m->ts_g[j] = a->gap[j];
+            sd += (double)(a->ev[j].t_exit - a->ev[j].t_entry);
+        }
+        if (tsum_event(m, &m->ts, m->nbase + m->n - 1, a->parts, np, m->ts_g, sd))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+    }
     for (int j = 0; j < np; j++) {
         int r = a->parts[j];
         mbuf *t = &m->rank[r].times;
-        if (mbuf_reserve(t, 2 * PSK_VARINT_MAX) || commtab_event(&a->ct[r], &a->ev[j], r))
+        if ((!summary && mbuf_reserve(t, 2 * PSK_VARINT_MAX)) || commtab_event(&a->ct[r], &a->ev[j], r))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
+        if (summary) {
+            a->pos[r]++;
+            continue;
+        }
         uint8_t *q = psk_put_svar(t->p + t->len, a->gap[j]);
         q = psk_put_uvar(q, a->ev[j].t_exit - a->ev[j].t_entry);
         t->len = (size_t)(q - t->p);

@@ -96,7 +96,11 @@ struct psk_merged {
     uint32_t *cls;
     uint64_t *evoff;     /* start of each event's patterns in pool */
     mbuf pool;
-    int tsum;            /* times summarised: per event means, a factor per rank */
+    int tsum;            /* times summarised (merge_tsum.c) */
+    uint64_t nbase;      /* merged events before these (written out by the streaming merge) */
+    double *ts_own, *ts_got; /* per rank while summarising: its compute, the summary's */
+    int64_t *ts_g;       /* room for the gaps of one event */
+    mbuf ts;             /* the streaming merge's summary entries not yet written out */
 };
 
 /* ---- the merged-trace file (merge_file.c) ---- */
@@ -231,6 +235,13 @@ void pollrun_free(pollrun *p);
 /* the TSUM section's payload from every rank's times: 0, -1 out of memory,
  * -2 the times are shorter than the events */
 int tsum_encode(psk_merged *m, mbuf *out);
+/* the same made event by event (the streaming merge): tsum_start, then
+ * per merged event i (ranks[0..np), their gaps g, clobbered, and the sum
+ * of their durations) tsum_event, then tsum_factors; each 0 or -1 out of
+ * memory */
+int tsum_start(psk_merged *m);
+int tsum_event(psk_merged *m, mbuf *out, uint64_t i, const int32_t *ranks, int np, int64_t *g, double sd);
+int tsum_factors(psk_merged *m, mbuf *out);
 /* every rank's times from a TSUM payload (after the RANK sections, which
  * give the ranks' event counts): 0, -1 malformed, -2 out of memory */
 int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end);

@@ -42,6 +42,10 @@ void psk_merged_close(psk_merged *m)
             free(m->rank[r].times.p);
             free(m->rank[r].perm);
         }
+    free(m->ts_own);
+    free(m->ts_got);
+    free(m->ts_g);
+    free(m->ts.p);
     free(m->rank);
     psk_intern_free(m->psets);
     psk_intern_free(m->classes);

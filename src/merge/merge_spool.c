@@ -4,7 +4,9 @@
  * with the other ranks'. So merged events and their patterns go to two
  * unlinked temporary files as they are made, each rank's times to a third
  * in chunks (a small buffer per rank), and the file is put together at the
- * end through the same writers as psk_merged_write: the same bytes. */
+ * end through the same writers as psk_merged_write: the same bytes. With
+ * summarised times, the summary's entries go to a fourth file instead of
+ * the ranks' times. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +23,8 @@ typedef struct chunk {
 
 struct spool {
     char *path;
-    FILE *out, *ev, *pool, *times;
-    uint64_t nev, evbytes, poolbytes, timesbytes;
+    FILE *out, *ev, *pool, *times, *tsum;
+    uint64_t nev, evbytes, poolbytes, timesbytes, tsumbytes;
     mbuf b;
     size_t chunkmax;   /* a rank's times are written out past this */
     int P;
@@ -81,7 +83,8 @@ int spool_open(const char *path, int P, spool **out)
     errno = 0;
     if (!(sp->out = fopen(path, "wb")))
         return sfail(sp, PSK_EIO, "cannot write");
-    if (!(sp->ev = temp_near(path)) || !(sp->pool = temp_near(path)) || !(sp->times = temp_near(path)))
+    if (!(sp->ev = temp_near(path)) || !(sp->pool = temp_near(path)) || !(sp->times = temp_near(path)) ||
+        !(sp->tsum = temp_near(path)))
         return sfail(sp, PSK_EIO, "cannot make a temporary file beside it");
     return PSK_OK;
 }
@@ -100,6 +103,8 @@ void spool_close(spool *sp)
         fclose(sp->pool);
     if (sp->times)
         fclose(sp->times);
+    if (sp->tsum)
+        fclose(sp->tsum);
     for (int r = 0; sp->ch && r < sp->P; r++)
         free(sp->ch[r]);
     free(sp->ch);
@@ -145,11 +150,17 @@ static int flush_events(spool *sp, psk_merged *m)
     if (fwrite(sp->b.p, 1, sp->b.len, sp->ev) != sp->b.len ||
         (m->pool.len && fwrite(m->pool.p, 1, m->pool.len, sp->pool) != m->pool.len))
         return sfail(sp, PSK_EIO, "cannot write a temporary file beside it");
+    errno = 0;
+    if (m->ts.len && fwrite(m->ts.p, 1, m->ts.len, sp->tsum) != m->ts.len)
+        return sfail(sp, PSK_EIO, "cannot write a temporary file beside it");
     sp->nev += m->n;
     sp->evbytes += sp->b.len;
     sp->poolbytes += m->pool.len;
+    sp->tsumbytes += m->ts.len;
+    m->nbase += m->n;
     m->n = 0;
     m->pool.len = 0;
+    m->ts.len = 0;
     return PSK_OK;
 }
 
@@ -159,7 +170,7 @@ int spool_drain(spool *sp, psk_merged *m, const int32_t *parts, int np)
     for (int j = 0; j < np && !rc; j++)
         if (m->rank[parts[j]].times.len + 2 * PSK_VARINT_MAX > sp->chunkmax)
             rc = flush_times(sp, parts[j], &m->rank[parts[j]].times);
-    if (!rc && (m->n >= 65536 || m->pool.len >= (1u << 20)))
+    if (!rc && (m->n >= 65536 || m->pool.len >= (1u << 20) || m->ts.len >= (1u << 20)))
         rc = flush_events(sp, m);
     return rc;
 }
@@ -194,6 +205,15 @@ int spool_finish(spool *sp, psk_merged *m, const uint32_t *const *perm)
           copy(sp, &w, sp->ev, 0, sp->evbytes) || msec_end(&w);
     err = err || msec_begin(&w, sp->out, MT_POOL, sp->poolbytes) || copy(sp, &w, sp->pool, 0, sp->poolbytes) ||
           msec_end(&w);
+    if (m->tsum && !err) { /* the summary: its count, its entries, the ranks' factors */
+        mbuf fac = {0};
+        sp->b.len = 0;
+        err = merged_write_events_head(&sp->b, sp->nev) || tsum_factors(m, &fac) ||
+              msec_begin(&w, sp->out, MT_TSUM, sp->b.len + sp->tsumbytes + fac.len) ||
+              msec_put(&w, sp->b.p, sp->b.len) || copy(sp, &w, sp->tsum, 0, sp->tsumbytes) ||
+              msec_put(&w, fac.p, fac.len) || msec_end(&w);
+        free(fac.p);
+    }
     mbuf suf = {0};
     int *back = NULL;
     err = err || merged_same_orders(m->nranks, perm, m->rank, &back);

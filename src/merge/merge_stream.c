@@ -133,6 +133,7 @@ int psk_merge_part_load(psk_trace *t, const psk_merge_opts *opts, int first, int
         x->o = *opts;
     if (x->o.window < 2)
         x->o.window = 64;
+    m->tsum = x->o.times_summary;
     size_t P = (size_t)x->P;
     m->rank = calloc(P, sizeof *m->rank);
     x->rs = calloc(P, sizeof *x->rs);
@@ -354,6 +355,8 @@ int psk_merge_part_write(psk_merge_part *p, const char *path, psk_merge_result *
     x->drain = drain;
     if (!rc && (rc = puller_new(x->t, P, x->o.keep_polls, p->perm, p->n, &p->pl)))
         merged_fail(m, rc, "out of memory");
+    if (!rc && m->tsum && tsum_start(m))
+        rc = merged_fail(m, PSK_ENOMEM, "out of memory");
     if (!rc)
         rc = merge_align(x);
     for (int r = 0; r < P && !rc; r++) {
@@ -373,31 +376,9 @@ int psk_merge_part_write(psk_merge_part *p, const char *path, psk_merge_result *
     return PSK_OK;
 }
 
-/* psk_merge_file with summarised times: the whole trace in memory, then
- * summarised as it is written (the summary is not streamed yet) */
-static int merge_file_summary(psk_trace *t, const psk_merge_opts *opts, const char *path, psk_merge_result *res)
-{
-    psk_merged *m = NULL;
-    int rc = psk_merge(t, opts, &m);
-    if (rc == PSK_OK)
-        rc = psk_merged_write(m, path);
-    snprintf(res->err, sizeof res->err, "%s", psk_merged_errmsg(m));
-    if (rc == PSK_OK) {
-        res->nranks = psk_merged_nranks(m);
-        for (int r = 0; r < res->nranks; r++)
-            res->events += psk_merged_rank_events(m, r);
-        res->merged_events = psk_merged_length(m);
-        res->classes = psk_merged_nclasses(m);
-    }
-    psk_merged_close(m);
-    return rc;
-}
-
 int psk_merge_file(psk_trace *t, const psk_merge_opts *opts, const char *path, psk_merge_result *res)
 {
     memset(res, 0, sizeof *res);
-    if (opts && opts->times_summary)
-        return merge_file_summary(t, opts, path, res);
     psk_merge_part *p;
     int rc = psk_merge_part_load(t, opts, 0, psk_trace_job(t)->nranks, &p);
     if (rc)

@@ -105,62 +105,72 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+int tsum_start(psk_merged *m)
+{
+    size_t P = (size_t)m->nranks + 1;
+    free(m->ts_own), free(m->ts_got), free(m->ts_g);
+    m->ts_own = calloc(P, sizeof *m->ts_own);
+    m->ts_got = calloc(P, sizeof *m->ts_got);
+    m->ts_g = malloc(P * sizeof *m->ts_g);
+    return m->ts_own && m->ts_got && m->ts_g ? 0 : -1;
+}
+
+int tsum_event(psk_merged *m, mbuf *out, uint64_t i, const int32_t *ranks, int np, int64_t *g, double sd)
+{
+    int64_t q[QMAX];
+    int at[QMAX];
+    for (int j = 0; j < np; j++) {
+        g[j] = g[j] > GAP_MAX ? GAP_MAX : g[j] < -GAP_MAX ? -GAP_MAX : g[j];
+        m->ts_own[ranks[j]] += g[j] > 0 ? (double)g[j] : 0;
+    }
+    qsort(g, (size_t)np, sizeof *g, cmp_i64);
+    int k = kept(np, at), rc = 0;
+    for (int x = 0; x < k; x++)
+        q[x] = g[at[x]];
+    for (int j = 0; j < np; j++) {
+        double v = dealt(q, at, k, np, i, j);
+        m->ts_got[ranks[j]] += v > 0 ? v : 0;
+    }
+    for (int x = 0; x < k && !rc; x++)
+        rc = x ? put_u(out, (uint64_t)(q[x] - q[x - 1])) : put_s(out, q[0]);
+    return rc || put_u(out, np ? (uint64_t)llround(sd / np) : 0);
+}
+
+int tsum_factors(psk_merged *m, mbuf *out)
+{
+    int rc = put_u(out, (uint64_t)m->nranks);
+    for (int r = 0; r < m->nranks && !rc; r++) {
+        double f = m->ts_got[r] > 0 ? m->ts_own[r] / m->ts_got[r] * FACTOR_ONE : FACTOR_ONE;
+        rc = put_u(out, f < (double)FACTOR_MAX ? (uint64_t)llround(f) : FACTOR_MAX);
+    }
+    return rc;
+}
+
 int tsum_encode(psk_merged *m, mbuf *out)
 {
-    int P = m->nranks, rc = -1;
+    int P = m->nranks, rc = 0;
     size_t *pos = calloc((size_t)P + 1, sizeof *pos);
-    double *own = calloc((size_t)P + 1, sizeof *own), *got = calloc((size_t)P + 1, sizeof *got);
-    int64_t *g = malloc(((size_t)P + 1) * sizeof *g), q[QMAX];
-    int at[QMAX];
-    if (!pos || !own || !got || !g)
-        goto done;
-    rc = 0;
-    if (put_u(out, m->n))
+    if (!pos || tsum_start(m) || put_u(out, m->n))
         rc = -1;
     for (uint64_t i = 0; i < m->n && !rc; i++) {
         int np;
         const int32_t *ranks = psk_merged_class_ranks(m, m->cls[i], &np);
         double sd = 0;
-        for (int j = 0; j < np; j++) {
+        for (int j = 0; j < np && !rc; j++) {
             mbuf *t = &m->rank[ranks[j]].times;
             const uint8_t *p = t->p + pos[ranks[j]];
             uint64_t dur;
-            if (psk_get_svar(&p, t->p + t->len, &g[j]) || psk_get_uvar(&p, t->p + t->len, &dur)) {
+            if (psk_get_svar(&p, t->p + t->len, &m->ts_g[j]) || psk_get_uvar(&p, t->p + t->len, &dur))
                 rc = -2; /* a rank's times end early: the object is broken */
-                break;
-            }
             pos[ranks[j]] = (size_t)(p - t->p);
-            g[j] = g[j] > GAP_MAX ? GAP_MAX : g[j] < -GAP_MAX ? -GAP_MAX : g[j];
             sd += (double)dur;
-            own[ranks[j]] += g[j] > 0 ? (double)g[j] : 0;
         }
-        if (rc)
-            break;
-        qsort(g, (size_t)np, sizeof *g, cmp_i64);
-        int k = kept(np, at);
-        for (int x = 0; x < k; x++)
-            q[x] = g[at[x]];
-        for (int j = 0; j < np; j++) {
-            double v = dealt(q, at, k, np, i, j);
-            got[ranks[j]] += v > 0 ? v : 0;
-        }
-        for (int x = 0; x < k && !rc; x++)
-            rc = x ? put_u(out, (uint64_t)(q[x] - q[x - 1])) : put_s(out, q[0]);
-        if (!rc && put_u(out, np ? (uint64_t)llround(sd / np) : 0))
+        if (!rc && tsum_event(m, out, i, ranks, np, m->ts_g, sd))
             rc = -1;
     }
-    if (!rc && put_u(out, (uint64_t)P))
+    if (!rc && tsum_factors(m, out))
         rc = -1;
-    for (int r = 0; r < P && !rc; r++) {
-        double f = got[r] > 0 ? own[r] / got[r] * FACTOR_ONE : FACTOR_ONE;
-        if (put_u(out, f < (double)FACTOR_MAX ? (uint64_t)llround(f) : FACTOR_MAX))
-            rc = -1;
-    }
-done:
     free(pos);
-    free(own);
-    free(got);
-    free(g);
     return rc;
 }
 

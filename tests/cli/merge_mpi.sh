@@ -37,8 +37,8 @@ while read -r ranks events planes gseed pnull; do
     [ "$pnull" = 1 ] && opt=--proc-null
     rm -rf "$T/g"
     "$G" "$T/g" --ranks "$ranks" --events "$events" --planes "$planes" --seed "$gseed" $opt >/dev/null || bad gen_trace
-    same "$T/g" && same "$T/g" --no-reorder &&
-        ok "$F: random trace ($ranks ranks, $events events${opt:+, $opt}): same bytes over 2 and 3 processes"
+    same "$T/g" && same "$T/g" --no-reorder && same "$T/g" --times summary &&
+        ok "$F: random trace ($ranks ranks, $events events${opt:+, $opt}): same bytes over 2 and 3 processes (also --times summary)"
 done <"$T/shapes"
 
 if [ -n "$R" ] && [ -d "$R" ]; then
