@@ -1582,6 +1582,29 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
 
 void psk_simi_rekey(psk_sim *s, int q) { tree_update(s, q, key_of(s->r[q].t)); }
 
+void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
+{
+    uint64_t b = (uint64_t)s->P * (sizeof *s->r + sizeof *s->inv_power + sizeof *s->poll_scale);
+    b += (uint64_t)(2 * s->tsize) * (sizeof *s->nkey + sizeof *s->nwin);
+    if (s->opts && s->opts->timeline)
+        b += (uint64_t)s->P * PSK_TL_BINS * 3 * sizeof *s->tl;
+    for (int i = 0; i < s->niv; i++)
+        b += sizeof *s->iv + (uint64_t)s->P * (PSK_M_N * sizeof *s->iv[i].m + sizeof *s->iv[i].count);
+    for (int q = 0; s->r && q < s->P; q++) {
+        const rank *r = &s->r[q];
+        b += (uint64_t)r->nreq * sizeof *r->req + (uint64_t)r->ncomm * sizeof *r->comm;
+        b += (uint64_t)r->cap * sizeof *r->stack + (uint64_t)r->npend * sizeof *r->pend_idx;
+        b += (uint64_t)r->capfound * sizeof *r->found;
+        b += r->fc ? psk_fcursor_bytes(r->fc) : 0;
+    }
+    b += s->gaps ? psk_fgaps_bytes(s->gaps) : 0;
+    b += psk_simi_skip_bytes(s);
+    out->state = b;
+    out->program = s->fp ? psk_fprog_bytes(s->fp) : 0;
+    out->pattern_events = s->fp ? psk_fprog_pattern_events(s->fp) : 0;
+    out->snapshots = s->snapshots;
+}
+
 void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount)
 {
     if (!s->opts->timeline || len <= 0 || amount <= 0)
