@@ -188,6 +188,9 @@ static int world_of(psk_sim *s, int me, int64_t c, int64_t p)
         return -2;
     if (p == PSK_ANY_SOURCE)
         return -1;
+    if (c == 0) /* MPI_COMM_WORLD (never redefined: new_comm takes ids from 2): its ranks are the world's,
+                 * found without touching the rank's table (a cache miss an event at many ranks) */
+        return p >= 0 && p < s->P ? (int)p : -3;
     cmem *m = comm_get(s, &s->r[me], me, c);
     if (!m || m->inter || p < 0 || p >= m->n)
         return -3; /* an intercommunicator's peers are in its remote group, which is not recorded */
