@@ -1576,7 +1576,7 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     s->events = psk_fprog_poll_calls(s->fp); /* each run of polls is then replayed as one event */
     if ((rc = psk_fgaps_open(m, &s->gaps)))
-        return fail(s, rc, "out of memory");
+        return s->gaps ? gaps_fail(s, rc) : fail(s, rc, "out of memory");
     for (int q = 0; q < s->P; q++)
         if ((rc = psk_fcursor_open(s->fp, q, o->loop_intervals ? o->depth : -1, &s->r[q].fc)))
             return fail(s, rc, "out of memory");

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "psk_mem.h"
+#include "psk_varint.h"
 #include "sim_fprog.h"
 
 #define NONE UINT32_MAX
@@ -1247,60 +1248,50 @@ void psk_fcursor_close(psk_fcursor *c)
 }
 
 /* ---- the recorded gaps (psk_fgaps) ----
- * One cursor over the merged events serves every rank: a rank's gaps that
- * it passes before the rank needs them wait in the rank's queue. In a
- * program whose ranks keep within a few iterations of each other the
- * queues stay short. A rank whose queue would outgrow GAPQ_MAX (its events
- * lie far from the others' in the merged order, as those of a loop per
- * rank do) is given a cursor of its own instead, which passes over the
- * events it has had. */
+ * Read once, when opened: one pass over the merged events appends each
+ * rank's gaps to a byte stream of its own (varints: the gap, and for a run
+ * of polls or a call whose polls are not one that found, what it adds).
+ * The replay then reads each rank's stream in order: a rank's next gaps
+ * lie together, where a queue per rank filled by one reader as the
+ * fastest rank needs them held as many gaps per rank as the ranks are
+ * apart in the merged order (in a pipeline, a number that grows with the
+ * ranks: memory and cache misses growing faster than the ranks). Memory:
+ * about 2-3 bytes an event, linear in the trace. */
 
-#define GAPQ_MAX (1 << 16)
-
-typedef struct gapq {
-    psk_fgap *v;         /* ring buffer of cap entries, n from head */
-    uint64_t head, n;
-    int64_t cap;
-    psk_mcursor *own;    /* its own cursor, once it has one */
-    uint64_t used;       /* gaps handed out */
-    uint64_t pass;       /* own cursor: gaps still to pass over */
-} gapq;
+typedef struct gaps1 {
+    uint8_t *b;          /* the stream */
+    int64_t cap;         /* bytes allocated */
+    uint64_t n, pos;     /* bytes written, read */
+} gaps1;
 
 struct psk_fgaps {
     psk_merged *m;
-    psk_mcursor *mc;
-    int P, done;
-    gapq *q;
+    int P;
+    gaps1 *q;
+    int rc;              /* why the pass failed (psk_fgaps_errmsg) */
+    char err[160];
 };
 
-/* the gap before rank j's event of me: the compute before the call and,
- * for a run of polls, the compute it overlapped (as sim_fprog's visit
- * counts them); and its polls */
-static psk_fgap mevent_gap(const psk_mevent *me, int j)
-{
-    psk_fgap f;
-    uint64_t calls;
-    f.gap = (double)me->gap[j];
-    if (psk_fn_polled(me->ev[j].fn))
-        f.gap += (double)me->ev[j].v[PSK_F_I2];
-    f.failed = (double)psk_event_failed_polls(&me->ev[j], &calls);
-    f.calls = (double)calls;
-    return f;
-}
+/* flags of a gap's first varint (its 2 low bits) */
+#define GAP_POLLS 1u   /* a run of polls: the compute it overlapped follows */
+#define GAP_CALLS 2u   /* calls and failed polls other than 1 and 0 follow */
 
-static int rank_index(const psk_mevent *me, int q)
+static int put_gap(gaps1 *y, const psk_mevent *me, int j)
 {
-    int lo = 0, hi = me->nranks - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (me->ranks[mid] == q)
-            return mid;
-        if (me->ranks[mid] < q)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
+    const psk_event *ev = &me->ev[j];
+    uint64_t calls, failed = psk_event_failed_polls(ev, &calls);
+    unsigned fl = (psk_fn_polled(ev->fn) ? GAP_POLLS : 0u) | (calls != 1 || failed ? GAP_CALLS : 0u);
+    if (me->gap[j] >> 61)
+        return PSK_EFORMAT;
+    if (psk_grow((void **)&y->b, &y->cap, (int64_t)y->n + 40, 1))
+        return PSK_ENOMEM;
+    uint8_t *p = psk_put_uvar(y->b + y->n, me->gap[j] << 2 | fl);
+    if (fl & GAP_POLLS)
+        p = psk_put_svar(p, ev->v[PSK_F_I2]);
+    if (fl & GAP_CALLS)
+        p = psk_put_uvar(psk_put_uvar(p, calls), failed);
+    y->n = (uint64_t)(p - y->b);
+    return PSK_OK;
 }
 
 int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
@@ -1313,95 +1304,58 @@ int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
     g->P = psk_merged_nranks(m);
     if (!(g->q = calloc((size_t)(g->P ? g->P : 1), sizeof *g->q)))
         return PSK_ENOMEM;
-    return psk_mcursor_open(m, &g->mc);
-}
-
-/* rank r reads on with a cursor of its own (its queue is given up) */
-static int go_own(psk_fgaps *g, int r)
-{
-    gapq *y = &g->q[r];
-    int rc = psk_mcursor_open(g->m, &y->own);
-    if (rc)
-        return rc;
-    y->pass = y->used;
-    y->n = y->head = 0;
-    free(y->v);
-    y->v = NULL, y->cap = 0;
-    return PSK_OK;
-}
-
-static int push_gap(gapq *y, psk_fgap v)
-{
-    if ((int64_t)y->n == y->cap) { /* grow, unrolling the ring */
-        int64_t cap = y->cap ? 2 * y->cap : 64;
-        psk_fgap *a = malloc((size_t)cap * sizeof *a);
-        if (!a)
-            return PSK_ENOMEM;
-        for (uint64_t i = 0; i < y->n; i++)
-            a[i] = y->v[(y->head + i) % (uint64_t)y->cap];
-        free(y->v);
-        y->v = a, y->cap = cap, y->head = 0;
-    }
-    y->v[(y->head + y->n++) % (uint64_t)y->cap] = v;
-    return PSK_OK;
+    psk_mcursor *mc;
+    int rc = psk_mcursor_open(m, &mc);
+    psk_mevent me;
+    while (!rc && !(rc = psk_mcursor_next(mc, &me)))
+        for (int j = 0; j < me.nranks && !rc; j++)
+            if (me.ranks[j] < 0 || me.ranks[j] >= g->P || (rc = put_gap(&g->q[me.ranks[j]], &me, j)) == PSK_EFORMAT)
+                snprintf(g->err, sizeof g->err, "merged event %llu: rank %d's compute gap is not a time",
+                         (unsigned long long)me.index, me.ranks[j]),
+                    rc = PSK_EFORMAT;
+    psk_mcursor_close(mc);
+    if (rc == PSK_EOF)
+        rc = PSK_OK;
+    /* a stream is not grown again: what it did not use is given back */
+    for (int q = 0; !rc && q < g->P; q++)
+        if (g->q[q].cap > (int64_t)g->q[q].n && g->q[q].n) {
+            uint8_t *b = realloc(g->q[q].b, g->q[q].n);
+            if (b)
+                g->q[q].b = b, g->q[q].cap = (int64_t)g->q[q].n;
+        }
+    g->rc = rc;
+    return rc;
 }
 
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap)
 {
-    gapq *x = &g->q[q];
-    psk_mevent me;
-    int rc;
-    while (x->own) {
-        if ((rc = psk_mcursor_next(x->own, &me)))
-            return rc;
-        int j = rank_index(&me, q);
-        if (j < 0)
-            continue;
-        if (x->pass) {
-            x->pass--;
-            continue;
-        }
-        *gap = mevent_gap(&me, j);
-        x->used++;
-        return PSK_OK;
+    gaps1 *x = &g->q[q];
+    if (x->pos >= x->n)
+        return PSK_EOF;
+    /* written by put_gap: complete, so read unchecked */
+    uint64_t h = 0, calls = 1, failed = 0;
+    const uint8_t *p = psk_get_uvar_unchecked(x->b + x->pos, &h);
+    gap->gap = (double)(h >> 2);
+    if (h & GAP_POLLS) {
+        uint64_t z = 0;
+        p = psk_get_uvar_unchecked(p, &z);
+        gap->gap += (double)psk_unzigzag(z);
     }
-    while (!x->n) {
-        if (g->done)
-            return PSK_EOF;
-        if ((rc = psk_mcursor_next(g->mc, &me)) == PSK_EOF) {
-            g->done = 1;
-            continue;
-        }
-        if (rc)
-            return rc;
-        for (int j = 0; j < me.nranks; j++) {
-            int r = me.ranks[j];
-            gapq *y = &g->q[r];
-            if (y->own)
-                continue;
-            if (r != q && y->n >= GAPQ_MAX) {
-                if ((rc = go_own(g, r)))
-                    return rc;
-                continue;
-            }
-            if ((rc = push_gap(y, mevent_gap(&me, j))))
-                return rc;
-        }
-    }
-    *gap = x->v[x->head];
-    x->head = (x->head + 1) % (uint64_t)x->cap;
-    x->n--;
-    x->used++;
+    if (h & GAP_CALLS)
+        p = psk_get_uvar_unchecked(psk_get_uvar_unchecked(p, &calls), &failed);
+    gap->calls = (double)calls;
+    gap->failed = (double)failed;
+    x->pos = (uint64_t)(p - x->b);
     return PSK_OK;
 }
 
-const char *psk_fgaps_errmsg(const psk_fgaps *g) { return psk_merged_errmsg(g->m); }
+const char *psk_fgaps_errmsg(const psk_fgaps *g) { return g->err[0] ? g->err : psk_merged_errmsg(g->m); }
 
 uint64_t psk_fgaps_bytes(const psk_fgaps *g)
 {
     uint64_t b = sizeof *g + (uint64_t)g->P * sizeof *g->q;
     for (int q = 0; q < g->P; q++)
-        b += (uint64_t)g->q[q].cap * sizeof *g->q[q].v;
+        b += (uint64_t)g->q[q].cap;
     return b;
 }
 
@@ -1409,11 +1363,8 @@ void psk_fgaps_close(psk_fgaps *g)
 {
     if (!g)
         return;
-    for (int q = 0; g->q && q < g->P; q++) {
-        free(g->q[q].v);
-        psk_mcursor_close(g->q[q].own);
-    }
+    for (int q = 0; g->q && q < g->P; q++)
+        free(g->q[q].b);
     free(g->q);
-    psk_mcursor_close(g->mc);
     free(g);
 }
