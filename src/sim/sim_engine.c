@@ -188,6 +188,9 @@ static int world_of(psk_sim *s, int me, int64_t c, int64_t p)
         return -2;
     if (p == PSK_ANY_SOURCE)
         return -1;
+    if (c == 0) /* MPI_COMM_WORLD (never redefined: new_comm takes ids from 2): its ranks are the world's,
+                 * found without touching the rank's table (a cache miss an event at many ranks) */
+        return p >= 0 && p < s->P ? (int)p : -3;
     cmem *m = comm_get(s, &s->r[me], me, c);
     if (!m || m->inter || p < 0 || p >= m->n)
         return -3; /* an intercommunicator's peers are in its remote group, which is not recorded */
@@ -1573,7 +1576,7 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     s->events = psk_fprog_poll_calls(s->fp); /* each run of polls is then replayed as one event */
     if ((rc = psk_fgaps_open(m, &s->gaps)))
-        return fail(s, rc, "out of memory");
+        return s->gaps ? gaps_fail(s, rc) : fail(s, rc, "out of memory");
     for (int q = 0; q < s->P; q++)
         if ((rc = psk_fcursor_open(s->fp, q, o->loop_intervals ? o->depth : -1, &s->r[q].fc)))
             return fail(s, rc, "out of memory");
@@ -1581,6 +1584,29 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
 }
 
 void psk_simi_rekey(psk_sim *s, int q) { tree_update(s, q, key_of(s->r[q].t)); }
+
+void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
+{
+    uint64_t b = (uint64_t)s->P * (sizeof *s->r + sizeof *s->inv_power + sizeof *s->poll_scale);
+    b += (uint64_t)(2 * s->tsize) * (sizeof *s->nkey + sizeof *s->nwin);
+    if (s->opts && s->opts->timeline)
+        b += (uint64_t)s->P * PSK_TL_BINS * 3 * sizeof *s->tl;
+    for (int i = 0; i < s->niv; i++)
+        b += sizeof *s->iv + (uint64_t)s->P * (PSK_M_N * sizeof *s->iv[i].m + sizeof *s->iv[i].count);
+    for (int q = 0; s->r && q < s->P; q++) {
+        const rank *r = &s->r[q];
+        b += (uint64_t)r->nreq * sizeof *r->req + (uint64_t)r->ncomm * sizeof *r->comm;
+        b += (uint64_t)r->cap * sizeof *r->stack + (uint64_t)r->npend * sizeof *r->pend_idx;
+        b += (uint64_t)r->capfound * sizeof *r->found;
+        b += r->fc ? psk_fcursor_bytes(r->fc) : 0;
+    }
+    b += s->gaps ? psk_fgaps_bytes(s->gaps) : 0;
+    b += psk_simi_skip_bytes(s);
+    out->state = b;
+    out->program = s->fp ? psk_fprog_bytes(s->fp) : 0;
+    out->pattern_events = s->fp ? psk_fprog_pattern_events(s->fp) : 0;
+    out->snapshots = s->snapshots;
+}
 
 void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount)
 {

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "psk_mem.h"
+#include "psk_varint.h"
 #include "sim_fprog.h"
 
 #define NONE UINT32_MAX
@@ -40,6 +41,13 @@ typedef struct symd {
     int nranks;
     slot *slots;          /* per taking part rank */
     uint64_t execs;
+    uint32_t *pre;        /* per 64-rank word of the node's rank set: its ranks before it */
+    /* the pattern, when every rank passes the same parameter set in every
+     * execution but for scalars that are the rank plus a constant (a
+     * neighbour): that set, with those scalars less the rank (the bits of
+     * rel), so that a cursor needs nothing per rank; else NONE */
+    uint32_t uni;
+    uint32_t rel;
 } symd;
 
 typedef struct pset {
@@ -316,26 +324,124 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
 }
 
 /* the slot of rank q in a tree event, or -1 */
-static int slot_of(const symd *d, int q)
+static int has_rank(const psk_fprog *p, int32_t node, int q);
+
+/* rank q's slot in tree event node (its rank among the node's ranks), or
+ * -1: from the node's rank set and the prefix counts, O(1) */
+static int slot_of(const psk_fprog *p, int32_t node, int q)
 {
-    if (d->nranks > q && d->ranks[q] == q)
+    const symd *d = &p->sd[node];
+    if (d->nranks == p->P)
         return q;
-    int lo = 0, hi = d->nranks - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (d->ranks[mid] == q)
-            return mid;
-        if (d->ranks[mid] < q)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
+    if (q < 0 || q >= p->P || !d->pre || !has_rank(p, node, q))
+        return -1;
+    uint64_t w = p->rset[(size_t)node * (size_t)p->W + (size_t)(q >> 6)] & ((1ull << (q & 63)) - 1u);
+    return (int)d->pre[q >> 6] + __builtin_popcountll(w);
 }
 
 static int has_rank(const psk_fprog *p, int32_t node, int q)
 {
     return (p->rset[(size_t)node * (size_t)p->W + (size_t)(q >> 6)] >> (q & 63)) & 1u;
+}
+
+/* ---- what the cursors read: the rank's slot, or the node's pattern ---- */
+
+/* per SYM node: the prefix counts of its rank set (after summarise) */
+static int prefixes(psk_fprog *p)
+{
+    for (int32_t i = 0; i < p->nnodes; i++) {
+        symd *d = &p->sd[i];
+        if (!d->slots || d->nranks == p->P)
+            continue;
+        if (!(d->pre = malloc((size_t)p->W * sizeof *d->pre)))
+            return bfail(p, PSK_ENOMEM, "out of memory");
+        uint32_t n = 0;
+        for (int w = 0; w < p->W; w++) {
+            d->pre[w] = n;
+            n += (uint32_t)__builtin_popcountll(p->rset[(size_t)i * (size_t)p->W + (size_t)w]);
+        }
+    }
+    return 0;
+}
+
+/* node's pattern (symd.uni, .rel) if every rank's executions pass one set
+ * and the sets of its ranks differ only in scalars that are constant or
+ * the rank plus a constant; arrays must be equal. The values are kept as
+ * interned (the per-rank sets stay, for the skip's tag lookups); the
+ * cursors then read only the pattern, shared by every rank. */
+static int uniform(psk_fprog *p, int32_t node)
+{
+    symd *d = &p->sd[node];
+    d->uni = NONE;
+    if (!d->slots || d->nranks < 1 || !d->execs)
+        return 0;
+    uint32_t base = d->slots[0].first;
+    if (base == NONE || d->slots[0].idx)
+        return 0;
+    const pset *b = &p->set[base];
+    uint32_t scal = b->fields & ((1u << PSK_F_FIRST_ARRAY) - 1u);
+    int nsc = __builtin_popcount(scal);
+    uint64_t len = set_len(p, base);
+    const int64_t *bv = p->vals + b->off;
+    uint64_t q0 = (uint64_t)d->ranks[0];
+    uint32_t can_c = scal, can_r = scal; /* scalars still constant, still rank-relative (bits by position) */
+    int fpos[32];
+    int k = 0;
+    for (uint32_t f = scal; f; f &= f - 1)
+        fpos[k++] = __builtin_ctz(f);
+    for (int j = 1; j < d->nranks; j++) {
+        uint32_t id = d->slots[j].first;
+        if (id == NONE || d->slots[j].idx)
+            return 0;
+        if (id == base)
+            continue;
+        const pset *x = &p->set[id];
+        if (x->fn != b->fn || x->fields != b->fields || set_len(p, id) != len)
+            return 0;
+        const int64_t *xv = p->vals + x->off;
+        if (len > (uint64_t)nsc && memcmp(xv + nsc, bv + nsc, (size_t)(len - (uint64_t)nsc) * sizeof *xv))
+            return 0;
+        uint64_t dq = (uint64_t)d->ranks[j] - q0;
+        for (int i = 0; i < nsc; i++) {
+            uint64_t dv = (uint64_t)xv[i] - (uint64_t)bv[i];
+            if (dv)
+                can_c &= ~(1u << fpos[i]);
+            if (dv != dq)
+                can_r &= ~(1u << fpos[i]);
+        }
+        if ((can_c | can_r) != scal)
+            return 0;
+    }
+    uint32_t rel = can_r & ~can_c;
+    if (!rel) {
+        d->uni = base, d->rel = 0;
+        return 0;
+    }
+    psk_event ev;
+    memset(&ev, 0, sizeof ev);
+    materialize(p, base, &ev);
+    for (uint32_t f = rel; f; f &= f - 1)
+        ev.v[__builtin_ctz(f)] = (int64_t)((uint64_t)ev.v[__builtin_ctz(f)] - q0);
+    uint32_t id = intern(p, &ev);
+    if (id == NONE)
+        return bfail(p, PSK_ENOMEM, "out of memory");
+    d->uni = id, d->rel = rel;
+    return 0;
+}
+
+/* rank q's parameters at execution exec of tree event node (slot j, or
+ * -1 if the node has a pattern) */
+static void node_event(const psk_fprog *p, int32_t node, int j, int q, int64_t exec, psk_event *ev)
+{
+    const symd *d = &p->sd[node];
+    if (d->uni != NONE) {
+        materialize(p, d->uni, ev);
+        for (uint32_t f = d->rel; f; f &= f - 1)
+            ev->v[__builtin_ctz(f)] = (int64_t)((uint64_t)ev->v[__builtin_ctz(f)] + (uint64_t)q);
+        return;
+    }
+    const slot *s = &d->slots[j];
+    materialize(p, s->idx ? s->idx[exec] : s->first, ev);
 }
 
 /* ---- candidates ---- */
@@ -818,8 +924,10 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
     if (!p->sd || !p->rset || !p->cand || !p->grp || !p->cof || !p->inner || !p->nexec || !p->ci || !p->execno ||
         !p->pend || !p->npend || !p->cappend)
         return bfail(p, PSK_ENOMEM, "out of memory");
-    for (int32_t i = 0; i < p->nnodes; i++)
+    for (int32_t i = 0; i < p->nnodes; i++) {
         p->grp[i] = p->cof[i] = -1;
+        p->sd[i].uni = NONE;
+    }
     count_execs(p, 0, 1);
     for (int32_t i = 0; i < p->nnodes; i++) {
         const psk_fnode *x = psk_folded_node(f, i);
@@ -846,8 +954,11 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
     if (key_sets(p))
         return p->rc;
     summarise(p, 0);
-    if (find_cands(p, 0))
+    if (find_cands(p, 0) || prefixes(p))
         return p->rc;
+    for (int32_t i = 0; i < p->nnodes; i++)
+        if (p->sd[i].slots && uniform(p, i))
+            return p->rc;
     free_building(p);
     return PSK_OK;
 }
@@ -860,6 +971,7 @@ void psk_fprog_free(psk_fprog *p)
         for (int j = 0; j < p->sd[i].nranks && p->sd[i].slots; j++)
             free(p->sd[i].slots[j].idx);
         free(p->sd[i].slots);
+        free(p->sd[i].pre);
     }
     free_building(p);
     for (int32_t i = 0; p->ci && i < p->nnodes; i++)
@@ -873,6 +985,30 @@ const psk_folded *psk_fprog_folded(const psk_fprog *p) { return p->f; }
 uint64_t psk_fprog_poll_calls(const psk_fprog *p) { return p->poll_calls; }
 int psk_fprog_nranks(const psk_fprog *p) { return p->P; }
 int psk_fprog_ncandidates(const psk_fprog *p) { return p->ncand; }
+
+uint64_t psk_fprog_bytes(const psk_fprog *p)
+{
+    uint64_t b = sizeof *p + p->nvals * sizeof *p->vals + (uint64_t)p->nset * sizeof *p->set;
+    b += (uint64_t)p->nnodes * (sizeof *p->sd + (uint64_t)p->W * sizeof *p->rset + 1 + 2 * sizeof *p->grp +
+                                sizeof *p->inner + sizeof *p->nexec + sizeof *p->ci);
+    for (int32_t i = 0; i < p->nnodes; i++) {
+        const symd *d = &p->sd[i];
+        if (!d->slots)
+            continue;
+        b += (uint64_t)d->nranks * sizeof *d->slots + (d->pre ? (uint64_t)p->W * sizeof *d->pre : 0);
+        for (int j = 0; j < d->nranks; j++)
+            b += d->slots[j].idx ? d->execs * sizeof *d->slots[j].idx : 0;
+    }
+    return b;
+}
+
+int psk_fprog_pattern_events(const psk_fprog *p)
+{
+    int n = 0;
+    for (int32_t i = 0; i < p->nnodes; i++)
+        n += p->sd[i].slots && p->sd[i].uni != NONE;
+    return n;
+}
 int64_t psk_fprog_max_period(const psk_fprog *p) { return p->maxperiod; }
 int64_t psk_fprog_period(const psk_fprog *p, int32_t cand) { return p->ci[cand].period; }
 
@@ -891,7 +1027,7 @@ static int64_t elem_iter(const psk_fprog *p, int32_t cand, int64_t cexec, int q,
         return -1;
     const symd *d = &p->sd[node];
     uint64_t in = p->inner[node], C = (uint64_t)psk_folded_node(p->f, cand)->count;
-    int j = slot_of(d, q);
+    int j = slot_of(p, node, q);
     if ((uint64_t)exec / in / C != (uint64_t)cexec || (uint64_t)exec >= d->execs || j < 0)
         return -1;
     *sl = &d->slots[j];
@@ -1032,12 +1168,10 @@ int psk_fcursor_next(psk_fcursor *c, psk_event *ev)
             c->began = 1, c->cand_new = 0;
             c->b_exec = c->st[c->cand].exec, c->b_iter = c->st[c->cand].iter;
         }
-        const symd *d = &p->sd[ch];
-        int j = slot_of(d, c->q);
-        if (j < 0)
+        int j = p->sd[ch].uni != NONE ? -1 : slot_of(p, ch, c->q);
+        if (j < 0 && p->sd[ch].uni == NONE)
             continue; /* not in its class: has_rank said otherwise, cannot happen */
-        const slot *s = &d->slots[j];
-        materialize(p, s->idx ? s->idx[exec] : s->first, ev);
+        node_event(p, ch, j, c->q, exec, ev);
         ev->t_entry = ev->t_exit = 0;
         c->last = ch, c->last_exec = exec;
         c->events++;
@@ -1090,15 +1224,19 @@ void psk_fcursor_reload(const psk_fcursor *c, psk_event *ev)
     if (c->last < 0)
         return;
     const symd *d = &c->p->sd[c->last];
-    int j = slot_of(d, c->q);
+    int j = slot_of(c->p, c->last, c->q);
     if (j < 0 || (uint64_t)c->last_exec >= d->execs)
         return;
-    const slot *s = &d->slots[j];
-    materialize(c->p, s->idx ? s->idx[c->last_exec] : s->first, ev);
+    node_event(c->p, c->last, j, c->q, c->last_exec, ev);
     ev->t_entry = ev->t_exit = 0;
 }
 
 uint64_t psk_fcursor_events(const psk_fcursor *c) { return c->events; }
+
+uint64_t psk_fcursor_bytes(const psk_fcursor *c)
+{
+    return sizeof *c + (uint64_t)c->cap * sizeof *c->st + (uint64_t)c->capmk * sizeof *c->mk;
+}
 
 void psk_fcursor_close(psk_fcursor *c)
 {
@@ -1110,60 +1248,50 @@ void psk_fcursor_close(psk_fcursor *c)
 }
 
 /* ---- the recorded gaps (psk_fgaps) ----
- * One cursor over the merged events serves every rank: a rank's gaps that
- * it passes before the rank needs them wait in the rank's queue. In a
- * program whose ranks keep within a few iterations of each other the
- * queues stay short. A rank whose queue would outgrow GAPQ_MAX (its events
- * lie far from the others' in the merged order, as those of a loop per
- * rank do) is given a cursor of its own instead, which passes over the
- * events it has had. */
+ * Read once, when opened: one pass over the merged events appends each
+ * rank's gaps to a byte stream of its own (varints: the gap, and for a run
+ * of polls or a call whose polls are not one that found, what it adds).
+ * The replay then reads each rank's stream in order: a rank's next gaps
+ * lie together, where a queue per rank filled by one reader as the
+ * fastest rank needs them held as many gaps per rank as the ranks are
+ * apart in the merged order (in a pipeline, a number that grows with the
+ * ranks: memory and cache misses growing faster than the ranks). Memory:
+ * about 2-3 bytes an event, linear in the trace. */
 
-#define GAPQ_MAX (1 << 16)
-
-typedef struct gapq {
-    psk_fgap *v;         /* ring buffer of cap entries, n from head */
-    uint64_t head, n;
-    int64_t cap;
-    psk_mcursor *own;    /* its own cursor, once it has one */
-    uint64_t used;       /* gaps handed out */
-    uint64_t pass;       /* own cursor: gaps still to pass over */
-} gapq;
+typedef struct gaps1 {
+    uint8_t *b;          /* the stream */
+    int64_t cap;         /* bytes allocated */
+    uint64_t n, pos;     /* bytes written, read */
+} gaps1;
 
 struct psk_fgaps {
     psk_merged *m;
-    psk_mcursor *mc;
-    int P, done;
-    gapq *q;
+    int P;
+    gaps1 *q;
+    int rc;              /* why the pass failed (psk_fgaps_errmsg) */
+    char err[160];
 };
 
-/* the gap before rank j's event of me: the compute before the call and,
- * for a run of polls, the compute it overlapped (as sim_fprog's visit
- * counts them); and its polls */
-static psk_fgap mevent_gap(const psk_mevent *me, int j)
-{
-    psk_fgap f;
-    uint64_t calls;
-    f.gap = (double)me->gap[j];
-    if (psk_fn_polled(me->ev[j].fn))
-        f.gap += (double)me->ev[j].v[PSK_F_I2];
-    f.failed = (double)psk_event_failed_polls(&me->ev[j], &calls);
-    f.calls = (double)calls;
-    return f;
-}
+/* flags of a gap's first varint (its 2 low bits) */
+#define GAP_POLLS 1u   /* a run of polls: the compute it overlapped follows */
+#define GAP_CALLS 2u   /* calls and failed polls other than 1 and 0 follow */
 
-static int rank_index(const psk_mevent *me, int q)
+static int put_gap(gaps1 *y, const psk_mevent *me, int j)
 {
-    int lo = 0, hi = me->nranks - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (me->ranks[mid] == q)
-            return mid;
-        if (me->ranks[mid] < q)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
+    const psk_event *ev = &me->ev[j];
+    uint64_t calls, failed = psk_event_failed_polls(ev, &calls);
+    unsigned fl = (psk_fn_polled(ev->fn) ? GAP_POLLS : 0u) | (calls != 1 || failed ? GAP_CALLS : 0u);
+    if (me->gap[j] >> 61)
+        return PSK_EFORMAT;
+    if (psk_grow((void **)&y->b, &y->cap, (int64_t)y->n + 40, 1))
+        return PSK_ENOMEM;
+    uint8_t *p = psk_put_uvar(y->b + y->n, me->gap[j] << 2 | fl);
+    if (fl & GAP_POLLS)
+        p = psk_put_svar(p, ev->v[PSK_F_I2]);
+    if (fl & GAP_CALLS)
+        p = psk_put_uvar(psk_put_uvar(p, calls), failed);
+    y->n = (uint64_t)(p - y->b);
+    return PSK_OK;
 }
 
 int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
@@ -1176,99 +1304,67 @@ int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
     g->P = psk_merged_nranks(m);
     if (!(g->q = calloc((size_t)(g->P ? g->P : 1), sizeof *g->q)))
         return PSK_ENOMEM;
-    return psk_mcursor_open(m, &g->mc);
-}
-
-/* rank r reads on with a cursor of its own (its queue is given up) */
-static int go_own(psk_fgaps *g, int r)
-{
-    gapq *y = &g->q[r];
-    int rc = psk_mcursor_open(g->m, &y->own);
-    if (rc)
-        return rc;
-    y->pass = y->used;
-    y->n = y->head = 0;
-    free(y->v);
-    y->v = NULL, y->cap = 0;
-    return PSK_OK;
-}
-
-static int push_gap(gapq *y, psk_fgap v)
-{
-    if ((int64_t)y->n == y->cap) { /* grow, unrolling the ring */
-        int64_t cap = y->cap ? 2 * y->cap : 64;
-        psk_fgap *a = malloc((size_t)cap * sizeof *a);
-        if (!a)
-            return PSK_ENOMEM;
-        for (uint64_t i = 0; i < y->n; i++)
-            a[i] = y->v[(y->head + i) % (uint64_t)y->cap];
-        free(y->v);
-        y->v = a, y->cap = cap, y->head = 0;
-    }
-    y->v[(y->head + y->n++) % (uint64_t)y->cap] = v;
-    return PSK_OK;
+    psk_mcursor *mc;
+    int rc = psk_mcursor_open(m, &mc);
+    psk_mevent me;
+    while (!rc && !(rc = psk_mcursor_next(mc, &me)))
+        for (int j = 0; j < me.nranks && !rc; j++)
+            if (me.ranks[j] < 0 || me.ranks[j] >= g->P || (rc = put_gap(&g->q[me.ranks[j]], &me, j)) == PSK_EFORMAT)
+                snprintf(g->err, sizeof g->err, "merged event %llu: rank %d's compute gap is not a time",
+                         (unsigned long long)me.index, me.ranks[j]),
+                    rc = PSK_EFORMAT;
+    psk_mcursor_close(mc);
+    if (rc == PSK_EOF)
+        rc = PSK_OK;
+    /* a stream is not grown again: what it did not use is given back */
+    for (int q = 0; !rc && q < g->P; q++)
+        if (g->q[q].cap > (int64_t)g->q[q].n && g->q[q].n) {
+            uint8_t *b = realloc(g->q[q].b, g->q[q].n);
+            if (b)
+                g->q[q].b = b, g->q[q].cap = (int64_t)g->q[q].n;
+        }
+    g->rc = rc;
+    return rc;
 }
 
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap)
 {
-    gapq *x = &g->q[q];
-    psk_mevent me;
-    int rc;
-    while (x->own) {
-        if ((rc = psk_mcursor_next(x->own, &me)))
-            return rc;
-        int j = rank_index(&me, q);
-        if (j < 0)
-            continue;
-        if (x->pass) {
-            x->pass--;
-            continue;
-        }
-        *gap = mevent_gap(&me, j);
-        x->used++;
-        return PSK_OK;
+    gaps1 *x = &g->q[q];
+    if (x->pos >= x->n)
+        return PSK_EOF;
+    /* written by put_gap: complete, so read unchecked */
+    uint64_t h = 0, calls = 1, failed = 0;
+    const uint8_t *p = psk_get_uvar_unchecked(x->b + x->pos, &h);
+    gap->gap = (double)(h >> 2);
+    if (h & GAP_POLLS) {
+        uint64_t z = 0;
+        p = psk_get_uvar_unchecked(p, &z);
+        gap->gap += (double)psk_unzigzag(z);
     }
-    while (!x->n) {
-        if (g->done)
-            return PSK_EOF;
-        if ((rc = psk_mcursor_next(g->mc, &me)) == PSK_EOF) {
-            g->done = 1;
-            continue;
-        }
-        if (rc)
-            return rc;
-        for (int j = 0; j < me.nranks; j++) {
-            int r = me.ranks[j];
-            gapq *y = &g->q[r];
-            if (y->own)
-                continue;
-            if (r != q && y->n >= GAPQ_MAX) {
-                if ((rc = go_own(g, r)))
-                    return rc;
-                continue;
-            }
-            if ((rc = push_gap(y, mevent_gap(&me, j))))
-                return rc;
-        }
-    }
-    *gap = x->v[x->head];
-    x->head = (x->head + 1) % (uint64_t)x->cap;
-    x->n--;
-    x->used++;
+    if (h & GAP_CALLS)
+        p = psk_get_uvar_unchecked(psk_get_uvar_unchecked(p, &calls), &failed);
+    gap->calls = (double)calls;
+    gap->failed = (double)failed;
+    x->pos = (uint64_t)(p - x->b);
     return PSK_OK;
 }
 
-const char *psk_fgaps_errmsg(const psk_fgaps *g) { return psk_merged_errmsg(g->m); }
+const char *psk_fgaps_errmsg(const psk_fgaps *g) { return g->err[0] ? g->err : psk_merged_errmsg(g->m); }
+
+uint64_t psk_fgaps_bytes(const psk_fgaps *g)
+{
+    uint64_t b = sizeof *g + (uint64_t)g->P * sizeof *g->q;
+    for (int q = 0; q < g->P; q++)
+        b += (uint64_t)g->q[q].cap;
+    return b;
+}
 
 void psk_fgaps_close(psk_fgaps *g)
 {
     if (!g)
         return;
-    for (int q = 0; g->q && q < g->P; q++) {
-        free(g->q[q].v);
-        psk_mcursor_close(g->q[q].own);
-    }
+    for (int q = 0; g->q && q < g->P; q++)
+        free(g->q[q].b);
     free(g->q);
-    psk_mcursor_close(g->mc);
     free(g);
 }

@@ -39,6 +39,11 @@ int psk_fprog_ncandidates(const psk_fprog *p);
  * index; the largest of any candidate */
 int64_t psk_fprog_period(const psk_fprog *p, int32_t cand);
 int64_t psk_fprog_max_period(const psk_fprog *p);
+/* bytes the program holds (parameter sets, per-rank slots of the tree
+ * events without a pattern, rank sets), and its tree events that have a
+ * pattern (no per-rank record read by the cursors) */
+uint64_t psk_fprog_bytes(const psk_fprog *p);
+int psk_fprog_pattern_events(const psk_fprog *p);
 /* 1 if a tag that follows the index in candidate cand takes the value tag */
 int psk_fprog_tag_follows(const psk_fprog *p, int32_t cand, int64_t tag);
 /* A message or receive made by rank q's tree event node, execution *exec,
@@ -81,6 +86,7 @@ void psk_fcursor_origin(const psk_fcursor *c, int32_t *node, int64_t *exec);
 void psk_fcursor_skip(psk_fcursor *c, int64_t S);
 void psk_fcursor_reload(const psk_fcursor *c, psk_event *ev);
 uint64_t psk_fcursor_events(const psk_fcursor *c); /* handed out so far */
+uint64_t psk_fcursor_bytes(const psk_fcursor *c);  /* its record and stacks */
 void psk_fcursor_close(psk_fcursor *c);            /* NULL is fine */
 
 /* ---- the recorded compute gaps, read as the replay needs them ----
@@ -102,6 +108,8 @@ int psk_fgaps_open(psk_merged *m, psk_fgaps **out);
  * cursor's error (psk_fgaps_errmsg) */
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap);
 const char *psk_fgaps_errmsg(const psk_fgaps *g);
+/* bytes of the queues (not the merged cursors' own buffers) */
+uint64_t psk_fgaps_bytes(const psk_fgaps *g);
 void psk_fgaps_close(psk_fgaps *g); /* NULL is fine */
 
 #endif

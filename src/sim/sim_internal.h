@@ -49,5 +49,15 @@ void psk_coll_run(psk_net *net, const psk_coll_call *c);
 /* sim --folded: the standard error of the time its skipped iterations
  * were estimated to take (seconds; 0 if none was estimated, sim_skip.c) */
 double psk_simi_skip_stderr(const psk_sim *s);
+/* what the replay holds (sim_engine.c): its per-rank state in bytes (the
+ * ranks' records, requests, communicators, interval stacks and rows,
+ * cursors, gap queues, skip snapshots, the ready-rank tree; not messages
+ * in flight nor the merged trace), the folded program's bytes, its tree
+ * events read through a pattern, and the snapshots the skip took */
+typedef struct psk_simi_mem {
+    uint64_t state, program, snapshots;
+    int pattern_events;
+} psk_simi_mem;
+void psk_simi_memory(const psk_sim *s, psk_simi_mem *out);
 
 #endif

@@ -125,6 +125,13 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
             (long long)psk_sim_skipped_iterations(s));
     fprintf(out, "  \"skipped_stderr_seconds\": %.9g,\n", psk_simi_skip_stderr(s));
     fprintf(out, "  \"buffered_sends\": %llu,\n", (unsigned long long)psk_sim_buffered(s));
+    psk_simi_mem mem;
+    psk_simi_memory(s, &mem);
+    fprintf(out,
+            "  \"replay_memory\": {\"state_bytes\": %llu, \"state_bytes_per_rank\": %.1f, \"program_bytes\": %llu, "
+            "\"pattern_events\": %d, \"snapshots\": %llu},\n",
+            (unsigned long long)mem.state, psk_sim_nranks(s) ? (double)mem.state / psk_sim_nranks(s) : 0.0,
+            (unsigned long long)mem.program, mem.pattern_events, (unsigned long long)mem.snapshots);
     const char *why;
     fprintf(out, "  \"ranks_ended_early\": %d,\n", psk_sim_ended_early(s, &why));
     static const char *const types[] = {"bus", "grid", "switch"};

@@ -134,6 +134,7 @@ typedef struct skipg {
     int noseg;           /* ranks' iterations had different numbers of segments */
     int segbase;         /* segments of the current block before its current iteration's */
     int bseg;            /* segments in a block (0: no block yet) */
+    int dead;            /* its highest iteration begun is the last: nothing of it can be skipped */
 } skipg;
 
 /* the surrogates of the advance: g per block of L iterations (the exact
@@ -174,6 +175,7 @@ static void count_follower(snap *sn, int64_t made, int64_t iter)
 static int take(psk_sim *s, int q, snap *sn, int64_t iter)
 {
     rank *r = &s->r[q];
+    s->snapshots++;
     sn->iter = iter;
     sn->t = r->t;
     memcpy(sn->acc, r->acc, sizeof sn->acc);
@@ -444,9 +446,25 @@ static int win_add(psk_sim *s, int64_t i)
 
 /* rank q reads its next event: the MPI time (less waiting) of its last
  * one goes to that one's segment */
+/* 1 if what rank q does may still be measured for a skip: the execution
+ * it last began an iteration of is the one followed, whose iterations may
+ * still be skipped. Once an execution is left by the ranks' tracking (a
+ * rank began another, which then is followed; ranks in it then never are
+ * all counted in again) or its last iteration has begun (try_exact and
+ * try_window need one after), nothing it measures is read again: ranks in
+ * it do no snapshot work, which in a pipeline whose ranks are many
+ * iterations apart is most of the replay. O(1), reading only the rank's
+ * own record. */
+static int live(const psk_sim *s, int q)
+{
+    const rank *r = &s->r[q];
+    const skipg *g = s->skg;
+    return s->sk && !s->opts->no_skip && r->sk_node == g->node && r->sk_exec == g->exec && !g->dead;
+}
+
 void psk_simi_pre_event(psk_sim *s, int q)
 {
-    if (!s->sk || s->opts->no_skip)
+    if (!live(s, q))
         return;
     skipr *k = &s->sk[q];
     rank *r = &s->r[q];
@@ -466,10 +484,10 @@ void psk_simi_pre_event(psk_sim *s, int q)
 int psk_simi_event(psk_sim *s, int q, int cls, double gap)
 {
     rank *r = &s->r[q];
-    if (!s->sk || s->opts->no_skip || !psk_fcursor_in_candidate(r->fc))
+    if (!live(s, q) || !psk_fcursor_in_candidate(r->fc))
         return PSK_OK;
     skipr *k = &s->sk[q];
-    if (k->node < 0)
+    if (k->node < 0 || !k->ring)
         return PSK_OK;
     snap *x = &k->ring[k->iter % s->skg->nsnap];
     if (x->iter != k->iter)
@@ -836,13 +854,14 @@ static void follow(psk_sim *s, skipr *k, int32_t node, int64_t exec, int64_t ite
     skipg *g = s->skg;
     int joined = k->node != node || k->exec != exec;
     if (joined && (g->node != node || g->exec != exec)) { /* the first rank in a new execution */
-        g->node = node, g->exec = exec, g->n_in = 0, g->m = 0, g->M = -1, g->at_m = 0;
+        g->node = node, g->exec = exec, g->n_in = 0, g->m = 0, g->M = -1, g->at_m = 0, g->dead = 0;
         g->L = psk_fprog_period(s->fp, node);
         g->bat = (4 + g->L - 1) / g->L;
         g->w0 = -1;
     }
     int64_t was = k->iter;
     k->node = node, k->exec = exec, k->iter = iter;
+    s->r[k - s->sk].sk_node = node, s->r[k - s->sk].sk_exec = exec;
     if (g->node != node || g->exec != exec)
         return; /* an execution the others left already */
     g->M = iter > g->M ? iter : g->M;
@@ -917,6 +936,8 @@ static int try_window(psk_sim *s, int32_t node, int64_t exec, int64_t m, int64_t
 
 int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t iter, int64_t count)
 {
+    if (s->opts->no_skip)
+        return PSK_OK; /* nothing is skipped: nothing to measure */
     if (!s->sk) {
         s->sk = calloc((size_t)s->P, sizeof *s->sk);
         s->skg = calloc(1, sizeof *s->skg);
@@ -929,16 +950,36 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
         for (int i = 0; i < s->P; i++) {
             s->sk[i].node = -1;
             s->sk[i].last_iter = -1;
-            if (!(s->sk[i].ring = calloc((size_t)s->skg->nsnap, sizeof *s->sk[i].ring)))
-                return PSK_ENOMEM;
+            s->r[i].sk_node = -1, s->r[i].sk_exec = -1;
         }
     }
     skipr *k = &s->sk[q];
     int64_t nsnap = s->skg->nsnap;
-    if (k->node != node || k->exec != exec)
+    int joined = k->node != node || k->exec != exec;
+    if (!joined && !live(s, q))
+        return PSK_OK; /* an iteration of an execution that cannot be skipped any more */
+    if (joined) {
+        /* as psk_simi_pre_event sets them before this event when the rank
+         * is live (its totals have not moved since); when it was not, it
+         * left them as they were */
+        rank *r = &s->r[q];
+        k->last_own = r->acc[A_P2P] + r->acc[A_COLL] + r->acc[A_WAIT] - r->acc[A_SYNC];
+        k->last_sync = r->acc[A_SYNC];
+        k->last_iter = -1;
+    }
+    follow(s, k, node, exec, iter);
+    if (s->skg->node == node && s->skg->exec == exec && s->skg->M >= count - 1)
+        s->skg->dead = 1; /* try_exact and try_window need an iteration after the highest begun */
+    if (!live(s, q))
+        return PSK_OK; /* joined an execution that cannot be skipped: nothing to measure */
+    /* a rank's snapshots are made when it is first measured: in a
+     * pipeline of many ranks most never are */
+    int fresh = !k->ring;
+    if (fresh && !(k->ring = calloc((size_t)nsnap, sizeof *k->ring)))
+        return PSK_ENOMEM;
+    if (joined || fresh)
         for (int i = 0; i < nsnap; i++)
             k->ring[i].iter = -1;
-    follow(s, k, node, exec, iter);
     if (take(s, q, &k->ring[iter % nsnap], iter))
         return PSK_ENOMEM;
     skipg *g = s->skg;
@@ -958,6 +999,30 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
 }
 
 double psk_simi_skip_stderr(const psk_sim *s) { return sqrt(s->skip_var) * 1e-9; }
+
+static uint64_t snap_bytes(const snap *x)
+{
+    return (uint64_t)x->caprows * sizeof *x->rows +
+           (uint64_t)(x->capc + x->capo + x->capw) * sizeof *x->segc +
+           (uint64_t)x->capspos * sizeof *x->spos + (uint64_t)x->capscls * sizeof *x->scls;
+}
+
+uint64_t psk_simi_skip_bytes(const psk_sim *s)
+{
+    if (!s->sk)
+        return 0;
+    uint64_t b = sizeof *s->skg + (uint64_t)s->P * sizeof *s->sk;
+    for (int q = 0; q < s->P; q++) {
+        const skipr *k = &s->sk[q];
+        b += (k->ring ? (uint64_t)s->skg->nsnap * sizeof *k->ring : 0) + snap_bytes(&k->base);
+        for (int i = 0; k->ring && i < s->skg->nsnap; i++)
+            b += snap_bytes(&k->ring[i]);
+        for (int u = 0; u < 3; u++)
+            b += (uint64_t)k->capown[u] * sizeof *k->own[u];
+        b += (uint64_t)(k->capwm + k->capwa) * sizeof *k->wmod;
+    }
+    return b;
+}
 
 void psk_simi_skip_free(psk_sim *s)
 {

@@ -109,6 +109,8 @@ typedef struct rank {
     int32_t onode;       /* folded: the tree event of ev and its execution */
     int64_t oexec;
     int skipped;         /* Pcontrol intervals opened beyond --depth */
+    int32_t sk_node;     /* folded: the candidate execution it last began an iteration of (sim_skip.c) */
+    int64_t sk_exec;
 } rank;
 
 typedef struct coll_inst {
@@ -172,6 +174,7 @@ struct psk_sim {
     struct skipr *sk;    /* per rank: where it is in the candidate loop (sim_skip.c) */
     struct skipg *skg;   /* where all of them are */
     int64_t skipped_iters; /* loop iterations skipped */
+    uint64_t snapshots;  /* taken of ranks beginning iterations (sim_skip.c) */
     int skips;           /* times iterations were skipped */
     double skip_var;     /* the variance of the time skipping estimated (ns^2; sim_skip.c) */
     int32_t eval_node;   /* the last (loop, execution, iteration) checked for a skip */
@@ -207,5 +210,7 @@ void psk_simi_pre_event(psk_sim *s, int q);
  * time goes to (A_P2P, A_COLL, A_WAIT), else -1. 0 or PSK_ENOMEM */
 int psk_simi_event(psk_sim *s, int q, int cls, double gap);
 void psk_simi_skip_free(psk_sim *s);
+/* bytes of the skip's per-rank snapshots and window sums */
+uint64_t psk_simi_skip_bytes(const psk_sim *s);
 
 #endif
