@@ -246,7 +246,7 @@ int fold_sequence(fgrammar *g, int32_t *s, int32_t *n)
         int64_t nr = 0;
         int32_t k = g->k0 + g->nloops;
         int rc = g->algo == PSK_FOLD_PAPER ? fold_runs_probe(s, *n, k, &runs, &nr)
-                                           : fold_runs_linear(s, *n, k, &runs, &nr);
+                                           : fold_runs_split(s, *n, k, &runs, &nr);
         if (rc)
             return -1;
         if (nr == 0) {
