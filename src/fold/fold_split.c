@@ -20,7 +20,9 @@
 
 enum {
     SPLIT_MIN = 4096, /* shorter sequences: fold_runs_linear directly */
-    DIRECT_MAX = 48,  /* pieces up to this long: direct comparison */
+    DIRECT_MAX = 256, /* pieces up to this long: direct comparison (about
+                       * len / 2 steps a symbol, less than the suffix
+                       * structures' cache misses below this) */
 };
 
 typedef struct rlist { /* a growable list of runs */
