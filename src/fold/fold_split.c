@@ -20,9 +20,8 @@
 
 enum {
     SPLIT_MIN = 4096, /* shorter sequences: fold_runs_linear directly */
-    DIRECT_MAX = 256, /* pieces up to this long: direct comparison (about
-                       * len / 2 steps a symbol, less than the suffix
-                       * structures' cache misses below this) */
+    DIRECT_MAX = 256, /* pieces up to this long: direct comparison (cheaper
+                       * than the suffix structures' cache misses there) */
 };
 
 typedef struct rlist { /* a growable list of runs */
@@ -59,23 +58,25 @@ static int primitive(const int32_t *w, int32_t p)
     return 1;
 }
 
-/* the runs of s[0..n) by direct comparison, starts offset by `at` */
+/* the runs of s[0..n) by direct comparison, starts offset by `at`: for
+ * each period p, the stretches where s[j] == s[j + p] that are p or longer
+ * each hold a multiple of p, so only those are probed and extended */
 static int runs_direct(const int32_t *s, int32_t n, int32_t at, rlist *out)
 {
     for (int32_t p = 1; 2 * p <= n; p++) {
-        for (int32_t a = 0; a + p < n;) {
-            if (s[a] != s[a + p]) {
-                a++;
+        for (int32_t q = 0; q + p < n; q += p) {
+            if (s[q] != s[q + p])
                 continue;
-            }
-            int32_t b = a + 1;
+            int32_t a = q, b = q + 1;
+            while (a > 0 && s[a - 1] == s[a - 1 + p])
+                a--;
             while (b + p < n && s[b] == s[b + p])
                 b++;
             /* [a, b + p) has period p; its smallest period if the root is
              * primitive (a smaller one would divide p) */
             if (b - a >= p && primitive(s + a, p) && rpush(out, (frun){at + a, p, b + p - a}))
                 return -1;
-            a = b + 1;
+            q = b / p * p; /* the next probe is past this stretch */
         }
     }
     return 0;
