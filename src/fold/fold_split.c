@@ -117,12 +117,44 @@ static int cmp_root(const void *a, const void *b)
     return (x->root > y->root) - (x->root < y->root);
 }
 
+static int cmp_val(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return (*x > *y) - (*x < *y);
+}
+
+/* fold_runs_linear on s[0..n) with its symbols renamed 0..k-1 in the same
+ * order (the same runs in the same order), for a short sequence over a
+ * large alphabet, whose suffix sorting would otherwise walk all of it */
+static int runs_renamed(const int32_t *s, int32_t n, frun **out, int64_t *nout)
+{
+    int64_t *v = malloc(((size_t)n ? (size_t)n : 1) * sizeof *v); /* value << 32 | position */
+    int32_t *t = malloc(((size_t)n ? (size_t)n : 1) * sizeof *t);
+    if (!v || !t) {
+        free(v), free(t);
+        return -1;
+    }
+    for (int32_t i = 0; i < n; i++)
+        v[i] = (int64_t)s[i] << 32 | i;
+    qsort(v, (size_t)n, sizeof *v, cmp_val);
+    int32_t k = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (i > 0 && v[i] >> 32 != v[i - 1] >> 32)
+            k++;
+        t[(int32_t)(v[i] & 0xffffffff)] = k;
+    }
+    free(v);
+    int rc = fold_runs_linear(t, n, k + 1, out, nout);
+    free(t);
+    return rc;
+}
+
 int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout)
 {
     *out = NULL;
     *nout = 0;
     if (n < SPLIT_MIN)
-        return fold_runs_linear(s, n, k, out, nout);
+        return k > 4 * n + 64 ? runs_renamed(s, n, out, nout) : fold_runs_linear(s, n, k, out, nout);
     uint8_t *seen = calloc((size_t)k ? (size_t)k : 1, 1);
     if (!seen)
         return -1;

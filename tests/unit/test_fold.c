@@ -196,6 +196,23 @@ static void test_split_runs(void **state)
         free(want);
         free(got);
     }
+    /* short sequences over a large alphabet (renamed in order) */
+    for (int t = 0; t < 300; t++) {
+        int32_t n = (int32_t)(next() % 300), k = 100000, base = (int32_t)(next() % 90000);
+        int32_t spread = 1 + (int32_t)(next() % 8);
+        for (int32_t i = 0; i < n; i++)
+            s[i] = base + (int32_t)(next() % (uint64_t)spread) * 1000;
+        frun *want, *got;
+        int64_t nw, ng;
+        assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
+        assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
+        assert_int_equal(ng, nw);
+        for (int64_t i = 0; i < nw; i++)
+            if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+                fail_msg("short case %d, run %lld differs", t, (long long)i);
+        free(want);
+        free(got);
+    }
     free(s);
 }
 
