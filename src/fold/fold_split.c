@@ -230,7 +230,8 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
             int order = end < n && s[end] > s[end - r.period];
             kr[i] = (keyed){r, r.start + min_rotation(s + r.start, r.period, order), order};
         }
-        qsort(kr, (size_t)piece.n, sizeof *kr, cmp_root);
+        if (piece.n > 1)
+            qsort(kr, (size_t)piece.n, sizeof *kr, cmp_root);
         for (int64_t i = 0; i < piece.n; i++)
             if (rpush(kr[i].order ? &inv : &nat, kr[i].r))
                 goto fail;
