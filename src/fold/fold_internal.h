@@ -90,6 +90,9 @@ int fold_sequence(fgrammar *g, int32_t *s, int32_t *n);
 int fold_runs_naive(const int32_t *s, int32_t n, frun **out, int64_t *nout);
 int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
 int fold_runs_probe(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
+/* fold_split.c: fold_runs_linear's runs in its order, found between the
+ * symbols that occur once (fold_runs_linear itself if there are none) */
+int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
 
 /* The quadratic baselines fold directly (fold_naive.c). */
 int fold_topdown(fgrammar *g, int32_t *s, int32_t *n);

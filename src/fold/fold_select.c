@@ -14,10 +14,12 @@
 #include "fold_internal.h"
 #include "psk_mem.h"
 
+/* 32-bit fields: a count, a weight and every sum of folded lengths below
+ * are at most the input length, under INT32_MAX / 2 (psk_fold checks) */
 typedef struct cand {
     int32_t start, period;
-    int64_t count;
-    int64_t weight; /* input symbols removed */
+    int32_t count;
+    int32_t weight; /* input symbols removed */
 } cand;
 
 /* the folded form of body[0..len), memoised; *out points into g's memo
@@ -92,7 +94,7 @@ static int apply(fgrammar *g, int32_t *s, int32_t *n, const cand *c, int64_t nc)
             return -1;
         }
         s[w++] = (int32_t)x;
-        r += (int32_t)(c[i].period * c[i].count);
+        r += (int32_t)((int64_t)c[i].period * c[i].count);
     }
     while (r < *n)
         s[w++] = s[r++];
@@ -133,7 +135,7 @@ static int64_t choose_paper(frun *runs, int64_t nr, int32_t n, cand *out)
             continue;
         for (j = a; j < b; j++)
             used[j >> 6] |= 1ull << (j & 63);
-        out[nc++] = (cand){a, p, k, 0};
+        out[nc++] = (cand){a, p, (int32_t)k, 0};
     }
     free(used);
     qsort(out, (size_t)nc, sizeof *out, cmp_start);
@@ -144,12 +146,18 @@ static int64_t choose_paper(frun *runs, int64_t nr, int32_t n, cand *out)
  * scheduling over positions); ties keep the earlier-listed candidate */
 static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun *runs, int64_t nr, cand **outp)
 {
-    int64_t *pre = psk_big_alloc(((size_t)n + 1) * sizeof *pre);
+    int32_t *pre = psk_big_alloc(((size_t)n + 1) * sizeof *pre);
     if (!pre)
         return -1;
     pre[0] = 0;
-    for (int32_t i = 0; i < n; i++)
-        pre[i + 1] = pre[i] + fsym_flen(g, s[i]);
+    for (int32_t i = 0; i < n; i++) {
+        int64_t x = pre[i] + fsym_flen(g, s[i]);
+        if (x >= INT32_MAX / 2) { /* cannot be: more than the input */
+            free(pre);
+            return -1;
+        }
+        pre[i + 1] = (int32_t)x;
+    }
     /* candidates: each run left- and right-aligned, with all its
      * iterations and with one fewer */
     int64_t cap = 0, nc = 0;
@@ -183,36 +191,38 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
                 int64_t folded = 0;
                 for (int32_t j = 0; j < fl; j++)
                     folded += fsym_flen(g, fb[j]);
-                c[nc++] = (cand){st, p, k, k * (pre[st + p] - pre[st]) - folded};
+                c[nc++] = (cand){st, p, (int32_t)k, (int32_t)(k * (pre[st + p] - pre[st]) - folded)};
             }
         }
     }
-    /* bucket candidates by end position */
+    /* bucket candidates by end position; then best[e], the heaviest set
+     * ending by e, in pre's array (no longer needed), and pick[e], the
+     * candidate ending at e that gives it, over head[e] once read */
     int32_t *head = psk_big_alloc(((size_t)n + 1) * sizeof *head);
     int32_t *nxt = psk_big_alloc(((size_t)nc ? (size_t)nc : 1) * sizeof *nxt);
-    int64_t *best = psk_big_alloc(((size_t)n + 1) * sizeof *best);
-    int32_t *pick = psk_big_alloc(((size_t)n + 1) * sizeof *pick);
-    if (!head || !nxt || !best || !pick) {
-        free(pre), free(c), free(head), free(nxt), free(best), free(pick);
+    int32_t *best = pre, *pick = head;
+    if (!head || !nxt) {
+        free(pre), free(c), free(head), free(nxt);
         return -1;
     }
     for (int32_t i = 0; i <= n; i++)
         head[i] = -1;
     for (int64_t i = nc; i-- > 0;) {
-        int64_t e = c[i].start + c[i].period * c[i].count;
+        int64_t e = c[i].start + (int64_t)c[i].period * c[i].count;
         nxt[i] = head[e];
         head[e] = (int32_t)i;
     }
     best[0] = 0;
     pick[0] = -1;
     for (int32_t e = 1; e <= n; e++) {
-        best[e] = best[e - 1];
-        pick[e] = -1;
+        int32_t b = best[e - 1], pk = -1;
         for (int32_t i = head[e]; i >= 0; i = nxt[i])
-            if (best[c[i].start] + c[i].weight > best[e]) {
-                best[e] = best[c[i].start] + c[i].weight;
-                pick[e] = i;
+            if ((int64_t)best[c[i].start] + c[i].weight > b) {
+                b = best[c[i].start] + c[i].weight;
+                pk = i;
             }
+        best[e] = b;
+        pick[e] = pk;
     }
     /* back from the end: the chosen ones, last first */
     cand *out = psk_big_alloc(((size_t)n / 2 + 1) * sizeof *out);
@@ -230,7 +240,7 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
         out[i] = out[m - 1 - i];
         out[m - 1 - i] = t;
     }
-    free(pre), free(c), free(head), free(nxt), free(best), free(pick);
+    free(pre), free(c), free(head), free(nxt);
     *outp = out;
     return out ? m : -1;
 }
@@ -246,7 +256,7 @@ int fold_sequence(fgrammar *g, int32_t *s, int32_t *n)
         int64_t nr = 0;
         int32_t k = g->k0 + g->nloops;
         int rc = g->algo == PSK_FOLD_PAPER ? fold_runs_probe(s, *n, k, &runs, &nr)
-                                           : fold_runs_linear(s, *n, k, &runs, &nr);
+                                           : fold_runs_split(s, *n, k, &runs, &nr);
         if (rc)
             return -1;
         if (nr == 0) {

@@ -150,13 +150,9 @@ int sfx_sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
     return sais(T, SA, n, k);
 }
 
-int sfx_lcp(const int32_t *T, const int32_t *SA, int32_t n, int32_t *LCP)
+/* sfx_lcp with phi[0..n) as its work array */
+static void lcp_phi(const int32_t *T, const int32_t *SA, int32_t n, int32_t *LCP, int32_t *phi)
 {
-    if (n == 0)
-        return 0;
-    int32_t *phi = psk_big_alloc((size_t)n * sizeof *phi);
-    if (!phi)
-        return -1;
     phi[SA[0]] = -1;
     for (int32_t i = 1; i < n; i++)
         phi[SA[i]] = SA[i - 1];
@@ -177,6 +173,16 @@ int sfx_lcp(const int32_t *T, const int32_t *SA, int32_t n, int32_t *LCP)
     for (int32_t i = 0; i < n; i++)
         LCP[i] = phi[SA[i]];
     LCP[0] = 0;
+}
+
+int sfx_lcp(const int32_t *T, const int32_t *SA, int32_t n, int32_t *LCP)
+{
+    if (n == 0)
+        return 0;
+    int32_t *phi = psk_big_alloc((size_t)n * sizeof *phi);
+    if (!phi)
+        return -1;
+    lcp_phi(T, SA, n, LCP, phi);
     free(phi);
     return 0;
 }
@@ -210,8 +216,10 @@ int sfx_lce_build(const int32_t *T, int32_t n, int32_t k, sfx_lce **out)
     L->sa = psk_big_alloc(sz * sizeof *L->sa);
     L->isa = psk_big_alloc(sz * sizeof *L->isa);
     L->lcp = psk_big_alloc(sz * sizeof *L->lcp);
-    if (!L->sa || !L->isa || !L->lcp || sfx_sais(T, L->sa, n, k) || sfx_lcp(T, L->sa, n, L->lcp))
+    if (!L->sa || !L->isa || !L->lcp || sfx_sais(T, L->sa, n, k))
         goto fail;
+    if (n) /* the inverse's array is the LCP's work array first */
+        lcp_phi(T, L->sa, n, L->lcp, L->isa);
     for (int32_t i = 0; i < n; i++)
         L->isa[L->sa[i]] = i;
     L->nb = (n + BLOCK - 1) / BLOCK;

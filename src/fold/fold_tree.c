@@ -123,7 +123,27 @@ int psk_fold(const int32_t *sym, int64_t n, int algo, psk_folded **out)
         rc = fail_folded(f, PSK_ENOMEM, "out of memory");
         goto out;
     }
-    for (int64_t i = 0; i < n; i++) {
+    /* small values (event classes usually are): renamed through an array
+     * indexed by value, the same ids by first appearance as the table */
+    int32_t top = -1;
+    for (int64_t i = 0; i < n && top >= -1; i++)
+        top = sym[i] < 0 ? -2 : sym[i] > top ? sym[i] : top;
+    int32_t *id_of = top >= 0 && top <= 2 * n + 65536 ? malloc(((size_t)top + 1) * sizeof *id_of) : NULL;
+    int by_table = !id_of;
+    if (id_of) {
+        memset(id_of, 0xff, ((size_t)top + 1) * sizeof *id_of);
+        for (int64_t i = 0; i < n; i++) {
+            int32_t *d = &id_of[sym[i]];
+            if (*d < 0 && ((*d = (int32_t)names.n), fvec_push(&names, sym[i]))) {
+                free(id_of);
+                rc = fail_folded(f, PSK_ENOMEM, "out of memory");
+                goto out;
+            }
+            s[i] = *d;
+        }
+        free(id_of);
+    }
+    for (int64_t i = 0; i < n && by_table; i++) {
         if (sym[i] < 0) {
             rc = fail_folded(f, PSK_EINVAL, "symbol %lld is negative (%d)", (long long)i, sym[i]);
             goto out;

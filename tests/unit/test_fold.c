@@ -154,6 +154,68 @@ static void test_run_finders(void **state)
     check_runs(s, 300, 1);
 }
 
+/* fold_runs_split gives fold_runs_linear's runs in fold_runs_linear's
+ * order (the choice of folds breaks ties by it), on long sequences cut by
+ * symbols seen once: random text or repeated patterns over small
+ * alphabets, with such symbols at various rates, at the ends too */
+static void test_split_runs(void **state)
+{
+    (void)state;
+    enum { MAXN = 20000 };
+    int32_t *s = malloc(MAXN * sizeof *s);
+    assert_non_null(s);
+    static const int alpha[] = {1, 2, 3, 5, 26};
+    static const int per_mille[] = {0, 1, 20, 200, 600};
+    for (int t = 0; t < 60; t++) {
+        int32_t n = 4096 + (int32_t)(next() % (MAXN - 4096));
+        int32_t k = alpha[t % 5], u = k;
+        int32_t pat[40], plen = 1 + (int32_t)(next() % 40);
+        for (int32_t i = 0; i < plen; i++)
+            pat[i] = (int32_t)(next() % (uint64_t)k);
+        for (int32_t i = 0; i < n; i++) {
+            s[i] = t % 2 ? pat[i % plen] : (int32_t)(next() % (uint64_t)k);
+            if (t % 2 && next() % 50 == 0) /* perturbed copies */
+                s[i] = (int32_t)(next() % (uint64_t)k);
+            if ((int)(next() % 1000) < per_mille[(t / 5) % 5])
+                s[i] = u++;
+        }
+        if (t % 3 == 0)
+            s[0] = u++, s[n - 1] = u++;
+        frun *want, *got;
+        int64_t nw, ng;
+        assert_int_equal(fold_runs_linear(s, n, u, &want, &nw), 0);
+        assert_int_equal(fold_runs_split(s, n, u, &got, &ng), 0);
+        if (ng != nw)
+            fail_msg("split finder: %lld runs, the linear one %lld (n = %d, case %d)", (long long)ng, (long long)nw, n,
+                     t);
+        for (int64_t i = 0; i < nw; i++)
+            if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+                fail_msg("case %d, run %lld: (%d, p%d, %d) from the split finder, (%d, p%d, %d) from the linear one", t,
+                         (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
+                         want[i].length);
+        free(want);
+        free(got);
+    }
+    /* short sequences over a large alphabet (renamed in order) */
+    for (int t = 0; t < 300; t++) {
+        int32_t n = (int32_t)(next() % 300), k = 100000, base = (int32_t)(next() % 90000);
+        int32_t spread = 1 + (int32_t)(next() % 8);
+        for (int32_t i = 0; i < n; i++)
+            s[i] = base + (int32_t)(next() % (uint64_t)spread) * 1000;
+        frun *want, *got;
+        int64_t nw, ng;
+        assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
+        assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
+        assert_int_equal(ng, nw);
+        for (int64_t i = 0; i < nw; i++)
+            if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+                fail_msg("short case %d, run %lld differs", t, (long long)i);
+        free(want);
+        free(got);
+    }
+    free(s);
+}
+
 typedef struct expander {
     const psk_folded *f;
     const int32_t *s;
@@ -315,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_suffix_array),
         cmocka_unit_test(test_run_finders),
+        cmocka_unit_test(test_split_runs),
         cmocka_unit_test(test_expand_and_minimal),
         cmocka_unit_test(test_quality_nested),
     };
