@@ -2,12 +2,15 @@
 # The whole pipeline that exists so far, on the bundled example: build,
 # record examples/heat.c with 2 ranks under Open MPI (blocks compressed,
 # the ranks merged into one sequence inside the job), print its profile,
-# merge the ranks again offline (the same bytes), fold its loops, predict its run time
+# merge the ranks again offline (the same bytes), over two MPI processes
+# (the same bytes), and with summarised times (a merged trace whose size
+# stops growing with the ranks), fold its loops, predict its run time
 # from a performance skeleton scaled down 10 times, and simulate it on a
 # model of this machine (text summary, and an HTML report with the interval
 # tree, per-rank tables and SVG plots in build/demo-report.html), then
 # again from its folded trace, with its loops as intervals, skipping the
-# iterations that repeat (build/demo-report-folded.html). Last, the
+# iterations that repeat (build/demo-report-folded.html), and
+# extrapolated to 8 ranks (weak scaling). Last, the
 # self-tuning collectives: an alltoall benchmark run twice under `perfskel
 # tune`, the second run starting from the decisions the first one kept
 # (reports in build/demo-tune-{1,2}.txt, their summaries printed). And
@@ -23,6 +26,12 @@ build/perfskel stats build/demo-trace
 echo "== perfskel merge build/demo-trace -o build/demo-offline.pskm (as the merge in the job did)"
 build/perfskel merge build/demo-trace -o build/demo-offline.pskm
 cmp build/demo-trace/merged.pskm build/demo-offline.pskm && echo "the same bytes as build/demo-trace/merged.pskm"
+echo "== mpirun.openmpi -np 2 perfskel merge --mpi build/demo-trace -o build/demo-mpi.pskm"
+mpirun.openmpi -np 2 build/perfskel merge --mpi build/demo-trace -o build/demo-mpi.pskm
+cmp build/demo-trace/merged.pskm build/demo-mpi.pskm && echo "the same bytes again"
+echo "== perfskel merge build/demo-trace --times summary -o build/demo-summary.pskm"
+build/perfskel merge build/demo-trace --times summary -o build/demo-summary.pskm
+echo "every rank's times: $(wc -c <build/demo-offline.pskm) bytes; summarised: $(wc -c <build/demo-summary.pskm) bytes"
 echo "== perfskel fold build/demo-trace/merged.pskm"
 build/perfskel fold build/demo-trace/merged.pskm
 echo "== perfskel predict build/demo-trace -K 10 -- mpirun.openmpi -np 2"
@@ -31,6 +40,8 @@ echo "== perfskel sim build/demo-trace --html build/demo-report.html"
 build/perfskel sim build/demo-trace --html build/demo-report.html
 echo "== perfskel sim build/demo-trace --folded --intervals loops --html build/demo-report-folded.html"
 build/perfskel sim build/demo-trace --folded --intervals loops --html build/demo-report-folded.html
+echo "== perfskel sim build/demo-trace/merged.pskm --ranks 8 --scale weak"
+build/perfskel sim build/demo-trace/merged.pskm --ranks 8 --scale weak | sed -n 1,6p
 rm -f build/demo-tune.db
 A2A="build/bench/tune/openmpi/a2a_bench -b 1024 -B 1048576 -f 8 -n 200 -r 1"
 for run in 1 2; do
