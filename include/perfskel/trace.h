@@ -132,7 +132,7 @@ uint64_t psk_event_poll_key(const struct psk_event *ev);
 const char *psk_field_name(int field);
 /* ---- arms: the tuning library's algorithms, as events carry them ---- */
 /* 1 if fn is a collective libperfskel-tune takes over (Alltoall, Bcast,
- * Allreduce, Allgather): its events carry an arm in format version 2 */
+ * Allreduce, Allgather): its events carry an arm in format versions 2 and 3 */
 int psk_fn_tuned(unsigned fn);
 /* arm values are 0 (not known) .. psk_arm_count() - 1 */
 int psk_arm_count(void);
@@ -233,8 +233,10 @@ uint64_t psk_rank_events_read(const psk_rank_reader *r);
 uint64_t psk_rank_mono_start(const psk_rank_reader *r);
 /* The encoded bytes of the event psk_rank_next just returned, as in the
  * file (its gap is relative to the previous event's exit, so the bytes
- * stand alone) but without a version-2 arm: the form psk_event_encode
- * writes; valid until the next call. For tools that keep events. */
+ * stand alone) but without an arm: the form psk_event_encode writes (an
+ * event of a file older than version 3 that lacks fields of
+ * PSK_FIELDS_V3 is re-encoded with them empty); valid until the next
+ * call. For tools that keep events. */
 const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len);
 void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
 
