@@ -83,6 +83,15 @@ static void profile_rank(psk_trace *t, int r, rankstat *s, unsigned nfn)
         if (!psk_cli_apptime_add(&at, &ev))
             s->mpi_ns += d;
     }
+    /* format 3 carries an arm without the tuning library too: all
+     * "not known" (0) is no table */
+    int known = 0;
+    for (size_t k = 0; s->arm && k < (size_t)nfn * (size_t)psk_arm_count(); k++)
+        known |= k % (size_t)psk_arm_count() && s->arm[k].calls;
+    if (s->arm && !known) {
+        free(s->arm);
+        s->arm = NULL;
+    }
     s->complete = rc == PSK_EOF;
     if (!s->complete)
         s->error = strdup(psk_rank_errmsg(rr));

@@ -65,8 +65,21 @@ void psk_cli_extrap_text(FILE *out, const psk_extrap_report *rep, const char *in
     dims(b, sizeof b, rep->dims_to, rep->ndims);
     fprintf(out, "extrapolated from %d ranks (%s) to %d, rule %s", rep->from_ranks, inname(rep, input, fit),
             rep->to_ranks, psk_scale_name(rep->scale));
-    if (rep->ndims > 1)
-        fprintf(out, "; grid %s -> %s (MPI_Dims_create)", a, b);
+    if (rep->grid_recorded) {
+        char fx[64] = "";
+        int nfixed = 0;
+        for (int k = 0; k < rep->ndims; k++)
+            nfixed += rep->fixed[k] > 0;
+        if (nfixed)
+            for (int k = 0, w = 0; k < rep->ndims; k++)
+                w += snprintf(fx + w, sizeof fx - (size_t)w, "%s%d", k ? "x" : " with ", rep->fixed[k]);
+        fprintf(out, "; grid %s -> %s (recorded by MPI_Cart_create, periods ", a, b);
+        for (int k = 0; k < rep->ndims; k++)
+            fprintf(out, "%s%d", k ? "," : "", rep->periods[k]);
+        fprintf(out, "; MPI_Dims_create%s)", fx);
+    } else if (rep->ndims > 1) {
+        fprintf(out, "; grid %s -> %s (inferred from the peers; MPI_Dims_create)", a, b);
+    }
     fprintf(out, "\n");
     for (int i = 0; i < rep->nitems; i++)
         fprintf(out, "  %-48s %-8llu events: %s\n", rep->item[i].what, (unsigned long long)rep->item[i].events,
@@ -88,6 +101,20 @@ static void extrap_json(psk_json *j, const psk_extrap_report *rep, const char *i
     for (int k = 0; k < rep->ndims; k++)
         psk_json_int(j, NULL, rep->dims_to[k]);
     psk_json_end(j);
+    /* where grid_from comes from: "recorded" (MPI_Cart_create, trace
+     * format 3: then its periods and the dims MPI_Dims_create kept fixed,
+     * 0 = free) or "inferred" (from the peers) */
+    psk_json_str(j, "grid_source", rep->grid_recorded ? "recorded" : "inferred");
+    if (rep->grid_recorded) {
+        psk_json_arr(j, "grid_periods");
+        for (int k = 0; k < rep->ndims; k++)
+            psk_json_int(j, NULL, rep->periods[k]);
+        psk_json_end(j);
+        psk_json_arr(j, "grid_fixed");
+        for (int k = 0; k < rep->ndims; k++)
+            psk_json_int(j, NULL, rep->fixed[k]);
+        psk_json_end(j);
+    }
     if (rep->scale == PSK_SCALE_FIT) {
         psk_json_arr(j, "fit_ranks");
         for (int k = 0; k < rep->nfit_ranks; k++)

@@ -40,6 +40,10 @@ typedef struct psk_extrap_report {
     int err_input;       /* on failure, the input the message is about (same numbering) */
     int fit_ranks[3], nfit_ranks; /* FIT: the P of each recording, ascending */
     int ndims, dims_from[3], dims_to[3]; /* the world's grid (1-D: {P}) */
+    int grid_recorded;   /* 1: the grid is a recorded MPI_Cart_create's (trace format 3), with
+                            periods (1 periodic) and, if a recorded MPI_Dims_create made its
+                            dims, the dims fixed there (fixed, 0 = free); 0: inferred from the peers */
+    int periods[3], fixed[3];
     int nitems;
     psk_extrap_item item[PSK_EXTRAP_MAXITEMS];
 } psk_extrap_report;

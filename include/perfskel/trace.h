@@ -41,6 +41,9 @@ enum psk_field {
     PSK_F_INDICES,  /* array s: Waitsome/Testsome completed indices, 0-based */
     PSK_F_MEMBERS,  /* array u: world ranks of a new communicator or group */
     PSK_F_STATUSES, /* array of (s index, s source, s tag): completed wildcard receives */
+    PSK_F_DIMS,     /* array u: Cart_create's dims; Dims_create's dims returned (format 3) */
+    PSK_F_PERIODS,  /* array u: Cart_create's periods, 0 or 1 (format 3) */
+    PSK_F_DIMSIN,   /* array u: Dims_create's dims given, 0 = free (format 3) */
     PSK_F_NFIELDS
 };
 #define PSK_F_FIRST_ARRAY PSK_F_COUNTS
@@ -51,7 +54,11 @@ enum psk_field {
     ((1u << PSK_F_COUNT) | (1u << PSK_F_DTSIZE) | (1u << PSK_F_RCOUNT) |       \
      (1u << PSK_F_RDTSIZE) | (1u << PSK_F_OP) | (1u << PSK_F_FLAG) |           \
      (1u << PSK_F_COUNTS) | (1u << PSK_F_RCOUNTS) | (1u << PSK_F_DTSIZES) |    \
-     (1u << PSK_F_RDTSIZES) | (1u << PSK_F_MEMBERS))
+     (1u << PSK_F_RDTSIZES) | (1u << PSK_F_MEMBERS) | (1u << PSK_F_DIMS) |     \
+     (1u << PSK_F_PERIODS) | (1u << PSK_F_DIMSIN))
+/* The fields format version 3 added (to MPI_Cart_create, and MPI_Dims_create's):
+ * a reader gives them empty (length 0) in an event of an older trace. */
+#define PSK_FIELDS_V3 ((1u << PSK_F_DIMS) | (1u << PSK_F_PERIODS) | (1u << PSK_F_DIMSIN))
 
 /* perfskel's own values for MPI constants, which differ between MPIs. */
 #define PSK_ANY_SOURCE (-1)
@@ -125,7 +132,7 @@ uint64_t psk_event_poll_key(const struct psk_event *ev);
 const char *psk_field_name(int field);
 /* ---- arms: the tuning library's algorithms, as events carry them ---- */
 /* 1 if fn is a collective libperfskel-tune takes over (Alltoall, Bcast,
- * Allreduce, Allgather): its events carry an arm in format version 2 */
+ * Allreduce, Allgather): its events carry an arm in format versions 2 and 3 */
 int psk_fn_tuned(unsigned fn);
 /* arm values are 0 (not known) .. psk_arm_count() - 1 */
 int psk_arm_count(void);
@@ -182,7 +189,9 @@ typedef struct psk_job {
     const double *work_ns_per_unit; /* per rank, ns one unit took; NULL if not measured */
     const double *work_q1_ns, *work_q3_ns; /* per rank, the quartiles of its timings; NULL if not kept */
     const int *cores;         /* per rank, its host's online cores; NULL if not kept */
-    int format_version;       /* 1, or 2: tuned collectives carry their arm (0 is read as 1) */
+    int format_version;       /* 1; 2: tuned collectives carry their arm; 3: and MPI_Cart_create
+                                 its dims and periods, MPI_Dims_create is recorded (a writer
+                                 takes 0 for 3, the latest) */
 } psk_job;
 
 enum psk_flavour { PSK_MPI_UNKNOWN = 0, PSK_MPI_OPENMPI = 1, PSK_MPI_MPICH = 2 };
@@ -224,8 +233,10 @@ uint64_t psk_rank_events_read(const psk_rank_reader *r);
 uint64_t psk_rank_mono_start(const psk_rank_reader *r);
 /* The encoded bytes of the event psk_rank_next just returned, as in the
  * file (its gap is relative to the previous event's exit, so the bytes
- * stand alone) but without a version-2 arm: the form psk_event_encode
- * writes; valid until the next call. For tools that keep events. */
+ * stand alone) but without an arm: the form psk_event_encode writes (an
+ * event of a file older than version 3 that lacks fields of
+ * PSK_FIELDS_V3 is re-encoded with them empty); valid until the next
+ * call. For tools that keep events. */
 const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len);
 void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
 
@@ -241,8 +252,9 @@ uint8_t *psk_event_encode(uint8_t *out, const psk_event *ev, int64_t gap);
 
 typedef struct psk_trace_writer psk_trace_writer;
 /* Creates dir with one file per rank of job (job_id, nranks, flavour, and
- * whichever strings and arrays are set; format_version 2 writes each
- * tuned collective's arm, which must be psk_arm_valid); mono_start[r] is rank r's clock
+ * whichever strings and arrays are set; format_version 2 and 3 write each
+ * tuned collective's arm, which must be psk_arm_valid; 1 and 2 drop the
+ * fields of PSK_FIELDS_V3; 0 is 3); mono_start[r] is rank r's clock
  * at its start (NULL: 0). On failure *out is still set for the message. */
 int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_start, psk_trace_writer **out);
 /* Appends ev (fields from psk_fn_fields(ev->fn)) to rank's events. */

@@ -2,9 +2,12 @@
  * Assumes an SPMD program whose patterns are rank-relative: every rank set
  * is a box of the world's grid (all ranks, or some left out at the ends of
  * a dimension), every peer a constant, rank + c, a ring, or a neighbour on
- * a Cartesian grid (a per-rank table that is a shift of a grid found from
- * the peers: MPI_Cart_create's dims are not recorded; the grid at P2 is
- * MPI_Dims_create's). Each P2 rank copies the times of a recorded rank
+ * a Cartesian grid (a per-rank table that is a shift of the grid of the
+ * trace's MPI_Cart_create over the world, whose dims and periods trace
+ * format 3 records; for older traces, or a grid the peers do not follow, a
+ * grid found from the peers). The grid at P2 is MPI_Dims_create's, with
+ * the dims a recorded MPI_Dims_create kept fixed (and the rebuilt
+ * MPI_Dims_create and MPI_Cart_create events carry it). Each P2 rank copies the times of a recorded rank
  * taking part in the same events (its template), scaled by the rule
  * (merge_extrap_rule.c); values local to a rank (requests, flags) are the
  * template's. Anything else (peers, roots, members or counts that differ
@@ -16,10 +19,12 @@
 
 #include "merge_extrap.h"
 #include "merge_internal.h"
+#include "psk_fn_ids.h"
 #include "psk_json.h"
 #include "psk_varint.h"
 
 #define MAXD 3
+static const int64_t x_maxdim = 1 << 24; /* a grid's dimension at most */
 
 enum { PD_PLAIN, PD_SHIFT, PD_CONST };
 typedef struct pdesc {
@@ -41,6 +46,12 @@ typedef struct xctx {
     const psk_extrap_opts *o;
     psk_extrap_report *rep;
     int P, P2, nd, D[MAXD], D2[MAXD];
+    int per[MAXD];   /* periodic in dimension k: -1 not known (an inferred grid), 0, 1 */
+    /* the first MPI_Cart_create over the world with its grid recorded
+     * (rnd > 0), and the dims its MPI_Dims_create kept fixed (0 = free) */
+    int rnd, rD[MAXD], rper[MAXD], rfixed[MAXD];
+    /* pass 1: the last MPI_Dims_create(P, ...) seen, given and returned */
+    int dcn, dcin[MAXD], dcout[MAXD];
     uint32_t nsets;
     xbox *box;
     int32_t *tmpl;   /* P2 rank -> its template rank of m */
@@ -114,6 +125,31 @@ static void dims_create(int n, int nd, int *D)
             }
 }
 
+/* MPI_Dims_create(n, nd) with the dims given: non-zero ones kept, the
+ * others as equal as can be (non-increasing); -1 if the product of the
+ * kept ones does not divide n */
+static int dims_fixed(int n, int nd, const int *given, int *D)
+{
+    int fixed = 1, nfree = 0, F[MAXD];
+    if (nd == 1) { /* a line: all the ranks, whatever was given */
+        D[0] = n;
+        return 0;
+    }
+    for (int k = 0; k < nd; k++) {
+        if (given[k] > 0)
+            fixed *= given[k];
+        else
+            nfree++;
+    }
+    if (fixed <= 0 || n % fixed || (!nfree && fixed != n))
+        return -1;
+    if (nfree)
+        dims_create(n / fixed, nfree, F);
+    for (int k = 0, i = 0; k < nd; k++)
+        D[k] = given[k] > 0 ? given[k] : F[i++];
+    return 0;
+}
+
 /* a table of peers seen at P, for finding the grid */
 typedef struct ptable {
     uint64_t event;
@@ -123,11 +159,12 @@ typedef struct ptable {
     int64_t *v;
 } ptable;
 
-static int match_shift(const int *D, int nd, const ptable *t, int *dim, int64_t *s, int *periodic)
+/* known[k]: the periodicity of dimension k if recorded, else -1 (either) */
+static int match_shift(const int *D, int nd, const int *known, const ptable *t, int *dim, int64_t *s, int *periodic)
 {
     for (int k = 0; k < nd; k++)
         for (int per = 0; per < 2; per++)
-            for (int64_t d = -(D[k] - 1); d < D[k]; d++) {
+            for (int64_t d = -(D[k] - 1); d < D[k] && (known[k] < 0 || known[k] == per); d++) {
                 if (!d)
                     continue;
                 int j;
@@ -141,12 +178,14 @@ static int match_shift(const int *D, int nd, const ptable *t, int *dim, int64_t 
     return 0;
 }
 
-static int grid_fits(const int *D, int nd, const ptable *t, int nt)
+static const int unknown_per[MAXD] = {-1, -1, -1};
+
+static int grid_fits(const int *D, int nd, const int *known, const ptable *t, int nt)
 {
     int dim, per;
     int64_t s;
     for (int i = 0; i < nt; i++)
-        if (!match_shift(D, nd, &t[i], &dim, &s, &per))
+        if (!match_shift(D, nd, known, &t[i], &dim, &s, &per))
             return 0;
     return 1;
 }
@@ -181,9 +220,22 @@ static int sets_fit(const psk_merged *m, const int *D, int nd)
  * in the rank sets alone may be chance) and whose boxes every rank set is */
 static int find_grid(xctx *x, const ptable *t, int nt)
 {
+    memcpy(x->per, unknown_per, sizeof x->per);
+    if (x->rnd) {
+        /* the recorded grid, if the peers and rank sets follow it
+         * (dimensions of 1 and the periods are then known) */
+        if (grid_fits(x->rD, x->rnd, x->rper, t, nt) && sets_fit(x->m, x->rD, x->rnd)) {
+            x->nd = x->rnd;
+            memcpy(x->D, x->rD, sizeof x->D);
+            memcpy(x->per, x->rper, sizeof x->per);
+            x->rep->grid_recorded = 1;
+            return 0;
+        }
+        x->rnd = 0; /* another grid: inferred as for older traces */
+    }
     x->nd = 1;
     x->D[0] = x->P;
-    if (grid_fits(x->D, 1, t, nt) && sets_fit(x->m, x->D, 1))
+    if (grid_fits(x->D, 1, unknown_per, t, nt) && sets_fit(x->m, x->D, 1))
         return 0;
     for (int nd = 2; nd <= MAXD; nd++) {
         int D[MAXD];
@@ -191,7 +243,7 @@ static int find_grid(xctx *x, const ptable *t, int nt)
         int ok = 1;
         for (int k = 0; k < nd; k++)
             ok &= D[k] > 1;
-        if (ok && grid_fits(D, nd, t, nt) && sets_fit(x->m, D, nd)) {
+        if (ok && grid_fits(D, nd, unknown_per, t, nt) && sets_fit(x->m, D, nd)) {
             x->nd = nd;
             memcpy(x->D, D, sizeof D);
             return 0;
@@ -201,14 +253,14 @@ static int find_grid(xctx *x, const ptable *t, int nt)
     for (int a = 2; a < x->P; a++)
         if (x->P % a == 0) {
             int D[MAXD] = {a, x->P / a, 1};
-            if (nt && grid_fits(D, 2, t, nt))
+            if (nt && grid_fits(D, 2, unknown_per, t, nt))
                 return refuse(x, x->rep->base,
                               "the peers of event %llu (%s) are neighbours on a %dx%d grid, not MPI_Dims_create's "
                               "shape for %d ranks: its shape at %d ranks cannot be told",
                               (unsigned long long)t[0].event, fname(t[0].fn), D[0], D[1], x->P, x->P2);
         }
     for (int i = 0; i < nt; i++)
-        if (!grid_fits(x->D, 1, &t[i], 1))
+        if (!grid_fits(x->D, 1, unknown_per, &t[i], 1))
             return refuse(x, x->rep->base,
                           "event %llu (%s): the peers are a per-rank table (no rank + c, ring or Cartesian "
                           "neighbour): it cannot be rebuilt for %d ranks",
@@ -383,7 +435,7 @@ static int peer_desc(xctx *x, const psk_mevent *me, int f, const int32_t *crank,
         t.v = v;
         int dim, per;
         int64_t s;
-        int ok = match_shift(x->D, x->nd, &t, &dim, &s, &per);
+        int ok = match_shift(x->D, x->nd, x->per, &t, &dim, &s, &per);
         free(v);
         if (ok) {
             d->type = PD_SHIFT;
@@ -443,6 +495,63 @@ static int is_sized(const psk_mevent *me, int *f)
     else
         return 0;
     return 1;
+}
+
+/* the same int array on every rank taking part, of at most MAXD values:
+ * its length, the values in v; else -1 */
+static int grid_array(const psk_mevent *me, int f, int *v)
+{
+    if (!((me->fields >> f) & 1u) || !me->nranks)
+        return -1;
+    uint32_t n = PSK_ARRN(&me->ev[0], f);
+    if (n > MAXD)
+        return -1;
+    for (int j = 0; j < me->nranks; j++) {
+        if (PSK_ARRN(&me->ev[j], f) != n)
+            return -1;
+        for (uint32_t k = 0; k < n; k++) {
+            int64_t a = PSK_ARR(&me->ev[j], f)[k];
+            if (a < 0 || a > x_maxdim || a != PSK_ARR(&me->ev[0], f)[k])
+                return -1;
+            v[k] = (int)a;
+        }
+    }
+    return (int)n;
+}
+
+/* pass 1 of the base: the grid of the first MPI_Cart_create over the
+ * world (all ranks, in order: pass 1 refuses other members) whose dims
+ * multiply to P, and the dims the last MPI_Dims_create(P, ...) that
+ * returned them kept fixed */
+static void note_grid(xctx *x, const psk_mevent *me)
+{
+    int a[MAXD], b[MAXD];
+    if (me->fn == PSK_FN_Dims_create) {
+        int n = grid_array(me, PSK_F_DIMSIN, a);
+        if (n > 0 && grid_array(me, PSK_F_DIMS, b) == n && me->ev[0].v[PSK_F_I1] == x->P) {
+            x->dcn = n;
+            memcpy(x->dcin, a, sizeof a);
+            memcpy(x->dcout, b, sizeof b);
+        }
+        return;
+    }
+    if (me->fn != PSK_FN_Cart_create || x->rnd || me->nranks != x->P)
+        return;
+    int n = grid_array(me, PSK_F_DIMS, a);
+    long long prod = 1;
+    for (int k = 0; k < n; k++)
+        prod *= a[k];
+    if (n <= 0 || prod != x->P || grid_array(me, PSK_F_PERIODS, b) != n)
+        return;
+    for (int k = 0; k < n; k++)
+        if (b[k] > 1)
+            return;
+    x->rnd = n;
+    memcpy(x->rD, a, sizeof a);
+    memcpy(x->rper, b, sizeof b);
+    memset(x->rfixed, 0, sizeof x->rfixed);
+    if (x->dcn == n && !memcmp(x->dcout, a, (size_t)n * sizeof *a))
+        memcpy(x->rfixed, x->dcin, sizeof x->rfixed);
 }
 
 /* walks m: per event mean count and gap (if st), and for the base, the
@@ -515,9 +624,10 @@ static int pass1(xctx *x, psk_merged *m, int input, evstat *st, ptable **pt, int
                 for (int j = 0; j < me.nranks; j++)
                     t->crank[j] = crank[j], t->v[j] = me.ev[j].v[f];
             }
-            /* arrays that cannot be rebuilt */
+            note_grid(x, &me);
+            /* arrays that cannot be rebuilt (a grid's are rebuilt in pass 2) */
             for (int f = PSK_F_FIRST_ARRAY; f < PSK_F_NFIELDS && !rc; f++) {
-                if (!((me.fields >> f) & 1u) || f == PSK_F_REQS || f == PSK_F_INDICES)
+                if (!((me.fields >> f) & 1u) || f == PSK_F_REQS || f == PSK_F_INDICES || ((PSK_FIELDS_V3 >> f) & 1u))
                     continue;
                 for (int j = 0; j < me.nranks && !rc; j++) {
                     uint32_t n = PSK_ARRN(&me.ev[j], f);
@@ -679,7 +789,7 @@ static int pass2(xctx *x)
     psk_event *ev = malloc((size_t)P2 * sizeof *ev);
     int32_t *crank = malloc((size_t)P2 * sizeof *crank), *csize = malloc((size_t)P2 * sizeof *csize);
     int32_t *crank1 = malloc((size_t)x->P * sizeof *crank1), *csize1 = malloc((size_t)x->P * sizeof *csize1);
-    int64_t *ident = malloc((size_t)P2 * sizeof *ident), *arrv[4] = {NULL};
+    int64_t *ident = malloc((size_t)P2 * sizeof *ident), *arrv[4] = {NULL}, dimsv[MAXD];
     for (int k = 0; k < 4; k++)
         arrv[k] = malloc((size_t)P2 * sizeof *arrv[k]);
     m2->rank = calloc((size_t)P2, sizeof *m2->rank);
@@ -803,6 +913,29 @@ static int pass2(xctx *x)
                     arrv[k][i] = v;
                 e->n[k] = n;
                 e->arr[k] = arrv[k];
+            }
+            /* a grid: MPI_Dims_create(P, ...) and MPI_Cart_create over the
+             * world made at P2 as the program would */
+            int g[MAXD], gn = grid_array(&me, PSK_F_DIMS, g);
+            if (gn > 0 && (me.fn == PSK_FN_Cart_create || e->v[PSK_F_I1] == x->P)) {
+                int given[MAXD] = {0};
+                if (me.fn == PSK_FN_Dims_create && grid_array(&me, PSK_F_DIMSIN, given) != gn)
+                    gn = -1;
+                else if (me.fn == PSK_FN_Cart_create && gn == x->nd && !memcmp(g, x->D, (size_t)gn * sizeof *g))
+                    memcpy(given, x->rep->fixed, sizeof given);
+                if (gn > 0 && dims_fixed(P2, gn, given, g)) {
+                    rc = refuse(x, -1, "--ranks %d: event %llu (%s) keeps dims whose product does not divide %d", P2,
+                                (unsigned long long)me.index, fname(me.fn), P2);
+                    break;
+                }
+                for (int k = 0; k < gn; k++)
+                    dimsv[k] = g[k];
+                if (gn > 0) {
+                    PSK_ARRN(e, PSK_F_DIMS) = (uint32_t)gn;
+                    PSK_ARR(e, PSK_F_DIMS) = dimsv;
+                    if (me.fn == PSK_FN_Dims_create)
+                        e->v[PSK_F_I1] = P2;
+                }
             }
         }
         if (rc)
@@ -999,13 +1132,21 @@ int psk_merged_extrapolate(psk_merged *m0, const psk_extrap_opts *o, psk_merged 
     free(pt);
     if (!rc) {
         rep->ndims = x.nd;
-        dims_create(x.P2, x.nd, x.D2);
+        if (rep->grid_recorded) {
+            for (int k = 0; k < x.nd; k++)
+                rep->periods[k] = x.per[k], rep->fixed[k] = x.rfixed[k];
+            if (dims_fixed(x.P2, x.nd, x.rfixed, x.D2))
+                rc = refuse(&x, -1, "--ranks %d: the recorded MPI_Dims_create kept dims whose product does not divide %d",
+                            x.P2, x.P2);
+        } else {
+            dims_create(x.P2, x.nd, x.D2);
+        }
         if (x.nd == 1)
             x.D2[0] = x.P2;
-        for (int k = 0; k < x.nd; k++) {
+        for (int k = 0; k < x.nd && !rc; k++) {
             rep->dims_from[k] = x.D[k];
             rep->dims_to[k] = x.D2[k];
-            if (x.D2[k] < 2 && x.nd > 1)
+            if (x.D2[k] < 2 && x.nd > 1 && !rep->grid_recorded)
                 rc = refuse(&x, -1, "--ranks %d: MPI_Dims_create gives a grid with a dimension of 1; the recorded %d-D "
                                     "grid's neighbours need 2 or more in each",
                             x.P2, x.nd);

@@ -15,12 +15,13 @@
 
 function init_kinds() {
     # C parameter types; "%s" marks where the name goes when not at the end
-    split("i1 i2 int count rcount count_root rcount_root dest src rsrc tag rtag root nreq", a, " ")
+    split("i1 i2 int count rcount count_root rcount_root dest src rsrc tag rtag root nreq ndims", a, " ")
     for (i in a) CT[a[i]] = "int"
     split("provided flag indexout outcount indices", a, " ")
     for (i in a) CT[a[i]] = "int *"
-    split("ints counts rcounts counts_root rcounts_root displs", a, " ")
+    split("ints counts rcounts counts_root rcounts_root displs dims periods", a, " ")
     for (i in a) CT[a[i]] = "const int *"
+    CT["dimsio"] = "int *"
     split("dtype rdtype dtype_root rdtype_root", a, " ")
     for (i in a) CT[a[i]] = "MPI_Datatype"
     CT["argcp"] = "int *"; CT["argvp"] = "char ***"; CT["ranges"] = "int (*%s)[3]"
@@ -37,8 +38,12 @@ function init_kinds() {
     CT["sbuf"] = "const void *"; CT["rbuf"] = "void *"
 
     # C value of a Fortran argument f (input kinds only)
-    split("i1 i2 count rcount count_root rcount_root dest src rsrc tag rtag root nreq", a, " ")
+    split("i1 i2 count rcount count_root rcount_root dest src rsrc tag rtag root nreq ndims", a, " ")
     for (i in a) FCONV[a[i]] = "(int)*@F"
+    # (Fortran LOGICAL periods: any non-zero MPI_Fint is true)
+    split("dims periods", a, " ")
+    for (i in a) FCONV[a[i]] = "(const int *)@F"
+    FCONV["dimsio"] = "(int *)@F"
     split("dtype rdtype dtype_root rdtype_root", a, " ")
     for (i in a) FCONV[a[i]] = "PMPI_Type_f2c(*@F)"
     split("counts rcounts counts_root rcounts_root", a, " ")
@@ -46,7 +51,9 @@ function init_kinds() {
     FCONV["comm"] = "PMPI_Comm_f2c(*@F)"; FCONV["op"] = "PMPI_Op_f2c(*@F)"
     FCONV["group"] = "PMPI_Group_f2c(*@F)"
 
-    # before the call (V = C value, F = Fortran pointer, N = request count)
+    # before the call (V = C value, F = Fortran pointer, N = request count,
+    # D = the ndims argument)
+    PRE["dimsio"] = "psk_post_ints(&call, PSK_F_DIMSIN, @D, @V, 0);"
     PRE["src"] = "call.wild_src |= (@V == MPI_ANY_SOURCE);"
     PRE["rsrc"] = PRE["src"]
     PRE["rtag"] = "call.wild_tag |= (@V == MPI_ANY_TAG);"
@@ -106,6 +113,9 @@ function init_kinds() {
     FPOST["dtypes"] = "psk_post_fdtypes(&call, PSK_F_DTSIZES, @F);"
     POST["rdtypes"] = "psk_post_dtypes(&call, PSK_F_RDTSIZES, @V);"
     FPOST["rdtypes"] = "psk_post_fdtypes(&call, PSK_F_RDTSIZES, @F);"
+    POST["dims"] = "psk_post_ints(&call, PSK_F_DIMS, @D, @V, 0);"
+    POST["dimsio"] = POST["dims"]
+    POST["periods"] = "psk_post_ints(&call, PSK_F_PERIODS, @D, @V, 1);"
     POST["newcomm"] = "psk_post_newcomm(&call, *@V);"
     FPOST["newcomm"] = "psk_post_newcomm(&call, PMPI_Comm_f2c(*@F));"
     POST["newgroup"] = "psk_post_newgroup(&call, *@V);"
@@ -129,6 +139,7 @@ function init_kinds() {
     FLD["rcounts"] = "RCOUNTS"; FLD["rcounts_root"] = "RCOUNTS"
     FLD["dtypes"] = "DTSIZES"; FLD["rdtypes"] = "RDTSIZES"
     FLD["newcomm"] = "NEWID MEMBERS"; FLD["newgroup"] = "NEWID MEMBERS"
+    FLD["dims"] = "DIMS"; FLD["periods"] = "PERIODS"; FLD["dimsio"] = "DIMSIN DIMS"
     FLD["commfree"] = "COMM"; FLD["group"] = "GROUP"; FLD["groupfree"] = "GROUP"
 
     split("wait waitall waitany waitsome test testall testany testsome", a, " ")
@@ -220,24 +231,26 @@ function fieldmask(f,   i, s, n, parts, j, m) {
     return s == "" ? "0" : substr(s, 4)
 }
 
-function subst(code, v, fp, n) {
+function subst(code, v, fp, n, d) {
     gsub(/E\(/, "PSK_E(", code)
     gsub(/@V/, v, code)
     gsub(/@F/, fp, code)
     gsub(/@N/, n, code)
+    gsub(/@D/, d, code)
     return code
 }
 
 # lines of pre/post code for f; lang = "c" or "f"
-function body(f, lang, which,   i, kd, v, fp, code, s, n) {
-    s = ""; n = "0"
+function body(f, lang, which,   i, kd, v, fp, code, s, n, d) {
+    s = ""; n = "0"; d = "0"
     for (i = 1; i <= NARG[f]; i++) if (KIND[f, i] == "nreq") n = "a" (i - 1)
+    for (i = 1; i <= NARG[f]; i++) if (KIND[f, i] == "ndims") d = "a" (i - 1)
     for (i = 1; i <= NARG[f]; i++) {
         kd = KIND[f, i]; v = "a" (i - 1); fp = "f" (i - 1)
         code = ""
         if (which == "pre") code = (lang == "f" && (kd in FPRE)) ? FPRE[kd] : PRE[kd]
         else code = (lang == "f" && (kd in FPOST)) ? FPOST[kd] : POST[kd]
-        if (code != "") s = s "    " subst(code, v, fp, n) "\n"
+        if (code != "") s = s "    " subst(code, v, fp, n, d) "\n"
     }
     return s
 }

@@ -729,6 +729,14 @@ void psk_post_counts(psk_call *call, int field, const int *counts, int root_only
         a[i] = counts[i];
 }
 
+void psk_post_ints(psk_call *call, int field, int n, const int *v, int boolean)
+{
+    size_t len = v && n > 0 ? (size_t)n : 0;
+    int64_t *a = arr_alloc(call, field, len);
+    for (size_t i = 0; a && i < len; i++)
+        a[i] = boolean ? v[i] != 0 : v[i] < 0 ? 0 : v[i];
+}
+
 void psk_post_dtypes(psk_call *call, int field, const MPI_Datatype *types)
 {
     size_t n = types ? (size_t)call->asize : 0;

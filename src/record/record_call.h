@@ -228,6 +228,9 @@ MPI_Status *psk_pre_statuses(psk_call *call, MPI_Status *sts);
 MPI_Fint *psk_pre_fstatuses(psk_call *call, MPI_Fint *sts);
 void psk_post_reqnew(psk_call *call, MPI_Request req, int persistent);
 void psk_post_counts(psk_call *call, int field, const int *counts, int root_only);
+/* n ints of v (MPI_Cart_create's dims, Dims_create's) as field's array;
+ * boolean: as 0/1 (periods, which are Fortran LOGICALs in Fortran) */
+void psk_post_ints(psk_call *call, int field, int n, const int *v, int boolean);
 void psk_post_dtypes(psk_call *call, int field, const MPI_Datatype *types);
 void psk_post_fdtypes(psk_call *call, int field, const MPI_Fint *types);
 void psk_post_newcomm(psk_call *call, MPI_Comm comm);

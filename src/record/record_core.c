@@ -46,7 +46,7 @@ static struct {
     uint64_t mono_start;
     volatile sig_atomic_t in_write;
     int started;        /* priv made, the clock offsets to be exchanged at the end */
-    int arms;           /* libperfskel-tune stacked after us: format 2, arms recorded */
+    int arms;           /* libperfskel-tune stacked after us: the arms recorded are known */
     ZSTD_CCtx *zctx;    /* PSK_ZSTD: blocks compressed (a static context: never allocates) */
     void *zws;          /* its workspace */
     uint8_t *zbuf;      /* a compressed block */
@@ -226,7 +226,7 @@ void psk_rec_emit(const psk_call *call)
         for (size_t j = 0; j < nv; j++)
             p = u ? psk_put_uvar(p, (uint64_t)a[j]) : psk_put_svar(p, a[j]);
     }
-    if (R.arms && psk_fn_table[call->fn].tuned)
+    if (psk_fn_table[call->fn].tuned) /* format 3: always (0 without the tuning library) */
         p = psk_put_uvar(p, (uint64_t)call->arm);
     R.used = (size_t)(p - R.buf); /* the event is complete only now */
     R.nev++;
@@ -413,7 +413,7 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
     psk_json_init(&j, f, 1);
     psk_json_obj(&j, NULL);
     psk_json_str(&j, "format", "perfskel-trace");
-    psk_json_int(&j, "version", R.arms ? PSK_FORMAT_VERSION_ARMS : PSK_FORMAT_VERSION);
+    psk_json_int(&j, "version", PSK_FORMAT_VERSION_LATEST);
     psk_json_str(&j, "job_id", idhex);
     psk_json_obj(&j, "mpi");
     psk_json_str(&j, "flavour", flavour == PSK_MPI_OPENMPI ? "openmpi" : "mpich");
@@ -594,7 +594,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
         warn("cannot create the rank's trace file", errno);
         return;
     }
-    psk_file_header fh = {.version = R.arms ? PSK_FORMAT_VERSION_ARMS : PSK_FORMAT_VERSION, .flavour = (uint16_t)flavour,
+    psk_file_header fh = {.version = PSK_FORMAT_VERSION_LATEST, .flavour = (uint16_t)flavour,
                           .job_id = job_id, .rank = (uint32_t)R.rank,
                           .nranks = (uint32_t)R.nranks, .clock_offset_ns = offset,
                           .mono_start_ns = t0, .real_start_ns = real_ns,

@@ -21,10 +21,15 @@ size_t psk_event_encoded_max(const psk_event *ev)
 
 uint8_t *psk_event_encode(uint8_t *p, const psk_event *ev, int64_t gap)
 {
+    return psk_event_encode_fields(p, ev, gap, psk_fn_fields(ev->fn));
+}
+
+uint8_t *psk_event_encode_fields(uint8_t *p, const psk_event *ev, int64_t gap, uint32_t fields)
+{
     p = psk_put_uvar(p, ev->fn);
     p = psk_put_svar(p, gap);
     p = psk_put_uvar(p, ev->t_exit - ev->t_entry);
-    for (uint32_t fs = psk_fn_fields(ev->fn); fs; fs &= fs - 1) {
+    for (uint32_t fs = fields; fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int u = (PSK_FIELDS_UNSIGNED >> f) & 1u;
         if (f < PSK_F_FIRST_ARRAY) {

@@ -119,7 +119,8 @@ const char *psk_field_name(int field)
         "comm", "peer", "tag", "count", "dtsize", "rpeer", "rtag", "rcount",
         "rdtsize", "root", "op", "req", "flag", "index", "newid", "group",
         "i1", "i2", "src", "srctag", "counts", "rcounts", "dtsizes",
-        "rdtsizes", "reqs", "indices", "members", "statuses"};
+        "rdtsizes", "reqs", "indices", "members", "statuses", "dims", "periods",
+        "dimsin"};
     return field >= 0 && field < PSK_F_NFIELDS ? names[field] : "?";
 }
 

@@ -1,8 +1,10 @@
-/* The on-disk trace format, versions 1 and 2 (docs/trace-format.md says it
+/* The on-disk trace format, versions 1 to 3 (docs/trace-format.md says it
  * in prose). Version 2 is version 1 plus, at the end of each event of a
  * function the tuning library takes over (psk_fn_info.tuned), a uvar arm:
- * 0 not known, else 1 + the arm's number in include/perfskel/tune.h. The
- * recorder writes 2 only when libperfskel-tune is loaded with it.
+ * 0 not known, else 1 + the arm's number in include/perfskel/tune.h.
+ * Version 3 is version 2 (an arm always, 0 without the tuning library)
+ * plus the fields PSK_FIELDS_V3: MPI_Cart_create's dims and periods, and
+ * the new MPI_Dims_create. The recorder writes 3.
  * A trace is a directory: job.json (written by rank 0) and rank-NNNNNN.psk,
  * one per rank. A rank file is a 64-byte header followed by blocks; each
  * block is a 32-byte header, then varint-encoded events, covered by a CRC-32.
@@ -18,6 +20,9 @@
 #define PSK_FILE_MAGIC "PSKTRACE"   /* 8 bytes, no NUL on disk */
 #define PSK_FORMAT_VERSION 1      /* no arms */
 #define PSK_FORMAT_VERSION_ARMS 2 /* tuned collectives carry their arm */
+#define PSK_FORMAT_VERSION_CART 3 /* and Cart_create its grid; Dims_create */
+#define PSK_FORMAT_VERSION_LATEST PSK_FORMAT_VERSION_CART
+#define PSK_FORMAT_VERSION_OK(v) ((v) >= PSK_FORMAT_VERSION && (v) <= PSK_FORMAT_VERSION_LATEST)
 #define PSK_FILE_HEADER_SIZE 64
 #define PSK_BLOCK_MAGIC 0x424b5350u /* "PSKB" */
 #define PSK_BLOCK_HEADER_SIZE 32
@@ -67,6 +72,15 @@ enum psk_bytes_rule {
 };
 
 extern const psk_fn_info psk_fn_table[];
+
+/* the fields an event of fn carries in a file of format version v */
+static inline uint32_t psk_fn_fields_v(unsigned fn, int v)
+{
+    uint32_t f = psk_fn_table[fn].fields;
+    return v >= PSK_FORMAT_VERSION_CART ? f : f & ~PSK_FIELDS_V3;
+}
+/* psk_event_encode with the fields given (a file of an older version) */
+uint8_t *psk_event_encode_fields(uint8_t *out, const psk_event *ev, int64_t gap, uint32_t fields);
 extern const unsigned psk_fn_count_; /* table size: ids are 1..psk_fn_count_-1 */
 
 #endif

@@ -48,9 +48,9 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
     if (strcmp(jstr(r, "format", ""), "perfskel-trace") != 0)
         return fail(d, PSK_EFORMAT, "%s: not a perfskel job header (no \"format\": \"perfskel-trace\")", name);
     json_int_t version = json_integer_value(json_object_get(r, "version"));
-    if (version != PSK_FORMAT_VERSION && version != PSK_FORMAT_VERSION_ARMS)
-        return fail(d, PSK_EVERSION, "%s: trace format version %lld; this perfskel reads versions %d and %d",
-                    name, (long long)version, PSK_FORMAT_VERSION, PSK_FORMAT_VERSION_ARMS);
+    if (!PSK_FORMAT_VERSION_OK(version))
+        return fail(d, PSK_EVERSION, "%s: trace format version %lld; this perfskel reads versions %d to %d",
+                    name, (long long)version, PSK_FORMAT_VERSION, PSK_FORMAT_VERSION_LATEST);
     json_int_t nranks = json_integer_value(json_object_get(r, "ranks"));
     if (nranks < 1 || nranks > 1 << 24)
         return fail(d, PSK_EFORMAT, "%s: bad \"ranks\" value", name);

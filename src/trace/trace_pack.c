@@ -57,7 +57,7 @@ int psk_unpack_file_header(const uint8_t in[64], psk_file_header *h)
     h->mono_start_ns = get64(in + 40);
     h->real_start_ns = get64(in + 48);
     h->clock_cost_ns = get32(in + 56);
-    return h->version == PSK_FORMAT_VERSION || h->version == PSK_FORMAT_VERSION_ARMS ? 0 : -3;
+    return PSK_FORMAT_VERSION_OK(h->version) ? 0 : -3;
 }
 
 void psk_pack_block_header(uint8_t out[32], psk_block_header *h, const uint8_t *payload)

@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "psk_varint.h"
+#include "psk_fn_ids.h"
 #include "trace_format.h"
 #include "trace_pack.h"
 
@@ -44,6 +45,8 @@ struct psk_rank_reader {
     uint64_t events;
     uint64_t prev;
     const uint8_t *last, *last_end; /* the last event's bytes but its arm */
+    uint8_t *conv;      /* an older version's event in the latest form */
+    size_t convcap;
     int done;           /* 1 after END, or the sticky error code */
     int status;
     int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
@@ -118,8 +121,8 @@ static int read_header(FILE *f, const char *path, psk_file_header *h, char *err)
     case -2:
         return fail(err, PSK_EFORMAT, "%s: corrupt file header (checksum mismatch)", path);
     case -3:
-        return fail(err, PSK_EVERSION, "%s: trace format version %u; this perfskel reads versions %d and %d",
-                    path, h->version, PSK_FORMAT_VERSION, PSK_FORMAT_VERSION_ARMS);
+        return fail(err, PSK_EVERSION, "%s: trace format version %u; this perfskel reads versions %d to %d",
+                    path, h->version, PSK_FORMAT_VERSION, PSK_FORMAT_VERSION_LATEST);
     }
     return PSK_OK;
 }
@@ -403,7 +406,9 @@ static int decode(psk_rank_reader *r, psk_event *ev)
         return bad_event(r);
     if (fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name || psk_fn_table[fn].poll_of)
         return bad_event(r); /* polls are made by merging, never recorded */
-    ev->fields = psk_fn_table[fn].fields;
+    if (fn == PSK_FN_Dims_create && r->hdr.version < PSK_FORMAT_VERSION_CART)
+        return bad_event(r); /* not recorded before version 3 */
+    ev->fields = psk_fn_fields_v((unsigned)fn, r->hdr.version);
     for (uint32_t f = ev->fields & SCALARS; f; f &= f - 1) {
         int i = __builtin_ctz(f);
         if (get_uvar(&p, r->end, fast, &x))
@@ -417,6 +422,22 @@ static int decode(psk_rank_reader *r, psk_event *ev)
     r->prev = ev->t_exit;
     int rc = ev->fields & ~SCALARS ? decode_arrays(r, ev) : PSK_OK;
     r->last_end = r->p;
+    if (!rc && ev->fields != psk_fn_table[fn].fields) {
+        /* an older version's event: the fields it lacks are empty, and
+         * its bytes are given in the latest form (psk_rank_event_bytes) */
+        for (uint32_t f = psk_fn_table[fn].fields & ~ev->fields; f; f &= f - 1)
+            ev->n[__builtin_ctz(f) - PSK_F_FIRST_ARRAY] = 0;
+        ev->fields = psk_fn_table[fn].fields;
+        size_t need = psk_event_encoded_max(ev);
+        if (need > r->convcap) {
+            uint8_t *c = realloc(r->conv, need);
+            if (!c)
+                return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+            r->conv = c, r->convcap = need;
+        }
+        r->last = r->conv;
+        r->last_end = psk_event_encode(r->conv, ev, psk_unzigzag(ug));
+    }
     ev->arm = 0;
     if (!rc && r->hdr.version >= PSK_FORMAT_VERSION_ARMS && psk_fn_table[fn].tuned) {
         if (psk_get_uvar(&r->p, r->end, &x))
@@ -467,6 +488,7 @@ void psk_rank_close(psk_rank_reader *r)
         fclose(r->f);
     free(r->payload);
     free(r->plain);
+    free(r->conv);
     ZSTD_freeDCtx(r->zd);
     for (int k = 0; k < PSK_F_NFIELDS - PSK_F_FIRST_ARRAY; k++)
         free(r->arr[k]);

@@ -12,6 +12,7 @@
 #include "psk_fs.h"
 #include "psk_json.h"
 #include "psk_varint.h"
+#include "psk_fn_ids.h"
 #include "trace_format.h"
 #include "trace_pack.h"
 
@@ -48,6 +49,8 @@ int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_st
     if (!w)
         return PSK_ENOMEM;
     w->job = *job;
+    if (!w->job.format_version)
+        w->job.format_version = PSK_FORMAT_VERSION_LATEST;
     w->dir = strdup(dir);
     w->r = calloc((size_t)job->nranks, sizeof *w->r);
     if (!w->dir || !w->r)
@@ -61,8 +64,10 @@ int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_st
         if (!(x->f = fopen(path, "wb")))
             return fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
         x->base = x->prev = mono_start ? mono_start[r] : 0;
-        psk_file_header h = {.version = (uint16_t)(job->format_version == PSK_FORMAT_VERSION_ARMS
-                                                       ? PSK_FORMAT_VERSION_ARMS : PSK_FORMAT_VERSION),
+        if (!PSK_FORMAT_VERSION_OK(w->job.format_version))
+            return fail(w, PSK_EINVAL, "%s: trace format version %d: this perfskel writes versions %d to %d", dir,
+                        w->job.format_version, PSK_FORMAT_VERSION, PSK_FORMAT_VERSION_LATEST);
+        psk_file_header h = {.version = (uint16_t)w->job.format_version,
                              .flavour = (uint16_t)job->flavour,
                              .job_id = job->job_id, .rank = (uint32_t)r, .nranks = (uint32_t)job->nranks,
                              .clock_offset_ns = job->clock_offsets_ns ? job->clock_offsets_ns[r] : 0,
@@ -106,11 +111,15 @@ int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
         x->buf = p;
         x->cap = cap;
     }
-    int arms = w->job.format_version == PSK_FORMAT_VERSION_ARMS && psk_fn_tuned(ev->fn);
+    if (ev->fn == PSK_FN_Dims_create && w->job.format_version < PSK_FORMAT_VERSION_CART)
+        return fail(w, PSK_EINVAL, "%s: event of rank %d: MPI_Dims_create is not in format version %d", w->dir, rank,
+                    w->job.format_version);
+    int arms = w->job.format_version >= PSK_FORMAT_VERSION_ARMS && psk_fn_tuned(ev->fn);
     if (arms && !psk_arm_valid(ev->fn, ev->arm))
         return fail(w, PSK_EINVAL, "%s: event of rank %d: arm %d is not one of %s's", w->dir, rank, ev->arm,
                     psk_fn_name(ev->fn));
-    uint8_t *p = psk_event_encode(x->buf + x->len, ev, (int64_t)(ev->t_entry - x->prev));
+    uint8_t *p = psk_event_encode_fields(x->buf + x->len, ev, (int64_t)(ev->t_entry - x->prev),
+                                         psk_fn_fields_v(ev->fn, w->job.format_version));
     if (arms)
         p = psk_put_uvar(p, (uint64_t)ev->arm);
     x->len = (size_t)(p - x->buf);
@@ -133,8 +142,7 @@ static int write_job(psk_trace_writer *w)
     psk_json_init(&j, f, 1);
     psk_json_obj(&j, NULL);
     psk_json_str(&j, "format", "perfskel-trace");
-    psk_json_int(&j, "version", job->format_version == PSK_FORMAT_VERSION_ARMS ? PSK_FORMAT_VERSION_ARMS
-                                                                               : PSK_FORMAT_VERSION);
+    psk_json_int(&j, "version", job->format_version);
     psk_json_str(&j, "job_id", id);
     psk_json_obj(&j, "mpi");
     psk_json_str(&j, "flavour", psk_flavour_name(job->flavour));

@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (two_d) {
-        MPI_Dims_create(size, 2, dims);
+        CALL(MPI_Dims_create)(size, 2, dims); /* recorded (trace format 3) */
     } else {
         dims[0] = size;
         dims[1] = 1;
@@ -93,9 +93,10 @@ int main(int argc, char **argv)
         printf("allreduce %d\n", NITER);
         /* per iteration: Irecv and Isend per direction some rank has, per
          * field, a Waitall per field, the sweep's Send and Recv sites, the
-         * Allreduce; then Init, ps_report's Gather, Finalize */
+         * Allreduce; then Init, ps_report's Gather, Finalize, and in 2-D
+         * the Dims_create */
         int ndirs = 2 * (dims[0] > 1) + 2 * (dims[1] > 1);
-        long sites = 3 + (long)NITER * (nf * (2 * ndirs + 1) + (dims[0] > 1 ? 2 * NPLANES : 0) + 1);
+        long sites = 3 + two_d + (long)NITER * (nf * (2 * ndirs + 1) + (dims[0] > 1 ? 2 * NPLANES : 0) + 1);
         printf("sites %ld\n", sites);
     }
     ps_report();

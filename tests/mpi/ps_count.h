@@ -26,8 +26,9 @@
 /* Every recorded function any of the test programs uses. */
 #define PS_FUNCS(X)                                                          \
     X(MPI_Allgatherv) X(MPI_Allreduce) X(MPI_Alltoall) X(MPI_Alltoallv)      \
-    X(MPI_Barrier) X(MPI_Bcast) X(MPI_Comm_create) X(MPI_Comm_dup)           \
-    X(MPI_Comm_free) X(MPI_Comm_group) X(MPI_Comm_split) X(MPI_Finalize)     \
+    X(MPI_Barrier) X(MPI_Bcast) X(MPI_Cart_create) X(MPI_Comm_create)        \
+    X(MPI_Comm_dup) X(MPI_Comm_free) X(MPI_Comm_group) X(MPI_Comm_split)     \
+    X(MPI_Dims_create) X(MPI_Finalize)                                       \
     X(MPI_Gather) X(MPI_Gatherv) X(MPI_Group_free) X(MPI_Group_incl)         \
     X(MPI_Ibarrier) X(MPI_Init) X(MPI_Irecv) X(MPI_Isend) X(MPI_Recv)        \
     X(MPI_Recv_init) X(MPI_Reduce) X(MPI_Reduce_scatter)                     \

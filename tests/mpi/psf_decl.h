@@ -4,7 +4,7 @@
 ! PS_INCLUDE_MPIF; #include "psf_procs.h" after its 'contains'.
 ! ps_names lists every recorded function the test programs call, by its C name
 ! (as the recorder reports it), in ASCII order; ps_report relies on that order.
-  integer, parameter :: PS_NFUNC = 33
+  integer, parameter :: PS_NFUNC = 35
   character(len=18), parameter :: ps_names(PS_NFUNC) = [character(len=18) :: &
        'MPI_Allgatherv', &
        'MPI_Allreduce', &
@@ -12,11 +12,13 @@
        'MPI_Alltoallv', &
        'MPI_Barrier', &
        'MPI_Bcast', &
+       'MPI_Cart_create', &
        'MPI_Comm_create', &
        'MPI_Comm_dup', &
        'MPI_Comm_free', &
        'MPI_Comm_group', &
        'MPI_Comm_split', &
+       'MPI_Dims_create', &
        'MPI_Finalize', &
        'MPI_Gather', &
        'MPI_Gatherv', &

@@ -107,6 +107,14 @@ if ! cmp -s dump.trace dump.merged; then
     diff dump.trace dump.merged | head -n 10 >&2
     fail "expanding the merged trace does not give back the recorded events"
 fi
+# 6a. fields the program states: "expectdump RANK FUNCTION field=value ...":
+#     the rank's first event of FUNCTION carries each of them
+while read -r _ r fn want; do
+    line=$(awk -v r="$r" -v f="$fn" '$1 == r && $5 == f { print; exit }' dump.trace)
+    for tok in $want; do
+        case " $line " in *" $tok "*) ;; *) fail "rank $r's $fn: no $tok in the trace (${line:-no such event})" ;; esac
+    done
+done < <(awk '$1 == "expectdump"' plain.out)
 
 # 6b. simulated on the default machine: the replay gets through every
 #     rank's events (no deadlock, every call understood) and predicts a time

@@ -3,8 +3,12 @@
 ! to the left/right neighbours and completes them with one MPI_Waitall of 4
 ! requests; every ALLRED_EVERY iterations an MPI_Allreduce sums the field.
 ! With 1 rank both neighbours are the rank itself.  Same output as stencil.c.
+! First the ring is described with MPI_Dims_create and MPI_Cart_create
+! (periodic, freed at once): the recorded fields (dims, periods: a LOGICAL
+! array in Fortran) are stated in "expectdump" lines run_case.sh checks.
 !
-! Per rank: Init 1, Irecv 2*NITER, Isend 2*NITER, Waitall NITER,
+! Per rank: Init 1, Dims_create 1, Cart_create 1, Comm_free 1,
+!           Irecv 2*NITER, Isend 2*NITER, Waitall NITER,
 !           Allreduce NITER/ALLRED_EVERY, Gather 1, Finalize 1.
 #include "psf.h"
 #ifndef PS_NITER
@@ -19,12 +23,26 @@ program stencil
   integer, asynchronous :: u(0:NLOC+1)
   integer :: unew(NLOC)
   integer :: rank, nprocs, left, right, it, i, local, global, ierr
+  integer :: dims(1)
+  logical :: periods(1)
+  COMM_T :: ring
   REQ_T :: req(4)
 
   call cnt('MPI_Init')
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  dims(1) = 0
+  periods(1) = .true.
+  call cnt('MPI_Dims_create')
+  call MPI_Dims_create(nprocs, 1, dims, ierr)
+  call cnt('MPI_Cart_create')
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, .false., ring, ierr)
+  call cnt('MPI_Comm_free')
+  call MPI_Comm_free(ring, ierr)
+  if (rank == 0) write(*, '(a,i0,a,i0,a)') 'expectdump 0 MPI_Dims_create i1=', nprocs, ' dims=[', dims(1), &
+       '] dimsin=[0]'
+  if (rank == 0) write(*, '(a,i0,a)') 'expectdump 0 MPI_Cart_create dims=[', dims(1), '] periods=[1]'
   left = mod(rank + nprocs - 1, nprocs)
   right = mod(rank + 1, nprocs)
 

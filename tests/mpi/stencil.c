@@ -4,8 +4,12 @@
  * with one MPI_Waitall of 4 requests; every ALLRED_EVERY iterations an
  * MPI_Allreduce sums the field.  With 1 rank both neighbours are the rank
  * itself (it talks to itself), so the counts do not depend on the rank count.
+ * First the ring is described with MPI_Dims_create and MPI_Cart_create
+ * (periodic, freed at once): the recorded fields are stated in
+ * "expectdump" lines run_case.sh checks.
  *
- * Per rank: Init 1, Irecv 2*NITER, Isend 2*NITER, Waitall NITER,
+ * Per rank: Init 1, Dims_create 1, Cart_create 1, Comm_free 1,
+ *           Irecv 2*NITER, Isend 2*NITER, Waitall NITER,
  *           Allreduce NITER/ALLRED_EVERY, Gather 1, Finalize 1.
  */
 #include "ps_count.h"
@@ -23,6 +27,15 @@ int main(int argc, char **argv)
     CALL(MPI_Init)(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int dims[1] = {0}, periods[1] = {1};
+    MPI_Comm ring;
+    CALL(MPI_Dims_create)(size, 1, dims);
+    CALL(MPI_Cart_create)(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    CALL(MPI_Comm_free)(&ring);
+    if (rank == 0) {
+        printf("expectdump 0 MPI_Dims_create i1=%d dims=[%d] dimsin=[0]\n", size, dims[0]);
+        printf("expectdump 0 MPI_Cart_create dims=[%d] periods=[1]\n", dims[0]);
+    }
     int left = (rank + size - 1) % size, right = (rank + 1) % size;
 
     int u[NLOC + 2], unew[NLOC + 2];

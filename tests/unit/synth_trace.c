@@ -78,6 +78,8 @@ void synth_event(synth_rank *s, const psk_event *ev)
     p = psk_put_svar(p, (int64_t)(ev->t_entry - s->prev));
     p = psk_put_uvar(p, ev->t_exit - ev->t_entry);
     uint32_t fields = psk_fn_fields(ev->fn);
+    if (s->version < 3) /* the fields version 3 added */
+        fields &= ~PSK_FIELDS_V3;
     for (int i = 0; i < PSK_F_NFIELDS; i++) {
         if (!((fields >> i) & 1u))
             continue;
@@ -92,8 +94,8 @@ void synth_event(synth_rank *s, const psk_event *ev)
         for (size_t k = 0; k < nv; k++)
             p = u ? psk_put_uvar(p, (uint64_t)PSK_ARR(ev, i)[k]) : psk_put_svar(p, PSK_ARR(ev, i)[k]);
     }
-    /* version 2: MPI_Bcast (51), MPI_Allgather (56), MPI_Alltoall (58) and
-     * MPI_Allreduce (62) end with the arm */
+    /* versions 2 and 3: MPI_Bcast (51), MPI_Allgather (56), MPI_Alltoall (58)
+     * and MPI_Allreduce (62) end with the arm */
     if (s->version >= 2 && (ev->fn == 51 || ev->fn == 56 || ev->fn == 58 || ev->fn == 62))
         p = psk_put_uvar(p, (uint64_t)ev->arm);
     s->len = (size_t)(p - s->buf);

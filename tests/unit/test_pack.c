@@ -60,15 +60,20 @@ static void test_file_header_damage(void **state)
             c[i] ^= (uint8_t)(1u << bit);
             assert_int_equal(psk_unpack_file_header(c, &g), i < 8 ? -1 : -2);
         }
-    /* version 2 (arms) is read; a well-formed header of another version not */
-    h.version = PSK_FORMAT_VERSION_ARMS;
-    psk_pack_file_header(b, &h);
-    assert_int_equal(psk_unpack_file_header(b, &g), 0);
-    assert_int_equal(g.version, PSK_FORMAT_VERSION_ARMS);
-    h.version = PSK_FORMAT_VERSION_ARMS + 1;
-    psk_pack_file_header(b, &h);
-    assert_int_equal(psk_unpack_file_header(b, &g), -3);
-    assert_int_equal(g.version, PSK_FORMAT_VERSION_ARMS + 1);
+    /* versions 2 (arms) and 3 (Cartesian grids) are read; a well-formed
+     * header of another version not */
+    for (int v = PSK_FORMAT_VERSION_ARMS; v <= PSK_FORMAT_VERSION_CART; v++) {
+        h.version = (uint16_t)v;
+        psk_pack_file_header(b, &h);
+        assert_int_equal(psk_unpack_file_header(b, &g), 0);
+        assert_int_equal(g.version, v);
+    }
+    for (int v = 0; v <= PSK_FORMAT_VERSION_LATEST + 1; v += PSK_FORMAT_VERSION_LATEST + 1) {
+        h.version = (uint16_t)v;
+        psk_pack_file_header(b, &h);
+        assert_int_equal(psk_unpack_file_header(b, &g), -3);
+        assert_int_equal(g.version, v);
+    }
 }
 
 static void test_block_header(void **state)

@@ -61,9 +61,9 @@ static int setup(void **state)
 {
     fixture *fx = calloc(1, sizeof *fx);
     fx->dir = synth_tempdir();
-    synth_job(fx->dir, JOB, 2, 1);
+    synth_job(fx->dir, JOB, 2, 3);
     uint64_t rng = 0x9e3779b97f4a7c15ull, clock = 5000000000ull;
-    synth_rank *s = synth_rank_open(fx->dir, 0, 2, JOB, 1, clock);
+    synth_rank *s = synth_rank_open(fx->dir, 0, 2, JOB, 3, clock);
     char *p0 = path_of(fx->dir, "rank-000000.psk");
     for (int i = 0; i < NEV; i++) {
         synth_random_event(&rng, &clock, &fx->ev[i], &fx->st[i]);
@@ -72,7 +72,7 @@ static int setup(void **state)
             synth_flush(s);
     }
     synth_end(s, NEV);
-    synth_end(synth_rank_open(fx->dir, 1, 2, JOB, 1, 42), 0);
+    synth_end(synth_rank_open(fx->dir, 1, 2, JOB, 3, 42), 0);
     /* find the block boundaries by walking the headers */
     fx->size = file_size(p0);
     fx->file = malloc(fx->size);
@@ -243,11 +243,11 @@ static void test_versions(void **state)
     char *d = synth_tempdir();
     synth_job(d, JOB, 1, 2);
     synth_end(synth_rank_open(d, 0, 1, JOB, 1, 0), 0);
-    synth_job(d, JOB, 1, 3);
-    expect_open_error(d, PSK_EVERSION, "job.json", "version 3");
+    synth_job(d, JOB, 1, 4);
+    expect_open_error(d, PSK_EVERSION, "job.json", "version 4");
     synth_job(d, JOB, 1, 1);
-    synth_end(synth_rank_open(d, 0, 1, JOB, 3, 0), 0);
-    expect_open_error(d, PSK_EVERSION, "rank-000000.psk", "version 3");
+    synth_end(synth_rank_open(d, 0, 1, JOB, 4, 0), 0);
+    expect_open_error(d, PSK_EVERSION, "rank-000000.psk", "version 4");
     synth_rmdir(d);
     free(d);
     (void)fx;
@@ -569,6 +569,111 @@ static void test_arms(void **state)
     free(d);
 }
 
+/* version 3's fields (Cart_create's dims and periods) in a version 1 or 2
+ * file: Cart_create without them, read back with them empty, and its
+ * bytes for tools that keep events in the latest form; MPI_Dims_create
+ * is refused there, read in version 3; the writer drops them for 1 and 2 */
+static void test_old_cart(void **state)
+{
+    (void)state;
+    int64_t mem[2] = {0, 1}, dims[2] = {2, 1}, per[2] = {1, 0}, din[2] = {0, 1};
+    psk_event cart = {.fn = psk_fn_lookup("MPI_Cart_create"), .t_entry = 2000000, .t_exit = 2000500};
+    cart.fields = psk_fn_fields(cart.fn);
+    cart.v[PSK_F_COMM] = 0, cart.v[PSK_F_NEWID] = 2, cart.v[PSK_F_I1] = 1;
+    PSK_ARRN(&cart, PSK_F_MEMBERS) = 2, PSK_ARR(&cart, PSK_F_MEMBERS) = mem;
+    PSK_ARRN(&cart, PSK_F_DIMS) = 2, PSK_ARR(&cart, PSK_F_DIMS) = dims;
+    PSK_ARRN(&cart, PSK_F_PERIODS) = 2, PSK_ARR(&cart, PSK_F_PERIODS) = per;
+    psk_event dc = {.fn = psk_fn_lookup("MPI_Dims_create"), .t_entry = 1000000, .t_exit = 1000100};
+    assert_true(dc.fn && cart.fn);
+    dc.fields = psk_fn_fields(dc.fn);
+    dc.v[PSK_F_I1] = 2;
+    PSK_ARRN(&dc, PSK_F_DIMS) = 2, PSK_ARR(&dc, PSK_F_DIMS) = dims;
+    PSK_ARRN(&dc, PSK_F_DIMSIN) = 2, PSK_ARR(&dc, PSK_F_DIMSIN) = din;
+    psk_event send = {.fn = psk_fn_lookup("MPI_Send"), .t_entry = 3000000, .t_exit = 3000100};
+    send.fields = psk_fn_fields(send.fn);
+    send.v[PSK_F_PEER] = 1, send.v[PSK_F_COUNT] = 8, send.v[PSK_F_DTSIZE] = 8;
+    char msg[8192];
+    int n;
+    char *d = synth_tempdir();
+    for (int v = 1; v <= 3; v++) {
+        synth_job(d, JOB, 2, v);
+        synth_rank *s = synth_rank_open(d, 0, 2, JOB, v, 1000);
+        synth_event(s, &dc); /* written in any version: refused before 3 */
+        synth_event(s, &cart);
+        synth_event(s, &send);
+        synth_end(s, 3);
+        synth_end(synth_rank_open(d, 1, 2, JOB, v, 0), 0);
+        psk_event want[3] = {dc, cart, send};
+        if (v < 3) {
+            assert_int_equal(read_rank(d, 0, want, 3, &n, msg, sizeof msg), PSK_EFORMAT);
+            assert_int_equal(n, 0);
+            s = synth_rank_open(d, 0, 2, JOB, v, 1000);
+            synth_event(s, &cart);
+            synth_event(s, &send);
+            synth_end(s, 2);
+            PSK_ARRN(&want[1], PSK_F_DIMS) = PSK_ARRN(&want[1], PSK_F_PERIODS) = 0;
+        }
+        int first = v < 3;
+        assert_int_equal(read_rank(d, 0, want + first, 3 - first, &n, msg, sizeof msg), PSK_EOF);
+        assert_int_equal(n, 3 - first);
+        /* the bytes given for tools that keep events: the latest form */
+        psk_trace *t;
+        psk_rank_reader *r;
+        psk_event got;
+        assert_int_equal(psk_trace_open(d, &t), PSK_OK);
+        assert_int_equal(psk_rank_open(t, 0, &r), PSK_OK);
+        uint64_t prev = 1000;
+        for (int i = first; i < 3; i++) {
+            assert_int_equal(psk_rank_next(r, &got), PSK_OK);
+            size_t len;
+            const uint8_t *b = psk_rank_event_bytes(r, &len);
+            uint8_t w[256];
+            size_t wlen = (size_t)(psk_event_encode(w, &want[i], (int64_t)(want[i].t_entry - prev)) - w);
+            prev = want[i].t_exit;
+            assert_int_equal(len, wlen);
+            assert_memory_equal(b, w, len);
+        }
+        psk_rank_close(r);
+        psk_trace_close(t);
+    }
+    /* the writer: version 1 drops the grid (read back empty) and refuses
+     * Dims_create; 0 writes the latest */
+    for (int v = 0; v <= 1; v++) {
+        char *w = synth_tempdir();
+        psk_job job = {.job_id = JOB, .nranks = 2, .flavour = PSK_MPI_MPICH, .format_version = v};
+        uint64_t start[2] = {1000, 1000};
+        psk_trace_writer *tw;
+        assert_int_equal(psk_writer_open(w, &job, start, &tw), PSK_OK);
+        assert_int_equal(psk_writer_event(tw, 0, &dc), v ? PSK_EINVAL : PSK_OK);
+        if (!v)
+            assert_int_equal(psk_writer_event(tw, 0, &cart), PSK_OK);
+        psk_writer_free(tw);
+        if (v) {
+            assert_int_equal(psk_writer_open(w, &job, start, &tw), PSK_OK);
+            assert_int_equal(psk_writer_event(tw, 0, &cart), PSK_OK);
+        } else {
+            assert_int_equal(psk_writer_open(w, &job, start, &tw), PSK_OK);
+            assert_int_equal(psk_writer_event(tw, 0, &dc), PSK_OK);
+            assert_int_equal(psk_writer_event(tw, 0, &cart), PSK_OK);
+        }
+        assert_int_equal(psk_writer_close(tw), PSK_OK);
+        psk_writer_free(tw);
+        psk_event want[2] = {dc, cart};
+        if (v)
+            PSK_ARRN(&want[1], PSK_F_DIMS) = PSK_ARRN(&want[1], PSK_F_PERIODS) = 0;
+        assert_int_equal(read_rank(w, 0, want + v, 2 - v, &n, msg, sizeof msg), PSK_EOF);
+        assert_int_equal(n, 2 - v);
+        psk_trace *t;
+        assert_int_equal(psk_trace_open(w, &t), PSK_OK);
+        assert_int_equal(psk_trace_job(t)->format_version, v ? 1 : 3);
+        psk_trace_close(t);
+        synth_rmdir(w);
+        free(w);
+    }
+    synth_rmdir(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -580,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_ids_out_of_range),
         cmocka_unit_test(test_inconsistent_blocks),
         cmocka_unit_test(test_arms),
+        cmocka_unit_test(test_old_cart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
