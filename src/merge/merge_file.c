@@ -15,7 +15,7 @@
 #include "psk_varint.h"
 
 #define MAGIC "PSKMERGE"
-#define VERSION 1
+#define VERSION 2 /* 2: trace format 3's fields, TSUM, orders shared between ranks */
 
 
 static void le(uint8_t *p, uint64_t v, int n)
@@ -342,7 +342,9 @@ static int read_all(reader *rd)
     if ((version = fgetc(rd->f)) == EOF)
         return merged_fail(m, PSK_ETRUNCATED, "%s: truncated in the header", rd->path);
     if (version != VERSION)
-        return merged_fail(m, PSK_EVERSION, "%s: merged-trace format version %d; this perfskel reads version %d",
+        return merged_fail(m, PSK_EVERSION,
+                           "%s: merged-trace format version %d; this perfskel reads version %d (merge the trace "
+                           "directory again)",
                            rd->path, version, VERSION);
     int rc = next_section(rd, MT_JOB);
     if (rc)
