@@ -695,7 +695,12 @@ int psk_rank_next(psk_rank_reader *r, psk_event *ev)
     return PSK_OK;
 }
 
-const char *psk_rank_errmsg(const psk_rank_reader *r) { return r && r->err ? r->err : "out of memory"; }
+const char *psk_rank_errmsg(const psk_rank_reader *r)
+{
+    if (r && r->err)
+        return r->err;
+    return r && (r->status == PSK_OK || r->status == PSK_EOF) ? "" : "out of memory";
+}
 const char *psk_rank_path(const psk_rank_reader *r) { return r->path ? r->path : "?"; }
 uint64_t psk_rank_events_read(const psk_rank_reader *r) { return r->events; }
 uint64_t psk_rank_mono_start(const psk_rank_reader *r) { return r->hdr.mono_start_ns; }
