@@ -12,7 +12,9 @@
  * same calls.
  *
  * usage: gen_trace OUTDIR [--ranks P] [--events N] [--planes K] [--seed S] [--proc-null]
- *   N: events of the busiest rank (default 324355, the LU trace of seed 001) */
+ *   N: events of the busiest rank (default 324355, the LU trace of seed 001)
+ * Ranks are written one after the other, each file open only while it is
+ * written: any number of ranks (up to 65,536) within a small open-file limit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +165,10 @@ int main(int argc, char **argv)
             iteration(&g, r, (int)it, 1);
         event(&g, r, g.f_barrier, 0, 0, 0, 0, 1);
         event(&g, r, g.f_fin, 0, 0, 0, 0, 1);
+        if (psk_writer_end_rank(g.w, r)) { /* one rank's buffer and file at a time */
+            fprintf(stderr, "gen_trace: %s\n", psk_writer_errmsg(g.w));
+            return 1;
+        }
         total += g.count[r];
         if (g.count[r] > most)
             most = g.count[r];

@@ -238,7 +238,28 @@ uint64_t psk_rank_mono_start(const psk_rank_reader *r);
  * PSK_FIELDS_V3 is re-encoded with them empty); valid until the next
  * call. For tools that keep events. */
 const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len);
+/* Closes r's file and lets its block go, keeping its place: the next
+ * psk_rank_next reopens the file, reads the block it was in again (its
+ * checksum verified again) and goes on with the same event. Up to keep
+ * bytes of the whole events that follow stay in memory, so that many
+ * reads need no file. The event and bytes last returned stay valid. For
+ * programs reading more ranks at once than they may open files. */
+int psk_rank_release(psk_rank_reader *r, size_t keep);
+/* 1 if r has its file open */
+int psk_rank_is_open(const psk_rank_reader *r);
 void psk_rank_close(psk_rank_reader *r); /* NULL is fine */
+
+/* A pool caps the rank files its readers hold open: when a reader needs
+ * its file and max_open of them are open, the one read least recently is
+ * released (psk_rank_release, keeping keep bytes). max_open <= 0: half the
+ * process's open-file limit (RLIMIT_NOFILE), at least 4 and at most 1024.
+ * A pool and its readers are for one thread; close the readers first. */
+typedef struct psk_rank_pool psk_rank_pool;
+int psk_rank_pool_new(int max_open, size_t keep, psk_rank_pool **out);
+int psk_rank_pool_max_open(const psk_rank_pool *p);
+void psk_rank_pool_free(psk_rank_pool *p); /* NULL is fine */
+/* psk_rank_open, the reader's file counted in pool (NULL: no pool) */
+int psk_rank_open_pooled(psk_trace *t, int rank, psk_rank_pool *pool, psk_rank_reader **out);
 
 /* ---- one event's encoded form (the bytes psk_rank_event_bytes gives) ---- */
 
@@ -257,9 +278,14 @@ typedef struct psk_trace_writer psk_trace_writer;
  * fields of PSK_FIELDS_V3; 0 is 3); mono_start[r] is rank r's clock
  * at its start (NULL: 0). On failure *out is still set for the message. */
 int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_start, psk_trace_writer **out);
-/* Appends ev (fields from psk_fn_fields(ev->fn)) to rank's events. */
+/* Appends ev (fields from psk_fn_fields(ev->fn)) to rank's events. A rank
+ * file is open only while a block goes to it, so the ranks may outnumber
+ * the files the process can open. */
 int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev);
-/* Ends every rank as one that reached MPI_Finalize and writes job.json. */
+/* Ends rank as one that reached MPI_Finalize (no more events for it) and
+ * lets its buffer go: a program writing rank after rank keeps one buffer. */
+int psk_writer_end_rank(psk_trace_writer *w, int rank);
+/* Ends every rank not ended yet and writes job.json. */
 int psk_writer_close(psk_trace_writer *w);
 const char *psk_writer_errmsg(const psk_trace_writer *w);
 void psk_writer_free(psk_trace_writer *w); /* after close; NULL is fine */

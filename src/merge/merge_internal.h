@@ -250,8 +250,8 @@ int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end);
 
 typedef struct rstream rstream;
 /* *out is set unless memory ran out (then NULL): its reader names the
- * file in an error */
-int rstream_open(psk_trace *t, int rank, int keep_polls, rstream **out);
+ * file in an error. pool (or NULL) caps the rank files open at once. */
+int rstream_open(psk_trace *t, int rank, int keep_polls, psk_rank_pool *pool, rstream **out);
 const psk_rank_reader *rstream_reader(const rstream *s);
 /* PSK_OK and the next event (runs of polls gathered unless keep_polls):
  * its encoded bytes, decoded form and gap, valid until the next call;

@@ -181,7 +181,7 @@ static int load_rank(loader *l, int r)
     commtab ct;
     if (commtab_init(&ct, r, x->P))
         return lfail(l, PSK_ENOMEM, "%s", "out of memory");
-    int rc = rstream_open(x->t, r, x->o.keep_polls, &rs);
+    int rc = rstream_open(x->t, r, x->o.keep_polls, NULL, &rs);
     const psk_rank_reader *rr = rstream_reader(rs);
     if (rc) {
         lfail(l, rc, "%s", rr ? psk_rank_errmsg(rr) : "out of memory");

@@ -3,12 +3,21 @@
  * normalised order (Algorithm 1 moves calls only within a run of sends and
  * receives). A cursor reads its rank's file a block at a time through the
  * same event stream loading used (merge_rstream.c) and keeps only the
- * window between the oldest call not yet asked for and the newest read:
- * memory per rank is a block and that window, not the rank's events. */
+ * window between the oldest call not yet asked for and the newest read.
+ * The ranks' readers share a pool that caps the files open at once (half
+ * the open-file limit, at most 1,024): a reader past the cap lets its file
+ * and block go, keeping the next KEEP bytes of its events, and is
+ * reopened where it was when those are read. Memory per rank is then that
+ * window and KEEP bytes (a block, 64 KB, only for the ranks open), not the
+ * rank's events; the files open stay under the limit however many ranks. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "merge_internal.h"
+
+/* bytes of events a released reader keeps: each reopening reads its block
+ * (up to 64 KB) again, so about a block / KEEP reopenings a block */
+#define KEEP (8 * 1024)
 
 typedef struct pullcur {
     rstream *s;
@@ -26,6 +35,7 @@ struct puller {
     const uint32_t *const *perm; /* per rank: normalised position -> event index, or NULL */
     const uint64_t *n;           /* per rank: its events */
     pullcur *c;
+    psk_rank_pool *pool;
     char err[MERR];
 };
 
@@ -33,7 +43,7 @@ int puller_new(psk_trace *t, int P, int keep_polls, const uint32_t *const *perm,
 {
     puller *pl = calloc(1, sizeof *pl);
     *out = pl;
-    if (!pl || !(pl->c = calloc((size_t)P, sizeof *pl->c)))
+    if (!pl || !(pl->c = calloc((size_t)P, sizeof *pl->c)) || psk_rank_pool_new(0, KEEP, &pl->pool))
         return PSK_ENOMEM;
     pl->t = t;
     pl->P = P;
@@ -58,6 +68,7 @@ void puller_free(puller *pl)
         return;
     for (int r = 0; pl->c && r < pl->P; r++)
         cur_free(&pl->c[r]);
+    psk_rank_pool_free(pl->pool);
     free(pl->c);
     free(pl);
 }
@@ -105,7 +116,7 @@ int puller_get(puller *pl, int r, uint64_t k, psk_event *ev, int64_t *gap, meven
     int rc;
     if (!c->open) {
         c->open = 1;
-        if ((rc = rstream_open(pl->t, r, pl->keep_polls, &c->s)))
+        if ((rc = rstream_open(pl->t, r, pl->keep_polls, pl->pool, &c->s)))
             return fail(pl, rc, "", r, c);
     }
     if (c->done || k >= pl->n[r])

@@ -23,14 +23,14 @@ struct rstream {
     mbuf enc;             /* a gathered run, encoded */
 };
 
-int rstream_open(psk_trace *t, int rank, int keep_polls, rstream **out)
+int rstream_open(psk_trace *t, int rank, int keep_polls, psk_rank_pool *pool, rstream **out)
 {
     rstream *s = calloc(1, sizeof *s);
     *out = s;
     if (!s)
         return PSK_ENOMEM;
     s->keep_polls = keep_polls;
-    return psk_rank_open(t, rank, &s->rr);
+    return psk_rank_open_pooled(t, rank, pool, &s->rr);
 }
 
 const psk_rank_reader *rstream_reader(const rstream *s) { return s ? s->rr : NULL; }

@@ -714,7 +714,7 @@ static int64_t recorded_source(psk_sim *s, int q, uint64_t idx)
     rank *r = &s->r[q];
     if (!s->trace) /* folded: the program holds the recorded sources already */
         return -1;
-    if (!r->ahead && psk_rank_open(s->trace, q, &r->ahead))
+    if (!r->ahead && psk_rank_open_pooled(s->trace, q, s->pool, &r->ahead))
         return -1;
     for (;;) {
         for (size_t k = 0; k < r->nfound; k++)
@@ -1545,9 +1545,13 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     if (rc)
         return rc;
     s->trace = t;
+    /* more ranks than files may be open: readers past the cap let their
+     * file go, keeping 4 KB of events, and reopen where they were */
+    if (psk_rank_pool_new(0, 4096, &s->pool))
+        return fail(s, PSK_ENOMEM, "out of memory");
     for (int q = 0; q < s->P; q++)
-        if ((rc = psk_rank_open(t, q, &s->r[q].rd)))
-            return fail(s, rc, "%s", psk_trace_errmsg(t));
+        if ((rc = psk_rank_open_pooled(t, q, s->pool, &s->r[q].rd)))
+            return fail(s, rc, "%s", psk_rank_errmsg(s->r[q].rd));
     return run(s);
 }
 
@@ -1697,6 +1701,7 @@ void psk_sim_close(psk_sim *s)
     free(s->poll_scale);
     free(s->tl);
     free(s->r);
+    psk_rank_pool_free(s->pool); /* after its readers */
     free(s->nkey);
     free(s->nwin);
     free(s->opof);

@@ -162,6 +162,7 @@ struct psk_sim {
                           * (a quota slows compute on average, not the piece before a poll) */
     const psk_sim_opts *opts;
     psk_trace *trace;
+    psk_rank_pool *pool; /* the whole trace: caps the rank files open at once */
     double *tl;          /* timeline: P x PSK_TL_BINS x 3 (compute, communication, waiting) ns */
     double tl_width;     /* ns per bin, doubled as the run grows */
     msg *free_msg;       /* messages and posted receives are re-used */

@@ -2,7 +2,10 @@
  * by trace_job.c), then each rank file block by block. Every block's checksum is
  * verified before any of its events is returned, so a reader never hands
  * out a damaged event; what precedes a damaged or missing block is still
- * returned, and the error names the file, the block and the byte offset. */
+ * returned, and the error names the file, the block and the byte offset.
+ * A reader can let its file and block go and take them up again where it
+ * was (psk_rank_release), and a pool of readers caps the files open at
+ * once, so a program can read more ranks than it may open files. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <zstd.h>
 
 #include "psk_varint.h"
@@ -28,10 +32,19 @@ struct psk_trace {
     psk_file_header *headers;
 };
 
+struct psk_rank_pool {
+    int max, open;         /* readers with a file open: at most max */
+    size_t keep;
+    psk_rank_reader *head, *tail; /* those readers, most recently read first */
+};
+
+/* Small when released (no file, no block; its path and error message on
+ * the heap): a program may hold one per rank of a large job. */
 struct psk_rank_reader {
-    char path[PATH_MAX];
-    char err[ERRLEN];
-    FILE *f;
+    char *path;
+    char *err;          /* the last error's message, made when one happens */
+    FILE *f;            /* NULL when released (or after the end) */
+    int opened;         /* hdr read once: a reopened file must agree */
     psk_file_header hdr;
     uint8_t *payload;
     size_t cap;
@@ -39,6 +52,10 @@ struct psk_rank_reader {
     size_t plaincap;
     ZSTD_DCtx *zd;
     const uint8_t *p, *end;
+    const uint8_t *blk; /* the current block's events (file open), or NULL */
+    uint64_t blk_off;   /* file offset of the current block */
+    uint32_t resume;    /* released: where in the block's events p stands */
+    uint8_t *keep;      /* released: the last event's bytes and those kept */
     uint32_t left;      /* events left in the current block */
     uint32_t blocks;    /* complete blocks read */
     uint64_t offset;    /* file offset of the next block */
@@ -47,8 +64,10 @@ struct psk_rank_reader {
     const uint8_t *last, *last_end; /* the last event's bytes but its arm */
     uint8_t *conv;      /* an older version's event in the latest form */
     size_t convcap;
-    int done;           /* 1 after END, or the sticky error code */
-    int status;
+    int status;         /* sticky: PSK_EOF after END, or the error */
+    psk_rank_pool *pool;
+    psk_rank_reader *lprev, *lnext; /* in pool's list while its file is open */
+    int listed;
     int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
     size_t arrcap[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
 };
@@ -58,6 +77,19 @@ static int fail(char *err, int status, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, ERRLEN, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+/* a reader's error: its message allocated on first need (without memory
+ * psk_rank_errmsg says so) */
+static int rfail(psk_rank_reader *r, int status, const char *fmt, ...)
+{
+    if (!r->err && !(r->err = malloc(ERRLEN)))
+        return status;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err, ERRLEN, fmt, ap);
     va_end(ap);
     return status;
 }
@@ -198,19 +230,111 @@ void psk_trace_close(psk_trace *t)
 
 /* ---- rank reader ---- */
 
-int psk_rank_open(psk_trace *t, int rank, psk_rank_reader **out)
+/* ---- the pool: readers with a file open, most recently read first ---- */
+
+static void unlist(psk_rank_reader *r)
+{
+    psk_rank_pool *p = r->pool;
+    if (!p || !r->listed)
+        return;
+    if (r->lprev)
+        r->lprev->lnext = r->lnext;
+    else
+        p->head = r->lnext;
+    if (r->lnext)
+        r->lnext->lprev = r->lprev;
+    else
+        p->tail = r->lprev;
+    r->lprev = r->lnext = NULL;
+    r->listed = 0;
+    p->open--;
+}
+
+static void list_front(psk_rank_reader *r)
+{
+    psk_rank_pool *p = r->pool;
+    r->lprev = NULL;
+    r->lnext = p->head;
+    if (p->head)
+        p->head->lprev = r;
+    else
+        p->tail = r;
+    p->head = r;
+    r->listed = 1;
+    p->open++;
+}
+
+int psk_rank_pool_new(int max_open, size_t keep, psk_rank_pool **out)
+{
+    psk_rank_pool *p = calloc(1, sizeof *p);
+    *out = p;
+    if (!p)
+        return PSK_ENOMEM;
+    if (max_open <= 0) {
+        struct rlimit rl;
+        rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ? 2048 : rl.rlim_cur;
+        max_open = lim / 2 < 4 ? 4 : lim / 2 > 1024 ? 1024 : (int)(lim / 2);
+    }
+    p->max = max_open;
+    p->keep = keep;
+    return PSK_OK;
+}
+
+int psk_rank_pool_max_open(const psk_rank_pool *p) { return p->max; }
+void psk_rank_pool_free(psk_rank_pool *p) { free(p); }
+
+/* ---- rank reader ---- */
+
+/* the file closed (after the end, an error, or a release); the block kept */
+static void drop_file(psk_rank_reader *r)
+{
+    if (r->f)
+        fclose(r->f);
+    r->f = NULL;
+    unlist(r);
+}
+
+/* opens r's file (room made in its pool first) and reads its header,
+ * which must be the one read before if it was */
+static int open_file(psk_rank_reader *r)
+{
+    psk_rank_pool *p = r->pool;
+    while (p && p->open >= p->max && p->tail)
+        if (psk_rank_release(p->tail, p->keep))
+            break; /* out of memory: one file more than the cap, for now */
+    if (p)
+        list_front(r);
+    if (!(r->f = fopen(r->path, "rb"))) {
+        unlist(r);
+        return rfail(r, PSK_EIO, "%s: %s", r->path, strerror(errno));
+    }
+    char err[ERRLEN];
+    psk_file_header h;
+    int rc = read_header(r->f, r->path, &h, err);
+    if (rc)
+        return rfail(r, rc, "%s", err);
+    if (r->opened && (h.job_id != r->hdr.job_id || h.rank != r->hdr.rank || h.mono_start_ns != r->hdr.mono_start_ns))
+        return rfail(r, PSK_EMISMATCH, "%s: another file than when it was first read (replaced while being read?)",
+                     r->path);
+    r->hdr = h;
+    r->opened = 1;
+    return PSK_OK;
+}
+
+int psk_rank_open_pooled(psk_trace *t, int rank, psk_rank_pool *pool, psk_rank_reader **out)
 {
     psk_rank_reader *r = calloc(1, sizeof *r);
     *out = r;
     if (!r)
         return PSK_ENOMEM;
+    r->pool = pool;
     if (rank < 0 || rank >= t->job.nranks)
-        return r->status = fail(r->err, PSK_EINVAL, "%s: no rank %d in a %d-rank job", t->dir, rank, t->job.nranks);
-    psk_rank_file(r->path, sizeof r->path, t->dir, rank);
-    r->f = fopen(r->path, "rb");
-    if (!r->f)
-        return r->status = fail(r->err, PSK_EIO, "%s: %s", r->path, strerror(errno));
-    int rc = read_header(r->f, r->path, &r->hdr, r->err);
+        return r->status = rfail(r, PSK_EINVAL, "%s: no rank %d in a %d-rank job", t->dir, rank, t->job.nranks);
+    char path[PATH_MAX];
+    psk_rank_file(path, sizeof path, t->dir, rank);
+    if (!(r->path = strdup(path)))
+        return r->status = PSK_ENOMEM;
+    int rc = open_file(r);
     if (rc)
         return r->status = rc;
     r->offset = PSK_FILE_HEADER_SIZE;
@@ -218,9 +342,14 @@ int psk_rank_open(psk_trace *t, int rank, psk_rank_reader **out)
     return PSK_OK;
 }
 
+int psk_rank_open(psk_trace *t, int rank, psk_rank_reader **out)
+{
+    return psk_rank_open_pooled(t, rank, NULL, out);
+}
+
 static int cut_short(psk_rank_reader *r, const char *what)
 {
-    return fail(r->err, PSK_ETRUNCATED, "%s: %s after %" PRIu64 " events in %u complete blocks: "
+    return rfail(r, PSK_ETRUNCATED, "%s: %s after %" PRIu64 " events in %u complete blocks: "
                 "the rank did not reach MPI_Finalize (killed, aborted or still running)",
                 r->path, what, r->events, r->blocks);
 }
@@ -233,19 +362,19 @@ static int unzip_block(psk_rank_reader *r, size_t zlen)
     unsigned long long n = ZSTD_getFrameContentSize(r->payload, zlen);
     if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > PSK_BLOCK_MAX ||
         ZSTD_findFrameCompressedSize(r->payload, zlen) != zlen)
-        return fail(r->err, PSK_EFORMAT, "%s: corrupt compressed block %u (not one zstd frame of a known size)",
+        return rfail(r, PSK_EFORMAT, "%s: corrupt compressed block %u (not one zstd frame of a known size)",
                     r->path, r->blocks - 1);
     if (n > r->plaincap || !r->plain) {
         uint8_t *p = realloc(r->plain, n ? (size_t)n : 1);
         if (!p)
-            return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+            return rfail(r, PSK_ENOMEM, "%s: out of memory", r->path);
         r->plain = p, r->plaincap = (size_t)n;
     }
     if (!r->zd && !(r->zd = ZSTD_createDCtx()))
-        return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+        return rfail(r, PSK_ENOMEM, "%s: out of memory", r->path);
     size_t got = ZSTD_decompressDCtx(r->zd, r->plain, (size_t)n, r->payload, zlen);
     if (ZSTD_isError(got) || got != n)
-        return fail(r->err, PSK_EFORMAT, "%s: corrupt compressed block %u (%s)", r->path, r->blocks - 1,
+        return rfail(r, PSK_EFORMAT, "%s: corrupt compressed block %u (%s)", r->path, r->blocks - 1,
                     ZSTD_isError(got) ? ZSTD_getErrorName(got) : "shorter than its header says");
     r->p = r->plain;
     r->end = r->plain + n;
@@ -257,31 +386,32 @@ static int next_block(psk_rank_reader *r)
 {
     uint8_t hb[PSK_BLOCK_HEADER_SIZE];
     psk_block_header h;
+    r->blk_off = r->offset;
     size_t n = fread(hb, 1, sizeof hb, r->f);
     if (n == 0)
         return cut_short(r, "ends");
     if (n < sizeof hb)
         return cut_short(r, "truncated inside a block header");
     if (psk_unpack_block_header(hb, &h))
-        return fail(r->err, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (bad magic)",
+        return rfail(r, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (bad magic)",
                     r->path, r->blocks, r->offset);
     if (h.payload_len > PSK_BLOCK_MAX)
-        return fail(r->err, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (length %u)",
+        return rfail(r, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (length %u)",
                     r->path, r->blocks, r->offset, h.payload_len);
     if (h.payload_len > r->cap) {
         uint8_t *p = realloc(r->payload, h.payload_len);
         if (!p)
-            return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+            return rfail(r, PSK_ENOMEM, "%s: out of memory", r->path);
         r->payload = p;
         r->cap = h.payload_len;
     }
     if (fread(r->payload, 1, h.payload_len, r->f) < h.payload_len)
         return cut_short(r, "truncated inside a block");
     if (!psk_block_crc_ok(hb, r->payload, h.payload_len))
-        return fail(r->err, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (checksum mismatch)",
+        return rfail(r, PSK_EFORMAT, "%s: corrupt block %u at byte %" PRIu64 " (checksum mismatch)",
                     r->path, r->blocks, r->offset);
     if (h.seq != r->blocks)
-        return fail(r->err, PSK_EFORMAT, "%s: block %u at byte %" PRIu64 " is numbered %u (blocks lost or repeated)",
+        return rfail(r, PSK_EFORMAT, "%s: block %u at byte %" PRIu64 " is numbered %u (blocks lost or repeated)",
                     r->path, r->blocks, r->offset, h.seq);
     r->offset += sizeof hb + h.payload_len;
     r->blocks++;
@@ -290,10 +420,10 @@ static int next_block(psk_rank_reader *r)
     if (h.kind == PSK_BLOCK_END) {
         uint64_t total = 0;
         if (psk_get_uvar(&r->p, r->end, &total) || total != r->events)
-            return fail(r->err, PSK_EFORMAT, "%s: the end block counts %" PRIu64 " events, the blocks hold %" PRIu64,
+            return rfail(r, PSK_EFORMAT, "%s: the end block counts %" PRIu64 " events, the blocks hold %" PRIu64,
                         r->path, total, r->events);
         if (fgetc(r->f) != EOF)
-            return fail(r->err, PSK_EFORMAT, "%s: data after the end block at byte %" PRIu64, r->path, r->offset);
+            return rfail(r, PSK_EFORMAT, "%s: data after the end block at byte %" PRIu64, r->path, r->offset);
         return PSK_EOF;
     }
     if (h.kind == PSK_BLOCK_ZEVENTS) {
@@ -301,16 +431,120 @@ static int next_block(psk_rank_reader *r)
         if (rc)
             return rc;
     } else if (h.kind != PSK_BLOCK_EVENTS) {
-        return fail(r->err, PSK_EFORMAT, "%s: block %u has unknown kind %u", r->path, r->blocks - 1, h.kind);
+        return rfail(r, PSK_EFORMAT, "%s: block %u has unknown kind %u", r->path, r->blocks - 1, h.kind);
     }
+    r->blk = r->p;
     r->left = h.n_events;
     r->prev = h.base_ns;
     return PSK_OK;
 }
 
+/* ---- letting the file go and taking it up again ---- */
+
+/* the length of the encoded event at p (as decode reads it), or 0 if it
+ * does not decode there */
+static size_t event_size(const uint8_t *p, const uint8_t *end, int arms)
+{
+    const uint8_t *q = p;
+    uint64_t fn, x;
+    if (psk_get_uvar(&q, end, &fn) || fn == 0 || fn >= psk_fn_count_ || !psk_fn_table[fn].name ||
+        psk_get_uvar(&q, end, &x) || psk_get_uvar(&q, end, &x))
+        return 0;
+    for (uint32_t f = psk_fn_table[fn].fields; f; f &= f - 1) {
+        int i = __builtin_ctz(f);
+        if (psk_get_uvar(&q, end, &x))
+            return 0;
+        if (i < PSK_F_FIRST_ARRAY)
+            continue;
+        if (x > (uint64_t)(end - q))
+            return 0;
+        for (uint64_t j = 0, nv = i == PSK_F_STATUSES ? 3 * x : x; j < nv; j++)
+            if (psk_get_uvar(&q, end, &x))
+                return 0;
+    }
+    if (arms && psk_fn_table[fn].tuned && psk_get_uvar(&q, end, &x))
+        return 0;
+    return (size_t)(q - p);
+}
+
+int psk_rank_release(psk_rank_reader *r, size_t keep)
+{
+    if (!r || (!r->f && !r->blk))
+        return PSK_OK;
+    size_t lastlen = r->last ? (size_t)(r->last_end - r->last) : 0;
+    const uint8_t *q = r->p, *before = q;
+    uint32_t n = 0;
+    int arms = r->hdr.version >= PSK_FORMAT_VERSION_ARMS;
+    while (!r->status && r->blk && n < r->left) {
+        size_t len = event_size(q, r->end, arms);
+        if (!len || (size_t)(q + len - r->p) > keep)
+            break;
+        before = q;
+        q += len;
+        n++;
+    }
+    if (n && n == r->left && q != r->end) /* bytes past the events: found again from the file */
+        q = before;
+    size_t kept = (size_t)(q - r->p);
+    uint8_t *k = malloc(lastlen + kept ? lastlen + kept : 1);
+    if (!k)
+        return PSK_ENOMEM;
+    if (lastlen)
+        memcpy(k, r->last, lastlen);
+    if (kept)
+        memcpy(k + lastlen, r->p, kept);
+    r->resume = r->blk && r->left ? (uint32_t)(q - r->blk) : 0;
+    free(r->keep);
+    r->keep = k;
+    r->last = k;
+    r->last_end = k + lastlen;
+    r->p = k + lastlen;
+    r->end = r->p + kept;
+    r->blk = NULL;
+    drop_file(r);
+    free(r->payload);
+    free(r->plain);
+    ZSTD_freeDCtx(r->zd);
+    r->payload = r->plain = NULL;
+    r->cap = r->plaincap = 0;
+    r->zd = NULL;
+    return PSK_OK;
+}
+
+int psk_rank_is_open(const psk_rank_reader *r) { return r && r->f; }
+
+/* a released reader whose kept events are all read: its file again, at
+ * the next block, or at the block it was in (read and verified again) */
+static int resume(psk_rank_reader *r)
+{
+    int rc = open_file(r);
+    if (rc)
+        return rc;
+    if (fseek(r->f, (long)(r->left ? r->blk_off : r->offset), SEEK_SET))
+        return rfail(r, PSK_EIO, "%s: %s", r->path, strerror(errno));
+    if (!r->left)
+        return PSK_OK;
+    uint32_t left = r->left;
+    uint64_t prev = r->prev, off = r->offset;
+    r->offset = r->blk_off;
+    r->blocks--;
+    rc = next_block(r);
+    if (rc == PSK_OK && (r->offset != off || r->left < left || r->resume > (size_t)(r->end - r->blk)))
+        rc = PSK_EOF;
+    if (rc == PSK_EOF)
+        return rfail(r, PSK_EMISMATCH, "%s: block %u is not what it was when first read (file changed?)", r->path,
+                     r->blocks - 1);
+    if (rc)
+        return rc;
+    r->p = r->blk + r->resume;
+    r->left = left;
+    r->prev = prev;
+    return PSK_OK;
+}
+
 static int bad_event(psk_rank_reader *r)
 {
-    return fail(r->err, PSK_EFORMAT, "%s: undecodable event %" PRIu64 " in block %u",
+    return rfail(r, PSK_EFORMAT, "%s: undecodable event %" PRIu64 " in block %u",
                 r->path, r->events, r->blocks - 1);
 }
 
@@ -331,7 +565,7 @@ static int decode_arrays(psk_rank_reader *r, psk_event *ev)
         if (nv > r->arrcap[k]) {
             int64_t *a = realloc(r->arr[k], nv * sizeof *a);
             if (!a)
-                return fail(r->err, PSK_ENOMEM, "%s: out of memory", r->path);
+                return rfail(r, PSK_ENOMEM, "%s: out of memory", r->path);
             r->arr[k] = a;
             r->arrcap[k] = nv;
         }
@@ -365,16 +599,16 @@ static int check_ids(psk_rank_reader *r, const psk_event *ev)
     static const int scalar[] = {PSK_F_REQ, PSK_F_COMM, PSK_F_NEWID, PSK_F_GROUP};
     for (int k = 0; k < 4; k++)
         if ((ev->fields >> scalar[k] & 1u) && !id_ok(r, ev->v[scalar[k]]))
-            return fail(r->err, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): %s %lld out of range", r->path, r->events,
+            return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): %s %lld out of range", r->path, r->events,
                         psk_fn_table[ev->fn].name, psk_field_name(scalar[k]), (long long)ev->v[scalar[k]]);
     int kq = PSK_F_REQS - PSK_F_FIRST_ARRAY, km = PSK_F_MEMBERS - PSK_F_FIRST_ARRAY;
     for (uint32_t j = 0; (ev->fields >> PSK_F_REQS & 1u) && j < ev->n[kq]; j++)
         if (!id_ok(r, ev->arr[kq][j]))
-            return fail(r->err, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): request id %lld out of range", r->path,
+            return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): request id %lld out of range", r->path,
                         r->events, psk_fn_table[ev->fn].name, (long long)ev->arr[kq][j]);
     for (uint32_t j = 0; (ev->fields >> PSK_F_MEMBERS & 1u) && j < ev->n[km]; j++)
         if (ev->arr[km][j] < 0 || ev->arr[km][j] >= (int64_t)r->hdr.nranks)
-            return fail(r->err, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): member %lld of a %u-rank job", r->path,
+            return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): member %lld of a %u-rank job", r->path,
                         r->events, psk_fn_table[ev->fn].name, (long long)ev->arr[km][j], r->hdr.nranks);
     return PSK_OK;
 }
@@ -443,7 +677,7 @@ static int decode(psk_rank_reader *r, psk_event *ev)
         if (psk_get_uvar(&r->p, r->end, &x))
             return bad_event(r);
         if (!psk_arm_valid(ev->fn, (int64_t)x))
-            return fail(r->err, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): arm %llu is not one of its algorithms",
+            return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): arm %llu is not one of its algorithms",
                         r->path, r->events, psk_fn_table[fn].name, (unsigned long long)x);
         ev->arm = (int)x;
     }
@@ -454,13 +688,25 @@ int psk_rank_next(psk_rank_reader *r, psk_event *ev)
 {
     if (r->status)
         return r->status;
-    while (r->left == 0) {
-        if (r->p != r->end)
-            return r->status = fail(r->err, PSK_EFORMAT, "%s: block %u holds more bytes than its events",
-                                    r->path, r->blocks - 1);
-        int rc = next_block(r);
+    if (r->f) {
+        if (r->pool && r->pool->head != r) { /* most recently read */
+            unlist(r);
+            list_front(r);
+        }
+    } else if (r->p == r->end) {
+        int rc = resume(r);
         if (rc)
             return r->status = rc;
+    }
+    while (r->left == 0) {
+        if (r->p != r->end)
+            return r->status = rfail(r, PSK_EFORMAT, "%s: block %u holds more bytes than its events",
+                                    r->path, r->blocks - 1);
+        int rc = next_block(r);
+        if (rc) {
+            drop_file(r); /* the end, or an error: the file is not needed again */
+            return r->status = rc;
+        }
     }
     int rc = decode(r, ev);
     if (rc)
@@ -470,8 +716,13 @@ int psk_rank_next(psk_rank_reader *r, psk_event *ev)
     return PSK_OK;
 }
 
-const char *psk_rank_errmsg(const psk_rank_reader *r) { return r ? r->err : "out of memory"; }
-const char *psk_rank_path(const psk_rank_reader *r) { return r->path; }
+const char *psk_rank_errmsg(const psk_rank_reader *r)
+{
+    if (r && r->err)
+        return r->err;
+    return r && (r->status == PSK_OK || r->status == PSK_EOF) ? "" : "out of memory";
+}
+const char *psk_rank_path(const psk_rank_reader *r) { return r->path ? r->path : "?"; }
 uint64_t psk_rank_events_read(const psk_rank_reader *r) { return r->events; }
 uint64_t psk_rank_mono_start(const psk_rank_reader *r) { return r->hdr.mono_start_ns; }
 const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len)
@@ -484,8 +735,10 @@ void psk_rank_close(psk_rank_reader *r)
 {
     if (!r)
         return;
-    if (r->f)
-        fclose(r->f);
+    drop_file(r);
+    free(r->path);
+    free(r->err);
+    free(r->keep);
     free(r->payload);
     free(r->plain);
     free(r->conv);

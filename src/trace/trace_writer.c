@@ -17,17 +17,19 @@
 #include "trace_pack.h"
 
 typedef struct wrank {
-    FILE *f;
     uint8_t *buf;
     size_t len, cap;
     uint32_t nev, seq;
     uint64_t base, prev, total;
+    int ended;
 } wrank;
 
 struct psk_trace_writer {
     char *dir;
     psk_job job;
     wrank *r;
+    FILE *f;   /* the rank file last written, or NULL */
+    int frank; /* its rank */
     char err[1024];
 };
 
@@ -61,7 +63,8 @@ int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_st
         char path[4096];
         psk_rank_file(path, sizeof path, dir, r);
         wrank *x = &w->r[r];
-        if (!(x->f = fopen(path, "wb")))
+        FILE *f = fopen(path, "wb");
+        if (!f)
             return fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
         x->base = x->prev = mono_start ? mono_start[r] : 0;
         if (!PSK_FORMAT_VERSION_OK(w->job.format_version))
@@ -74,10 +77,29 @@ int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_st
                              .mono_start_ns = x->base, .clock_cost_ns = job->clock_read_ns};
         uint8_t b[PSK_FILE_HEADER_SIZE];
         psk_pack_file_header(b, &h);
-        if (fwrite(b, 1, sizeof b, x->f) != sizeof b)
+        int bad = fwrite(b, 1, sizeof b, f) != sizeof b;
+        if (fclose(f) || bad)
             return fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
     }
     return PSK_OK;
+}
+
+/* rank r's file, open for appending (the one open before it closed) */
+static FILE *rank_file(psk_trace_writer *w, int r)
+{
+    if (w->f && w->frank == r)
+        return w->f;
+    if (w->f && fclose(w->f)) {
+        w->f = NULL;
+        fail(w, PSK_EIO, "%s/rank-%06d.psk: %s", w->dir, w->frank, strerror(errno));
+        return NULL;
+    }
+    char path[4096];
+    psk_rank_file(path, sizeof path, w->dir, r);
+    if (!(w->f = fopen(path, "ab")))
+        fail(w, PSK_EIO, "%s: %s", path, strerror(errno));
+    w->frank = r;
+    return w->f;
 }
 
 static int write_block(psk_trace_writer *w, int r, int kind)
@@ -87,7 +109,10 @@ static int write_block(psk_trace_writer *w, int r, int kind)
                           .n_events = kind == PSK_BLOCK_EVENTS ? x->nev : 0, .base_ns = x->base, .seq = x->seq++};
     uint8_t b[PSK_BLOCK_HEADER_SIZE];
     psk_pack_block_header(b, &h, x->buf);
-    if (fwrite(b, 1, sizeof b, x->f) != sizeof b || (x->len && fwrite(x->buf, 1, x->len, x->f) != x->len))
+    FILE *f = rank_file(w, r);
+    if (!f)
+        return PSK_EIO;
+    if (fwrite(b, 1, sizeof b, f) != sizeof b || (x->len && fwrite(x->buf, 1, x->len, f) != x->len))
         return fail(w, PSK_EIO, "%s/rank-%06d.psk: %s", w->dir, r, strerror(errno));
     x->len = 0;
     x->nev = 0;
@@ -100,6 +125,8 @@ int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
     if (rank < 0 || rank >= w->job.nranks || !psk_fn_name(ev->fn))
         return fail(w, PSK_EINVAL, "%s: event of rank %d or function %u out of range", w->dir, rank, ev->fn);
     wrank *x = &w->r[rank];
+    if (x->ended)
+        return fail(w, PSK_EINVAL, "%s: event of rank %d after the rank was ended", w->dir, rank);
     size_t need = psk_event_encoded_max(ev) + PSK_VARINT_MAX; /* and an arm */
     if (x->len + need > x->cap) {
         size_t cap = x->cap ? 2 * x->cap : PSK_BLOCK_TARGET + 4096;
@@ -194,30 +221,49 @@ static int write_job(psk_trace_writer *w)
     return PSK_OK;
 }
 
+/* rank r's last events and its END block (total events, clock offset at
+ * the end); its buffer let go */
+static int end_rank(psk_trace_writer *w, int r)
+{
+    wrank *x = &w->r[r];
+    int rc = PSK_OK;
+    if (x->ended)
+        return PSK_OK;
+    x->ended = 1;
+    if (x->nev)
+        rc = write_block(w, r, PSK_BLOCK_EVENTS);
+    if (!rc) {
+        uint8_t pl[2 * PSK_VARINT_MAX], *p = psk_put_uvar(pl, x->total);
+        p = psk_put_svar(p, w->job.clock_offsets_ns ? w->job.clock_offsets_ns[r] : 0);
+        free(x->buf);
+        x->buf = pl;
+        x->len = (size_t)(p - pl);
+        rc = write_block(w, r, PSK_BLOCK_END);
+        x->buf = NULL;
+        x->cap = 0;
+    }
+    if (w->f && w->frank == r) {
+        if (fclose(w->f) && !rc)
+            rc = fail(w, PSK_EIO, "%s/rank-%06d.psk: %s", w->dir, r, strerror(errno));
+        w->f = NULL;
+    }
+    return rc;
+}
+
+int psk_writer_end_rank(psk_trace_writer *w, int rank)
+{
+    if (rank < 0 || rank >= w->job.nranks)
+        return fail(w, PSK_EINVAL, "%s: no rank %d in a %d-rank job", w->dir, rank, w->job.nranks);
+    return end_rank(w, rank);
+}
+
 int psk_writer_close(psk_trace_writer *w)
 {
     if (!w)
         return PSK_ENOMEM;
     int rc = w->err[0] ? PSK_EIO : PSK_OK;
-    for (int r = 0; w->r && r < w->job.nranks; r++) {
-        wrank *x = &w->r[r];
-        if (!x->f)
-            continue;
-        if (!rc && x->nev)
-            rc = write_block(w, r, PSK_BLOCK_EVENTS);
-        if (!rc) { /* END: total events, clock offset at the end */
-            uint8_t pl[2 * PSK_VARINT_MAX], *p = psk_put_uvar(pl, x->total);
-            p = psk_put_svar(p, w->job.clock_offsets_ns ? w->job.clock_offsets_ns[r] : 0);
-            uint8_t *keep = x->buf;
-            x->buf = pl;
-            x->len = (size_t)(p - pl);
-            rc = write_block(w, r, PSK_BLOCK_END);
-            x->buf = keep;
-        }
-        if (fclose(x->f) && !rc)
-            rc = fail(w, PSK_EIO, "%s/rank-%06d.psk: %s", w->dir, r, strerror(errno));
-        x->f = NULL;
-    }
+    for (int r = 0; !rc && w->r && r < w->job.nranks; r++)
+        rc = end_rank(w, r);
     if (!rc)
         rc = write_job(w);
     return rc;
@@ -227,11 +273,10 @@ void psk_writer_free(psk_trace_writer *w)
 {
     if (!w)
         return;
-    for (int r = 0; w->r && r < w->job.nranks; r++) {
-        if (w->r[r].f)
-            fclose(w->r[r].f);
+    if (w->f)
+        fclose(w->f);
+    for (int r = 0; w->r && r < w->job.nranks; r++)
         free(w->r[r].buf);
-    }
     free(w->r);
     free(w->dir);
     free(w);

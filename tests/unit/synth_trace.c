@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "psk_varint.h"
 #include "synth_trace.h"
@@ -123,6 +124,21 @@ void synth_flush(synth_rank *s)
 {
     if (s->n)
         write_block(s, PSK_BLOCK_EVENTS, s->n);
+}
+
+void synth_zflush(synth_rank *s)
+{
+    if (!s->n)
+        return;
+    size_t cap = ZSTD_compressBound(s->len);
+    uint8_t *z = malloc(cap);
+    size_t zl = z ? ZSTD_compress(z, cap, s->buf, s->len, 3) : 0;
+    if (!z || ZSTD_isError(zl) || zl > sizeof s->buf)
+        die("zstd");
+    memcpy(s->buf, z, zl);
+    free(z);
+    s->len = zl;
+    write_block(s, PSK_BLOCK_ZEVENTS, s->n);
 }
 
 void synth_end(synth_rank *s, uint64_t total)

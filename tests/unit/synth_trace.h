@@ -20,6 +20,8 @@ synth_rank *synth_rank_open(const char *dir, int rank, int nranks, uint64_t job_
 void synth_event(synth_rank *s, const psk_event *ev);
 /* writes the open block, if it holds events */
 void synth_flush(synth_rank *s);
+/* the same, as a zstd-compressed block (PSK_BLOCK_ZEVENTS) */
+void synth_zflush(synth_rank *s);
 /* writes the END block counting `total` events; then closes */
 void synth_end(synth_rank *s, uint64_t total);
 void synth_close(synth_rank *s);

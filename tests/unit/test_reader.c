@@ -3,7 +3,9 @@
  * the events of its complete blocks and then "truncated"; a bit flipped
  * anywhere yields an error and never a damaged event; wrong versions,
  * ranks of other jobs, missing and extra files are named in the error;
- * version 2's arms read back, and a wrong arm refused. */
+ * version 2's arms read back, and a wrong arm refused; a reader released
+ * anywhere (psk_rank_release) reads on to the same events, and a pool of
+ * readers keeps no more files open than its cap. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -674,6 +676,123 @@ static void test_old_cart(void **state)
     free(d);
 }
 
+/* A rank of RNEV random events in blocks of 1 to 40, plain and zstd in
+ * turn: reading it with releases at random points, keeping random byte
+ * counts, gives the same events as reading straight through; the last
+ * event's bytes survive a release; two readers in a pool of one file are
+ * never open together; a file replaced under a released reader is named. */
+#define RNEV 400
+
+static void test_release_anywhere(void **state)
+{
+    (void)state;
+    char *d = synth_tempdir();
+    synth_job(d, JOB, 1, 3); /* the latest version: every function's fields */
+    static psk_event ev[RNEV];
+    static synth_store st[RNEV];
+    uint64_t rng = 0x5151ull, clock = 1000000;
+    synth_rank *s = synth_rank_open(d, 0, 1, JOB, 3, clock);
+    int inblk = 0, target = 5, z = 0;
+    for (int i = 0; i < RNEV; i++) {
+        synth_random_event(&rng, &clock, &ev[i], &st[i]);
+        synth_event(s, &ev[i]);
+        if (++inblk == target) {
+            if (z)
+                synth_zflush(s);
+            else
+                synth_flush(s);
+            z = !z;
+            inblk = 0;
+            target = 1 + (int)(synth_next(&rng) % 40);
+        }
+    }
+    synth_end(s, RNEV);
+    psk_trace *t;
+    assert_int_equal(psk_trace_open(d, &t), PSK_OK);
+    int released = 0;
+    for (int round = 0; round < 300; round++) {
+        psk_rank_reader *r;
+        assert_int_equal(psk_rank_open(t, 0, &r), PSK_OK);
+        uint64_t every = 1 + (uint64_t)round % 9;
+        for (int i = 0; i <= RNEV; i++) {
+            if (synth_next(&rng) % every == 0) {
+                size_t keep = round % 3 == 0 ? 0 : (size_t)(synth_next(&rng) % 700);
+                size_t l0 = 0, l1 = 0;
+                uint8_t *save = NULL;
+                if (i) {
+                    const uint8_t *b0 = psk_rank_event_bytes(r, &l0);
+                    save = malloc(l0 + 1);
+                    memcpy(save, b0, l0);
+                }
+                assert_int_equal(psk_rank_release(r, keep), PSK_OK);
+                assert_false(psk_rank_is_open(r));
+                released++;
+                if (i) {
+                    const uint8_t *b1 = psk_rank_event_bytes(r, &l1);
+                    assert_int_equal(l0, l1);
+                    assert_memory_equal(save, b1, l0);
+                }
+                free(save);
+            }
+            psk_event e;
+            int rc = psk_rank_next(r, &e);
+            if (i == RNEV) {
+                assert_int_equal(rc, PSK_EOF);
+                break;
+            }
+            if (rc)
+                fail_msg("round %d, event %d: %s", round, i, psk_rank_errmsg(r));
+            if (!synth_event_equal(&e, &ev[i]))
+                fail_msg("round %d: event %d differs after releases", round, i);
+        }
+        assert_int_equal(psk_rank_events_read(r), RNEV);
+        assert_false(psk_rank_is_open(r)); /* the end lets the file go */
+        psk_rank_close(r);
+    }
+    assert_true(released > 10000);
+
+    psk_rank_pool *pool;
+    assert_int_equal(psk_rank_pool_new(1, 100, &pool), PSK_OK);
+    assert_int_equal(psk_rank_pool_max_open(pool), 1);
+    psk_rank_reader *rd[2];
+    assert_int_equal(psk_rank_open_pooled(t, 0, pool, &rd[0]), PSK_OK);
+    assert_int_equal(psk_rank_open_pooled(t, 0, pool, &rd[1]), PSK_OK);
+    assert_false(psk_rank_is_open(rd[0]));
+    int at[2] = {0, 0};
+    while (at[0] <= RNEV || at[1] <= RNEV) {
+        int w = (int)(synth_next(&rng) % 2);
+        if (at[w] > RNEV)
+            w = !w;
+        psk_event e;
+        int rc = psk_rank_next(rd[w], &e);
+        if (at[w] == RNEV)
+            assert_int_equal(rc, PSK_EOF);
+        else if (rc || !synth_event_equal(&e, &ev[at[w]]))
+            fail_msg("pooled reader %d, event %d: %s", w, at[w], rc ? psk_rank_errmsg(rd[w]) : "differs");
+        at[w]++;
+        assert_false(psk_rank_is_open(rd[0]) && psk_rank_is_open(rd[1]));
+    }
+    psk_rank_close(rd[0]);
+    psk_rank_close(rd[1]);
+    psk_rank_pool_free(pool);
+
+    /* the file replaced (another start time) while released */
+    psk_rank_reader *r;
+    assert_int_equal(psk_rank_open(t, 0, &r), PSK_OK);
+    psk_event e;
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(psk_rank_next(r, &e), PSK_OK);
+    assert_int_equal(psk_rank_release(r, 0), PSK_OK);
+    s = synth_rank_open(d, 0, 1, JOB, 1, 7);
+    synth_end(s, 0);
+    assert_int_equal(psk_rank_next(r, &e), PSK_EMISMATCH);
+    assert_non_null(strstr(psk_rank_errmsg(r), "rank-000000.psk"));
+    psk_rank_close(r);
+    psk_trace_close(t);
+    synth_rmdir(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -686,6 +805,7 @@ int main(void)
         cmocka_unit_test(test_inconsistent_blocks),
         cmocka_unit_test(test_arms),
         cmocka_unit_test(test_old_cart),
+        cmocka_unit_test(test_release_anywhere),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
