@@ -64,22 +64,21 @@ static uint64_t key_of(double t)
 
 static void tree_update(psk_sim *s, int q, uint64_t k)
 {
-    uint64_t *nk = s->nkey;
-    int *nw = s->nwin;
+    tnode *t = s->tn;
     int i = s->tsize + q, w = q;
-    nk[i] = k;
+    t[i].key = k;
     for (; i > 1; i >>= 1) {
         int j = i ^ 1;
-        uint64_t sk = nk[j];
-        int sw = nw[j];
+        uint64_t sk = t[j].key;
+        int sw = t[j].win;
         /* the sibling wins if it is earlier, or as early and on the left
          * (a lower rank): with integer keys, sk < k + 1 is sk <= k; the
          * choice is made with masks, as compilers branch on a ?: here */
         uint64_t m = -(uint64_t)(sk < k + (uint64_t)(i & 1));
         k = (sk & m) | (k & ~m);
         w = (int)(((uint64_t)(uint32_t)sw & m) | ((uint64_t)(uint32_t)w & ~m));
-        nk[i >> 1] = k;
-        nw[i >> 1] = w;
+        t[i >> 1].key = k;
+        t[i >> 1].win = w;
     }
 }
 
@@ -89,13 +88,13 @@ static void ready_push(psk_sim *s, int q)
     s->nready++;
 }
 
-static int ready_top(const psk_sim *s) { return s->nwin[1]; }
+static int ready_top(const psk_sim *s) { return s->tn[1].win; }
 
 /* 1 if a ready rank comes before rank q (at q's clock) */
 static int passed(const psk_sim *s, int q)
 {
-    uint64_t k = s->nkey[1], t = key_of(s->r[q].t);
-    return k < t || (k == t && s->nwin[1] < q);
+    uint64_t k = s->tn[1].key, t = key_of(s->r[q].t);
+    return k < t || (k == t && s->tn[1].win < q);
 }
 
 static int ready_pop(psk_sim *s)
@@ -119,19 +118,14 @@ static int tree_init(psk_sim *s)
     while (t < s->P)
         t *= 2;
     s->tsize = t;
-    s->nkey = malloc((size_t)(2 * t) * sizeof *s->nkey);
-    s->nwin = malloc((size_t)(2 * t) * sizeof *s->nwin);
-    if (!s->nkey || !s->nwin)
+    s->tn = malloc((size_t)(2 * t) * sizeof *s->tn);
+    if (!s->tn)
         return PSK_ENOMEM;
-    for (int q = 0; q < t; q++) {
-        s->nkey[t + q] = NOT_READY;
-        s->nwin[t + q] = q;
-    }
-    for (int i = t - 1; i >= 1; i--) {
-        s->nkey[i] = NOT_READY;
-        s->nwin[i] = s->nwin[2 * i];
-    }
-    s->nwin[1] = 0; /* also when t is 1: the one leaf */
+    for (int q = 0; q < t; q++)
+        s->tn[t + q] = (tnode){.key = NOT_READY, .win = q};
+    for (int i = t - 1; i >= 1; i--)
+        s->tn[i] = (tnode){.key = NOT_READY, .win = s->tn[2 * i].win};
+    s->tn[1].win = 0; /* also when t is 1: the one leaf */
     return PSK_OK;
 }
 
@@ -1265,6 +1259,22 @@ static int ordered(int op)
     }
 }
 
+/* asks the caches for what rank n's next event reads (its record, its
+ * cursor, its next gap): called for the rank likely to run after the one
+ * running now (the earliest ready one), so that those loads, which at
+ * many ranks miss every cache, overlap the running rank's work. A hint:
+ * nothing it does changes the replay. */
+static void prefetch_rank(const psk_sim *s, int n)
+{
+    const rank *r = &s->r[n];
+    for (size_t o = 0; o < sizeof *r; o += 64)
+        __builtin_prefetch((const char *)r + o, 1);
+    if (r->fc) {
+        psk_fcursor_prefetch(r->fc);
+        psk_fgaps_prefetch(s->gaps, n);
+    }
+}
+
 /* runs rank q until it blocks, finishes, or is no longer the earliest;
  * in that last case *next is the rank to run now (q was made ready, with
  * its next event read and its compute gap before it counted), else -1 */
@@ -1273,6 +1283,8 @@ static int advance(psk_sim *s, int q, int *next)
     rank *r = &s->r[q];
     r->running = 1;
     *next = -1;
+    if (s->nready)
+        prefetch_rank(s, ready_top(s));
     int rc = 0;
     for (;;) {
         if (!r->has_ev) {
@@ -1592,7 +1604,7 @@ void psk_simi_rekey(psk_sim *s, int q) { tree_update(s, q, key_of(s->r[q].t)); }
 void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
 {
     uint64_t b = (uint64_t)s->P * (sizeof *s->r + sizeof *s->inv_power + sizeof *s->poll_scale);
-    b += (uint64_t)(2 * s->tsize) * (sizeof *s->nkey + sizeof *s->nwin);
+    b += (uint64_t)(2 * s->tsize) * sizeof *s->tn;
     if (s->opts && s->opts->timeline)
         b += (uint64_t)s->P * PSK_TL_BINS * 3 * sizeof *s->tl;
     for (int i = 0; i < s->niv; i++)
@@ -1702,8 +1714,7 @@ void psk_sim_close(psk_sim *s)
     free(s->tl);
     free(s->r);
     psk_rank_pool_free(s->pool); /* after its readers */
-    free(s->nkey);
-    free(s->nwin);
+    free(s->tn);
     free(s->opof);
     free(s->ordered);
     free(s->collof);

@@ -1074,6 +1074,8 @@ typedef struct cframe {
     int entered;   /* its enter mark was given (or it gives none) */
 } cframe;
 
+#define CF_INLINE 4 /* frames held in the cursor itself (deeper: on the heap) */
+
 struct psk_fcursor {
     const psk_fprog *p;
     int q, loop_depth;
@@ -1090,10 +1092,20 @@ struct psk_fcursor {
     int nmk;
     int64_t capmk;
     uint64_t events;
+    /* the first frames live here, next to the fields above: a rank's next
+     * event reads one or two cache lines, not a second allocation too */
+    cframe in[CF_INLINE];
 };
 
 static int push(psk_fcursor *c, cframe f)
 {
+    if (c->d == c->cap && c->st == c->in) { /* leaving the inline frames */
+        cframe *h = calloc(2 * CF_INLINE, sizeof *h);
+        if (!h)
+            return -1;
+        memcpy(h, c->in, sizeof c->in);
+        c->st = h, c->cap = 2 * CF_INLINE;
+    }
     if (psk_grow((void **)&c->st, &c->cap, c->d, sizeof *c->st))
         return -1;
     c->st[c->d++] = f;
@@ -1110,11 +1122,16 @@ static int mark(psk_fcursor *c, int32_t node, int enter, int inner)
 
 int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor **out)
 {
-    psk_fcursor *c = calloc(1, sizeof *c);
+    /* on a cache line of its own: its hot fields and first frames in as
+     * few lines as they can be */
+    size_t sz = (sizeof(psk_fcursor) + 63) / 64 * 64;
+    psk_fcursor *c = aligned_alloc(64, sz);
     *out = c;
     if (!c)
         return PSK_ENOMEM;
+    memset(c, 0, sz);
     c->p = p, c->q = rank, c->loop_depth = loop_depth, c->cand = -1, c->last = -1;
+    c->st = c->in, c->cap = CF_INLINE;
     if (push(c, (cframe){.node = 0, .entered = 1}))
         return PSK_ENOMEM;
     return PSK_OK;
@@ -1179,6 +1196,14 @@ int psk_fcursor_next(psk_fcursor *c, psk_event *ev)
     }
 }
 
+void psk_fcursor_prefetch(const psk_fcursor *c)
+{
+    __builtin_prefetch(c, 1);
+    __builtin_prefetch((const char *)c + 64, 1);
+    __builtin_prefetch((const char *)c + 128, 1);
+    __builtin_prefetch((const char *)c + 192, 1);
+}
+
 const psk_fmark *psk_fcursor_marks(const psk_fcursor *c, int *n)
 {
     *n = c->nmk;
@@ -1235,14 +1260,15 @@ uint64_t psk_fcursor_events(const psk_fcursor *c) { return c->events; }
 
 uint64_t psk_fcursor_bytes(const psk_fcursor *c)
 {
-    return sizeof *c + (uint64_t)c->cap * sizeof *c->st + (uint64_t)c->capmk * sizeof *c->mk;
+    return sizeof *c + (c->st != c->in ? (uint64_t)c->cap * sizeof *c->st : 0) + (uint64_t)c->capmk * sizeof *c->mk;
 }
 
 void psk_fcursor_close(psk_fcursor *c)
 {
     if (!c)
         return;
-    free(c->st);
+    if (c->st != c->in)
+        free(c->st);
     free(c->mk);
     free(c);
 }
@@ -1325,6 +1351,12 @@ int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
         }
     g->rc = rc;
     return rc;
+}
+
+void psk_fgaps_prefetch(const psk_fgaps *g, int q)
+{
+    const gaps1 *x = &g->q[q];
+    __builtin_prefetch(x->b + x->pos);
 }
 
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap)

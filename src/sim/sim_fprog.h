@@ -70,6 +70,10 @@ typedef struct psk_fmark {
 int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor **out);
 /* The rank's next event: PSK_OK, PSK_EOF after its last, PSK_ENOMEM. */
 int psk_fcursor_next(psk_fcursor *c, psk_event *ev);
+/* asks the caches for the cursor's state, which the next
+ * psk_fcursor_next reads (a hint: the replay calls it for the rank likely
+ * to run next, whose state the other ranks' events have evicted) */
+void psk_fcursor_prefetch(const psk_fcursor *c);
 /* the marks to apply before the event just handed out */
 const psk_fmark *psk_fcursor_marks(const psk_fcursor *c, int *n);
 /* If the event just handed out is the rank's first of an iteration of a
@@ -108,6 +112,8 @@ int psk_fgaps_open(psk_merged *m, psk_fgaps **out);
  * cursor's error (psk_fgaps_errmsg) */
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap);
 const char *psk_fgaps_errmsg(const psk_fgaps *g);
+/* asks the caches for rank q's next gap (a hint, as psk_fcursor_prefetch) */
+void psk_fgaps_prefetch(const psk_fgaps *g, int q);
 /* bytes of the queues (not the merged cursors' own buffers) */
 uint64_t psk_fgaps_bytes(const psk_fgaps *g);
 void psk_fgaps_close(psk_fgaps *g); /* NULL is fine */

@@ -135,14 +135,21 @@ typedef struct ival {
     psk_interval pub;
 } ival;
 
+/* a node of the ready ranks' tree: the earliest clock below it and its
+ * rank, together (a level of an update reads one cache line) */
+typedef struct tnode {
+    uint64_t key;
+    int win;
+} tnode;
+
 struct psk_sim {
     int P;
     int *world0;         /* 0 .. P-1: every rank's MPI_COMM_WORLD members, shared */
     const psk_machine *m;
     psk_net net;
     rank *r;
-    uint64_t *nkey;      /* ready ranks: tournament tree, 2 x tsize nodes (keys, winners) */
-    int *nwin, tsize, nready;
+    tnode *tn;           /* ready ranks: tournament tree, 2 x tsize nodes */
+    int tsize, nready;
     coll_inst *colls;
     ival *iv;
     int niv, capiv;
