@@ -184,7 +184,7 @@ static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_
         uint64_t delta;
         if (x == 0 ? psk_get_svar(p, end, &q[0]) : psk_get_uvar(p, end, &delta))
             return -1;
-        if (x && delta > (uint64_t)(GAP_MAX - q[x - 1]))
+        if (x && delta > (uint64_t)GAP_MAX - (uint64_t)q[x - 1]) /* unsigned: no overflow */
             return -1;
         if (x)
             q[x] = q[x - 1] + (int64_t)delta;
