@@ -37,6 +37,22 @@ int mbuf_reserve(mbuf *b, size_t more)
     return 0;
 }
 
+int mbuf_put_uvar(mbuf *b, uint64_t v)
+{
+    if (mbuf_reserve(b, PSK_VARINT_MAX))
+        return -1;
+    b->len = (size_t)(psk_put_uvar(b->p + b->len, v) - b->p);
+    return 0;
+}
+
+int mbuf_put_svar(mbuf *b, int64_t v)
+{
+    if (mbuf_reserve(b, PSK_VARINT_MAX))
+        return -1;
+    b->len = (size_t)(psk_put_svar(b->p + b->len, v) - b->p);
+    return 0;
+}
+
 int merge_grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)

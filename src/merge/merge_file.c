@@ -82,13 +82,6 @@ static int section(FILE *f, uint32_t tag, const uint8_t *p, size_t len)
     return msec_begin(&w, f, tag, len) || msec_put(&w, p, len) || msec_end(&w);
 }
 
-static int put(mbuf *b, uint64_t v)
-{
-    if (mbuf_reserve(b, PSK_VARINT_MAX))
-        return -1;
-    b->len = (size_t)(psk_put_uvar(b->p + b->len, v) - b->p);
-    return 0;
-}
 
 static int put_bytes(mbuf *b, const void *p, size_t n)
 {
@@ -114,52 +107,49 @@ int merged_write_tables(psk_merged *m, FILE *f, mbuf *b)
     /* rank sets */
     b->len = 0;
     uint32_t n = psk_intern_count(m->psets);
-    int err = put(b, n);
+    int err = mbuf_put_uvar(b, n);
     for (uint32_t i = 0; i < n && !err; i++) {
         size_t len;
         const int32_t *r = (const int32_t *)(const void *)psk_intern_key(m->psets, i, &len);
-        err |= put(b, len / 4);
+        err |= mbuf_put_uvar(b, len / 4);
         for (size_t j = 0; j < len / 4 && !err; j++)
-            err |= put(b, (uint64_t)(r[j] - (j ? r[j - 1] : 0)));
+            err |= mbuf_put_uvar(b, (uint64_t)(r[j] - (j ? r[j - 1] : 0)));
     }
     err |= err || section(f, MT_PSET, b->p, b->len);
     /* classes */
     b->len = 0;
     n = psk_intern_count(m->classes);
-    err |= put(b, n);
+    err |= mbuf_put_uvar(b, n);
     for (uint32_t i = 0; i < n && !err; i++) {
         size_t len;
         const uint8_t *k = psk_intern_key(m->classes, i, &len);
-        err |= put(b, len) || put_bytes(b, k, len);
+        err |= mbuf_put_uvar(b, len) || put_bytes(b, k, len);
     }
     return err || section(f, MT_CLAS, b->p, b->len);
 }
 
 int merged_event_entry(mbuf *b, uint32_t cls, uint64_t len)
 {
-    return put(b, cls) || put(b, len);
+    return mbuf_put_uvar(b, cls) || mbuf_put_uvar(b, len);
 }
 
 int merged_write_events_head(mbuf *b, uint64_t n)
 {
-    return put(b, n);
+    return mbuf_put_uvar(b, n);
 }
 
 int merged_rank_prefix(mbuf *b, int r, uint64_t n, uint64_t mono_start, uint64_t tlen)
 {
-    return put(b, (uint64_t)r) || put(b, n) || put(b, mono_start) || put(b, tlen);
+    return mbuf_put_uvar(b, (uint64_t)r) || mbuf_put_uvar(b, n) || mbuf_put_uvar(b, mono_start) || mbuf_put_uvar(b, tlen);
 }
 
 int merged_rank_suffix(mbuf *b, const uint32_t *perm, uint64_t n, int back)
 {
-    int err = put(b, !perm ? 0 : back > 0 ? 2 : 1);
+    int err = mbuf_put_uvar(b, !perm ? 0 : back > 0 ? 2 : 1);
     if (perm && back > 0)
-        return err || put(b, (uint64_t)back);
-    for (uint64_t k = 0; perm && k < n && !err; k++) {
-        err |= mbuf_reserve(b, PSK_VARINT_MAX);
-        if (!err)
-            b->len = (size_t)(psk_put_svar(b->p + b->len, (int64_t)perm[k] - (int64_t)k) - b->p);
-    }
+        return err || mbuf_put_uvar(b, (uint64_t)back);
+    for (uint64_t k = 0; perm && k < n && !err; k++)
+        err |= mbuf_put_svar(b, (int64_t)perm[k] - (int64_t)k);
     return err;
 }
 

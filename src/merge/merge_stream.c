@@ -162,25 +162,18 @@ int psk_merge_part_load(psk_trace *t, const psk_merge_opts *opts, int first, int
 
 /* ---- packing a part: its keys as bytes, its sequences, its ranks ---- */
 
-static int put(mbuf *b, uint64_t v)
-{
-    if (mbuf_reserve(b, PSK_VARINT_MAX))
-        return -1;
-    b->len = (size_t)(psk_put_uvar(b->p + b->len, v) - b->p);
-    return 0;
-}
 
 /* an interned table of uint32 arrays: count, then each as u n + n values */
 static int put_arrays(mbuf *b, const psk_intern *in)
 {
     uint32_t n = psk_intern_count(in);
-    int err = put(b, n);
+    int err = mbuf_put_uvar(b, n);
     for (uint32_t i = 0; i < n && !err; i++) {
         size_t len;
         const uint32_t *a = (const uint32_t *)(const void *)psk_intern_key(in, i, &len);
-        err |= put(b, len / 4);
+        err |= mbuf_put_uvar(b, len / 4);
         for (size_t k = 0; k < len / 4 && !err; k++)
-            err |= put(b, a[k]);
+            err |= mbuf_put_uvar(b, a[k]);
     }
     return err;
 }
@@ -190,11 +183,11 @@ int psk_merge_part_pack(const psk_merge_part *p, uint8_t **buf, size_t *len)
     const mctx *x = &p->x;
     mbuf b = {0};
     uint32_t nk = psk_intern_count(x->keys);
-    int err = put(&b, (uint64_t)x->P) || put(&b, nk);
+    int err = mbuf_put_uvar(&b, (uint64_t)x->P) || mbuf_put_uvar(&b, nk);
     for (uint32_t k = 0; k < nk && !err; k++) {
         size_t kl;
         const uint8_t *kb = psk_intern_key(x->keys, k, &kl);
-        err |= put(&b, kl) || mbuf_reserve(&b, kl);
+        err |= mbuf_put_uvar(&b, kl) || mbuf_reserve(&b, kl);
         if (!err) {
             memcpy(b.p + b.len, kb, kl);
             b.len += kl;
@@ -204,11 +197,11 @@ int psk_merge_part_pack(const psk_merge_part *p, uint8_t **buf, size_t *len)
     uint64_t nr = 0;
     for (int r = 0; r < x->P; r++)
         nr += p->have[r];
-    err = err || put(&b, nr);
+    err = err || mbuf_put_uvar(&b, nr);
     for (int r = 0; r < x->P && !err; r++)
         if (p->have[r])
-            err |= put(&b, (uint64_t)r) || put(&b, p->seq[r]) || put(&b, (uint64_t)(p->permid[r] + 1)) ||
-                   put(&b, p->n[r]) || put(&b, x->rs[r].mono_start);
+            err |= mbuf_put_uvar(&b, (uint64_t)r) || mbuf_put_uvar(&b, p->seq[r]) || mbuf_put_uvar(&b, (uint64_t)(p->permid[r] + 1)) ||
+                   mbuf_put_uvar(&b, p->n[r]) || mbuf_put_uvar(&b, x->rs[r].mono_start);
     if (err) {
         free(b.p);
         return PSK_ENOMEM;

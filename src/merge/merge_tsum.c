@@ -23,22 +23,6 @@
 #define FACTOR_MAX (1ull << 40)
 #define GAP_MAX ((int64_t)1 << 62)
 
-static int put_u(mbuf *b, uint64_t v)
-{
-    if (mbuf_reserve(b, PSK_VARINT_MAX))
-        return -1;
-    b->len = (size_t)(psk_put_uvar(b->p + b->len, v) - b->p);
-    return 0;
-}
-
-static int put_s(mbuf *b, int64_t v)
-{
-    if (mbuf_reserve(b, PSK_VARINT_MAX))
-        return -1;
-    b->len = (size_t)(psk_put_svar(b->p + b->len, v) - b->p);
-    return 0;
-}
-
 /* the positions (ascending) in the sorted gaps of np ranks that are kept;
  * their count */
 static int kept(int np, int *at)
@@ -132,16 +116,16 @@ int tsum_event(psk_merged *m, mbuf *out, uint64_t i, const int32_t *ranks, int n
         m->ts_got[ranks[j]] += v > 0 ? v : 0;
     }
     for (int x = 0; x < k && !rc; x++)
-        rc = x ? put_u(out, (uint64_t)(q[x] - q[x - 1])) : put_s(out, q[0]);
-    return rc || put_u(out, np ? (uint64_t)llround(sd / np) : 0);
+        rc = x ? mbuf_put_uvar(out, (uint64_t)(q[x] - q[x - 1])) : mbuf_put_svar(out, q[0]);
+    return rc || mbuf_put_uvar(out, np ? (uint64_t)llround(sd / np) : 0);
 }
 
 int tsum_factors(psk_merged *m, mbuf *out)
 {
-    int rc = put_u(out, (uint64_t)m->nranks);
+    int rc = mbuf_put_uvar(out, (uint64_t)m->nranks);
     for (int r = 0; r < m->nranks && !rc; r++) {
         double f = m->ts_got[r] > 0 ? m->ts_own[r] / m->ts_got[r] * FACTOR_ONE : FACTOR_ONE;
-        rc = put_u(out, f < (double)FACTOR_MAX ? (uint64_t)llround(f) : FACTOR_MAX);
+        rc = mbuf_put_uvar(out, f < (double)FACTOR_MAX ? (uint64_t)llround(f) : FACTOR_MAX);
     }
     return rc;
 }
@@ -150,7 +134,7 @@ int tsum_encode(psk_merged *m, mbuf *out)
 {
     int P = m->nranks, rc = 0;
     size_t *pos = calloc((size_t)P + 1, sizeof *pos);
-    if (!pos || tsum_start(m) || put_u(out, m->n))
+    if (!pos || tsum_start(m) || mbuf_put_uvar(out, m->n))
         rc = -1;
     for (uint64_t i = 0; i < m->n && !rc; i++) {
         int np;
@@ -229,7 +213,7 @@ int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end)
             double v = dealt(q, at, k, np, i, j), x = v > 0 ? v * f[ranks[j]] : v;
             int64_t rg = x < 0x1p62 ? llround(x) : GAP_MAX;
             cnt[ranks[j]]++;
-            if (put_s(&mr->times, rg) || put_u(&mr->times, d))
+            if (mbuf_put_svar(&mr->times, rg) || mbuf_put_uvar(&mr->times, d))
                 rc = -2;
         }
     }
