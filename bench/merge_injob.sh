@@ -6,8 +6,9 @@
 # (multigrid V-cycles, 64 x 64 cells a rank, 50 cycles), under Open MPI,
 # oversubscribed on this machine (default P: 4 16 64). PROGRAMS="stencil"
 # or "vcycle" for one of them. Per program and P: events recorded, bytes of
-# the rank files, bytes of merged.pskm, the seconds rank 0 spent gathering
-# the files over MPI and merging them (its own stderr line), the same job
+# the rank files, bytes of merged.pskm, the seconds rank 0 spent reading
+# its file and gathering the ranks' key sequences up the tree, then
+# merging (pulling the events over MPI; its own stderr line), the same job
 # recorded without --merge (wall seconds of both), and the largest
 # process's peak memory (GNU time's maximum resident set of the launcher's
 # children); then the same files merged with --times summary (the summarised
@@ -42,8 +43,8 @@ for P in $PS; do
     "$B/perfskel" record -o "$W/u" -- $run >/dev/null 2>/dev/null
     t2=$(date +%s.%N)
     line=$(grep "merged $P ranks in the job" "$W/err")
-    gather=$(echo "$line" | sed 's/.*(\([0-9.]*\) s gathering, \([0-9.]*\) s merging).*/\1/')
-    merge=$(echo "$line" | sed 's/.*(\([0-9.]*\) s gathering, \([0-9.]*\) s merging).*/\2/')
+    gather=$(echo "$line" | sed 's/.*(\([0-9.]*\) s reading and gathering, \([0-9.]*\) s merging).*/\1/')
+    merge=$(echo "$line" | sed 's/.*(\([0-9.]*\) s reading and gathering, \([0-9.]*\) s merging).*/\2/')
     events=$(sed -n 's/.* ranks, \([0-9]*\) events recorded.*/\1/p' "$W/err")
     rbytes=$(cat "$W"/t/rank-*.psk | wc -c)
     mbytes=$(wc -c <"$W/t/merged.pskm")

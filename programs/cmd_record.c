@@ -200,7 +200,11 @@ int cmd_record(int argc, char **argv)
         return code; /* the inner perfskel said why nothing ran */
     int nranks = 0;
     char mpath[PATH_MAX + 16];
-    snprintf(mpath, sizeof mpath, "%s/merged.pskm", dir);
+    const char *mout = getenv("PSK_MERGE_OUT"); /* where rank 0 writes it, if not in dir */
+    if (mout && *mout)
+        snprintf(mpath, sizeof mpath, "%s", mout);
+    else
+        snprintf(mpath, sizeof mpath, "%s/merged.pskm", dir);
     psk_merged *m = NULL;
     long long events = -1;
     if (merge == 2 && !access(mpath, F_OK)) {

@@ -7,6 +7,7 @@
 #define PERFSKEL_TRACE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "perfskel/common.h"
@@ -214,6 +215,16 @@ typedef struct psk_rank_reader psk_rank_reader;
  * header, and checks they belong to one job. On failure *out is still set
  * (unless memory ran out) so psk_trace_errmsg() can say what went wrong. */
 int psk_trace_open(const char *dir, psk_trace **out);
+/* Where a trace's rank files come from when they are not dir's own (the
+ * in-job merge reads the other ranks' files over MPI): a stream at the
+ * start of rank's file that can seek, or NULL with errno set. */
+typedef FILE *(*psk_rank_source)(void *ctx, int rank);
+/* A trace whose job header is the JSON text job_json[0..len) (dir names
+ * it and the rank files in messages), its rank files opened through src
+ * (NULL: dir's files) and each checked against the job when its reader
+ * opens it, not here: no rank file is read to open it. */
+int psk_trace_open_job(const char *dir, const char *job_json, size_t len, psk_rank_source src, void *ctx,
+                       psk_trace **out);
 const char *psk_trace_errmsg(const psk_trace *t);
 const psk_job *psk_trace_job(const psk_trace *t);
 /* job.json's content as JSON text, for stages that carry the job header

@@ -172,19 +172,17 @@ void psk_clock_reanchor(void);
 /* record_core.c */
 void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided);
 /* before the real Finalize (MPI still up): the clock offsets, and with
- * PSK_MERGE the file's end and its journey to rank 0; after it: the end */
+ * PSK_MERGE the file's end and the merge; after it: the end */
 void psk_rec_pre_finalize(unsigned fn, uint64_t t0);
 void psk_rec_stop(unsigned fn, uint64_t t0);
 
 /* record_merge.c: the merge inside the job */
 /* PSK_MERGE: 0 no, 1 yes, 2 ("only") yes and no rank files left */
 int psk_rec_merge_wanted(void);
-/* every rank of c: path's bytes (NULL: this rank has none) to rank 0;
- * only: a rank other than 0 removes its file once read */
-void psk_rec_merge_ship(MPI_Comm c, int rank, int nranks, const char *path, int only);
-/* rank 0, after the real Finalize: the files its directory lacks, the
- * merge; only: every rank file written anew, removed once merged */
-void psk_rec_merge_finish(const char *dir, int only);
+/* every rank of c, before the real Finalize: the merge (rank 0 writes
+ * it); path: this rank's whole file (NULL: none); only: the rank files
+ * go once merged */
+void psk_rec_merge_run(MPI_Comm c, int rank, int nranks, const char *dir, const char *path, int only);
 void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode);
 void psk_rec_emit(const psk_call *call);
 /* the recorder cannot go on (what: why, e.g. out of memory): the next

@@ -663,10 +663,10 @@ void psk_rec_pre_finalize(unsigned fn, uint64_t t0)
     end_offset = clock_offset(NULL);
     if (R.merge) {
         /* in-job merge: the file ends here (its Finalize event too, ending
-         * now), and travels to rank 0 (record_merge.c) */
+         * now), and the ranks merge it (record_merge.c) */
         int whole = psk_state == 1 && R.fd >= 0 && end_file(fn, t0);
         R.ended = 1;
-        psk_rec_merge_ship(R.priv, R.rank, R.nranks, whole ? R.path : NULL, R.merge == 2);
+        psk_rec_merge_run(R.priv, R.rank, R.nranks, R.dir, whole ? R.path : NULL, R.merge == 2);
     }
     PMPI_Comm_free(&R.priv);
     psk_tables_free();
@@ -676,8 +676,6 @@ void psk_rec_stop(unsigned fn, uint64_t t0)
 {
     if (!R.ended)
         end_file(fn, t0);
-    if (R.merge && R.rank == 0)
-        psk_rec_merge_finish(R.dir, R.merge == 2);
 }
 
 void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode)

@@ -29,7 +29,8 @@ struct psk_trace {
     char err[ERRLEN];
     psk_jobdoc *doc;
     psk_job job;
-    psk_file_header *headers;
+    psk_rank_source src; /* NULL: the files in dir */
+    void *src_ctx;
 };
 
 struct psk_rank_pool {
@@ -66,6 +67,8 @@ struct psk_rank_reader {
     size_t convcap;
     int status;         /* sticky: PSK_EOF after END, or the error */
     psk_rank_pool *pool;
+    const psk_trace *t; /* its job and where its file comes from */
+    int rank;
     psk_rank_reader *lprev, *lnext; /* in pool's list while its file is open */
     int listed;
     int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
@@ -92,6 +95,15 @@ static int rfail(psk_rank_reader *r, int status, const char *fmt, ...)
     vsnprintf(r->err, ERRLEN, fmt, ap);
     va_end(ap);
     return status;
+}
+
+static int parse_job(psk_trace *t, const char *text, size_t len, const char *name)
+{
+    int rc = psk_jobdoc_parse(text, len, name, &t->doc);
+    if (rc)
+        return fail(t->err, rc, "%s", psk_jobdoc_errmsg(t->doc));
+    t->job = *psk_jobdoc_job(t->doc);
+    return PSK_OK;
 }
 
 static int read_job(psk_trace *t)
@@ -128,15 +140,9 @@ static int read_job(psk_trace *t)
         free(text);
         return fail(t->err, PSK_EIO, "%s: read error", path);
     }
-    int rc = psk_jobdoc_parse(text ? text : "", len, path, &t->doc);
+    int rc = parse_job(t, text ? text : "", len, path);
     free(text);
-    if (rc)
-        return fail(t->err, rc, "%s", psk_jobdoc_errmsg(t->doc));
-    t->job = *psk_jobdoc_job(t->doc);
-    t->headers = calloc((size_t)t->job.nranks, sizeof *t->headers);
-    if (!t->headers)
-        return fail(t->err, PSK_ENOMEM, "%s: out of memory", path);
-    return PSK_OK;
+    return rc;
 }
 
 static int read_header(FILE *f, const char *path, psk_file_header *h, char *err)
@@ -156,6 +162,20 @@ static int read_header(FILE *f, const char *path, psk_file_header *h, char *err)
         return fail(err, PSK_EVERSION, "%s: trace format version %u; this perfskel reads versions %d to %d",
                     path, h->version, PSK_FORMAT_VERSION, PSK_FORMAT_VERSION_LATEST);
     }
+    return PSK_OK;
+}
+
+/* 0 if h, rank r's file header, belongs to t's job */
+static int same_job(const psk_trace *t, int r, const psk_file_header *h, const char *path, char *err)
+{
+    if (h->job_id != t->job.job_id)
+        return fail(err, PSK_EMISMATCH, "%s: belongs to job %016" PRIx64 ", but job.json is job %016" PRIx64
+                    " (files of two different runs)", path, h->job_id, t->job.job_id);
+    if (h->rank != (uint32_t)r || h->nranks != (uint32_t)t->job.nranks)
+        return fail(err, PSK_EMISMATCH, "%s: says rank %u of %u, expected rank %d of %d",
+                    path, h->rank, h->nranks, r, t->job.nranks);
+    if (h->flavour != t->job.flavour)
+        return fail(err, PSK_EMISMATCH, "%s: recorded with another MPI than job.json says", path);
     return PSK_OK;
 }
 
@@ -197,21 +217,29 @@ int psk_trace_open(const char *dir, psk_trace **out)
         if (!f)
             return fail(t->err, errno == ENOENT ? PSK_ENOTFOUND : PSK_EIO, "%s: %s", path,
                         errno == ENOENT ? "missing (job.json lists this rank)" : strerror(errno));
-        psk_file_header *h = &t->headers[r];
-        rc = read_header(f, path, h, t->err);
+        psk_file_header h;
+        rc = read_header(f, path, &h, t->err);
         fclose(f);
-        if (rc)
+        if (rc || (rc = same_job(t, r, &h, path, t->err)))
             return rc;
-        if (h->job_id != t->job.job_id)
-            return fail(t->err, PSK_EMISMATCH, "%s: belongs to job %016" PRIx64 ", but job.json is job %016" PRIx64
-                        " (files of two different runs)", path, h->job_id, t->job.job_id);
-        if (h->rank != (uint32_t)r || h->nranks != (uint32_t)t->job.nranks)
-            return fail(t->err, PSK_EMISMATCH, "%s: says rank %u of %u, expected rank %d of %d",
-                        path, h->rank, h->nranks, r, t->job.nranks);
-        if (h->flavour != t->job.flavour)
-            return fail(t->err, PSK_EMISMATCH, "%s: recorded with another MPI than job.json says", path);
     }
     return PSK_OK;
+}
+
+int psk_trace_open_job(const char *dir, const char *job_json, size_t len, psk_rank_source src, void *ctx,
+                       psk_trace **out)
+{
+    psk_trace *t = calloc(1, sizeof *t);
+    *out = t;
+    if (!t)
+        return PSK_ENOMEM;
+    if (!(t->dir = strdup(dir)))
+        return fail(t->err, PSK_ENOMEM, "%s: out of memory", dir);
+    t->src = src;
+    t->src_ctx = ctx;
+    char name[PATH_MAX];
+    snprintf(name, sizeof name, "%s/job.json", dir);
+    return parse_job(t, job_json, len, name);
 }
 
 const char *psk_trace_errmsg(const psk_trace *t) { return t ? t->err : "out of memory"; }
@@ -223,7 +251,6 @@ void psk_trace_close(psk_trace *t)
     if (!t)
         return;
     psk_jobdoc_close(t->doc);
-    free(t->headers);
     free(t->dir);
     free(t);
 }
@@ -304,13 +331,17 @@ static int open_file(psk_rank_reader *r)
             break; /* out of memory: one file more than the cap, for now */
     if (p)
         list_front(r);
-    if (!(r->f = fopen(r->path, "rb"))) {
+    r->f = r->t->src ? r->t->src(r->t->src_ctx, r->rank) : fopen(r->path, "rb");
+    if (!r->f) {
         unlist(r);
-        return rfail(r, PSK_EIO, "%s: %s", r->path, strerror(errno));
+        return rfail(r, errno == ENOENT ? PSK_ENOTFOUND : PSK_EIO, "%s: %s", r->path,
+                     errno == ENOENT ? "missing (job.json lists this rank)" : strerror(errno));
     }
     char err[ERRLEN];
     psk_file_header h;
     int rc = read_header(r->f, r->path, &h, err);
+    if (!rc && !r->opened)
+        rc = same_job(r->t, r->rank, &h, r->path, err);
     if (rc)
         return rfail(r, rc, "%s", err);
     if (r->opened && (h.job_id != r->hdr.job_id || h.rank != r->hdr.rank || h.mono_start_ns != r->hdr.mono_start_ns))
@@ -328,6 +359,8 @@ int psk_rank_open_pooled(psk_trace *t, int rank, psk_rank_pool *pool, psk_rank_r
     if (!r)
         return PSK_ENOMEM;
     r->pool = pool;
+    r->t = t;
+    r->rank = rank;
     if (rank < 0 || rank >= t->job.nranks)
         return r->status = rfail(r, PSK_EINVAL, "%s: no rank %d in a %d-rank job", t->dir, rank, t->job.nranks);
     char path[PATH_MAX];

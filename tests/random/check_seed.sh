@@ -3,8 +3,9 @@
 #
 # One random program (randprog --seed SEED) through the whole perfskel
 # pipeline with mpirun.FLAVOUR (openmpi | mpich) on NP ranks: generated,
-# built, run plainly and under `perfskel record`; then (a) recorded counts ==
-# the program's own, (b) merge round trip exact, (c) fold never longer than
+# built, run plainly and under `perfskel record --merge`; then (a) recorded
+# counts == the program's own, (b) merge round trip exact, and the merge
+# the ranks did in MPI_Finalize the same bytes as `perfskel merge`, (c) fold never longer than
 # its input, (d) the K = 1 skeleton's trace == the original's (trace_cmp),
 # also with every run of calls replayed from data (--table-min 1), (e)
 # K = 2 (as code and as data) and K = 10 skeletons build and finish, (f)
@@ -113,7 +114,7 @@ ranks=$(awk '$1 == "expect" { print $2 }' plain.out | sort -u | wc -l)
 skel_limit=$(awk -v p="$plain_s" 'BEGIN { l = 5 * p; if (l < 30) l = 30; printf "%d", l + 0.5 }')
 
 # recorded run
-timeout -k 5 $plain_limit "$PERFSKEL" record -o trace -- "${launcher[@]}" ./prog </dev/null >rec.out 2>rec.err
+timeout -k 5 $plain_limit "$PERFSKEL" record --merge -o trace -- "${launcher[@]}" ./prog </dev/null >rec.out 2>rec.err
 rc=$?
 if [ $rc -ne 0 ]; then
     [ $rc -eq 124 ] && { fail record "recorded run timed out after ${plain_limit}s"; finish; }
@@ -155,6 +156,9 @@ else
     else
         merged=1
     fi
+    # the merge the ranks did in their MPI_Finalize: the same bytes
+    cmp -s trace/merged.pskm m.pskm ||
+        fail merge_injob "record --merge's trace/merged.pskm differs from perfskel merge's: $(grep -m1 'in-job merge' rec.err)"
 fi
 
 # (c) fold never longer than its input
