@@ -11,7 +11,7 @@
 # merging (pulling the events over MPI; its own stderr line), the same job
 # recorded without --merge (wall seconds of both), and the largest
 # process's peak memory (GNU time's maximum resident set of the launcher's
-# children); then the same files merged with --times summary (the summarised
+# children), with --merge and without; then the same files merged with --times summary (the summarised
 # merged trace: its bytes) and `sim --folded` of both merged traces (the
 # summary's prediction against the lossless one's, on a machine file made
 # by calibrate here). The markdown rows go to stdout.
@@ -28,8 +28,8 @@ mpicc.openmpi -O2 -o "$W/vcycle" "$H/bench/programs/vcycle.c" -lm
 "$B/perfskel" calibrate -o "$W/machine.par" -- mpirun.openmpi --allow-run-as-root -np 2 >/dev/null 2>&1
 pred() { "$B/perfskel" sim "$1" --folded --machine "$W/machine.par" --json 2>/dev/null |
     sed -n 's/.*"predicted_seconds": *\([0-9.e+-]*\).*/\1/p'; }
-echo "| program | P | events | rank files | merged.pskm | gathering | merging | job with --merge | job without | peak memory | --times summary | sim: summary vs all |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| program | P | events | rank files | merged.pskm | gathering | merging | job with --merge | job without | peak memory | peak without | --times summary | sim: summary vs all |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for prog in ${PROGRAMS:-stencil vcycle}; do
 for P in $PS; do
     args=""
@@ -40,7 +40,7 @@ for P in $PS; do
     /usr/bin/time -f "%M" -o "$W/mem" "$B/perfskel" record --merge -o "$W/t" -- $run >/dev/null 2>"$W/err"
     t1=$(date +%s.%N)
     # shellcheck disable=SC2086
-    "$B/perfskel" record -o "$W/u" -- $run >/dev/null 2>/dev/null
+    /usr/bin/time -f "%M" -o "$W/mem0" "$B/perfskel" record -o "$W/u" -- $run >/dev/null 2>/dev/null
     t2=$(date +%s.%N)
     line=$(grep "merged $P ranks in the job" "$W/err")
     gather=$(echo "$line" | sed 's/.*(\([0-9.]*\) s reading and gathering, \([0-9.]*\) s merging).*/\1/')
@@ -54,7 +54,7 @@ for P in $PS; do
     dsim=$(awk -v a="$pa" -v m="$pm" 'BEGIN { if (a > 0 && m > 0) printf "%+.1f %%", 100 * (m - a) / a; else print "-" }')
     echo "| $prog | $P | $events | $((rbytes / 1024)) KiB | $((mbytes / 1024)) KiB | $gather s | $merge s |" \
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s |" \
-        "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s | $(($(cat "$W/mem") / 1024)) MB |" \
+        "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s | $(($(cat "$W/mem") / 1024)) MB | $(($(cat "$W/mem0") / 1024)) MB |" \
         "$((sbytes / 1024)) KiB | $dsim |"
     rm -rf "$W/t" "$W/u"
 done
