@@ -5,7 +5,10 @@
  * ranks of other jobs, missing and extra files are named in the error;
  * version 2's arms read back, and a wrong arm refused; a reader released
  * anywhere (psk_rank_release) reads on to the same events, and a pool of
- * readers keeps no more files open than its cap. */
+ * readers keeps no more files open than its cap; a trace opened from
+ * job.json's text reads its rank files through a source, checked when
+ * each opens. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -793,6 +796,102 @@ static void test_release_anywhere(void **state)
     free(d);
 }
 
+
+/* a trace opened from job.json's text with its rank files coming from a
+ * psk_rank_source (as the in-job merge reads other ranks' files over MPI):
+ * the same events, through releases and reopenings in a pool of one;
+ * nothing read at opening, and a file of another job, rank or MPI, or
+ * none, named when its reader opens */
+typedef struct {
+    const unsigned char *bytes[2];
+    size_t len[2];
+    int opened;
+} mem_source;
+
+static FILE *open_mem(void *ctx, int rank)
+{
+    mem_source *m = ctx;
+    m->opened++;
+    if (!m->bytes[rank]) {
+        errno = ENOENT;
+        return NULL;
+    }
+    return fmemopen((void *)m->bytes[rank], m->len[rank], "rb");
+}
+
+static unsigned char *slurp_file(const char *path, size_t *len)
+{
+    *len = file_size(path);
+    unsigned char *b = malloc(*len + 1);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(b, 1, *len, f), *len);
+    fclose(f);
+    return b;
+}
+
+static void test_open_job_source(void **state)
+{
+    fixture *fx = *state;
+    char *pj = path_of(fx->dir, "job.json"), *p1 = path_of(fx->dir, "rank-000001.psk");
+    size_t jlen, len1;
+    char *job = (char *)slurp_file(pj, &jlen);
+    unsigned char *r1 = slurp_file(p1, &len1);
+    mem_source m = {{fx->file, r1}, {fx->size, len1}, 0};
+    psk_trace *t;
+    assert_int_equal(psk_trace_open_job("/nowhere", job, jlen, open_mem, &m, &t), PSK_OK);
+    assert_int_equal(m.opened, 0);
+    assert_int_equal(psk_trace_job(t)->nranks, 2);
+    psk_rank_pool *pool;
+    assert_int_equal(psk_rank_pool_new(1, 50, &pool), PSK_OK);
+    psk_rank_reader *r, *e1;
+    assert_int_equal(psk_rank_open_pooled(t, 0, pool, &r), PSK_OK);
+    assert_int_equal(psk_rank_open_pooled(t, 1, pool, &e1), PSK_OK); /* takes the one place */
+    uint64_t rng = 77;
+    psk_event ev;
+    for (int i = 0; i < NEV; i++) {
+        if (synth_next(&rng) % 5 == 0)
+            assert_int_equal(psk_rank_release(r, (size_t)(synth_next(&rng) % 300)), PSK_OK);
+        if (psk_rank_next(r, &ev) || !synth_event_equal(&ev, &fx->ev[i]))
+            fail_msg("event %d through the source: %s", i, psk_rank_errmsg(r));
+    }
+    assert_int_equal(psk_rank_next(r, &ev), PSK_EOF);
+    assert_int_equal(psk_rank_next(e1, &ev), PSK_EOF);
+    assert_true(m.opened > NEV / 10);
+    psk_rank_close(r);
+    psk_rank_close(e1);
+    /* checked when opened: rank 1's bytes given for rank 0, none for rank 1 */
+    m.bytes[0] = r1, m.len[0] = len1, m.bytes[1] = NULL;
+    assert_int_equal(psk_rank_open(t, 0, &r), PSK_EMISMATCH);
+    if (!strstr(psk_rank_errmsg(r), "/nowhere/rank-000000.psk") || !strstr(psk_rank_errmsg(r), "expected rank 0"))
+        fail_msg("%s", psk_rank_errmsg(r));
+    psk_rank_close(r);
+    assert_int_equal(psk_rank_open(t, 1, &r), PSK_ENOTFOUND);
+    assert_non_null(strstr(psk_rank_errmsg(r), "missing"));
+    psk_rank_close(r);
+    psk_rank_pool_free(pool);
+    psk_trace_close(t);
+    /* another job's header, and a job text that is not one */
+    char *other = strdup(job);
+    char *id = strstr(other, "feedface");
+    assert_non_null(id);
+    id[0] = 'e';
+    m.bytes[0] = fx->file, m.len[0] = fx->size;
+    assert_int_equal(psk_trace_open_job("/nowhere", other, jlen, open_mem, &m, &t), PSK_OK);
+    assert_int_equal(psk_rank_open(t, 0, &r), PSK_EMISMATCH);
+    assert_non_null(strstr(psk_rank_errmsg(r), "different runs"));
+    psk_rank_close(r);
+    psk_trace_close(t);
+    assert_int_equal(psk_trace_open_job("/nowhere", "{\"format\": 1", 13, open_mem, &m, &t), PSK_EFORMAT);
+    assert_non_null(strstr(psk_trace_errmsg(t), "/nowhere/job.json"));
+    psk_trace_close(t);
+    free(other);
+    free(job);
+    free(r1);
+    free(pj);
+    free(p1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -806,6 +905,7 @@ int main(void)
         cmocka_unit_test(test_arms),
         cmocka_unit_test(test_old_cart),
         cmocka_unit_test(test_release_anywhere),
+        cmocka_unit_test(test_open_job_source),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
