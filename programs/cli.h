@@ -155,6 +155,9 @@ int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
+/* record --merge: MERGED folded as `perfskel fold MERGED -o JSON_OUT`, one
+ * line on stderr; PSK_EXIT_DATA (said) if it cannot be */
+int psk_cli_fold_after_merge(const char *merged, const char *json_out);
 int cmd_gen(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_sim(int argc, char **argv);

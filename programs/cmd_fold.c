@@ -348,6 +348,50 @@ static int same_symbol(void *arg, int64_t pos, int32_t node, const int64_t *iter
     return 0;
 }
 
+/* record --merge, once the job has merged: the merged trace folded as
+ * `perfskel fold MERGED -o JSON` does, its JSON written to json_out and one
+ * line said on stderr; PSK_EXIT_DATA (said) if it cannot be */
+int psk_cli_fold_after_merge(const char *merged, const char *json_out)
+{
+    psk_merged *m = psk_cli_load_merged(merged, 0);
+    if (!m)
+        return PSK_EXIT_DATA;
+    int64_t n = (int64_t)psk_merged_length(m);
+    double t0 = psk_cli_now();
+    int32_t *lv[PSK_FOLD_LEVELS] = {0};
+    psk_folded *f = NULL;
+    int rc = psk_fold_keys(m, lv);
+    if (rc)
+        psk_cli_error("%s: %s", merged, psk_merged_errmsg(m));
+    else if ((rc = psk_fold_levels((const int32_t *const *)lv, PSK_FOLD_LEVELS,
+                                   (const int32_t *)psk_merged_classes(m), n, PSK_FOLD_RUNS, &f)) ||
+             (rc = psk_folded_stats(f, m)))
+        psk_cli_error("%s: %s", merged, psk_folded_errmsg(f));
+    for (int l = 0; l < PSK_FOLD_LEVELS; l++)
+        free(lv[l]);
+    double secs = psk_cli_now() - t0;
+    FILE *o = rc ? NULL : fopen(json_out, "w");
+    if (!rc && !o)
+        psk_cli_error("%s: %s", json_out, strerror(errno)), rc = 1;
+    if (o) {
+        write_json(o, f, m, merged, PSK_FOLD_RUNS, secs);
+        if (fclose(o))
+            psk_cli_error("%s: cannot write", json_out), rc = 1;
+    }
+    if (!rc) {
+        int32_t ml = main_loop(f);
+        fprintf(stderr, "perfskel: folded the %lld merged events to %lld in %.3f s", (long long)n,
+                (long long)psk_folded_length(f), secs);
+        if (ml >= 0)
+            fprintf(stderr, ", main loop x%lld of %lld events", (long long)psk_folded_node(f, ml)->count,
+                    (long long)psk_folded_node(f, ml)->span);
+        fprintf(stderr, ": %s\n", json_out);
+    }
+    psk_folded_free(f);
+    psk_merged_close(m);
+    return rc ? PSK_EXIT_DATA : 0;
+}
+
 int cmd_fold(int argc, char **argv)
 {
     const char *input = NULL, *out = NULL, *symfile = NULL;

@@ -38,6 +38,7 @@ static int prepare_dir(const char *dir, char *abs)
         int r;
         char c;
         if (!strcmp(e->d_name, "job.json") || !strcmp(e->d_name, "merged.pskm") ||
+            !strcmp(e->d_name, "merged.fold.json") ||
             sscanf(e->d_name, "rank-%d.ps%c", &r, &c) == 2) {
             char p[PATH_MAX * 2];
             snprintf(p, sizeof p, "%s/%s", abs, e->d_name);
@@ -229,6 +230,13 @@ int cmd_record(int argc, char **argv)
         psk_cli_error("%s: the merge inside the job wrote nothing (its reason is above); "
                       "merge offline: perfskel merge %s", mpath, dir);
         code = PSK_EXIT_DATA;
+    } else if (merge && !code) {
+        /* and its loops: FILE.pskm -> FILE.fold.json, as `perfskel fold -o` writes */
+        char fpath[PATH_MAX + 32];
+        size_t l = strlen(mpath);
+        int cut = l > 5 && !strcmp(mpath + l - 5, ".pskm") ? 5 : 0;
+        snprintf(fpath, sizeof fpath, "%.*s.fold.json", (int)(l - (size_t)cut), mpath);
+        code = psk_cli_fold_after_merge(mpath, fpath);
     }
     if (code)
         fprintf(stderr, "perfskel: the job exited with status %d; what was recorded is in %s\n", code, dir);

@@ -36,6 +36,12 @@ if timeout -k 10 200 "$P" record --merge -o "$T/d" -- $run -np 4 "$heat" </dev/n
 else
     bad "record --merge failed"; cat "$T/err"
 fi
+# and its loops, as perfskel fold -o writes them
+grep -q "^perfskel: folded the [0-9]* merged events to [0-9]*.*main loop x[0-9]*.*$T/d/merged.fold.json" "$T/err" &&
+    "$P" fold "$T/d/merged.pskm" --json 2>/dev/null | grep -v '"seconds"\|"input"' >"$T/fold.want" &&
+    grep -v '"seconds"\|"input"' "$T/d/merged.fold.json" | cmp -s - "$T/fold.want" && grep -q '"main_loop": {' "$T/fold.want" &&
+    ok "record --merge: the loops folded into merged.fold.json, as perfskel fold" ||
+    { bad "record --merge: no merged.fold.json, or not fold's"; cat "$T/err"; }
 "$P" merge "$T/d" -o "$T/offline.pskm" -q 2>"$T/err" || { bad "offline merge failed"; cat "$T/err"; }
 cmp -s "$T/d/merged.pskm" "$T/offline.pskm" && ok "the same bytes as perfskel merge" ||
     bad "the merge in the job differs from perfskel merge"

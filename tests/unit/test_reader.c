@@ -827,6 +827,7 @@ static unsigned char *slurp_file(const char *path, size_t *len)
     assert_non_null(f);
     assert_int_equal(fread(b, 1, *len, f), *len);
     fclose(f);
+    b[*len] = 0;
     return b;
 }
 
