@@ -16,7 +16,9 @@
 # recording had); and one whose CPU is 10^6 times faster with 4 links per
 # node (the communication alone). ROUNDS rounds (default 3) of recordings;
 # each cell is the median over rounds, its error the median of the
-# rounds' errors.
+# rounds' errors. WORK=-US makes each iteration's compute a sleep of US
+# microseconds (needing no core, so that the oversubscribed 8- and
+# 16-rank runs keep the 2-rank run's compute times).
 set -eu
 B=$(cd "${1:-build}" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)

@@ -10,18 +10,27 @@
  * (its ranks merge by partner: no range of ranks); with "irregular", a
  * Sendrecv with rank + 1 skipped (MPI_PROC_NULL) at every third rank (a
  * per-rank table of peers that no grid explains). A negative H gives halos of -H x 8 / P doubles,
- * shrinking with P (what a fit must find).
+ * shrinking with P (what a fit must find). A negative WORK sleeps -WORK
+ * microseconds instead of computing (compute that does not need a core:
+ * ranks oversubscribed on a few cores then keep their compute times).
  * usage: extrap_stencil [NITER [WORK [H [mirror|irregular]]]]
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep under -std=c11 */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static volatile double sink;
 
 static void compute(long work)
 {
+    if (work < 0) {
+        struct timespec ts = {-work / 1000000, (-work % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+        return;
+    }
     double s = 0;
     for (long i = 0; i < work; i++)
         s += (double)i * 1e-9;
