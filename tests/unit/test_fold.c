@@ -216,6 +216,88 @@ static void test_split_runs(void **state)
     free(s);
 }
 
+/* runs of s[0..n) from fold_runs_split and fold_runs_linear: the same
+ * runs in the same order */
+static void same_runs(const int32_t *s, int32_t n, int32_t k, int t)
+{
+    frun *want, *got;
+    int64_t nw, ng;
+    assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
+    assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
+    if (ng != nw)
+        fail_msg("case %d: %lld runs from the split finder, %lld from the linear one (n = %d)", t, (long long)ng,
+                 (long long)nw, n);
+    for (int64_t i = 0; i < nw; i++)
+        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+            fail_msg("case %d, run %lld: (%d, p%d, %d) from the split finder, (%d, p%d, %d) from the linear one", t,
+                     (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
+                     want[i].length);
+    free(want);
+    free(got);
+}
+
+/* a word repeated from start to end (a clean main loop) is searched in a
+ * few periods by fold_runs_periodic: the same runs in the same order as
+ * the linear finder over the whole, for random nested-loop words of every
+ * length, cut anywhere, not primitive, rotated; and when the repetition
+ * is broken (one symbol changed anywhere), the periodic finder declines
+ * and the result is still the linear one's; the same inside pieces
+ * between symbols seen once */
+static void test_periodic_runs(void **state)
+{
+    (void)state;
+    enum { MAXN = 120000, MAXP = 3000 };
+    int32_t *s = malloc(MAXN * sizeof *s), *u = malloc(2 * MAXP * sizeof *u);
+    assert_non_null(s);
+    assert_non_null(u);
+    uint64_t g = 0x9E3779B97F4A7C15ull;
+    int fast = 0;
+    for (int t = 0; t < 150; t++) {
+        psk_fold_gen gp = {.alphabet = 2 + t % 7, .max_items = 2 + t % 5, .min_iter = 2, .max_iter = 2 + t % 6,
+                           .max_depth = 1 + t % 4, .loop_pct = 30 + t % 40};
+        int64_t p = psk_fold_generate(&gp, &g, u, MAXP);
+        if (p < 1 || p > MAXP)
+            continue;
+        if (t % 5 == 1 && 2 * p <= MAXP) { /* not primitive: u u */
+            memcpy(u + p, u, (size_t)p * sizeof *u);
+            p *= 2;
+        }
+        int64_t lo = 16 * p > 16384 ? 16 * p : 16384, hi = 40 * p > lo + 5000 ? 40 * p : lo + 5000;
+        if (lo >= MAXN)
+            continue;
+        hi = hi < MAXN ? hi : MAXN;
+        int32_t n = (int32_t)(lo + (int64_t)(next() % (uint64_t)(hi - lo)));
+        int64_t rot = (int64_t)(next() % (uint64_t)p);
+        for (int32_t i = 0; i < n; i++)
+            s[i] = u[(i + rot) % p];
+        int32_t k = gp.alphabet + 3;
+        frun *r;
+        int64_t nr;
+        int rc = fold_runs_periodic(s, n, k, &r, &nr);
+        assert_true(rc >= 0);
+        if (rc == 0)
+            free(r);
+        fast += rc == 0;
+        same_runs(s, n, k, t);
+        /* broken: one symbol changed */
+        int32_t at = (int32_t)(next() % (uint64_t)n), was = s[at];
+        s[at] = k - 1;
+        assert_int_equal(fold_runs_periodic(s, n, k, &r, &nr), 1);
+        same_runs(s, n, k, t);
+        s[at] = was;
+        /* pieces: symbols seen once at the ends and inside */
+        s[0] = k, s[n - 1] = k + 1;
+        if (t % 2)
+            s[n / 2] = k + 2;
+        same_runs(s, n, k + 3, t);
+    }
+    /* most cases repeat their word enough for the fast finder */
+    print_message("periodic finder used in %d of 150 cases\n", fast);
+    assert_true(fast >= 100);
+    free(s);
+    free(u);
+}
+
 typedef struct expander {
     const psk_folded *f;
     const int32_t *s;
@@ -378,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_suffix_array),
         cmocka_unit_test(test_run_finders),
         cmocka_unit_test(test_split_runs),
+        cmocka_unit_test(test_periodic_runs),
         cmocka_unit_test(test_expand_and_minimal),
         cmocka_unit_test(test_quality_nested),
     };
