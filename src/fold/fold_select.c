@@ -176,22 +176,34 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
     for (int64_t i = 0; i < nr; i++) {
         int32_t a = runs[i].start, p = runs[i].period, L = runs[i].length;
         int64_t kmax = L / p;
+        /* bodies a period apart in the run are the same word: each
+         * rotation's folded length is looked up once (a lookup of a body
+         * already seen changes nothing in g) */
+        int32_t seen_off[20], seen_len[20], nseen = 0;
         for (int64_t k = kmax; k >= 2 && k >= kmax - 1; k--) {
             int32_t last = (int32_t)(a + L - k * p); /* rightmost start */
             int32_t step = last - a <= 8 ? 1 : last - a;
             for (int32_t st = a; st <= last; st += step) {
                 /* what folding it saves: k copies of the body become one,
                  * folded itself */
-                const int32_t *fb;
-                int32_t fl;
-                if (fold_body(g, s + st, p, &fb, &fl)) {
-                    free(pre), free(c);
-                    return -1;
+                int32_t off = (st - a) % p, h = 0;
+                while (h < nseen && seen_off[h] != off)
+                    h++;
+                if (h == nseen) {
+                    const int32_t *fb;
+                    int32_t fl;
+                    if (fold_body(g, s + st, p, &fb, &fl)) {
+                        free(pre), free(c);
+                        return -1;
+                    }
+                    int64_t folded = 0;
+                    for (int32_t j = 0; j < fl; j++)
+                        folded += fsym_flen(g, fb[j]);
+                    seen_off[h] = off;
+                    seen_len[h] = (int32_t)folded;
+                    nseen++;
                 }
-                int64_t folded = 0;
-                for (int32_t j = 0; j < fl; j++)
-                    folded += fsym_flen(g, fb[j]);
-                c[nc++] = (cand){st, p, (int32_t)k, (int32_t)(k * (pre[st + p] - pre[st]) - folded)};
+                c[nc++] = (cand){st, p, (int32_t)k, (int32_t)(k * (pre[st + p] - pre[st]) - seen_len[h])};
             }
         }
     }
