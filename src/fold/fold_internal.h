@@ -44,6 +44,9 @@ typedef struct fgrammar {
     fvec memo_pool;
     int algo;
     int64_t rounds;         /* levels of folding done, for statistics */
+    int plain;              /* tests: no shortcut (every run by fold_runs_linear
+                             * over the whole sequence, every body looked up in
+                             * the memo), the reference the shortcuts must match */
 } fgrammar;
 
 int fgrammar_init(fgrammar *g, int32_t k0, int algo);

@@ -298,6 +298,82 @@ static void test_periodic_runs(void **state)
     free(u);
 }
 
+/* s[0..n) folded by fold_sequence with the shortcuts (periodic runs,
+ * cached bodies) and without (g.plain): the same top sequence and the same
+ * loops, made in the same order */
+static void fold_both_ways(const int32_t *s, int32_t n, int32_t k, int t)
+{
+    int32_t *a = malloc(((size_t)n + 1) * sizeof *a), *b = malloc(((size_t)n + 1) * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    memcpy(a, s, (size_t)n * sizeof *a);
+    memcpy(b, s, (size_t)n * sizeof *b);
+    fgrammar ga, gb;
+    assert_int_equal(fgrammar_init(&ga, k, PSK_FOLD_RUNS), 0);
+    assert_int_equal(fgrammar_init(&gb, k, PSK_FOLD_RUNS), 0);
+    gb.plain = 1;
+    int32_t na = n, nb = n;
+    assert_int_equal(fold_sequence(&ga, a, &na), 0);
+    assert_int_equal(fold_sequence(&gb, b, &nb), 0);
+    if (na != nb || memcmp(a, b, (size_t)na * sizeof *a))
+        fail_msg("case %d (n = %d): top sequences of %d and %d symbols differ", t, n, na, nb);
+    if (ga.nloops != gb.nloops)
+        fail_msg("case %d: %d loops with the shortcuts, %d without", t, ga.nloops, gb.nloops);
+    for (int32_t i = 0; i < ga.nloops; i++) {
+        const floop *x = &ga.loop[i], *y = &gb.loop[i];
+        if (x->len != y->len || x->count != y->count ||
+            memcmp(ga.pool.v + x->body, gb.pool.v + y->body, (size_t)x->len * sizeof *ga.pool.v))
+            fail_msg("case %d: loop %d differs", t, i);
+    }
+    fgrammar_free(&ga);
+    fgrammar_free(&gb);
+    free(a);
+    free(b);
+}
+
+/* random nested-loop programs as a trace's main loop: the program's word
+ * repeated up to 170,000 symbols (or 2 to 20 times, sometimes too few for
+ * the periodic finder), cut anywhere, with an init and a finalize part (symbols seen
+ * once), and in some cases a few symbols changed (noise) */
+static void test_fold_both_ways(void **state)
+{
+    (void)state;
+    enum { MAXN = 200000, MAXP = 6000 };
+    int32_t *s = malloc(MAXN * sizeof *s), *u = malloc(MAXP * sizeof *u);
+    assert_non_null(s);
+    assert_non_null(u);
+    uint64_t g = 0x2545F4914F6CDD1Dull;
+    int big = 0;
+    for (int t = 0; t < 60; t++) {
+        psk_fold_gen gp = {.alphabet = 3 + t % 9, .max_items = 3 + t % 4, .min_iter = 2, .max_iter = 3 + t % 5,
+                           .max_depth = 2 + t % 3, .loop_pct = 35 + t % 30};
+        int64_t p = psk_fold_generate(&gp, &g, u, MAXP);
+        if (p < 1 || p > MAXP)
+            continue;
+        int64_t want = t % 5 ? 20000 + (int64_t)(next() % 150000) : 2 + (int64_t)(next() % 19) * p;
+        int64_t reps = want / p > 2 ? want / p : 2;
+        int32_t n = 0;
+        int32_t k = gp.alphabet + 64;
+        int32_t init = t % 3 ? (int32_t)(next() % 5) : 0;
+        for (int32_t i = 0; i < init; i++)
+            s[n++] = gp.alphabet + i;
+        int64_t body = reps * p - (int64_t)(next() % (uint64_t)p);
+        for (int64_t i = 0; i < body && n < MAXN - 8; i++)
+            s[n++] = u[i % p];
+        if (t % 3)
+            s[n++] = gp.alphabet + 10, s[n++] = gp.alphabet + 11;
+        for (int i = 0; t % 4 == 3 && i < 3; i++) /* noise */
+            s[next() % (uint64_t)n] = gp.alphabet + 20 + i;
+        fold_both_ways(s, n, k, t);
+        big += n >= 16384;
+    }
+    /* enough of them long enough for the shortcuts */
+    print_message("%d of 60 programs of 16,384 symbols or more\n", big);
+    assert_true(big >= 20);
+    free(s);
+    free(u);
+}
+
 typedef struct expander {
     const psk_folded *f;
     const int32_t *s;
@@ -461,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_run_finders),
         cmocka_unit_test(test_split_runs),
         cmocka_unit_test(test_periodic_runs),
+        cmocka_unit_test(test_fold_both_ways),
         cmocka_unit_test(test_expand_and_minimal),
         cmocka_unit_test(test_quality_nested),
     };
