@@ -99,9 +99,10 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
 /* fold_split.c: where fold_runs_linear reports run r of s[0..n) (its
  * first Lyndon root) and in which *order (0 natural, 1 inverted) */
 int32_t fold_run_root(const int32_t *s, int32_t n, frun r, int *order);
-/* fold_period.c: fold_runs_linear's runs in its order when s is a word
- * repeated at least 16 times (and 16,384 symbols or more), found in a few
- * periods; 1 (nothing done) when it is not */
+/* fold_period.c: fold_runs_linear's runs in its order when s (16,384
+ * symbols or more) is mostly a word repeated at least 16 times (a quarter
+ * of that or less before and after), found in a few periods; 1 (nothing
+ * done) when it is not */
 int fold_runs_periodic(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
 
 /* The quadratic baselines fold directly (fold_naive.c). */

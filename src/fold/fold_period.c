@@ -1,19 +1,29 @@
-/* Every run of a sequence that repeats one word from start to end (a
- * clean trace's main loop: s = u^c u', u primitive of length p, c >= 16),
- * without suffix structures over the whole: the runs are found in two
- * windows of a few periods and the middle ones copied a period at a time.
+/* Every run of a sequence that is mostly one word repeated (a main loop:
+ * a stretch [A, B) of smallest period p, at least 16 periods long, with at
+ * most a quarter of its length before and after it), without suffix
+ * structures over the whole: the runs are found in a window at each end
+ * and the middle ones copied a period at a time. L = B - A, t = n - B.
  *
- * Why that is exact (s of smallest period p, n >= 2p):
- * - [0, n) is the one run of period p; none has a longer period q (on
- *   2q >= p + q symbols it would have period gcd(p, q) by Fine and Wilf);
- * - any other run [a, b) of period q < p is shorter than p + q: longer,
- *   s[i] = s[i - p] = s[i - p - q] = s[i - q] past b (and the same before
- *   a) would extend it to the whole of s, of period q < p;
- * - so a run whose first Lyndon root rho (the key fold_split orders runs
- *   by, with its order) is at least 2p from the start and 2p from the end
- *   touches neither end, and shifted by p it is still a run, with the same
- *   order and its root shifted by p: the runs rooted in [2p, 3p) shifted
- *   by 0, p, 2p, ... are all the runs rooted in the middle.
+ * Why that is exact. A run r = [a, b) of period q other than [A, B) meets
+ * [A, B) in fewer than p + q symbols: on p + q symbols it would have
+ * period gcd(p, q) (Fine and Wilf), a proper divisor of q if q > p (a
+ * run's period is primitive), and if q divides p, s[i] = s[i - p] =
+ * s[i - p - q] would carry it to all of [A, B), of smallest period p > q;
+ * for q = p, two runs of one period that overlap by p are one. So, with
+ * rho the first Lyndon root of r (the key fold_split orders runs by, with
+ * its order):
+ * - if q > p and r crosses A, its part before A is over q - p long: q <
+ *   A + p, and rho < A + 2p (else r would meet [A, B) in rho + q - A >=
+ *   p + q symbols); if q > p and r crosses B, q < t + p the same way and
+ *   rho >= a > B - p - q > B - 2p - t (a root is where a run starts, not
+ *   where it ends: this side needs the margin t);
+ * - rho in [A + 2p, B - 2p - t): r lies inside (A, B) and is shorter than
+ *   2p; shifted by p it is still a run, with the same order and rho + p:
+ *   the runs rooted in [A + 2p, A + 3p) copied every period are all of
+ *   them;
+ * - rho before A + 2p: r ends before 2A + 4p (it cannot reach B as
+ *   L > 4A + 4p); rho from B - 3p - t: r starts after B - t - 5p. Those
+ *   are found in [0, 2A + 5p) and [B - t - 5p, n).
  * The runs come out in fold_runs_linear's order (fold_split.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +35,17 @@ enum {
     MIN_COPIES = 16,        /* the word repeats at least this often */
 };
 
-/* the smallest period of s[0..n) if it is at most n / MIN_COPIES, else 0;
- * the prefix function over n / 8 symbols (twice the largest period
- * wanted: a prefix that long has the same smallest period as s), stopped
- * as soon as the prefix's smallest period is too large; then the period
- * checked on the whole */
-static int32_t small_period(const int32_t *s, int32_t n, int *oom)
+/* a main loop: the maximal stretch [*a, *b) of one period p through the
+ * middle of s, repeated at least MIN_COPIES times, with at most a quarter
+ * of its length before and after it; p, or 0 if there is none. The
+ * prefix function over n / 8 symbols in the middle (twice the largest
+ * period wanted: that long, the window has the stretch's smallest
+ * period), stopped as soon as the window's prefix has a longer period;
+ * then the period followed both ways */
+static int32_t main_loop(const int32_t *s, int32_t n, int32_t *a, int32_t *b, int *oom)
 {
-    int32_t maxp = n / MIN_COPIES, m = 2 * maxp;
+    int32_t m = n / 8, maxp = m / 2;
+    const int32_t *w = s + (n - m) / 2;
     int32_t *pi = malloc((size_t)m * sizeof *pi);
     if (!pi) {
         *oom = 1;
@@ -41,18 +54,27 @@ static int32_t small_period(const int32_t *s, int32_t n, int *oom)
     pi[0] = 0;
     for (int32_t i = 1; i < m; i++) {
         int32_t j = pi[i - 1];
-        while (j > 0 && s[i] != s[j])
+        while (j > 0 && w[i] != w[j])
             j = pi[j - 1];
-        j += s[i] == s[j];
+        j += w[i] == w[j];
         pi[i] = j;
         if (i + 1 - j > maxp) { /* a prefix's period never shrinks */
             free(pi);
             return 0;
         }
     }
-    int32_t p = m - pi[m - 1];
+    int32_t p = m - pi[m - 1], lo = (n - m) / 2, hi = lo + m;
     free(pi);
-    return memcmp(s + p, s, (size_t)(n - p) * sizeof *s) ? 0 : p;
+    while (lo > 0 && s[lo - 1] == s[lo - 1 + p])
+        lo--;
+    while (hi < n && s[hi] == s[hi - p])
+        hi++;
+    int32_t len = hi - lo;
+    if (len / MIN_COPIES < p || lo > len / 4 || n - hi > len / 4)
+        return 0;
+    *a = lo;
+    *b = hi;
+    return p;
 }
 
 typedef struct rooted {
@@ -128,14 +150,14 @@ int fold_runs_periodic(const int32_t *s, int32_t n, int32_t k, frun **out, int64
     if (n < PERIOD_MIN_N)
         return 1;
     int oom = 0;
-    int32_t p = small_period(s, n, &oom);
+    int32_t A, B, p = main_loop(s, n, &A, &B, &oom);
     if (oom)
         return -1;
     if (p == 0)
         return 1;
-    /* roots in [0, 2p): the head; [2p, y): copies of those in [2p, 3p);
-     * [y, n): the tail, with y at least 2p before the end */
-    int32_t c = (n - 4 * p) / p, y = 2 * p + c * p;
+    /* roots before A + 2p: the head; in [A + 2p, y): copies of those in
+     * [A + 2p, A + 3p); from y: the tail, y at least 2p + t before B */
+    int32_t t = n - B, c = (B - A - 4 * p - t) / p, y = A + 2 * p + c * p;
     rlists head = {0}, mid = {0}, tail = {0};
     int32_t *map = malloc((size_t)k * sizeof *map);
     frun *r = NULL;
@@ -144,14 +166,17 @@ int fold_runs_periodic(const int32_t *s, int32_t n, int32_t k, frun **out, int64
         goto done;
     for (int32_t x = 0; x < k; x++)
         map[x] = -1;
-    /* every run rooted before 3p ends before 5p */
-    if (window_runs(s, n, 0, 5 * p, map, 0, 2 * p, &head) || window_runs(s, n, 0, 5 * p, map, 2 * p, 3 * p, &mid) ||
-        window_runs(s, n, y - p, n, map, y, n, &tail))
+    /* (bounds at the top of the file) every run rooted before A + 3p
+     * ends before 2A + 5p, every run rooted from y starts after
+     * B - t - 5p */
+    if (window_runs(s, n, 0, 2 * A + 5 * p, map, 0, A + 2 * p, &head) ||
+        window_runs(s, n, 0, 2 * A + 5 * p, map, A + 2 * p, A + 3 * p, &mid) ||
+        window_runs(s, n, B - t - 5 * p, n, map, y, n, &tail))
         goto done;
     int order;
-    frun whole = {0, p, n};
-    int32_t root = fold_run_root(s, n, whole, &order);
-    if (add(&head, whole, order, root))
+    frun loop = {A, p, B - A};
+    int32_t root = fold_run_root(s, n, loop, &order);
+    if (add(&head, loop, order, root))
         goto done;
     int64_t total = 0;
     for (int o = 0; o < 2; o++) {

@@ -236,22 +236,46 @@ static void same_runs(const int32_t *s, int32_t n, int32_t k, int t)
     free(got);
 }
 
-/* a word repeated from start to end (a clean main loop) is searched in a
- * few periods by fold_runs_periodic: the same runs in the same order as
- * the linear finder over the whole, for random nested-loop words of every
- * length, cut anywhere, not primitive, rotated; and when the repetition
- * is broken (one symbol changed anywhere), the periodic finder declines
- * and the result is still the linear one's; the same inside pieces
- * between symbols seen once */
+/* fold_runs_periodic on s[0..n): declines (1), or gives fold_runs_linear's
+ * runs in its order (0) */
+static int periodic_or_not(const int32_t *s, int32_t n, int32_t k, int t)
+{
+    frun *want, *got;
+    int64_t nw, ng;
+    int rc = fold_runs_periodic(s, n, k, &got, &ng);
+    assert_true(rc == 0 || rc == 1);
+    if (rc)
+        return rc;
+    assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
+    if (ng != nw)
+        fail_msg("case %d: %lld runs from the periodic finder, %lld from the linear one (n = %d)", t, (long long)ng,
+                 (long long)nw, n);
+    for (int64_t i = 0; i < nw; i++)
+        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+            fail_msg("case %d, run %lld: (%d, p%d, %d) from the periodic finder, (%d, p%d, %d) from the linear one",
+                     t, (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
+                     want[i].length);
+    free(want);
+    free(got);
+    return 0;
+}
+
+/* a main loop (a word repeated) is searched in a few periods by
+ * fold_runs_periodic: the same runs in the same order as the linear
+ * finder over the whole, for random nested-loop words of every length,
+ * repeated from end to end, cut anywhere, not primitive, rotated; with a
+ * random head and tail over the same symbols (up to a fifth of the loop's
+ * length each, or half), or squares reaching into the loop from both sides; with one symbol changed anywhere (it declines unless the
+ * loop left is long enough); and inside pieces between symbols seen once */
 static void test_periodic_runs(void **state)
 {
     (void)state;
-    enum { MAXN = 120000, MAXP = 3000 };
+    enum { MAXN = 160000, MAXP = 3000 };
     int32_t *s = malloc(MAXN * sizeof *s), *u = malloc(2 * MAXP * sizeof *u);
     assert_non_null(s);
     assert_non_null(u);
     uint64_t g = 0x9E3779B97F4A7C15ull;
-    int fast = 0;
+    int whole = 0, ends = 0, changed = 0;
     for (int t = 0; t < 150; t++) {
         psk_fold_gen gp = {.alphabet = 2 + t % 7, .max_items = 2 + t % 5, .min_iter = 2, .max_iter = 2 + t % 6,
                            .max_depth = 1 + t % 4, .loop_pct = 30 + t % 40};
@@ -263,27 +287,48 @@ static void test_periodic_runs(void **state)
             p *= 2;
         }
         int64_t lo = 16 * p > 16384 ? 16 * p : 16384, hi = 40 * p > lo + 5000 ? 40 * p : lo + 5000;
-        if (lo >= MAXN)
+        if (lo >= MAXN / 2)
             continue;
-        hi = hi < MAXN ? hi : MAXN;
+        hi = hi < MAXN / 2 ? hi : MAXN / 2;
         int32_t n = (int32_t)(lo + (int64_t)(next() % (uint64_t)(hi - lo)));
         int64_t rot = (int64_t)(next() % (uint64_t)p);
         for (int32_t i = 0; i < n; i++)
             s[i] = u[(i + rot) % p];
         int32_t k = gp.alphabet + 3;
-        frun *r;
-        int64_t nr;
-        int rc = fold_runs_periodic(s, n, k, &r, &nr);
-        assert_true(rc >= 0);
-        if (rc == 0)
-            free(r);
-        fast += rc == 0;
+        whole += periodic_or_not(s, n, k, t) == 0;
         same_runs(s, n, k, t);
-        /* broken: one symbol changed */
+        /* a head and a tail of random symbols (the loop's own ones) */
+        int32_t h = (int32_t)(next() % (uint64_t)(n / 5 + 1)), tl = (int32_t)(next() % (uint64_t)(n / 5 + 1));
+        if (t % 3 == 0)
+            h = (int32_t)(next() % 8), tl = (int32_t)(next() % 8);
+        if (t % 6 == 2) /* too long for the finder, which must decline or be right */
+            h = (int32_t)(next() % (uint64_t)(n / 2 + 1)), tl = (int32_t)(next() % (uint64_t)(n / 2 + 1));
+        /* or W u^m W before and W' u^m' W' after: squares of a period
+         * longer than the loop's that reach m periods into it */
+        int32_t w = 1 + (int32_t)(next() % 40), mh = 1 + (int32_t)(next() % 8), mt = 1 + (int32_t)(next() % 8);
+        int squares = t % 3 == 1 && 2 * w + mh * p <= n / 5 && 2 * w + mt * p <= n / 5;
+        if (squares)
+            h = 2 * w + mh * (int32_t)p, tl = 2 * w + mt * (int32_t)p;
+        memmove(s + h, s, (size_t)n * sizeof *s);
+        for (int32_t i = 0; i < h; i++)
+            s[i] = (int32_t)(next() % (uint64_t)gp.alphabet);
+        for (int32_t i = 0; i < tl; i++)
+            s[h + n + i] = (int32_t)(next() % (uint64_t)gp.alphabet);
+        if (squares) {
+            for (int32_t i = 0; i < mh * p; i++) /* the loop's phase at its start */
+                s[w + i] = s[h + (i % p)];
+            memcpy(s + w + mh * p, s, (size_t)w * sizeof *s);
+            for (int32_t i = 0; i < mt * p; i++) /* the phase after its end */
+                s[h + n + w + i] = s[h + n - p + (i % p)];
+            memcpy(s + h + n + w + mt * p, s + h + n, (size_t)w * sizeof *s);
+        }
+        ends += periodic_or_not(s, h + n + tl, k, t) == 0;
+        same_runs(s, h + n + tl, k, t);
+        memmove(s, s + h, (size_t)n * sizeof *s);
+        /* one symbol changed: the loop is what is left on one side */
         int32_t at = (int32_t)(next() % (uint64_t)n), was = s[at];
-        s[at] = k - 1;
-        assert_int_equal(fold_runs_periodic(s, n, k, &r, &nr), 1);
-        same_runs(s, n, k, t);
+        s[at] = (s[at] + 1) % gp.alphabet;
+        changed += periodic_or_not(s, n, k, t) == 0;
         s[at] = was;
         /* pieces: symbols seen once at the ends and inside */
         s[0] = k, s[n - 1] = k + 1;
@@ -291,9 +336,9 @@ static void test_periodic_runs(void **state)
             s[n / 2] = k + 2;
         same_runs(s, n, k + 3, t);
     }
-    /* most cases repeat their word enough for the fast finder */
-    print_message("periodic finder used in %d of 150 cases\n", fast);
-    assert_true(fast >= 100);
+    /* the fast finder was used in most cases of each kind */
+    print_message("periodic finder used in %d, %d and %d of 150 cases\n", whole, ends, changed);
+    assert_true(whole >= 100 && ends >= 80 && changed >= 10);
     free(s);
     free(u);
 }
