@@ -44,6 +44,9 @@ typedef struct fgrammar {
     fvec memo_pool;
     int algo;
     int64_t rounds;         /* levels of folding done, for statistics */
+    int plain;              /* tests: no shortcut (every run by fold_runs_linear
+                             * over the whole sequence, every body looked up in
+                             * the memo), the reference the shortcuts must match */
 } fgrammar;
 
 int fgrammar_init(fgrammar *g, int32_t k0, int algo);
@@ -93,6 +96,14 @@ int fold_runs_probe(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
 /* fold_split.c: fold_runs_linear's runs in its order, found between the
  * symbols that occur once (fold_runs_linear itself if there are none) */
 int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
+/* fold_split.c: where fold_runs_linear reports run r of s[0..n) (its
+ * first Lyndon root) and in which *order (0 natural, 1 inverted) */
+int32_t fold_run_root(const int32_t *s, int32_t n, frun r, int *order);
+/* fold_period.c: fold_runs_linear's runs in its order when s (16,384
+ * symbols or more) is mostly a word repeated at least 16 times (a quarter
+ * of that or less before and after), found in a few periods; 1 (nothing
+ * done) when it is not */
+int fold_runs_periodic(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
 
 /* The quadratic baselines fold directly (fold_naive.c). */
 int fold_topdown(fgrammar *g, int32_t *s, int32_t *n);

@@ -48,7 +48,10 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
     if (n < 2)
         return 0;
     sfx_lce *L = NULL;
-    int32_t *lam = psk_big_alloc((size_t)n * sizeof *lam), *stack = psk_big_alloc((size_t)n * sizeof *stack);
+    /* the stack grows as needed: it is as deep as the longest chain of
+     * increasing suffixes, usually far less than n (fewer fresh pages) */
+    int32_t scap = n < 4096 ? n : 4096;
+    int32_t *lam = psk_big_alloc((size_t)n * sizeof *lam), *stack = malloc((size_t)scap * sizeof *stack);
     frun *r = NULL;
     int64_t m = 0, cap = 0;
     if (!lam || !stack || sfx_lce_build(s, n, k, &L))
@@ -65,6 +68,14 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
                 while (top && !inv_less(L, s, n, stack[top - 1], i))
                     top--;
             lam[i] = top ? stack[top - 1] - i : n - i;
+            if (top == scap) {
+                int32_t c = scap < n / 2 ? 2 * scap : n;
+                int32_t *t = realloc(stack, (size_t)c * sizeof *t);
+                if (!t)
+                    goto fail;
+                stack = t;
+                scap = c;
+            }
             stack[top++] = i;
         }
         for (int32_t i = 0; i < n; i++) {

@@ -63,6 +63,37 @@ static int fold_body(fgrammar *g, const int32_t *body, int32_t len, const int32_
     return 0;
 }
 
+typedef struct bcache { /* a body s[st, st + p) and its folded length */
+    int32_t st, p, len;
+} bcache;
+
+/* the folded length (in input symbols) of the body s[st, st + p), from
+ * the cache bc (mask + 1 slots, none if mask is 0) if an equal body is
+ * there, else from the memo (fold_body), then cached; -1 if memory runs
+ * out. An equal body found in the cache was given to fold_body before:
+ * asking again would change nothing in g. */
+static int32_t body_folded_len(fgrammar *g, const int32_t *s, int32_t st, int32_t p, bcache *bc, int32_t mask)
+{
+    bcache *e = NULL;
+    if (mask) {
+        uint32_t x = (uint32_t)p * 0x9E3779B1u ^ (uint32_t)s[st] * 0x85EBCA77u ^
+                     (uint32_t)s[st + p - 1] * 0xC2B2AE3Du ^ (uint32_t)s[st + p / 2] * 0x27D4EB2Fu;
+        e = &bc[(x ^ x >> 15) & (uint32_t)mask];
+        if (e->p == p && !memcmp(s + e->st, s + st, (size_t)p * sizeof *s))
+            return e->len;
+    }
+    const int32_t *fb;
+    int32_t fl;
+    if (fold_body(g, s + st, p, &fb, &fl))
+        return -1;
+    int64_t folded = 0;
+    for (int32_t j = 0; j < fl; j++)
+        folded += fsym_flen(g, fb[j]);
+    if (e)
+        *e = (bcache){st, p, (int32_t)folded};
+    return (int32_t)folded;
+}
+
 /* replaces the chosen folds (sorted by start, not overlapping) by loops */
 static int apply(fgrammar *g, int32_t *s, int32_t *n, const cand *c, int64_t nc)
 {
@@ -169,32 +200,49 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
         }
     }
     cand *c = psk_big_alloc(((size_t)cap ? (size_t)cap : 1) * sizeof *c);
-    if (!c) {
-        free(pre);
+    /* many runs: a cache of bodies already folded (a main loop's runs
+     * come back every iteration) */
+    int32_t bmask = 0;
+    while (!g->plain && nr >= 64 && bmask < 4095 && bmask < nr)
+        bmask = 2 * bmask + 1;
+    bcache *bc = bmask ? calloc((size_t)bmask + 1, sizeof *bc) : NULL;
+    if (!c || (bmask && !bc)) {
+        free(pre), free(c), free(bc);
         return -1;
     }
     for (int64_t i = 0; i < nr; i++) {
         int32_t a = runs[i].start, p = runs[i].period, L = runs[i].length;
         int64_t kmax = L / p;
+        /* bodies a period apart in the run are the same word: each
+         * rotation's folded length is looked up once (a lookup of a body
+         * already seen changes nothing in g) */
+        int32_t seen_off[20], seen_len[20], nseen = 0;
         for (int64_t k = kmax; k >= 2 && k >= kmax - 1; k--) {
             int32_t last = (int32_t)(a + L - k * p); /* rightmost start */
             int32_t step = last - a <= 8 ? 1 : last - a;
             for (int32_t st = a; st <= last; st += step) {
                 /* what folding it saves: k copies of the body become one,
                  * folded itself */
-                const int32_t *fb;
-                int32_t fl;
-                if (fold_body(g, s + st, p, &fb, &fl)) {
-                    free(pre), free(c);
-                    return -1;
+                int32_t off = (st - a) % p, h = 0;
+                while (h < nseen && seen_off[h] != off)
+                    h++;
+                if (g->plain)
+                    h = nseen = 0; /* every body looked up */
+                if (h == nseen) {
+                    int32_t folded = body_folded_len(g, s, st, p, bc, bmask);
+                    if (folded < 0) {
+                        free(pre), free(c), free(bc);
+                        return -1;
+                    }
+                    seen_off[h] = off;
+                    seen_len[h] = folded;
+                    nseen++;
                 }
-                int64_t folded = 0;
-                for (int32_t j = 0; j < fl; j++)
-                    folded += fsym_flen(g, fb[j]);
-                c[nc++] = (cand){st, p, (int32_t)k, (int32_t)(k * (pre[st + p] - pre[st]) - folded)};
+                c[nc++] = (cand){st, p, (int32_t)k, (int32_t)(k * (pre[st + p] - pre[st]) - seen_len[h])};
             }
         }
     }
+    free(bc);
     /* bucket candidates by end position; then best[e], the heaviest set
      * ending by e, in pre's array (no longer needed), and pick[e], the
      * candidate ending at e that gives it, over head[e] once read */
@@ -256,6 +304,7 @@ int fold_sequence(fgrammar *g, int32_t *s, int32_t *n)
         int64_t nr = 0;
         int32_t k = g->k0 + g->nloops;
         int rc = g->algo == PSK_FOLD_PAPER ? fold_runs_probe(s, *n, k, &runs, &nr)
+                 : g->plain                ? fold_runs_linear(s, *n, k, &runs, &nr)
                                            : fold_runs_split(s, *n, k, &runs, &nr);
         if (rc)
             return -1;

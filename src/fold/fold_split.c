@@ -105,6 +105,13 @@ static int32_t min_rotation(const int32_t *w, int32_t p, int inv)
     return i < j ? i : j;
 }
 
+int32_t fold_run_root(const int32_t *s, int32_t n, frun r, int *order)
+{
+    int32_t end = r.start + r.length;
+    *order = end < n && s[end] > s[end - r.period];
+    return r.start + min_rotation(s + r.start, r.period, *order);
+}
+
 typedef struct keyed {
     frun r;
     int32_t root; /* first Lyndon root */
@@ -165,7 +172,8 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
         once += seen[s[i]] == 1;
     if (once == 0) {
         free(seen);
-        return fold_runs_linear(s, n, k, out, nout);
+        int rc = fold_runs_periodic(s, n, k, out, nout);
+        return rc > 0 ? fold_runs_linear(s, n, k, out, nout) : rc;
     }
     int32_t *map = malloc((size_t)k * sizeof *map);
     rlist piece = {0}, nat = {0}, inv = {0};
@@ -208,7 +216,10 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
                 map[s[a + i]] = -1;
             frun *r = NULL;
             int64_t nr = 0;
-            if (fold_runs_linear(tmp, len, kp, &r, &nr))
+            int rc = fold_runs_periodic(tmp, len, kp, &r, &nr);
+            if (rc > 0)
+                rc = fold_runs_linear(tmp, len, kp, &r, &nr);
+            if (rc)
                 goto fail;
             for (int64_t i = 0; i < nr; i++)
                 if (rpush(&piece, (frun){r[i].start + a, r[i].period, r[i].length})) {
@@ -225,10 +236,9 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
             kcap = piece.n;
         }
         for (int64_t i = 0; i < piece.n; i++) {
-            frun r = piece.r[i];
-            int32_t end = r.start + r.length;
-            int order = end < n && s[end] > s[end - r.period];
-            kr[i] = (keyed){r, r.start + min_rotation(s + r.start, r.period, order), order};
+            int order;
+            int32_t root = fold_run_root(s, n, piece.r[i], &order);
+            kr[i] = (keyed){piece.r[i], root, order};
         }
         if (piece.n > 1)
             qsort(kr, (size_t)piece.n, sizeof *kr, cmp_root);

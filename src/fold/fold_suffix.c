@@ -110,19 +110,16 @@ static int sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
         }
         SA[m + pos / 2] = name - 1; /* LMS positions are at least 2 apart */
     }
-    /* the reduced string: names in text order */
-    int32_t *s1 = psk_big_alloc(((size_t)m + 1) * sizeof *s1), *sa1 = psk_big_alloc(((size_t)m + 1) * sizeof *sa1);
-    if (!s1 || !sa1) {
-        free(t), free(cnt), free(b), free(s1), free(sa1);
-        return -1;
-    }
-    for (int32_t i = m, j = 0; i < n; i++)
+    /* the reduced string: names in text order, packed at the end of SA
+     * (m <= n / 2: its suffix array fits before it, in SA[0, m)) */
+    int32_t *s1 = SA + n - m, *sa1 = SA;
+    for (int32_t i = n - 1, j = n - 1; i >= m; i--)
         if (SA[i] >= 0)
-            s1[j++] = SA[i];
+            SA[j--] = SA[i];
     /* stage 2: sort the LMS suffixes, recursing if names repeat */
     if (name < m) {
         if (sais(s1, sa1, m, name)) {
-            free(t), free(cnt), free(b), free(s1), free(sa1);
+            free(t), free(cnt), free(b);
             return -1;
         }
     } else {
@@ -135,13 +132,18 @@ static int sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
             s1[j++] = i; /* s1 now: the j-th LMS position */
     for (int32_t i = 0; i < m; i++)
         sa1[i] = s1[sa1[i]];
-    for (int32_t i = 0; i < n; i++)
+    for (int32_t i = m; i < n; i++)
         SA[i] = -1;
     buckets(cnt, b, k, 1);
-    for (int32_t i = m - 1; i >= 0; i--)
-        SA[--b[T[sa1[i]]]] = sa1[i];
+    /* the i-th LMS suffix goes to position i or later: moved from the
+     * last, none is overwritten before it moves */
+    for (int32_t i = m - 1; i >= 0; i--) {
+        int32_t j = sa1[i];
+        SA[i] = -1;
+        SA[--b[T[j]]] = j;
+    }
     induce(T, SA, n, k, t, cnt, b);
-    free(t), free(cnt), free(b), free(s1), free(sa1);
+    free(t), free(cnt), free(b);
     return 0;
 }
 

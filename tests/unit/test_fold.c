@@ -216,6 +216,209 @@ static void test_split_runs(void **state)
     free(s);
 }
 
+/* runs of s[0..n) from fold_runs_split and fold_runs_linear: the same
+ * runs in the same order */
+static void same_runs(const int32_t *s, int32_t n, int32_t k, int t)
+{
+    frun *want, *got;
+    int64_t nw, ng;
+    assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
+    assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
+    if (ng != nw)
+        fail_msg("case %d: %lld runs from the split finder, %lld from the linear one (n = %d)", t, (long long)ng,
+                 (long long)nw, n);
+    for (int64_t i = 0; i < nw; i++)
+        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+            fail_msg("case %d, run %lld: (%d, p%d, %d) from the split finder, (%d, p%d, %d) from the linear one", t,
+                     (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
+                     want[i].length);
+    free(want);
+    free(got);
+}
+
+/* fold_runs_periodic on s[0..n): declines (1), or gives fold_runs_linear's
+ * runs in its order (0) */
+static int periodic_or_not(const int32_t *s, int32_t n, int32_t k, int t)
+{
+    frun *want, *got;
+    int64_t nw, ng;
+    int rc = fold_runs_periodic(s, n, k, &got, &ng);
+    assert_true(rc == 0 || rc == 1);
+    if (rc)
+        return rc;
+    assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
+    if (ng != nw)
+        fail_msg("case %d: %lld runs from the periodic finder, %lld from the linear one (n = %d)", t, (long long)ng,
+                 (long long)nw, n);
+    for (int64_t i = 0; i < nw; i++)
+        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+            fail_msg("case %d, run %lld: (%d, p%d, %d) from the periodic finder, (%d, p%d, %d) from the linear one",
+                     t, (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
+                     want[i].length);
+    free(want);
+    free(got);
+    return 0;
+}
+
+/* a main loop (a word repeated) is searched in a few periods by
+ * fold_runs_periodic: the same runs in the same order as the linear
+ * finder over the whole, for random nested-loop words of every length,
+ * repeated from end to end, cut anywhere, not primitive, rotated; with a
+ * random head and tail over the same symbols (up to a fifth of the loop's
+ * length each, or half), or squares reaching into the loop from both sides; with one symbol changed anywhere (it declines unless the
+ * loop left is long enough); and inside pieces between symbols seen once */
+static void test_periodic_runs(void **state)
+{
+    (void)state;
+    enum { MAXN = 160000, MAXP = 3000 };
+    int32_t *s = malloc(MAXN * sizeof *s), *u = malloc(2 * MAXP * sizeof *u);
+    assert_non_null(s);
+    assert_non_null(u);
+    uint64_t g = 0x9E3779B97F4A7C15ull;
+    int whole = 0, ends = 0, changed = 0;
+    for (int t = 0; t < 150; t++) {
+        psk_fold_gen gp = {.alphabet = 2 + t % 7, .max_items = 2 + t % 5, .min_iter = 2, .max_iter = 2 + t % 6,
+                           .max_depth = 1 + t % 4, .loop_pct = 30 + t % 40};
+        int64_t p = psk_fold_generate(&gp, &g, u, MAXP);
+        if (p < 1 || p > MAXP)
+            continue;
+        if (t % 5 == 1 && 2 * p <= MAXP) { /* not primitive: u u */
+            memcpy(u + p, u, (size_t)p * sizeof *u);
+            p *= 2;
+        }
+        int64_t lo = 16 * p > 16384 ? 16 * p : 16384, hi = 40 * p > lo + 5000 ? 40 * p : lo + 5000;
+        if (lo >= MAXN / 2)
+            continue;
+        hi = hi < MAXN / 2 ? hi : MAXN / 2;
+        int32_t n = (int32_t)(lo + (int64_t)(next() % (uint64_t)(hi - lo)));
+        int64_t rot = (int64_t)(next() % (uint64_t)p);
+        for (int32_t i = 0; i < n; i++)
+            s[i] = u[(i + rot) % p];
+        int32_t k = gp.alphabet + 3;
+        whole += periodic_or_not(s, n, k, t) == 0;
+        same_runs(s, n, k, t);
+        /* a head and a tail of random symbols (the loop's own ones) */
+        int32_t h = (int32_t)(next() % (uint64_t)(n / 5 + 1)), tl = (int32_t)(next() % (uint64_t)(n / 5 + 1));
+        if (t % 3 == 0)
+            h = (int32_t)(next() % 8), tl = (int32_t)(next() % 8);
+        if (t % 6 == 2) /* too long for the finder, which must decline or be right */
+            h = (int32_t)(next() % (uint64_t)(n / 2 + 1)), tl = (int32_t)(next() % (uint64_t)(n / 2 + 1));
+        /* or W u^m W before and W' u^m' W' after: squares of a period
+         * longer than the loop's that reach m periods into it */
+        int32_t w = 1 + (int32_t)(next() % 40), mh = 1 + (int32_t)(next() % 8), mt = 1 + (int32_t)(next() % 8);
+        int squares = t % 3 == 1 && 2 * w + mh * p <= n / 5 && 2 * w + mt * p <= n / 5;
+        if (squares)
+            h = 2 * w + mh * (int32_t)p, tl = 2 * w + mt * (int32_t)p;
+        memmove(s + h, s, (size_t)n * sizeof *s);
+        for (int32_t i = 0; i < h; i++)
+            s[i] = (int32_t)(next() % (uint64_t)gp.alphabet);
+        for (int32_t i = 0; i < tl; i++)
+            s[h + n + i] = (int32_t)(next() % (uint64_t)gp.alphabet);
+        if (squares) {
+            for (int32_t i = 0; i < mh * p; i++) /* the loop's phase at its start */
+                s[w + i] = s[h + (i % p)];
+            memcpy(s + w + mh * p, s, (size_t)w * sizeof *s);
+            for (int32_t i = 0; i < mt * p; i++) /* the phase after its end */
+                s[h + n + w + i] = s[h + n - p + (i % p)];
+            memcpy(s + h + n + w + mt * p, s + h + n, (size_t)w * sizeof *s);
+        }
+        ends += periodic_or_not(s, h + n + tl, k, t) == 0;
+        same_runs(s, h + n + tl, k, t);
+        memmove(s, s + h, (size_t)n * sizeof *s);
+        /* one symbol changed: the loop is what is left on one side */
+        int32_t at = (int32_t)(next() % (uint64_t)n), was = s[at];
+        s[at] = (s[at] + 1) % gp.alphabet;
+        changed += periodic_or_not(s, n, k, t) == 0;
+        s[at] = was;
+        /* pieces: symbols seen once at the ends and inside */
+        s[0] = k, s[n - 1] = k + 1;
+        if (t % 2)
+            s[n / 2] = k + 2;
+        same_runs(s, n, k + 3, t);
+    }
+    /* the fast finder was used in most cases of each kind */
+    print_message("periodic finder used in %d, %d and %d of 150 cases\n", whole, ends, changed);
+    assert_true(whole >= 100 && ends >= 80 && changed >= 10);
+    free(s);
+    free(u);
+}
+
+/* s[0..n) folded by fold_sequence with the shortcuts (periodic runs,
+ * cached bodies) and without (g.plain): the same top sequence and the same
+ * loops, made in the same order */
+static void fold_both_ways(const int32_t *s, int32_t n, int32_t k, int t)
+{
+    int32_t *a = malloc(((size_t)n + 1) * sizeof *a), *b = malloc(((size_t)n + 1) * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    memcpy(a, s, (size_t)n * sizeof *a);
+    memcpy(b, s, (size_t)n * sizeof *b);
+    fgrammar ga, gb;
+    assert_int_equal(fgrammar_init(&ga, k, PSK_FOLD_RUNS), 0);
+    assert_int_equal(fgrammar_init(&gb, k, PSK_FOLD_RUNS), 0);
+    gb.plain = 1;
+    int32_t na = n, nb = n;
+    assert_int_equal(fold_sequence(&ga, a, &na), 0);
+    assert_int_equal(fold_sequence(&gb, b, &nb), 0);
+    if (na != nb || memcmp(a, b, (size_t)na * sizeof *a))
+        fail_msg("case %d (n = %d): top sequences of %d and %d symbols differ", t, n, na, nb);
+    if (ga.nloops != gb.nloops)
+        fail_msg("case %d: %d loops with the shortcuts, %d without", t, ga.nloops, gb.nloops);
+    for (int32_t i = 0; i < ga.nloops; i++) {
+        const floop *x = &ga.loop[i], *y = &gb.loop[i];
+        if (x->len != y->len || x->count != y->count ||
+            memcmp(ga.pool.v + x->body, gb.pool.v + y->body, (size_t)x->len * sizeof *ga.pool.v))
+            fail_msg("case %d: loop %d differs", t, i);
+    }
+    fgrammar_free(&ga);
+    fgrammar_free(&gb);
+    free(a);
+    free(b);
+}
+
+/* random nested-loop programs as a trace's main loop: the program's word
+ * repeated up to 170,000 symbols (or 2 to 20 times, sometimes too few for
+ * the periodic finder), cut anywhere, with an init and a finalize part (symbols seen
+ * once), and in some cases a few symbols changed (noise) */
+static void test_fold_both_ways(void **state)
+{
+    (void)state;
+    enum { MAXN = 200000, MAXP = 6000 };
+    int32_t *s = malloc(MAXN * sizeof *s), *u = malloc(MAXP * sizeof *u);
+    assert_non_null(s);
+    assert_non_null(u);
+    uint64_t g = 0x2545F4914F6CDD1Dull;
+    int big = 0;
+    for (int t = 0; t < 60; t++) {
+        psk_fold_gen gp = {.alphabet = 3 + t % 9, .max_items = 3 + t % 4, .min_iter = 2, .max_iter = 3 + t % 5,
+                           .max_depth = 2 + t % 3, .loop_pct = 35 + t % 30};
+        int64_t p = psk_fold_generate(&gp, &g, u, MAXP);
+        if (p < 1 || p > MAXP)
+            continue;
+        int64_t want = t % 5 ? 20000 + (int64_t)(next() % 150000) : 2 + (int64_t)(next() % 19) * p;
+        int64_t reps = want / p > 2 ? want / p : 2;
+        int32_t n = 0;
+        int32_t k = gp.alphabet + 64;
+        int32_t init = t % 3 ? (int32_t)(next() % 5) : 0;
+        for (int32_t i = 0; i < init; i++)
+            s[n++] = gp.alphabet + i;
+        int64_t body = reps * p - (int64_t)(next() % (uint64_t)p);
+        for (int64_t i = 0; i < body && n < MAXN - 8; i++)
+            s[n++] = u[i % p];
+        if (t % 3)
+            s[n++] = gp.alphabet + 10, s[n++] = gp.alphabet + 11;
+        for (int i = 0; t % 4 == 3 && i < 3; i++) /* noise */
+            s[next() % (uint64_t)n] = gp.alphabet + 20 + i;
+        fold_both_ways(s, n, k, t);
+        big += n >= 16384;
+    }
+    /* enough of them long enough for the shortcuts */
+    print_message("%d of 60 programs of 16,384 symbols or more\n", big);
+    assert_true(big >= 20);
+    free(s);
+    free(u);
+}
+
 typedef struct expander {
     const psk_folded *f;
     const int32_t *s;
@@ -378,6 +581,8 @@ int main(void)
         cmocka_unit_test(test_suffix_array),
         cmocka_unit_test(test_run_finders),
         cmocka_unit_test(test_split_runs),
+        cmocka_unit_test(test_periodic_runs),
+        cmocka_unit_test(test_fold_both_ways),
         cmocka_unit_test(test_expand_and_minimal),
         cmocka_unit_test(test_quality_nested),
     };
