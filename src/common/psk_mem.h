@@ -8,6 +8,12 @@
 #include <stddef.h>
 
 void *psk_big_alloc(size_t bytes);
+/* psk_big_alloc of n zero-filled elements of size bytes (NULL on overflow) */
+void *psk_big_calloc(size_t n, size_t size);
+/* asks for huge pages for the 2 MB-aligned part of [p, p + bytes) (a hint:
+ * for arrays grown by realloc, which keeps large blocks in their own
+ * mappings) */
+void psk_mem_advise_huge(void *p, size_t bytes);
 
 #include <stdint.h>
 

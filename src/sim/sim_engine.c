@@ -118,7 +118,7 @@ static int tree_init(psk_sim *s)
     while (t < s->P)
         t *= 2;
     s->tsize = t;
-    s->tn = malloc((size_t)(2 * t) * sizeof *s->tn);
+    s->tn = psk_big_alloc((size_t)(2 * t) * sizeof *s->tn);
     if (!s->tn)
         return PSK_ENOMEM;
     for (int q = 0; q < t; q++)
@@ -252,8 +252,8 @@ static int ival_child(psk_sim *s, int parent, int64_t key, int level)
         if (!v->name[0])
             snprintf(v->name, sizeof v->name, "pcontrol %lld", (long long)key);
     }
-    v->m = calloc((size_t)s->P * PSK_M_N, sizeof *v->m);
-    v->count = calloc((size_t)s->P, sizeof *v->count);
+    v->m = psk_big_calloc((size_t)s->P * PSK_M_N, sizeof *v->m);
+    v->count = psk_big_calloc((size_t)s->P, sizeof *v->count);
     if (!v->m || !v->count) {
         free(v->m), free(v->count);
         return -1;
@@ -1427,7 +1427,7 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     s->opof = calloc(psk_fn_count(), 1);
     s->collof = calloc(psk_fn_count(), 1);
     s->ordered = calloc(psk_fn_count(), 1);
-    s->r = calloc((size_t)s->P, sizeof *s->r);
+    s->r = psk_big_calloc((size_t)s->P, sizeof *s->r);
     s->inv_power = malloc((size_t)s->P * sizeof *s->inv_power);
     s->poll_scale = malloc((size_t)s->P * sizeof *s->poll_scale);
     s->tl = calloc((size_t)s->P * PSK_TL_BINS * 3, sizeof *s->tl);
@@ -1593,9 +1593,17 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     s->events = psk_fprog_poll_calls(s->fp); /* each run of polls is then replayed as one event */
     if ((rc = psk_fgaps_open(m, &s->gaps)))
         return s->gaps ? gaps_fail(s, rc) : fail(s, rc, "out of memory");
+    /* the cursors side by side, in huge pages: at many ranks each event
+     * is another rank's, and a page walk for each would cost as much as
+     * the event */
+    psk_fcursor **fc = malloc((size_t)(s->P ? s->P : 1) * sizeof *fc);
+    if (!fc || psk_fcursor_open_all(s->fp, s->P, o->loop_intervals ? o->depth : -1, fc, &s->fc_block)) {
+        free(fc);
+        return fail(s, PSK_ENOMEM, "out of memory");
+    }
     for (int q = 0; q < s->P; q++)
-        if ((rc = psk_fcursor_open(s->fp, q, o->loop_intervals ? o->depth : -1, &s->r[q].fc)))
-            return fail(s, rc, "out of memory");
+        s->r[q].fc = fc[q];
+    free(fc);
     return run(s);
 }
 
@@ -1706,6 +1714,7 @@ void psk_sim_close(psk_sim *s)
         n = m->next, free(m);
     for (precv *p = s->free_precv, *n; p; p = n)
         n = p->next, free(p);
+    psk_fcursor_block_free(s->fc_block);
     psk_simi_skip_free(s);
     psk_fgaps_close(s->gaps);
     psk_fprog_free(s->fp);

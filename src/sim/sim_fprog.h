@@ -68,6 +68,11 @@ typedef struct psk_fmark {
 
 /* loop_depth: loops up to this depth give marks (0: every loop; -1: none) */
 int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor **out);
+/* the cursors of ranks 0 .. n-1 (out[q]) in one block, next to one
+ * another (in huge pages when it is large): each psk_fcursor_close, then
+ * psk_fcursor_block_free(*block) */
+int psk_fcursor_open_all(const psk_fprog *p, int n, int loop_depth, psk_fcursor **out, void **block);
+void psk_fcursor_block_free(void *block); /* NULL is fine */
 /* The rank's next event: PSK_OK, PSK_EOF after its last, PSK_ENOMEM. */
 int psk_fcursor_next(psk_fcursor *c, psk_event *ev);
 /* asks the caches for the cursor's state, which the next

@@ -939,7 +939,7 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
     if (s->opts->no_skip)
         return PSK_OK; /* nothing is skipped: nothing to measure */
     if (!s->sk) {
-        s->sk = calloc((size_t)s->P, sizeof *s->sk);
+        s->sk = psk_big_calloc((size_t)s->P, sizeof *s->sk);
         s->skg = calloc(1, sizeof *s->skg);
         if (!s->sk || !s->skg)
             return PSK_ENOMEM;

@@ -176,6 +176,7 @@ struct psk_sim {
     precv *free_precv;
     psk_fprog *fp;       /* --folded: the program the cursors walk */
     psk_fgaps *gaps;     /* and the recorded gaps before their events */
+    void *fc_block;      /* the cursors' block (psk_fcursor_open_all) */
     double build_s;      /* seconds building it */
     const char *power_why; /* how rank 0's CPU power was found (psk_machine_rank_power) */
     double power0;       /* and what it is */
