@@ -1584,15 +1584,16 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     int poll_matters = 0;
     for (int i = 0; i < s->m->npoll; i++)
         poll_matters |= s->m->poll[2 * i + 1] >= 10;
-    if ((rc = psk_fprog_build(m, f, poll_matters, &s->fp, s->err, sizeof s->err))) {
+    if (psk_fgaps_new(m, &s->gaps))
+        return fail(s, PSK_ENOMEM, "out of memory");
+    if ((rc = psk_fprog_build(m, f, poll_matters, s->gaps, &s->fp, s->err, sizeof s->err))) {
         s->failed = 1;
         return rc;
     }
+    psk_fgaps_seal(s->gaps);
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     s->events = psk_fprog_poll_calls(s->fp); /* each run of polls is then replayed as one event */
-    if ((rc = psk_fgaps_open(m, &s->gaps)))
-        return s->gaps ? gaps_fail(s, rc) : fail(s, rc, "out of memory");
     /* the cursors side by side, in huge pages: at many ranks each event
      * is another rank's, and a page walk for each would cost as much as
      * the event */

@@ -70,6 +70,7 @@ struct bstate {
     lastx *last;          /* per node */
     uint64_t commgen;     /* communicators made so far (events with a new id) */
     int64_t npending;     /* wildcard Irecvs waiting for their sources, all ranks */
+    psk_fgaps *gaps;      /* filled in the same pass, or NULL */
 };
 
 typedef struct pset {
@@ -344,6 +345,8 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
     if (rc || me.nranks != d->nranks || (me.nranks && (me.ranks[0] != d->ranks[0] ||
                                                        me.ranks[me.nranks - 1] != d->ranks[d->nranks - 1])))
         return bfail(p, rc && rc != PSK_EOF ? rc : PSK_EINVAL, "the merged trace does not match its folding");
+    if (p->bs->gaps && (rc = psk_fgaps_add(p->bs->gaps, &me)))
+        return bfail(p, rc, rc == PSK_ENOMEM ? "out of memory" : psk_fgaps_errmsg(p->bs->gaps));
     uint64_t exec = p->bs->execno[node]++;
     if (PSK_HAS(&me, PSK_F_NEWID))
         p->bs->commgen++;
@@ -968,7 +971,8 @@ static void free_building(psk_fprog *p)
     p->mc = NULL;
 }
 
-int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fprog **out, char *err, size_t cap)
+int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
+                    char *err, size_t cap)
 {
     psk_fprog *p = calloc(1, sizeof *p);
     *out = p;
@@ -1000,6 +1004,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
     if ((p->bs = calloc(1, sizeof *p->bs))) {
         p->bs->execno = calloc((size_t)p->nnodes, sizeof *p->bs->execno);
         p->bs->last = calloc((size_t)p->nnodes, sizeof *p->bs->last);
+        p->bs->gaps = gaps;
     }
     p->pend = calloc((size_t)p->P, sizeof *p->pend);
     p->npend = calloc((size_t)p->P, sizeof *p->npend);
@@ -1428,7 +1433,7 @@ static int put_gap(gaps1 *y, const psk_mevent *me, int j)
     return PSK_OK;
 }
 
-int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
+int psk_fgaps_new(psk_merged *m, psk_fgaps **out)
 {
     psk_fgaps *g = calloc(1, sizeof *g);
     *out = g;
@@ -1438,24 +1443,28 @@ int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
     g->P = psk_merged_nranks(m);
     if (!(g->q = calloc((size_t)(g->P ? g->P : 1), sizeof *g->q)))
         return PSK_ENOMEM;
-    psk_mcursor *mc;
-    int rc = psk_mcursor_open(m, &mc);
-    psk_mevent me;
-    while (!rc && !(rc = psk_mcursor_next(mc, &me)))
-        for (int j = 0; j < me.nranks && !rc; j++)
-            if (me.ranks[j] < 0 || me.ranks[j] >= g->P || (rc = put_gap(&g->q[me.ranks[j]], &me, j)) == PSK_EFORMAT)
-                snprintf(g->err, sizeof g->err, "merged event %llu: rank %d's compute gap is not a time",
-                         (unsigned long long)me.index, me.ranks[j]),
-                    rc = PSK_EFORMAT;
-    psk_mcursor_close(mc);
-    if (rc == PSK_EOF)
-        rc = PSK_OK;
+    return PSK_OK;
+}
+
+int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me)
+{
+    int rc = PSK_OK;
+    for (int j = 0; j < me->nranks && !rc; j++)
+        if (me->ranks[j] < 0 || me->ranks[j] >= g->P || (rc = put_gap(&g->q[me->ranks[j]], me, j)) == PSK_EFORMAT)
+            snprintf(g->err, sizeof g->err, "merged event %llu: rank %d's compute gap is not a time",
+                     (unsigned long long)me->index, me->ranks[j]),
+                rc = PSK_EFORMAT;
+    return g->rc = rc;
+}
+
+void psk_fgaps_seal(psk_fgaps *g)
+{
     /* a stream is not grown again: the streams go into one block, rank
      * after rank (in huge pages: the replay reads them in no order) */
     uint64_t total = 0;
-    for (int q = 0; !rc && q < g->P; q++)
+    for (int q = 0; !g->pack && q < g->P; q++)
         total += g->q[q].n;
-    if (!rc && total && (g->pack = psk_big_alloc((size_t)total)))
+    if (!g->pack && total && (g->pack = psk_big_alloc((size_t)total)))
         for (uint64_t q = 0, at = 0; q < (uint64_t)g->P; q++) {
             gaps1 *y = &g->q[q];
             if (!y->n)
@@ -1465,8 +1474,6 @@ int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
             y->b = g->pack + at, y->cap = (int64_t)y->n;
             at += y->n;
         }
-    g->rc = rc;
-    return rc;
 }
 
 void psk_fgaps_prefetch(const psk_fgaps *g, int q)

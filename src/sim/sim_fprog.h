@@ -20,12 +20,16 @@
 
 typedef struct psk_fprog psk_fprog;
 
+typedef struct psk_fgaps psk_fgaps;
+
 /* Builds the program of merged trace m (merged without reordering) folded
- * as f; no_poll_loops: loops with runs of polls are not candidates (where
+ * as f, in one pass over the merged events that also fills gaps (from
+ * psk_fgaps_new; NULL: none); no_poll_loops: loops with runs of polls are not candidates (where
  * polls cost time, how many a step makes varies with timing, which the
  * skip's estimate does not follow). On failure returns an error code with
  * the reason in err. */
-int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fprog **out, char *err, size_t cap);
+int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
+                    char *err, size_t cap);
 void psk_fprog_free(psk_fprog *p); /* NULL is fine */
 const psk_folded *psk_fprog_folded(const psk_fprog *p);
 int psk_fprog_nranks(const psk_fprog *p);
@@ -101,18 +105,19 @@ void psk_fcursor_close(psk_fcursor *c);            /* NULL is fine */
 /* ---- the recorded compute gaps, read as the replay needs them ----
  * Each rank's gaps in the merged order, which is the order its cursor
  * hands out its events in: the gap before its next event is the next one
- * psk_fgaps_next gives. Memory: the gaps that one rank has not yet had
- * but another's reading has passed (bounded per rank; beyond it the rank
- * reads with a cursor of its own). The merged trace must stay open. */
-typedef struct psk_fgaps psk_fgaps;
-
+ * psk_fgaps_next gives. Memory: every rank's gaps, about 2-3 bytes a
+ * gap, in one block once sealed. */
 typedef struct psk_fgap {
     double gap;      /* ns of compute before the event, as recorded (the power is the replay's) */
     double calls;    /* the calls the event stands for (a run of polls: its polls) */
     double failed;   /* of them, polls that found nothing (psk_event_failed_polls) */
 } psk_fgap;
 
-int psk_fgaps_open(psk_merged *m, psk_fgaps **out);
+/* empty streams, filled by psk_fprog_build's pass (or psk_fgaps_add on
+ * each merged event in order), then psk_fgaps_seal before the replay */
+int psk_fgaps_new(psk_merged *m, psk_fgaps **out);
+int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me);
+void psk_fgaps_seal(psk_fgaps *g);
 /* rank q's next gap: PSK_OK, PSK_EOF after its last, or the merged
  * cursor's error (psk_fgaps_errmsg) */
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap);
