@@ -1248,6 +1248,11 @@ int psk_fcursor_open_all(const psk_fprog *p, int n, int loop_depth, psk_fcursor 
 
 void psk_fcursor_block_free(void *block) { free(block); }
 
+const psk_fcursor *psk_fcursor_in_block(const void *block, int q)
+{
+    return (const psk_fcursor *)((const char *)block + (size_t)q * CURSOR_BYTES);
+}
+
 int psk_fcursor_next(psk_fcursor *c, psk_event *ev)
 {
     const psk_fprog *p = c->p;
@@ -1478,8 +1483,7 @@ void psk_fgaps_seal(psk_fgaps *g)
 
 void psk_fgaps_prefetch(const psk_fgaps *g, int q)
 {
-    const gaps1 *x = &g->q[q];
-    __builtin_prefetch(x->b + x->pos);
+    __builtin_prefetch(&g->q[q]);
 }
 
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap)

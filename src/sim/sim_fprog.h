@@ -77,6 +77,8 @@ int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor *
  * psk_fcursor_block_free(*block) */
 int psk_fcursor_open_all(const psk_fprog *p, int n, int loop_depth, psk_fcursor **out, void **block);
 void psk_fcursor_block_free(void *block); /* NULL is fine */
+/* the cursor of rank q in such a block (no load: for prefetching) */
+const psk_fcursor *psk_fcursor_in_block(const void *block, int q);
 /* The rank's next event: PSK_OK, PSK_EOF after its last, PSK_ENOMEM. */
 int psk_fcursor_next(psk_fcursor *c, psk_event *ev);
 /* asks the caches for the cursor's state, which the next
@@ -122,7 +124,8 @@ void psk_fgaps_seal(psk_fgaps *g);
  * cursor's error (psk_fgaps_errmsg) */
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap);
 const char *psk_fgaps_errmsg(const psk_fgaps *g);
-/* asks the caches for rank q's next gap (a hint, as psk_fcursor_prefetch) */
+/* asks the caches for where rank q's next gap is read from (a hint, as
+ * psk_fcursor_prefetch; it loads nothing, so it never waits) */
 void psk_fgaps_prefetch(const psk_fgaps *g, int q);
 /* bytes of the queues (not the merged cursors' own buffers) */
 uint64_t psk_fgaps_bytes(const psk_fgaps *g);

@@ -1024,6 +1024,15 @@ uint64_t psk_simi_skip_bytes(const psk_sim *s)
     return b;
 }
 
+void psk_simi_skip_prefetch(const psk_sim *s, int q)
+{
+    if (!s->sk)
+        return;
+    const skipr *k = &s->sk[q];
+    __builtin_prefetch(k, 1);
+    __builtin_prefetch(&k->last_seg, 1);
+}
+
 void psk_simi_skip_free(psk_sim *s)
 {
     for (int q = 0; s->sk && q < s->P; q++) {
