@@ -1314,6 +1314,8 @@ static void prefetch_rank(const psk_sim *s, int n)
 static int advance(psk_sim *s, int q, int *next)
 {
     rank *r = &s->r[q];
+    if (s->gaps) /* where its next gap is was asked for when it was next to run */
+        psk_fgaps_prefetch_gap(s->gaps, q);
     r->running = 1;
     *next = -1;
     if (s->nready)

@@ -1486,6 +1486,12 @@ void psk_fgaps_prefetch(const psk_fgaps *g, int q)
     __builtin_prefetch(&g->q[q]);
 }
 
+void psk_fgaps_prefetch_gap(const psk_fgaps *g, int q)
+{
+    const gaps1 *x = &g->q[q];
+    __builtin_prefetch(x->b + x->pos);
+}
+
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap)
 {
     gaps1 *x = &g->q[q];

@@ -127,6 +127,9 @@ const char *psk_fgaps_errmsg(const psk_fgaps *g);
 /* asks the caches for where rank q's next gap is read from (a hint, as
  * psk_fcursor_prefetch; it loads nothing, so it never waits) */
 void psk_fgaps_prefetch(const psk_fgaps *g, int q);
+/* and for rank q's next gap itself (reads where it is: for the rank about
+ * to run, whose psk_fgaps_prefetch came earlier) */
+void psk_fgaps_prefetch_gap(const psk_fgaps *g, int q);
 /* bytes of the queues (not the merged cursors' own buffers) */
 uint64_t psk_fgaps_bytes(const psk_fgaps *g);
 void psk_fgaps_close(psk_fgaps *g); /* NULL is fine */
