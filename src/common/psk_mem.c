@@ -1,6 +1,6 @@
 /* psk_grow (psk_mem.h): arrays indexed by small ids, grown as needed.
- * psk_big_alloc: 2 MB-aligned blocks with MADV_HUGEPAGE for
- * requests of 2 MB and more (the kernel's "madvise" transparent huge page
+ * psk_big_alloc, psk_big_calloc: 2 MB-aligned blocks with MADV_HUGEPAGE
+ * for requests of 2 MB and more (the kernel's "madvise" transparent huge page
  * mode, Debian's default, then backs them with huge pages). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,18 +35,6 @@ void *psk_big_calloc(size_t n, size_t size)
     if (p)
         memset(p, 0, n * size);
     return p;
-}
-
-void psk_mem_advise_huge(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    uintptr_t a = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
-    uintptr_t b = ((uintptr_t)p + bytes) & ~(uintptr_t)(HUGE - 1);
-    if (b > a)
-        madvise((void *)a, b - a, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
 }
 
 int psk_grow(void **a, int64_t *n, int64_t i, size_t size)

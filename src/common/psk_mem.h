@@ -1,7 +1,9 @@
 /* Allocation helpers. Big arrays in huge pages. On a virtual machine a page fault costs
  * microseconds, and the fold and merge stages fill arrays of hundreds of
  * MB, freed and made again at each level: 2 MB pages make 512 times fewer
- * faults. Small requests are plain malloc. Free with free(). */
+ * faults; sim replays of many ranks read per-rank arrays of GBs in no
+ * order, where 2 MB pages spare a page walk at most reads. Small requests
+ * are plain malloc. Free with free(). */
 #ifndef PSK_MEM_H
 #define PSK_MEM_H
 
@@ -10,10 +12,6 @@
 void *psk_big_alloc(size_t bytes);
 /* psk_big_alloc of n zero-filled elements of size bytes (NULL on overflow) */
 void *psk_big_calloc(size_t n, size_t size);
-/* asks for huge pages for the 2 MB-aligned part of [p, p + bytes) (a hint:
- * for arrays grown by realloc, which keeps large blocks in their own
- * mappings) */
-void psk_mem_advise_huge(void *p, size_t bytes);
 
 #include <stdint.h>
 

@@ -54,7 +54,7 @@ typedef struct symd {
 /* building: a tree event's last execution as its merged event gave it,
  * when every rank's parameters follow from that (no table pattern, no
  * wildcard or poll to complete): if the next execution's is the same and
- * no communicator was made between, each rank passes what it passed then */
+ * no communicator call came between, each rank passes what it passed then */
 typedef struct lastx {
     int valid;
     uint64_t commgen;
@@ -68,7 +68,7 @@ typedef struct lastx {
 struct bstate {
     uint64_t *execno;     /* per node: executions seen */
     lastx *last;          /* per node */
-    uint64_t commgen;     /* communicators made so far (events with a new id) */
+    uint64_t commgen;     /* communicator and group calls so far */
     int64_t npending;     /* wildcard Irecvs waiting for their sources, all ranks */
     psk_fgaps *gaps;      /* filled in the same pass, or NULL */
 };
@@ -302,7 +302,7 @@ static int complete(psk_fprog *p, int q, const psk_event *ev)
  * if not, keeping me as the node's last execution when it can tell next
  * time; -1 if memory ran out. A rank's values follow from the patterns
  * (constants, offsets from its rank in the communicator) and from what its
- * communicators are, which only a new communicator changes. */
+ * communicators are, which only communicator and group calls change. */
 static int same_as_last(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec)
 {
     lastx *x = &p->bs->last[node];
@@ -348,7 +348,7 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
     if (p->bs->gaps && (rc = psk_fgaps_add(p->bs->gaps, &me)))
         return bfail(p, rc, rc == PSK_ENOMEM ? "out of memory" : psk_fgaps_errmsg(p->bs->gaps));
     uint64_t exec = p->bs->execno[node]++;
-    if (PSK_HAS(&me, PSK_F_NEWID))
+    if (psk_fn_class(me.fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
         p->bs->commgen++;
     int reuse = same_as_last(p, node, &me, exec);
     if (reuse < 0)
