@@ -1,7 +1,8 @@
 /* psk_grow (psk_mem.h): arrays indexed by small ids, grown as needed.
- * psk_big_alloc: 2 MB-aligned blocks with MADV_HUGEPAGE for
- * requests of 2 MB and more (the kernel's "madvise" transparent huge page
+ * psk_big_alloc, psk_big_calloc: 2 MB-aligned blocks with MADV_HUGEPAGE
+ * for requests of 2 MB and more (the kernel's "madvise" transparent huge page
  * mode, Debian's default, then backs them with huge pages). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +22,18 @@ void *psk_big_alloc(size_t bytes)
 #ifdef MADV_HUGEPAGE
     madvise(p, len, MADV_HUGEPAGE);
 #endif
+    return p;
+}
+
+void *psk_big_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    if (n * size < HUGE)
+        return calloc(n ? n : 1, size ? size : 1);
+    void *p = psk_big_alloc(n * size);
+    if (p)
+        memset(p, 0, n * size);
     return p;
 }
 

@@ -9,6 +9,10 @@
 #include "merge_internal.h"
 #include "psk_varint.h"
 
+/* ranks ahead whose scattered per-rank data a loop over the ranks asks
+ * the caches for (at many ranks every rank's is a miss) */
+#define PF 8
+
 struct psk_mcursor {
     psk_merged *m;
     uint64_t i;          /* next merged event */
@@ -107,11 +111,9 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
     me->ranks = ranks;
     me->ev = c->ev;
     me->gap = c->gap;
-    for (int j = 0; j < np; j++) {
-        c->ev[j].fn = me->fn;
-        c->ev[j].fields = me->fields;
-    }
     /* key fields: equal on every rank (peers come as patterns below) */
+    int nk = 0, kf[PSK_F_FIRST_ARRAY];
+    int64_t kv[PSK_F_FIRST_ARRAY], cid = 0;
     for (uint32_t fs = me->fields & merge_key_fields(me->fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int64_t v;
@@ -125,12 +127,26 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
             return bad(c);
         me->kind[f] = PSK_PAT_CONST;
         me->c[f] = v;
-        for (int j = 0; j < np; j++)
-            c->ev[j].v[f] = v;
+        kf[nk] = f, kv[nk++] = v;
+        cid = f == PSK_F_COMM ? v : cid;
     }
-    /* contexts: each rank's communicator as of this event */
-    for (int j = 0; j < np; j++)
-        commtab_ctx(&c->ct[ranks[j]], &c->ev[j], &c->crank[j], &c->csize[j]);
+    /* each rank's event gets them, and its communicator as of this event,
+     * in one pass over the ranks (each rank's table is its own allocation:
+     * asked for PF ranks ahead, a hint) */
+    for (int j = 0; j < np; j++) {
+        if (j + PF < np) {
+            const commtab *t = &c->ct[ranks[j + PF]];
+            __builtin_prefetch(&c->ev[j + PF], 1);
+            if (cid >= 0 && cid < t->n)
+                __builtin_prefetch(t->csize + cid), __builtin_prefetch(t->crank + cid);
+        }
+        psk_event *e = &c->ev[j];
+        e->fn = me->fn;
+        e->fields = me->fields;
+        for (int k = 0; k < nk; k++)
+            e->v[kf[k]] = kv[k];
+        commtab_ctx(&c->ct[ranks[j]], e, &c->crank[j], &c->csize[j]);
+    }
     p = kend;
     for (int f = PSK_F_PEER; f <= PSK_F_RPEER; f++)
         if (pattern_is_peer(f) && ((me->fields >> f) & 1u) &&
@@ -148,6 +164,10 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
     }
     for (int j = 0; j < np; j++) {
         int r = ranks[j];
+        if (j + PF < np) { /* the next ranks' times, each in its own buffer */
+            int r2 = ranks[j + PF];
+            __builtin_prefetch(m->rank[r2].times.p + c->tpos[r2]);
+        }
         mbuf *t = &m->rank[r].times;
         const uint8_t *tp = t->p + c->tpos[r];
         int64_t gap;

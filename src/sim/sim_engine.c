@@ -18,6 +18,7 @@
  * Intervals (the whole program, MPI_Pcontrol(n) ... MPI_Pcontrol(-n) for
  * n >= 2, loops given as marks) keep per-rank running totals taken at
  * entry and exit, so an event costs nothing extra for them. */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,13 +45,16 @@ static int fail(psk_sim *s, int rc, const char *fmt, ...)
     return rc;
 }
 
-/* ---- the ready ranks by clock: a tournament tree ----
+/* ---- the ready ranks by clock: a tournament tree of fan-out 4 ----
  * Leaves are the ranks (key: the clock of a ready rank, +inf otherwise);
- * each inner node holds the winner of its two children and its key: the
- * earlier clock and, on a tie, the lower rank (the left subtree holds the
- * lower ranks). A rank that becomes ready or leaves updates only the nodes
- * above its leaf, carrying the winner up in registers and loading only the
- * siblings, which do not depend on each other: log2 P steps, no branch. */
+ * each inner node holds the winner of its four children and its key: the
+ * earliest clock and, on a tie, the lowest rank (children are in rank
+ * order: the leftmost of equal keys). The levels lie one after the other,
+ * leaves first, each padded to groups of four siblings, a group on one
+ * 64-byte line: a rank that becomes ready or leaves updates one node per
+ * level, reading one line per level (log4 P of them, half the lines of a
+ * binary tree: at many ranks the lower levels miss the caches). The last
+ * level's group gives the winner of all, kept in s->top. */
 
 /* clocks are never negative, so their bit patterns order as they do */
 static uint64_t key_of(double t)
@@ -62,23 +66,42 @@ static uint64_t key_of(double t)
 
 #define NOT_READY 0x7ff0000000000000ull /* +inf */
 
+#ifndef NDEBUG
+/* the winner is the earliest leaf, the lowest rank of equals (checked in
+ * debug builds, at up to 4,096 ranks) */
+static int tree_ok(const psk_sim *s)
+{
+    if (s->P > 4096)
+        return 1;
+    int best = 0;
+    for (int q = 1; q < s->tsize; q++)
+        best = s->tn[q].key < s->tn[best].key ? q : best;
+    return s->top.key == s->tn[best].key && (s->top.key == NOT_READY || s->top.win == best);
+}
+#endif
+
 static void tree_update(psk_sim *s, int q, uint64_t k)
 {
     tnode *t = s->tn;
-    int i = s->tsize + q, w = q;
+    unsigned i = (unsigned)q;
     t[i].key = k;
-    for (; i > 1; i >>= 1) {
-        int j = i ^ 1;
-        uint64_t sk = t[j].key;
-        int sw = t[j].win;
-        /* the sibling wins if it is earlier, or as early and on the left
-         * (a lower rank): with integer keys, sk < k + 1 is sk <= k; the
-         * choice is made with masks, as compilers branch on a ?: here */
-        uint64_t m = -(uint64_t)(sk < k + (uint64_t)(i & 1));
-        k = (sk & m) | (k & ~m);
-        w = (int)(((uint64_t)(uint32_t)sw & m) | ((uint64_t)(uint32_t)w & ~m));
-        t[i >> 1].key = k;
-        t[i >> 1].win = w;
+    for (int l = 0;; l++) {
+        const tnode *g = t + s->toff[l] + (i & ~3u);
+        /* the leftmost of the earliest: a later sibling wins only if earlier */
+        uint64_t k0 = g[0].key, k1 = g[1].key, k2 = g[2].key, k3 = g[3].key;
+        int w0 = g[0].win, w1 = g[1].win, w2 = g[2].win, w3 = g[3].win;
+        int m1 = k1 < k0, m3 = k3 < k2;
+        uint64_t ka = m1 ? k1 : k0, kb = m3 ? k3 : k2;
+        int wa = m1 ? w1 : w0, wb = m3 ? w3 : w2;
+        int mb = kb < ka;
+        tnode w = {.key = mb ? kb : ka, .win = mb ? wb : wa};
+        if (l == s->tlev - 1) {
+            s->top = w;
+            assert(tree_ok(s));
+            return;
+        }
+        i >>= 2;
+        t[s->toff[l + 1] + i] = w;
     }
 }
 
@@ -88,13 +111,13 @@ static void ready_push(psk_sim *s, int q)
     s->nready++;
 }
 
-static int ready_top(const psk_sim *s) { return s->tn[1].win; }
+static int ready_top(const psk_sim *s) { return s->top.win; }
 
 /* 1 if a ready rank comes before rank q (at q's clock) */
 static int passed(const psk_sim *s, int q)
 {
-    uint64_t k = s->tn[1].key, t = key_of(s->r[q].t);
-    return k < t || (k == t && s->tn[1].win < q);
+    uint64_t k = s->top.key, t = key_of(s->r[q].t);
+    return k < t || (k == t && s->top.win < q);
 }
 
 static int ready_pop(psk_sim *s)
@@ -118,14 +141,23 @@ static int tree_init(psk_sim *s)
     while (t < s->P)
         t *= 2;
     s->tsize = t;
-    s->tn = malloc((size_t)(2 * t) * sizeof *s->tn);
+    /* levels of groups of 4: within 2 t nodes for t >= 2 */
+    int n = (t + 3) & ~3, total = 0;
+    for (s->tlev = 0;; n = ((n / 4 + 3) & ~3)) {
+        s->toff[s->tlev++] = total;
+        total += n;
+        if (n <= 4)
+            break;
+    }
+    s->tnodes = total > 2 * t ? total : 2 * t;
+    size_t bytes = (size_t)s->tnodes * sizeof *s->tn; /* a multiple of 64 */
+    s->tn = bytes >= (2u << 20) ? psk_big_alloc(bytes) : aligned_alloc(64, bytes);
     if (!s->tn)
         return PSK_ENOMEM;
-    for (int q = 0; q < t; q++)
-        s->tn[t + q] = (tnode){.key = NOT_READY, .win = q};
-    for (int i = t - 1; i >= 1; i--)
-        s->tn[i] = (tnode){.key = NOT_READY, .win = s->tn[2 * i].win};
-    s->tn[1].win = 0; /* also when t is 1: the one leaf */
+    for (int l = 0; l < s->tlev; l++)
+        for (int i = s->toff[l]; i < (l + 1 < s->tlev ? s->toff[l + 1] : total); i++)
+            s->tn[i] = (tnode){.key = NOT_READY, .win = l ? 0 : i};
+    s->top = (tnode){.key = NOT_READY, .win = 0};
     return PSK_OK;
 }
 
@@ -252,8 +284,8 @@ static int ival_child(psk_sim *s, int parent, int64_t key, int level)
         if (!v->name[0])
             snprintf(v->name, sizeof v->name, "pcontrol %lld", (long long)key);
     }
-    v->m = calloc((size_t)s->P * PSK_M_N, sizeof *v->m);
-    v->count = calloc((size_t)s->P, sizeof *v->count);
+    v->m = psk_big_calloc((size_t)s->P * PSK_M_N, sizeof *v->m);
+    v->count = psk_big_calloc((size_t)s->P, sizeof *v->count);
     if (!v->m || !v->count) {
         free(v->m), free(v->count);
         return -1;
@@ -1269,9 +1301,10 @@ static void prefetch_rank(const psk_sim *s, int n)
     const rank *r = &s->r[n];
     for (size_t o = 0; o < sizeof *r; o += 64)
         __builtin_prefetch((const char *)r + o, 1);
-    if (r->fc) {
-        psk_fcursor_prefetch(r->fc);
+    if (s->fc_block) { /* addresses computed, not loaded: nothing here waits for memory */
+        psk_fcursor_prefetch(psk_fcursor_in_block(s->fc_block, n));
         psk_fgaps_prefetch(s->gaps, n);
+        psk_simi_skip_prefetch(s, n);
     }
 }
 
@@ -1281,6 +1314,8 @@ static void prefetch_rank(const psk_sim *s, int n)
 static int advance(psk_sim *s, int q, int *next)
 {
     rank *r = &s->r[q];
+    if (s->gaps) /* where its next gap is was asked for when it was next to run */
+        psk_fgaps_prefetch_gap(s->gaps, q);
     r->running = 1;
     *next = -1;
     if (s->nready)
@@ -1427,7 +1462,7 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     s->opof = calloc(psk_fn_count(), 1);
     s->collof = calloc(psk_fn_count(), 1);
     s->ordered = calloc(psk_fn_count(), 1);
-    s->r = calloc((size_t)s->P, sizeof *s->r);
+    s->r = psk_big_calloc((size_t)s->P, sizeof *s->r);
     s->inv_power = malloc((size_t)s->P * sizeof *s->inv_power);
     s->poll_scale = malloc((size_t)s->P * sizeof *s->poll_scale);
     s->tl = calloc((size_t)s->P * PSK_TL_BINS * 3, sizeof *s->tl);
@@ -1584,18 +1619,27 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     int poll_matters = 0;
     for (int i = 0; i < s->m->npoll; i++)
         poll_matters |= s->m->poll[2 * i + 1] >= 10;
-    if ((rc = psk_fprog_build(m, f, poll_matters, &s->fp, s->err, sizeof s->err))) {
+    if (psk_fgaps_new(m, &s->gaps))
+        return fail(s, PSK_ENOMEM, "out of memory");
+    if ((rc = psk_fprog_build(m, f, poll_matters, s->gaps, &s->fp, s->err, sizeof s->err))) {
         s->failed = 1;
         return rc;
     }
+    psk_fgaps_seal(s->gaps);
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     s->events = psk_fprog_poll_calls(s->fp); /* each run of polls is then replayed as one event */
-    if ((rc = psk_fgaps_open(m, &s->gaps)))
-        return s->gaps ? gaps_fail(s, rc) : fail(s, rc, "out of memory");
+    /* the cursors side by side, in huge pages: at many ranks each event
+     * is another rank's, and a page walk for each would cost as much as
+     * the event */
+    psk_fcursor **fc = malloc((size_t)(s->P ? s->P : 1) * sizeof *fc);
+    if (!fc || psk_fcursor_open_all(s->fp, s->P, o->loop_intervals ? o->depth : -1, fc, &s->fc_block)) {
+        free(fc);
+        return fail(s, PSK_ENOMEM, "out of memory");
+    }
     for (int q = 0; q < s->P; q++)
-        if ((rc = psk_fcursor_open(s->fp, q, o->loop_intervals ? o->depth : -1, &s->r[q].fc)))
-            return fail(s, rc, "out of memory");
+        s->r[q].fc = fc[q];
+    free(fc);
     return run(s);
 }
 
@@ -1604,7 +1648,7 @@ void psk_simi_rekey(psk_sim *s, int q) { tree_update(s, q, key_of(s->r[q].t)); }
 void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
 {
     uint64_t b = (uint64_t)s->P * (sizeof *s->r + sizeof *s->inv_power + sizeof *s->poll_scale);
-    b += (uint64_t)(2 * s->tsize) * sizeof *s->tn;
+    b += (uint64_t)s->tnodes * sizeof *s->tn;
     if (s->opts && s->opts->timeline)
         b += (uint64_t)s->P * PSK_TL_BINS * 3 * sizeof *s->tl;
     for (int i = 0; i < s->niv; i++)
@@ -1706,6 +1750,7 @@ void psk_sim_close(psk_sim *s)
         n = m->next, free(m);
     for (precv *p = s->free_precv, *n; p; p = n)
         n = p->next, free(p);
+    psk_fcursor_block_free(s->fc_block);
     psk_simi_skip_free(s);
     psk_fgaps_close(s->gaps);
     psk_fprog_free(s->fp);

@@ -39,6 +39,7 @@ typedef struct slot {
 typedef struct symd {
     const int32_t *ranks; /* of its class, ascending */
     int nranks;
+    int nidx;             /* slots with a table */
     slot *slots;          /* per taking part rank */
     uint64_t execs;
     uint32_t *pre;        /* per 64-rank word of the node's rank set: its ranks before it */
@@ -49,6 +50,28 @@ typedef struct symd {
     uint32_t uni;
     uint32_t rel;
 } symd;
+
+/* building: a tree event's last execution as its merged event gave it,
+ * when every rank's parameters follow from that (no table pattern, no
+ * wildcard or poll to complete): if the next execution's is the same and
+ * no communicator call came between, each rank passes what it passed then */
+typedef struct lastx {
+    int valid;
+    uint64_t commgen;
+    uint8_t kind[PSK_F_NFIELDS];
+    int64_t c[PSK_F_FIRST_ARRAY];
+    int64_t *v;           /* rank 0's set (flatten), n values */
+    int64_t n, cap;
+} lastx;
+
+/* more of the building's state */
+struct bstate {
+    uint64_t *execno;     /* per node: executions seen */
+    lastx *last;          /* per node */
+    uint64_t commgen;     /* communicator and group calls so far */
+    int64_t npending;     /* wildcard Irecvs waiting for their sources, all ranks */
+    psk_fgaps *gaps;      /* filled in the same pass, or NULL */
+};
 
 typedef struct pset {
     uint32_t fn, fields;
@@ -101,7 +124,7 @@ struct psk_fprog {
     uint32_t hcap;
     /* building */
     psk_mcursor *mc;
-    uint64_t *execno;     /* per node: executions seen */
+    struct bstate *bs;
     pending **pend;       /* per rank */
     int *npend;
     int64_t *cappend;
@@ -236,6 +259,7 @@ static int assign(psk_fprog *p, symd *d, slot *s, uint64_t exec, uint32_t id)
                 return bfail(p, PSK_ENOMEM, "out of memory");
             for (uint64_t k = 0; k < d->execs; k++)
                 s->idx[k] = s->first;
+            d->nidx++;
         }
         s->idx[exec] = id;
     }
@@ -265,9 +289,47 @@ static int complete(psk_fprog *p, int q, const psk_event *ev)
                 if (flush(p, w))
                     return p->rc;
                 *w = p->pend[q][--p->npend[q]];
+                p->bs->npending--;
                 break;
             }
     }
+    return 0;
+}
+
+/* 1 if every rank's parameters in merged event me (execution exec of tree
+ * event node) are those of the node's last execution, whose slots are set
+ * (then nothing per rank needs doing but copying the tables' entries); 0
+ * if not, keeping me as the node's last execution when it can tell next
+ * time; -1 if memory ran out. A rank's values follow from the patterns
+ * (constants, offsets from its rank in the communicator) and from what its
+ * communicators are, which only communicator and group calls change. */
+static int same_as_last(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec)
+{
+    lastx *x = &p->bs->last[node];
+    int ok = me->nranks > 0 && !psk_fn_polled(me->fn) && me->fn != p->irecv &&
+             !(PSK_HAS(me, PSK_F_STATUSES) && p->bs->npending);
+    for (uint32_t fs = me->fields; ok && fs; fs &= fs - 1)
+        ok = me->kind[__builtin_ctz(fs)] != PSK_PAT_TABLE;
+    if (!ok) {
+        x->valid = 0;
+        return 0;
+    }
+    int64_t n = flatten(p, &me->ev[0]);
+    if (n < 0)
+        return -1;
+    if (x->valid && exec > 0 && x->commgen == p->bs->commgen && x->n == n &&
+        !memcmp(x->kind, me->kind, sizeof x->kind) && !memcmp(x->c, me->c, sizeof x->c) &&
+        (!n || !memcmp(x->v, p->scratch, (size_t)n * sizeof *x->v)))
+        return 1;
+    if (n && psk_grow((void **)&x->v, &x->cap, n - 1, sizeof *x->v))
+        return -1;
+    if (n)
+        memcpy(x->v, p->scratch, (size_t)n * sizeof *x->v);
+    x->n = n;
+    memcpy(x->kind, me->kind, sizeof x->kind);
+    memcpy(x->c, me->c, sizeof x->c);
+    x->commgen = p->bs->commgen;
+    x->valid = 1;
     return 0;
 }
 
@@ -283,7 +345,20 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
     if (rc || me.nranks != d->nranks || (me.nranks && (me.ranks[0] != d->ranks[0] ||
                                                        me.ranks[me.nranks - 1] != d->ranks[d->nranks - 1])))
         return bfail(p, rc && rc != PSK_EOF ? rc : PSK_EINVAL, "the merged trace does not match its folding");
-    uint64_t exec = p->execno[node]++;
+    if (p->bs->gaps && (rc = psk_fgaps_add(p->bs->gaps, &me)))
+        return bfail(p, rc, rc == PSK_ENOMEM ? "out of memory" : psk_fgaps_errmsg(p->bs->gaps));
+    uint64_t exec = p->bs->execno[node]++;
+    if (psk_fn_class(me.fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
+        p->bs->commgen++;
+    int reuse = same_as_last(p, node, &me, exec);
+    if (reuse < 0)
+        return bfail(p, PSK_ENOMEM, "out of memory");
+    if (reuse) { /* every rank's set is its last execution's */
+        for (int j = 0; d->nidx && j < me.nranks; j++)
+            if (d->slots[j].idx)
+                d->slots[j].idx[exec] = d->slots[j].idx[exec - 1];
+        return 0;
+    }
     for (int j = 0; j < me.nranks; j++) {
         int q = me.ranks[j];
         const psk_event *ev = &me.ev[j];
@@ -307,12 +382,14 @@ static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int 
                     if (flush(p, &p->pend[q][x]))
                         return p->rc;
                     p->pend[q][x] = p->pend[q][--p->npend[q]];
+                    p->bs->npending--;
                     break;
                 }
             if (psk_grow((void **)&p->pend[q], &p->cappend[q], p->npend[q], sizeof *p->pend[q]))
                 return bfail(p, PSK_ENOMEM, "out of memory");
             p->pend[q][p->npend[q]++] =
                 (pending){.req = ev->v[PSK_F_REQ], .node = node, .j = j, .exec = exec, .ev = *ev};
+            p->bs->npending++;
             continue;
         }
         if (assign(p, d, s, exec, intern(p, ev)))
@@ -880,15 +957,22 @@ static void free_building(psk_fprog *p)
 {
     for (int q = 0; p->pend && q < p->P; q++)
         free(p->pend[q]);
-    free(p->pend), free(p->npend), free(p->cappend), free(p->execno), free(p->scratch), free(p->hash);
+    for (int32_t i = 0; p->bs && p->bs->last && i < p->nnodes; i++)
+        free(p->bs->last[i].v);
+    if (p->bs)
+        free(p->bs->last), free(p->bs->execno);
+    free(p->bs);
+    free(p->pend), free(p->npend), free(p->cappend), free(p->scratch), free(p->hash);
     free(p->keyid), free(p->itags);
     psk_mcursor_close(p->mc);
-    p->pend = NULL, p->npend = NULL, p->cappend = NULL, p->execno = NULL, p->scratch = NULL, p->hash = NULL;
+    p->pend = NULL, p->npend = NULL, p->cappend = NULL, p->scratch = NULL, p->hash = NULL;
+    p->bs = NULL;
     p->keyid = NULL, p->itags = NULL;
     p->mc = NULL;
 }
 
-int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fprog **out, char *err, size_t cap)
+int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
+                    char *err, size_t cap)
 {
     psk_fprog *p = calloc(1, sizeof *p);
     *out = p;
@@ -917,12 +1001,16 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
     p->inner = calloc((size_t)p->nnodes, sizeof *p->inner);
     p->nexec = calloc((size_t)p->nnodes, sizeof *p->nexec);
     p->ci = calloc((size_t)p->nnodes, sizeof *p->ci);
-    p->execno = calloc((size_t)p->nnodes, sizeof *p->execno);
+    if ((p->bs = calloc(1, sizeof *p->bs))) {
+        p->bs->execno = calloc((size_t)p->nnodes, sizeof *p->bs->execno);
+        p->bs->last = calloc((size_t)p->nnodes, sizeof *p->bs->last);
+        p->bs->gaps = gaps;
+    }
     p->pend = calloc((size_t)p->P, sizeof *p->pend);
     p->npend = calloc((size_t)p->P, sizeof *p->npend);
     p->cappend = calloc((size_t)p->P, sizeof *p->cappend);
-    if (!p->sd || !p->rset || !p->cand || !p->grp || !p->cof || !p->inner || !p->nexec || !p->ci || !p->execno ||
-        !p->pend || !p->npend || !p->cappend)
+    if (!p->sd || !p->rset || !p->cand || !p->grp || !p->cof || !p->inner || !p->nexec || !p->ci || !p->bs || !p->bs->execno ||
+        !p->bs->last || !p->pend || !p->npend || !p->cappend)
         return bfail(p, PSK_ENOMEM, "out of memory");
     for (int32_t i = 0; i < p->nnodes; i++) {
         p->grp[i] = p->cof[i] = -1;
@@ -1081,6 +1169,7 @@ struct psk_fcursor {
     int q, loop_depth;
     cframe *st;
     int d;
+    int inblock;   /* one of psk_fcursor_open_all's block: not freed alone */
     int64_t cap;
     int cand;      /* the frame of the candidate loop it is in, or -1 */
     int cand_new;  /* an iteration of it began: its next event says so */
@@ -1120,21 +1209,48 @@ static int mark(psk_fcursor *c, int32_t node, int enter, int inner)
     return 0;
 }
 
+/* on a cache line of its own: its hot fields and first frames in as few
+ * lines as they can be */
+#define CURSOR_BYTES ((sizeof(psk_fcursor) + 63) / 64 * 64)
+
+static void cursor_init(psk_fcursor *c, const psk_fprog *p, int rank, int loop_depth)
+{
+    memset(c, 0, CURSOR_BYTES);
+    c->p = p, c->q = rank, c->loop_depth = loop_depth, c->cand = -1, c->last = -1;
+    c->st = c->in, c->cap = CF_INLINE;
+    c->st[c->d++] = (cframe){.node = 0, .entered = 1};
+}
+
 int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor **out)
 {
-    /* on a cache line of its own: its hot fields and first frames in as
-     * few lines as they can be */
-    size_t sz = (sizeof(psk_fcursor) + 63) / 64 * 64;
-    psk_fcursor *c = aligned_alloc(64, sz);
+    psk_fcursor *c = aligned_alloc(64, CURSOR_BYTES);
     *out = c;
     if (!c)
         return PSK_ENOMEM;
-    memset(c, 0, sz);
-    c->p = p, c->q = rank, c->loop_depth = loop_depth, c->cand = -1, c->last = -1;
-    c->st = c->in, c->cap = CF_INLINE;
-    if (push(c, (cframe){.node = 0, .entered = 1}))
-        return PSK_ENOMEM;
+    cursor_init(c, p, rank, loop_depth);
     return PSK_OK;
+}
+
+int psk_fcursor_open_all(const psk_fprog *p, int n, int loop_depth, psk_fcursor **out, void **block)
+{
+    size_t bytes = (size_t)(n > 0 ? n : 1) * CURSOR_BYTES;
+    char *b = bytes >= (2u << 20) ? psk_big_alloc(bytes) : aligned_alloc(64, bytes);
+    *block = b;
+    if (!b)
+        return PSK_ENOMEM;
+    for (int q = 0; q < n; q++) {
+        out[q] = (psk_fcursor *)(b + (size_t)q * CURSOR_BYTES);
+        cursor_init(out[q], p, q, loop_depth);
+        out[q]->inblock = 1;
+    }
+    return PSK_OK;
+}
+
+void psk_fcursor_block_free(void *block) { free(block); }
+
+const psk_fcursor *psk_fcursor_in_block(const void *block, int q)
+{
+    return (const psk_fcursor *)((const char *)block + (size_t)q * CURSOR_BYTES);
 }
 
 int psk_fcursor_next(psk_fcursor *c, psk_event *ev)
@@ -1270,7 +1386,8 @@ void psk_fcursor_close(psk_fcursor *c)
     if (c->st != c->in)
         free(c->st);
     free(c->mk);
-    free(c);
+    if (!c->inblock)
+        free(c);
 }
 
 /* ---- the recorded gaps (psk_fgaps) ----
@@ -1294,8 +1411,9 @@ struct psk_fgaps {
     psk_merged *m;
     int P;
     gaps1 *q;
+    uint8_t *pack;       /* the streams, once read (NULL: each its own) */
     int rc;              /* why the pass failed (psk_fgaps_errmsg) */
-    char err[160];
+    char err[152];
 };
 
 /* flags of a gap's first varint (its 2 low bits) */
@@ -1320,7 +1438,7 @@ static int put_gap(gaps1 *y, const psk_mevent *me, int j)
     return PSK_OK;
 }
 
-int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
+int psk_fgaps_new(psk_merged *m, psk_fgaps **out)
 {
     psk_fgaps *g = calloc(1, sizeof *g);
     *out = g;
@@ -1330,30 +1448,45 @@ int psk_fgaps_open(psk_merged *m, psk_fgaps **out)
     g->P = psk_merged_nranks(m);
     if (!(g->q = calloc((size_t)(g->P ? g->P : 1), sizeof *g->q)))
         return PSK_ENOMEM;
-    psk_mcursor *mc;
-    int rc = psk_mcursor_open(m, &mc);
-    psk_mevent me;
-    while (!rc && !(rc = psk_mcursor_next(mc, &me)))
-        for (int j = 0; j < me.nranks && !rc; j++)
-            if (me.ranks[j] < 0 || me.ranks[j] >= g->P || (rc = put_gap(&g->q[me.ranks[j]], &me, j)) == PSK_EFORMAT)
-                snprintf(g->err, sizeof g->err, "merged event %llu: rank %d's compute gap is not a time",
-                         (unsigned long long)me.index, me.ranks[j]),
-                    rc = PSK_EFORMAT;
-    psk_mcursor_close(mc);
-    if (rc == PSK_EOF)
-        rc = PSK_OK;
-    /* a stream is not grown again: what it did not use is given back */
-    for (int q = 0; !rc && q < g->P; q++)
-        if (g->q[q].cap > (int64_t)g->q[q].n && g->q[q].n) {
-            uint8_t *b = realloc(g->q[q].b, g->q[q].n);
-            if (b)
-                g->q[q].b = b, g->q[q].cap = (int64_t)g->q[q].n;
+    return PSK_OK;
+}
+
+int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me)
+{
+    int rc = PSK_OK;
+    for (int j = 0; j < me->nranks && !rc; j++)
+        if (me->ranks[j] < 0 || me->ranks[j] >= g->P || (rc = put_gap(&g->q[me->ranks[j]], me, j)) == PSK_EFORMAT)
+            snprintf(g->err, sizeof g->err, "merged event %llu: rank %d's compute gap is not a time",
+                     (unsigned long long)me->index, me->ranks[j]),
+                rc = PSK_EFORMAT;
+    return g->rc = rc;
+}
+
+void psk_fgaps_seal(psk_fgaps *g)
+{
+    /* a stream is not grown again: the streams go into one block, rank
+     * after rank (in huge pages: the replay reads them in no order) */
+    uint64_t total = 0;
+    for (int q = 0; !g->pack && q < g->P; q++)
+        total += g->q[q].n;
+    if (!g->pack && total && (g->pack = psk_big_alloc((size_t)total)))
+        for (uint64_t q = 0, at = 0; q < (uint64_t)g->P; q++) {
+            gaps1 *y = &g->q[q];
+            if (!y->n)
+                continue;
+            memcpy(g->pack + at, y->b, y->n);
+            free(y->b);
+            y->b = g->pack + at, y->cap = (int64_t)y->n;
+            at += y->n;
         }
-    g->rc = rc;
-    return rc;
 }
 
 void psk_fgaps_prefetch(const psk_fgaps *g, int q)
+{
+    __builtin_prefetch(&g->q[q]);
+}
+
+void psk_fgaps_prefetch_gap(const psk_fgaps *g, int q)
 {
     const gaps1 *x = &g->q[q];
     __builtin_prefetch(x->b + x->pos);
@@ -1395,8 +1528,9 @@ void psk_fgaps_close(psk_fgaps *g)
 {
     if (!g)
         return;
-    for (int q = 0; g->q && q < g->P; q++)
+    for (int q = 0; g->q && q < g->P && !g->pack; q++)
         free(g->q[q].b);
+    free(g->pack);
     free(g->q);
     free(g);
 }

@@ -20,12 +20,16 @@
 
 typedef struct psk_fprog psk_fprog;
 
+typedef struct psk_fgaps psk_fgaps;
+
 /* Builds the program of merged trace m (merged without reordering) folded
- * as f; no_poll_loops: loops with runs of polls are not candidates (where
+ * as f, in one pass over the merged events that also fills gaps (from
+ * psk_fgaps_new; NULL: none); no_poll_loops: loops with runs of polls are not candidates (where
  * polls cost time, how many a step makes varies with timing, which the
  * skip's estimate does not follow). On failure returns an error code with
  * the reason in err. */
-int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fprog **out, char *err, size_t cap);
+int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
+                    char *err, size_t cap);
 void psk_fprog_free(psk_fprog *p); /* NULL is fine */
 const psk_folded *psk_fprog_folded(const psk_fprog *p);
 int psk_fprog_nranks(const psk_fprog *p);
@@ -68,6 +72,13 @@ typedef struct psk_fmark {
 
 /* loop_depth: loops up to this depth give marks (0: every loop; -1: none) */
 int psk_fcursor_open(const psk_fprog *p, int rank, int loop_depth, psk_fcursor **out);
+/* the cursors of ranks 0 .. n-1 (out[q]) in one block, next to one
+ * another (in huge pages when it is large): each psk_fcursor_close, then
+ * psk_fcursor_block_free(*block) */
+int psk_fcursor_open_all(const psk_fprog *p, int n, int loop_depth, psk_fcursor **out, void **block);
+void psk_fcursor_block_free(void *block); /* NULL is fine */
+/* the cursor of rank q in such a block (no load: for prefetching) */
+const psk_fcursor *psk_fcursor_in_block(const void *block, int q);
 /* The rank's next event: PSK_OK, PSK_EOF after its last, PSK_ENOMEM. */
 int psk_fcursor_next(psk_fcursor *c, psk_event *ev);
 /* asks the caches for the cursor's state, which the next
@@ -96,24 +107,29 @@ void psk_fcursor_close(psk_fcursor *c);            /* NULL is fine */
 /* ---- the recorded compute gaps, read as the replay needs them ----
  * Each rank's gaps in the merged order, which is the order its cursor
  * hands out its events in: the gap before its next event is the next one
- * psk_fgaps_next gives. Memory: the gaps that one rank has not yet had
- * but another's reading has passed (bounded per rank; beyond it the rank
- * reads with a cursor of its own). The merged trace must stay open. */
-typedef struct psk_fgaps psk_fgaps;
-
+ * psk_fgaps_next gives. Memory: every rank's gaps, about 2-3 bytes a
+ * gap, in one block once sealed. */
 typedef struct psk_fgap {
     double gap;      /* ns of compute before the event, as recorded (the power is the replay's) */
     double calls;    /* the calls the event stands for (a run of polls: its polls) */
     double failed;   /* of them, polls that found nothing (psk_event_failed_polls) */
 } psk_fgap;
 
-int psk_fgaps_open(psk_merged *m, psk_fgaps **out);
+/* empty streams, filled by psk_fprog_build's pass (or psk_fgaps_add on
+ * each merged event in order), then psk_fgaps_seal before the replay */
+int psk_fgaps_new(psk_merged *m, psk_fgaps **out);
+int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me);
+void psk_fgaps_seal(psk_fgaps *g);
 /* rank q's next gap: PSK_OK, PSK_EOF after its last, or the merged
  * cursor's error (psk_fgaps_errmsg) */
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap);
 const char *psk_fgaps_errmsg(const psk_fgaps *g);
-/* asks the caches for rank q's next gap (a hint, as psk_fcursor_prefetch) */
+/* asks the caches for where rank q's next gap is read from (a hint, as
+ * psk_fcursor_prefetch; it loads nothing, so it never waits) */
 void psk_fgaps_prefetch(const psk_fgaps *g, int q);
+/* and for rank q's next gap itself (reads where it is: for the rank about
+ * to run, whose psk_fgaps_prefetch came earlier) */
+void psk_fgaps_prefetch_gap(const psk_fgaps *g, int q);
 /* bytes of the queues (not the merged cursors' own buffers) */
 uint64_t psk_fgaps_bytes(const psk_fgaps *g);
 void psk_fgaps_close(psk_fgaps *g); /* NULL is fine */

@@ -939,7 +939,7 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
     if (s->opts->no_skip)
         return PSK_OK; /* nothing is skipped: nothing to measure */
     if (!s->sk) {
-        s->sk = calloc((size_t)s->P, sizeof *s->sk);
+        s->sk = psk_big_calloc((size_t)s->P, sizeof *s->sk);
         s->skg = calloc(1, sizeof *s->skg);
         if (!s->sk || !s->skg)
             return PSK_ENOMEM;
@@ -1022,6 +1022,15 @@ uint64_t psk_simi_skip_bytes(const psk_sim *s)
         b += (uint64_t)(k->capwm + k->capwa) * sizeof *k->wmod;
     }
     return b;
+}
+
+void psk_simi_skip_prefetch(const psk_sim *s, int q)
+{
+    if (!s->sk)
+        return;
+    const skipr *k = &s->sk[q];
+    __builtin_prefetch(k, 1);
+    __builtin_prefetch(&k->last_seg, 1);
 }
 
 void psk_simi_skip_free(psk_sim *s)

@@ -136,7 +136,7 @@ typedef struct ival {
 } ival;
 
 /* a node of the ready ranks' tree: the earliest clock below it and its
- * rank, together (a level of an update reads one cache line) */
+ * rank, together (four siblings on one cache line) */
 typedef struct tnode {
     uint64_t key;
     int win;
@@ -148,8 +148,10 @@ struct psk_sim {
     const psk_machine *m;
     psk_net net;
     rank *r;
-    tnode *tn;           /* ready ranks: tournament tree, 2 x tsize nodes */
-    int tsize, nready;
+    tnode *tn;           /* ready ranks: tournament tree of fan-out 4, tnodes nodes */
+    int tsize, nready, tnodes;
+    int tlev, toff[24];  /* its levels (leaves first) and where each starts */
+    tnode top;           /* the winner of all */
     coll_inst *colls;
     ival *iv;
     int niv, capiv;
@@ -176,6 +178,7 @@ struct psk_sim {
     precv *free_precv;
     psk_fprog *fp;       /* --folded: the program the cursors walk */
     psk_fgaps *gaps;     /* and the recorded gaps before their events */
+    void *fc_block;      /* the cursors' block (psk_fcursor_open_all) */
     double build_s;      /* seconds building it */
     const char *power_why; /* how rank 0's CPU power was found (psk_machine_rank_power) */
     double power0;       /* and what it is */
@@ -218,6 +221,8 @@ void psk_simi_pre_event(psk_sim *s, int q);
  * time goes to (A_P2P, A_COLL, A_WAIT), else -1. 0 or PSK_ENOMEM */
 int psk_simi_event(psk_sim *s, int q, int cls, double gap);
 void psk_simi_skip_free(psk_sim *s);
+/* asks the caches for rank q's skip state (a hint, as prefetch_rank) */
+void psk_simi_skip_prefetch(const psk_sim *s, int q);
 /* bytes of the skip's per-rank snapshots and window sums */
 uint64_t psk_simi_skip_bytes(const psk_sim *s);
 
