@@ -154,6 +154,26 @@ static void test_run_finders(void **state)
     check_runs(s, 300, 1);
 }
 
+/* runs of s[0..n) from fold_runs_split and fold_runs_linear: the same
+ * runs in the same order */
+static void same_runs(const int32_t *s, int32_t n, int32_t k, int t)
+{
+    frun *want, *got;
+    int64_t nw, ng;
+    assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
+    assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
+    if (ng != nw)
+        fail_msg("case %d: %lld runs from the split finder, %lld from the linear one (n = %d)", t, (long long)ng,
+                 (long long)nw, n);
+    for (int64_t i = 0; i < nw; i++)
+        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+            fail_msg("case %d, run %lld: (%d, p%d, %d) from the split finder, (%d, p%d, %d) from the linear one", t,
+                     (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
+                     want[i].length);
+    free(want);
+    free(got);
+}
+
 /* fold_runs_split gives fold_runs_linear's runs in fold_runs_linear's
  * order (the choice of folds breaks ties by it), on long sequences cut by
  * symbols seen once: random text or repeated patterns over small
@@ -181,20 +201,7 @@ static void test_split_runs(void **state)
         }
         if (t % 3 == 0)
             s[0] = u++, s[n - 1] = u++;
-        frun *want, *got;
-        int64_t nw, ng;
-        assert_int_equal(fold_runs_linear(s, n, u, &want, &nw), 0);
-        assert_int_equal(fold_runs_split(s, n, u, &got, &ng), 0);
-        if (ng != nw)
-            fail_msg("split finder: %lld runs, the linear one %lld (n = %d, case %d)", (long long)ng, (long long)nw, n,
-                     t);
-        for (int64_t i = 0; i < nw; i++)
-            if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
-                fail_msg("case %d, run %lld: (%d, p%d, %d) from the split finder, (%d, p%d, %d) from the linear one", t,
-                         (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
-                         want[i].length);
-        free(want);
-        free(got);
+        same_runs(s, n, u, t);
     }
     /* short sequences over a large alphabet (renamed in order) */
     for (int t = 0; t < 300; t++) {
@@ -216,25 +223,6 @@ static void test_split_runs(void **state)
     free(s);
 }
 
-/* runs of s[0..n) from fold_runs_split and fold_runs_linear: the same
- * runs in the same order */
-static void same_runs(const int32_t *s, int32_t n, int32_t k, int t)
-{
-    frun *want, *got;
-    int64_t nw, ng;
-    assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
-    assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
-    if (ng != nw)
-        fail_msg("case %d: %lld runs from the split finder, %lld from the linear one (n = %d)", t, (long long)ng,
-                 (long long)nw, n);
-    for (int64_t i = 0; i < nw; i++)
-        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
-            fail_msg("case %d, run %lld: (%d, p%d, %d) from the split finder, (%d, p%d, %d) from the linear one", t,
-                     (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
-                     want[i].length);
-    free(want);
-    free(got);
-}
 
 /* fold_runs_periodic on s[0..n): declines (1), or gives fold_runs_linear's
  * runs in its order (0) */
