@@ -15,6 +15,8 @@ void *psk_big_alloc(size_t bytes)
 {
     if (bytes < HUGE)
         return malloc(bytes ? bytes : 1);
+    if (bytes > SIZE_MAX - HUGE)
+        return NULL; /* rounding up would wrap */
     void *p;
     size_t len = (bytes + HUGE - 1) & ~(size_t)(HUGE - 1);
     if (posix_memalign(&p, HUGE, len))
