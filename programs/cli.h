@@ -123,10 +123,8 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
                           psk_cli_skelinfo *info);
 int psk_cli_parse_k(const char *s, int *K);
 
-/* cmd_fold.c: one loop-variant argument as a JSON object (fold and stats) */
 #include "perfskel/fold.h"
 #include "psk_json.h"
-void psk_cli_fparam_json(psk_json *j, const psk_fparam *p);
 
 /* sim_loops.c: the loops of a trace as marks for perfskel sim; free with
  * psk_cli_sim_loops_free */
@@ -155,9 +153,6 @@ int cmd_stats(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_fold(int argc, char **argv);
-/* record --merge: MERGED folded as `perfskel fold MERGED -o JSON_OUT`, one
- * line on stderr; PSK_EXIT_DATA (said) if it cannot be */
-int psk_cli_fold_after_merge(const char *merged, const char *json_out);
 int cmd_gen(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_sim(int argc, char **argv);

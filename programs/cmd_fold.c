@@ -95,178 +95,6 @@ static void short_name(void *arg, int32_t sym, char *buf, size_t cap)
     snprintf(buf, cap, "%s", fn && !strncmp(fn, "MPI_", 4) ? fn + 4 : fn ? fn : "?");
 }
 
-/* the loop covering the most input symbols */
-static int32_t main_loop(const psk_folded *f)
-{
-    int32_t best = -1;
-    int64_t most = 0;
-    for (int32_t id = 0; id < psk_folded_nnodes(f); id++) {
-        const psk_fnode *x = psk_folded_node(f, id);
-        if (x->kind == PSK_FNODE_LOOP && x->span * x->count > most) {
-            most = x->span * x->count;
-            best = id;
-        }
-    }
-    return best;
-}
-
-static void stats_json(psk_json *j, const psk_fstats *s)
-{
-    psk_json_obj(j, "stats");
-    psk_json_uint(j, "executions", s->execs);
-    psk_json_uint(j, "samples", s->samples);
-    psk_json_obj(j, "gap_ns");
-    psk_json_num(j, "mean", s->gap_mean);
-    psk_json_num(j, "sd", s->gap_sd);
-    psk_json_num(j, "min", s->gap_min);
-    psk_json_num(j, "max", s->gap_max);
-    psk_json_end(j);
-    psk_json_obj(j, "mpi_ns");
-    psk_json_num(j, "mean", s->mpi_mean);
-    psk_json_num(j, "sd", s->mpi_sd);
-    psk_json_num(j, "min", s->mpi_min);
-    psk_json_num(j, "max", s->mpi_max);
-    psk_json_end(j);
-    if (s->slowest_rank >= 0)
-        psk_json_int(j, "slowest_rank", s->slowest_rank);
-    if (s->count_kind != PSK_COUNT_NONE) {
-        psk_json_obj(j, "count");
-        static const char *const kinds[] = {"none", "const", "linear", "table"};
-        psk_json_str(j, "kind", kinds[s->count_kind]);
-        if (s->count_kind == PSK_COUNT_CONST) {
-            psk_json_int(j, "value", s->count_a);
-        } else if (s->count_kind == PSK_COUNT_LINEAR) {
-            psk_json_int(j, "a", s->count_a);
-            psk_json_int(j, "b", s->count_b);
-        } else {
-            psk_json_str(j, "index", s->count_by_iter ? "iteration" : "execution");
-            psk_json_arr(j, "values");
-            for (int64_t i = 0; i < s->ncount; i++)
-                psk_json_int(j, NULL, s->count_table[i]);
-            psk_json_end(j);
-        }
-        psk_json_end(j);
-    }
-    psk_json_end(j);
-}
-
-/* one argument that changes between a call's executions, as an object
- * (fold --json and stats --json write the same) */
-void psk_cli_fparam_json(psk_json *j, const psk_fparam *p)
-{
-    static const char *const kinds[] = {"affine", "mod", "periodic", "iteration", "execution", "rank_execution"};
-    static const char *const modes[] = {"value", "first_plus", "pattern_offset"};
-    char desc[256];
-    psk_fparam_desc(p, desc, sizeof desc);
-    psk_json_obj(j, NULL);
-    psk_json_str(j, "field", psk_field_name(p->field));
-    psk_json_str(j, "kind", kinds[p->kind]);
-    psk_json_str(j, "mode", modes[p->mode]);
-    psk_json_int(j, "loop_depth", p->depth);
-    if (p->kind == PSK_VARY_AFFINE || p->kind == PSK_VARY_MOD) {
-        psk_json_int(j, "a", p->a);
-        psk_json_int(j, "b", p->b);
-    }
-    if (p->kind == PSK_VARY_MOD || p->kind == PSK_VARY_PERIODIC)
-        psk_json_int(j, "m", p->m);
-    if (p->table)
-        psk_json_int(j, "table_length", p->n);
-    psk_json_int(j, "min", p->lo);
-    psk_json_int(j, "max", p->hi);
-    psk_json_str(j, "expression", desc);
-    psk_json_end(j);
-}
-
-/* the arguments that change between the node's executions */
-static void params_json(psk_json *j, const psk_folded *f, int32_t id)
-{
-    int n;
-    const psk_fparam *p = psk_folded_params(f, id, &n);
-    if (!n)
-        return;
-    psk_json_arr(j, "varying");
-    for (int i = 0; i < n; i++)
-        psk_cli_fparam_json(j, &p[i]);
-    psk_json_end(j);
-}
-
-static void node_json(psk_json *j, const psk_folded *f, int32_t id, psk_merged *m)
-{
-    const psk_fnode *x = psk_folded_node(f, id);
-    psk_json_obj(j, NULL);
-    if (x->kind == PSK_FNODE_SYM) {
-        psk_json_int(j, "symbol", x->sym);
-        if (m) {
-            char desc[1024];
-            psk_merged_class_desc(m, (uint32_t)x->sym, desc, sizeof desc);
-            psk_json_str(j, "fn", psk_fn_name(psk_merged_class_fn(m, (uint32_t)x->sym)));
-            psk_json_str(j, "event", desc);
-        }
-        const psk_fstats *s = psk_folded_node_stats(f, id);
-        if (s)
-            stats_json(j, s);
-        params_json(j, f, id);
-    } else {
-        psk_json_int(j, "loop", x->count);
-        psk_json_int(j, "start", x->start);
-        psk_json_int(j, "span", x->span);
-        int no;
-        double med;
-        const psk_foutlier *ol = psk_folded_outliers(f, id, &no, &med);
-        if (no) { /* iterations whose compute is far from the others' */
-            psk_json_num(j, "median_iteration_compute_ns", med);
-            psk_json_arr(j, "outlier_iterations");
-            for (int i = 0; i < no; i++) {
-                psk_json_obj(j, NULL);
-                psk_json_int(j, "iteration", ol[i].iter);
-                psk_json_num(j, "compute_ns", ol[i].compute);
-                psk_json_end(j);
-            }
-            psk_json_end(j);
-        }
-        psk_json_arr(j, "body");
-        const int32_t *kid = psk_folded_children(f, id);
-        for (int32_t c = 0; c < x->nchild; c++)
-            node_json(j, f, kid[c], m);
-        psk_json_end(j);
-    }
-    psk_json_end(j);
-}
-
-static void write_json(FILE *out, const psk_folded *f, psk_merged *m, const char *input, int algo, double secs)
-{
-    psk_json j;
-    psk_json_init(&j, out, 1);
-    psk_json_obj(&j, NULL);
-    psk_json_str(&j, "input", input);
-    psk_json_str(&j, "algorithm", psk_fold_algo_name(algo));
-    psk_json_int(&j, "length", psk_folded_input_length(f));
-    psk_json_int(&j, "folded_length", psk_folded_length(f));
-    psk_json_int(&j, "levels", psk_folded_rounds(f));
-    psk_json_num(&j, "seconds", secs);
-    if (m) {
-        psk_json_int(&j, "ranks", psk_merged_nranks(m));
-        psk_json_int(&j, "classes", psk_merged_nclasses(m));
-    }
-    int32_t ml = main_loop(f);
-    if (ml >= 0) {
-        const psk_fnode *x = psk_folded_node(f, ml);
-        psk_json_obj(&j, "main_loop");
-        psk_json_int(&j, "count", x->count);
-        psk_json_int(&j, "span", x->span);
-        psk_json_int(&j, "start", x->start);
-        psk_json_int(&j, "depth", x->depth);
-        psk_json_end(&j);
-    } else {
-        psk_json_null(&j, "main_loop");
-    }
-    psk_json_arr(&j, "tree");
-    const int32_t *kid = psk_folded_children(f, 0);
-    for (int32_t c = 0; c < psk_folded_node(f, 0)->nchild; c++)
-        node_json(&j, f, kid[c], m);
-    psk_json_end(&j);
-    psk_json_end(&j);
-}
 
 static void us(char *buf, size_t cap, double ns)
 {
@@ -346,50 +174,6 @@ static int same_symbol(void *arg, int64_t pos, int32_t node, const int64_t *iter
         return 1;
     }
     return 0;
-}
-
-/* record --merge, once the job has merged: the merged trace folded as
- * `perfskel fold MERGED -o JSON` does, its JSON written to json_out and one
- * line said on stderr; PSK_EXIT_DATA (said) if it cannot be */
-int psk_cli_fold_after_merge(const char *merged, const char *json_out)
-{
-    psk_merged *m = psk_cli_load_merged(merged, 0);
-    if (!m)
-        return PSK_EXIT_DATA;
-    int64_t n = (int64_t)psk_merged_length(m);
-    double t0 = psk_cli_now();
-    int32_t *lv[PSK_FOLD_LEVELS] = {0};
-    psk_folded *f = NULL;
-    int rc = psk_fold_keys(m, lv);
-    if (rc)
-        psk_cli_error("%s: %s", merged, psk_merged_errmsg(m));
-    else if ((rc = psk_fold_levels((const int32_t *const *)lv, PSK_FOLD_LEVELS,
-                                   (const int32_t *)psk_merged_classes(m), n, PSK_FOLD_RUNS, &f)) ||
-             (rc = psk_folded_stats(f, m)))
-        psk_cli_error("%s: %s", merged, psk_folded_errmsg(f));
-    for (int l = 0; l < PSK_FOLD_LEVELS; l++)
-        free(lv[l]);
-    double secs = psk_cli_now() - t0;
-    FILE *o = rc ? NULL : fopen(json_out, "w");
-    if (!rc && !o)
-        psk_cli_error("%s: %s", json_out, strerror(errno)), rc = 1;
-    if (o) {
-        write_json(o, f, m, merged, PSK_FOLD_RUNS, secs);
-        if (fclose(o))
-            psk_cli_error("%s: cannot write", json_out), rc = 1;
-    }
-    if (!rc) {
-        int32_t ml = main_loop(f);
-        fprintf(stderr, "perfskel: folded the %lld merged events to %lld in %.3f s", (long long)n,
-                (long long)psk_folded_length(f), secs);
-        if (ml >= 0)
-            fprintf(stderr, ", main loop x%lld of %lld events", (long long)psk_folded_node(f, ml)->count,
-                    (long long)psk_folded_node(f, ml)->span);
-        fprintf(stderr, ": %s\n", json_out);
-    }
-    psk_folded_free(f);
-    psk_merged_close(m);
-    return rc ? PSK_EXIT_DATA : 0;
 }
 
 int cmd_fold(int argc, char **argv)
@@ -473,7 +257,7 @@ int cmd_fold(int argc, char **argv)
             psk_cli_error("%s: %s", out, strerror(errno));
             rc = PSK_EXIT_DATA;
         } else {
-            write_json(o, f, m, input, algo, secs);
+            psk_folded_write_json(o, f, m, input, algo, secs);
             if (fclose(o)) {
                 psk_cli_error("%s: cannot write", out);
                 rc = PSK_EXIT_DATA;
@@ -481,11 +265,11 @@ int cmd_fold(int argc, char **argv)
         }
     }
     if (json) {
-        write_json(stdout, f, m, input, algo, secs);
+        psk_folded_write_json(stdout, f, m, input, algo, secs);
     } else if (!rc) {
         printf("folded %lld symbols to %lld in %.3f s (%s, %lld levels)\n", (long long)n,
                (long long)psk_folded_length(f), secs, psk_fold_algo_name(algo), (long long)psk_folded_rounds(f));
-        int32_t ml = main_loop(f);
+        int32_t ml = psk_folded_main_loop(f);
         if (ml >= 0)
             printf("main loop: x%lld, %lld events per iteration, from event %lld\n",
                    (long long)psk_folded_node(f, ml)->count, (long long)psk_folded_node(f, ml)->span,

@@ -230,13 +230,6 @@ int cmd_record(int argc, char **argv)
         psk_cli_error("%s: the merge inside the job wrote nothing (its reason is above); "
                       "merge offline: perfskel merge %s", mpath, dir);
         code = PSK_EXIT_DATA;
-    } else if (merge && !code) {
-        /* and its loops: FILE.pskm -> FILE.fold.json, as `perfskel fold -o` writes */
-        char fpath[PATH_MAX + 32];
-        size_t l = strlen(mpath);
-        int cut = l > 5 && !strcmp(mpath + l - 5, ".pskm") ? 5 : 0;
-        snprintf(fpath, sizeof fpath, "%.*s.fold.json", (int)(l - (size_t)cut), mpath);
-        code = psk_cli_fold_after_merge(mpath, fpath);
     }
     if (code)
         fprintf(stderr, "perfskel: the job exited with status %d; what was recorded is in %s\n", code, dir);

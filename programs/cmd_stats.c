@@ -174,7 +174,7 @@ static void varying_json(psk_json *j, const psk_folded *f, psk_merged *m)
         psk_json_end(j);
         psk_json_arr(j, "params");
         for (int i = 0; i < np; i++)
-            psk_cli_fparam_json(j, &p[i]);
+            psk_fparam_json(j, &p[i]);
         psk_json_end(j);
         psk_json_end(j);
     }

@@ -69,7 +69,7 @@ static const char usage[] =
     "        (default ./perfskel-trace); LAUNCHER may be `perfskel tune ... --\n"
     "        LAUNCHER`: the tuned job recorded, with the arm of each tuned call;\n"
     "        --merge: the ranks merge their traces in MPI_Finalize, into\n"
-    "        DIR/merged.pskm (as `perfskel merge DIR`), then its loops into\n"
+    "        DIR/merged.pskm (as `perfskel merge DIR`) and rank 0 folds it into\n"
     "        DIR/merged.fold.json (as `perfskel fold -o`); --merge-only: the same,\n"
     "        the rank files removed once merged; --merge-times summary: the merged\n"
     "        trace keeps summarised times (as merge --times summary); --zstd: blocks\n"

@@ -2,7 +2,7 @@
 # The whole pipeline that exists so far, on the bundled example: build,
 # record examples/heat.c with 2 ranks under Open MPI (blocks compressed,
 # the ranks merged into one sequence inside the job, over MPI, and its
-# loops folded into build/demo-trace/merged.fold.json), print its profile,
+# loops folded there into build/demo-trace/merged.fold.json), print its profile,
 # merge the ranks again offline (the same bytes), over two MPI processes
 # (the same bytes), and with summarised times (a merged trace whose size
 # stops growing with the ranks), fold its loops, predict its run time

@@ -174,6 +174,20 @@ int64_t psk_fparam_eval(const psk_fparam *p, int64_t i, int64_t k);
 /* One line describing p: "tag = 1*i2 + 100", "root = (1*i0 + 0) mod 4". */
 void psk_fparam_desc(const psk_fparam *p, char *buf, size_t cap);
 
+/* ---- the loop tree as JSON (fold_json.c) ---- */
+
+struct psk_json;
+/* The loop covering the most input symbols, or -1. */
+int32_t psk_folded_main_loop(const psk_folded *f);
+/* The JSON `perfskel fold --json` prints: input, algorithm, lengths, the
+ * main loop, and the tree with each event's statistics and varying
+ * arguments (m: the merged trace folded, or NULL for plain symbols). */
+void psk_folded_write_json(FILE *out, const psk_folded *f, struct psk_merged *m, const char *input, int algo,
+                           double secs);
+/* One argument that changes between a call's executions, as an object
+ * (fold --json and stats --json write the same). */
+void psk_fparam_json(struct psk_json *j, const psk_fparam *p);
+
 /* ---- checking and test data ---- */
 
 /* The shortest folded length any folding of s[0..n) reaches (an exact

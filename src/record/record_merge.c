@@ -13,7 +13,9 @@
  *    parameters and times from the ranks' files as `perfskel merge` does
  *    from a directory, but over MPI: rank r's file is read by rank r, in
  *    chunks rank 0 asks for (one asked ahead), while every other rank
- *    serves its file until rank 0 says the merge is done.
+ *    serves its file until rank 0 says the merge is done;
+ * 5. rank 0 folds the merged trace and writes its loops beside it
+ *    (merged.fold.json, as `perfskel fold -o`).
  *
  * So rank 0 never holds the other ranks' files (nor needs them on its
  * disk) and its memory is the streaming merge's. The result is the same
@@ -35,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "perfskel/fold.h"
 #include "perfskel/merge.h"
 #include "perfskel/trace.h"
 #include "psk_fs.h"
@@ -404,6 +407,45 @@ static int summarize_times(void)
     return e && !strcmp(e, "summary");
 }
 
+/* rank 0, once merged: the loops of out (a .pskm) into out's name with
+ * .fold.json, as `perfskel fold OUT -o FILE` writes them, and a line
+ * saying how far it folded */
+static void fold_out(const char *out)
+{
+    char fpath[PATH_MAX + 32];
+    size_t l = strlen(out);
+    size_t cut = l > 5 && !strcmp(out + l - 5, ".pskm") ? 5 : 0;
+    snprintf(fpath, sizeof fpath, "%.*s.fold.json", (int)(l - cut), out);
+    psk_merged *m = NULL;
+    psk_folded *f = NULL;
+    FILE *o = NULL;
+    int rc = psk_merged_read(out, &m);
+    double t0 = now_s();
+    if (rc)
+        fprintf(stderr, "perfskel: in-job fold: %s\n", psk_merged_errmsg(m));
+    else if ((rc = psk_fold_merged(m, PSK_FOLD_RUNS, &f)) || (rc = psk_folded_stats(f, m)))
+        fprintf(stderr, "perfskel: in-job fold: %s: %s\n", out, psk_folded_errmsg(f));
+    else if (!(o = fopen(fpath, "w")))
+        fprintf(stderr, "perfskel: in-job fold: %s: %s\n", fpath, strerror(errno));
+    if (o) {
+        double secs = now_s() - t0;
+        psk_folded_write_json(o, f, m, out, PSK_FOLD_RUNS, secs);
+        if (fclose(o)) {
+            fprintf(stderr, "perfskel: in-job fold: %s: cannot write\n", fpath);
+        } else {
+            int32_t ml = psk_folded_main_loop(f);
+            fprintf(stderr, "perfskel: folded the %llu merged events to %lld in %.3f s",
+                    (unsigned long long)psk_merged_length(m), (long long)psk_folded_length(f), secs);
+            if (ml >= 0)
+                fprintf(stderr, ", main loop x%lld of %lld events", (long long)psk_folded_node(f, ml)->count,
+                        (long long)psk_folded_node(f, ml)->span);
+            fprintf(stderr, ": %s\n", fpath);
+        }
+    }
+    psk_folded_free(f);
+    psk_merged_close(m);
+}
+
 void psk_rec_merge_run(MPI_Comm c, int rank, int nranks, const char *dir, const char *path, int only)
 {
     double t0 = now_s();
@@ -514,4 +556,5 @@ void psk_rec_merge_run(MPI_Comm c, int rank, int nranks, const char *dir, const 
             nranks, out, t1 - t0, now_s() - t1);
     if (only && path)
         unlink(path);
+    fold_out(out);
 }

@@ -36,7 +36,7 @@ if timeout -k 10 200 "$P" record --merge -o "$T/d" -- $run -np 4 "$heat" </dev/n
 else
     bad "record --merge failed"; cat "$T/err"
 fi
-# and its loops, as perfskel fold -o writes them
+# and its loops, folded by rank 0 in the job, as perfskel fold -o writes them
 grep -q "^perfskel: folded the [0-9]* merged events to [0-9]*.*main loop x[0-9]*.*$T/d/merged.fold.json" "$T/err" &&
     "$P" fold "$T/d/merged.pskm" --json 2>/dev/null | grep -v '"seconds"\|"input"' >"$T/fold.want" &&
     grep -v '"seconds"\|"input"' "$T/d/merged.fold.json" | cmp -s - "$T/fold.want" && grep -q '"main_loop": {' "$T/fold.want" &&
@@ -78,7 +78,9 @@ if timeout -k 10 200 $run $pass -np 1 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/a" "
 else
     bad "apart: the job failed"; cat "$T/err"
 fi
-[ -s "$T/a/merged.pskm" ] && ok "apart: rank 0 merged" || { bad "apart: no merged trace"; cat "$T/err"; }
+[ -s "$T/a/merged.pskm" ] && grep -q '"main_loop": {' "$T/a/merged.fold.json" &&
+    ok "apart: rank 0 merged and folded (the library alone, no perfskel record)" ||
+    { bad "apart: no merged trace or no fold"; cat "$T/err"; }
 # rank 0 read the other ranks' files over MPI: none was copied to its directory
 ! ls "$T"/a/rank-00000[123].psk >/dev/null 2>&1 && [ -s "$T/b/rank-000003.psk" ] &&
     ok "apart: merged without the other ranks' files in rank 0's directory" ||
