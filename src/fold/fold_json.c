@@ -22,23 +22,24 @@ int32_t psk_folded_main_loop(const psk_folded *f)
     return best;
 }
 
+/* name: {"mean", "sd", "min", "max"} */
+static void spread_json(psk_json *j, const char *name, double mean, double sd, double min, double max)
+{
+    psk_json_obj(j, name);
+    psk_json_num(j, "mean", mean);
+    psk_json_num(j, "sd", sd);
+    psk_json_num(j, "min", min);
+    psk_json_num(j, "max", max);
+    psk_json_end(j);
+}
+
 static void stats_json(psk_json *j, const psk_fstats *s)
 {
     psk_json_obj(j, "stats");
     psk_json_uint(j, "executions", s->execs);
     psk_json_uint(j, "samples", s->samples);
-    psk_json_obj(j, "gap_ns");
-    psk_json_num(j, "mean", s->gap_mean);
-    psk_json_num(j, "sd", s->gap_sd);
-    psk_json_num(j, "min", s->gap_min);
-    psk_json_num(j, "max", s->gap_max);
-    psk_json_end(j);
-    psk_json_obj(j, "mpi_ns");
-    psk_json_num(j, "mean", s->mpi_mean);
-    psk_json_num(j, "sd", s->mpi_sd);
-    psk_json_num(j, "min", s->mpi_min);
-    psk_json_num(j, "max", s->mpi_max);
-    psk_json_end(j);
+    spread_json(j, "gap_ns", s->gap_mean, s->gap_sd, s->gap_min, s->gap_max);
+    spread_json(j, "mpi_ns", s->mpi_mean, s->mpi_sd, s->mpi_min, s->mpi_max);
     if (s->slowest_rank >= 0)
         psk_json_int(j, "slowest_rank", s->slowest_rank);
     if (s->count_kind != PSK_COUNT_NONE) {

@@ -154,6 +154,22 @@ static void test_run_finders(void **state)
     check_runs(s, 300, 1);
 }
 
+/* got[0..ng) from the finder called `who` against fold_runs_linear's
+ * want[0..nw) for s[0..n): the same runs in the same order; frees both */
+static void same_run_list(frun *want, int64_t nw, frun *got, int64_t ng, const char *who, int t, int32_t n)
+{
+    if (ng != nw)
+        fail_msg("case %d: %lld runs from the %s finder, %lld from the linear one (n = %d)", t, (long long)ng, who,
+                 (long long)nw, n);
+    for (int64_t i = 0; i < nw; i++)
+        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
+            fail_msg("case %d, run %lld: (%d, p%d, %d) from the %s finder, (%d, p%d, %d) from the linear one", t,
+                     (long long)i, got[i].start, got[i].period, got[i].length, who, want[i].start, want[i].period,
+                     want[i].length);
+    free(want);
+    free(got);
+}
+
 /* runs of s[0..n) from fold_runs_split and fold_runs_linear: the same
  * runs in the same order */
 static void same_runs(const int32_t *s, int32_t n, int32_t k, int t)
@@ -162,16 +178,7 @@ static void same_runs(const int32_t *s, int32_t n, int32_t k, int t)
     int64_t nw, ng;
     assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
     assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
-    if (ng != nw)
-        fail_msg("case %d: %lld runs from the split finder, %lld from the linear one (n = %d)", t, (long long)ng,
-                 (long long)nw, n);
-    for (int64_t i = 0; i < nw; i++)
-        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
-            fail_msg("case %d, run %lld: (%d, p%d, %d) from the split finder, (%d, p%d, %d) from the linear one", t,
-                     (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
-                     want[i].length);
-    free(want);
-    free(got);
+    same_run_list(want, nw, got, ng, "split", t, n);
 }
 
 /* fold_runs_split gives fold_runs_linear's runs in fold_runs_linear's
@@ -235,16 +242,7 @@ static int periodic_or_not(const int32_t *s, int32_t n, int32_t k, int t)
     if (rc)
         return rc;
     assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
-    if (ng != nw)
-        fail_msg("case %d: %lld runs from the periodic finder, %lld from the linear one (n = %d)", t, (long long)ng,
-                 (long long)nw, n);
-    for (int64_t i = 0; i < nw; i++)
-        if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
-            fail_msg("case %d, run %lld: (%d, p%d, %d) from the periodic finder, (%d, p%d, %d) from the linear one",
-                     t, (long long)i, got[i].start, got[i].period, got[i].length, want[i].start, want[i].period,
-                     want[i].length);
-    free(want);
-    free(got);
+    same_run_list(want, nw, got, ng, "periodic", t, n);
     return 0;
 }
 
