@@ -2,7 +2,9 @@
  * model of a machine (--machine FILE; without one, this machine's defaults
  * in docs/simulation.md) and prints the predicted run time and, per
  * interval and rank, where the time went: text, or --json, and --html FILE
- * (a self-contained page with SVG plots). */
+ * (a self-contained page: zoomable timeline, time per function, loops,
+ * communication matrix). --machine again replays the trace on each
+ * machine and compares them (what if it ran there). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,9 +86,28 @@ static int load_pnames(const char *dir, pnames *pn)
     return 0;
 }
 
+#define MAX_MACHINES 16
+
+/* the grid of machine m (file name) must hold every node */
+static int grid_fits(const psk_machine *m, const char *name, int nranks)
+{
+    if (m->type != PSK_NET_GRID)
+        return 1;
+    long long cells = 1, nodes = (nranks + m->ranks_per_node - 1) / m->ranks_per_node;
+    for (int d = 0; d < m->ntopo; d++)
+        cells *= m->topo[d];
+    if (cells < nodes) {
+        psk_cli_error("%s: the topology has %lld nodes; the trace's %d ranks at %d per node need %lld", name, cells,
+                      nranks, m->ranks_per_node, nodes);
+        return 0;
+    }
+    return 1;
+}
+
 int cmd_sim(int argc, char **argv)
 {
-    const char *input = NULL, *machine = NULL, *html = NULL;
+    const char *input = NULL, *html = NULL, *machines[MAX_MACHINES] = {NULL};
+    int nm = 0;
     int json = 0, depth = 0, quiet = 0, loops = 0, folded = 0, no_skip = 0;
     int ranks = 0, scale = -1, nfit = 0;
     const char *fit[2] = {NULL, NULL};
@@ -110,7 +131,9 @@ int cmd_sim(int argc, char **argv)
             if (i + 1 < argc && argv[i + 1][0] != '-')
                 fit[nfit++] = argv[++i];
         } else if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
-            machine = argv[++i];
+            if (nm == MAX_MACHINES)
+                return psk_cli_usage("sim: at most %d machines", MAX_MACHINES);
+            machines[nm++] = argv[++i];
         } else if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
@@ -151,19 +174,25 @@ int cmd_sim(int argc, char **argv)
         return psk_cli_usage("sim: --scale and --fit go with --ranks P2");
     if (nfit)
         scale = PSK_SCALE_FIT;
+    if (!nm)
+        nm = 1; /* machines[0] NULL: the defaults */
     psk_extrap_report xrep;
-    psk_machine m;
+    psk_machine m[MAX_MACHINES];
+    int nloaded = 0;
     psk_trace *t = NULL;
     psk_merged *merged = NULL;
     psk_folded *fold = NULL;
     psk_sim_marks *marks = NULL;
     pnames pn = {NULL, NULL, 0};
-    psk_sim *s = NULL;
+    psk_sim *s[MAX_MACHINES] = {NULL};
+    psk_sim_detail *detail[MAX_MACHINES] = {NULL};
+    psk_sim_report_run runs[MAX_MACHINES];
     int rc = PSK_EXIT_DATA, nranks = 0;
     double t0 = psk_cli_now();
+    for (; nloaded < nm; nloaded++)
+        if (psk_cli_load_machine(machines[nloaded], &m[nloaded]))
+            goto out;
     if (ranks) { /* replayed folded; every iteration unless --folded */
-        if (psk_cli_load_machine(machine, &m))
-            return PSK_EXIT_DATA;
         int ec;
         if (!(fold = psk_cli_extrapolate(input, fit, nfit, ranks, scale, &merged, &xrep, &ec))) {
             rc = ec;
@@ -176,8 +205,6 @@ int cmd_sim(int argc, char **argv)
             fprintf(stderr, "perfskel: extrapolated from %d to %d ranks (%s) in %.3f s\n", xrep.from_ranks, ranks,
                     psk_scale_name(scale), psk_cli_now() - t0);
     } else if (folded) {
-        if (psk_cli_load_machine(machine, &m))
-            return PSK_EXIT_DATA;
         if (!(fold = psk_cli_load_folded(input, &merged)))
             goto out;
         nranks = psk_merged_nranks(merged);
@@ -188,21 +215,16 @@ int cmd_sim(int argc, char **argv)
             fprintf(stderr, "perfskel: %s has summarised times (merge --times summary): each rank's "
                             "are dealt from its events' spread over the ranks\n", input);
     } else {
-        if (psk_cli_open_machine_trace(machine, input, &m, &t))
-            return PSK_EXIT_DATA;
-        nranks = psk_trace_job(t)->nranks;
-    }
-    if (m.type == PSK_NET_GRID) { /* the grid must hold every node */
-        long long cells = 1, nodes = (nranks + m.ranks_per_node - 1) / m.ranks_per_node;
-        for (int d = 0; d < m.ntopo; d++)
-            cells *= m.topo[d];
-        if (cells < nodes) {
-            psk_cli_error("%s: the topology has %lld nodes; the trace's %d ranks at %d per node need %lld",
-                          machine ? machine : "machine", cells, nranks, m.ranks_per_node, nodes);
+        if (psk_trace_open(input, &t)) {
+            psk_cli_error("%s", psk_trace_errmsg(t));
             goto out;
         }
+        nranks = psk_trace_job(t)->nranks;
     }
-    psk_sim_opts o = {.machine = &m, .depth = depth, .progress = !quiet, .timeline = html != NULL,
+    for (int k = 0; k < nm; k++)
+        if (!grid_fits(&m[k], machines[k] ? machines[k] : "machine", nranks))
+            goto out;
+    psk_sim_opts o = {.machine = &m[0], .depth = depth, .progress = !quiet, .timeline = html != NULL,
                       .no_skip = no_skip};
     if (!folded) {
         if (load_pnames(input, &pn))
@@ -217,22 +239,43 @@ int cmd_sim(int argc, char **argv)
     } else if (loops && psk_cli_sim_loops(input, depth, &o, &marks, &fold, &merged)) {
         goto out;
     }
-    double a = psk_cli_now();
-    int src = folded ? psk_sim_run_folded(merged, fold, &o, &s) : psk_sim_run(t, &o, &s);
-    double secs = psk_cli_now() - a;
-    if (src) {
-        psk_cli_error("%s: %s", input, psk_sim_errmsg(s));
-        goto out;
+    psk_sim_opts ok[MAX_MACHINES]; /* the replays keep a pointer to theirs */
+    for (int k = 0; k < nm; k++) { /* each machine in turn: the same trace, the same intervals */
+        ok[k] = o;
+        ok[k].machine = &m[k];
+        if (html) { /* what the report shows beyond the intervals */
+            if (!(detail[k] = psk_sim_detail_new(nranks))) {
+                psk_cli_error("out of memory");
+                goto out;
+            }
+            psk_sim_detail_attach(detail[k], &ok[k]);
+        }
+        if (!quiet && nm > 1)
+            fprintf(stderr, "perfskel: machine %d of %d: %s\n", k + 1, nm, machines[k]);
+        double a = psk_cli_now();
+        int src = folded ? psk_sim_run_folded(merged, fold, &ok[k], &s[k]) : psk_sim_run(t, &ok[k], &s[k]);
+        double secs = psk_cli_now() - a;
+        if (src) {
+            psk_cli_error("%s: %s", input, psk_sim_errmsg(s[k]));
+            goto out;
+        }
+        if (detail[k] && psk_sim_detail_status(detail[k])) {
+            psk_cli_error("out of memory");
+            goto out;
+        }
+        if (!quiet && folded)
+            fprintf(stderr, "perfskel: built the folded program in %.4f s; simulated %llu events (%llu replayed, %lld "
+                            "loop iterations skipped) in %.4f s\n",
+                    psk_sim_build_seconds(s[k]), (unsigned long long)psk_sim_events(s[k]),
+                    (unsigned long long)psk_sim_replayed(s[k]), (long long)psk_sim_skipped_iterations(s[k]),
+                    secs - psk_sim_build_seconds(s[k]));
+        else if (!quiet)
+            fprintf(stderr, "perfskel: simulated %llu events in %.4f s (%.1f million per second)\n",
+                    (unsigned long long)psk_sim_events(s[k]), secs,
+                    secs > 0 ? 1e-6 * (double)psk_sim_events(s[k]) / secs : 0);
+        runs[k] = (psk_sim_report_run){.sim = s[k], .machine = &m[k], .name = machines[k] ? machines[k] : "default",
+                                       .detail = detail[k]};
     }
-    if (!quiet && folded)
-        fprintf(stderr, "perfskel: built the folded program in %.4f s; simulated %llu events (%llu replayed, %lld loop "
-                        "iterations skipped) in %.4f s\n",
-                psk_sim_build_seconds(s), (unsigned long long)psk_sim_events(s),
-                (unsigned long long)psk_sim_replayed(s), (long long)psk_sim_skipped_iterations(s),
-                secs - psk_sim_build_seconds(s));
-    else if (!quiet)
-        fprintf(stderr, "perfskel: simulated %llu events in %.4f s (%.1f million per second)\n",
-                (unsigned long long)psk_sim_events(s), secs, secs > 0 ? 1e-6 * (double)psk_sim_events(s) / secs : 0);
     if (html) {
         FILE *f = fopen(html, "w");
         char title[4096];
@@ -242,7 +285,7 @@ int cmd_sim(int argc, char **argv)
         else
             snprintf(title, sizeof title, "%s", input);
         if (f)
-            psk_sim_write_html(s, f, &m, title);
+            psk_sim_write_html_runs(f, title, runs, nm);
         if (!f || fclose(f)) {
             psk_cli_error("%s: cannot write", html);
             goto out;
@@ -250,18 +293,33 @@ int cmd_sim(int argc, char **argv)
         if (!quiet)
             fprintf(stderr, "perfskel: report written to %s\n", html);
     }
-    if (json && ranks) {
-        if (psk_cli_extrap_sim_json(stdout, s, &m, &xrep, input, fit)) {
-            psk_cli_error("out of memory");
-            goto out;
-        }
-    } else if (json) {
-        psk_sim_write_json(s, stdout, &m);
-    } else {
-        if (ranks)
-            psk_cli_extrap_text(stdout, &xrep, input, fit);
-        psk_sim_write_text(s, stdout, depth);
+    if (json && nm > 1) { /* the comparison, then each machine's report as it is with one */
+        printf("{\n  \"machines\": [\n");
+        psk_sim_write_compare_json(stdout, runs, nm);
+        printf("\n  ],\n  \"runs\": [\n");
     }
+    for (int k = 0; k < nm; k++) {
+        if (json && nm > 1 && k)
+            printf(",\n");
+        if (json && ranks) {
+            if (psk_cli_extrap_sim_json(stdout, s[k], &m[k], &xrep, input, fit)) {
+                psk_cli_error("out of memory");
+                goto out;
+            }
+        } else if (json) {
+            psk_sim_write_json(s[k], stdout, &m[k]);
+        } else {
+            if (k == 0 && nm > 1)
+                psk_sim_write_compare_text(stdout, runs, nm);
+            if (nm > 1)
+                printf("\n== machine %d: %s ==\n", k + 1, machines[k]);
+            if (ranks)
+                psk_cli_extrap_text(stdout, &xrep, input, fit);
+            psk_sim_write_text(s[k], stdout, depth);
+        }
+    }
+    if (json && nm > 1)
+        printf("  ]\n}\n");
     rc = 0;
     if (fflush(stdout) || ferror(stdout)) {
         psk_cli_error("standard output: cannot write");
@@ -269,9 +327,13 @@ int cmd_sim(int argc, char **argv)
     }
 out:
     free(pn.level), free(pn.name);
-    psk_sim_close(s);
+    for (int k = 0; k < nm; k++) {
+        psk_sim_close(s[k]);
+        psk_sim_detail_free(detail[k]);
+    }
     psk_trace_close(t);
-    psk_machine_free(&m);
+    for (int k = 0; k < nloaded; k++)
+        psk_machine_free(&m[k]);
     psk_cli_sim_loops_free(marks, nranks, fold, merged);
     return rc;
 }

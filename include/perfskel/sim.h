@@ -146,6 +146,17 @@ typedef struct psk_sim_marks {
     size_t n;
 } psk_sim_marks;
 
+/* one MPI call as the replay finished it, for reports (psk_sim_opts.on_call) */
+typedef struct psk_sim_call {
+    int rank;
+    int interval;     /* the innermost interval the rank was in (psk_sim_interval's index) */
+    unsigned fn;      /* psk_fn_name */
+    int peer;         /* world rank of a point-to-point call's partner; -1 none or not known */
+    int64_t bytes;    /* count x datatype size as recorded (0 if none) */
+    double begin, end;/* seconds of simulated time (equal for a call that took none) */
+    double sync;      /* of it, seconds waiting for a late partner */
+} psk_sim_call;
+
 typedef struct psk_sim_opts {
     const psk_machine *machine;
     int depth;      /* intervals deeper than this are not kept (0: all) */
@@ -162,6 +173,12 @@ typedef struct psk_sim_opts {
     /* psk_sim_run_folded only: */
     int loop_intervals; /* the loops of the folding are intervals (named by mark_name with the loop's node) */
     int no_skip;        /* replay every iteration, skip none */
+    /* for reports (NULL: not called): each call replayed, as it finishes
+     * (not those of skipped loop iterations), and each point-to-point
+     * message as it is sent (src, dst world ranks) */
+    void (*on_call)(void *arg, const psk_sim_call *c);
+    void (*on_message)(void *arg, int src, int dst, int64_t bytes);
+    void *report_arg;
 } psk_sim_opts;
 
 typedef struct psk_sim psk_sim;
@@ -213,11 +230,47 @@ const psk_interval *psk_sim_interval(const psk_sim *s, int i);
 const double *psk_sim_timeline(const psk_sim *s, int rank, double *bin_seconds);
 void psk_sim_close(psk_sim *s);
 
+/* ---- what a report keeps of a replay beyond its intervals ---- */
+
+/* per rank its calls (neighbours merged into segments once there are
+ * many: memory and the report stay bounded), the time of each MPI
+ * function per interval, and the communication matrix (bytes and
+ * messages sent, per pair of ranks or of blocks of ranks) */
+typedef struct psk_sim_detail psk_sim_detail;
+/* NULL if out of memory */
+psk_sim_detail *psk_sim_detail_new(int nranks);
+/* points o's on_call, on_message and report_arg at d */
+void psk_sim_detail_attach(psk_sim_detail *d, psk_sim_opts *o);
+/* PSK_ENOMEM if memory ran out while it was filled (it is then partial) */
+int psk_sim_detail_status(const psk_sim_detail *d);
+void psk_sim_detail_free(psk_sim_detail *d);
+
+/* one replay of a report, on one machine: name is what the page calls it
+ * (the machine file's name); detail may be NULL */
+typedef struct psk_sim_report_run {
+    const psk_sim *sim;
+    const psk_machine *machine;
+    const char *name;
+    const psk_sim_detail *detail;
+} psk_sim_report_run;
+
 /* reports: a text summary; JSON with "predicted_seconds" at the top */
 void psk_sim_write_text(const psk_sim *s, FILE *out, int depth);
 void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m);
 /* one self-contained HTML page: the interval tree to walk, per-rank
  * tables, a timeline per rank and lost time per interval as SVG */
 void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const char *title);
+/* the page for one or more replays of the same trace on different
+ * machines: their comparison, then each one's timeline (zoomable, by
+ * script), time per MPI function per interval, loop tree, communication
+ * matrix and intervals; with a self-test the page runs when opened with
+ * #selftest (docs/simulation.md) */
+void psk_sim_write_html_runs(FILE *out, const char *title, const psk_sim_report_run *runs, int nruns);
+/* text and JSON comparing the replays (sim --machine A --machine B) */
+void psk_sim_write_compare_text(FILE *out, const psk_sim_report_run *runs, int nruns);
+/* one JSON object per run, comma-separated (the caller writes the array):
+ * machine, predicted_seconds, ratio_to_first, efficiency, and seconds
+ * summed over ranks of compute, mpi (not waiting), waiting, idle */
+void psk_sim_write_compare_json(FILE *out, const psk_sim_report_run *runs, int nruns);
 
 #endif

@@ -382,6 +382,26 @@ static void tl_add(psk_sim *s, int q, int what, double a, double b)
     }
 }
 
+static int64_t recv_peer(const psk_event *e, int f);
+static int64_t bytes_of(const psk_event *e, int cf, int sf);
+
+/* reports (opts.on_call): rank q's current call ran from begin to end */
+static void report_call(psk_sim *s, int q, double begin, double end, double sync)
+{
+    rank *r = &s->r[q];
+    const psk_event *e = &r->ev;
+    int op = s->opof[e->fn], peer = -1;
+    if (PSK_HAS(e, PSK_F_PEER) && op != OP_COLL && op != OP_ICOLL && op != OP_NEWCOMM) {
+        int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+        int w = world_of(s, q, comm, recv_peer(e, PSK_F_PEER));
+        peer = w >= 0 ? w : -1;
+    }
+    psk_sim_call c = {.rank = q, .interval = r->depth ? r->stack[r->depth - 1].node : 0, .fn = e->fn,
+                      .peer = peer, .bytes = PSK_HAS(e, PSK_F_COUNT) ? bytes_of(e, PSK_F_COUNT, PSK_F_DTSIZE) : 0,
+                      .begin = begin * 1e-9, .end = end * 1e-9, .sync = sync * 1e-9};
+    s->opts->on_call(s->opts->report_arg, &c);
+}
+
 /* the blocking call of rank q is over at its tdone: its time goes to its
  * class, the part spent waiting for a late partner to sync */
 static void finish_call(psk_sim *s, int q)
@@ -397,6 +417,9 @@ static void finish_call(psk_sim *s, int q)
         r->acc[A_SYNC_P2P + (r->acc_class - A_P2P)] += sync;
     tl_add(s, q, 2, r->tcall, r->tcall + sync);
     tl_add(s, q, 1, r->tcall + sync, end);
+    if (s->opts->on_call && r->in_block)
+        report_call(s, q, r->tcall, end, sync);
+    r->in_block = 0;
     r->t = end;
     r->state = 0;
     if (!r->running)
@@ -494,6 +517,8 @@ static int post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int6
             req_done(s, q, sreq, r->t, r->t, r->t, r->t);
         return 0;
     }
+    if (s->opts->on_message)
+        s->opts->on_message(s->opts->report_arg, q, dst, bytes);
     msg *mg = s->free_msg;
     if (mg)
         s->free_msg = mg->next;
@@ -793,6 +818,7 @@ static void block(rank *r, int cls)
     r->partner = 0;
     r->nwait = 1;
     r->acc_class = cls;
+    r->in_block = 1;
 }
 
 static void unblock(psk_sim *s, int q)
@@ -1333,8 +1359,11 @@ static int advance(psk_sim *s, int q, int *next)
         }
         r->has_ev = 0;
         r->nwait = 0;
+        r->in_block = 0;
         if ((rc = execute(s, q)))
             break;
+        if (s->opts->on_call && !r->in_block && s->opof[r->ev.fn] != OP_INIT && s->opof[r->ev.fn] != OP_PCONTROL)
+            report_call(s, q, r->t, r->t, 0); /* a call that took no time in the model */
         if (s->progress && (s->events & ((1u << 24) - 1)) == 0)
             fprintf(stderr, "perfskel sim: %llu events\n", (unsigned long long)s->events);
         if (r->state == 2)

@@ -1,37 +1,65 @@
-/* The HTML report of perfskel sim: one self-contained page (no scripts,
- * no network) in the spirit of seed 003's Predictor output. Each interval
- * has its own block with up, previous, next and home links; the tree at the
- * top expands and collapses (<details>); per-rank tables of every
- * characteristic; SVG plots: a timeline per rank (compute, communication,
- * waiting for late partners) and stacked bars of lost time per interval. */
+/* The HTML report of perfskel sim: one self-contained page (no network,
+ * no library: its stylesheet and small script are perfskel's own,
+ * sim_html_script.c) in the spirit of seed 003's Predictor output. For
+ * one or more replays of a trace on different machines: their comparison,
+ * then per machine the timeline per rank (drawn as SVG without script,
+ * zoomable with it), time per MPI function per interval, the interval and
+ * loop tree, lost time per interval, and a block per interval with up,
+ * previous, next and home links and a per-rank table of every
+ * characteristic; the communication matrix once (it does not depend on
+ * the machine). Every name from a trace, a machine file or the command
+ * line is escaped (psk_html_esc, psk_html_json_str). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perfskel/sim.h"
+#include "sim_html.h"
 
-static void esc(FILE *out, const char *s)
+void psk_html_esc(FILE *out, const char *s)
 {
     for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", out);
-        else if (*s == '>')
-            fputs("&gt;", out);
-        else if (*s == '&')
-            fputs("&amp;", out);
-        else if (*s == '"')
-            fputs("&quot;", out);
-        else
-            fputc(*s, out);
+        switch (*s) {
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '&': fputs("&amp;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default: fputc(*s, out);
+        }
     }
 }
 
-static double total(const psk_interval *v, int P, int k)
+void psk_html_json_str(FILE *out, const char *s)
 {
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+double psk_html_total(const psk_sim *s, int i, int k)
+{
+    const psk_interval *v = psk_sim_interval(s, i);
     double t = 0;
-    for (int q = 0; q < P; q++)
+    for (int q = 0; q < psk_sim_nranks(s); q++)
         t += v->m[(size_t)q * PSK_M_N + (size_t)k];
     return t;
+}
+
+void psk_html_prefix(int k, char *buf, size_t cap)
+{
+    if (k)
+        snprintf(buf, cap, "m%d-", k);
+    else
+        snprintf(buf, cap, "%s", "");
 }
 
 /* intervals in document order (depth first), for previous/next */
@@ -44,7 +72,7 @@ static int order(const psk_sim *s, int i, int *out, int n)
     return n;
 }
 
-static void tree(const psk_sim *s, FILE *out, int i)
+static void tree(const psk_sim *s, FILE *out, int i, const char *pre)
 {
     const psk_interval *v = psk_sim_interval(s, i);
     int kids = 0;
@@ -54,14 +82,14 @@ static void tree(const psk_sim *s, FILE *out, int i)
         fprintf(out, "<li><details open><summary>");
     else
         fprintf(out, "<li>");
-    fprintf(out, "<a href=\"#iv%d\">", i);
-    esc(out, v->name);
+    fprintf(out, "<a href=\"#%siv%d\">", pre, i);
+    psk_html_esc(out, v->name);
     fprintf(out, "</a> %.6f s, efficiency %.3f", v->exec, v->efficiency);
     if (kids) {
         fprintf(out, "</summary><ul>\n");
         for (int c = 0; c < psk_sim_nintervals(s); c++)
             if (psk_sim_interval(s, c)->parent == i)
-                tree(s, out, c);
+                tree(s, out, c, pre);
         fprintf(out, "</ul></details></li>\n");
     } else {
         fprintf(out, "</li>\n");
@@ -70,6 +98,8 @@ static void tree(const psk_sim *s, FILE *out, int i)
 
 static const char *const colours[3] = {"#4c9a2a", "#2f6db5", "#d9822b"}; /* compute, communication, waiting */
 
+/* the timeline as SVG from the replay's bins (what the page shows without
+ * its script, and what the script replaces by the zoomable one) */
 static void timeline(const psk_sim *s, FILE *out)
 {
     int P = psk_sim_nranks(s), rows = P > 64 ? 64 : P;
@@ -80,8 +110,8 @@ static void timeline(const psk_sim *s, FILE *out)
     nb = nb > PSK_TL_BINS ? PSK_TL_BINS : nb < 1 ? 1 : nb;
     const int W = 900, L = 60, H = 14;
     double bw = (double)W / nb;
-    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-                 "aria-label=\"timeline per rank\">\n", L + W + 10, rows * (H + 2) + 30);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" role=\"img\" "
+                 "aria-label=\"timeline per rank\">\n", L + W + 10, rows * (H + 2) + 30, L + W + 10);
     for (int q = 0; q < rows; q++) {
         const double *t = psk_sim_timeline(s, q, &bin);
         int y = q * (H + 2);
@@ -111,31 +141,30 @@ static void timeline(const psk_sim *s, FILE *out)
                      "font-size=\"11\">%s</text>\n", L + 120 + 200 * k, y - 9, colours[k], L + 134 + 200 * k, y,
                 names[k]);
     fprintf(out, "</svg>\n");
-    if (rows < P)
-        fprintf(out, "<p>The first %d of %d ranks.</p>\n", rows, P);
 }
 
 /* stacked bars: lost time per interval, summed over ranks */
 static void lost_bars(const psk_sim *s, FILE *out, const int *ord, int n)
 {
-    int P = psk_sim_nranks(s);
     const int W = 600, L = 160, H = 18;
     double most = 0;
-    for (int k = 0; k < n; k++)
-        most = total(psk_sim_interval(s, ord[k]), P, PSK_M_LOST) > most ? total(psk_sim_interval(s, ord[k]), P, PSK_M_LOST)
-                                                                         : most;
-    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-                 "aria-label=\"lost time per interval\">\n", L + W + 120, n * (H + 4) + 30);
+    for (int k = 0; k < n; k++) {
+        double l = psk_html_total(s, ord[k], PSK_M_LOST);
+        most = l > most ? l : most;
+    }
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" role=\"img\" "
+                 "aria-label=\"lost time per interval\">\n", L + W + 120, n * (H + 4) + 30, L + W + 120);
     const char *names[3] = {"idle", "waiting for late partners", "communication"};
     const char *fill[3] = {"#999999", colours[2], colours[1]};
     for (int k = 0; k < n; k++) {
         const psk_interval *v = psk_sim_interval(s, ord[k]);
-        double idle = total(v, P, PSK_M_IDLE), sync = total(v, P, PSK_M_SYNC);
-        double mpi = total(v, P, PSK_M_P2P) + total(v, P, PSK_M_COLL) + total(v, P, PSK_M_WAIT) - sync;
+        double idle = psk_html_total(s, ord[k], PSK_M_IDLE), sync = psk_html_total(s, ord[k], PSK_M_SYNC);
+        double mpi = psk_html_total(s, ord[k], PSK_M_P2P) + psk_html_total(s, ord[k], PSK_M_COLL) +
+                     psk_html_total(s, ord[k], PSK_M_WAIT) - sync;
         double part[3] = {idle, sync, mpi > 0 ? mpi : 0};
         int y = k * (H + 4);
         fprintf(out, "<text x=\"0\" y=\"%d\" font-size=\"11\">", y + H - 5);
-        esc(out, v->name);
+        psk_html_esc(out, v->name);
         fprintf(out, "</text>\n");
         double x = L;
         for (int j = 0; j < 3; j++) {
@@ -146,7 +175,7 @@ static void lost_bars(const psk_sim *s, FILE *out, const int *ord, int n)
             x += w;
         }
         fprintf(out, "<text x=\"%.2f\" y=\"%d\" font-size=\"11\">%.6f s</text>\n", x + 4, y + H - 5,
-                total(v, P, PSK_M_LOST));
+                psk_html_total(s, ord[k], PSK_M_LOST));
     }
     int y = n * (H + 4) + 14;
     for (int j = 0; j < 3; j++)
@@ -155,26 +184,26 @@ static void lost_bars(const psk_sim *s, FILE *out, const int *ord, int n)
     fprintf(out, "</svg>\n");
 }
 
-static void block(const psk_sim *s, FILE *out, const int *ord, int n, int k)
+static void block(const psk_sim *s, FILE *out, const int *ord, int n, int k, const char *pre)
 {
     int i = ord[k], P = psk_sim_nranks(s);
     const psk_interval *v = psk_sim_interval(s, i);
-    fprintf(out, "<section id=\"iv%d\">\n<h2>", i);
-    esc(out, v->name);
-    fprintf(out, "</h2>\n<nav>");
+    fprintf(out, "<section id=\"%siv%d\">\n<h3>", pre, i);
+    psk_html_esc(out, v->name);
+    fprintf(out, "</h3>\n<nav>");
     if (v->parent >= 0)
-        fprintf(out, "<a href=\"#iv%d\">up</a> ", v->parent);
+        fprintf(out, "<a href=\"#%siv%d\">up</a> ", pre, v->parent);
     if (k > 0)
-        fprintf(out, "<a href=\"#iv%d\">previous</a> ", ord[k - 1]);
+        fprintf(out, "<a href=\"#%siv%d\">previous</a> ", pre, ord[k - 1]);
     if (k + 1 < n)
-        fprintf(out, "<a href=\"#iv%d\">next</a> ", ord[k + 1]);
-    fprintf(out, "<a href=\"#iv0\">home</a></nav>\n");
+        fprintf(out, "<a href=\"#%siv%d\">next</a> ", pre, ord[k + 1]);
+    fprintf(out, "<a href=\"#%siv0\">home</a></nav>\n", pre);
     uint64_t execs = 0;
     for (int q = 0; q < P; q++)
         execs = v->count[q] > execs ? v->count[q] : execs;
     fprintf(out, "<p>Execution time %.6f s, efficiency %.3f, entered %llu time(s) (most by one rank).</p>\n",
             v->exec, v->efficiency, (unsigned long long)execs);
-    fprintf(out, "<table><thead><tr><th>rank</th><th>count</th>");
+    fprintf(out, "<div class=\"scroll\"><table><thead><tr><th>rank</th><th>count</th>");
     for (int m = 0; m < PSK_M_N; m++)
         fprintf(out, "<th>%s (s)</th>", psk_metric_name(m));
     fprintf(out, "</tr></thead><tbody>\n");
@@ -187,49 +216,98 @@ static void block(const psk_sim *s, FILE *out, const int *ord, int n, int k)
     }
     fprintf(out, "<tr class=\"sum\"><td>all</td><td></td>");
     for (int m = 0; m < PSK_M_N; m++)
-        fprintf(out, "<td>%.6f</td>", total(v, P, m));
-    fprintf(out, "</tr>\n</tbody></table>\n");
+        fprintf(out, "<td>%.6f</td>", psk_html_total(s, i, m));
+    fprintf(out, "</tr>\n</tbody></table></div>\n");
     if (rows < P)
         fprintf(out, "<p>The first %d of %d ranks; the sums are over all.</p>\n", rows, P);
     fprintf(out, "</section>\n");
 }
 
-void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const char *title)
+/* one machine's part of the page */
+static void run_part(FILE *out, const psk_sim_report_run *run, int k, int nruns, const int *fnidx)
 {
     static const char *const types[] = {"bus", "grid", "switch"};
+    const psk_sim *s = run->sim;
+    const psk_machine *m = run->machine;
+    char pre[32];
+    psk_html_prefix(k, pre, sizeof pre);
     int n = psk_sim_nintervals(s);
     int *ord = malloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
     if (!ord)
         return;
     int nord = order(s, 0, ord, 0);
-    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>perfskel sim: ");
-    esc(out, title);
-    fprintf(out, "</title>\n<style>\nbody{font-family:sans-serif;margin:1.5em;max-width:1200px}\n"
-                 "table{border-collapse:collapse;font-size:12px;margin:.5em 0}\n"
-                 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\n"
-                 "tr.sum td{font-weight:bold}\nnav a{margin-right:1em}\nsection{margin-top:2em}\n"
-                 "summary{cursor:pointer}\n</style></head><body>\n");
-    fprintf(out, "<h1>perfskel sim: ");
-    esc(out, title);
-    fprintf(out, "</h1>\n<p>Predicted run time <b>%.6f s</b> (MPI_Init to MPI_Finalize, slowest rank) on a %s "
-                 "machine: start time %.6g us, send byte time %.6g us/byte, power %.6g, eager threshold %lld "
-                 "bytes, collectives %s. %d ranks, %llu events.</p>\n",
+    fprintf(out, "<div class=\"run\" id=\"run-%d\" data-run=\"%d\">\n<h2>", k, k);
+    if (nruns > 1)
+        fprintf(out, "Machine %d: ", k + 1);
+    else
+        fprintf(out, "Machine: ");
+    psk_html_esc(out, run->name);
+    fprintf(out, "</h2>\n<p class=\"pred\">Predicted run time <b>%.6f s</b> (MPI_Init to MPI_Finalize, slowest rank) "
+                 "on a %s machine: start time %.6g us, send byte time %.6g us/byte, power %.6g, eager threshold "
+                 "%lld bytes, collectives %s. %d ranks, %llu events.</p>\n",
             psk_sim_predicted(s), types[m->type], m->start_us, m->byte_us, m->power, (long long)m->eager_bytes,
             m->closed_form ? "by formula" : "expanded into messages", psk_sim_nranks(s),
             (unsigned long long)psk_sim_events(s));
     if (psk_sim_folded(s))
         fprintf(out, "<p>Simulated from the folded trace (each loop-body call with its mean compute time before "
-                     "it): %llu events replayed one by one, %lld loop iterations skipped once they repeated exactly "
-                     "(their time is spread evenly over the timeline).</p>\n",
+                     "it): %llu events replayed one by one, %lld loop iterations skipped once they repeated "
+                     "(their time is spread evenly over the static timeline; their calls are not in the zoomable "
+                     "timeline nor in the time per function).</p>\n",
                 (unsigned long long)psk_sim_replayed(s), (long long)psk_sim_skipped_iterations(s));
-    fprintf(out, "<h2>Intervals</h2>\n<ul>\n");
-    tree(s, out, 0);
-    fprintf(out, "</ul>\n<h2>Timeline</h2>\n");
+    fprintf(out, "<h3>Timeline</h3>\n<div class=\"tl\" data-run=\"%d\"></div>\n<div class=\"tl-static\">\n", k);
     timeline(s, out);
-    fprintf(out, "<h2>Lost time per interval (summed over ranks)</h2>\n");
+    if (psk_sim_nranks(s) > 64)
+        fprintf(out, "<p>The first 64 of %d ranks.</p>\n", psk_sim_nranks(s));
+    fprintf(out, "</div>\n");
+    if (run->detail)
+        psk_html_functions(out, run, ord, nord, fnidx);
+    psk_html_loops(out, run, ord, nord, pre);
+    fprintf(out, "<h3>Intervals</h3>\n<ul>\n");
+    tree(s, out, 0, pre);
+    fprintf(out, "</ul>\n<h3>Lost time per interval (summed over ranks)</h3>\n");
     lost_bars(s, out, ord, nord);
-    for (int k = 0; k < nord; k++)
-        block(s, out, ord, nord, k);
-    fprintf(out, "</body></html>\n");
+    fprintf(out, "<details class=\"blocks\" open><summary>Per-rank tables of each interval</summary>\n");
+    for (int j = 0; j < nord; j++)
+        block(s, out, ord, nord, j, pre);
+    fprintf(out, "</details>\n</div>\n");
     free(ord);
+}
+
+void psk_sim_write_html_runs(FILE *out, const char *title, const psk_sim_report_run *runs, int nruns)
+{
+    if (nruns < 1)
+        return;
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>perfskel sim: ");
+    psk_html_esc(out, title);
+    fprintf(out, "</title>\n<style>\n%s</style></head><body>\n<h1>perfskel sim: ", psk_html_style);
+    psk_html_esc(out, title);
+    fprintf(out, "</h1>\n");
+    psk_html_compare(out, runs, nruns);
+    if (nruns > 1) {
+        fprintf(out, "<nav class=\"machines\" hidden>Show machine:");
+        for (int k = 0; k < nruns; k++) {
+            fprintf(out, " <button type=\"button\" data-run=\"%d\">", k);
+            psk_html_esc(out, runs[k].name);
+            fprintf(out, "</button>");
+        }
+        fprintf(out, "</nav>\n");
+    }
+    int *fnidx = psk_html_fn_index(runs, nruns);
+    if (!fnidx)
+        return;
+    for (int k = 0; k < nruns; k++)
+        run_part(out, &runs[k], k, nruns, fnidx);
+    if (runs[0].detail)
+        psk_html_matrix(out, runs[0].detail);
+    fprintf(out, "<pre id=\"selftest\" hidden></pre>\n");
+    psk_html_data(out, runs, nruns, fnidx);
+    fprintf(out, "<script>\n%s</script>\n</body></html>\n", psk_html_script);
+    free(fnidx);
+}
+
+void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const char *title)
+{
+    psk_sim_report_run run = {.sim = s, .machine = m, .name = "default", .detail = NULL};
+    psk_sim_write_html_runs(out, title, &run, 1);
 }

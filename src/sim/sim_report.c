@@ -1,7 +1,8 @@
 /* What perfskel sim prints: a text summary for people (the prediction,
  * then per interval its characteristics summed over ranks and the ranks
  * that lost most), and JSON for programs (the interval tree with every
- * characteristic per rank; "predicted_seconds" first). */
+ * characteristic per rank; "predicted_seconds" first); and the comparison
+ * of replays on several machines (sim --machine A --machine B). */
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -144,4 +145,52 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
     fprintf(out, "  \"intervals\":\n");
     json_interval(s, out, 0, 2);
     fprintf(out, "\n}\n");
+}
+
+/* where the whole run's time goes, summed over ranks: compute, MPI not
+ * waiting, waiting for a late partner, idle */
+static void where(const psk_sim *s, double part[4])
+{
+    const psk_interval *v = psk_sim_interval(s, 0);
+    int P = psk_sim_nranks(s);
+    double sync = sum(v, P, PSK_M_SYNC), mpi = sum(v, P, PSK_M_P2P) + sum(v, P, PSK_M_COLL) + sum(v, P, PSK_M_WAIT);
+    part[0] = sum(v, P, PSK_M_CPU);
+    part[1] = mpi - sync > 0 ? mpi - sync : 0;
+    part[2] = sync;
+    part[3] = sum(v, P, PSK_M_IDLE);
+}
+
+void psk_sim_write_compare_text(FILE *out, const psk_sim_report_run *runs, int nruns)
+{
+    fprintf(out, "machines compared (%d ranks, %llu events; time summed over ranks):\n", psk_sim_nranks(runs[0].sim),
+            (unsigned long long)psk_sim_events(runs[0].sim));
+    fprintf(out, "  %-32s %14s %9s %10s %8s %8s %8s %8s\n", "machine", "predicted (s)", "vs first", "efficiency",
+            "compute", "MPI", "waiting", "idle");
+    double p0 = psk_sim_predicted(runs[0].sim);
+    for (int k = 0; k < nruns; k++) {
+        double part[4], all = 0, p = psk_sim_predicted(runs[k].sim);
+        where(runs[k].sim, part);
+        for (int j = 0; j < 4; j++)
+            all += part[j];
+        fprintf(out, "  %-32s %14.6f %8.3fx %10.3f", runs[k].name, p, p0 > 0 ? p / p0 : 1.0,
+                psk_sim_interval(runs[k].sim, 0)->efficiency);
+        for (int j = 0; j < 4; j++)
+            fprintf(out, " %6.1f %%", all > 0 ? 100 * part[j] / all : 0);
+        fputc('\n', out);
+    }
+}
+
+void psk_sim_write_compare_json(FILE *out, const psk_sim_report_run *runs, int nruns)
+{
+    double p0 = psk_sim_predicted(runs[0].sim);
+    for (int k = 0; k < nruns; k++) {
+        double part[4], p = psk_sim_predicted(runs[k].sim);
+        where(runs[k].sim, part);
+        fprintf(out, "%s    {\"machine\": ", k ? ",\n" : "");
+        json_str(out, runs[k].name);
+        fprintf(out, ", \"predicted_seconds\": %.9g, \"ratio_to_first\": %.9g, \"efficiency\": %.6g,\n"
+                     "     \"seconds\": {\"compute\": %.9g, \"mpi\": %.9g, \"waiting\": %.9g, \"idle\": %.9g}}",
+                p, p0 > 0 ? p / p0 : 1.0, psk_sim_interval(runs[k].sim, 0)->efficiency, part[0], part[1], part[2],
+                part[3]);
+    }
 }

@@ -95,6 +95,7 @@ typedef struct rank {
     int depth, cap;
     double finalize;
     int running;         /* inside advance(): a finished call is not made ready */
+    int in_block;        /* the current call went through block() (reports: on_call) */
     int has_ev;          /* ev is read (its gap counted) but not yet run */
     size_t next_mark;    /* the first of its marks not yet applied */
     /* wildcard Irecvs: a second reader runs ahead to the calls that

@@ -1,0 +1,122 @@
+#!/bin/sh
+# CLI test of perfskel sim's HTML report and its what-if comparison of
+# machines (issue 18), without MPI: a generated LU-shaped trace of a
+# million events (bench/gen_trace, 4 ranks) simulated with its loops on two
+# machines, one of them a file whose name holds </script>, quotes and
+# markup, in a directory whose name does too. The page must stay under
+# 5 MB, carry the names escaped (exactly the page's own two </script>),
+# open in headless Chromium without a console message, and pass its own
+# self-test (#selftest: zoom in, pan, hover a call and read the tooltip,
+# the wheel, switch machines, hover the communication matrix and a bar);
+# --json with two machines gives each one's report as with one, and the
+# comparison; with one machine --json keeps its shape. Needs PERFSKEL and
+# GEN_TRACE; skips the browser if chromium is not installed.
+set -u
+P=${PERFSKEL:?}
+G=${GEN_TRACE:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+TR="$T/trace<i>&\"'"
+mkdir -p "$T/x<"
+BAD="$T/x</script>\"'<b>.par" # the path holds </script>: directory "x<", file "script>..."
+printf 'type = bus; start time = 50; send byte time = 0.01; power = 0.5;\n' >"$BAD"
+printf 'type = switch; start time = 2; send byte time = 0.0001;\n' >"$T/fast.par"
+
+if ! "$G" "$TR" --ranks 4 --events 250000 >"$T/gen" 2>"$T/err"; then
+    bad "gen_trace failed"; cat "$T/err"; exit 1
+fi
+events=$(sed -n 's/.*, \([0-9]*\) events.*/\1/p' "$T/gen")
+s0=$(date +%s)
+if "$P" sim "$TR" --intervals loops --machine "$T/fast.par" --machine "$BAD" --html "$T/r.html" \
+    >"$T/two.txt" 2>"$T/err" &&
+    "$P" sim "$TR" --intervals loops --machine "$T/fast.par" --machine "$BAD" --json -q >"$T/two.json" 2>>"$T/err" &&
+    "$P" sim "$TR" --intervals loops --machine "$T/fast.par" --json -q >"$T/one.json" 2>>"$T/err"; then
+    ok "sim on two machines ($events events, $(($(date +%s) - s0)) s for three runs)"
+else
+    bad "sim on two machines"; cat "$T/err"; exit 1
+fi
+
+size=$(wc -c <"$T/r.html")
+[ "$size" -lt 5000000 ] && ok "the report of $events events on two machines is $size bytes (under 5 MB)" ||
+    bad "the report of $events events is $size bytes (5 MB or more)"
+n=$(grep -o '</script>' "$T/r.html" | wc -l)
+[ "$n" -eq 2 ] && ! grep -qF "\"'<b>" "$T/r.html" && grep -qF 'x&lt;/script&gt;&quot;&#39;&lt;b&gt;.par' "$T/r.html" &&
+    grep -qF 'x\u003c/script\u003e\"'"'"'\u003cb\u003e.par' "$T/r.html" &&
+    grep -qF 'trace&lt;i&gt;&amp;&quot;&#39;' "$T/r.html" &&
+    ok "the names are escaped in the page's text and in its data" ||
+    bad "a name is not escaped (</script> $n times)"
+for want in 'id="iv0"' 'id="m1-iv0"' 'class="matrix"' 'class="fns"' 'class="loops"' 'loop 2 ('; do
+    grep -qF "$want" "$T/r.html" || bad "the report lacks $want"
+done
+grep -q 'machines compared' "$T/two.txt" && grep -qF "$BAD" "$T/two.txt" && grep -q '== machine 2: ' "$T/two.txt" &&
+    ok "text: the comparison, then each machine's report" || { bad "text of two machines"; head -5 "$T/two.txt"; }
+
+# --json: the comparison and each machine's report as --json gives it alone
+if "$PY" - "$T/two.json" "$T/one.json" "$BAD" <<'EOF'; then
+import json, sys
+two = json.load(open(sys.argv[1]))
+one = json.load(open(sys.argv[2]))
+m, r = two["machines"], two["runs"]
+assert len(m) == 2 and len(r) == 2, (len(m), len(r))
+assert m[1]["machine"] == sys.argv[3], m[1]["machine"]
+for k in range(2):
+    assert m[k]["predicted_seconds"] == r[k]["predicted_seconds"]
+    assert set(r[k]) == set(one), set(r[k]) ^ set(one)
+assert r[0] == one, "the first machine's report differs from the one-machine --json"
+assert m[1]["predicted_seconds"] > m[0]["predicted_seconds"], "the slow bus is not slower"
+assert abs(m[1]["ratio_to_first"] - m[1]["predicted_seconds"] / m[0]["predicted_seconds"]) < 1e-6
+assert "predicted_seconds" in one and "intervals" in one and "machines" not in one
+EOF
+    ok "--json: two machines' reports as each alone, their comparison; one machine's shape unchanged"
+else
+    bad "--json of two machines"
+fi
+
+# browse FILE NAME: FILE in headless Chromium without a console message,
+# its self-test all ok; the DOM in $T/dom.html
+browse() {
+    url=$(printf '%s' "file://$1" | sed 's/%/%25/g; s/</%3C/g; s/>/%3E/g; s/"/%22/g; s/'"'"'/%27/g; s/&/%26/g')
+    if ! timeout 60 chromium --headless=new --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+        --window-size=1400,1000 --dump-dom "$url#selftest" >"$T/dom.html" 2>"$T/chromium.err"; then
+        bad "$2: headless Chromium failed"; tail -5 "$T/chromium.err"; return 1
+    fi
+    if grep -q 'CONSOLE' "$T/chromium.err"; then
+        bad "$2: console messages in Chromium"; grep CONSOLE "$T/chromium.err" | head -5
+    else
+        ok "$2: opens in headless Chromium without console messages"
+    fi
+    if grep -q '<pre id="selftest">selftest: ok' "$T/dom.html"; then
+        ok "$2: the page's self-test, $(sed -n '/<pre id="selftest">/,/<\/pre>/p' "$T/dom.html" | grep -c .) lines, all ok"
+    else
+        bad "$2: the page's self-test"; sed -n '/<pre id="selftest">/,/<\/pre>/p' "$T/dom.html" | head -20; return 1
+    fi
+}
+
+# the page in headless Chromium: no console message, and its self-test;
+# on a short trace the calls are each one segment, hovered one by one
+if command -v chromium >/dev/null; then
+    if browse "$T/r.html" "two machines"; then
+        grep -qF "switched to machine 2: $T/x&lt;/script&gt;\"'&lt;b&gt;.par" "$T/dom.html" &&
+            ok "the crafted machine name is a button's text, as given" ||
+            bad "the crafted machine name is not the button's text"
+        grep -q 'hover on merged calls: rank 0 .*mostly MPI_' "$T/dom.html" &&
+            ok "a million events: the hovered segment merges calls" || bad "a million events: no merged segment hovered"
+    fi
+    "$G" "$T/small" --ranks 4 --events 3000 >/dev/null 2>"$T/err" &&
+        "$P" sim "$T/small" --intervals loops -q --html "$T/small.html" >/dev/null 2>>"$T/err" ||
+        { bad "sim of a short trace"; cat "$T/err"; }
+    if browse "$T/small.html" "a short trace"; then
+        grep -q 'hover on a call: rank 0 .* | MPI_[A-Za-z]*, peer rank [0-9], [0-9.]* KiB' "$T/dom.html" &&
+            ok "a short trace: the hovered call's function, peer and bytes" ||
+            { bad "a short trace: the hovered call"; grep 'hover' "$T/dom.html"; }
+    fi
+else
+    echo "skip chromium not installed (scripts/deps.sh installs it)"
+fi
+
+[ "$fails" -eq 0 ] && echo "all ok" || echo "$fails failed"
+[ "$fails" -eq 0 ]
