@@ -121,10 +121,11 @@
     });
     Object.keys(seen).forEach(function (k) { items.push([fns[k], fnColour(+k)]); });
     items.forEach(function (it) {
-      var i = document.createElement("i");
+      var span = document.createElement("span"), i = document.createElement("i");
       i.style.background = it[1];
-      legend.appendChild(i);
-      legend.appendChild(document.createTextNode(it[0] + " "));
+      span.appendChild(i);
+      span.appendChild(document.createTextNode(it[0]));
+      legend.appendChild(span);
     });
     host.appendChild(legend);
     var c = this.canvas, drag = null;

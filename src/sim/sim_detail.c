@@ -3,7 +3,8 @@
  * finishes and each message sent (psk_sim_opts.on_call, on_message). Per
  * rank, its calls as segments (once a rank has more than its share,
  * neighbours are merged per cell of a time grid that doubles, so memory
- * stays bounded whatever the trace's length); per interval and MPI
+ * stays bounded whatever the trace's length; the first PSK_DETAIL_ROWS
+ * ranks only, those the report shows); per interval and MPI
  * function, time, waiting, calls and bytes; and the bytes and messages
  * sent between each pair of ranks (or of blocks of ranks beyond 64). */
 #include <math.h>
@@ -14,7 +15,7 @@
 #include "sim_detail.h"
 
 #define MATRIX_MAX 64           /* blocks of the communication matrix per side */
-#define SEGMENTS_ALL (1u << 22) /* segments kept over all ranks */
+#define SEGMENTS_ALL (1u << 20) /* segments kept over all ranks (64 MB) */
 
 psk_sim_detail *psk_sim_detail_new(int nranks)
 {
@@ -24,13 +25,14 @@ psk_sim_detail *psk_sim_detail_new(int nranks)
     if (!d)
         return NULL;
     d->P = nranks;
-    d->rowcap = SEGMENTS_ALL / (size_t)nranks;
+    d->rows = nranks < PSK_DETAIL_ROWS ? nranks : PSK_DETAIL_ROWS;
+    d->rowcap = SEGMENTS_ALL / (size_t)d->rows;
     if (d->rowcap < 1024)
         d->rowcap = 1024;
     d->nfn = psk_fn_count();
     d->block = (nranks + MATRIX_MAX - 1) / MATRIX_MAX;
     d->G = (nranks + d->block - 1) / d->block;
-    d->row = calloc((size_t)nranks, sizeof *d->row);
+    d->row = calloc((size_t)d->rows, sizeof *d->row);
     d->mbytes = calloc((size_t)d->G * (size_t)d->G, sizeof *d->mbytes);
     d->mmsgs = calloc((size_t)d->G * (size_t)d->G, sizeof *d->mmsgs);
     if (!d->row || !d->mbytes || !d->mmsgs) {
@@ -44,7 +46,7 @@ void psk_sim_detail_free(psk_sim_detail *d)
 {
     if (!d)
         return;
-    for (int q = 0; d->row && q < d->P; q++)
+    for (int q = 0; d->row && q < d->rows; q++)
         free(d->row[q].seg);
     for (int i = 0; i < d->nint; i++)
         free(d->fncell[i]);
@@ -117,7 +119,9 @@ static void on_call(void *arg, const psk_sim_call *c)
     psk_dcell *x = &d->fncell[c->interval][c->fn];
     double t = c->end - c->begin;
     x->time += t, x->sync += c->sync, x->calls++, x->bytes += c->bytes;
-    /* the rank's segments */
+    /* the rank's segments, if it is shown */
+    if (c->rank >= d->rows)
+        return;
     psk_drow *r = &d->row[c->rank];
     psk_dseg sg = {.t0 = c->begin, .t1 = c->end, .mpi = t, .sync = c->sync, .fnmpi = t, .bytes = c->bytes,
                    .n = 1, .peer = c->peer, .fn = c->fn};

@@ -33,8 +33,11 @@ typedef struct psk_dcell {
     int64_t bytes;
 } psk_dcell;
 
+/* ranks whose calls are kept (the report's timeline shows them) */
+#define PSK_DETAIL_ROWS 64
+
 struct psk_sim_detail {
-    int P, status;
+    int P, rows, status;  /* rows: the first ranks, whose calls are kept */
     size_t rowcap;        /* segments a rank keeps at most */
     psk_drow *row;
     unsigned nfn;

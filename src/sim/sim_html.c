@@ -99,7 +99,10 @@ static void tree(const psk_sim *s, FILE *out, int i, const char *pre)
 static const char *const colours[3] = {"#4c9a2a", "#2f6db5", "#d9822b"}; /* compute, communication, waiting */
 
 /* the timeline as SVG from the replay's bins (what the page shows without
- * its script, and what the script replaces by the zoomable one) */
+ * its script, and what the script replaces by the zoomable one): per rank
+ * and part one path of rectangles, neighbouring bins merged so that there
+ * are at most STATIC_RECTS rectangles (the page stays small at many ranks) */
+#define STATIC_RECTS 24000
 static void timeline(const psk_sim *s, FILE *out)
 {
     int P = psk_sim_nranks(s), rows = P > 64 ? 64 : P;
@@ -108,27 +111,39 @@ static void timeline(const psk_sim *s, FILE *out)
     double end = psk_sim_predicted(s);
     int nb = bin > 0 ? (int)(end / bin) + 1 : 1;
     nb = nb > PSK_TL_BINS ? PSK_TL_BINS : nb < 1 ? 1 : nb;
+    int per = 1; /* bins merged into one drawn */
+    while ((nb + per - 1) / per * 3 * rows > STATIC_RECTS)
+        per *= 2;
+    int nd = (nb + per - 1) / per;
     const int W = 900, L = 60, H = 14;
-    double bw = (double)W / nb;
+    double bw = (double)W * per / nb;
     fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"%d\" role=\"img\" "
                  "aria-label=\"timeline per rank\">\n", L + W + 10, rows * (H + 2) + 30, L + W + 10);
     for (int q = 0; q < rows; q++) {
         const double *t = psk_sim_timeline(s, q, &bin);
         int y = q * (H + 2);
+        double width = bin * 1e9 * per; /* ns of a drawn bin */
         fprintf(out, "<text x=\"0\" y=\"%d\" font-size=\"11\">rank %d</text>\n", y + H - 3, q);
-        for (int i = 0; i < nb; i++) {
-            double sum = t[3 * i] + t[3 * i + 1] + t[3 * i + 2], width = bin * 1e9; /* ns */
-            if (sum <= 0)
-                continue;
-            double yy = y;
-            for (int k = 0; k < 3; k++) { /* stacked: each part's share of the bin */
-                double h = H * t[3 * i + k] / (width > sum ? width : sum);
-                if (h <= 0)
+        for (int k = 0; k < 3; k++) { /* stacked: each part's share of the bin */
+            int any = 0;
+            for (int i = 0; i < nd; i++) {
+                double part[3] = {0, 0, 0};
+                for (int j = i * per; j < (i + 1) * per && j < nb; j++)
+                    for (int c = 0; c < 3; c++)
+                        part[c] += t[3 * j + c];
+                double sum = part[0] + part[1] + part[2], d = width > sum ? width : sum;
+                if (sum <= 0 || part[k] <= 0)
                     continue;
-                fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"/>\n",
-                        L + i * bw, yy, bw + 0.05, h, colours[k]);
-                yy += h;
+                double y0 = y, h = H * part[k] / d;
+                for (int c = 0; c < k; c++)
+                    y0 += H * part[c] / d;
+                if (!any)
+                    fprintf(out, "<path fill=\"%s\" d=\"", colours[k]);
+                any = 1;
+                fprintf(out, "M%.1f %.2fh%.2fv%.2fh-%.2fz", L + i * bw, y0, bw + 0.05, h, bw + 0.05);
             }
+            if (any)
+                fprintf(out, "\"/>\n");
         }
     }
     int y = rows * (H + 2) + 14;

@@ -19,7 +19,6 @@
 #include "sim_html.h"
 
 #define SEGMENTS 48000 /* segments over all runs */
-#define ROWS 64        /* ranks shown */
 
 static long long ns(double s)
 {
@@ -85,7 +84,7 @@ void psk_html_data(FILE *out, const psk_sim_report_run *runs, int nruns, const i
     for (int k = 0; k < nruns; k++) {
         const psk_sim *s = runs[k].sim;
         const psk_sim_detail *d = runs[k].detail;
-        int P = psk_sim_nranks(s), shown = d ? (P < ROWS ? P : ROWS) : 0;
+        int P = psk_sim_nranks(s), shown = d ? d->rows : 0;
         fprintf(out, "%s\n{\"name\":", k ? "," : "");
         psk_html_json_str(out, runs[k].name);
         fprintf(out, ",\"predicted\":%.9g,\"ranks\":%d,\"rows\":[", psk_sim_predicted(s), P);

@@ -69,7 +69,7 @@ static void split_legend(FILE *out)
 {
     fprintf(out, "<p class=\"legend\">");
     for (int j = 0; j < 4; j++)
-        fprintf(out, "<i style=\"background:%s\"></i>%s ", split_colour[j], split_name[j]);
+        fprintf(out, "<span><i style=\"background:%s\"></i>%s</span>", split_colour[j], split_name[j]);
     fprintf(out, "(summed over ranks)</p>\n");
 }
 
@@ -182,9 +182,9 @@ void psk_html_functions(FILE *out, const psk_sim_report_run *run, const int *ord
     }
     fprintf(out, "<p class=\"legend\">");
     for (int u = 0; u < nu; u++) {
-        fprintf(out, "<i style=\"background:%s\"></i>", psk_html_fn_colour(fnidx[fns[u]]));
+        fprintf(out, "<span><i style=\"background:%s\"></i>", psk_html_fn_colour(fnidx[fns[u]]));
         psk_html_esc(out, psk_fn_name(fns[u]));
-        fputc(' ', out);
+        fprintf(out, "</span>");
     }
     fprintf(out, "(summed over ranks; bars to scale with the program's)</p>\n");
     double most = 0;
