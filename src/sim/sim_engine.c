@@ -417,9 +417,8 @@ static void finish_call(psk_sim *s, int q)
         r->acc[A_SYNC_P2P + (r->acc_class - A_P2P)] += sync;
     tl_add(s, q, 2, r->tcall, r->tcall + sync);
     tl_add(s, q, 1, r->tcall + sync, end);
-    if (s->opts->on_call && r->in_block)
+    if (s->opts->on_call && r->in_block) /* in_block stays set: advance() does not report the call again */
         report_call(s, q, r->tcall, end, sync);
-    r->in_block = 0;
     r->t = end;
     r->state = 0;
     if (!r->running)

@@ -76,6 +76,48 @@ else
     bad "--json of two machines"
 fi
 
+# what the page holds adds up: on 64 ranks of about 20,000 calls each (more
+# than the 16,384 segments a rank keeps, so the collector merges them as
+# the replay goes, and the page merges them again), each rank's segments
+# hold every call it made (perfskel stats), their MPI and waiting time are
+# the rank's (the report's own totals, to a ns a segment), and the table
+# per function counts every call
+if "$G" "$T/g64" --ranks 64 --events 20000 >/dev/null 2>"$T/err" &&
+    "$P" sim "$T/g64" -q --html "$T/g64.html" >/dev/null 2>>"$T/err" &&
+    "$P" stats "$T/g64" --json --no-fold >"$T/g64.stats" 2>>"$T/err"; then
+    if "$PY" - "$T/g64.html" "$T/g64.stats" <<'EOF'; then
+import json, re, sys
+page = open(sys.argv[1]).read()
+i = page.index('id="psk-data">') + len('id="psk-data">')
+data = json.loads(page[i:page.index("</script>", i)])
+st = json.load(open(sys.argv[2]))
+skip = ("MPI_Init", "MPI_Init_thread", "MPI_Pcontrol")
+rows = data["runs"][0]["rows"]
+assert len(rows) == 64, len(rows)
+for row in rows:
+    s = row["s"]
+    nseg = len(s) // 8
+    calls = sum(v for k, v in st["ranks"][row["rank"]]["calls"].items() if k not in skip)
+    assert sum(s[7::8]) == calls, (row["rank"], sum(s[7::8]), calls)
+    assert abs(sum(s[2::8]) * 1e-9 - row["mpi"]) <= 1e-9 * nseg + 1e-9, (row["rank"], "mpi")
+    assert abs(sum(s[3::8]) * 1e-9 - row["sync"]) <= 1e-9 * nseg + 1e-9, (row["rank"], "sync")
+want = {}
+for r in st["ranks"]:
+    for k, v in r["calls"].items():
+        if k not in skip:
+            want[k] = want.get(k, 0) + v
+got = dict((m.group(1), int(m.group(2))) for m in
+           re.finditer(r'<tr><td class="name">(MPI_\w+)</td><td>(\d+)</td>', page[page.index('class="fntotals"'):]))
+assert got == want, (got, want)
+EOF
+        ok "64 ranks, segments merged as the replay goes: every call and its time accounted for"
+    else
+        bad "64 ranks: the page's segments or function table do not add up"
+    fi
+else
+    bad "sim of 64 ranks"; cat "$T/err"
+fi
+
 # browse FILE NAME: FILE in headless Chromium without a console message,
 # its self-test all ok; the DOM in $T/dom.html
 browse() {
