@@ -81,7 +81,7 @@ fi
 # the replay goes, and the page merges them again), each rank's segments
 # hold every call it made (perfskel stats), their MPI and waiting time are
 # the rank's (the report's own totals, to a ns a segment), and the table
-# per function counts every call
+# per function counts every call, the matrix every byte each rank sent
 if "$G" "$T/g64" --ranks 64 --events 20000 >/dev/null 2>"$T/err" &&
     "$P" sim "$T/g64" -q --html "$T/g64.html" >/dev/null 2>>"$T/err" &&
     "$P" stats "$T/g64" --json --no-fold >"$T/g64.stats" 2>>"$T/err"; then
@@ -109,8 +109,14 @@ for r in st["ranks"]:
 got = dict((m.group(1), int(m.group(2))) for m in
            re.finditer(r'<tr><td class="name">(MPI_\w+)</td><td>(\d+)</td>', page[page.index('class="fntotals"'):]))
 assert got == want, (got, want)
+sent = {}
+for m in re.finditer(r'title="rank (\d+) to (\d+): (\d+) bytes in (\d+) messages"', page):
+    sent[int(m.group(1))] = sent.get(int(m.group(1)), 0) + int(m.group(3))
+for r in range(64):
+    b = sum(v for k, v in st["ranks"][r]["bytes"].items() if k in ("MPI_Send", "MPI_Isend"))
+    assert sent.get(r, 0) == b, (r, sent.get(r, 0), b)
 EOF
-        ok "64 ranks, segments merged as the replay goes: every call and its time accounted for"
+        ok "64 ranks, segments merged as the replay goes: every call and its time accounted for, every byte sent in the matrix"
     else
         bad "64 ranks: the page's segments or function table do not add up"
     fi
