@@ -148,6 +148,13 @@
       self.hover(e);
     });
     c.addEventListener("mouseleave", hideTip);
+    c.tabIndex = 0; /* keys: + and - zoom, arrows pan, 0 the whole run */
+    c.addEventListener("keydown", function (e) {
+      var act = {"+": function () { self.zoom(0.5, 0.5); }, "=": function () { self.zoom(0.5, 0.5); },
+                 "-": function () { self.zoom(2, 0.5); }, "ArrowLeft": function () { self.pan(-0.25); },
+                 "ArrowRight": function () { self.pan(0.25); }, "0": function () { self.setView(0, self.end); }}[e.key];
+      if (act) { e.preventDefault(); act(); }
+    });
     c.addEventListener("dblclick", function (e) { self.zoom(0.5, self.fracAt(e.clientX)); });
   };
 
@@ -251,7 +258,8 @@
       g.fillText(label, Math.min(width - tw - 2, Math.max(LABEL, xt - tw / 2)), ya + 15);
     }
     this.info.textContent = "Showing " + fmtT(v0) + " to " + fmtT(v1) + " of " + fmtT(this.end) +
-      " (zoom x" + (this.end / span).toFixed(1) + "): wheel or buttons to zoom, drag to pan, hover for details." +
+      " (zoom x" + (this.end / span).toFixed(1) + "): wheel, buttons or + and - to zoom, drag or arrows to pan, " +
+      "hover for details." +
       (this.run.ranks > this.rows.length ? " The first " + this.rows.length + " of " + this.run.ranks + " ranks." : "");
   };
 
@@ -379,8 +387,11 @@
         tl.canvas.dispatchEvent(new WheelEvent("wheel", {bubbles: true, cancelable: true, deltaY: -100,
                                                          clientX: wr.left + LABEL + 10, clientY: wr.top + 5}));
         check(tl.v1 - tl.v0 < wb, "the wheel zooms in");
-        tl.setView(0, tl.end);
-        check(tl.v0 === 0 && tl.v1 === tl.end, "back to the whole run");
+        var kb = tl.v1 - tl.v0;
+        tl.canvas.dispatchEvent(new KeyboardEvent("keydown", {key: "+", bubbles: true, cancelable: true}));
+        check(Math.abs((tl.v1 - tl.v0) - kb / 2) <= kb * 1e-9, "the + key zooms in");
+        tl.canvas.dispatchEvent(new KeyboardEvent("keydown", {key: "0", bubbles: true, cancelable: true}));
+        check(tl.v0 === 0 && tl.v1 === tl.end, "back to the whole run (the 0 key)");
       }
       if (runs.length > 1) {
         var b = nav.querySelectorAll("button")[1];
