@@ -145,23 +145,21 @@ void psk_html_functions(FILE *out, const psk_sim_report_run *run, const int *ord
     const psk_sim_detail *d = run->detail;
     int ni = psk_sim_nintervals(s);
     unsigned nfn = d->nfn;
-    int *col = malloc((nfn ? nfn : 1) * sizeof *col);
-    unsigned *fns = malloc((nfn ? nfn : 1) * sizeof *fns);
-    if (!col || !fns) {
-        free(col), free(fns);
+    unsigned *fns = malloc((nfn ? nfn : 1) * sizeof *fns); /* the functions this run called */
+    if (!fns)
         return;
-    }
     int nu = 0;
     for (unsigned f = 0; f < nfn; f++) {
-        col[f] = -1;
-        for (int i = 0; i < d->nint && i < ni && col[f] < 0; i++)
-            if (d->fncell[i] && d->fncell[i][f].calls)
-                col[f] = nu, fns[nu++] = f;
+        int used = 0;
+        for (int i = 0; i < d->nint && i < ni && !used; i++)
+            used = d->fncell[i] && d->fncell[i][f].calls;
+        if (used)
+            fns[nu++] = f;
     }
     /* each interval's own calls, added to its ancestors' too */
     psk_dcell *agg = calloc((size_t)ni * (size_t)(nu ? nu : 1), sizeof *agg);
     if (!agg) {
-        free(col), free(fns);
+        free(fns);
         return;
     }
     for (int i = 0; i < d->nint && i < ni; i++) {
@@ -176,8 +174,8 @@ void psk_html_functions(FILE *out, const psk_sim_report_run *run, const int *ord
     }
     fprintf(out, "<h3>Time in MPI per function and interval</h3>\n");
     if (!nu) {
-        fprintf(out, "<p>No MPI call took time.</p>\n");
-        free(col), free(fns), free(agg);
+        fprintf(out, "<p>No MPI call was replayed.</p>\n");
+        free(fns), free(agg);
         return;
     }
     fprintf(out, "<p class=\"legend\">");
@@ -230,7 +228,7 @@ void psk_html_functions(FILE *out, const psk_sim_report_run *run, const int *ord
         fprintf(out, "</div></td></tr>\n");
     }
     fprintf(out, "</tbody></table></div>\n");
-    free(col), free(fns), free(agg);
+    free(fns), free(agg);
 }
 
 void psk_html_matrix(FILE *out, const psk_sim_detail *d)
