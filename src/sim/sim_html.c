@@ -199,7 +199,7 @@ static void lost_bars(const psk_sim *s, FILE *out, const int *ord, int n)
     fprintf(out, "</svg>\n");
 }
 
-static void block(const psk_sim *s, FILE *out, const int *ord, int n, int k, const char *pre)
+static void block(const psk_sim *s, FILE *out, const int *ord, int n, int k, const char *pre, int maxrows)
 {
     int i = ord[k], P = psk_sim_nranks(s);
     const psk_interval *v = psk_sim_interval(s, i);
@@ -222,7 +222,7 @@ static void block(const psk_sim *s, FILE *out, const int *ord, int n, int k, con
     for (int m = 0; m < PSK_M_N; m++)
         fprintf(out, "<th>%s (s)</th>", psk_metric_name(m));
     fprintf(out, "</tr></thead><tbody>\n");
-    int rows = P > 256 ? 256 : P;
+    int rows = P > maxrows ? maxrows : P;
     for (int q = 0; q < rows; q++) {
         fprintf(out, "<tr><td>%d</td><td>%llu</td>", q, (unsigned long long)v->count[q]);
         for (int m = 0; m < PSK_M_N; m++)
@@ -237,6 +237,8 @@ static void block(const psk_sim *s, FILE *out, const int *ord, int n, int k, con
         fprintf(out, "<p>The first %d of %d ranks; the sums are over all.</p>\n", rows, P);
     fprintf(out, "</section>\n");
 }
+
+#define TABLE_CELLS 16000 /* rows of the per-rank tables over the page */
 
 /* one machine's part of the page */
 static void run_part(FILE *out, const psk_sim_report_run *run, int k, int nruns, const int *fnidx)
@@ -281,9 +283,12 @@ static void run_part(FILE *out, const psk_sim_report_run *run, int k, int nruns,
     tree(s, out, 0, pre);
     fprintf(out, "</ul>\n<h3>Lost time per interval (summed over ranks)</h3>\n");
     lost_bars(s, out, ord, nord);
+    /* at most 256 ranks a table, and TABLE_CELLS rows over the page's tables */
+    int maxrows = TABLE_CELLS / nruns / (nord > 0 ? nord : 1);
+    maxrows = maxrows > 256 ? 256 : maxrows < 16 ? 16 : maxrows;
     fprintf(out, "<details class=\"blocks\" open><summary>Per-rank tables of each interval</summary>\n");
     for (int j = 0; j < nord; j++)
-        block(s, out, ord, nord, j, pre);
+        block(s, out, ord, nord, j, pre, maxrows);
     fprintf(out, "</details>\n</div>\n");
     free(ord);
 }
