@@ -36,6 +36,8 @@ same "fold --algo=paper" -- fold $T/m1 --algo paper --tree -- fold "$T/m1" --alg
 same "sim --depth=1 --intervals=loops" -- sim $T/tr --depth 1 --intervals loops -q -- sim "$T/tr" --depth=1 --intervals=loops -q
 same "advise --top=2 --procs=8 (and -D N=64 untouched)" -- advise $S/examples/advise/jacobi.adv -D N=64 --top 2 --procs 8 -- \
     advise "$S/examples/advise/jacobi.adv" -D N=64 --top=2 --procs=8
+same "advise -DN=64 (glued) --top=2" -- advise $S/examples/advise/jacobi.adv -D N=64 --top 2 -- \
+    advise "$S/examples/advise/jacobi.adv" -DN=64 --top=2
 # a value holding '=' is kept whole
 expect 2 "not '4=5'" "advise --procs=4=5: the value is 4=5" -- "$P" advise "$S/examples/advise/jacobi.adv" --procs=4=5
 
