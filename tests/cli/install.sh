@@ -7,8 +7,8 @@
 # program linked with the recorder records itself), no build path in the
 # installed programs, and the demo's pipeline on the bundled example with
 # 2 ranks under Open MPI: record (merged in the job), stats, merge (also
-# over MPI processes: the installed merge driver), fold, sim, predict and
-# tune, all by the installed perfskel.
+# over MPI processes: the installed merge driver), fold, sim, predict,
+# tune, and a tuned job recorded, all by the installed perfskel.
 # usage: install.sh BUILD_DIR SOURCE_DIR HEAT; needs CMAKE (cmake's path).
 set -u
 B=$(cd "$1" && pwd) S=$(cd "$2" && pwd) HEAT=$3
@@ -86,4 +86,7 @@ expect 0 "" "predict -K 10" -- "$P" predict tr -K 10 --repeat=1 -q -- $MPIRUN -n
 grep -q '^predicted run time' "$T/out" || bad "predict: no prediction"
 expect 0 "" "tune --policy=ring (installed tuning library)" -- "$P" tune --policy=ring --report=tune.txt -- $MPIRUN -np 2 "$HEAT"
 [ -s tune.txt ] || bad "tune: no report"
+expect 0 "" "record -- perfskel tune -- (both installed libraries preloaded)" -- \
+    "$P" record -o stacked -- "$P" tune --policy=ring -- $MPIRUN -np 2 "$HEAT"
+"$P" stats stacked >/dev/null 2>&1 || bad "stats of the tuned job's recording"
 [ "$fails" -eq 0 ]
