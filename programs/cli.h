@@ -46,6 +46,27 @@ int psk_cli_mpicc_within(int flavour, const char *src, const char *bin, int with
                          const char *hint);
 int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint); /* PSK_CLI_BUILD_LIMIT */
 
+/* progress.c: a long step's progress on stderr (a bar on a terminal, plain
+ * lines from 2 s on otherwise); quiet: nothing */
+typedef struct psk_cli_progress {
+    const char *who;        /* the command: "perfskel WHO: ..." */
+    const char *unit;       /* what a count without a total counts ("events") */
+    const char *step_count; /* psk_cli_progress_cb's step names: while it counts (total 0) */
+    const char *step_total; /* and once it has a total */
+    char step[64];
+    int tty, quiet, bar, lines, tenth;
+    uint64_t done, total;
+    double after, t0, step0, last;
+} psk_cli_progress;
+void psk_cli_progress_init(psk_cli_progress *p, const char *who, int quiet);
+/* a new step (the previous one ended), total units (0: not known) */
+void psk_cli_progress_step(psk_cli_progress *p, const char *step, uint64_t total);
+void psk_cli_progress_set(psk_cli_progress *p, uint64_t done);
+/* the step ended: the bar wiped, or a last plain line */
+void psk_cli_progress_done(psk_cli_progress *p);
+/* a library's progress callback (merge's): total 0 while counting */
+void psk_cli_progress_cb(void *arg, uint64_t done, uint64_t total);
+
 /* launcher.c */
 const char *psk_base_name(const char *path);
 /* the full path of prog (as given, or found on PATH), or NULL */

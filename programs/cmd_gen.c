@@ -124,33 +124,21 @@ static void say(const psk_cli_skelinfo *info, double *t, const char *fmt, ...)
     *t = psk_cli_now();
 }
 
-typedef struct mergeprog {
-    const psk_cli_skelinfo *info;
-    double t0, shown;
-} mergeprog;
-
-/* a long merge says how far it is every 5 s (merge calls this every 2^20 events) */
-static void merge_progress(void *arg, uint64_t done, uint64_t total)
-{
-    mergeprog *p = arg;
-    double now = psk_cli_now();
-    if (now - p->shown < 5)
-        return;
-    p->shown = now;
-    fprintf(stderr, "%s: merging: %llu of %llu events, %.0f s\n", p->info->progress, (unsigned long long)done,
-            (unsigned long long)total, now - p->t0);
-}
-
 int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, const char *outname,
                           psk_cli_skelinfo *info)
 {
     int K = go->K;
     psk_merged *m;
     double t = psk_cli_now();
-    mergeprog mp = {.info = info, .t0 = t, .shown = t};
-    psk_merge_opts mo = {.progress = info && info->progress ? merge_progress : NULL, .progress_arg = &mp};
+    psk_cli_progress mp;
+    psk_cli_progress_init(&mp, info && info->progress ? info->progress : "gen", !info || !info->progress);
+    mp.unit = "events";
+    mp.step_count = "merging: reading the ranks' events";
+    mp.step_total = "merging: writing";
+    psk_merge_opts mo = {.progress = psk_cli_progress_cb, .progress_arg = &mp};
     say(info, &t, psk_merged_is_file(input) ? "reading %s ...\n" : "merging the trace in %s ...\n", input);
     psk_folded *f = psk_cli_load_folded_opts(input, &mo, &m); /* each rank keeps its own order */
+    psk_cli_progress_done(&mp);
     if (!f)
         return PSK_EXIT_DATA;
     if (info && info->progress) {

@@ -14,45 +14,6 @@
 #include "perfskel/merge.h"
 #include "psk_json.h"
 
-typedef struct prog {
-    int shown, tty, phase, tenth; /* phase 1 reading, 2 writing */
-    double t0;
-} prog;
-
-/* a line rewritten in place on a terminal; else plain lines, a few per
- * phase (each tenth of the writing), for logs */
-static void progress(void *arg, uint64_t done, uint64_t total)
-{
-    prog *p = arg;
-    double s = psk_cli_now() - p->t0;
-    if (p->tty) {
-        p->shown = 1;
-        if (total)
-            fprintf(stderr, "\rperfskel merge: %llu of %llu events written (%.0f s)", (unsigned long long)done,
-                    (unsigned long long)total, s);
-        else
-            fprintf(stderr, "\rperfskel merge: %llu events read (%.0f s)", (unsigned long long)done, s);
-        return;
-    }
-    if (!total) {
-        if (p->phase < 1)
-            fprintf(stderr, "perfskel merge: reading the ranks' events\n");
-        p->phase = 1;
-        return;
-    }
-    int tenth = (int)(done * 10 / total);
-    if (p->phase < 2) {
-        fprintf(stderr, "perfskel merge: %llu events read and aligned (%.1f s); writing\n",
-                (unsigned long long)total, s);
-        p->phase = 2;
-        p->tenth = 0;
-    }
-    if (tenth > p->tenth) {
-        fprintf(stderr, "perfskel merge: %d0 %% written (%.1f s)\n", tenth, s);
-        p->tenth = tenth;
-    }
-}
-
 /* perfskel merge --mpi, run by mpirun on every process: execs the merge
  * driver built for the launcher's MPI, told apart by what each launcher
  * puts in the environment (Open MPI: OMPI_COMM_WORLD_SIZE; MPICH's Hydra:
@@ -137,11 +98,13 @@ int cmd_merge(int argc, char **argv)
         free(deflt);
         return PSK_EXIT_DATA;
     }
-    prog pg = {.tty = isatty(2), .t0 = t0};
-    if (!quiet && !json) {
-        o.progress = progress;
-        o.progress_arg = &pg;
-    }
+    psk_cli_progress pg;
+    psk_cli_progress_init(&pg, "merge", quiet || json);
+    pg.unit = "events";
+    pg.step_count = "reading the ranks' events";
+    pg.step_total = "writing the merged trace";
+    o.progress = psk_cli_progress_cb;
+    o.progress_arg = &pg;
     psk_merge_result res;
     psk_merged *m = NULL;
     int rc;
@@ -162,8 +125,7 @@ int cmd_merge(int argc, char **argv)
     } else {
         rc = psk_merge_file(t, &o, out, &res);
     }
-    if (pg.shown)
-        fputs("\r\033[K", stderr);
+    psk_cli_progress_done(&pg);
     double t1 = psk_cli_now();
     if (rc) {
         psk_cli_error("%s", res.err);

@@ -436,8 +436,12 @@ int cmd_stats(int argc, char **argv)
     if (!rs || !tot)
         return psk_cli_error("out of memory"), PSK_EXIT_DATA;
     int bad = 0;
+    psk_cli_progress pg;
+    psk_cli_progress_init(&pg, "stats", 0);
+    psk_cli_progress_step(&pg, "reading the ranks", (uint64_t)job->nranks);
     for (int r = 0; r < job->nranks; r++) {
         profile_rank(t, r, &rs[r], nfn);
+        psk_cli_progress_set(&pg, (uint64_t)r + 1);
         for (unsigned fn = 1; fn < nfn && rs[r].fn; fn++) {
             tot[fn].calls += rs[r].fn[fn].calls;
             tot[fn].bytes += rs[r].fn[fn].bytes;
@@ -445,6 +449,7 @@ int cmd_stats(int argc, char **argv)
         }
         bad |= !rs[r].complete;
     }
+    psk_cli_progress_done(&pg);
     /* what varies per iteration needs the merged and folded trace; a
      * damaged trace is profiled without it */
     psk_merged *m = NULL;

@@ -10,10 +10,25 @@
 
 #include "cli.h"
 
+/* the progress of a merge on the way to something else */
+static void merge_progress(psk_cli_progress *p, psk_merge_opts *o, const char *who)
+{
+    psk_cli_progress_init(p, who, 0);
+    p->unit = "events";
+    p->step_count = "merging: reading the ranks' events";
+    p->step_total = "merging: writing";
+    o->progress = psk_cli_progress_cb;
+    o->progress_arg = p;
+}
+
 psk_merged *psk_cli_load_merged(const char *input, int no_reorder)
 {
     psk_merge_opts o = {.window = 64, .no_reorder = no_reorder};
-    return psk_cli_load_merged_opts(input, &o);
+    psk_cli_progress p;
+    merge_progress(&p, &o, NULL);
+    psk_merged *m = psk_cli_load_merged_opts(input, &o);
+    psk_cli_progress_done(&p);
+    return m;
 }
 
 psk_merged *psk_cli_load_merged_opts(const char *input, const psk_merge_opts *o)
@@ -50,7 +65,12 @@ psk_merged *psk_cli_load_merged_opts(const char *input, const psk_merge_opts *o)
 
 psk_folded *psk_cli_load_folded(const char *input, psk_merged **mp)
 {
-    return psk_cli_load_folded_opts(input, NULL, mp);
+    psk_merge_opts o = {0};
+    psk_cli_progress p;
+    merge_progress(&p, &o, NULL);
+    psk_folded *f = psk_cli_load_folded_opts(input, &o, mp);
+    psk_cli_progress_done(&p);
+    return f;
 }
 
 psk_folded *psk_cli_load_folded_opts(const char *input, const psk_merge_opts *mo, psk_merged **mp)

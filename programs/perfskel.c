@@ -3,6 +3,7 @@
  * and nowhere else (the libraries only return codes). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -148,6 +149,103 @@ static int command_help(const char *cmd)
     return 0;
 }
 
+/* The options of every command: those that take a value (as `--opt
+ * value` or `--opt=value`) and those that do not. A command whose
+ * options end at its first operand (the launcher, when no -- comes
+ * before it) says so. Every option a command's parser knows is here, so
+ * that main() reads the command line one way for all of them. */
+typedef struct {
+    const char *cmd;
+    const char *values; /* " -o --mpi ": each between spaces */
+    const char *flags;
+    int operand_ends;   /* 1: the first operand and what follows belong to the job */
+} cmd_options;
+
+static const cmd_options options[] = {
+    {"record", " -o --mpi --merge-times ", " --merge --merge-only --zstd ", 1},
+    {"stats", " ", " --json --no-fold ", 0},
+    {"dump", " --rank ", " --json --merged ", 0},
+    {"merge", " -o --window --times ", " --no-reorder --keep-polls --in-memory --mpi -q --json ", 0},
+    {"fold", " --symbols --algo -o ", " --tree --json ", 0},
+    {"gen", " -K -o --table-min ", " ", 0},
+    {"predict", " -K --repeat --actual --keep --mpi --timeout --build-timeout ", " --json -q --quiet ", 0},
+    {"sim", " --machine --intervals --depth --html --ranks --scale --fit ", " --json -q --folded --no-skip ", 0},
+    {"calibrate", " -o --mpi ", " ", 0},
+    {"export", " -o --machine ", " --smpi ", 0},
+    {"tune", " --mpi --policy --force --report --db ", " --check --debug ", 1},
+    {"advise", " -D --procs --maxdims --machine --top --trace ", " --static --json ", 0},
+};
+
+/* 1 if name (its first n bytes) is one of the space-separated list */
+static int listed(const char *list, const char *name, size_t n)
+{
+    for (const char *p = list; *p; p += strcspn(p, " ")) {
+        p += strspn(p, " ");
+        if (strcspn(p, " ") == n && !strncmp(p, name, n))
+            return 1;
+    }
+    return 0;
+}
+
+/* The command line of cmd read one way: every `--opt=value` before the
+ * `--` (and, for record and tune, before the launcher) becomes `--opt
+ * value` in *out (a new argv, the strings shared with argv or malloc'd);
+ * a flag given a value or an unknown `--name=value` is an error. *help:
+ * -h or --help among those options. 0, or the exit status after saying
+ * what is wrong. A command not in the table is left as it is. */
+static int normalise(const char *cmd, int argc, char **argv, char ***out, int *outc, int *help)
+{
+    const cmd_options *o = NULL;
+    for (size_t k = 0; k < sizeof options / sizeof *options; k++)
+        if (!strcmp(options[k].cmd, cmd))
+            o = &options[k];
+    char **a = calloc(2 * (size_t)argc + 1, sizeof *a);
+    if (!a)
+        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
+    int n = 0, i = 0, opts = 1;
+    a[n++] = argv[i++];
+    for (; i < argc; i++) {
+        const char *s = argv[i];
+        if (!opts || !strcmp(s, "--")) {
+            opts = 0;
+            a[n++] = argv[i];
+            continue;
+        }
+        if (!strcmp(s, "--help") || !strcmp(s, "-h"))
+            *help = 1;
+        if (!o || s[0] != '-' || !s[1]) {
+            if (o && o->operand_ends && s[0] != '-')
+                opts = 0; /* the launcher and its arguments */
+            a[n++] = argv[i];
+            continue;
+        }
+        const char *eq = s[1] == '-' ? strchr(s, '=') : NULL;
+        size_t len = eq ? (size_t)(eq - s) : strlen(s);
+        if (!eq) {
+            a[n++] = argv[i];
+            if (listed(o->values, s, len) && i + 1 < argc)
+                a[n++] = argv[++i]; /* its value, whatever it looks like */
+            continue;
+        }
+        if (listed(o->values, s, len)) {
+            char *name = strndup(s, len);
+            if (!name)
+                return free(a), psk_cli_error("out of memory"), PSK_EXIT_DATA;
+            a[n++] = name;
+            a[n++] = (char *)eq + 1;
+            continue;
+        }
+        free(a);
+        if (listed(o->flags, s, len) || listed(" --help ", s, len))
+            return psk_cli_usage("%s: %.*s takes no value ('%s')", cmd, (int)len, s, s);
+        return psk_cli_usage("%s: unknown option '%.*s' ('%s')", cmd, (int)len, s, s);
+    }
+    a[n] = NULL;
+    *out = a;
+    *outc = n;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -157,32 +255,35 @@ int main(int argc, char **argv)
         return fputs(usage, stdout), 0;
     if (!strcmp(cmd, "--version"))
         return puts("perfskel " PSK_VERSION), 0;
-    for (int i = 2; i < argc && strcmp(cmd, "predict") && strcmp(argv[i], "--"); i++)
-        if ((!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) && command_help(cmd))
-            return 0;
+    int help = 0, rc = normalise(cmd, argc - 1, argv + 1, &argv, &argc, &help);
+    if (rc)
+        return rc;
+    /* predict says its own help */
+    if (help && strcmp(cmd, "predict") && command_help(cmd))
+        return 0;
     if (!strcmp(cmd, "record"))
-        return cmd_record(argc - 1, argv + 1);
+        return cmd_record(argc, argv);
     if (!strcmp(cmd, "stats"))
-        return cmd_stats(argc - 1, argv + 1);
+        return cmd_stats(argc, argv);
     if (!strcmp(cmd, "dump"))
-        return cmd_dump(argc - 1, argv + 1);
+        return cmd_dump(argc, argv);
     if (!strcmp(cmd, "merge"))
-        return cmd_merge(argc - 1, argv + 1);
+        return cmd_merge(argc, argv);
     if (!strcmp(cmd, "fold"))
-        return cmd_fold(argc - 1, argv + 1);
+        return cmd_fold(argc, argv);
     if (!strcmp(cmd, "gen"))
-        return cmd_gen(argc - 1, argv + 1);
+        return cmd_gen(argc, argv);
     if (!strcmp(cmd, "predict"))
-        return cmd_predict(argc - 1, argv + 1);
+        return cmd_predict(argc, argv);
     if (!strcmp(cmd, "sim"))
-        return cmd_sim(argc - 1, argv + 1);
+        return cmd_sim(argc, argv);
     if (!strcmp(cmd, "calibrate"))
-        return cmd_calibrate(argc - 1, argv + 1);
+        return cmd_calibrate(argc, argv);
     if (!strcmp(cmd, "export"))
-        return cmd_export(argc - 1, argv + 1);
+        return cmd_export(argc, argv);
     if (!strcmp(cmd, "tune"))
-        return cmd_tune(argc - 1, argv + 1);
+        return cmd_tune(argc, argv);
     if (!strcmp(cmd, "advise"))
-        return cmd_advise(argc - 1, argv + 1);
+        return cmd_advise(argc, argv);
     return psk_cli_usage("unknown command '%s'", cmd);
 }
