@@ -161,6 +161,9 @@ int psk_cli_load_machine(const char *machine, psk_machine *m);
 psk_folded *psk_cli_load_folded(const char *input, psk_merged **m);
 /* the same with the merge's progress reported through mo (window and order as above) */
 psk_folded *psk_cli_load_folded_opts(const char *input, const psk_merge_opts *mo, psk_merged **m);
+/* load.c: p set up to show a merge's progress through o's callback
+ * ("perfskel WHO: merging: ...", "perfskel: merging..." if who is NULL) */
+void psk_cli_merge_progress(psk_cli_progress *p, psk_merge_opts *o, const char *who, int quiet);
 /* load.c: seconds on the monotonic clock */
 double psk_cli_now(void);
 int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks,

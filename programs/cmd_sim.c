@@ -205,7 +205,12 @@ int cmd_sim(int argc, char **argv)
             fprintf(stderr, "perfskel: extrapolated from %d to %d ranks (%s) in %.3f s\n", xrep.from_ranks, ranks,
                     psk_scale_name(scale), psk_cli_now() - t0);
     } else if (folded) {
-        if (!(fold = psk_cli_load_folded(input, &merged)))
+        psk_cli_progress lp;
+        psk_merge_opts mo = {0};
+        psk_cli_merge_progress(&lp, &mo, "sim", quiet);
+        fold = psk_cli_load_folded_opts(input, &mo, &merged);
+        psk_cli_progress_done(&lp);
+        if (!fold)
             goto out;
         nranks = psk_merged_nranks(merged);
         if (!quiet)
@@ -224,8 +229,12 @@ int cmd_sim(int argc, char **argv)
     for (int k = 0; k < nm; k++)
         if (!grid_fits(&m[k], machines[k] ? machines[k] : "machine", nranks))
             goto out;
-    psk_sim_opts o = {.machine = &m[0], .depth = depth, .progress = !quiet, .timeline = html != NULL,
-                      .no_skip = no_skip};
+    psk_cli_progress pg;
+    psk_cli_progress_init(&pg, "sim", quiet);
+    pg.unit = "events";
+    pg.step_count = "replaying";
+    psk_sim_opts o = {.machine = &m[0], .depth = depth, .progress = psk_cli_progress_cb, .progress_arg = &pg,
+                      .timeline = html != NULL, .no_skip = no_skip};
     if (!folded) {
         if (load_pnames(input, &pn))
             goto out;
@@ -250,11 +259,16 @@ int cmd_sim(int argc, char **argv)
             }
             psk_sim_detail_attach(detail[k], &ok[k]);
         }
+        char step[64];
+        if (nm > 1)
+            snprintf(step, sizeof step, "replaying on machine %d of %d", k + 1, nm);
+        pg.step_count = nm > 1 ? step : "replaying";
         if (!quiet && nm > 1)
             fprintf(stderr, "perfskel: machine %d of %d: %s\n", k + 1, nm, machines[k]);
         double a = psk_cli_now();
         int src = folded ? psk_sim_run_folded(merged, fold, &ok[k], &s[k]) : psk_sim_run(t, &ok[k], &s[k]);
         double secs = psk_cli_now() - a;
+        psk_cli_progress_done(&pg);
         if (src) {
             psk_cli_error("%s: %s", input, psk_sim_errmsg(s[k]));
             goto out;

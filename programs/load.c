@@ -10,10 +10,9 @@
 
 #include "cli.h"
 
-/* the progress of a merge on the way to something else */
-static void merge_progress(psk_cli_progress *p, psk_merge_opts *o, const char *who)
+void psk_cli_merge_progress(psk_cli_progress *p, psk_merge_opts *o, const char *who, int quiet)
 {
-    psk_cli_progress_init(p, who, 0);
+    psk_cli_progress_init(p, who, quiet);
     p->unit = "events";
     p->step_count = "merging: reading the ranks' events";
     p->step_total = "merging: writing";
@@ -25,7 +24,7 @@ psk_merged *psk_cli_load_merged(const char *input, int no_reorder)
 {
     psk_merge_opts o = {.window = 64, .no_reorder = no_reorder};
     psk_cli_progress p;
-    merge_progress(&p, &o, NULL);
+    psk_cli_merge_progress(&p, &o, NULL, 0);
     psk_merged *m = psk_cli_load_merged_opts(input, &o);
     psk_cli_progress_done(&p);
     return m;
@@ -67,7 +66,7 @@ psk_folded *psk_cli_load_folded(const char *input, psk_merged **mp)
 {
     psk_merge_opts o = {0};
     psk_cli_progress p;
-    merge_progress(&p, &o, NULL);
+    psk_cli_merge_progress(&p, &o, NULL, 0);
     psk_folded *f = psk_cli_load_folded_opts(input, &o, mp);
     psk_cli_progress_done(&p);
     return f;

@@ -160,7 +160,10 @@ typedef struct psk_sim_call {
 typedef struct psk_sim_opts {
     const psk_machine *machine;
     int depth;      /* intervals deeper than this are not kept (0: all) */
-    int progress;   /* progress lines on stderr */
+    /* called every 2^20 events replayed with their count (total 0: not
+     * known ahead), or NULL */
+    void (*progress)(void *arg, uint64_t done, uint64_t total);
+    void *progress_arg;
     int timeline;   /* keep the per-rank timeline (for the HTML report) */
     const psk_sim_marks *marks;  /* per rank, or NULL */
     /* the name of a marked interval: at most cap bytes into buf */

@@ -1363,8 +1363,8 @@ static int advance(psk_sim *s, int q, int *next)
             break;
         if (s->opts->on_call && !r->in_block && s->opof[r->ev.fn] != OP_INIT && s->opof[r->ev.fn] != OP_PCONTROL)
             report_call(s, q, r->t, r->t, 0); /* a call that took no time in the model */
-        if (s->progress && (s->events & ((1u << 24) - 1)) == 0)
-            fprintf(stderr, "perfskel sim: %llu events\n", (unsigned long long)s->events);
+        if (s->opts->progress && (s->events & ((1u << 20) - 1)) == 0)
+            s->opts->progress(s->opts->progress_arg, s->events, 0);
         if (r->state == 2)
             break;
         if (r->nwait > 0) { /* blocked until resolve() makes it ready */
@@ -1485,7 +1485,6 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     s->m = o->machine;
     s->maxdepth = o->depth;
     s->opts = o;
-    s->progress = o->progress;
     s->eval_node = -1;
     s->opof = calloc(psk_fn_count(), 1);
     s->collof = calloc(psk_fn_count(), 1);

@@ -166,7 +166,7 @@ struct psk_sim {
     uint64_t buffered;
     int ended_early;     /* ranks whose trace ends before MPI_Finalize */
     char early_msg[512]; /* the first of them, as the reader said */
-    int maxdepth, progress;
+    int maxdepth;
     double *inv_power;   /* per rank: 1 / its node's power */
     double *poll_scale;  /* per rank: a recorded gap's time at the node's full speed
                           * (a quota slows compute on average, not the piece before a poll) */

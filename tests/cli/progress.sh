@@ -54,6 +54,15 @@ else
     bad "fold DIR: progress lines"; cat "$T/err"
 fi
 
+PSK_PROGRESS_AFTER=0 "$P" sim "$T/t" >/dev/null 2>"$T/err" || bad "sim"
+PSK_PROGRESS_AFTER=0 "$P" sim "$T/t" -q >/dev/null 2>"$T/errq" || bad "sim -q"
+if grep -q "^perfskel sim: replaying: [0-9]* events (" "$T/err" && grep -q "^perfskel sim: replaying: done" "$T/err" &&
+    [ ! -s "$T/errq" ]; then
+    ok "sim: progress of the replay, none with -q"
+else
+    bad "sim: progress lines"; cat "$T/err" "$T/errq"
+fi
+
 # a terminal: a bar rewritten in place (\r, erase to the end of line), then wiped
 if command -v script >/dev/null; then
     PSK_PROGRESS_AFTER=0 script -qec "'$P' merge '$T/t' -o '$T/d.pskm'" /dev/null >"$T/tty" 2>&1
