@@ -206,7 +206,11 @@ int psk_cli_mpi_arg(const char *name)
 int psk_cli_launcher_mpi(int given, const char *launcher)
 {
     int flavour = given ? given : psk_launcher_flavour(launcher);
-    if (!flavour)
+    char path[PATH_MAX];
+    if (!flavour && !psk_cli_path_lookup(launcher, path, sizeof path))
+        psk_cli_error("%s: no such program%s; cannot tell which MPI it belongs to", launcher,
+                      strchr(launcher, '/') ? "" : " on PATH");
+    else if (!flavour)
         psk_cli_error("%s: cannot tell which MPI this launcher belongs to (not by its name, its links or its "
                       "--version); say --mpi openmpi or --mpi mpich",
                       launcher);
