@@ -49,10 +49,17 @@ static int name_is_mpirun(const char *name)
            !strncmp(name, "prterun", 7) || strstr(name, "hydra");
 }
 
+/* 1 if path is an executable file (through its links) */
+static int executable(const char *path)
+{
+    struct stat st;
+    return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 char *psk_cli_path_lookup(const char *prog, char *out, size_t cap)
 {
     if (strchr(prog, '/')) {
-        if (access(prog, X_OK) || snprintf(out, cap, "%s", prog) >= (int)cap)
+        if (!executable(prog) || snprintf(out, cap, "%s", prog) >= (int)cap)
             return NULL;
         return out;
     }
@@ -61,10 +68,9 @@ char *psk_cli_path_lookup(const char *prog, char *out, size_t cap)
         path = "/usr/bin:/bin";
     while (*path) {
         size_t n = strcspn(path, ":");
-        struct stat st;
         /* an empty entry is the current directory */
         int len = snprintf(out, cap, "%.*s%s%s", (int)n, path, n ? "/" : "", prog);
-        if (len > 0 && len < (int)cap && access(out, X_OK) == 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
+        if (len > 0 && len < (int)cap && executable(out))
             return out;
         path += n + (path[n] == ':');
     }
