@@ -177,6 +177,10 @@ int psk_cli_mpicc_find(const char *given, int flavour, const char *launcher, psk
     /* named by the user: used if it is not of another MPI */
     const char *env = getenv("MPICC");
     const char *named = given ? given : env && *env ? env : NULL, *from = given ? "--mpicc" : "$MPICC";
+    if (given && !*given) {
+        psk_cli_error("--mpicc takes the path or name of an mpicc, not ''");
+        return PSK_EXIT_USAGE;
+    }
     if (named) {
         if (!consider(cc, named, from, 0)) {
             psk_cli_error("%s: not found or not executable (from %s)", named, from);
