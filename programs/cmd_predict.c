@@ -42,7 +42,7 @@ static const char help[] =
     "  --repeat R         run the skeleton R times, keep the median prediction (default 3)\n"
     "                     and give the range of the R: a further run falls inside it\n"
     "                     with probability (R-1)/(R+1) when runs vary alike\n"
-    "  --json             the result as JSON on stdout\n"
+    "  --json             the result as JSON on stdout (with the MPI and the mpicc)\n"
     "  --actual S         the original's measured run time: also print the error\n"
     "  --keep DIR         build in DIR and keep the skeleton's source and binary there\n"
     "                     (default: a temporary directory, removed at the end)\n"
@@ -453,6 +453,8 @@ int cmd_predict(int argc, char **argv)
         psk_json_init(&j, stdout, 1);
         psk_json_obj(&j, NULL);
         psk_json_str(&j, "trace", input);
+        psk_json_str(&j, "mpi", psk_flavour_name(flavour));
+        psk_json_str(&j, "mpicc", cc.path);
         psk_json_num(&j, "predicted_seconds", res.predicted_seconds);
         psk_json_num(&j, "skeleton_seconds", res.skeleton_seconds);
         psk_json_int(&j, "K", res.K);

@@ -52,9 +52,14 @@ for way in sym wrap; do
         bad "$way: record -- mpirun"; cat "$T/err"; continue
     fi
     # predict: the launcher told, the mpicc beside it
-    timeout 120 "$P" predict "$T/$way.trace" -K 2 --repeat 1 -- mpirun $EXTRA -n 2 >"$T/out" 2>"$T/err"
+    # (sym: --json, which names them too)
+    json=
+    [ "$way" = sym ] && json=--json
+    timeout 120 "$P" predict "$T/$way.trace" -K 2 --repeat 1 $json -- mpirun $EXTRA -n 2 >"$T/out" 2>"$T/err"
     st=$?
-    if [ $st -eq 0 ] && grep -q "predicted run time" "$T/out" &&
+    if [ $st -eq 0 ] && { [ -n "$json" ] || grep -q "predicted run time" "$T/out"; } &&
+        { [ -z "$json" ] || { grep -q "\"predicted_seconds\"" "$T/out" && grep -q "\"mpi\": \"$FL\"" "$T/out" &&
+            grep -q "\"mpicc\": \"$T/$way/mpicc\"" "$T/out"; }; } &&
         grep -q "^predict: MPI: $TITLE (mpirun: $told); mpicc: $T/$way/mpicc (beside the launcher; $TITLE by $cctold)$" "$T/err" &&
         grep -q "^predict: building with mpicc \.\.\.$" "$T/err"; then
         ok "$way: predict -- mpirun: $TITLE told by $told, mpicc by $cctold"
