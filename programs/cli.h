@@ -4,6 +4,7 @@
 #define PSK_CLI_H
 
 #include "perfskel/gen.h"
+#include <limits.h>
 #include <stdio.h>
 
 #define PSK_EXIT_DATA 1  /* bad input data, or the job failed */
@@ -37,14 +38,31 @@ void psk_cli_cleanup_on(const char *dir, const char *const *files, int nfiles);
 int psk_cli_interrupted(void);
 /* removes the registered files and dies of sig */
 void psk_cli_die(int sig) __attribute__((noreturn));
-/* builds src into bin with the mpicc of flavour (enum psk_flavour), quietly,
- * within limit seconds (hint, if not NULL, says in the timeout message how
- * to change it); 0, or PSK_EXIT_DATA after saying why (nothing said if a
- * signal ended it: psk_cli_interrupted) */
+/* mpicc.c: the mpicc that builds MPI code (predict's skeleton, calibrate's
+ * program) for a launcher's MPI, found by what it is */
+typedef struct psk_cli_mpicc {
+    char run[PATH_MAX];  /* what is run and named: a name found on PATH, or a path */
+    char path[PATH_MAX]; /* where it is */
+    int flavour;         /* enum psk_flavour it was told to be; 0 if it could not be told */
+    const char *how;     /* what told it: "its name", "its -show", ... */
+    const char *from;    /* how it was chosen: "--mpicc", "$MPICC", "beside mpirun", "on PATH", "Debian's name" */
+} psk_cli_mpicc;
+/* The first of: given (--mpicc; NULL: none), $MPICC, the mpicc beside the
+ * launcher (mpirun.mpich: mpicc.mpich, then mpicc), mpicc on PATH, mpicc.<MPI>
+ * (Debian's name) whose MPI is flavour's; one given or from $MPICC of another
+ * MPI is refused. 0, or PSK_EXIT_USAGE after saying what is wrong. */
+int psk_cli_mpicc_find(const char *given, int flavour, const char *launcher, psk_cli_mpicc *cc);
+/* the enum psk_flavour of an mpicc (a name on PATH or a path) by its name,
+ * its links, what -show or --showme says it runs (the mpi.h it includes),
+ * or --showme:version and -v; 0 if none tells. *how says which told. */
+int psk_cli_mpicc_flavour(const char *mpicc, const char **how);
+/* builds src into bin with cc, quietly, within limit seconds (hint, if not
+ * NULL, says in the timeout message how to change it); 0, or PSK_EXIT_DATA
+ * after saying why (nothing said if a signal ended it: psk_cli_interrupted) */
 #define PSK_CLI_BUILD_LIMIT 600.0
-int psk_cli_mpicc_within(int flavour, const char *src, const char *bin, int with_stdint, double limit,
+int psk_cli_mpicc_within(const psk_cli_mpicc *cc, const char *src, const char *bin, int with_stdint, double limit,
                          const char *hint);
-int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint); /* PSK_CLI_BUILD_LIMIT */
+int psk_cli_mpicc_build(const psk_cli_mpicc *cc, const char *src, const char *bin, int with_stdint); /* PSK_CLI_BUILD_LIMIT */
 
 /* progress.c: a long step's progress on stderr (a bar on a terminal, plain
  * lines from 2 s on otherwise); quiet: nothing */
@@ -69,10 +87,23 @@ void psk_cli_progress_cb(void *arg, uint64_t done, uint64_t total);
 
 /* launcher.c */
 const char *psk_base_name(const char *path);
-/* the full path of prog (as given, or found on PATH), or NULL */
+/* the full path of prog (as given, or found on PATH), symlinks resolved
+ * (out: PATH_MAX bytes), or NULL */
 char *psk_cli_which(const char *prog, char *out, size_t cap);
-/* enum psk_flavour of a launcher: by its name, its symlinks' target, or its --version */
+/* where execvp finds prog: prog itself if it holds a '/', else the first
+ * executable file of that name in PATH, symlinks kept; NULL if none */
+char *psk_cli_path_lookup(const char *prog, char *out, size_t cap);
+/* what prog prints on stdout and stderr run with args (at most 6), directly,
+ * within 30 s, and its exit status (if status); malloc'd, NULL if it could
+ * not run */
+char *psk_cli_output_of(const char *prog, const char *const *args, int nargs, int *status);
+/* "Open MPI", "MPICH" */
+const char *psk_cli_mpi_title(int flavour);
+/* enum psk_flavour of a launcher: by its name, the names along its
+ * symlinks, or its --version (asked once per process, kept nowhere) */
 int psk_launcher_flavour(const char *launcher);
+/* what told it: "its name", "the name its link leads to", "its --version" */
+const char *psk_cli_launcher_how(const char *launcher);
 /* the enum psk_flavour an --mpi argument names, 0 if none */
 int psk_cli_mpi_arg(const char *name);
 /* given (from --mpi) or the launcher's MPI; 0 after saying it cannot tell */
@@ -82,7 +113,9 @@ int psk_cli_launcher_mpi(int given, const char *launcher);
 int psk_cli_find_library(const char *name, char *out, size_t cap);
 /* a job with a library preloaded into its ranks only (Open MPI's mpirun:
  * -x, MPICH's: -genv, passing on the named variables of perfskel's
- * environment too; any other launcher: LD_PRELOAD in the environment) */
+ * environment too; an mpirun is told by its name, its links' names, or the
+ * --version psk_launcher_flavour asked; any other launcher: LD_PRELOAD in
+ * the environment) */
 typedef struct psk_cli_launch {
     char **argv;
     char *preload, *xs;

@@ -5,7 +5,8 @@
  * without waiting for its receiver (eager threshold), and the time of the
  * work unit of psk_work.h (work unit time), from which sim gets the CPU
  * power of this machine relative to where a trace was recorded, and what
- * a poll that finds nothing costs (poll cost). */
+ * a poll that finds nothing costs (poll cost). The program is built with
+ * an mpicc of the launcher's MPI (mpicc.c: --mpicc, $MPICC, ...). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -242,11 +243,13 @@ static const char program[] =
 
 int cmd_calibrate(int argc, char **argv)
 {
-    const char *out = "machine.par";
+    const char *out = "machine.par", *mpicc_arg = NULL;
     int flavour = 0, i;
     for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--mpicc") && i + 1 < argc) {
+            mpicc_arg = argv[++i];
         } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
             const char *m = argv[++i];
             flavour = psk_cli_mpi_arg(m);
@@ -261,6 +264,9 @@ int cmd_calibrate(int argc, char **argv)
     char **launch = argv + i + 1;
     int nlaunch = argc - i - 1;
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
+        return PSK_EXIT_USAGE;
+    psk_cli_mpicc cc;
+    if (psk_cli_mpicc_find(mpicc_arg, flavour, launch[0], &cc))
         return PSK_EXIT_USAGE;
     char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16];
     snprintf(dir, sizeof dir, "%s/perfskel-calibrate.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -281,7 +287,7 @@ int cmd_calibrate(int argc, char **argv)
         rc = PSK_EXIT_DATA;
     }
     if (!rc)
-        rc = psk_cli_mpicc(flavour, src, bin, 1);
+        rc = psk_cli_mpicc_build(&cc, src, bin, 1);
     char *text = NULL;
     size_t len = 0;
     if (!rc) {
@@ -294,7 +300,8 @@ int cmd_calibrate(int argc, char **argv)
             for (int k = 0; k < nlaunch; k++)
                 cmd[k] = launch[k];
             cmd[nlaunch] = bin;
-            fprintf(stderr, "perfskel: measuring with %s (about 10 s)\n", launch[0]);
+            fprintf(stderr, "perfskel: measuring with %s, %s, built with %s (about 10 s)\n", launch[0],
+                    psk_cli_mpi_title(flavour), cc.run);
             int st = psk_cli_run(cmd, o);
             fclose(o);
             if (st) {

@@ -7,7 +7,9 @@
  * run on a shared machine varies by several per cent. A watchdog stops a
  * run that takes far longer than the recording says it should (--timeout)
  * and reports where each rank was; every step is said on stderr unless -q,
- * so that a long merge or build is never mistaken for a hang. */
+ * so that a long merge or build is never mistaken for a hang. The MPI is
+ * told by what the launcher is (launcher.c), the mpicc chosen to match it
+ * (mpicc.c). */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -40,11 +42,16 @@ static const char help[] =
     "  --repeat R         run the skeleton R times, keep the median prediction (default 3)\n"
     "                     and give the range of the R: a further run falls inside it\n"
     "                     with probability (R-1)/(R+1) when runs vary alike\n"
-    "  --json             the result as JSON on stdout\n"
+    "  --json             the result as JSON on stdout (with the MPI and the mpicc)\n"
     "  --actual S         the original's measured run time: also print the error\n"
     "  --keep DIR         build in DIR and keep the skeleton's source and binary there\n"
     "                     (default: a temporary directory, removed at the end)\n"
-    "  --mpi openmpi|mpich  the launcher's MPI, when its name does not tell\n"
+    "  --mpi openmpi|mpich  the launcher's MPI, when neither its name, the names\n"
+    "                     along its symlinks nor its --version tell\n"
+    "  --mpicc PATH       the mpicc that builds the skeleton; it must be of the\n"
+    "                     launcher's MPI (default: $MPICC, else the mpicc beside the\n"
+    "                     launcher, mpicc on PATH or mpicc.openmpi/mpicc.mpich,\n"
+    "                     the first of the launcher's MPI as its -show tells)\n"
     "  --timeout S        stop a run of the skeleton after S seconds (0: never); the\n"
     "                     default is 5 x its expected run time (the recorded run, its\n"
     "                     loops of at least N iterations counted 1/N) + 10 s + 1 s per\n"
@@ -211,7 +218,7 @@ static void say(int quiet, const char *fmt, ...)
 
 int cmd_predict(int argc, char **argv)
 {
-    const char *input = NULL, *keep = NULL, *v;
+    const char *input = NULL, *keep = NULL, *v, *mpicc_arg = NULL;
     int K = 0, json = 0, i, repeat = 3, flavour = 0, quiet = 0;
     double actual = -1, timeout = -1, build_timeout = PSK_CLI_BUILD_LIMIT;
     for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -233,6 +240,8 @@ int cmd_predict(int argc, char **argv)
             repeat = (int)r;
         } else if ((v = opt_value(argc, argv, &i, "--keep"))) {
             keep = v;
+        } else if ((v = opt_value(argc, argv, &i, "--mpicc"))) {
+            mpicc_arg = v;
         } else if ((v = opt_value(argc, argv, &i, "--mpi"))) {
             flavour = psk_cli_mpi_arg(v);
             if (!flavour)
@@ -264,8 +273,16 @@ int cmd_predict(int argc, char **argv)
         return psk_cli_usage("predict: no launcher given after --");
     char **launch = argv + i + 1;
     int nlaunch = argc - i - 1;
+    int given = flavour;
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
+    psk_cli_mpicc cc;
+    if (psk_cli_mpicc_find(mpicc_arg, flavour, launch[0], &cc))
+        return PSK_EXIT_USAGE;
+    say(quiet, "MPI: %s (%s: %s); mpicc: %s (%s; %s%s%s)\n", psk_cli_mpi_title(flavour), launch[0],
+        given ? "--mpi" : psk_cli_launcher_how(launch[0]), cc.path, cc.from,
+        cc.flavour ? psk_cli_mpi_title(cc.flavour) : "its MPI not told", cc.flavour ? " by " : "",
+        cc.flavour ? cc.how : "");
     /* the skeleton's source and binary */
     char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16], posf[PATH_MAX + 16];
     if (keep) {
@@ -307,11 +324,9 @@ int cmd_predict(int argc, char **argv)
         say(quiet, "generated %s (%ld lines) in %.1f s; the recorded run took %.3f s, the skeleton should take %.3f s\n",
             src, lines, psk_cli_now() - t, info.recorded_seconds, info.expected_seconds);
     if (!rc) {
-        char mpicc[64];
-        snprintf(mpicc, sizeof mpicc, "mpicc.%s", psk_flavour_name(flavour));
-        say(quiet, "building with %s ...\n", mpicc);
+        say(quiet, "building with %s ...\n", cc.run);
         t = psk_cli_now();
-        rc = psk_cli_mpicc_within(flavour, src, bin, 0, build_timeout, "--build-timeout to change it");
+        rc = psk_cli_mpicc_within(&cc, src, bin, 0, build_timeout, "--build-timeout to change it");
         if (psk_cli_interrupted())
             psk_cli_die(psk_cli_interrupted());
         if (!rc)
@@ -438,6 +453,8 @@ int cmd_predict(int argc, char **argv)
         psk_json_init(&j, stdout, 1);
         psk_json_obj(&j, NULL);
         psk_json_str(&j, "trace", input);
+        psk_json_str(&j, "mpi", psk_flavour_name(flavour));
+        psk_json_str(&j, "mpicc", cc.path);
         psk_json_num(&j, "predicted_seconds", res.predicted_seconds);
         psk_json_num(&j, "skeleton_seconds", res.skeleton_seconds);
         psk_json_int(&j, "K", res.K);

@@ -1,7 +1,9 @@
-/* Launchers: which MPI a launcher (mpirun, mpiexec, ...) belongs to, for
- * perfskel record and tune (which library to preload) and perfskel predict
- * (which mpicc builds the skeleton); finding a preload library and running
- * a job with it preloaded into the ranks only (record, tune). */
+/* Launchers: which MPI a launcher (mpirun, mpiexec, ...) belongs to, told
+ * by what it is (its name, the names along its symlinks, its --version),
+ * for perfskel record and tune (which library to preload) and perfskel
+ * predict and calibrate (which mpicc builds their program: mpicc.c);
+ * finding a preload library and running a job with it preloaded into the
+ * ranks only (record, tune). */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,69 +24,185 @@ const char *psk_base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+const char *psk_cli_mpi_title(int flavour)
+{
+    return flavour == PSK_MPI_OPENMPI ? "Open MPI" : flavour == PSK_MPI_MPICH ? "MPICH" : "an unknown MPI";
+}
+
+/* The MPI a program's name says: Debian's suffixes (mpirun.openmpi,
+ * mpicc.mpich), Open MPI's own programs (orterun, prterun, opal_wrapper,
+ * ompi_info) and MPICH's process manager (mpiexec.hydra) */
 static int name_flavour(const char *name)
 {
-    if (strstr(name, "openmpi") || strstr(name, "orterun") || strstr(name, "ompi"))
+    if (strstr(name, "openmpi") || strstr(name, "open-mpi") || !strncmp(name, "orterun", 7) ||
+        !strncmp(name, "prterun", 7) || !strncmp(name, "opal_wrapper", 12) || !strncmp(name, "ompi", 4))
         return PSK_MPI_OPENMPI;
     if (strstr(name, "mpich") || strstr(name, "hydra"))
         return PSK_MPI_MPICH;
     return PSK_MPI_UNKNOWN;
 }
 
-/* full path of an executable on PATH, or NULL */
-char *psk_cli_which(const char *prog, char *out, size_t cap)
+/* 1 if a launcher's name is that of an mpirun (which takes -x or -genv) */
+static int name_is_mpirun(const char *name)
 {
-    if (strchr(prog, '/'))
-        return realpath(prog, out);
+    return !strncmp(name, "mpirun", 6) || !strncmp(name, "mpiexec", 7) || !strncmp(name, "orterun", 7) ||
+           !strncmp(name, "prterun", 7) || strstr(name, "hydra");
+}
+
+/* 1 if path is an executable file (through its links) */
+static int executable(const char *path)
+{
+    struct stat st;
+    return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *psk_cli_path_lookup(const char *prog, char *out, size_t cap)
+{
+    if (strchr(prog, '/')) {
+        if (!executable(prog) || snprintf(out, cap, "%s", prog) >= (int)cap)
+            return NULL;
+        return out;
+    }
     const char *path = getenv("PATH");
     if (!path)
         path = "/usr/bin:/bin";
-    char dir[PATH_MAX];
     while (*path) {
         size_t n = strcspn(path, ":");
-        snprintf(dir, sizeof dir, "%.*s/%s", (int)n, path, prog);
-        if (access(dir, X_OK) == 0 && realpath(dir, out))
+        /* an empty entry is the current directory */
+        int len = snprintf(out, cap, "%.*s%s%s", (int)n, path, n ? "/" : "", prog);
+        if (len > 0 && len < (int)cap && executable(out))
             return out;
         path += n + (path[n] == ':');
     }
-    (void)cap;
     return NULL;
 }
 
-/* Which MPI a launcher belongs to: by its name, the name its symlinks lead
- * to (mpirun -> /etc/alternatives/mpirun -> mpirun.openmpi), or what it
- * says of itself with --version. */
-int psk_launcher_flavour(const char *launcher)
+/* full path of an executable on PATH, symlinks resolved, or NULL */
+char *psk_cli_which(const char *prog, char *out, size_t cap)
 {
-    int fl = name_flavour(psk_base_name(launcher));
-    if (fl)
-        return fl;
-    char real[PATH_MAX];
-    if (!psk_cli_which(launcher, real, sizeof real))
-        return PSK_MPI_UNKNOWN;
-    if ((fl = name_flavour(psk_base_name(real))) != 0)
-        return fl;
-    /* run directly, not through a shell: any byte may be in the path */
+    char found[PATH_MAX];
+    if (!psk_cli_path_lookup(prog, found, sizeof found))
+        return NULL;
+    (void)cap; /* realpath writes at most PATH_MAX bytes; callers give that */
+    return realpath(found, out);
+}
+
+/* What the names along a program's chain of symlinks say, the name it was
+ * given first (mpirun -> /etc/alternatives/mpirun -> mpirun.openmpi ->
+ * orterun): the first MPI one of them names (*fl, if 0 so far), and
+ * whether one is an mpirun's. path as found on PATH. */
+static void chain_names(const char *given, const char *path, int *fl, int *mpirun, const char **how)
+{
+    char cur[PATH_MAX], link[PATH_MAX];
+    *fl = name_flavour(psk_base_name(given));
+    *mpirun = name_is_mpirun(psk_base_name(given));
+    *how = "its name";
+    if (!path)
+        return;
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hop = 0; hop < 40; hop++) { /* a loop of links ends too */
+        const char *b = psk_base_name(cur);
+        if (!*fl && (*fl = name_flavour(b)) != 0 && hop)
+            *how = "the name its link leads to";
+        *mpirun |= name_is_mpirun(b);
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0)
+            break;
+        link[n] = 0;
+        if (link[0] == '/') {
+            memcpy(cur, link, (size_t)n + 1);
+        } else {
+            char *slash = strrchr(cur, '/');
+            size_t keep = slash ? (size_t)(slash - cur) + 1 : 0;
+            if (keep + (size_t)n + 1 > sizeof cur)
+                break;
+            memcpy(cur + keep, link, (size_t)n + 1);
+        }
+    }
+}
+
+/* what a program prints (stdout and stderr) when run with args, directly
+ * (not through a shell: any byte may be in its path), within 30 s, and its
+ * exit status (if status); malloc'd, NULL if it could not run */
+char *psk_cli_output_of(const char *prog, const char *const *args, int nargs, int *status)
+{
     char *text = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&text, &len);
-    if (!o)
-        return PSK_MPI_UNKNOWN;
-    char *argv[] = {real, "--version", NULL};
+    char *argv[8];
+    if (!o || nargs > 6) {
+        if (o)
+            fclose(o);
+        free(text);
+        return NULL;
+    }
+    argv[0] = (char *)prog;
+    for (int k = 0; k < nargs; k++)
+        argv[k + 1] = (char *)args[k];
+    argv[nargs + 1] = NULL;
     psk_cli_runopts ro = {.limit = 30, .out = o, .catch = ""}; /* stderr too */
-    psk_cli_run_watched(argv, &ro);
+    int st = psk_cli_run_watched(argv, &ro);
     if (ro.caught)
         fwrite(ro.caught, 1, ro.ncaught, o);
     fclose(o);
     free(ro.caught);
-    if (text && (strstr(text, "Open MPI") || strstr(text, "OpenRTE")))
-        fl = PSK_MPI_OPENMPI;
-    else if (text && (strstr(text, "HYDRA") || strstr(text, "MPICH")))
-        fl = PSK_MPI_MPICH;
-    free(text);
-    return fl;
+    if (status)
+        *status = st;
+    if (st < 0 || st == 127) {
+        free(text);
+        return NULL;
+    }
+    return text;
 }
 
+/* What a launcher is, found once per launcher in this process (nothing is
+ * kept between runs of perfskel: the launcher on PATH may change) */
+static struct {
+    char launcher[PATH_MAX];
+    int flavour, mpirun;
+    const char *how;
+} known;
+
+/* Which MPI a launcher belongs to, and whether it is an mpirun (Open MPI's,
+ * or MPICH's Hydra, which take -x and -genv): by its name, the names its
+ * symlinks lead to (mpirun -> /etc/alternatives/mpirun -> mpirun.openmpi),
+ * or what it says of itself with --version ("mpirun (Open MPI) 4.1.4",
+ * "mpirun.openmpi (OpenRTE) 4.1.4"; MPICH's "HYDRA build details: ...
+ * Version: 4.0.2"). */
+static void identify(const char *launcher)
+{
+    if (known.how && !strcmp(known.launcher, launcher))
+        return;
+    snprintf(known.launcher, sizeof known.launcher, "%s", launcher);
+    char path[PATH_MAX];
+    const char *found = psk_cli_path_lookup(launcher, path, sizeof path);
+    chain_names(launcher, found, &known.flavour, &known.mpirun, &known.how);
+    if (known.flavour || !found)
+        return;
+    static const char *const version[] = {"--version"};
+    char *text = psk_cli_output_of(found, version, 1, NULL);
+    if (text && (strstr(text, "Open MPI") || strstr(text, "OpenRTE")))
+        known.flavour = PSK_MPI_OPENMPI;
+    else if (text && (strstr(text, "HYDRA") || strstr(text, "MPICH")))
+        known.flavour = PSK_MPI_MPICH;
+    if (known.flavour) {
+        known.mpirun = 1; /* what answers so is an mpirun or mpiexec */
+        known.how = "its --version";
+    }
+    free(text);
+}
+
+int psk_launcher_flavour(const char *launcher)
+{
+    identify(launcher);
+    return known.flavour;
+}
+
+const char *psk_cli_launcher_how(const char *launcher)
+{
+    identify(launcher);
+    return known.how;
+}
 
 int psk_cli_mpi_arg(const char *name)
 {
@@ -93,10 +212,29 @@ int psk_cli_mpi_arg(const char *name)
 int psk_cli_launcher_mpi(int given, const char *launcher)
 {
     int flavour = given ? given : psk_launcher_flavour(launcher);
-    if (!flavour)
-        psk_cli_error("%s: cannot tell which MPI this launcher belongs to; say --mpi openmpi or --mpi mpich",
+    char path[PATH_MAX];
+    if (!flavour && !psk_cli_path_lookup(launcher, path, sizeof path))
+        psk_cli_error("%s: no such program%s; cannot tell which MPI it belongs to", launcher,
+                      strchr(launcher, '/') ? "" : " on PATH");
+    else if (!flavour)
+        psk_cli_error("%s: cannot tell which MPI this launcher belongs to (not by its name, its links or its "
+                      "--version); say --mpi openmpi or --mpi mpich",
                       launcher);
     return flavour;
+}
+
+/* 1 if the launcher takes -x (Open MPI) or -genv (MPICH): its name or a
+ * link's says mpirun or mpiexec, or its --version said which MPI's it is
+ * (asked only when --mpi was not given) */
+static int is_mpirun(const char *launcher)
+{
+    if (known.how && !strcmp(known.launcher, launcher))
+        return known.mpirun;
+    char path[PATH_MAX];
+    int fl, mpirun;
+    const char *how;
+    chain_names(launcher, psk_cli_path_lookup(launcher, path, sizeof path), &fl, &mpirun, &how);
+    return mpirun;
 }
 
 /* ---- preloading a library into the ranks ---- */
@@ -137,15 +275,13 @@ int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const 
         l->preload = NULL;
         return -1;
     }
-    const char *lname = psk_base_name(cmd[0]);
-    int is_mpirun = !strncmp(lname, "mpirun", 6) || !strncmp(lname, "mpiexec", 7) ||
-                    !strncmp(lname, "orterun", 7);
+    int mpirun = is_mpirun(cmd[0]);
     char **a = l->argv = calloc((size_t)ncmd + 3 * (size_t)nnames + 8, sizeof *a);
     if (!a)
         return -1;
     int n = 0;
     a[n++] = cmd[0];
-    if (is_mpirun && flavour == PSK_MPI_OPENMPI) {
+    if (mpirun && flavour == PSK_MPI_OPENMPI) {
         for (int k = 0; k < nnames; k++) {
             a[n++] = "-x";
             a[n++] = (char *)names[k]; /* -x NAME passes our value on */
@@ -156,7 +292,7 @@ int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const 
         }
         a[n++] = "-x";
         a[n++] = l->xs;
-    } else if (is_mpirun && flavour == PSK_MPI_MPICH) {
+    } else if (mpirun && flavour == PSK_MPI_MPICH) {
         for (int k = 0; k < nnames; k++) {
             a[n++] = "-genv";
             a[n++] = (char *)names[k];

@@ -410,36 +410,3 @@ int psk_cli_run(char **argv, FILE *out)
     free(o.caught);
     return st;
 }
-
-int psk_cli_mpicc_within(int flavour, const char *src, const char *bin, int with_stdint, double limit,
-                         const char *hint)
-{
-    char mpicc[64];
-    snprintf(mpicc, sizeof mpicc, "mpicc.%s", psk_flavour_name(flavour));
-    char *plain[] = {mpicc, "-O2", "-o", (char *)bin, (char *)src, NULL};
-    /* calibrate's program starts with psk_work's source, which needs uint64_t */
-    char *pre[] = {mpicc, "-O2", "-include", "stdint.h", "-o", (char *)bin, (char *)src, NULL};
-    FILE *null = fopen("/dev/null", "w");
-    /* every line of its stderr held back (an empty string is in each):
-     * the compiler's warnings on generated code are noise unless it fails */
-    psk_cli_runopts o = {.limit = limit, .out = null, .catch = ""};
-    int st = psk_cli_run_watched(with_stdint ? pre : plain, &o);
-    if (null)
-        fclose(null);
-    if (!o.signal && (st || o.timed_out) && o.caught)
-        fwrite(o.caught, 1, o.ncaught, stderr);
-    free(o.caught);
-    if (o.signal)
-        return PSK_EXIT_DATA; /* the caller asks psk_cli_interrupted */
-    if (o.timed_out)
-        psk_cli_error("%s: %s did not finish building it within %g s%s%s%s", src, mpicc, limit, hint ? " (" : "",
-                      hint ? hint : "", hint ? ")" : "");
-    else if (st)
-        psk_cli_error("%s: %s could not build it (status %d)", src, mpicc, st);
-    return st || o.timed_out ? PSK_EXIT_DATA : 0;
-}
-
-int psk_cli_mpicc(int flavour, const char *src, const char *bin, int with_stdint)
-{
-    return psk_cli_mpicc_within(flavour, src, bin, with_stdint, PSK_CLI_BUILD_LIMIT, NULL);
-}
