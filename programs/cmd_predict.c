@@ -44,7 +44,8 @@ static const char help[] =
     "  --actual S         the original's measured run time: also print the error\n"
     "  --keep DIR         build in DIR and keep the skeleton's source and binary there\n"
     "                     (default: a temporary directory, removed at the end)\n"
-    "  --mpi openmpi|mpich  the launcher's MPI, when its name does not tell\n"
+    "  --mpi openmpi|mpich  the launcher's MPI, when its name does not tell (srun's\n"
+    "                     does not: the MPI the trace was recorded under, by default)\n"
     "  --timeout S        stop a run of the skeleton after S seconds (0: never); the\n"
     "                     default is 5 x its expected run time (the recorded run, its\n"
     "                     loops of at least N iterations counted 1/N) + 10 s + 1 s per\n"
@@ -264,6 +265,8 @@ int cmd_predict(int argc, char **argv)
         return psk_cli_usage("predict: no launcher given after --");
     char **launch = argv + i + 1;
     int nlaunch = argc - i - 1;
+    if (!flavour && !psk_launcher_flavour(launch[0]))
+        flavour = psk_cli_trace_mpi(input); /* srun: the MPI the trace was recorded under */
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
     /* the skeleton's source and binary */
