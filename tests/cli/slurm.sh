@@ -9,9 +9,9 @@
 # preloaded (an srun on PATH before the real one notes its LD_PRELOAD), the
 # trace merged and folded (the main loop is heat's STEPS/10 residual
 # checks), and predict through srun (the skeleton built with the trace's
-# MPI). Then --merge inside a job started by srun, a user's own --export,
-# and record and predict inside an allocation (salloc -n 4 perfskel record
-# -- mpirun ...). Exits 77 (ctest: skipped) with a line saying why when
+# MPI). Then --merge inside a job started by srun, record -- tune -- srun,
+# a user's own --export, and record and predict inside an allocation
+# (salloc -n 4 perfskel record -- mpirun ...). Exits 77 (ctest: skipped) with a line saying why when
 # Slurm is not installed, this is not root, or its daemons do not start.
 set -u
 P=${PERFSKEL:?}
@@ -92,6 +92,15 @@ if timeout -k 5 60 "$P" record --merge -o "$T/merge" -- srun --mpi=pmi2 -n 4 "$H
     ok "record --merge -- srun: merged in the job, the main loop found"
 else
     bad "record --merge -- srun"; cat "$T/err"
+fi
+
+# the tuning library and the recorder stacked, the MPI found by the inner tune
+if timeout -k 5 60 "$P" record -o "$T/tune" -- "$P" tune -- srun --mpi=pmi2 -n 4 "$HEAT_mpich" 64 $STEPS \
+    </dev/null >"$T/out" 2>"$T/err" && grep -q "^perfskel: tuning srun with mpich" "$T/err" &&
+    grep -q "^perfskel: 4 ranks, [0-9]* events recorded" "$T/err"; then
+    ok "record -- tune -- srun: 4 tuned ranks recorded"
+else
+    bad "record -- tune -- srun"; cat "$T/err"
 fi
 
 # the user's own --export=ALL: the preload goes through the environment
