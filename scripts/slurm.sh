@@ -140,6 +140,7 @@ stop() {
         # its jobs first, so that no step is left running without its slurmd
         jobs=$(SLURM_CONF="$D/slurm.conf" timeout 5 squeue -h -o %i 2>/dev/null)
         if [ -n "$jobs" ]; then
+            # shellcheck disable=SC2086 # one argument per job id
             SLURM_CONF="$D/slurm.conf" timeout 5 scancel $jobs 2>/dev/null
             i=0
             while [ -n "$(SLURM_CONF="$D/slurm.conf" timeout 5 squeue -h -o %i 2>/dev/null)" ] && [ $i -lt 40 ]; do
