@@ -114,8 +114,8 @@ int psk_cli_find_library(const char *name, char *out, size_t cap);
 /* a job with a library preloaded into its ranks only (Open MPI's mpirun:
  * -x, MPICH's: -genv, passing on the named variables of perfskel's
  * environment too; an mpirun is told by its name, its links' names, or the
- * --version psk_launcher_flavour asked; any other launcher: LD_PRELOAD in
- * the environment) */
+ * --version psk_launcher_flavour asked; srun: --export=ALL,LD_PRELOAD=...;
+ * any other launcher: LD_PRELOAD in the environment) */
 typedef struct psk_cli_launch {
     char **argv;
     char *preload, *xs;
@@ -127,6 +127,18 @@ int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const 
  * signal N ended it), 127 if it could not start */
 int psk_cli_launch_run(psk_cli_launch *l);
 void psk_cli_launch_free(psk_cli_launch *l);
+
+/* program_mpi.c: for launchers that do not tell their MPI (srun).
+ * The MPI the job's program links (the first of the launcher's arguments
+ * that is an ELF program linking libmpi.so.40, libmpi.so.12 or
+ * libmpich.so.12, as ldd lists them), 0 if none does */
+int psk_cli_program_mpi(char **cmd, int ncmd);
+/* the MPI a trace directory's job.json or a merged file says, 0 if neither */
+int psk_cli_trace_mpi(const char *input);
+/* "--export=ALL,LD_PRELOAD=preload" (malloc'd) when cmd is srun without an
+ * --export or SLURM_EXPORT_ENV of the user's, so that the tasks get the
+ * preload and srun itself does not; NULL otherwise */
+char *psk_cli_srun_export(char **cmd, int ncmd, const char *preload);
 
 /* stack.c: perfskel record -- perfskel tune -- LAUNCHER ... (or tune
  * outside): role is "record" or "tune", the calling command.

@@ -47,7 +47,8 @@ static const char help[] =
     "  --keep DIR         build in DIR and keep the skeleton's source and binary there\n"
     "                     (default: a temporary directory, removed at the end)\n"
     "  --mpi openmpi|mpich  the launcher's MPI, when neither its name, the names\n"
-    "                     along its symlinks nor its --version tell\n"
+    "                     along its symlinks nor its --version tell (srun's do not:\n"
+    "                     the MPI the trace was recorded under, by default)\n"
     "  --mpicc PATH       the mpicc that builds the skeleton; it must be of the\n"
     "                     launcher's MPI (default: $MPICC, else the mpicc beside the\n"
     "                     launcher, mpicc on PATH or mpicc.openmpi/mpicc.mpich,\n"
@@ -273,14 +274,16 @@ int cmd_predict(int argc, char **argv)
         return psk_cli_usage("predict: no launcher given after --");
     char **launch = argv + i + 1;
     int nlaunch = argc - i - 1;
-    int given = flavour;
+    int given = flavour, from_trace = 0;
+    if (!flavour && !psk_launcher_flavour(launch[0])) /* srun: the MPI the trace was recorded under */
+        from_trace = (flavour = psk_cli_trace_mpi(input)) != 0;
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
     psk_cli_mpicc cc;
     if (psk_cli_mpicc_find(mpicc_arg, flavour, launch[0], &cc))
         return PSK_EXIT_USAGE;
     say(quiet, "MPI: %s (%s: %s); mpicc: %s (%s; %s%s%s)\n", psk_cli_mpi_title(flavour), launch[0],
-        given ? "--mpi" : psk_cli_launcher_how(launch[0]), cc.path, cc.from,
+        given ? "--mpi" : from_trace ? "the trace's MPI" : psk_cli_launcher_how(launch[0]), cc.path, cc.from,
         cc.flavour ? psk_cli_mpi_title(cc.flavour) : "its MPI not told", cc.flavour ? " by " : "",
         cc.flavour ? cc.how : "");
     /* the skeleton's source and binary */

@@ -301,6 +301,8 @@ int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const 
         a[n++] = "-genv";
         a[n++] = "LD_PRELOAD";
         a[n++] = l->preload;
+    } else if ((l->xs = psk_cli_srun_export(cmd, ncmd, l->preload)) != NULL) {
+        a[n++] = l->xs; /* srun passes perfskel's environment, LD_PRELOAD to the tasks only */
     } else {
         setenv("LD_PRELOAD", l->preload, 1);
     }
