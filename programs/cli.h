@@ -133,6 +133,10 @@ void psk_cli_launch_free(psk_cli_launch *l);
  * that is an ELF program linking libmpi.so.40, libmpi.so.12 or
  * libmpich.so.12, as ldd lists them), 0 if none does */
 int psk_cli_program_mpi(char **cmd, int ncmd);
+/* 1 if launcher is Slurm's srun (by its name): it starts the ranks of any
+ * MPI built for it, so its MPI is the program's (any other launcher that
+ * does not tell its MPI needs --mpi) */
+int psk_cli_is_srun(const char *launcher);
 /* the MPI a trace directory's job.json or a merged file says, 0 if neither */
 int psk_cli_trace_mpi(const char *input);
 /* "--export=ALL,LD_PRELOAD=preload" (malloc'd) when cmd is srun without an

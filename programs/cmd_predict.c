@@ -275,7 +275,7 @@ int cmd_predict(int argc, char **argv)
     char **launch = argv + i + 1;
     int nlaunch = argc - i - 1;
     int given = flavour, from_trace = 0;
-    if (!flavour && !psk_launcher_flavour(launch[0])) /* srun: the MPI the trace was recorded under */
+    if (!flavour && psk_cli_is_srun(launch[0])) /* srun: the MPI the trace was recorded under */
         from_trace = (flavour = psk_cli_trace_mpi(input)) != 0;
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;

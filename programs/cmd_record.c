@@ -133,7 +133,7 @@ int cmd_record(int argc, char **argv)
     int outer = psk_cli_stack_is_outer(cmd, ncmd);
     if (!flavour)
         flavour = psk_cli_stack_mpi();
-    if (!outer && !flavour && !psk_launcher_flavour(cmd[0]))
+    if (!outer && !flavour && psk_cli_is_srun(cmd[0]))
         flavour = psk_cli_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
     if (!outer && !(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;

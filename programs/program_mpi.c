@@ -124,9 +124,14 @@ int psk_cli_trace_mpi(const char *input)
     return fl == PSK_MPI_OPENMPI || fl == PSK_MPI_MPICH ? fl : PSK_MPI_UNKNOWN;
 }
 
+int psk_cli_is_srun(const char *launcher)
+{
+    return !strcmp(psk_base_name(launcher), "srun");
+}
+
 char *psk_cli_srun_export(char **cmd, int ncmd, const char *preload)
 {
-    if (strcmp(psk_base_name(cmd[0]), "srun") || strchr(preload, ',') || getenv("SLURM_EXPORT_ENV"))
+    if (!psk_cli_is_srun(cmd[0]) || strchr(preload, ',') || getenv("SLURM_EXPORT_ENV"))
         return NULL;
     for (int k = 1; k < ncmd; k++)
         if (!strncmp(cmd[k], "--export", 8))

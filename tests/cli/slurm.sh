@@ -55,7 +55,7 @@ main_loop() {
 }
 
 for FL in openmpi mpich; do
-    case $FL in openmpi) PMI=pmix HEAT=$HEAT_openmpi ;; *) PMI=pmi2 HEAT=$HEAT_mpich ;; esac
+    case $FL in openmpi) PMI=pmix HEAT=$HEAT_openmpi TITLE="Open MPI" ;; *) PMI=pmi2 HEAT=$HEAT_mpich TITLE=MPICH ;; esac
     : >"$T/srun.env"
     if timeout -k 5 60 "$P" record -o "$T/$FL" -- srun --mpi=$PMI -n 4 "$HEAT" 64 $STEPS \
         </dev/null >"$T/out" 2>"$T/err" &&
@@ -77,7 +77,7 @@ for FL in openmpi mpich; do
         bad "$FL: folded main loop runs '${n:-}' times, not $((STEPS / 10))"
     if timeout -k 5 120 "$P" predict "$T/$FL" -K 2 --repeat 1 -- srun --mpi=$PMI -n 4 \
         </dev/null >"$T/out" 2>"$T/err" &&
-        grep -q "^predicted run time: " "$T/out" && grep -q "^predict: building with mpicc.$FL" "$T/err" &&
+        grep -q "^predicted run time: " "$T/out" && grep -q "^predict: MPI: $TITLE (srun: the trace's MPI); mpicc: .*; $TITLE by " "$T/err" &&
         grep -q "^predict: running 1 of 1 with srun, K = 2" "$T/err"; then
         ok "$FL: predict -- srun --mpi=$PMI -n 4: $(grep '^predicted run time' "$T/out")"
     else
