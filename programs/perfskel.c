@@ -112,7 +112,12 @@ static const char usage[] =
     "        measure this machine (latency, bandwidth, eager limit, CPU) into a machine\n"
     "        file for sim (default machine.par)\n"
     "  export --smpi DIR -o OUTDIR [--machine FILE]\n"
-    "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile\n"
+    "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile;\n"
+    "        --otf2 DIR -o OUTDIR: as an OTF2 archive, OUTDIR/traces.otf2 (README, OTF2)\n"
+    "  import --otf2 ANCHOR -o DIR [-q]\n"
+    "        an OTF2 archive (ANCHOR: its .otf2 file, e.g. Score-P's traces.otf2) as a\n"
+    "        perfskel trace directory DIR: its MPI calls and the compute between them;\n"
+    "        what could not be mapped is said, one line per kind (-q: not said)\n"
     "  tune [--mpi openmpi|mpich] [--policy P | --force ARM] [--report FILE] [--db FILE]\n"
     "        [--check] [--debug] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
     "        run an MPI job with MPI_Alltoall taken over by the tuning library; P:\n"
@@ -179,6 +184,8 @@ int main(int argc, char **argv)
         return cmd_calibrate(argc - 1, argv + 1);
     if (!strcmp(cmd, "export"))
         return cmd_export(argc - 1, argv + 1);
+    if (!strcmp(cmd, "import"))
+        return cmd_import(argc - 1, argv + 1);
     if (!strcmp(cmd, "tune"))
         return cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "advise"))

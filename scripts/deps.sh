@@ -4,9 +4,10 @@
 # something has to be installed. chromium: the tests open perfskel sim's
 # HTML report in it, headless; locales: a test records a program in a
 # decimal-comma locale made with localedef; clang and its runtimes: the
-# libFuzzer targets (bench/fuzz.sh).
+# libFuzzer targets (bench/fuzz.sh); libotf2-trace-dev, otf2-tools and
+# python3-otf2: export/import --otf2 and its test (otf2-print, an independent writer).
 set -e
-PKGS="build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libzstd-dev zstd libcmocka-dev chromium locales clang libclang-rt-14-dev"
+PKGS="build-essential cmake pkg-config gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libzstd-dev zstd libcmocka-dev chromium locales clang libclang-rt-14-dev libotf2-trace-dev otf2-tools python3-otf2"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
