@@ -409,8 +409,10 @@ static int write_event(ex *x, const psk_event *e)
         if (fn == PSK_FN_Test && !e->v[PSK_F_FLAG]) {
             if (q && q->kind && q->active)
                 CK(OTF2_EvtWriter_MpiRequestTest(x->w, NULL, t1, q->oid));
-        } else if (complete_req(x, q, t1, asrc, atag)) {
-            return -1;
+        } else {
+            status_of(e, 0, &asrc, &atag);
+            if (complete_req(x, q, t1, asrc, atag))
+                return -1;
         }
         break;
     }
@@ -433,6 +435,7 @@ static int write_event(ex *x, const psk_event *e)
         if (fn == PSK_FN_Testany && !e->v[PSK_F_FLAG])
             break;
         list_req(x, e, e->v[PSK_F_INDEX], &q);
+        status_of(e, e->v[PSK_F_INDEX], &asrc, &atag);
         if (complete_req(x, q, t1, asrc, atag))
             return -1;
         break;

@@ -52,7 +52,8 @@ static const char *const kind_msg[K_NKINDS] = {
                  "their time kept as compute",
     [K_PERSIST] = "persistent request creations and frees left out: each MPI_Start or MPI_Startall written as the "
                   "Isend or Irecv it starts",
-    [K_NOREC_P2P] = "point-to-point calls without their message record, written with peer MPI_PROC_NULL",
+    [K_NOREC_P2P] = "point-to-point calls without their message record (as for MPI_PROC_NULL), written with peer "
+                    "MPI_PROC_NULL",
     [K_NOREC_COLL] = "collectives without their collective record, written on MPI_COMM_WORLD with no bytes",
     [K_NEVER_DONE] = "nonblocking calls never completed, written without their source, tag and size",
     [K_UNKNOWN_REQ] = "completions or tests of requests not seen started, left out",
@@ -522,6 +523,7 @@ static void fill_p2p(imp *x, psk_event *e, const rec *r, int recv)
 {
     if (!r) {
         e->v[PSK_F_PEER] = PSK_PROC_NULL;
+        e->v[PSK_F_DTSIZE] = 1;
         if (PSK_HAS(e, PSK_F_ASRC))
             e->v[PSK_F_ASRC] = PSK_PROC_NULL, e->v[PSK_F_ATAG] = PSK_ANY_TAG;
         return;
