@@ -18,7 +18,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     double buf[64] = {0}, in[64], sum = 0;
-    int *all = calloc((size_t)size * 8, sizeof *all), mine[8] = {rank};
+    int *all = calloc((size_t)size * 8, sizeof *all), *all2 = calloc((size_t)size * 8, sizeof *all2), mine[8] = {rank};
 
     for (int it = 0; it < ITERS; it++) {
         MPI_Request rq[2];
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     MPI_Reduce(buf, in, 3, MPI_DOUBLE, MPI_MAX, size / 2, MPI_COMM_WORLD);
     MPI_Gather(mine, 8, MPI_INT, all, 8, MPI_INT, 1 % size, MPI_COMM_WORLD);
     MPI_Scatter(all, 8, MPI_INT, mine, 8, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Alltoall(all, 8, MPI_INT, all, 8, MPI_INT, MPI_COMM_WORLD);
+    MPI_Alltoall(all, 8, MPI_INT, all2, 8, MPI_INT, MPI_COMM_WORLD);
     MPI_Request r;
     MPI_Iallreduce(buf, in, 5, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     sum = in[0];
     if (rank == 0)
         printf("otf2prog %d ranks done %g\n", size, sum * 0);
-    free(all);
+    free(all), free(all2);
     MPI_Finalize();
     return 0;
 }
