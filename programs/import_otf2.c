@@ -627,13 +627,13 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
         int64_t n = 0;
         for (int64_t i = 0; i < x->nrec; i++)
             n += x->rec[i].type == R_ISEND || x->rec[i].type == R_IRECV_REQ;
-        note(x, K_PERSIST, NULL);
         int64_t k = 0;
         for (int64_t i = 0; i < x->nrec; i++) {
             const rec *r = &x->rec[i];
             if (r->type != R_ISEND && r->type != R_IRECV_REQ)
                 continue;
-            uint64_t a = t0 + (t1 - t0) * (uint64_t)k / (uint64_t)n, b = t0 + (t1 - t0) * (uint64_t)(k + 1) / (uint64_t)n;
+            uint64_t a = t0 + (uint64_t)((long double)(t1 - t0) * (long double)k / (long double)n);
+            uint64_t b = t0 + (uint64_t)((long double)(t1 - t0) * (long double)(k + 1) / (long double)n);
             k++;
             if (!(q = emit(x, r->type == R_ISEND ? PSK_FN_Isend : PSK_FN_Irecv, a, b)))
                 OOM();
