@@ -16,8 +16,8 @@
  * or test completes it), MpiIrecvRequest (and MpiIrecv at completion),
  * MpiRecv, MpiRequestTest for a test that found nothing, MpiRequestCancelled,
  * MpiCollectiveBegin/End with the operation, communicator, root and bytes
- * (sent: the send side of the call's arguments, count x type size or the
- * sum of a v-collective's counts; received: the receive side),
+ * sent and received as Score-P counts them (totals over the peers: a
+ * Bcast's root sends size x count bytes),
  * NonBlockingCollectiveRequest/Complete for I-collectives, and for a call
  * that makes or frees a communicator a collective CREATE_HANDLE or
  * DESTROY_HANDLE on its parent with CommCreate or CommDestroy. Persistent
@@ -189,16 +189,60 @@ static uint64_t sum_arr(const psk_event *e, int f, const psk_event *sz, int sf, 
     return t;
 }
 
-/* a collective's bytes: the send side of its arguments, and the receive side */
-static void coll_bytes(const psk_event *e, uint64_t *sent, uint64_t *recvd)
+/* the size of a communicator (by ref) and this rank's place in it */
+static uint32_t comm_geom(const ex *x, uint32_t ref, uint32_t *me)
 {
-    *sent = PSK_HAS(e, PSK_F_COUNT) ? (uint64_t)e->v[PSK_F_COUNT] * (PSK_HAS(e, PSK_F_DTSIZE) ? (uint64_t)e->v[PSK_F_DTSIZE] : 1)
-                                    : sum_arr(e, PSK_F_COUNTS, e, PSK_F_DTSIZE, PSK_F_DTSIZE);
-    *recvd = PSK_HAS(e, PSK_F_RCOUNT)
-                 ? (uint64_t)e->v[PSK_F_RCOUNT] *
-                       (PSK_HAS(e, PSK_F_RDTSIZE) ? (uint64_t)e->v[PSK_F_RDTSIZE]
-                                                  : PSK_HAS(e, PSK_F_DTSIZE) ? (uint64_t)e->v[PSK_F_DTSIZE] : 1)
-                 : sum_arr(e, PSK_F_RCOUNTS, e, PSK_F_RDTSIZE, PSK_F_DTSIZE);
+    *me = 0;
+    if (ref == 0) {
+        *me = (uint32_t)x->rank;
+        return (uint32_t)x->P;
+    }
+    if (ref < 2 || ref - 2 >= (uint64_t)x->nci)
+        return 1;
+    const cinst *c = &x->ci[ref - 2];
+    for (uint32_t k = 0; k < c->n; k++)
+        if (c->mem[k] == (uint64_t)x->rank)
+            *me = k;
+    return c->n ? c->n : 1;
+}
+
+/* a collective's bytes as Score-P counts them (totals over the peers;
+ * README, OTF2): from the call's arguments as recorded, so that an
+ * in-place call (recorded with a send side of 0) counts as Score-P's */
+static void coll_bytes(const ex *x, const psk_event *e, uint32_t comm, uint64_t *sent, uint64_t *recvd)
+{
+    uint32_t me, N = comm_geom(x, comm, &me);
+    int root = PSK_HAS(e, PSK_F_ROOT) && e->v[PSK_F_ROOT] == (int64_t)me;
+    uint64_t dt = PSK_HAS(e, PSK_F_DTSIZE) ? (uint64_t)e->v[PSK_F_DTSIZE] : 1;
+    uint64_t bs = PSK_HAS(e, PSK_F_COUNT) ? (uint64_t)e->v[PSK_F_COUNT] * dt : 0;
+    uint64_t br = PSK_HAS(e, PSK_F_RCOUNT) ? (uint64_t)e->v[PSK_F_RCOUNT] *
+                                                  (PSK_HAS(e, PSK_F_RDTSIZE) ? (uint64_t)e->v[PSK_F_RDTSIZE] : dt)
+                                            : 0;
+    uint64_t cs = sum_arr(e, PSK_F_COUNTS, e, PSK_F_DTSIZE, PSK_F_DTSIZE);
+    uint64_t cr = sum_arr(e, PSK_F_RCOUNTS, e, PSK_F_RDTSIZE, PSK_F_DTSIZE);
+    *sent = *recvd = 0;
+    switch (coll_op(e->fn)) {
+    case OTF2_COLLECTIVE_OP_BARRIER: break;
+    case OTF2_COLLECTIVE_OP_BCAST: *sent = root ? N * bs : 0, *recvd = bs; break;
+    case OTF2_COLLECTIVE_OP_REDUCE: *sent = bs, *recvd = root ? N * bs : 0; break;
+    case OTF2_COLLECTIVE_OP_GATHER: *sent = bs, *recvd = root ? N * br : 0; break;
+    case OTF2_COLLECTIVE_OP_GATHERV: *sent = bs, *recvd = root ? cr : 0; break;
+    case OTF2_COLLECTIVE_OP_SCATTER: *sent = root ? N * bs : 0, *recvd = br; break;
+    case OTF2_COLLECTIVE_OP_SCATTERV: *sent = root ? cs : 0, *recvd = br; break;
+    case OTF2_COLLECTIVE_OP_ALLGATHER: case OTF2_COLLECTIVE_OP_ALLTOALL: *sent = N * bs, *recvd = N * br; break;
+    case OTF2_COLLECTIVE_OP_ALLGATHERV: *sent = N * bs, *recvd = cr; break;
+    case OTF2_COLLECTIVE_OP_ALLTOALLV: case OTF2_COLLECTIVE_OP_ALLTOALLW: *sent = cs, *recvd = cr; break;
+    case OTF2_COLLECTIVE_OP_ALLREDUCE: *sent = *recvd = N * bs; break;
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK: *sent = *recvd = N * br; break;
+    case OTF2_COLLECTIVE_OP_REDUCE_SCATTER: {
+        uint64_t mine = PSK_HAS(e, PSK_F_RCOUNTS) && me < PSK_ARRN(e, PSK_F_RCOUNTS)
+                            ? (uint64_t)PSK_ARR(e, PSK_F_RCOUNTS)[me] * dt : 0;
+        *sent = cr, *recvd = N * mine;
+        break;
+    }
+    case OTF2_COLLECTIVE_OP_SCAN: *sent = (N - me) * bs, *recvd = (me + 1) * bs; break;
+    default: *sent = (N - me - 1) * bs, *recvd = me * bs; break; /* Exscan */
+    }
 }
 
 static uint64_t p2p_bytes(const psk_event *e)
@@ -487,7 +531,7 @@ static int write_event(ex *x, const psk_event *e)
             }
         } else if (cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL) {
             uint64_t sent, recvd;
-            coll_bytes(e, &sent, &recvd);
+            coll_bytes(x, e, comm, &sent, &recvd);
             uint32_t root = PSK_HAS(e, PSK_F_ROOT) && e->v[PSK_F_ROOT] >= 0 ? (uint32_t)e->v[PSK_F_ROOT] : UNDEF32;
             if (cls == PSK_CLASS_COLL) {
                 CK(OTF2_EvtWriter_MpiCollectiveBegin(x->w, NULL, t0));

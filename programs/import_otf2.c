@@ -476,30 +476,53 @@ static int fill_coll(imp *x, qev *q, const rec *r)
     }
     if (PSK_HAS(e, PSK_F_OP))
         e->v[PSK_F_OP] = PSK_OP_SUM;
-    int one_side = PSK_HAS(e, PSK_F_COUNT) && !PSK_HAS(e, PSK_F_RCOUNT) && !PSK_HAS(e, PSK_F_RCOUNTS);
+    /* this rank's place in the communicator, and whether it is the root */
+    uint32_t me = 0;
+    int is_root = 0;
+    if (r) {
+        const ggrp *g = &x->d->grp[x->d->com[r->comm].group];
+        for (uint32_t k = 0; g->type != OTF2_GROUP_TYPE_COMM_SELF && k < g->n; k++)
+            if (g->mem[k] == (uint64_t)x->rank)
+                me = k;
+        is_root = r->root != OTF2_UNDEFINED_UINT32 && r->root == me;
+    }
+    /* the arguments back from the bytes as Score-P counts them (totals
+     * over the peers: README, OTF2) */
+    uint64_t N = size ? size : 1, cnt = 0, rcnt = 0;
+    switch (fn) {
+    case PSK_FN_Bcast: case PSK_FN_Ibcast: cnt = recvd ? recvd : sent / N; break;
+    case PSK_FN_Reduce: case PSK_FN_Ireduce: cnt = sent || !is_root ? sent : recvd / (N > 1 ? N - 1 : 1); break;
+    case PSK_FN_Gather: case PSK_FN_Igather: cnt = sent, rcnt = is_root ? recvd / N : 0; break;
+    case PSK_FN_Gatherv: case PSK_FN_Igatherv: cnt = sent; break;
+    case PSK_FN_Scatter: case PSK_FN_Iscatter: cnt = is_root ? sent / N : 0, rcnt = recvd; break;
+    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: rcnt = recvd; break;
+    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+        cnt = sent / N, rcnt = recvd / N;
+        break;
+    case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv: cnt = sent / N; break;
+    case PSK_FN_Allreduce: case PSK_FN_Iallreduce: cnt = (sent ? sent : recvd) / N; break;
+    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block: rcnt = recvd / N; break;
+    case PSK_FN_Scan: case PSK_FN_Iscan: cnt = recvd / (me + 1); break;
+    case PSK_FN_Exscan: case PSK_FN_Iexscan: cnt = me ? recvd / me : sent / (N > 1 ? N - 1 : 1); break;
+    default: break;
+    }
     if (PSK_HAS(e, PSK_F_COUNT))
-        e->v[PSK_F_COUNT] = (int64_t)(one_side && !sent ? recvd : sent), e->v[PSK_F_DTSIZE] = 1;
+        e->v[PSK_F_COUNT] = (int64_t)cnt;
+    if (PSK_HAS(e, PSK_F_DTSIZE))
+        e->v[PSK_F_DTSIZE] = 1;
     if (PSK_HAS(e, PSK_F_RCOUNT))
-        e->v[PSK_F_RCOUNT] = (int64_t)recvd;
+        e->v[PSK_F_RCOUNT] = (int64_t)rcnt;
     if (PSK_HAS(e, PSK_F_RDTSIZE))
         e->v[PSK_F_RDTSIZE] = 1;
-    if (PSK_HAS(e, PSK_F_DTSIZE) && !PSK_HAS(e, PSK_F_COUNT))
-        e->v[PSK_F_DTSIZE] = 1;
     /* v-collectives: the bytes spread over the communicator (only at the
      * root for Gatherv's receive and Scatterv's send counts) */
-    int is_root = r && r->root != OTF2_UNDEFINED_UINT32 && r->comm < x->d->ncom;
-    if (is_root) {
-        const ggrp *g = &x->d->grp[x->d->com[r->comm].group];
-        is_root = g->type == OTF2_GROUP_TYPE_COMM_SELF ? r->root == 0
-                                                       : r->root < g->n && g->mem[r->root] == (uint64_t)x->rank;
-    }
     for (int f = PSK_F_COUNTS; f <= PSK_F_RCOUNTS; f++) {
         if (!PSK_HAS(e, f))
             continue;
         int rooted = (fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv) ? f == PSK_F_RCOUNTS
                      : (fn == PSK_FN_Scatterv || fn == PSK_FN_Iscatterv) ? f == PSK_F_COUNTS : 0;
         uint32_t n = rooted && !is_root ? 0 : size;
-        uint64_t tot = f == PSK_F_COUNTS ? sent : recvd;
+        uint64_t tot = f == PSK_F_COUNTS || fn == PSK_FN_Reduce_scatter || fn == PSK_FN_Ireduce_scatter ? sent : recvd;
         if (set_arr(q, f, n))
             return -1;
         for (uint32_t k = 0; k < n; k++)

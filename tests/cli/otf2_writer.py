@@ -86,7 +86,7 @@ with otf2.writer.open(sys.argv[1], timer_resolution=1000000) as trace:
             else:
                 call("MPI_Recv", recv, RegionRole.POINT2POINT)
                 call("MPI_Send", send, RegionRole.POINT2POINT)
-            call("MPI_Allreduce", coll(CollectiveOp.ALLREDUCE, world, UNDEF, 8, 8), RegionRole.COLL_ALL2ALL)
+            call("MPI_Allreduce", coll(CollectiveOp.ALLREDUCE, world, UNDEF, 4 * 8, 4 * 8), RegionRole.COLL_ALL2ALL)
         req = 100
         for i in range(2):
             rr, sr = req, req + 1
@@ -98,7 +98,8 @@ with otf2.writer.open(sys.argv[1], timer_resolution=1000000) as trace:
                 w.mpi_isend_complete(tick(), sr)
                 w.mpi_irecv(tick(), left, world, 10 + i, 96, rr)
             call("MPI_Waitall", waitall, RegionRole.POINT2POINT)
-        call("MPI_Bcast", coll(CollectiveOp.BCAST, world, 2, 64 if r == 2 else 0, 0 if r == 2 else 64),
+        # bytes as Score-P counts them: a root sends to every rank (itself too)
+        call("MPI_Bcast", coll(CollectiveOp.BCAST, world, 2, 4 * 64 if r == 2 else 0, 64),
              RegionRole.COLL_ONE2ALL)
         call("MPI_Barrier", coll(CollectiveOp.BARRIER, world, UNDEF, 0, 0), RegionRole.BARRIER)
         half = halves[r % 2]
@@ -108,7 +109,7 @@ with otf2.writer.open(sys.argv[1], timer_resolution=1000000) as trace:
             w.comm_create(tick(), half)
             w.mpi_collective_end(tick(), CollectiveOp.CREATE_HANDLE, world, UNDEF, 0, 0)
         call("MPI_Comm_split", split)
-        call("MPI_Allreduce", coll(CollectiveOp.ALLREDUCE, half, UNDEF, 16, 16), RegionRole.COLL_ALL2ALL)
+        call("MPI_Allreduce", coll(CollectiveOp.ALLREDUCE, half, UNDEF, 2 * 16, 2 * 16), RegionRole.COLL_ALL2ALL)
         call("MPI_Comm_free", lambda: w.comm_destroy(tick(), half))
         if MODE != "nofinalize":
             call("MPI_Finalize")
