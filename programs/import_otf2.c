@@ -40,6 +40,8 @@
 
 #define MAXREF (1 << 24) /* definitions' ids beyond this are refused */
 #define QUEUE_MAX (1 << 20) /* events held behind an uncompleted receive before it is written as it is */
+#define MAXREQ (1 << 16)    /* requests outstanding at once on a rank */
+#define HBITS 17            /* their hash table: 2 * MAXREQ slots */
 
 enum kind {
     K_USER, K_MPI_OTHER, K_NOINFO, K_PERSIST, K_NOREC_P2P, K_NOREC_COLL, K_NEVER_DONE, K_UNKNOWN_REQ,
@@ -271,7 +273,9 @@ typedef struct qev {
     int64_t *own[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
 } qev;
 
-typedef struct rmap { uint64_t oid; int64_t id, q; int kind; } rmap; /* q: its pending event's queue index, or -1 */
+/* an outstanding request, by perfskel's id: its OTF2 id, its pending event's
+ * queue index (or -1), the record that started it */
+typedef struct rmap { uint64_t oid; int64_t q; int kind, used; } rmap;
 
 typedef struct imp {
     defs *d;
@@ -293,10 +297,9 @@ typedef struct imp {
     int64_t nrec, caprec;
     qev *q;
     int64_t qhead, qn, qcap, qbase; /* queue index of q[0] */
-    rmap *rq;
-    int64_t nrq, caprq;
-    uint8_t *req_used;
-    int64_t nreq_used;
+    rmap *rq;          /* MAXREQ */
+    uint32_t *rhash;   /* 1 << HBITS slots: perfskel id + 1 by OTF2 id, 0 empty */
+    int64_t req_hint;  /* no free id below it */
     int64_t *comm_id; /* comm ref -> perfskel id + 1 */
     int64_t ncomm_id;
     uint8_t *comm_used;
@@ -362,30 +365,63 @@ static int64_t comm_id(imp *x, uint32_t ref)
     return id;
 }
 
-static int64_t req_alloc(imp *x)
+static uint32_t rslot(uint64_t oid) { return (uint32_t)((oid * 0x9E3779B97F4A7C15u) >> (64 - HBITS)); }
+
+/* the lowest free request id (-1: MAXREQ outstanding), marked used if take */
+static int64_t req_alloc(imp *x, int take)
 {
-    int64_t id = 0;
-    while (id < x->nreq_used && x->req_used[id])
+    int64_t id = x->req_hint;
+    while (id < MAXREQ && x->rq[id].used)
         id++;
-    if (psk_grow((void **)&x->req_used, &x->nreq_used, id, 1))
+    if (id == MAXREQ)
         return -1;
-    x->req_used[id] = 1;
+    x->req_hint = id + take;
+    x->rq[id].used = take;
     return id;
 }
 
-static rmap *req_find(imp *x, uint64_t oid)
+/* the id of the outstanding request of OTF2 id oid, or -1 */
+static int64_t req_find(const imp *x, uint64_t oid)
 {
-    for (int64_t i = 0; i < x->nrq; i++)
-        if (x->rq[i].oid == oid)
-            return &x->rq[i];
-    return NULL;
+    for (uint32_t i = rslot(oid);; i = (i + 1) & ((1u << HBITS) - 1)) {
+        if (!x->rhash[i])
+            return -1;
+        if (x->rq[x->rhash[i] - 1].oid == oid)
+            return x->rhash[i] - 1;
+    }
 }
 
-static void req_drop(imp *x, rmap *m)
+static void req_insert(imp *x, int64_t id)
 {
-    if (m->id >= 0 && m->id < x->nreq_used)
-        x->req_used[m->id] = 0;
-    *m = x->rq[--x->nrq];
+    uint32_t i = rslot(x->rq[id].oid);
+    while (x->rhash[i])
+        i = (i + 1) & ((1u << HBITS) - 1);
+    x->rhash[i] = (uint32_t)id + 1;
+}
+
+/* request id done: out of the table (the slots after it moved back so
+ * that every probe still finds its key), its id free */
+static void req_drop(imp *x, int64_t id)
+{
+    const uint32_t mask = (1u << HBITS) - 1;
+    uint32_t i = rslot(x->rq[id].oid);
+    while (x->rhash[i] != (uint32_t)id + 1)
+        i = (i + 1) & mask;
+    for (uint32_t j = i;;) {
+        j = (j + 1) & mask;
+        if (!x->rhash[j])
+            break;
+        uint32_t k = rslot(x->rq[x->rhash[j] - 1].oid);
+        /* the entry at j may fill the hole at i unless its home lies in (i, j] */
+        if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
+            x->rhash[i] = x->rhash[j];
+            i = j;
+        }
+    }
+    x->rhash[i] = 0;
+    x->rq[id].used = 0;
+    if (id < x->req_hint)
+        x->req_hint = id;
 }
 
 /* a new event at the end of the queue (NULL if memory ran out) */
@@ -577,19 +613,23 @@ static const rec *find_rec(const imp *x, int type, int nth)
 /* a started request: its id, its event pending until completion (recv, collective) */
 static int start(imp *x, qev *q, uint64_t oid, int kind, int pending)
 {
-    rmap *m = req_find(x, oid);
-    if (m) { /* an id reused before completion: the old one is forgotten */
-        qev *o = queued(x, m->q);
+    int64_t old = req_find(x, oid);
+    if (old >= 0) { /* an id reused before completion: the old one is forgotten */
+        qev *o = queued(x, x->rq[old].q);
         if (o)
             o->pending = 0;
-        req_drop(x, m);
+        req_drop(x, old);
     }
-    int64_t id = req_alloc(x);
-    if (id < 0 || (x->nrq == x->caprq && psk_grow((void **)&x->rq, &x->caprq, x->nrq, sizeof *x->rq)))
-        OOM();
+    int64_t id = req_alloc(x, 1);
+    if (id < 0) {
+        snprintf(x->err, sizeof x->err, "location %llu: more than %d requests outstanding at once",
+                 (unsigned long long)x->loc, MAXREQ);
+        return -1;
+    }
     q->e.v[PSK_F_REQ] = id;
     q->pending = pending;
-    x->rq[x->nrq++] = (rmap){.oid = oid, .id = id, .q = pending ? x->qbase + (q - x->q) : -1, .kind = kind};
+    x->rq[id] = (rmap){.oid = oid, .q = pending ? x->qbase + (q - x->q) : -1, .kind = kind, .used = 1};
+    req_insert(x, id);
     return 0;
 }
 
@@ -606,16 +646,17 @@ static int completions(imp *x, int64_t **ids, int64_t *n, int64_t **tested, int6
         if (r->type != R_ISEND_DONE && r->type != R_IRECV_DONE && r->type != R_NBC_DONE && r->type != R_TEST &&
             r->type != R_CANCEL)
             continue;
-        rmap *m = req_find(x, r->req);
-        if (!m) {
+        int64_t id = req_find(x, r->req);
+        if (id < 0) {
             note(x, K_UNKNOWN_REQ, NULL);
             continue;
         }
         if (r->type == R_TEST || r->type == R_CANCEL) {
-            (*tested)[(*ntested)++] = m->id;
+            (*tested)[(*ntested)++] = id;
             continue;
         }
-        (*ids)[(*n)++] = m->id;
+        (*ids)[(*n)++] = id;
+        const rmap *m = &x->rq[id];
         qev *o = queued(x, m->q);
         if (o) { /* the receive or collective it completes gets its arguments */
             if (r->type == R_IRECV_DONE && m->kind == R_IRECV_REQ)
@@ -624,7 +665,7 @@ static int completions(imp *x, int64_t **ids, int64_t *n, int64_t **tested, int6
                 OOM();
             o->pending = 0;
         }
-        req_drop(x, m);
+        req_drop(x, id);
     }
     return 0;
 }
@@ -716,9 +757,7 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
         if (!(r = find_rec(x, R_ISEND, 0))) {
             note(x, K_NOREC_P2P, NULL);
             fill_p2p(x, e, NULL, 0);
-            e->v[PSK_F_REQ] = req_alloc(x); /* completes at once: not kept */
-            if (e->v[PSK_F_REQ] >= 0)
-                x->req_used[e->v[PSK_F_REQ]] = 0;
+            e->v[PSK_F_REQ] = req_alloc(x, 0); /* completes at once: not kept */
             break;
         }
         fill_p2p(x, e, r, 0);
@@ -730,9 +769,7 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
         if (!(r = find_rec(x, R_IRECV_REQ, 0))) {
             note(x, K_NOREC_P2P, NULL);
             fill_p2p(x, e, NULL, 1);
-            e->v[PSK_F_REQ] = req_alloc(x);
-            if (e->v[PSK_F_REQ] >= 0)
-                x->req_used[e->v[PSK_F_REQ]] = 0;
+            e->v[PSK_F_REQ] = req_alloc(x, 0);
             break;
         }
         if (start(x, q, r->req, R_IRECV_REQ, 1))
@@ -1165,9 +1202,12 @@ static void reset_rank(imp *x)
 {
     for (int64_t i = x->qhead; i < x->qn; i++)
         free_qev(&x->q[i]);
-    x->depth = 0, x->call = -1, x->nrec = 0, x->qhead = x->qn = x->qbase = 0, x->nrq = 0, x->any = 0, x->last = 0;
-    if (x->req_used)
-        memset(x->req_used, 0, (size_t)x->nreq_used);
+    x->depth = 0, x->call = -1, x->nrec = 0, x->qhead = x->qn = x->qbase = 0, x->any = 0, x->last = 0;
+    x->req_hint = 0;
+    if (x->rq)
+        memset(x->rq, 0, MAXREQ * sizeof *x->rq);
+    if (x->rhash)
+        memset(x->rhash, 0, (sizeof *x->rhash) << HBITS);
     if (x->comm_used)
         memset(x->comm_used, 0, (size_t)x->ncomm_used);
     if (x->comm_id)
@@ -1237,6 +1277,13 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
     fclose(f);
     defs d = {0};
     imp x = {.d = &d, .anchor = anchor, .call = -1};
+    x.rq = calloc(MAXREQ, sizeof *x.rq);
+    x.rhash = calloc((size_t)1 << HBITS, sizeof *x.rhash);
+    if (!x.rq || !x.rhash) {
+        free(x.rq), free(x.rhash);
+        psk_cli_error("%s: out of memory", anchor);
+        return PSK_EXIT_DATA;
+    }
     uint64_t *rank_loc = NULL, *mono = NULL;
     double *unit = NULL, *q1 = NULL, *q3 = NULL;
     const char **hosts = NULL;
@@ -1402,7 +1449,7 @@ done:
         OTF2_Reader_Close(rd);
     }
     reset_rank(&x);
-    free(x.stack), free(x.rec), free(x.q), free(x.rq), free(x.req_used), free(x.comm_id), free(x.comm_used);
+    free(x.stack), free(x.rec), free(x.q), free(x.rq), free(x.rhash), free(x.comm_id), free(x.comm_used);
     free(rank_loc), free(mono), free(unit), free(q1), free(q3), free(hosts);
     free_defs(&d);
     return rc;
