@@ -837,10 +837,9 @@ int psk_cli_export_otf2(const char *input, const char *out)
     }
     a = NULL;
     if (!rc && (x.no_comm || x.no_req))
-        fprintf(stderr,
-                "perfskel: %s: %llu calls on communicators made by calls perfskel does not record and %llu "
-                "with requests out of range written without their MPI records\n",
-                input, (unsigned long long)x.no_comm, (unsigned long long)x.no_req);
+        psk_cli_error("%s: %llu calls on communicators made by calls perfskel does not record and %llu "
+                      "with requests out of range written without their MPI records",
+                      input, (unsigned long long)x.no_comm, (unsigned long long)x.no_req);
 done:
     if (a)
         OTF2_Archive_Close(a);

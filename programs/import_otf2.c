@@ -1434,7 +1434,7 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
             continue;
         char msg[300];
         snprintf(msg, sizeof msg, kind_msg[k], x.example[k]);
-        fprintf(stderr, "perfskel: %s: %llu %s\n", anchor, (unsigned long long)x.count[k], msg);
+        psk_cli_error("%s: %llu %s", anchor, (unsigned long long)x.count[k], msg); /* a name's control bytes escaped */
     }
 done:
     if (x.w)

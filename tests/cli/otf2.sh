@@ -21,7 +21,8 @@
 #    not record said on stderr.
 # 4. Crafted archives (truncated definitions, events or anchor, an event
 #    of an undefined region, a peer out of range, time going backwards,
-#    not an archive at all): refused with one line, exit 1, no crash.
+#    not an archive at all): refused with one line, exit 1, no crash; a
+#    region name with a newline and control bytes: said escaped.
 set -u
 flavour=$1 prog=$2 mpidir=$3
 : "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
@@ -211,9 +212,15 @@ EOF
     expect 0 "" "sim of the python archive's import" -- "$P" sim "$T/pyi" -q
 
     # ---- 4. crafted archives ----
-    for m in nofinalize badpeer; do
+    for m in nofinalize badpeer ctrlname; do
         "$PY" "$HERE/otf2_writer.py" "$T/$m" "$m" 2>"$T/$m.err" || bad "otf2_writer.py $m: $(tail -n 1 "$T/$m.err")"
     done
+    "$P" import --otf2 "$T/ctrlname/traces.otf2" -o "$T/x" >/dev/null 2>"$T/err"
+    if [ $? -eq 0 ] && ! grep -qv '^perfskel: ' "$T/err" && grep -q 'MPI_Comm_rank\\n\\x01\\x1b' "$T/err"; then
+        ok "crafted: a region name with a newline and control bytes said escaped, on one line"
+    else
+        bad "crafted: a region name with control bytes: $(cat "$T/err")"
+    fi
     expect 1 "rank 9 out of range for communicator" "crafted: a peer out of range" -- \
         "$P" import --otf2 "$T/badpeer/traces.otf2" -o "$T/x"
     cp -r "$T/py" "$T/swap" && cp "$T/nofinalize/traces.def" "$T/nofinalize/traces.otf2" "$T/swap/"

@@ -13,7 +13,8 @@
 # nofinalize: without MPI_Finalize (so its region is not defined: with
 # another archive's events, an event refers to an undefined region);
 # badpeer: rank 0's first send goes to rank 9 of 4; backwards: rank 1's
-# time goes back by 50 us.
+# time goes back by 50 us; ctrlname: MPI_Comm_rank's region named with a
+# newline and control bytes in it.
 import sys
 
 import otf2
@@ -69,7 +70,7 @@ with otf2.writer.open(sys.argv[1], timer_resolution=1000000) as trace:
         main = region("main", paradigm=Paradigm.USER)
         w.enter(tick(), main)
         call("MPI_Init")
-        call("MPI_Comm_rank")
+        call("MPI_Comm_rank\n\x01\x1b[31mred" if MODE == "ctrlname" else "MPI_Comm_rank")
         right, left = (r + 1) % P, (r + P - 1) % P
         for i in range(3):
             comp = region("compute", paradigm=Paradigm.USER)
