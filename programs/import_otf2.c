@@ -39,13 +39,13 @@
 #include "psk_work.h"
 
 #define MAXREF (1 << 24) /* definitions' ids beyond this are refused */
-#define QUEUE_MAX (1 << 20) /* events held behind an uncompleted receive before it is written as it is */
+#define QUEUE_MAX (1 << 16) /* events held behind an uncompleted receive before it is written as it is */
 #define MAXREQ (1 << 16)    /* requests outstanding at once on a rank */
 #define HBITS 17            /* their hash table: 2 * MAXREQ slots */
 
 enum kind {
     K_USER, K_MPI_OTHER, K_NOINFO, K_PERSIST, K_NOREC_P2P, K_NOREC_COLL, K_NEVER_DONE, K_UNKNOWN_REQ,
-    K_COMM_NOCREATE, K_VCOUNTS, K_OUTSIDE, K_NESTED, K_OTHER_LOC, K_ROOT, K_MRECV, K_NKINDS
+    K_COMM_NOCREATE, K_VCOUNTS, K_OUTSIDE, K_NESTED, K_OTHER_LOC, K_ROOT, K_MRECV, K_FORCED, K_NKINDS
 };
 static const char *const kind_msg[K_NKINDS] = {
     [K_USER] = "entries of regions that are not MPI calls (user code), their time kept as compute",
@@ -66,6 +66,8 @@ static const char *const kind_msg[K_NKINDS] = {
     [K_OTHER_LOC] = "locations that are not MPI ranks (threads, devices), left out",
     [K_ROOT] = "rooted collectives without a root, written with root 0",
     [K_MRECV] = "matched receives (MPI_Mrecv, MPI_Imrecv) written as MPI_Recv and MPI_Irecv",
+    [K_FORCED] = "nonblocking calls completed more than 65536 calls later, written before their completion was "
+                 "read: without their source, tag and size",
 };
 
 /* ---- the global definitions ---- */
@@ -470,7 +472,7 @@ static int flush(imp *x, int force)
         if (q->pending && !force && x->qn - x->qhead < QUEUE_MAX)
             break;
         if (q->pending)
-            note(x, K_NEVER_DONE, NULL);
+            note(x, force ? K_NEVER_DONE : K_FORCED, NULL);
         int rc = psk_writer_event(x->w, x->rank, &q->e);
         free_qev(q);
         x->qhead++;
@@ -482,6 +484,11 @@ static int flush(imp *x, int force)
     if (x->qhead == x->qn) {
         x->qbase += x->qn;
         x->qhead = x->qn = 0;
+    } else if (x->qhead >= 1024 && 2 * x->qhead >= x->qn) { /* never empty: the written part let go */
+        memmove(x->q, x->q + x->qhead, (size_t)(x->qn - x->qhead) * sizeof *x->q);
+        x->qbase += x->qhead;
+        x->qn -= x->qhead;
+        x->qhead = 0;
     }
     return 0;
 }
