@@ -231,6 +231,7 @@ int cmd_predict(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_import(int argc, char **argv); /* cmd_import.c */
 int cmd_tune(int argc, char **argv);
 int cmd_advise(int argc, char **argv); /* cmd_advise.c */
 

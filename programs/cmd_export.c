@@ -8,7 +8,8 @@
  * refused, and so are nonblocking collectives (not written yet).
  * v-collectives carry their counts where the rank has them (a root's
  * receive counts; 0 elsewhere). Waitany/Waitsome become a wait for each
- * request they completed; Sendrecv an isend, a recv and a wait. */
+ * request they completed; Sendrecv an isend, a recv and a wait.
+ * perfskel export --otf2 (an OTF2 archive) is export_otf2.c's. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "otf2_cli.h"
 #include "perfskel/sim.h"
 #include "perfskel/trace.h"
 #include "psk_mem.h"
@@ -228,10 +230,12 @@ static int export_rank(psk_trace *t, int r, int P, FILE *o, char *err, size_t ca
 int cmd_export(int argc, char **argv)
 {
     const char *input = NULL, *out = NULL, *machine = NULL;
-    int smpi = 0;
+    int smpi = 0, otf2 = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--smpi"))
             smpi = 1;
+        else if (!strcmp(argv[i], "--otf2"))
+            otf2 = 1;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (!strcmp(argv[i], "--machine") && i + 1 < argc)
@@ -243,8 +247,15 @@ int cmd_export(int argc, char **argv)
         else
             return psk_cli_usage("export: one trace directory only");
     }
-    if (!smpi)
-        return psk_cli_usage("export: say which format (--smpi)");
+    if (smpi + otf2 != 1)
+        return psk_cli_usage("export: say which format (--smpi or --otf2)");
+    if (otf2) {
+        if (!input || !out)
+            return psk_cli_usage("export: perfskel export --otf2 DIR -o OUTDIR");
+        if (machine)
+            return psk_cli_usage("export: --machine is for --smpi");
+        return psk_cli_export_otf2(input, out);
+    }
     if (!input || !out)
         return psk_cli_usage("export: perfskel export --smpi DIR -o OUTDIR [--machine FILE]");
     psk_machine m;

@@ -115,7 +115,12 @@ static const char usage[] =
     "        file for sim (default machine.par); its program is built with PATH, else\n"
     "        $MPICC, else an mpicc of the launcher's MPI (as predict)\n"
     "  export --smpi DIR -o OUTDIR [--machine FILE]\n"
-    "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile\n"
+    "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile;\n"
+    "        --otf2 DIR -o OUTDIR: as an OTF2 archive, OUTDIR/traces.otf2 (README, OTF2)\n"
+    "  import --otf2 ANCHOR -o DIR [-q]\n"
+    "        an OTF2 archive (ANCHOR: its .otf2 file, e.g. Score-P's traces.otf2) as a\n"
+    "        perfskel trace directory DIR: its MPI calls and the compute between them;\n"
+    "        what could not be mapped is said, one line per kind (-q: not said)\n"
     "  tune [--mpi openmpi|mpich] [--policy P | --force ARM] [--report FILE] [--db FILE]\n"
     "        [--check] [--debug] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
     "        run an MPI job with MPI_Alltoall taken over by the tuning library; P:\n"
@@ -172,7 +177,8 @@ static const cmd_options options[] = {
     {"predict", " -K --repeat --actual --keep --mpi --mpicc --timeout --build-timeout ", " --json -q --quiet ", 0},
     {"sim", " --machine --intervals --depth --html --ranks --scale --fit ", " --json -q --folded --no-skip ", 0},
     {"calibrate", " -o --mpi --mpicc ", " ", 0},
-    {"export", " -o --machine ", " --smpi ", 0},
+    {"export", " -o --machine ", " --smpi --otf2 ", 0},
+    {"import", " -o ", " --otf2 -q ", 0},
     {"tune", " --mpi --policy --force --report --db ", " --check --debug ", 1},
     {"advise", " -D --procs --maxdims --machine --top --trace ", " --static --json ", 0},
 };
@@ -282,6 +288,8 @@ int main(int argc, char **argv)
         return cmd_calibrate(argc, argv);
     if (!strcmp(cmd, "export"))
         return cmd_export(argc, argv);
+    if (!strcmp(cmd, "import"))
+        return cmd_import(argc, argv);
     if (!strcmp(cmd, "tune"))
         return cmd_tune(argc, argv);
     if (!strcmp(cmd, "advise"))

@@ -1,0 +1,1463 @@
+/* perfskel import --otf2: an OTF2 archive (Score-P's, perfskel export
+ * --otf2's, any writer's) as a perfskel trace directory, written through
+ * perfskel's trace writer, so that merge, fold, sim and gen run on it.
+ *
+ * The ranks are the locations of the MPI COMM_LOCATIONS group, in its
+ * order (without one: every location, by id). Each rank's MPI calls are
+ * its outermost Enter/Leave pairs of regions named like a function
+ * perfskel records ("MPI_Send"); their arguments come from the MPI records
+ * inside them: MpiSend/MpiRecv (peer, tag, bytes, communicator),
+ * MpiIsend and MpiIrecvRequest (a request, completed by MpiIsendComplete
+ * or MpiIrecv in a later wait or test, which gives an Irecv its source,
+ * tag and bytes), MpiCollectiveEnd (communicator, root, bytes sent and
+ * received), NonBlockingCollectiveRequest/Complete, CommCreate and
+ * CommDestroy. Counts are bytes (datatype size 1). Other regions (user
+ * code, MPI functions perfskel does not record) become compute; what
+ * cannot be mapped is counted and said, one line per kind.
+ *
+ * The archive is untrusted: every reference (string, region, group,
+ * communicator, location, request), every rank and root against its
+ * communicator's size, and the order of times and of Enter/Leave are
+ * checked, and the first fault is refused with one line naming the file.
+ * Times: ns since the clock's global offset (converted from its timer
+ * resolution); each rank starts at its first MPI call's entry. The
+ * compute unit skeletons need is timed on this machine (the archive does
+ * not say how fast the recording machine was). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <otf2/otf2.h>
+
+#include "cli.h"
+#include "otf2_cli.h"
+#include "perfskel/trace.h"
+#include "psk_fn_ids.h"
+#include "psk_mem.h"
+#include "psk_work.h"
+
+#define MAXREF (1 << 24) /* definitions' ids beyond this are refused */
+#define QUEUE_MAX (1 << 16) /* events held behind an uncompleted receive before it is written as it is */
+#define MAXREQ (1 << 16)    /* requests outstanding at once on a rank */
+#define HBITS 17            /* their hash table: 2 * MAXREQ slots */
+
+enum kind {
+    K_USER, K_MPI_OTHER, K_NOINFO, K_PERSIST, K_NOREC_P2P, K_NOREC_COLL, K_NEVER_DONE, K_UNKNOWN_REQ,
+    K_COMM_NOCREATE, K_VCOUNTS, K_OUTSIDE, K_NESTED, K_OTHER_LOC, K_ROOT, K_MRECV, K_FORCED, K_NKINDS
+};
+static const char *const kind_msg[K_NKINDS] = {
+    [K_USER] = "entries of regions that are not MPI calls (user code), their time kept as compute",
+    [K_MPI_OTHER] = "calls of MPI functions perfskel does not record (e.g. %s), their time kept as compute",
+    [K_NOINFO] = "calls OTF2 keeps no arguments of (probes, group calls, MPI_Pcontrol, MPI_Dims_create; e.g. %s), "
+                 "their time kept as compute",
+    [K_PERSIST] = "persistent request creations and frees left out: each MPI_Start or MPI_Startall written as the "
+                  "Isend or Irecv it starts",
+    [K_NOREC_P2P] = "point-to-point calls without their message record (as for MPI_PROC_NULL), written with peer "
+                    "MPI_PROC_NULL",
+    [K_NOREC_COLL] = "collectives without their collective record, written on MPI_COMM_WORLD with no bytes",
+    [K_NEVER_DONE] = "nonblocking calls never completed, written without their source, tag and size",
+    [K_UNKNOWN_REQ] = "completions or tests of requests not seen started, left out",
+    [K_COMM_NOCREATE] = "communicators used without a creation record on their rank, given an id without members",
+    [K_VCOUNTS] = "v-collectives, whose per-rank counts OTF2 does not keep: their bytes spread evenly",
+    [K_OUTSIDE] = "MPI records outside an MPI call, left out",
+    [K_NESTED] = "MPI calls inside other MPI calls, counted as part of the outer call",
+    [K_OTHER_LOC] = "locations that are not MPI ranks (threads, devices), left out",
+    [K_ROOT] = "rooted collectives without a root, written with root 0",
+    [K_MRECV] = "matched receives (MPI_Mrecv, MPI_Imrecv) written as MPI_Recv and MPI_Irecv",
+    [K_FORCED] = "nonblocking calls completed more than 65536 calls later, written before their completion was "
+                 "read: without their source, tag and size",
+};
+
+/* ---- the global definitions ---- */
+
+typedef struct greg { int defined; uint32_t name; unsigned fn; int mpi; } greg;
+typedef struct ggrp { int defined, type; uint32_t n; uint64_t *mem; } ggrp;
+typedef struct gcom { int defined; uint32_t group, parent; } gcom;
+typedef struct gloc { uint64_t ref; uint32_t group; } gloc;
+typedef struct glg { int defined; uint32_t parent; } glg;
+typedef struct gstn { int defined; uint32_t name; } gstn;
+
+typedef struct defs {
+    char **str;
+    int64_t nstr;
+    greg *reg;
+    int64_t nreg;
+    ggrp *grp;
+    int64_t ngrp;
+    gcom *com;
+    int64_t ncom;
+    glg *lg;
+    int64_t nlg;
+    gstn *stn;
+    int64_t nstn;
+    gloc *loc;
+    int64_t nloc, caploc;
+    int have_clock;
+    uint64_t res, goff, realtime;
+    char err[512];
+} defs;
+
+/* the slot of ref in *a (grown), or NULL after saying what is wrong */
+static void *slot(defs *d, void **a, int64_t *n, uint64_t ref, size_t size, const char *what)
+{
+    if (ref >= MAXREF) {
+        snprintf(d->err, sizeof d->err, "%s id %llu is too large", what, (unsigned long long)ref);
+        return NULL;
+    }
+    if (psk_grow(a, n, (int64_t)ref, size)) {
+        snprintf(d->err, sizeof d->err, "out of memory");
+        return NULL;
+    }
+    return (char *)*a + ref * size;
+}
+
+#define TWICE(what, ref)                                                                                     \
+    do {                                                                                                     \
+        snprintf(d->err, sizeof d->err, "%s %llu is defined twice", what, (unsigned long long)(ref));        \
+        return OTF2_CALLBACK_INTERRUPT;                                                                      \
+    } while (0)
+
+static OTF2_CallbackCode def_string(void *ud, OTF2_StringRef self, const char *s)
+{
+    defs *d = ud;
+    char **p = slot(d, (void **)&d->str, &d->nstr, self, sizeof *d->str, "string");
+    if (!p)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (*p)
+        TWICE("string", self);
+    if (!(*p = strdup(s ? s : ""))) {
+        snprintf(d->err, sizeof d->err, "out of memory");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_clock(void *ud, uint64_t res, uint64_t off, uint64_t len, uint64_t rt)
+{
+    defs *d = ud;
+    (void)len;
+    if (d->have_clock) {
+        snprintf(d->err, sizeof d->err, "the clock properties are defined twice");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    d->have_clock = 1, d->res = res, d->goff = off, d->realtime = rt;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_stn(void *ud, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef cls,
+                                 OTF2_SystemTreeNodeRef parent)
+{
+    defs *d = ud;
+    (void)cls, (void)parent;
+    gstn *s = slot(d, (void **)&d->stn, &d->nstn, self, sizeof *d->stn, "system tree node");
+    if (!s)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (s->defined)
+        TWICE("system tree node", self);
+    s->defined = 1, s->name = name;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_lg(void *ud, OTF2_LocationGroupRef self, OTF2_StringRef name, OTF2_LocationGroupType t,
+                                OTF2_SystemTreeNodeRef parent, OTF2_LocationGroupRef creator)
+{
+    defs *d = ud;
+    (void)name, (void)t, (void)creator;
+    glg *g = slot(d, (void **)&d->lg, &d->nlg, self, sizeof *d->lg, "location group");
+    if (!g)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (g->defined)
+        TWICE("location group", self);
+    g->defined = 1, g->parent = parent;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_loc(void *ud, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType t,
+                                 uint64_t nev, OTF2_LocationGroupRef group)
+{
+    defs *d = ud;
+    (void)name, (void)t, (void)nev;
+    for (int64_t i = 0; i < d->nloc; i++)
+        if (d->loc[i].ref == self)
+            TWICE("location", self);
+    if (d->nloc >= MAXREF) {
+        snprintf(d->err, sizeof d->err, "more than %d locations", MAXREF);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (d->nloc == d->caploc) {
+        int64_t cap = d->caploc ? 2 * d->caploc : 64;
+        gloc *n = realloc(d->loc, (size_t)cap * sizeof *n);
+        if (!n) {
+            snprintf(d->err, sizeof d->err, "out of memory");
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        d->loc = n, d->caploc = cap;
+    }
+    d->loc[d->nloc++] = (gloc){.ref = self, .group = group};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_region(void *ud, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef cname,
+                                    OTF2_StringRef desc, OTF2_RegionRole role, OTF2_Paradigm par, OTF2_RegionFlag fl,
+                                    OTF2_StringRef file, uint32_t b, uint32_t e)
+{
+    defs *d = ud;
+    (void)cname, (void)desc, (void)role, (void)par, (void)fl, (void)file, (void)b, (void)e;
+    greg *r = slot(d, (void **)&d->reg, &d->nreg, self, sizeof *d->reg, "region");
+    if (!r)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (r->defined)
+        TWICE("region", self);
+    r->defined = 1, r->name = name;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType t,
+                                   OTF2_Paradigm par, OTF2_GroupFlag fl, uint32_t n, const uint64_t *mem)
+{
+    defs *d = ud;
+    (void)name, (void)fl;
+    ggrp *g = slot(d, (void **)&d->grp, &d->ngrp, self, sizeof *d->grp, "group");
+    if (!g)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (g->defined)
+        TWICE("group", self);
+    g->defined = 1, g->type = t, g->n = n;
+    /* only the MPI groups matter; others (regions, metrics) are kept empty */
+    if (par != OTF2_PARADIGM_MPI && t != OTF2_GROUP_TYPE_COMM_LOCATIONS)
+        g->type = -1, g->n = 0;
+    if (g->n && !(g->mem = malloc(g->n * sizeof *g->mem))) {
+        snprintf(d->err, sizeof d->err, "out of memory");
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (g->n)
+        memcpy(g->mem, mem, g->n * sizeof *g->mem);
+    if (par != OTF2_PARADIGM_MPI && t == OTF2_GROUP_TYPE_COMM_LOCATIONS)
+        g->type = -2; /* another paradigm's locations (OpenMP, CUDA) */
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode def_comm(void *ud, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                                  OTF2_CommRef parent, OTF2_CommFlag fl)
+{
+    defs *d = ud;
+    (void)name, (void)fl;
+    gcom *c = slot(d, (void **)&d->com, &d->ncom, self, sizeof *d->com, "communicator");
+    if (!c)
+        return OTF2_CALLBACK_INTERRUPT;
+    if (c->defined)
+        TWICE("communicator", self);
+    c->defined = 1, c->group = group, c->parent = parent;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static const char *string_of(const defs *d, uint32_t ref)
+{
+    return ref < d->nstr && d->str[ref] ? d->str[ref] : NULL;
+}
+
+/* ---- one rank's events ---- */
+
+enum rtype { R_SEND, R_ISEND, R_ISEND_DONE, R_IRECV_REQ, R_RECV, R_IRECV_DONE, R_TEST, R_CANCEL, R_COLL_END,
+             R_NBC_REQ, R_NBC_DONE, R_COMM_CREATE, R_COMM_DESTROY };
+typedef struct rec {
+    int type;
+    uint32_t comm, peer, tag, root;
+    int op;
+    uint64_t bytes, rbytes, req;
+} rec;
+
+typedef struct qev {
+    psk_event e;
+    int pending;
+    int64_t *own[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];
+} qev;
+
+/* an outstanding request, by perfskel's id: its OTF2 id, its pending event's
+ * queue index (or -1), the record that started it */
+typedef struct rmap { uint64_t oid; int64_t q; int kind, used; } rmap;
+
+typedef struct imp {
+    defs *d;
+    const char *anchor;
+    int P, rank;
+    uint64_t loc;
+    psk_trace_writer *w;
+    /* communicators: the world and self refs, each ref's size and this rank's place in it */
+    uint32_t world, self;
+    /* this rank's state */
+    uint32_t *stack;
+    int64_t nstack, depth;
+    int64_t call; /* depth of the MPI call being read, -1 outside */
+    unsigned fn, fn_as;
+    uint32_t call_region;
+    uint64_t t_entry, last;
+    int any;
+    rec *rec;
+    int64_t nrec, caprec;
+    qev *q;
+    int64_t qhead, qn, qcap, qbase; /* queue index of q[0] */
+    rmap *rq;          /* MAXREQ */
+    uint32_t *rhash;   /* 1 << HBITS slots: perfskel id + 1 by OTF2 id, 0 empty */
+    int64_t req_hint;  /* no free id below it */
+    int64_t *comm_id; /* comm ref -> perfskel id + 1 */
+    int64_t ncomm_id;
+    uint8_t *comm_used;
+    int64_t ncomm_used;
+    uint64_t first_mpi; /* pass 1: the first MPI call's entry */
+    int pass;
+    uint64_t count[K_NKINDS];
+    char example[K_NKINDS][64];
+    char err[512];
+} imp;
+
+#define FAIL(...)                                                                                            \
+    do {                                                                                                     \
+        snprintf(x->err, sizeof x->err, __VA_ARGS__);                                                        \
+        return OTF2_CALLBACK_INTERRUPT;                                                                      \
+    } while (0)
+
+static void note(imp *x, int k, const char *example)
+{
+    x->count[k]++;
+    if (example && !x->example[k][0])
+        snprintf(x->example[k], sizeof x->example[k], "%s", example);
+}
+
+static uint64_t ns_of(const imp *x, uint64_t t)
+{
+    uint64_t d = t - x->d->goff, res = x->d->res;
+    if (res == 1000000000u)
+        return d;
+    return d / res * 1000000000u + (uint64_t)((long double)(d % res) * 1e9L / (long double)res);
+}
+
+/* a communicator's size, and this rank's place in it (-1 if not a member) */
+static uint32_t comm_size(const imp *x, uint32_t ref)
+{
+    const ggrp *g = &x->d->grp[x->d->com[ref].group];
+    return g->type == OTF2_GROUP_TYPE_COMM_SELF ? 1 : g->n;
+}
+
+static int comm_ok(imp *x, uint32_t ref)
+{
+    return ref < x->d->ncom && x->d->com[ref].defined;
+}
+
+/* perfskel's id of a communicator on this rank */
+static int64_t comm_id(imp *x, uint32_t ref)
+{
+    if (ref == x->world)
+        return 0;
+    if (ref == x->self)
+        return 1;
+    if (ref < x->ncomm_id && x->comm_id[ref])
+        return x->comm_id[ref] - 1;
+    note(x, K_COMM_NOCREATE, NULL);
+    int64_t id = 2;
+    while (id < x->ncomm_used && x->comm_used[id])
+        id++;
+    if (psk_grow((void **)&x->comm_used, &x->ncomm_used, id, 1) ||
+        psk_grow((void **)&x->comm_id, &x->ncomm_id, ref, sizeof *x->comm_id))
+        return 0;
+    x->comm_used[id] = 1;
+    x->comm_id[ref] = id + 1;
+    return id;
+}
+
+static uint32_t rslot(uint64_t oid) { return (uint32_t)((oid * 0x9E3779B97F4A7C15u) >> (64 - HBITS)); }
+
+/* the lowest free request id (-1: MAXREQ outstanding), marked used if take */
+static int64_t req_alloc(imp *x, int take)
+{
+    int64_t id = x->req_hint;
+    while (id < MAXREQ && x->rq[id].used)
+        id++;
+    if (id == MAXREQ)
+        return -1;
+    x->req_hint = id + take;
+    x->rq[id].used = take;
+    return id;
+}
+
+/* the id of the outstanding request of OTF2 id oid, or -1 */
+static int64_t req_find(const imp *x, uint64_t oid)
+{
+    for (uint32_t i = rslot(oid);; i = (i + 1) & ((1u << HBITS) - 1)) {
+        if (!x->rhash[i])
+            return -1;
+        if (x->rq[x->rhash[i] - 1].oid == oid)
+            return x->rhash[i] - 1;
+    }
+}
+
+static void req_insert(imp *x, int64_t id)
+{
+    uint32_t i = rslot(x->rq[id].oid);
+    while (x->rhash[i])
+        i = (i + 1) & ((1u << HBITS) - 1);
+    x->rhash[i] = (uint32_t)id + 1;
+}
+
+/* request id done: out of the table (the slots after it moved back so
+ * that every probe still finds its key), its id free */
+static void req_drop(imp *x, int64_t id)
+{
+    const uint32_t mask = (1u << HBITS) - 1;
+    uint32_t i = rslot(x->rq[id].oid);
+    while (x->rhash[i] != (uint32_t)id + 1)
+        i = (i + 1) & mask;
+    for (uint32_t j = i;;) {
+        j = (j + 1) & mask;
+        if (!x->rhash[j])
+            break;
+        uint32_t k = rslot(x->rq[x->rhash[j] - 1].oid);
+        /* the entry at j may fill the hole at i unless its home lies in (i, j] */
+        if ((i <= j) ? (k <= i || k > j) : (k <= i && k > j)) {
+            x->rhash[i] = x->rhash[j];
+            i = j;
+        }
+    }
+    x->rhash[i] = 0;
+    x->rq[id].used = 0;
+    if (id < x->req_hint)
+        x->req_hint = id;
+}
+
+/* a new event at the end of the queue (NULL if memory ran out) */
+static qev *emit(imp *x, unsigned fn, uint64_t t0, uint64_t t1)
+{
+    if (x->qn == x->qcap) {
+        int64_t cap = x->qcap ? 2 * x->qcap : 256;
+        qev *n = realloc(x->q, (size_t)cap * sizeof *n);
+        if (!n)
+            return NULL;
+        x->q = n, x->qcap = cap;
+    }
+    qev *q = &x->q[x->qn++];
+    memset(q, 0, sizeof *q);
+    q->e.fn = fn;
+    q->e.fields = psk_fn_fields(fn);
+    q->e.t_entry = t0, q->e.t_exit = t1;
+    return q;
+}
+
+#define OWN(q, f) ((q)->own[(f) - PSK_F_FIRST_ARRAY])
+
+static int set_arr(qev *q, int f, int64_t n)
+{
+    int k = f - PSK_F_FIRST_ARRAY;
+    free(q->own[k]);
+    q->own[k] = n ? calloc((size_t)n * (f == PSK_F_STATUSES ? 3 : 1), sizeof(int64_t)) : NULL;
+    if (n && !q->own[k])
+        return -1;
+    q->e.arr[k] = q->own[k];
+    q->e.n[k] = (uint32_t)n;
+    return 0;
+}
+
+static void free_qev(qev *q)
+{
+    for (int k = 0; k < PSK_F_NFIELDS - PSK_F_FIRST_ARRAY; k++)
+        free(q->own[k]), q->own[k] = NULL;
+}
+
+/* writes the queue's events up to the first pending one (all with force) */
+static int flush(imp *x, int force)
+{
+    while (x->qhead < x->qn) {
+        qev *q = &x->q[x->qhead];
+        if (q->pending && !force && x->qn - x->qhead < QUEUE_MAX)
+            break;
+        if (q->pending)
+            note(x, force ? K_NEVER_DONE : K_FORCED, NULL);
+        int rc = psk_writer_event(x->w, x->rank, &q->e);
+        free_qev(q);
+        x->qhead++;
+        if (rc != PSK_OK) {
+            snprintf(x->err, sizeof x->err, "%s", psk_writer_errmsg(x->w));
+            return -1;
+        }
+    }
+    if (x->qhead == x->qn) {
+        x->qbase += x->qn;
+        x->qhead = x->qn = 0;
+    } else if (x->qhead >= 1024 && 2 * x->qhead >= x->qn) { /* never empty: the written part let go */
+        memmove(x->q, x->q + x->qhead, (size_t)(x->qn - x->qhead) * sizeof *x->q);
+        x->qbase += x->qhead;
+        x->qn -= x->qhead;
+        x->qhead = 0;
+    }
+    return 0;
+}
+
+static qev *queued(imp *x, int64_t qi)
+{
+    int64_t i = qi - x->qbase;
+    return i >= x->qhead && i < x->qn ? &x->q[i] : NULL;
+}
+
+static int has_fn_field(unsigned fn, int f) { return (psk_fn_fields(fn) >> f) & 1u; }
+
+/* a collective's arguments from its record (NULL: none) */
+static int fill_coll(imp *x, qev *q, const rec *r)
+{
+    psk_event *e = &q->e;
+    unsigned fn = e->fn;
+    uint64_t sent = r ? r->bytes : 0, recvd = r ? r->rbytes : 0;
+    int64_t comm = r ? comm_id(x, r->comm) : 0;
+    uint32_t size = r ? comm_size(x, r->comm) : (uint32_t)x->P;
+    if (PSK_HAS(e, PSK_F_COMM))
+        e->v[PSK_F_COMM] = comm;
+    if (PSK_HAS(e, PSK_F_ROOT)) {
+        if (r && r->root != OTF2_UNDEFINED_UINT32)
+            e->v[PSK_F_ROOT] = r->root;
+        else
+            note(x, K_ROOT, NULL);
+    }
+    if (PSK_HAS(e, PSK_F_OP))
+        e->v[PSK_F_OP] = PSK_OP_SUM;
+    /* this rank's place in the communicator, and whether it is the root */
+    uint32_t me = 0;
+    int is_root = 0;
+    if (r) {
+        const ggrp *g = &x->d->grp[x->d->com[r->comm].group];
+        for (uint32_t k = 0; g->type != OTF2_GROUP_TYPE_COMM_SELF && k < g->n; k++)
+            if (g->mem[k] == (uint64_t)x->rank)
+                me = k;
+        is_root = r->root != OTF2_UNDEFINED_UINT32 && r->root == me;
+    }
+    /* the arguments back from the bytes as Score-P counts them (totals
+     * over the peers: README, OTF2) */
+    uint64_t N = size ? size : 1, cnt = 0, rcnt = 0;
+    switch (fn) {
+    case PSK_FN_Bcast: case PSK_FN_Ibcast: cnt = recvd ? recvd : sent / N; break;
+    case PSK_FN_Reduce: case PSK_FN_Ireduce: cnt = sent || !is_root ? sent : recvd / (N > 1 ? N - 1 : 1); break;
+    case PSK_FN_Gather: case PSK_FN_Igather: cnt = sent, rcnt = is_root ? recvd / N : 0; break;
+    case PSK_FN_Gatherv: case PSK_FN_Igatherv: cnt = sent; break;
+    case PSK_FN_Scatter: case PSK_FN_Iscatter: cnt = is_root ? sent / N : 0, rcnt = recvd; break;
+    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: rcnt = recvd; break;
+    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+        cnt = sent / N, rcnt = recvd / N;
+        break;
+    case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv: cnt = sent / N; break;
+    case PSK_FN_Allreduce: case PSK_FN_Iallreduce: cnt = (sent ? sent : recvd) / N; break;
+    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block: rcnt = recvd / N; break;
+    case PSK_FN_Scan: case PSK_FN_Iscan: cnt = recvd / (me + 1); break;
+    case PSK_FN_Exscan: case PSK_FN_Iexscan: cnt = me ? recvd / me : sent / (N > 1 ? N - 1 : 1); break;
+    default: break;
+    }
+    if (PSK_HAS(e, PSK_F_COUNT))
+        e->v[PSK_F_COUNT] = (int64_t)cnt;
+    if (PSK_HAS(e, PSK_F_DTSIZE))
+        e->v[PSK_F_DTSIZE] = 1;
+    if (PSK_HAS(e, PSK_F_RCOUNT))
+        e->v[PSK_F_RCOUNT] = (int64_t)rcnt;
+    if (PSK_HAS(e, PSK_F_RDTSIZE))
+        e->v[PSK_F_RDTSIZE] = 1;
+    /* v-collectives: the bytes spread over the communicator (only at the
+     * root for Gatherv's receive and Scatterv's send counts) */
+    for (int f = PSK_F_COUNTS; f <= PSK_F_RCOUNTS; f++) {
+        if (!PSK_HAS(e, f))
+            continue;
+        int rooted = (fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv) ? f == PSK_F_RCOUNTS
+                     : (fn == PSK_FN_Scatterv || fn == PSK_FN_Iscatterv) ? f == PSK_F_COUNTS : 0;
+        uint32_t n = rooted && !is_root ? 0 : size;
+        uint64_t tot = f == PSK_F_COUNTS || fn == PSK_FN_Reduce_scatter || fn == PSK_FN_Ireduce_scatter ? sent : recvd;
+        if (set_arr(q, f, n))
+            return -1;
+        for (uint32_t k = 0; k < n; k++)
+            OWN(q, f)[k] = (int64_t)(tot / n + (k < tot % n));
+        if (n)
+            note(x, K_VCOUNTS, NULL);
+    }
+    for (int f = PSK_F_DTSIZES; f <= PSK_F_RDTSIZES; f++) {
+        if (!PSK_HAS(e, f))
+            continue;
+        if (set_arr(q, f, size))
+            return -1;
+        for (uint32_t k = 0; k < size; k++)
+            OWN(q, f)[k] = 1;
+    }
+    return 0;
+}
+
+/* a point-to-point call's arguments from its message record (NULL: none) */
+static void fill_p2p(imp *x, psk_event *e, const rec *r, int recv)
+{
+    if (!r) {
+        e->v[PSK_F_PEER] = PSK_PROC_NULL;
+        e->v[PSK_F_DTSIZE] = 1;
+        if (PSK_HAS(e, PSK_F_ASRC))
+            e->v[PSK_F_ASRC] = PSK_PROC_NULL, e->v[PSK_F_ATAG] = PSK_ANY_TAG;
+        return;
+    }
+    int64_t peer = r->peer == OTF2_UNDEFINED_UINT32 ? PSK_ANY_SOURCE : (int64_t)r->peer;
+    int64_t tag = r->tag == OTF2_UNDEFINED_UINT32 ? PSK_ANY_TAG : (int64_t)r->tag;
+    e->v[PSK_F_COMM] = comm_id(x, r->comm);
+    e->v[PSK_F_PEER] = peer, e->v[PSK_F_TAG] = tag;
+    e->v[PSK_F_COUNT] = (int64_t)r->bytes, e->v[PSK_F_DTSIZE] = 1;
+    if (recv && PSK_HAS(e, PSK_F_ASRC))
+        e->v[PSK_F_ASRC] = peer, e->v[PSK_F_ATAG] = tag;
+}
+
+static const rec *find_rec(const imp *x, int type, int nth)
+{
+    for (int64_t i = 0; i < x->nrec; i++)
+        if (x->rec[i].type == type && nth-- == 0)
+            return &x->rec[i];
+    return NULL;
+}
+
+#define OOM()                                                                                                \
+    do {                                                                                                     \
+        snprintf(x->err, sizeof x->err, "out of memory");                                                    \
+        return -1;                                                                                           \
+    } while (0)
+
+/* a started request: its id, its event pending until completion (recv, collective) */
+static int start(imp *x, qev *q, uint64_t oid, int kind, int pending)
+{
+    int64_t old = req_find(x, oid);
+    if (old >= 0) { /* an id reused before completion: the old one is forgotten */
+        qev *o = queued(x, x->rq[old].q);
+        if (o)
+            o->pending = 0;
+        req_drop(x, old);
+    }
+    int64_t id = req_alloc(x, 1);
+    if (id < 0) {
+        snprintf(x->err, sizeof x->err, "location %llu: more than %d requests outstanding at once",
+                 (unsigned long long)x->loc, MAXREQ);
+        return -1;
+    }
+    q->e.v[PSK_F_REQ] = id;
+    q->pending = pending;
+    x->rq[id] = (rmap){.oid = oid, .q = pending ? x->qbase + (q - x->q) : -1, .kind = kind, .used = 1};
+    req_insert(x, id);
+    return 0;
+}
+
+/* the completion records of a wait or test: the ids of the requests they complete, in order */
+static int completions(imp *x, int64_t **ids, int64_t *n, int64_t **tested, int64_t *ntested)
+{
+    *n = *ntested = 0;
+    *ids = malloc((size_t)(x->nrec + 1) * sizeof **ids);
+    *tested = malloc((size_t)(x->nrec + 1) * sizeof **tested);
+    if (!*ids || !*tested)
+        OOM();
+    for (int64_t i = 0; i < x->nrec; i++) {
+        const rec *r = &x->rec[i];
+        if (r->type != R_ISEND_DONE && r->type != R_IRECV_DONE && r->type != R_NBC_DONE && r->type != R_TEST &&
+            r->type != R_CANCEL)
+            continue;
+        int64_t id = req_find(x, r->req);
+        if (id < 0) {
+            note(x, K_UNKNOWN_REQ, NULL);
+            continue;
+        }
+        if (r->type == R_TEST || r->type == R_CANCEL) {
+            (*tested)[(*ntested)++] = id;
+            continue;
+        }
+        (*ids)[(*n)++] = id;
+        const rmap *m = &x->rq[id];
+        qev *o = queued(x, m->q);
+        if (o) { /* the receive or collective it completes gets its arguments */
+            if (r->type == R_IRECV_DONE && m->kind == R_IRECV_REQ)
+                fill_p2p(x, &o->e, r, 1);
+            else if (r->type == R_NBC_DONE && m->kind == R_NBC_REQ && fill_coll(x, o, r))
+                OOM();
+            o->pending = 0;
+        }
+        req_drop(x, id);
+    }
+    return 0;
+}
+
+/* the MPI call just left: its event(s), from its records */
+static int finish_call(imp *x, uint64_t t0, uint64_t t1)
+{
+    unsigned fn = x->fn_as;
+    int cls = psk_fn_class(fn);
+    qev *q;
+    switch (fn) {
+    case PSK_FN_Pcontrol: case PSK_FN_Probe: case PSK_FN_Iprobe: case PSK_FN_Mprobe: case PSK_FN_Improbe:
+    case PSK_FN_Dims_create: case PSK_FN_Comm_group: case PSK_FN_Group_incl: case PSK_FN_Group_excl:
+    case PSK_FN_Group_range_incl: case PSK_FN_Group_range_excl: case PSK_FN_Group_union:
+    case PSK_FN_Group_intersection: case PSK_FN_Group_difference: case PSK_FN_Group_free:
+        note(x, K_NOINFO, psk_fn_name(fn));
+        return 0;
+    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Ssend_init: case PSK_FN_Rsend_init:
+    case PSK_FN_Recv_init: case PSK_FN_Request_free:
+        note(x, K_PERSIST, NULL);
+        return 0;
+    case PSK_FN_Start: case PSK_FN_Startall: { /* each request it starts, as an Isend or Irecv */
+        int64_t n = 0;
+        for (int64_t i = 0; i < x->nrec; i++)
+            n += x->rec[i].type == R_ISEND || x->rec[i].type == R_IRECV_REQ;
+        int64_t k = 0;
+        for (int64_t i = 0; i < x->nrec; i++) {
+            const rec *r = &x->rec[i];
+            if (r->type != R_ISEND && r->type != R_IRECV_REQ)
+                continue;
+            uint64_t a = t0 + (uint64_t)((long double)(t1 - t0) * (long double)k / (long double)n);
+            uint64_t b = t0 + (uint64_t)((long double)(t1 - t0) * (long double)(k + 1) / (long double)n);
+            k++;
+            if (!(q = emit(x, r->type == R_ISEND ? PSK_FN_Isend : PSK_FN_Irecv, a, b)))
+                OOM();
+            if (r->type == R_ISEND)
+                fill_p2p(x, &q->e, r, 0);
+            else
+                q->e.v[PSK_F_PEER] = PSK_ANY_SOURCE, q->e.v[PSK_F_TAG] = PSK_ANY_TAG;
+            if (start(x, q, r->req, r->type, r->type == R_IRECV_REQ))
+                return -1;
+        }
+        return 0;
+    }
+    default:
+        break;
+    }
+    if (!(q = emit(x, fn, t0, t1)))
+        OOM();
+    psk_event *e = &q->e;
+    const rec *r;
+    switch (fn) {
+    case PSK_FN_Init_thread:
+        e->v[PSK_F_I1] = e->v[PSK_F_I2] = 0;
+        break;
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Ssend: case PSK_FN_Rsend:
+        if (!(r = find_rec(x, R_SEND, 0)))
+            note(x, K_NOREC_P2P, NULL);
+        fill_p2p(x, e, r, 0);
+        break;
+    case PSK_FN_Recv:
+        if (!(r = find_rec(x, R_RECV, 0)))
+            note(x, K_NOREC_P2P, NULL);
+        fill_p2p(x, e, r, 1);
+        break;
+    case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace: {
+        const rec *s = find_rec(x, R_SEND, 0);
+        r = find_rec(x, R_RECV, 0);
+        if (!s || !r)
+            note(x, K_NOREC_P2P, NULL);
+        fill_p2p(x, e, s, 0);
+        if (r) {
+            e->v[PSK_F_COMM] = comm_id(x, r->comm);
+            e->v[PSK_F_RPEER] = r->peer == OTF2_UNDEFINED_UINT32 ? PSK_ANY_SOURCE : (int64_t)r->peer;
+            e->v[PSK_F_RTAG] = r->tag == OTF2_UNDEFINED_UINT32 ? PSK_ANY_TAG : (int64_t)r->tag;
+            e->v[PSK_F_ASRC] = e->v[PSK_F_RPEER], e->v[PSK_F_ATAG] = e->v[PSK_F_RTAG];
+            if (PSK_HAS(e, PSK_F_RCOUNT))
+                e->v[PSK_F_RCOUNT] = (int64_t)r->bytes, e->v[PSK_F_RDTSIZE] = 1;
+        } else {
+            e->v[PSK_F_RPEER] = PSK_PROC_NULL, e->v[PSK_F_ASRC] = PSK_PROC_NULL, e->v[PSK_F_ATAG] = PSK_ANY_TAG;
+            if (PSK_HAS(e, PSK_F_RCOUNT))
+                e->v[PSK_F_RDTSIZE] = 1;
+        }
+        if (!s && !PSK_HAS(e, PSK_F_RCOUNT) && r) /* Sendrecv_replace: one buffer */
+            e->v[PSK_F_COUNT] = (int64_t)r->bytes, e->v[PSK_F_DTSIZE] = 1;
+        break;
+    }
+    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Issend: case PSK_FN_Irsend:
+        if (!(r = find_rec(x, R_ISEND, 0))) {
+            note(x, K_NOREC_P2P, NULL);
+            fill_p2p(x, e, NULL, 0);
+            e->v[PSK_F_REQ] = req_alloc(x, 0); /* completes at once: not kept */
+            break;
+        }
+        fill_p2p(x, e, r, 0);
+        if (start(x, q, r->req, R_ISEND, 0))
+            return -1;
+        break;
+    case PSK_FN_Irecv:
+        e->v[PSK_F_PEER] = PSK_ANY_SOURCE, e->v[PSK_F_TAG] = PSK_ANY_TAG;
+        if (!(r = find_rec(x, R_IRECV_REQ, 0))) {
+            note(x, K_NOREC_P2P, NULL);
+            fill_p2p(x, e, NULL, 1);
+            e->v[PSK_F_REQ] = req_alloc(x, 0);
+            break;
+        }
+        if (start(x, q, r->req, R_IRECV_REQ, 1))
+            return -1;
+        break;
+    case PSK_FN_Comm_free:
+        if ((r = find_rec(x, R_COMM_DESTROY, 0)) || (r = find_rec(x, R_COLL_END, 0))) {
+            int64_t id = comm_id(x, r->comm);
+            e->v[PSK_F_COMM] = id;
+            if (id >= 2 && id < x->ncomm_used)
+                x->comm_used[id] = 0;
+            if (r->comm < x->ncomm_id)
+                x->comm_id[r->comm] = 0;
+        } else {
+            note(x, K_NOREC_COLL, NULL);
+            e->v[PSK_F_COMM] = 0;
+        }
+        break;
+    default:
+        if (cls == PSK_CLASS_WAIT) {
+            int64_t *ids, n, *tested, nt;
+            if (completions(x, &ids, &n, &tested, &nt)) {
+                free(ids), free(tested);
+                return -1;
+            }
+            int test = fn == PSK_FN_Test || fn == PSK_FN_Testall || fn == PSK_FN_Testany || fn == PSK_FN_Testsome;
+            if (PSK_HAS(e, PSK_F_FLAG))
+                e->v[PSK_F_FLAG] = !(test && nt && !n);
+            if (PSK_HAS(e, PSK_F_REQ))
+                e->v[PSK_F_REQ] = n ? ids[0] : nt ? tested[0] : PSK_REQ_NULL;
+            int rc = 0;
+            if (PSK_HAS(e, PSK_F_REQS)) {
+                const int64_t *src = n ? ids : tested;
+                int64_t m = n ? n : nt;
+                rc |= set_arr(q, PSK_F_REQS, m);
+                for (int64_t k = 0; k < m && !rc; k++)
+                    OWN(q, PSK_F_REQS)[k] = src[k];
+            }
+            if (PSK_HAS(e, PSK_F_INDEX))
+                e->v[PSK_F_INDEX] = n ? 0 : PSK_UNDEFINED;
+            if (PSK_HAS(e, PSK_F_INDICES)) {
+                rc |= set_arr(q, PSK_F_INDICES, n);
+                for (int64_t k = 0; k < n && !rc; k++)
+                    OWN(q, PSK_F_INDICES)[k] = k;
+            }
+            free(ids), free(tested);
+            if (rc)
+                OOM();
+        } else if (cls == PSK_CLASS_COLL) {
+            if (!(r = find_rec(x, R_COLL_END, 0)))
+                note(x, K_NOREC_COLL, NULL);
+            if (fill_coll(x, q, r))
+                OOM();
+        } else if (cls == PSK_CLASS_ICOLL) {
+            if (!(r = find_rec(x, R_NBC_REQ, 0))) {
+                note(x, K_NOREC_COLL, NULL);
+                if (fill_coll(x, q, NULL))
+                    OOM();
+                e->v[PSK_F_REQ] = PSK_REQ_NULL;
+                break;
+            }
+            if (fill_coll(x, q, NULL) || start(x, q, r->req, R_NBC_REQ, 1))
+                return -1;
+        } else if (cls == PSK_CLASS_COMM) { /* makes a communicator */
+            const rec *c = find_rec(x, R_COMM_CREATE, 0), *p = find_rec(x, R_COLL_END, 0);
+            uint32_t parent = p ? p->comm : c ? x->d->com[c->comm].parent : x->world;
+            if (!comm_ok(x, parent)) {
+                note(x, K_NOREC_COLL, NULL);
+                parent = x->world;
+            }
+            e->v[PSK_F_COMM] = comm_id(x, parent);
+            if (PSK_HAS(e, PSK_F_GROUP))
+                e->v[PSK_F_GROUP] = -1;
+            e->v[PSK_F_NEWID] = -1;
+            if (has_fn_field(fn, PSK_F_I1))
+                e->v[PSK_F_I1] = PSK_UNDEFINED;
+            if (c) {
+                const ggrp *g = &x->d->grp[x->d->com[c->comm].group];
+                int64_t id = 2;
+                while (id < x->ncomm_used && x->comm_used[id])
+                    id++;
+                if (psk_grow((void **)&x->comm_used, &x->ncomm_used, id, 1) ||
+                    psk_grow((void **)&x->comm_id, &x->ncomm_id, c->comm, sizeof *x->comm_id) ||
+                    set_arr(q, PSK_F_MEMBERS, g->n))
+                    OOM();
+                x->comm_used[id] = 1;
+                x->comm_id[c->comm] = id + 1;
+                e->v[PSK_F_NEWID] = id;
+                for (uint32_t k = 0; k < g->n; k++) {
+                    OWN(q, PSK_F_MEMBERS)[k] = (int64_t)g->mem[k];
+                    if (g->mem[k] == (uint64_t)x->rank && has_fn_field(fn, PSK_F_I2))
+                        e->v[PSK_F_I2] = k; /* a split's key: its place */
+                }
+                if (has_fn_field(fn, PSK_F_I1) && g->n) /* a split's color: its lowest world rank */
+                    e->v[PSK_F_I1] = (int64_t)g->mem[0];
+                for (uint32_t k = 0; k < g->n && has_fn_field(fn, PSK_F_I1); k++)
+                    if ((int64_t)g->mem[k] < e->v[PSK_F_I1])
+                        e->v[PSK_F_I1] = (int64_t)g->mem[k];
+            }
+            if (fn == PSK_FN_Cart_create || fn == PSK_FN_Intercomm_merge || fn == PSK_FN_Intercomm_create)
+                e->v[PSK_F_I1] = 0;
+        }
+        break;
+    }
+    return 0;
+}
+
+/* ---- event callbacks ---- */
+
+static OTF2_CallbackCode order(imp *x, uint64_t t, uint64_t pos)
+{
+    if (t < x->d->goff)
+        FAIL("location %llu, event %llu: time %llu is before the clock's global offset %llu",
+             (unsigned long long)x->loc, (unsigned long long)pos, (unsigned long long)t,
+             (unsigned long long)x->d->goff);
+    if (x->any && t < x->last)
+        FAIL("location %llu, event %llu: time goes backwards (%llu after %llu)", (unsigned long long)x->loc,
+             (unsigned long long)pos, (unsigned long long)t, (unsigned long long)x->last);
+    x->any = 1, x->last = t;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                                  OTF2_AttributeList *al, OTF2_RegionRef reg)
+{
+    imp *x = ud;
+    (void)loc, (void)al;
+    if (order(x, t, pos))
+        return OTF2_CALLBACK_INTERRUPT;
+    if (reg >= x->d->nreg || !x->d->reg[reg].defined)
+        FAIL("location %llu, event %llu: Enter of region %u, which is not defined", (unsigned long long)x->loc,
+             (unsigned long long)pos, reg);
+    if (x->depth > (1 << 20))
+        FAIL("location %llu, event %llu: regions nested more than 2^20 deep", (unsigned long long)x->loc,
+             (unsigned long long)pos);
+    if (x->depth == x->nstack && psk_grow((void **)&x->stack, &x->nstack, x->depth, sizeof *x->stack))
+        FAIL("out of memory");
+    x->stack[x->depth++] = reg;
+    const greg *g = &x->d->reg[reg];
+    if (x->pass == 1) {
+        if (g->fn && !x->first_mpi)
+            x->first_mpi = ns_of(x, t) + 1;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (x->call >= 0) {
+        if (g->mpi)
+            note(x, K_NESTED, NULL);
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (g->fn) {
+        x->call = x->depth - 1, x->fn = g->fn, x->call_region = reg, x->t_entry = t, x->nrec = 0;
+        x->fn_as = g->fn == PSK_FN_Mrecv ? PSK_FN_Recv : g->fn == PSK_FN_Imrecv ? PSK_FN_Irecv : g->fn;
+        if (x->fn_as != g->fn)
+            note(x, K_MRECV, NULL);
+    } else if (g->mpi) {
+        note(x, K_MPI_OTHER, string_of(x->d, g->name));
+    } else {
+        note(x, K_USER, NULL);
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ev_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud,
+                                  OTF2_AttributeList *al, OTF2_RegionRef reg)
+{
+    imp *x = ud;
+    (void)loc, (void)al;
+    if (order(x, t, pos))
+        return OTF2_CALLBACK_INTERRUPT;
+    if (!x->depth)
+        FAIL("location %llu, event %llu: Leave of region %u outside any region", (unsigned long long)x->loc,
+             (unsigned long long)pos, reg);
+    if (x->stack[x->depth - 1] != reg)
+        FAIL("location %llu, event %llu: Leave of region %u inside region %u", (unsigned long long)x->loc,
+             (unsigned long long)pos, reg, x->stack[x->depth - 1]);
+    x->depth--;
+    if (x->pass == 1 || x->call != x->depth)
+        return OTF2_CALLBACK_SUCCESS;
+    x->call = -1;
+    if (finish_call(x, ns_of(x, x->t_entry), ns_of(x, t)) || flush(x, 0))
+        return OTF2_CALLBACK_INTERRUPT;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* a record inside the current MPI call, its references checked */
+static OTF2_CallbackCode add(imp *x, uint64_t t, uint64_t pos, rec r, int has_comm, int has_peer, int has_root)
+{
+    if (order(x, t, pos))
+        return OTF2_CALLBACK_INTERRUPT;
+    if (x->pass == 1)
+        return OTF2_CALLBACK_SUCCESS;
+    if (has_comm) {
+        if (!comm_ok(x, r.comm))
+            FAIL("location %llu, event %llu: communicator %u is not defined", (unsigned long long)x->loc,
+                 (unsigned long long)pos, r.comm);
+        uint32_t n = comm_size(x, r.comm);
+        if (has_peer && r.peer != OTF2_UNDEFINED_UINT32 && r.peer >= n)
+            FAIL("location %llu, event %llu: rank %u out of range for communicator %u of %u ranks",
+                 (unsigned long long)x->loc, (unsigned long long)pos, r.peer, r.comm, n);
+        if (has_root && r.root != OTF2_UNDEFINED_UINT32 && r.root >= n)
+            FAIL("location %llu, event %llu: root %u out of range for communicator %u of %u ranks",
+                 (unsigned long long)x->loc, (unsigned long long)pos, r.root, r.comm, n);
+    }
+    if (x->call < 0) {
+        note(x, K_OUTSIDE, NULL);
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (x->nrec == x->caprec && psk_grow((void **)&x->rec, &x->caprec, x->nrec, sizeof *x->rec))
+        FAIL("out of memory");
+    x->rec[x->nrec++] = r;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+#define EVARGS OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *ud, OTF2_AttributeList *al
+#define UNUSED (void)loc, (void)al
+
+static OTF2_CallbackCode ev_send(EVARGS, uint32_t to, OTF2_CommRef c, uint32_t tag, uint64_t len)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_SEND, .peer = to, .comm = c, .tag = tag, .bytes = len}, 1, 1, 0);
+}
+static OTF2_CallbackCode ev_isend(EVARGS, uint32_t to, OTF2_CommRef c, uint32_t tag, uint64_t len, uint64_t req)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_ISEND, .peer = to, .comm = c, .tag = tag, .bytes = len, .req = req}, 1, 1,
+               0);
+}
+static OTF2_CallbackCode ev_isend_done(EVARGS, uint64_t req)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_ISEND_DONE, .req = req}, 0, 0, 0);
+}
+static OTF2_CallbackCode ev_irecv_req(EVARGS, uint64_t req)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_IRECV_REQ, .req = req}, 0, 0, 0);
+}
+static OTF2_CallbackCode ev_recv(EVARGS, uint32_t from, OTF2_CommRef c, uint32_t tag, uint64_t len)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_RECV, .peer = from, .comm = c, .tag = tag, .bytes = len}, 1, 1, 0);
+}
+static OTF2_CallbackCode ev_irecv(EVARGS, uint32_t from, OTF2_CommRef c, uint32_t tag, uint64_t len, uint64_t req)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_IRECV_DONE, .peer = from, .comm = c, .tag = tag, .bytes = len, .req = req},
+               1, 1, 0);
+}
+static OTF2_CallbackCode ev_test(EVARGS, uint64_t req)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_TEST, .req = req}, 0, 0, 0);
+}
+static OTF2_CallbackCode ev_cancel(EVARGS, uint64_t req)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_CANCEL, .req = req}, 0, 0, 0);
+}
+static OTF2_CallbackCode ev_coll_begin(EVARGS)
+{
+    UNUSED;
+    imp *x = ud;
+    return order(x, t, pos);
+}
+static OTF2_CallbackCode ev_coll_end(EVARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t s,
+                                     uint64_t r)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_COLL_END, .op = op, .comm = c, .root = root, .bytes = s, .rbytes = r}, 1, 0,
+               1);
+}
+static OTF2_CallbackCode ev_nbc_req(EVARGS, uint64_t req)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_NBC_REQ, .req = req}, 0, 0, 0);
+}
+static OTF2_CallbackCode ev_nbc_done(EVARGS, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root, uint64_t s,
+                                     uint64_t r, uint64_t req)
+{
+    UNUSED;
+    return add(ud, t, pos,
+               (rec){.type = R_NBC_DONE, .op = op, .comm = c, .root = root, .bytes = s, .rbytes = r, .req = req}, 1, 0,
+               1);
+}
+static OTF2_CallbackCode ev_comm_create(EVARGS, OTF2_CommRef c)
+{
+    UNUSED;
+    imp *x = ud;
+    if (x->pass == 2 && comm_ok(x, c)) { /* this rank must be one of its members */
+        const ggrp *g = &x->d->grp[x->d->com[c].group];
+        uint32_t k = 0;
+        while (g->type != OTF2_GROUP_TYPE_COMM_SELF && k < g->n && g->mem[k] != (uint64_t)x->rank)
+            k++;
+        if (g->type != OTF2_GROUP_TYPE_COMM_SELF && k == g->n)
+            FAIL("location %llu, event %llu: creates communicator %u, whose group does not hold rank %d",
+                 (unsigned long long)x->loc, (unsigned long long)pos, c, x->rank);
+    }
+    return add(x, t, pos, (rec){.type = R_COMM_CREATE, .comm = c}, 1, 0, 0);
+}
+static OTF2_CallbackCode ev_comm_destroy(EVARGS, OTF2_CommRef c)
+{
+    UNUSED;
+    return add(ud, t, pos, (rec){.type = R_COMM_DESTROY, .comm = c}, 1, 0, 0);
+}
+
+/* ---- the archive ---- */
+
+/* the definitions checked: every reference resolves; the ranks found */
+static int check_defs(defs *d, const char *anchor, uint64_t **rank_loc, int *P, int64_t *other, uint32_t *world,
+                      uint32_t *self)
+{
+    (void)anchor;
+    if (!d->have_clock || !d->res) {
+        snprintf(d->err, sizeof d->err, "no clock properties (or a timer resolution of 0)");
+        return -1;
+    }
+    for (int64_t i = 0; i < d->nreg; i++) {
+        greg *r = &d->reg[i];
+        if (!r->defined)
+            continue;
+        const char *n = string_of(d, r->name);
+        if (!n) {
+            snprintf(d->err, sizeof d->err, "region %lld: its name is string %u, which is not defined", (long long)i,
+                     r->name);
+            return -1;
+        }
+        r->mpi = !strncmp(n, "MPI_", 4);
+        r->fn = psk_fn_lookup(n);
+        if (r->fn && psk_fn_polled(r->fn))
+            r->fn = 0; /* perfskel's own poll functions are not MPI's */
+    }
+    /* the ranks: the MPI COMM_LOCATIONS group, else every location */
+    const ggrp *cl = NULL;
+    for (int64_t i = 0; i < d->ngrp; i++)
+        if (d->grp[i].defined && d->grp[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
+            if (cl) {
+                snprintf(d->err, sizeof d->err, "two MPI location groups (COMM_LOCATIONS)");
+                return -1;
+            }
+            cl = &d->grp[i];
+        }
+    int64_t n = cl ? cl->n : d->nloc;
+    if (n < 1 || n > MAXREF) {
+        snprintf(d->err, sizeof d->err, "%s", n < 1 ? "no locations: no ranks" : "too many ranks");
+        return -1;
+    }
+    *P = (int)n;
+    if (!(*rank_loc = malloc((size_t)n * sizeof **rank_loc))) {
+        snprintf(d->err, sizeof d->err, "out of memory");
+        return -1;
+    }
+    for (int64_t r = 0; r < n; r++) {
+        uint64_t ref = cl ? cl->mem[r] : d->loc[r].ref;
+        int64_t i = 0;
+        while (i < d->nloc && d->loc[i].ref != ref)
+            i++;
+        if (i == d->nloc) {
+            snprintf(d->err, sizeof d->err, "rank %lld is location %llu, which is not defined", (long long)r,
+                     (unsigned long long)ref);
+            return -1;
+        }
+        for (int64_t q = 0; q < r; q++)
+            if ((*rank_loc)[q] == ref) {
+                snprintf(d->err, sizeof d->err, "location %llu is both rank %lld and rank %lld",
+                         (unsigned long long)ref, (long long)q, (long long)r);
+                return -1;
+            }
+        (*rank_loc)[r] = ref;
+    }
+    *other = d->nloc - n;
+    /* communicators: groups of world ranks */
+    *world = *self = OTF2_UNDEFINED_UINT32;
+    for (int64_t i = 0; i < d->ncom; i++) {
+        gcom *c = &d->com[i];
+        if (!c->defined)
+            continue;
+        if (c->group >= d->ngrp || !d->grp[c->group].defined ||
+            (d->grp[c->group].type != OTF2_GROUP_TYPE_COMM_GROUP && d->grp[c->group].type != OTF2_GROUP_TYPE_COMM_SELF)) {
+            snprintf(d->err, sizeof d->err, "communicator %lld: its group %u is not a defined MPI communicator group",
+                     (long long)i, c->group);
+            return -1;
+        }
+        if (c->parent != OTF2_UNDEFINED_COMM && (c->parent >= d->ncom || !d->com[c->parent].defined)) {
+            snprintf(d->err, sizeof d->err, "communicator %lld: its parent %u is not defined", (long long)i, c->parent);
+            return -1;
+        }
+        const ggrp *g = &d->grp[c->group];
+        int all = g->type == OTF2_GROUP_TYPE_COMM_GROUP && g->n == (uint32_t)n;
+        for (uint32_t k = 0; k < g->n; k++) {
+            if (g->mem[k] >= (uint64_t)n) {
+                snprintf(d->err, sizeof d->err, "communicator %lld: member %llu is not a rank (%d ranks)", (long long)i,
+                         (unsigned long long)g->mem[k], *P);
+                return -1;
+            }
+            all &= g->mem[k] == k;
+        }
+        if (all && c->parent == OTF2_UNDEFINED_COMM && *world == OTF2_UNDEFINED_UINT32)
+            *world = (uint32_t)i;
+        if (g->type == OTF2_GROUP_TYPE_COMM_SELF && c->parent == OTF2_UNDEFINED_COMM && *self == OTF2_UNDEFINED_UINT32)
+            *self = (uint32_t)i;
+    }
+    return 0;
+}
+
+static OTF2_EvtReaderCallbacks *callbacks(void)
+{
+    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb)
+        return NULL;
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_done);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_req);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, ev_test);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancel);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, ev_coll_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_req);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_done);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, ev_comm_destroy);
+    return cb;
+}
+
+static void reset_rank(imp *x)
+{
+    for (int64_t i = x->qhead; i < x->qn; i++)
+        free_qev(&x->q[i]);
+    x->depth = 0, x->call = -1, x->nrec = 0, x->qhead = x->qn = x->qbase = 0, x->any = 0, x->last = 0;
+    x->req_hint = 0;
+    if (x->rq)
+        memset(x->rq, 0, MAXREQ * sizeof *x->rq);
+    if (x->rhash)
+        memset(x->rhash, 0, (sizeof *x->rhash) << HBITS);
+    if (x->comm_used)
+        memset(x->comm_used, 0, (size_t)x->ncomm_used);
+    if (x->comm_id)
+        memset(x->comm_id, 0, (size_t)x->ncomm_id * sizeof *x->comm_id);
+}
+
+/* reads one location's events (pass 1: its first MPI call; pass 2: its
+ * events into the writer); 0, or -1 with x->err set */
+static int read_rank(imp *x, OTF2_Reader *rd, OTF2_EvtReaderCallbacks *cb)
+{
+    reset_rank(x);
+    OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, x->loc);
+    if (!er) {
+        snprintf(x->err, sizeof x->err, "location %llu: no events: %s", (unsigned long long)x->loc,
+                 psk_otf2_lasterr());
+        return -1;
+    }
+    uint64_t n = 0;
+    OTF2_ErrorCode c = OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, x);
+    if (c == OTF2_SUCCESS)
+        c = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
+    OTF2_Reader_CloseEvtReader(rd, er);
+    if (x->err[0])
+        return -1;
+    if (c != OTF2_SUCCESS) {
+        snprintf(x->err, sizeof x->err, "location %llu: %s", (unsigned long long)x->loc,
+                 psk_otf2_lasterr()[0] ? psk_otf2_lasterr() : OTF2_Error_GetDescription(c));
+        return -1;
+    }
+    if (x->pass == 2) {
+        if (x->call >= 0) /* cut inside a call: the call is left out */
+            note(x, K_NEVER_DONE, NULL);
+        if (flush(x, 1))
+            return -1;
+        if (psk_writer_end_rank(x->w, x->rank) != PSK_OK) {
+            snprintf(x->err, sizeof x->err, "%s", psk_writer_errmsg(x->w));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static double mono_ns_d(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void free_defs(defs *d)
+{
+    for (int64_t i = 0; i < d->nstr; i++)
+        free(d->str[i]);
+    for (int64_t i = 0; i < d->ngrp; i++)
+        free(d->grp[i].mem);
+    free(d->str), free(d->reg), free(d->grp), free(d->com), free(d->lg), free(d->stn), free(d->loc);
+}
+
+int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
+{
+    psk_otf2_quiet();
+    FILE *f = fopen(anchor, "rb");
+    if (!f) {
+        psk_cli_error("%s: %s", anchor, strerror(errno));
+        return PSK_EXIT_DATA;
+    }
+    fclose(f);
+    defs d = {0};
+    imp x = {.d = &d, .anchor = anchor, .call = -1};
+    x.rq = calloc(MAXREQ, sizeof *x.rq);
+    x.rhash = calloc((size_t)1 << HBITS, sizeof *x.rhash);
+    if (!x.rq || !x.rhash) {
+        free(x.rq), free(x.rhash);
+        psk_cli_error("%s: out of memory", anchor);
+        return PSK_EXIT_DATA;
+    }
+    uint64_t *rank_loc = NULL, *mono = NULL;
+    double *unit = NULL, *q1 = NULL, *q3 = NULL;
+    const char **hosts = NULL;
+    OTF2_EvtReaderCallbacks *cb = NULL;
+    int rc = PSK_EXIT_DATA, defs_open = 0, evts_open = 0;
+    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
+    if (!rd || OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
+        psk_cli_error("%s: not an OTF2 archive: %s", anchor, psk_otf2_lasterr());
+        goto done;
+    }
+    OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!gdr || !gcb) {
+        OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+        psk_cli_error("%s: cannot read its definitions: %s", anchor, psk_otf2_lasterr());
+        goto done;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(gcb, def_stn);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, def_lg);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_loc);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(gcb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(gcb, def_comm);
+    uint64_t ndefs = 0;
+    OTF2_ErrorCode c = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gdr, gcb, &d);
+    if (c == OTF2_SUCCESS)
+        c = OTF2_Reader_ReadAllGlobalDefinitions(rd, gdr, &ndefs);
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    OTF2_Reader_CloseGlobalDefReader(rd, gdr);
+    if (d.err[0] || c != OTF2_SUCCESS) {
+        psk_cli_error("%s: definitions: %s", anchor,
+                      d.err[0] ? d.err : psk_otf2_lasterr()[0] ? psk_otf2_lasterr() : OTF2_Error_GetDescription(c));
+        goto done;
+    }
+    int64_t other = 0;
+    if (check_defs(&d, anchor, &rank_loc, &x.P, &other, &x.world, &x.self)) {
+        psk_cli_error("%s: definitions: %s", anchor, d.err);
+        goto done;
+    }
+    if (x.world == OTF2_UNDEFINED_UINT32) {
+        psk_cli_error("%s: definitions: no MPI_COMM_WORLD (a communicator of every rank in order, without a parent)",
+                      anchor);
+        goto done;
+    }
+    x.count[K_OTHER_LOC] = (uint64_t)other;
+    /* the local definitions (mapping tables, clock offsets) of the ranks' locations */
+    for (int r = 0; r < x.P; r++)
+        if (OTF2_Reader_SelectLocation(rd, rank_loc[r]) != OTF2_SUCCESS) {
+            psk_cli_error("%s: location %llu: %s", anchor, (unsigned long long)rank_loc[r], psk_otf2_lasterr());
+            goto done;
+        }
+    if (OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS) {
+        defs_open = 1;
+        for (int r = 0; r < x.P; r++) {
+            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, rank_loc[r]);
+            if (!dr)
+                continue; /* none for this location */
+            uint64_t nd = 0;
+            c = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &nd);
+            OTF2_Reader_CloseDefReader(rd, dr);
+            if (c != OTF2_SUCCESS) {
+                psk_cli_error("%s: location %llu: local definitions: %s", anchor, (unsigned long long)rank_loc[r],
+                              psk_otf2_lasterr()[0] ? psk_otf2_lasterr() : OTF2_Error_GetDescription(c));
+                goto done;
+            }
+        }
+        OTF2_Reader_CloseDefFiles(rd);
+        defs_open = 0;
+    }
+    if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS) {
+        psk_cli_error("%s: cannot open its events: %s", anchor, psk_otf2_lasterr());
+        goto done;
+    }
+    evts_open = 1;
+    if (!(cb = callbacks())) {
+        psk_cli_error("%s: out of memory", anchor);
+        goto done;
+    }
+    /* pass 1: where each rank starts (its first MPI call) */
+    mono = calloc((size_t)x.P, sizeof *mono);
+    if (!mono) {
+        psk_cli_error("%s: out of memory", anchor);
+        goto done;
+    }
+    x.pass = 1;
+    for (int r = 0; r < x.P; r++) {
+        x.rank = r, x.loc = rank_loc[r], x.first_mpi = 0;
+        if (read_rank(&x, rd, cb)) {
+            psk_cli_error("%s: %s", anchor, x.err);
+            goto done;
+        }
+        mono[r] = x.first_mpi ? x.first_mpi - 1 : 0;
+    }
+    /* the job: hosts from the system tree, the compute unit timed here */
+    hosts = calloc((size_t)x.P, sizeof *hosts);
+    unit = calloc((size_t)x.P, sizeof *unit), q1 = calloc((size_t)x.P, sizeof *q1), q3 = calloc((size_t)x.P, sizeof *q3);
+    if (!hosts || !unit || !q1 || !q3) {
+        psk_cli_error("%s: out of memory", anchor);
+        goto done;
+    }
+    double wt[3];
+    psk_work_time(mono_ns_d, wt);
+    for (int r = 0; r < x.P; r++) {
+        hosts[r] = "unknown";
+        for (int64_t i = 0; i < d.nloc; i++)
+            if (d.loc[i].ref == rank_loc[r] && d.loc[i].group < d.nlg && d.lg[d.loc[i].group].defined) {
+                uint32_t p = d.lg[d.loc[i].group].parent;
+                if (p < d.nstn && d.stn[p].defined && string_of(&d, d.stn[p].name))
+                    hosts[r] = string_of(&d, d.stn[p].name);
+            }
+        unit[r] = wt[0], q1[r] = wt[1], q3[r] = wt[2];
+    }
+    char start[32] = "", cmd[4200];
+    if (d.realtime != OTF2_UNDEFINED_TIMESTAMP) {
+        time_t s = (time_t)(d.realtime / 1000000000u);
+        struct tm tm;
+        if (gmtime_r(&s, &tm))
+            strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    }
+    snprintf(cmd, sizeof cmd, "perfskel import --otf2 %s", anchor);
+    uint64_t trace_id = 0;
+    OTF2_Reader_GetTraceId(rd, &trace_id);
+    psk_job job = {.job_id = trace_id ? trace_id : 0x07f2, .nranks = x.P, .flavour = PSK_MPI_UNKNOWN,
+                   .mpi_version = "imported from OTF2", .command = cmd, .start_time = start, .hosts = hosts,
+                   .work_kernel = PSK_WORK_KERNEL, .work_ns_per_unit = unit, .work_q1_ns = q1, .work_q3_ns = q3};
+    if (psk_writer_open(out, &job, mono, &x.w) != PSK_OK) {
+        psk_cli_error("%s", psk_writer_errmsg(x.w));
+        goto done;
+    }
+    /* pass 2: the events */
+    x.pass = 2;
+    for (int r = 0; r < x.P; r++) {
+        x.rank = r, x.loc = rank_loc[r];
+        if (read_rank(&x, rd, cb)) {
+            psk_cli_error("%s: %s", anchor, x.err);
+            goto done;
+        }
+    }
+    if (psk_writer_close(x.w) != PSK_OK) {
+        psk_cli_error("%s", psk_writer_errmsg(x.w));
+        goto done;
+    }
+    rc = 0;
+    for (int k = 0; k < K_NKINDS && !quiet; k++) {
+        if (!x.count[k])
+            continue;
+        char msg[300];
+        snprintf(msg, sizeof msg, kind_msg[k], x.example[k]);
+        psk_cli_error("%s: %llu %s", anchor, (unsigned long long)x.count[k], msg); /* a name's control bytes escaped */
+    }
+done:
+    if (x.w)
+        psk_writer_free(x.w);
+    if (cb)
+        OTF2_EvtReaderCallbacks_Delete(cb);
+    if (rd) {
+        if (evts_open)
+            OTF2_Reader_CloseEvtFiles(rd);
+        if (defs_open)
+            OTF2_Reader_CloseDefFiles(rd);
+        OTF2_Reader_Close(rd);
+    }
+    reset_rank(&x);
+    free(x.stack), free(x.rec), free(x.q), free(x.rq), free(x.rhash), free(x.comm_id), free(x.comm_used);
+    free(rank_loc), free(mono), free(unit), free(q1), free(q3), free(hosts);
+    free_defs(&d);
+    return rc;
+}
