@@ -62,9 +62,9 @@ for c in $cmds; do
     expect 2 "unknown option" "$c: an unknown --name=value refused" -- "$P" "$c" --help --zz-not-an-option=1
     "$P" "$c" --help >"$T/h" 2>&1
     # the options of its usage line, those in [...] or (...) or after |, and predict's option list
-    opts=$( { sed -n 1p "$T/h" | grep -o -- '--[a-z][a-z-]*'
-              grep -o -- '[[(|] *--[a-z][a-z-]*' "$T/h" | grep -o -- '--[a-z][a-z-]*'
-              grep -- '^  -' "$T/h" | grep -o -- '--[a-z][a-z-]*'; } | sort -u)
+    opts=$( { sed -n 1p "$T/h" | grep -o -- '--[a-z][a-z0-9-]*'
+              grep -o -- '[[(|] *--[a-z][a-z0-9-]*' "$T/h" | grep -o -- '--[a-z][a-z0-9-]*'
+              grep -- '^  -' "$T/h" | grep -o -- '--[a-z][a-z0-9-]*'; } | sort -u)
     unknown=""
     for o in $opts; do
         "$P" "$c" --help "$o=1" >"$T/o" 2>"$T/e"
