@@ -799,14 +799,20 @@ int psk_cli_export_otf2(const char *input, const char *out)
         rc = PSK_EXIT_DATA;
         goto done;
     }
+    psk_cli_progress pg;
+    psk_cli_progress_init(&pg, "export", 0);
+    psk_cli_progress_step(&pg, "writing the ranks' events", (uint64_t)x.P);
     for (int r = 0; r < x.P && !rc; r++) {
         x.rank = r;
         x.offset = job->clock_offsets_ns ? job->clock_offsets_ns[r] : 0;
         if (export_rank(&x, t, a, &nevents[r])) {
+            psk_cli_progress_done(&pg);
             psk_cli_error("%s: %s", input, x.err);
             rc = PSK_EXIT_DATA;
         }
+        psk_cli_progress_set(&pg, (uint64_t)r + 1);
     }
+    psk_cli_progress_done(&pg);
     if (!rc && OTF2_Archive_CloseEvtFiles(a) != OTF2_SUCCESS) {
         psk_cli_error("%s/traces: cannot write the events: %s", out, psk_otf2_lasterr());
         rc = PSK_EXIT_DATA;

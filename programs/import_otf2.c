@@ -1378,14 +1378,20 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
         goto done;
     }
     x.pass = 1;
+    psk_cli_progress pg;
+    psk_cli_progress_init(&pg, "import", quiet);
+    psk_cli_progress_step(&pg, "finding where the ranks start", (uint64_t)x.P);
     for (int r = 0; r < x.P; r++) {
         x.rank = r, x.loc = rank_loc[r], x.first_mpi = 0;
         if (read_rank(&x, rd, cb)) {
+            psk_cli_progress_done(&pg);
             psk_cli_error("%s: %s", anchor, x.err);
             goto done;
         }
         mono[r] = x.first_mpi ? x.first_mpi - 1 : 0;
+        psk_cli_progress_set(&pg, (uint64_t)r + 1);
     }
+    psk_cli_progress_done(&pg);
     /* the job: hosts from the system tree, the compute unit timed here */
     hosts = calloc((size_t)x.P, sizeof *hosts);
     unit = calloc((size_t)x.P, sizeof *unit), q1 = calloc((size_t)x.P, sizeof *q1), q3 = calloc((size_t)x.P, sizeof *q3);
@@ -1424,13 +1430,17 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
     }
     /* pass 2: the events */
     x.pass = 2;
+    psk_cli_progress_step(&pg, "converting the ranks' events", (uint64_t)x.P);
     for (int r = 0; r < x.P; r++) {
         x.rank = r, x.loc = rank_loc[r];
         if (read_rank(&x, rd, cb)) {
+            psk_cli_progress_done(&pg);
             psk_cli_error("%s: %s", anchor, x.err);
             goto done;
         }
+        psk_cli_progress_set(&pg, (uint64_t)r + 1);
     }
+    psk_cli_progress_done(&pg);
     if (psk_writer_close(x.w) != PSK_OK) {
         psk_cli_error("%s", psk_writer_errmsg(x.w));
         goto done;

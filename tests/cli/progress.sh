@@ -63,6 +63,16 @@ else
     bad "sim: progress lines"; cat "$T/err" "$T/errq"
 fi
 
+PSK_PROGRESS_AFTER=0 "$P" export --otf2 "$T/small" -o "$T/otf2" >/dev/null 2>"$T/err" || bad "export --otf2"
+PSK_PROGRESS_AFTER=0 "$P" import --otf2 "$T/otf2/traces.otf2" -o "$T/imported" -q >/dev/null 2>"$T/erri" ||
+    bad "import --otf2"
+if grep -q "^perfskel export: writing the ranks' events: done" "$T/err" &&
+    grep -q "^perfskel import: converting the ranks' events: done" "$T/erri"; then
+    ok "export and import --otf2: progress by rank"
+else
+    bad "export/import --otf2: progress lines"; cat "$T/err" "$T/erri"
+fi
+
 # a terminal: a bar rewritten in place (\r, erase to the end of line), then wiped
 if command -v script >/dev/null; then
     PSK_PROGRESS_AFTER=0 script -qec "'$P' merge '$T/t' -o '$T/d.pskm'" /dev/null >"$T/tty" 2>&1
