@@ -64,7 +64,7 @@ else
 fi
 
 PSK_PROGRESS_AFTER=0 "$P" export --otf2 "$T/small" -o "$T/otf2" >/dev/null 2>"$T/err" || bad "export --otf2"
-PSK_PROGRESS_AFTER=0 "$P" import --otf2 "$T/otf2/traces.otf2" -o "$T/imported" -q >/dev/null 2>"$T/erri" ||
+PSK_PROGRESS_AFTER=0 "$P" import --otf2 "$T/otf2/traces.otf2" -o "$T/imported" >/dev/null 2>"$T/erri" ||
     bad "import --otf2"
 if grep -q "^perfskel export: writing the ranks' events: done" "$T/err" &&
     grep -q "^perfskel import: converting the ranks' events: done" "$T/erri"; then
