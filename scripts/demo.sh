@@ -11,7 +11,9 @@
 # tree, per-rank tables and SVG plots in build/demo-report.html), then
 # again from its folded trace, with its loops as intervals, skipping the
 # iterations that repeat (build/demo-report-folded.html), and
-# extrapolated to 8 ranks (weak scaling). Last, the
+# on two bundled machine files side by side (build/demo-compare.html),
+# exported to OTF2 (for Vampir; read by otf2-print) and imported back,
+# and extrapolated to 8 ranks (weak scaling). Last, the
 # self-tuning collectives: an alltoall benchmark run twice under `perfskel
 # tune`, the second run starting from the decisions the first one kept
 # (reports in build/demo-tune-{1,2}.txt, their summaries printed). And
@@ -41,6 +43,15 @@ echo "== perfskel sim build/demo-trace --html build/demo-report.html"
 build/perfskel sim build/demo-trace --html build/demo-report.html
 echo "== perfskel sim build/demo-trace --folded --intervals loops --html build/demo-report-folded.html"
 build/perfskel sim build/demo-trace --folded --intervals loops --html build/demo-report-folded.html
+echo "== perfskel sim build/demo-trace --machine examples/machines/cluster.par --machine examples/machines/ethernet.par --html build/demo-compare.html"
+build/perfskel sim build/demo-trace --intervals loops --machine examples/machines/cluster.par \
+    --machine examples/machines/ethernet.par --html build/demo-compare.html | sed -n 1,4p
+echo "== perfskel export --otf2 build/demo-trace -o build/demo-otf2 (then otf2-print, and back)"
+rm -rf build/demo-otf2 build/demo-imported
+build/perfskel export --otf2 build/demo-trace -o build/demo-otf2
+echo "otf2-print: $(otf2-print build/demo-otf2/traces.otf2 | grep -c '^ENTER') Enter records, $(otf2-print build/demo-otf2/traces.otf2 | grep -c '^MPI_SEND\|^MPI_ISEND ') sends"
+build/perfskel import --otf2 build/demo-otf2/traces.otf2 -o build/demo-imported
+build/perfskel sim build/demo-imported -q | sed -n 1p
 echo "== perfskel sim build/demo-trace/merged.pskm --ranks 8 --scale weak"
 build/perfskel sim build/demo-trace/merged.pskm --ranks 8 --scale weak | sed -n 1,6p
 rm -f build/demo-tune.db
