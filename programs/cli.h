@@ -86,6 +86,10 @@ void psk_cli_progress_done(psk_cli_progress *p);
 void psk_cli_progress_cb(void *arg, uint64_t done, uint64_t total);
 
 /* launcher.c */
+/* cur (a path in a buffer of cap bytes) becomes the target of its symbolic
+ * link, a relative one taken from cur's directory: 1, or 0 if cur is no
+ * link (or the target does not fit) */
+int psk_cli_follow_link(char *cur, size_t cap);
 const char *psk_base_name(const char *path);
 /* the full path of prog (as given, or found on PATH), symlinks resolved
  * (out: PATH_MAX bytes), or NULL */

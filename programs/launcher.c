@@ -87,13 +87,28 @@ char *psk_cli_which(const char *prog, char *out, size_t cap)
     return realpath(found, out);
 }
 
+int psk_cli_follow_link(char *cur, size_t cap)
+{
+    char link[PATH_MAX];
+    ssize_t n = readlink(cur, link, sizeof link - 1);
+    if (n < 0)
+        return 0;
+    link[n] = 0;
+    const char *slash = link[0] == '/' ? NULL : strrchr(cur, '/');
+    size_t keep = link[0] == '/' ? 0 : slash ? (size_t)(slash - cur) + 1 : 0;
+    if (keep + (size_t)n + 1 > cap)
+        return 0;
+    memcpy(cur + keep, link, (size_t)n + 1);
+    return 1;
+}
+
 /* What the names along a program's chain of symlinks say, the name it was
  * given first (mpirun -> /etc/alternatives/mpirun -> mpirun.openmpi ->
  * orterun): the first MPI one of them names (*fl, if 0 so far), and
  * whether one is an mpirun's. path as found on PATH. */
 static void chain_names(const char *given, const char *path, int *fl, int *mpirun, const char **how)
 {
-    char cur[PATH_MAX], link[PATH_MAX];
+    char cur[PATH_MAX];
     *fl = name_flavour(psk_base_name(given));
     *mpirun = name_is_mpirun(psk_base_name(given));
     *how = "its name";
@@ -105,19 +120,8 @@ static void chain_names(const char *given, const char *path, int *fl, int *mpiru
         if (!*fl && (*fl = name_flavour(b)) != 0 && hop)
             *how = "the name its link leads to";
         *mpirun |= name_is_mpirun(b);
-        ssize_t n = readlink(cur, link, sizeof link - 1);
-        if (n < 0)
+        if (!psk_cli_follow_link(cur, sizeof cur))
             break;
-        link[n] = 0;
-        if (link[0] == '/') {
-            memcpy(cur, link, (size_t)n + 1);
-        } else {
-            char *slash = strrchr(cur, '/');
-            size_t keep = slash ? (size_t)(slash - cur) + 1 : 0;
-            if (keep + (size_t)n + 1 > sizeof cur)
-                break;
-            memcpy(cur + keep, link, (size_t)n + 1);
-        }
     }
 }
 

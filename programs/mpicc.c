@@ -85,28 +85,15 @@ int psk_cli_mpicc_flavour(const char *mpicc, const char **how)
         return PSK_MPI_MPICH;
     if (!psk_cli_path_lookup(mpicc, path, sizeof path))
         return 0;
-    char cur[PATH_MAX], link[PATH_MAX];
+    char cur[PATH_MAX];
     snprintf(cur, sizeof cur, "%s", path);
-    for (int hop = 0; hop < 40; hop++) {
-        ssize_t n = readlink(cur, link, sizeof link - 1);
-        if (n < 0)
-            break;
-        link[n] = 0;
+    for (int hop = 0; hop < 40 && psk_cli_follow_link(cur, sizeof cur); hop++) {
         *how = "the name its link leads to";
-        const char *lb = psk_base_name(link);
+        const char *lb = psk_base_name(cur);
         if (strstr(lb, "openmpi") || !strncmp(lb, "opal_wrapper", 12))
             return PSK_MPI_OPENMPI;
         if (strstr(lb, "mpich"))
             return PSK_MPI_MPICH;
-        if (link[0] == '/') {
-            memcpy(cur, link, (size_t)n + 1);
-        } else {
-            char *slash = strrchr(cur, '/');
-            size_t keep = slash ? (size_t)(slash - cur) + 1 : 0;
-            if (keep + (size_t)n + 1 > sizeof cur)
-                break;
-            memcpy(cur + keep, link, (size_t)n + 1);
-        }
     }
     /* what it says it runs, then what it says it is; run by the name it
      * was given (Open MPI's wrapper finds its data by that name) */
