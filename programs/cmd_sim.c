@@ -233,6 +233,7 @@ int cmd_sim(int argc, char **argv)
     psk_cli_progress_init(&pg, "sim", quiet);
     pg.unit = "events";
     pg.step_count = "replaying";
+    pg.step_total = "building the folded program";
     psk_sim_opts o = {.machine = &m[0], .depth = depth, .progress = psk_cli_progress_cb, .progress_arg = &pg,
                       .timeline = html != NULL, .no_skip = no_skip};
     if (!folded) {

@@ -161,7 +161,8 @@ typedef struct psk_sim_opts {
     const psk_machine *machine;
     int depth;      /* intervals deeper than this are not kept (0: all) */
     /* called every 2^20 events replayed with their count (total 0: not
-     * known ahead), or NULL */
+     * known ahead), and by psk_sim_run_folded every 2^16 merged events
+     * walked while it builds the folded program, with their total; or NULL */
     void (*progress)(void *arg, uint64_t done, uint64_t total);
     void *progress_arg;
     int timeline;   /* keep the per-rank timeline (for the HTML report) */

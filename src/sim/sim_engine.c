@@ -1648,7 +1648,8 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
         poll_matters |= s->m->poll[2 * i + 1] >= 10;
     if (psk_fgaps_new(m, &s->gaps))
         return fail(s, PSK_ENOMEM, "out of memory");
-    if ((rc = psk_fprog_build(m, f, poll_matters, s->gaps, &s->fp, s->err, sizeof s->err))) {
+    if ((rc = psk_fprog_build(m, f, poll_matters, s->gaps, &s->fp, s->err, sizeof s->err, o->progress,
+                              o->progress_arg))) {
         s->failed = 1;
         return rc;
     }

@@ -109,6 +109,9 @@ struct psk_fprog {
     int64_t maxperiod;
     int ncand;
     int no_poll_loops;    /* loops with runs of polls are not candidates */
+    void (*progress)(void *arg, uint64_t done, uint64_t total);
+    void *progress_arg;
+    uint64_t length;      /* merged events, for progress */
     uint32_t *keyid;      /* per parameter set: the set without its tags */
     int64_t *itags;       /* tags of persistent requests' inits (MPI_Send_init, ...) */
     size_t nitags;
@@ -335,8 +338,10 @@ static int same_as_last(psk_fprog *p, int32_t node, const psk_mevent *me, uint64
 
 static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
 {
-    (void)pos, (void)iter, (void)depth;
+    (void)iter, (void)depth;
     psk_fprog *p = arg;
+    if (p->progress && (pos & 0xffff) == 0)
+        p->progress(p->progress_arg, (uint64_t)pos, p->length);
     psk_mevent me;
     int rc = psk_mcursor_next(p->mc, &me);
     symd *d = &p->sd[node];
@@ -972,7 +977,8 @@ static void free_building(psk_fprog *p)
 }
 
 int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
-                    char *err, size_t cap)
+                    char *err, size_t cap, void (*progress)(void *arg, uint64_t done, uint64_t total),
+                    void *arg)
 {
     psk_fprog *p = calloc(1, sizeof *p);
     *out = p;
@@ -981,6 +987,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
         return PSK_ENOMEM;
     }
     p->f = f, p->err = err, p->errcap = cap, p->no_poll_loops = no_poll_loops;
+    p->progress = progress, p->progress_arg = arg, p->length = (uint64_t)psk_merged_length(m);
     p->irecv = psk_fn_lookup("MPI_Irecv");
     p->mrecv = psk_fn_lookup("MPI_Mrecv");
     p->imrecv = psk_fn_lookup("MPI_Imrecv");

@@ -27,9 +27,11 @@ typedef struct psk_fgaps psk_fgaps;
  * psk_fgaps_new; NULL: none); no_poll_loops: loops with runs of polls are not candidates (where
  * polls cost time, how many a step makes varies with timing, which the
  * skip's estimate does not follow). On failure returns an error code with
- * the reason in err. */
+ * the reason in err. progress (if not NULL) is called every 2^16 merged
+ * events walked, with their number and the merged trace's length. */
 int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
-                    char *err, size_t cap);
+                    char *err, size_t cap, void (*progress)(void *arg, uint64_t done, uint64_t total),
+                    void *arg);
 void psk_fprog_free(psk_fprog *p); /* NULL is fine */
 const psk_folded *psk_fprog_folded(const psk_fprog *p);
 int psk_fprog_nranks(const psk_fprog *p);

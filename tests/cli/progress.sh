@@ -62,6 +62,13 @@ if grep -q "^perfskel sim: replaying: [0-9]* events (" "$T/err" && grep -q "^per
 else
     bad "sim: progress lines"; cat "$T/err" "$T/errq"
 fi
+PSK_PROGRESS_AFTER=0 "$P" sim "$T/t" --folded >/dev/null 2>"$T/err" || bad "sim --folded"
+if grep -q "^perfskel sim: building the folded program: [0-9]*0 % (" "$T/err" &&
+    grep -q "^perfskel sim: building the folded program: done" "$T/err"; then
+    ok "sim --folded: progress of the build"
+else
+    bad "sim --folded: progress lines"; cat "$T/err"
+fi
 
 PSK_PROGRESS_AFTER=0 "$P" export --otf2 "$T/small" -o "$T/otf2" >/dev/null 2>"$T/err" || bad "export --otf2"
 PSK_PROGRESS_AFTER=0 "$P" import --otf2 "$T/otf2/traces.otf2" -o "$T/imported" >/dev/null 2>"$T/erri" ||
