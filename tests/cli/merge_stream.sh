@@ -82,14 +82,15 @@ else
 fi
 ls "$T/big" | grep -q tmp && bad "a temporary file was left beside the output"
 
-# progress: plain lines on a pipe, nothing with -q
-"$P" merge "$T/big" -o "$T/s.pskm" >/dev/null 2>"$T/progress"
-if grep -q "written" "$T/progress" && ! grep -q "$(printf '\r')" "$T/progress"; then
+# progress: plain lines on a pipe (from the start: PSK_PROGRESS_AFTER=0),
+# nothing with -q
+PSK_PROGRESS_AFTER=0 "$P" merge "$T/big" -o "$T/s.pskm" >/dev/null 2>"$T/progress"
+if grep -q "writing the merged trace: done" "$T/progress" && ! grep -q "$(printf '\r')" "$T/progress"; then
     ok "progress: plain lines when stderr is not a terminal"
 else
     bad "progress on a pipe: $(head -c 200 "$T/progress")"
 fi
-"$P" merge -q "$T/big" -o "$T/s.pskm" >/dev/null 2>"$T/progress"
+PSK_PROGRESS_AFTER=0 "$P" merge -q "$T/big" -o "$T/s.pskm" >/dev/null 2>"$T/progress"
 [ -s "$T/progress" ] && bad "merge -q printed: $(head -c 200 "$T/progress")" || ok "merge -q: quiet"
 
 # a truncated rank: one line naming it, no output, no temporary file
