@@ -11,7 +11,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/lib.sh"
 
-"$G" "$T/t" --ranks 6 --events 700000 --seed 7 >/dev/null 2>&1 || bad "gen_trace"
+"$G" "$T/t" --ranks 6 --events 300000 --seed 7 >/dev/null 2>&1 || bad "gen_trace"
 "$G" "$T/small" --ranks 2 --events 300 --seed 3 >/dev/null 2>&1 || bad "gen_trace small"
 
 # plain lines: the steps, a tenth at a time, a done line each; stdout unchanged
