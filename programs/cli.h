@@ -5,6 +5,7 @@
 
 #include "perfskel/gen.h"
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #define PSK_EXIT_DATA 1  /* bad input data, or the job failed */
@@ -75,11 +76,20 @@ typedef struct psk_cli_progress {
     int tty, quiet, bar, lines, tenth;
     uint64_t done, total;
     double after, t0, step0, last;
+    /* a timed step's thread (psk_cli_progress_timed) */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int timed, stop;
 } psk_cli_progress;
 void psk_cli_progress_init(psk_cli_progress *p, const char *who, int quiet);
 /* a new step (the previous one ended), total units (0: not known) */
 void psk_cli_progress_step(psk_cli_progress *p, const char *step, uint64_t total);
 void psk_cli_progress_set(psk_cli_progress *p, uint64_t done);
+/* a new step of a library call that says nothing while it runs (reading a
+ * merged file, folding): a thread says how long it has run (each second on
+ * a terminal, each 10 s in plain lines, from 2 s on) until the step ends */
+void psk_cli_progress_timed(psk_cli_progress *p, const char *step);
 /* the step ended: the bar wiped, or a last plain line */
 void psk_cli_progress_done(psk_cli_progress *p);
 /* a library's progress callback (merge's): total 0 while counting */

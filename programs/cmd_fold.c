@@ -218,9 +218,13 @@ int cmd_fold(int argc, char **argv)
     double t0 = psk_cli_now();
     psk_folded *f;
     int32_t *lv[PSK_FOLD_LEVELS] = {0};
+    psk_cli_progress pg;
+    psk_cli_progress_init(&pg, "fold", 0);
+    psk_cli_progress_timed(&pg, "folding");
     if (sym) {
         rc = psk_fold(sym, n, algo, &f);
     } else if ((rc = psk_fold_keys(m, lv))) {
+        psk_cli_progress_done(&pg);
         psk_cli_error("%s: %s", input, psk_merged_errmsg(m));
         psk_merged_close(m);
         return PSK_EXIT_DATA;
@@ -228,6 +232,7 @@ int cmd_fold(int argc, char **argv)
         rc = psk_fold_levels((const int32_t *const *)lv, PSK_FOLD_LEVELS, (const int32_t *)psk_merged_classes(m), n,
                              algo, &f);
     }
+    psk_cli_progress_done(&pg);
     double secs = psk_cli_now() - t0;
     /* the loop tree must expand back to the input: checked every time */
     verify v = {f, sym ? sym : lv[PSK_FOLD_LEVELS - 1], -1, !sym};

@@ -30,6 +30,12 @@ psk_merged *psk_cli_load_merged(const char *input, int no_reorder)
     return m;
 }
 
+/* the shared progress o reports through, or NULL */
+static psk_cli_progress *progress_of(const psk_merge_opts *o)
+{
+    return o && o->progress == psk_cli_progress_cb ? o->progress_arg : NULL;
+}
+
 psk_merged *psk_cli_load_merged_opts(const char *input, const psk_merge_opts *o)
 {
     struct stat sb;
@@ -49,7 +55,12 @@ psk_merged *psk_cli_load_merged_opts(const char *input, const psk_merge_opts *o)
         rc = psk_merge(t, o, &m);
         psk_trace_close(t);
     } else if (psk_merged_is_file(input)) {
+        psk_cli_progress *p = progress_of(o);
+        if (p)
+            psk_cli_progress_timed(p, "reading the merged trace");
         rc = psk_merged_read(input, &m);
+        if (p)
+            psk_cli_progress_done(p);
     } else {
         psk_cli_error("%s: neither a trace directory nor a merged trace", input);
         return NULL;
@@ -81,7 +92,13 @@ psk_folded *psk_cli_load_folded_opts(const char *input, const psk_merge_opts *mo
     if (!m)
         return NULL;
     psk_folded *f;
-    if (psk_fold_merged(m, PSK_FOLD_RUNS, &f)) {
+    psk_cli_progress *p = progress_of(mo);
+    if (p)
+        psk_cli_progress_timed(p, "folding");
+    int rc = psk_fold_merged(m, PSK_FOLD_RUNS, &f);
+    if (p)
+        psk_cli_progress_done(p);
+    if (rc) {
         psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
         psk_folded_free(f);
         psk_merged_close(m);

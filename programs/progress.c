@@ -3,10 +3,13 @@
  * rewritten in place at most ten times a second and wiped at the end; on
  * anything else plain lines for logs, only once the step has run for 2 s
  * (PSK_PROGRESS_AFTER=S for another delay), then at each tenth done (each
- * 10 s without a total), and a last line with the step's time. */
+ * 10 s without a total), and a last line with the step's time. A step in a
+ * library call that reports nothing (reading a merged file, folding) is
+ * timed by a thread of its own, which says only how long it has run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -34,9 +37,77 @@ static void prefix(const psk_cli_progress *p)
     fprintf(stderr, "perfskel%s%s: ", p->who ? " " : "", p->who ? p->who : "");
 }
 
+/* a timed step's time so far (p->lock held, or no thread yet) */
+static void say_time(psk_cli_progress *p)
+{
+    double s = psk_cli_now() - p->step0;
+    if (s < p->after)
+        return;
+    if (p->tty) {
+        fputs("\r\033[K", stderr);
+        prefix(p);
+        fprintf(stderr, "%s ... %.0f s", p->step, s);
+        p->bar = 1;
+    } else if (!p->lines || psk_cli_now() - p->last >= 10) {
+        prefix(p);
+        fprintf(stderr, "%s ... (%.1f s)\n", p->step, s);
+        p->lines = 1;
+        p->last = psk_cli_now();
+    }
+}
+
+/* what a timed step's thread says, every second: its time so far */
+static void *timed_thread(void *arg)
+{
+    psk_cli_progress *p = arg;
+    pthread_mutex_lock(&p->lock);
+    while (!p->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&p->wake, &p->lock, &ts);
+        if (!p->stop)
+            say_time(p);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+void psk_cli_progress_timed(psk_cli_progress *p, const char *step)
+{
+    psk_cli_progress_step(p, step, 0);
+    if (p->quiet)
+        return;
+    if (p->after == 0)
+        say_time(p); /* at once (tests) */
+    p->stop = 0;
+    if (pthread_mutex_init(&p->lock, NULL))
+        return;
+    if (pthread_cond_init(&p->wake, NULL)) {
+        pthread_mutex_destroy(&p->lock);
+        return;
+    }
+    if (pthread_create(&p->thread, NULL, timed_thread, p)) {
+        pthread_cond_destroy(&p->wake);
+        pthread_mutex_destroy(&p->lock);
+        return; /* no progress then, the step runs all the same */
+    }
+    p->timed = 1;
+}
+
 /* wipes a bar; a last line for a step that showed plain lines */
 static void finish_step(psk_cli_progress *p)
 {
+    if (p->timed) {
+        pthread_mutex_lock(&p->lock);
+        p->stop = 1;
+        pthread_cond_signal(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+        pthread_join(p->thread, NULL);
+        pthread_cond_destroy(&p->wake);
+        pthread_mutex_destroy(&p->lock);
+        p->timed = 0;
+    }
     if (p->quiet || !p->step[0])
         return;
     if (p->tty && p->bar)

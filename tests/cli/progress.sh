@@ -80,6 +80,19 @@ else
     bad "export/import --otf2: progress lines"; cat "$T/err" "$T/erri"
 fi
 
+# steps timed by a thread (the library call says nothing while it runs):
+# fold's folding, and reading a merged file then folding it (sim --folded)
+PSK_PROGRESS_AFTER=0 "$P" fold "$T/a.pskm" >/dev/null 2>"$T/err" || bad "fold of a merged file"
+"$P" merge "$T/t" --no-reorder -q -o "$T/n.pskm" || bad "merge --no-reorder"
+PSK_PROGRESS_AFTER=0 "$P" sim "$T/n.pskm" --folded >/dev/null 2>"$T/errs" || bad "sim --folded of a merged file"
+if grep -q "^perfskel fold: folding ... (" "$T/err" && grep -q "^perfskel fold: folding: done (" "$T/err" &&
+    grep -q "^perfskel sim: reading the merged trace: done (" "$T/errs" &&
+    grep -q "^perfskel sim: folding: done (" "$T/errs"; then
+    ok "timed steps: folding, reading a merged file"
+else
+    bad "timed steps"; cat "$T/err" "$T/errs"
+fi
+
 # a terminal: a bar rewritten in place (\r, erase to the end of line), then wiped
 if command -v script >/dev/null; then
     PSK_PROGRESS_AFTER=0 script -qec "'$P' merge '$T/t' -o '$T/d.pskm'" /dev/null >"$T/tty" 2>&1
