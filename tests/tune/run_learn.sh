@@ -254,7 +254,9 @@ warm_stale)
 resume)
     db=$work/decisions
     settled=0
-    for i in 1 2 3 4 5 6 7 8 9 10; do
+    # up to 15 runs: one call stalled by the machine (0.7 s seen once in a
+    # fresh-clone suite, MPICH) is a change the learner explores again for
+    for i in $(seq 1 15); do
         PSK_TUNE_DB=$db PSK_TUNE_INJECT=native:20000 run r$i 20 16384
         [ "$(get r$i groups.0.calls)" = 20 ] || fail "run $i: $(get r$i groups.0.calls) calls"
         line=$(grep '^psk2 ' "$db") || fail "run $i wrote no line: $(cat "$db")"
@@ -266,7 +268,7 @@ resume)
             break
         fi
     done
-    [ $settled -gt 0 ] || fail "not settled after 10 runs of 20 calls: $(cat "$db")"
+    [ $settled -gt 0 ] || fail "not settled after 15 runs of 20 calls: $(cat "$db")"
     d=$(awk '{ print $10 }' <<<"$line")
     [ "$d" != native ] || fail "settled on native, 20 ms slower"
     [ $settled -gt 1 ] || fail "settled in the first run: nothing left to continue"
