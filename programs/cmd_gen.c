@@ -131,11 +131,8 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
     psk_merged *m;
     double t = psk_cli_now();
     psk_cli_progress mp;
-    psk_cli_progress_init(&mp, info && info->progress ? info->progress : "gen", !info || !info->progress);
-    mp.unit = "events";
-    mp.step_count = "merging: reading the ranks' events";
-    mp.step_total = "merging: writing";
-    psk_merge_opts mo = {.progress = psk_cli_progress_cb, .progress_arg = &mp};
+    psk_merge_opts mo = {0};
+    psk_cli_merge_progress(&mp, &mo, info && info->progress ? info->progress : "gen", !info || !info->progress);
     say(info, &t, psk_merged_is_file(input) ? "reading %s ...\n" : "merging the trace in %s ...\n", input);
     psk_folded *f = psk_cli_load_folded_opts(input, &mo, &m); /* each rank keeps its own order */
     psk_cli_progress_done(&mp);

@@ -55,16 +55,8 @@ static int is_elf_program(const char *path)
  * (which lists them without running the program) */
 static int linked_flavour(const char *path)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *o = open_memstream(&text, &len);
-    if (!o)
-        return PSK_MPI_UNKNOWN;
-    char *argv[] = {"ldd", (char *)path, NULL};
-    psk_cli_runopts ro = {.limit = 30, .out = o, .catch = ""}; /* its stderr kept, not shown */
-    int st = psk_cli_run_watched(argv, &ro);
-    fclose(o);
-    free(ro.caught);
+    int st;
+    char *text = psk_cli_output_of("ldd", &path, 1, &st);
     int fl = st == 0 && text ? ldd_flavour(text) : PSK_MPI_UNKNOWN;
     free(text);
     return fl;
