@@ -202,6 +202,8 @@ typedef struct psk_cli_skelinfo {
      * iterations the skeleton leaves out of the loops gen scaled; the
      * slowest rank */
     double expected_seconds;
+    psk_gen_loop *loops;     /* out: what the skeleton runs of each loop (free it) */
+    int nloops;
 } psk_cli_skelinfo;
 int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, const char *outname,
                           psk_cli_skelinfo *info);

@@ -1,0 +1,176 @@
+/* perfskel gen: how much of the original each part of the skeleton runs.
+ * The skeleton should take about 1/K of the original's time. That target
+ * is handed down the loop tree: a loop that may run fewer iterations
+ * (closed, gen_scale.c) runs its first (cold) iteration, counted once, and
+ * a sample of its steady ones spread evenly over the rest, each standing
+ * for (count - 1) / sampled iterations; the sample has a floor in
+ * iterations and in recorded time, so that what is timed and multiplied
+ * is long enough to measure. What a loop could not take of the target
+ * (too few iterations, not closed, the floor) is handed to what is inside
+ * it, and compute left with some of the target runs that much shorter,
+ * the rest credited to the skeleton's virtual clock at the recorded speed
+ * (cunits_ of skel_runtime.c). So a program whose main loop runs 4 times,
+ * or whose run is one long computation, still shrinks, and no transient of
+ * the skeleton's own (a cold first iteration) is multiplied. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_internal.h"
+
+/* the original's time per rank in each node of the tree: the sums of its
+ * events' (compute gap + time in the call), ns; loops only */
+static int loop_times(gen *g, int32_t id, double *scratch)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    if (x->kind == PSK_FNODE_SYM) {
+        const gnode *n = &g->node[id];
+        for (int j = 0; n->seen && j < n->np; j++)
+            scratch[n->ranks[j]] += n->tns[j];
+        return 0;
+    }
+    const int32_t *kid = psk_folded_children(g->f, id);
+    for (int32_t i = 0; i < x->nchild; i++)
+        loop_times(g, kid[i], scratch);
+    return 0;
+}
+
+/* executions of node id in the original: the product of the counts of the
+ * loops around it */
+static double execs_of(const gen *g, int32_t id)
+{
+    double e = 1;
+    for (int32_t x = psk_folded_node(g->f, id)->parent; x > 0; x = psk_folded_node(g->f, x)->parent)
+        e *= (double)psk_folded_node(g->f, x)->count;
+    return e;
+}
+
+static void plan_node(gen *g, int32_t id, double tau, double runs, double *scratch)
+{
+    const psk_fnode *x = psk_folded_node(g->f, id);
+    gplan *p = &g->plan[id];
+    p->tau = tau;
+    p->tau_in = tau;
+    p->runs = runs;
+    if (x->kind == PSK_FNODE_SYM)
+        return;
+    double inside = tau, inruns = runs;
+    if (x->kind == PSK_FNODE_LOOP) {
+        int64_t c = x->count;
+        p->ran = c;
+        p->cold = 0;
+        /* the original's seconds per iteration, slowest rank */
+        memset(scratch, 0, (size_t)g->P * sizeof *scratch);
+        loop_times(g, id, scratch);
+        double mx = 0;
+        for (int r = 0; r < g->P; r++)
+            mx = scratch[r] > mx ? scratch[r] : mx;
+        double ex = execs_of(g, id);
+        p->t_iter = ex > 0 && c > 0 ? 1e-9 * mx / (ex * (double)c) : 0;
+        int64_t cold = 1, smin = g->floor_iters > 0 ? g->floor_iters : 1;
+        if (tau <= 1.0 + 1e-9) {
+            p->why = tau < 1.5 && g->K > 1 ? "run in full: the loops around it shrink the run enough" : "run in full";
+        } else if (c < cold + smin + 1) {
+            p->why = "run in full: too few iterations to sample";
+        } else if (x->depth >= 64) {
+            p->why = "run in full: nested too deep";
+        } else {
+            int64_t want = (int64_t)ceil((double)c / tau), s = want - cold;
+            if (s < smin)
+                s = smin;
+            /* the steady part timed in all its runs: at least the floor */
+            double per = p->t_iter * runs;
+            if (g->floor_seconds > 0 && per > 0 && (double)s * per < g->floor_seconds)
+                s = (int64_t)ceil(g->floor_seconds / per);
+            if (cold + s >= c)
+                p->why = g->floor_seconds > 0 && (double)(c - cold - 1) * per < g->floor_seconds
+                             ? "run in full: its steady iterations are too short to time a sample of them"
+                             : "run in full: too few iterations to sample";
+            else if (!gen_closed_loop(g, id))
+                p->why = "run in full: messages, collectives or objects cross its iterations";
+            else {
+                p->scaled = 1;
+                p->cold = cold;
+                p->ran = cold + s;
+                p->why = "sampled";
+                inside = tau * (double)p->ran / (double)c;
+                inside = inside < 1 ? 1 : inside;
+                p->tau_in = inside;
+            }
+        }
+        inruns = runs * (double)p->ran;
+    }
+    const int32_t *kid = psk_folded_children(g->f, id);
+    for (int32_t i = 0; i < x->nchild; i++)
+        plan_node(g, kid[i], inside, inruns, scratch);
+}
+
+/* what the skeleton leaves out of the original's time on each rank: of
+ * each event, the executions not run (loops sampled) and of those run,
+ * the compute not emulated (credited) */
+static void plan_saved(gen *g)
+{
+    for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
+        const psk_fnode *x = psk_folded_node(g->f, id);
+        const gnode *n = &g->node[id];
+        if (x->kind != PSK_FNODE_SYM || !n->seen)
+            continue;
+        double phi = 1;
+        for (int32_t y = x->parent; y > 0; y = psk_folded_node(g->f, y)->parent)
+            if (g->plan[y].scaled)
+                phi *= (double)g->plan[y].ran / (double)psk_folded_node(g->f, y)->count;
+        double cf = gen_compute_factor(g, id);
+        for (int j = 0; j < n->np; j++) {
+            double gap = n->gap[j] + (n->pwork ? n->pwork[j] : 0);
+            double kept = phi * (n->tns[j] - gap * (1.0 - 1.0 / cf));
+            g->saved_ns[n->ranks[j]] += n->tns[j] - kept;
+        }
+    }
+}
+
+double gen_compute_factor(const gen *g, int32_t id)
+{
+    return g->plan && g->plan[id].tau > 1.0 + 1e-9 ? g->plan[id].tau : 1.0;
+}
+
+int gen_plan(gen *g)
+{
+    int32_t nn = psk_folded_nnodes(g->f);
+    g->plan = calloc((size_t)(nn > 0 ? nn : 1), sizeof *g->plan);
+    g->saved_ns = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *g->saved_ns);
+    double *scratch = malloc((size_t)(g->P > 0 ? g->P : 1) * sizeof *scratch);
+    if (!g->plan || !g->saved_ns || !scratch) {
+        free(scratch);
+        return gen_oom(g);
+    }
+    plan_node(g, 0, g->K > 1 ? (double)g->K : 1.0, 1.0, scratch);
+    free(scratch);
+    plan_saved(g);
+    /* the loops, in tree order, for the caller */
+    for (int32_t id = 0; id < nn; id++)
+        g->nloops += psk_folded_node(g->f, id)->kind == PSK_FNODE_LOOP;
+    g->loops = calloc((size_t)(g->nloops > 0 ? g->nloops : 1), sizeof *g->loops);
+    if (!g->loops)
+        return gen_oom(g);
+    int k = 0;
+    for (int32_t id = 0; id < nn; id++) {
+        const psk_fnode *x = psk_folded_node(g->f, id);
+        if (x->kind != PSK_FNODE_LOOP)
+            continue;
+        int32_t up = x->parent;
+        while (up > 0 && psk_folded_node(g->f, up)->kind != PSK_FNODE_LOOP)
+            up = psk_folded_node(g->f, up)->parent;
+        const gplan *p = &g->plan[id];
+        g->loops[k++] = (psk_gen_loop){.loop = id,
+                                       .parent = up > 0 ? up : -1,
+                                       .count = x->count,
+                                       .execs = (int64_t)execs_of(g, id),
+                                       .cold = p->cold,
+                                       .ran = p->ran,
+                                       .iter_seconds = p->t_iter,
+                                       .compute_factor = p->tau_in > 1.0 + 1e-9 ? p->tau_in : 1.0,
+                                       .sampled = p->scaled,
+                                       .why = p->why ? p->why : "run in full"};
+    }
+    return 0;
+}
