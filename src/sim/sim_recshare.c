@@ -53,7 +53,8 @@ typedef struct sweep {
     size_t n, cap;
     int q;
     int64_t off;       /* the rank's clock offset */
-    uint64_t prev;     /* its last call's exit; 0 before MPI_Init's */
+    uint64_t prev;     /* its last call's exit */
+    int started;       /* past MPI_Init */
     int done;          /* MPI_Finalize reached */
     unsigned fin;      /* MPI_Finalize's function id */
 } sweep;
@@ -77,9 +78,10 @@ static int on_event(void *arg, const psk_event *e)
     sweep *w = arg;
     if (w->done)
         return 0;
-    if (w->prev && e->t_entry > w->prev && (add(w, w->prev, 1) || add(w, e->t_entry, -1)))
+    if (w->started && e->t_entry > w->prev && (add(w, w->prev, 1) || add(w, e->t_entry, -1)))
         return PSK_ENOMEM;
     w->prev = e->t_exit;
+    w->started = 1;
     w->done = e->fn == w->fin;
     return 0;
 }
@@ -164,7 +166,7 @@ static int deflate(psk_sim *s, const source *src, const psk_job *job)
         w.n = 0;
         for (int q = 0; !rc && q < P; q++)
             if (id[q] == h) {
-                w.q = q, w.prev = 0, w.done = 0;
+                w.q = q, w.prev = 0, w.started = 0, w.done = 0;
                 w.off = job->clock_offsets_ns ? job->clock_offsets_ns[q] : 0;
                 rc = read_rank(s, src, &w);
             }
