@@ -284,15 +284,16 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
     int rc = PSK_OK, first = -1, firstn = 0, firstc = 0, shared_nodes = 0;
     if (nn > 0 && !(on = calloc((size_t)nn, sizeof *on)))
         rc = PSK_ENOMEM;
-    for (int q = 0; !rc && q < P; q++)
+    for (int q = 0; !rc && nn && q < P; q++)
         on[node[q]]++;
     /* per node with more ranks than cores, its cores; its k-th rank on core k mod cores */
-    int *seen = !rc && nn ? calloc((size_t)nn, sizeof *seen) : NULL, *base = !rc && nn ? malloc((size_t)nn * sizeof *base) : NULL;
+    int *seen = !rc && nn ? calloc((size_t)nn, sizeof *seen) : NULL;
+    int *base = !rc && nn ? malloc((size_t)nn * sizeof *base) : NULL;
     if (nn && (!seen || !base))
         rc = PSK_ENOMEM;
     for (int k = 0; !rc && k < nn; k++)
         base[k] = -1;
-    for (int q = 0; !rc && q < P; q++) {
+    for (int q = 0; !rc && nn && q < P; q++) {
         int k = node[q], cores = as_recorded ? job->cores[q] : m->cores_per_node;
         if (cores <= 0 || on[k] <= cores)
             continue;

@@ -42,7 +42,7 @@ int psk_simi_host_ids(const char *const *hosts, int P, int *id)
     return n;
 }
 
-/* a start (+1) or end (-1) of a rank's compute, on rank 0's clock */
+/* a start (+1) or end (-1) of a rank's compute, on its host's clock */
 typedef struct bound {
     int64_t t;
     int32_t q, d;
@@ -167,7 +167,7 @@ static int deflate(psk_sim *s, const source *src, const psk_job *job)
         for (int q = 0; !rc && q < P; q++)
             if (id[q] == h) {
                 w.q = q, w.prev = 0, w.started = 0, w.done = 0;
-                w.off = job->clock_offsets_ns ? job->clock_offsets_ns[q] : 0;
+                w.off = 0; /* the ranks of a host share its clock: their offsets are noise */
                 rc = read_rank(s, src, &w);
             }
         if (rc)
