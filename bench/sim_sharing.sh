@@ -30,13 +30,13 @@ if [ "${PRIO:-0}" = 1 ]; then
     PRE="setsid sh $W/prio.sh"
 fi
 # arguments for 1-3 s at 4 ranks on 2 cores (MPICH, polling busily, is slower)
-: "${ARGS_polling_halo_openmpi:=384 300 8}" "${ARGS_polling_halo_mpich:=256 150 8}"
-: "${ARGS_tagged_ring_openmpi:=800 120}" "${ARGS_tagged_ring_mpich:=600 60}"
-: "${ARGS_redblack_openmpi:=250 300 1024}" "${ARGS_redblack_mpich:=200 150 512}"
-: "${ARGS_vcycle_openmpi:=256 100}" "${ARGS_vcycle_mpich:=256 50}"
-: "${ARGS_ring_openmpi:=20000 300 20}" "${ARGS_ring_mpich:=20000 200 20}"
-: "${ARGS_coldstart_openmpi:=360 11 24}" "${ARGS_coldstart_mpich:=300 8 16}"
-: "${ARGS_fft_transpose_openmpi:=512 20}" "${ARGS_fft_transpose_mpich:=512 10}"
+: "${ARGS_polling_halo_openmpi:=384 300 8}" "${ARGS_polling_halo_mpich:=128 60 8}"
+: "${ARGS_tagged_ring_openmpi:=800 120}" "${ARGS_tagged_ring_mpich:=300 30}"
+: "${ARGS_redblack_openmpi:=250 300 1024}" "${ARGS_redblack_mpich:=100 60 256}"
+: "${ARGS_vcycle_openmpi:=256 100}" "${ARGS_vcycle_mpich:=64 20}"
+: "${ARGS_ring_openmpi:=20000 300 20}" "${ARGS_ring_mpich:=10000 60 20}"
+: "${ARGS_coldstart_openmpi:=360 11 24}" "${ARGS_coldstart_mpich:=160 4 8}"
+: "${ARGS_fft_transpose_openmpi:=512 20}" "${ARGS_fft_transpose_mpich:=256 6}"
 
 num() { sed -n "s/.*\"$1\": *\([0-9.e+-]*\).*/\1/p" | head -n 1; }
 err() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%+.1f%%", 100 * (b / a - 1); else printf "-" }'; }
