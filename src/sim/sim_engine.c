@@ -421,8 +421,13 @@ static void finish_call(psk_sim *s, int q)
         report_call(s, q, r->tcall, end, sync);
     r->t = end;
     r->state = 0;
-    if (!r->running)
+    if (r->core >= 0) /* on a shared core: it goes on once it has its core (sim_cores.c) */
+        r->cdone = end;
+    if (!r->running) {
+        if (r->core >= 0)
+            r->cphase = CP_RESUME;
         ready_push(s, q);
+    }
 }
 
 /* one of the things rank q's blocking call waits for is done at t; the
@@ -1285,7 +1290,12 @@ static int next_event(psk_sim *s, int q)
         gap = r->fc ? fgap.gap : r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
         /* polls that found nothing cost what the machine says (calibrate) */
         pc = r->fc ? psk_simi_poll_ns(s, q, gap, fgap.calls, fgap.failed) : whole_poll_ns(s, q, gap, 0);
-        gap *= s->inv_power[q];
+        gap *= s->inv_power[q] * s->deflate[q];
+        if (r->core >= 0) { /* on a shared core: the CPU it needs, timed by the core's schedule */
+            r->work = gap + (pc > 0 ? pc : 0);
+            pc = 0;
+            gap = 0;
+        }
         tl_add(s, q, 0, r->t, r->t + gap);
         r->t += gap;
         r->acc[A_CPU] += gap;
@@ -1345,11 +1355,21 @@ static int advance(psk_sim *s, int q, int *next)
     *next = -1;
     if (s->nready)
         prefetch_rank(s, ready_top(s));
+    if (r->cphase && psk_simi_core_pop(s, q)) { /* put back to wait for its core */
+        r->running = 0;
+        return 0;
+    }
     int rc = 0;
     for (;;) {
         if (!r->has_ev) {
             if ((rc = next_event(s, q)) <= 0)
                 break;
+            if (r->core >= 0 && r->work > 0) { /* its compute ends when its core's schedule says */
+                psk_simi_core_work(s, q);
+                r->has_ev = 1;
+                *next = ready_replace_top(s, q);
+                break;
+            }
             if (s->ordered[r->ev.fn] && s->nready && passed(s, q)) {
                 r->has_ev = 1;
                 *next = ready_replace_top(s, q);
@@ -1359,6 +1379,7 @@ static int advance(psk_sim *s, int q, int *next)
         r->has_ev = 0;
         r->nwait = 0;
         r->in_block = 0;
+        double t0 = r->t;
         if ((rc = execute(s, q)))
             break;
         if (s->opts->on_call && !r->in_block && s->opof[r->ev.fn] != OP_INIT && s->opof[r->ev.fn] != OP_PCONTROL)
@@ -1369,10 +1390,22 @@ static int advance(psk_sim *s, int q, int *next)
             break;
         if (r->nwait > 0) { /* blocked until resolve() makes it ready */
             r->state = 1;
+            if (r->core >= 0 && s->share_yield) /* it gives its core away while it waits */
+                psk_simi_core_leave(s, q, r->t);
+            break;
+        }
+        if (r->core >= 0 && r->t > t0) { /* it waited in the call for what was decided already */
+            if (s->share_yield)
+                psk_simi_core_leave(s, q, t0);
+            r->cdone = r->t;
+            r->cphase = CP_RESUME;
+            *next = ready_replace_top(s, q);
             break;
         }
     }
     r->running = 0;
+    if (r->core >= 0 && r->state == 2 && r->want)
+        psk_simi_core_leave(s, q, r->t);
     return rc < 0 ? rc : 0;
 }
 
@@ -1451,33 +1484,6 @@ static void set_ops(psk_sim *s)
             s->opof[fn] = s->opof[psk_fn_polled(fn)];
 }
 
-static int cmp_host(const void *a, const void *b, void *hosts)
-{
-    const char *const *h = hosts;
-    return strcmp(h[*(const int *)a], h[*(const int *)b]);
-}
-
-/* per rank, how many ranks were recorded on its host (NULL: out of memory) */
-static int *hosts_count(const char *const *hosts, int P)
-{
-    int *idx = malloc((size_t)P * sizeof *idx), *n = malloc((size_t)P * sizeof *n);
-    if (!idx || !n) {
-        free(idx), free(n);
-        return NULL;
-    }
-    for (int q = 0; q < P; q++)
-        idx[q] = q;
-    qsort_r(idx, (size_t)P, sizeof *idx, cmp_host, (void *)hosts);
-    for (int a = 0, b; a < P; a = b) {
-        for (b = a + 1; b < P && !strcmp(hosts[idx[a]], hosts[idx[b]]); b++)
-            ;
-        for (int k = a; k < b; k++)
-            n[idx[k]] = b - a;
-    }
-    free(idx);
-    return n;
-}
-
 /* what both sources of events share: tables, power, network, program interval */
 static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
 {
@@ -1492,17 +1498,20 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     s->r = psk_big_calloc((size_t)s->P, sizeof *s->r);
     s->inv_power = malloc((size_t)s->P * sizeof *s->inv_power);
     s->poll_scale = malloc((size_t)s->P * sizeof *s->poll_scale);
+    s->deflate = malloc((size_t)s->P * sizeof *s->deflate);
     s->tl = calloc((size_t)s->P * PSK_TL_BINS * 3, sizeof *s->tl);
     s->tl_width = 1000; /* 1 us */
-    if (!s->opof || !s->collof || !s->ordered || !s->r || tree_init(s) || !s->inv_power || !s->poll_scale || !s->tl)
+    if (!s->opof || !s->collof || !s->ordered || !s->r || tree_init(s) || !s->inv_power || !s->poll_scale || !s->deflate ||
+        !s->tl)
         return fail(s, PSK_ENOMEM, "out of memory");
     set_ops(s);
-    for (int q = 0; q < s->P; q++)
+    for (int q = 0; q < s->P; q++) {
         s->r[q].onode = -1; /* folded replays say where each event comes from */
+        s->r[q].core = -1;
+        s->deflate[q] = 1;
+    }
     for (unsigned fn = 0; fn < psk_fn_count(); fn++)
         s->ordered[fn] = (uint8_t)ordered(s->opof[fn]);
-    /* the recorded ranks on each rank's host, where sharing is modelled */
-    int *oncount = s->m->cores_per_node > 0 && job->hosts ? hosts_count(job->hosts, s->P) : NULL;
     /* each rank's CPU power (psk_machine_rank_power: the power keys, or
      * from calibrate's timings of the work unit against the recording's) */
     for (int q = 0; q < s->P; q++) {
@@ -1513,24 +1522,7 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
                                ? s->m->work_unit_ns / job->work_ns_per_unit[q] : s->inv_power[q];
         if (q == 0)
             s->power0 = pw;
-        /* more ranks on a node than cores: they share them. Both Debian
-         * MPIs wait busily by default, so a rank waiting in MPI holds its
-         * core too, and each rank computes at cores / ranks of full speed;
-         * against the sharing the recorded compute already holds (its
-         * ranks per host over that host's cores), or it would count twice */
-        int rpn = s->m->ranks_per_node > 0 ? s->m->ranks_per_node : 1, node = q / rpn;
-        int here = s->P - node * rpn < rpn ? s->P - node * rpn : rpn;
-        if (s->m->cores_per_node > 0) {
-            double share = here > s->m->cores_per_node ? (double)here / (double)s->m->cores_per_node : 1.0;
-            int rc_cores = job->cores ? job->cores[q]
-                           : s->m->host[0] && job->hosts && !strcmp(job->hosts[q], s->m->host) ? s->m->cores_per_node
-                                                                                                : 0;
-            int on = oncount ? oncount[q] : 1;
-            double was = rc_cores > 0 && on > rc_cores ? (double)on / (double)rc_cores : 1.0;
-            s->inv_power[q] *= share / was;
-        }
     }
-    free(oncount);
     int rc = psk_net_init(&s->net, s->m, s->P);
     if (rc == PSK_EINVAL)
         return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);
@@ -1626,6 +1618,11 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     for (int q = 0; q < s->P; q++)
         if ((rc = psk_rank_open_pooled(t, q, s->pool, &s->r[q].rd)))
             return fail(s, rc, "%s", psk_rank_errmsg(s->r[q].rd));
+    /* the recording's sharing of its hosts' cores, then the target's */
+    if (!s->m->sharing_off && (rc = psk_simi_deflate_trace(s, t, psk_trace_job(t))))
+        return rc;
+    if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_trace_job(t))))
+        return fail(s, rc, "out of memory");
     return run(s);
 }
 
@@ -1638,6 +1635,10 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     int rc = setup(s, psk_merged_job(m), o);
     if (rc)
         return rc;
+    if (!s->m->sharing_off && (rc = psk_simi_deflate_merged(s, m, psk_merged_job(m))))
+        return rc;
+    if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_merged_job(m))))
+        return fail(s, rc, "out of memory");
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     /* a poll of 10 us or more: loops that poll are replayed, not skipped
@@ -1672,6 +1673,14 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
 }
 
 void psk_simi_rekey(psk_sim *s, int q) { tree_update(s, q, key_of(s->r[q].t)); }
+void psk_simi_ready_push(psk_sim *s, int q) { ready_push(s, q); }
+void psk_simi_tl_add(psk_sim *s, int q, int what, double a, double b) { tl_add(s, q, what, a, b); }
+const char *psk_sim_sharing(const psk_sim *s, int *state)
+{
+    if (state)
+        *state = s->share_state;
+    return s->share_msg;
+}
 
 void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
 {
@@ -1784,6 +1793,7 @@ void psk_sim_close(psk_sim *s)
     psk_fprog_free(s->fp);
     free(s->inv_power);
     free(s->poll_scale);
+    psk_simi_cores_free(s);
     free(s->tl);
     free(s->r);
     psk_rank_pool_free(s->pool); /* after its readers */

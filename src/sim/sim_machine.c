@@ -49,6 +49,8 @@ void psk_machine_default(psk_machine *m)
     m->power = 1.0;
     m->eager_bytes = 65536;
     m->links = 1;
+    m->slice_us = 3800;
+    m->tick_us = 1000;
 }
 
 void psk_machine_free(psk_machine *m)
@@ -357,6 +359,39 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         m->cores_per_node = (int)k;
         return 0;
     }
+    if (!strcmp(key, "time slice") || !strcmp(key, "scheduler tick")) {
+        double v;
+        if (number(p, key, val, 0, &v))
+            return PSK_EINVAL;
+        if (!(v >= 1 && v <= 1e7))
+            return perr(p, "%s: %s us is not from 1 us to 10 s", key, val);
+        *(key[0] == 't' ? &m->slice_us : &m->tick_us) = v;
+        return 0;
+    }
+    if (!strcmp(key, "other load")) {
+        double v;
+        if (number(p, key, val, 0, &v))
+            return PSK_EINVAL;
+        if (!(v < 0.95))
+            return perr(p, "%s: %s is not a share of the cores from 0 to 0.95", key, val);
+        m->other_load = v;
+        return 0;
+    }
+    if (!strcmp(key, "time sharing")) {
+        if (strcmp(val, "off") && strcmp(val, "on"))
+            return perr(p, "time sharing: '%s' is not on or off", val);
+        m->sharing_off = !strcmp(val, "off");
+        return 0;
+    }
+    if (!strcmp(key, "waiting")) {
+        if (!strcmp(val, "yield"))
+            m->waiting = PSK_WAIT_YIELD;
+        else if (!strcmp(val, "busy"))
+            m->waiting = PSK_WAIT_BUSY;
+        else
+            return perr(p, "waiting: '%s' is not yield or busy", val);
+        return 0;
+    }
     if (!strcmp(key, "eager threshold")) {
         if (whole(p, key, val, 0, &k))
             return PSK_EINVAL;
@@ -598,7 +633,17 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     if (m->host[0])
         fprintf(out, "calibrated on = %s;\n", m->host);
     if (m->cores_per_node)
-        fprintf(out, "cores per node = %d;          // more ranks than that share them\n", m->cores_per_node);
+        fprintf(out, "cores per node = %d;          // more ranks than that share them in time slices\n",
+                m->cores_per_node);
+    if (m->slice_us != 3800 || m->tick_us != 1000)
+        fprintf(out, "time slice = %.6g;            // us a rank holds a shared core\nscheduler tick = %.6g;       // us\n",
+                m->slice_us, m->tick_us);
+    if (m->sharing_off)
+        fprintf(out, "time sharing = off;\n");
+    if (m->other_load > 0)
+        fprintf(out, "other load = %.6g;\n", m->other_load);
+    if (m->waiting)
+        fprintf(out, "waiting = %s;\n", m->waiting == PSK_WAIT_YIELD ? "yield" : "busy");
     fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);
     if (m->node_power) {
         fprintf(out, "power = {");

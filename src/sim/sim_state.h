@@ -112,7 +112,28 @@ typedef struct rank {
     int skipped;         /* Pcontrol intervals opened beyond --depth */
     int32_t sk_node;     /* folded: the candidate execution it last began an iteration of (sim_skip.c) */
     int64_t sk_exec;
+    /* on a node with more ranks than cores (sim_cores.c): */
+    int core;            /* the core it shares, -1 none */
+    int want;            /* in its core's rotation: computing, or waiting busily */
+    int cphase;          /* enum cphase: what its clock waits for, in the ready tree */
+    double work;         /* ns of CPU its compute needs still */
+    double wbeg;         /* when its compute began */
+    double cdone;        /* when its call was done (what comes after waits for the core) */
 } rank;
+
+/* what a rank on a shared core waits for in the ready tree, its clock the
+ * time it is planned for (sim_cores.c) */
+enum cphase { CP_NONE, CP_WORK, CP_RESUME, CP_TICK, CP_TURN };
+
+/* a core shared in time slices by more ranks than a node has cores */
+typedef struct score {
+    int n;               /* ranks on it */
+    int *rk;             /* their world ranks, in the order they take turns */
+    int hold;            /* the index in rk of the rank with the first turn of the cycle, -1 idle */
+    double since;        /* when the cycle began */
+    double t;            /* its schedule is taken up to here */
+    double foreign;      /* the share of it other programs took */
+} score;
 
 typedef struct coll_inst {
     struct coll_inst *next;
@@ -191,6 +212,14 @@ struct psk_sim {
     double skip_var;     /* the variance of the time skipping estimated (ns^2; sim_skip.c) */
     int32_t eval_node;   /* the last (loop, execution, iteration) checked for a skip */
     int64_t eval_exec, eval_iter;
+    /* time-sharing (sim_cores.c, sim_recshare.c) */
+    double *deflate;     /* per rank: its recorded gaps' share of CPU (the recording's sharing taken out) */
+    score *cores;        /* the shared cores of the target */
+    int ncores;
+    int share_yield;     /* ranks waiting in MPI give their core away */
+    double slice, tick;  /* ns */
+    char share_msg[256]; /* what was done about time-sharing ("" nothing) */
+    int share_state;     /* 0 none, 1 modelled, 2 taken out */
     double predicted;
     int failed;
     char err[512];
@@ -207,6 +236,33 @@ double psk_simi_poll_ns(const psk_sim *s, int q, double gap_ns, double calls, do
 /* adds amount ns of kind what (0 compute, 1 communication, 2 waiting) to
  * rank q's timeline, spread over [a, a + len) */
 void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount);
+
+/* sim_cores.c: the target's shared cores (after the recording's sharing,
+ * s->deflate, is known): 0 or PSK_ENOMEM */
+int psk_simi_cores_init(psk_sim *s, const psk_job *job);
+void psk_simi_cores_free(psk_sim *s);
+/* rank q (running, on a shared core) starts computing r->work ns at its
+ * clock: its clock becomes the planned end (it goes in the ready tree) */
+void psk_simi_core_work(psk_sim *s, int q);
+/* rank q on a shared core waits in MPI from t (yielding: it leaves its
+ * core) or is done */
+void psk_simi_core_leave(psk_sim *s, int q, double t);
+/* rank q, taken from the ready tree at its clock with a core phase: 0 if
+ * it runs on now, 1 if it was put back to wait for its core */
+int psk_simi_core_pop(psk_sim *s, int q);
+/* sim_engine.c: puts rank q in the ready tree at its clock */
+void psk_simi_ready_push(psk_sim *s, int q);
+/* adds [a, b) of kind what (0 compute, 1 communication, 2 waiting) to rank q's timeline */
+void psk_simi_tl_add(psk_sim *s, int q, int what, double a, double b);
+
+/* sim_recshare.c: s->deflate from the recording's own sharing of its
+ * hosts' cores (job.json hosts and cores), from the rank files or the
+ * merged trace: 0, or a reader's error (in s->err) */
+int psk_simi_deflate_trace(psk_sim *s, psk_trace *t, const psk_job *job);
+int psk_simi_deflate_merged(psk_sim *s, psk_merged *m, const psk_job *job);
+/* per rank its host's index in id (ranks of one host alike): how many
+ * hosts, or -1 out of memory */
+int psk_simi_host_ids(const char *const *hosts, int P, int *id);
 
 /* sim_skip.c: rank q begins iteration iter of execution exec of candidate
  * loop node (count iterations), at its clock, its event ev read but not yet
