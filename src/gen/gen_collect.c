@@ -474,16 +474,18 @@ static int note_varrays(gnode *n, int j, const psk_event *e, uint64_t exec)
     uint32_t w1 = PSK_HAS(e, PSK_F_COUNTS) ? PSK_ARRN(e, PSK_F_COUNTS) : 0;
     uint32_t w2 = PSK_HAS(e, PSK_F_RCOUNTS) ? PSK_ARRN(e, PSK_F_RCOUNTS) : 0;
     const psk_event *f0 = &n->first[j];
+    n->vlen1 = w1 > n->vlen1 ? w1 : n->vlen1;
+    n->vlen2 = w2 > n->vlen2 ? w2 : n->vlen2;
     if (exec == 0 || n->varr < 0)
         return 0;
     uint32_t f1 = PSK_HAS(f0, PSK_F_COUNTS) ? PSK_ARRN(f0, PSK_F_COUNTS) : 0;
     uint32_t f2 = PSK_HAS(f0, PSK_F_RCOUNTS) ? PSK_ARRN(f0, PSK_F_RCOUNTS) : 0;
-    if (w1 != f1 || w2 != f2 || w1 + w2 != n->vw || w1 != n->vw1) {
-        n->varr = -1; /* lengths differ: not kept by execution */
+    if (w1 > n->vw1 || w2 > n->vw - n->vw1 || f1 > n->vw1 || f2 > n->vw - n->vw1) {
+        n->varr = -1; /* longer than the communicator can be: not kept by execution */
         return 0;
     }
     if (!n->varr) {
-        int same = 1;
+        int same = w1 == f1 && w2 == f2;
         for (uint32_t k = 0; same && k < w1; k++)
             same = varr_bytes(e, PSK_F_COUNTS, k) == varr_bytes(f0, PSK_F_COUNTS, k);
         for (uint32_t k = 0; same && k < w2; k++)
@@ -502,10 +504,12 @@ static int note_varrays(gnode *n, int j, const psk_event *e, uint64_t exec)
         if (!(n->va[j] = malloc((size_t)(exec + 1) * n->vw * sizeof **n->va)))
             return -1;
         for (uint64_t x = 0; x < exec; x++) {
-            for (uint32_t k = 0; k < w1; k++)
-                n->va[j][x * n->vw + k] = varr_bytes(f0, PSK_F_COUNTS, k);
-            for (uint32_t k = 0; k < w2; k++)
-                n->va[j][x * n->vw + w1 + k] = varr_bytes(f0, PSK_F_RCOUNTS, k);
+            int64_t *row = n->va[j] + x * n->vw;
+            memset(row, 0, n->vw * sizeof *row);
+            for (uint32_t k = 0; k < f1; k++)
+                row[k] = varr_bytes(f0, PSK_F_COUNTS, k);
+            for (uint32_t k = 0; k < f2; k++)
+                row[n->vw1 + k] = varr_bytes(f0, PSK_F_RCOUNTS, k);
         }
     } else {
         int64_t *g = realloc(n->va[j], (size_t)(exec + 1) * n->vw * sizeof **n->va);
@@ -513,10 +517,12 @@ static int note_varrays(gnode *n, int j, const psk_event *e, uint64_t exec)
             return -1;
         n->va[j] = g;
     }
+    int64_t *row = n->va[j] + exec * n->vw;
+    memset(row, 0, n->vw * sizeof *row);
     for (uint32_t k = 0; k < w1; k++)
-        n->va[j][exec * n->vw + k] = varr_bytes(e, PSK_F_COUNTS, k);
+        row[k] = varr_bytes(e, PSK_F_COUNTS, k);
     for (uint32_t k = 0; k < w2; k++)
-        n->va[j][exec * n->vw + w1 + k] = varr_bytes(e, PSK_F_RCOUNTS, k);
+        row[n->vw1 + k] = varr_bytes(e, PSK_F_RCOUNTS, k);
     return 0;
 }
 
@@ -570,10 +576,13 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
         for (int j = 0; j < me.nranks; j++)
             if (copy_event(&n->first[j], &me.ev[j]))
                 return c->rc = PSK_ENOMEM;
+        /* v-collective arrays: rows as long as the communicator can be
+         * (an array only the root reads is empty on the other ranks, and
+         * the root may change) */
         if (PSK_HAS(&me.ev[0], PSK_F_COUNTS) || PSK_HAS(&me.ev[0], PSK_F_RCOUNTS)) {
             const psk_event *e = &me.ev[0];
-            n->vw1 = PSK_HAS(e, PSK_F_COUNTS) ? PSK_ARRN(e, PSK_F_COUNTS) : 0;
-            n->vw = n->vw1 + (PSK_HAS(e, PSK_F_RCOUNTS) ? PSK_ARRN(e, PSK_F_RCOUNTS) : 0);
+            n->vw1 = PSK_HAS(e, PSK_F_COUNTS) ? (uint32_t)g->P : 0;
+            n->vw = n->vw1 + (PSK_HAS(e, PSK_F_RCOUNTS) ? (uint32_t)g->P : 0);
         }
     }
     /* one resource per iteration: the request or communicator id the

@@ -478,7 +478,8 @@ void gen_bytes_expr(gen *g, int32_t id, int cf, int sf, char *out, size_t cap)
 static void array_table_by_exec(gen *g, int32_t id, int f, const char *what, int *width)
 {
     gnode *n = &g->node[id];
-    int off = f == PSK_F_COUNTS ? 0 : (int)n->vw1, w = f == PSK_F_COUNTS ? (int)n->vw1 : (int)(n->vw - n->vw1);
+    /* as long as the longest any rank passed in any execution */
+    int off = f == PSK_F_COUNTS ? 0 : (int)n->vw1, w = (int)(f == PSK_F_COUNTS ? n->vlen1 : n->vlen2);
     w = w > 0 ? w : 1;
     *width = w;
     char name[64];
@@ -526,8 +527,8 @@ void gen_array_table(gen *g, int32_t id, int f, int64_t scale_field, const char 
     const gnode *n = &g->node[id];
     if ((f == PSK_F_COUNTS || f == PSK_F_RCOUNTS) && n->varr) {
         if (n->varr < 0) {
-            gen_fail(g, "event %d (%s): its %s differ between executions in length or beyond %u values: not "
-                        "replayable", id, psk_fn_name(n->first[0].fn), psk_field_name(f), 1u << 22);
+            gen_fail(g, "event %d (%s): its %s differ between executions, in more than %u values in all: too "
+                        "large a table for the skeleton", id, psk_fn_name(n->first[0].fn), psk_field_name(f), 1u << 22);
             *width = 1;
             return;
         }

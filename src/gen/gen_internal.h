@@ -63,6 +63,7 @@ typedef struct gnode {
      * execution's, va[j][e * vw + k]; vw: the two arrays' lengths summed */
     int64_t **va;
     uint32_t vw, vw1;
+    uint32_t vlen1, vlen2; /* the longest COUNTS and RCOUNTS any rank passed */
     int varr;           /* 1: they differ; -1: too large to keep (gen fails if they differ) */
 } gnode;
 

@@ -18,21 +18,33 @@
 
 #include "gen_internal.h"
 
-/* the original's time per rank in each node of the tree: the sums of its
- * events' (compute gap + time in the call), ns; loops only */
-static int loop_times(gen *g, int32_t id, double *scratch)
+/* the original's time per rank under node id: the sums of its events'
+ * (compute gap + time in the call), ns, added into t (per rank); with
+ * reset, the largest of them instead, and t back to zeros (only the
+ * entries touched: t is as long as the ranks) */
+static double loop_times(const gen *g, int32_t id, double *t, int reset)
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
+    double mx = 0;
     if (x->kind == PSK_FNODE_SYM) {
         const gnode *n = &g->node[id];
-        for (int j = 0; n->seen && j < n->np; j++)
-            scratch[n->ranks[j]] += n->tns[j];
-        return 0;
+        for (int j = 0; n->seen && j < n->np; j++) {
+            double *v = &t[n->ranks[j]];
+            if (!reset) {
+                *v += n->tns[j];
+                continue;
+            }
+            mx = *v > mx ? *v : mx;
+            *v = 0;
+        }
+        return mx;
     }
     const int32_t *kid = psk_folded_children(g->f, id);
-    for (int32_t i = 0; i < x->nchild; i++)
-        loop_times(g, kid[i], scratch);
-    return 0;
+    for (int32_t i = 0; i < x->nchild; i++) {
+        double m = loop_times(g, kid[i], t, reset);
+        mx = m > mx ? m : mx;
+    }
+    return mx;
 }
 
 /* executions of node id in the original: the product of the counts of the
@@ -60,20 +72,24 @@ static void plan_node(gen *g, int32_t id, double tau, double runs, double *scrat
         p->ran = c;
         p->cold = 0;
         /* the original's seconds per iteration, slowest rank */
-        memset(scratch, 0, (size_t)g->P * sizeof *scratch);
-        loop_times(g, id, scratch);
-        double mx = 0;
-        for (int r = 0; r < g->P; r++)
-            mx = scratch[r] > mx ? scratch[r] : mx;
+        loop_times(g, id, scratch, 0);
+        double mx = loop_times(g, id, scratch, 1);
         double ex = execs_of(g, id);
         p->t_iter = ex > 0 && c > 0 ? 1e-9 * mx / (ex * (double)c) : 0;
         int64_t cold = 1, smin = g->floor_iters > 0 ? g->floor_iters : 1;
         if (tau <= 1.0 + 1e-9) {
-            p->why = tau < 1.5 && g->K > 1 ? "run in full: the loops around it shrink the run enough" : "run in full";
-        } else if (c < cold + smin + 1) {
-            p->why = "run in full: too few iterations to sample";
+            p->why = g->K > 1 ? "run in full: the loops around it shrink the run enough" : "run in full";
         } else if (x->depth >= 64) {
             p->why = "run in full: nested too deep";
+        } else if (!gen_closed_loop(g, id)) {
+            /* and its compute in full too: where messages cross iterations,
+             * ranks wait on each other's compute across them (a pipeline),
+             * and compute run shorter on each rank, credited to that rank
+             * alone, would leave the others' compute out of its waits */
+            p->why = "run in full, its compute too: messages, collectives or objects cross its iterations";
+            inside = 1;
+        } else if (c < cold + smin + 1) {
+            p->why = "run in full: too few iterations to sample";
         } else {
             int64_t want = (int64_t)ceil((double)c / tau), s = want - cold;
             if (s < smin)
@@ -82,22 +98,20 @@ static void plan_node(gen *g, int32_t id, double tau, double runs, double *scrat
             double per = p->t_iter * runs;
             if (g->floor_seconds > 0 && per > 0 && (double)s * per < g->floor_seconds)
                 s = (int64_t)ceil(g->floor_seconds / per);
-            if (cold + s >= c)
+            if (cold + s >= c) {
                 p->why = g->floor_seconds > 0 && (double)(c - cold - 1) * per < g->floor_seconds
                              ? "run in full: its steady iterations are too short to time a sample of them"
                              : "run in full: too few iterations to sample";
-            else if (!gen_closed_loop(g, id))
-                p->why = "run in full: messages, collectives or objects cross its iterations";
-            else {
+            } else {
                 p->scaled = 1;
                 p->cold = cold;
                 p->ran = cold + s;
                 p->why = "sampled";
                 inside = tau * (double)p->ran / (double)c;
                 inside = inside < 1 ? 1 : inside;
-                p->tau_in = inside;
             }
         }
+        p->tau_in = inside;
         inruns = runs * (double)p->ran;
     }
     const int32_t *kid = psk_folded_children(g->f, id);
@@ -138,7 +152,7 @@ int gen_plan(gen *g)
     int32_t nn = psk_folded_nnodes(g->f);
     g->plan = calloc((size_t)(nn > 0 ? nn : 1), sizeof *g->plan);
     g->saved_ns = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *g->saved_ns);
-    double *scratch = malloc((size_t)(g->P > 0 ? g->P : 1) * sizeof *scratch);
+    double *scratch = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *scratch);
     if (!g->plan || !g->saved_ns || !scratch) {
         free(scratch);
         return gen_oom(g);
