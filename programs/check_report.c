@@ -44,7 +44,7 @@ static void judge(FILE *out, const psk_check_result *r, const char *what, double
     if (within(r, err))
         fputs(": within noise", out);
     else if (r->spread_pct > 0)
-        fprintf(out, ": outside the noise (%.1f x the floor)", fabs(err) / r->spread_pct);
+        fprintf(out, ": outside the noise (%.2f x the floor)", fabs(err) / r->spread_pct);
     else
         fputs(": outside the noise", out);
 }

@@ -26,7 +26,10 @@ mpirun_of "$FL"
 verify() { python3 "$D/check_verify.py" "$@"; } # check_verify.py says what it checks
 
 # --- heat, the table ---
-timeout 300 "$P" check -o "$T/chk" -- $MPIRUN -np 2 "$HEAT" 256 300 >"$T/table" 2>"$T/progress"
+# from a directory of its own: a plain run that recorded would leave a
+# ./perfskel-trace there (the recorder's default)
+mkdir "$T/cwd"
+(cd "$T/cwd" && timeout 300 "$P" check -o "$T/chk" -- $MPIRUN -np 2 "$HEAT" 256 300 >"$T/table" 2>"$T/progress")
 st=$?
 if [ $st -ne 0 ]; then
     bad "check on heat: exit $st"; cat "$T/table" "$T/progress"; exit 1
@@ -46,6 +49,8 @@ if [ -z "$miss" ] && ! grep -qv "^perfskel check: " "$T/progress" && ! grep -q "
 else
     bad "progress: stderr lacks$miss (or holds other lines, or stdout has progress)"; cat "$T/progress"
 fi
+[ -z "$(ls -A "$T/cwd")" ] && ok "the plain runs recorded nothing (no trace in the working directory)" ||
+    bad "the plain runs left $(ls -A "$T/cwd") in the working directory"
 for f in job.json rank-000000.psk rank-000001.psk machine.par check.json check/plain-1/rank-000000.times \
     check/plain-3/rank-000001.times check/plain-2.out check/record.err; do
     [ -s "$T/chk/$f" ] || bad "$T/chk/$f missing or empty"
@@ -87,8 +92,9 @@ one_line "exit status 3"
 grep -qx "exit 3" "$T/fexit/check/plain-1/rank-000001.times" && [ -s "$T/fexit/check/plain-1/rank-000000.times" ] &&
     grep -q "$T/fexit/check" "$T/err" && ok "exit status 3: the ranks' times kept where the line says" ||
     { bad "exit status 3: $T/fexit/check/plain-1 lacks the ranks' ends"; ls -R "$T/fexit"; }
+# (the program named after a second --, as for a program check cannot tell)
 expect 1 "crash: plain run 1 of 3 failed with exit status [0-9]*: rank 1 died of SIGSEGV before MPI_Finalize" \
-    "SIGSEGV" -- timeout 120 "$P" check -q -o "$T/fsegv" -- $MPIRUN -np 2 "$CRASH" segv 5
+    "SIGSEGV" -- timeout 120 "$P" check -q -o "$T/fsegv" -- $MPIRUN -np 2 -- "$CRASH" segv 5
 one_line "SIGSEGV"
 cp "$CRASH" "$T/hangprog" # a name of this test's own, for pgrep
 expect 1 "hangprog: plain run 1 of 3 did not finish within 1 s (--timeout) and was stopped; 2 of 2 ranks had not reached MPI_Finalize" \
