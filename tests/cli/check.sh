@@ -1,9 +1,9 @@
 #!/bin/sh
 # perfskel check, the user's trust test: check.sh FLAVOUR HEAT CRASH (heat
 # and tests/cli/crash.c built with FLAVOUR's mpicc). Needs PERFSKEL.
-# heat 256 300 with 2 ranks checked once (a machine calibrated on the spot,
-# the table on stdout) and once more with --json, -n 1 (no noise floor)
-# and that machine file: every field of the JSON, each plain run's time
+# heat 256 300 with 2 ranks checked (a machine calibrated on the spot, the
+# table on stdout), and crash.c's late mode (rank 1 the slowest) with
+# --json, -n 1 (no noise floor) and that machine file: every field of the JSON, each plain run's time
 # recomputed from the ranks' time files, the recorded run's from perfskel
 # stats and sim's from perfskel sim, the median inside the plain runs'
 # range, every error and the noise floor recomputed from the seconds
@@ -62,14 +62,16 @@ stats_sim() {
     "$P" sim "$1" --machine "$2" --json -q >"$T/sim.json" 2>"$T/err" || { bad "perfskel sim on $1"; cat "$T/err"; }
 }
 stats_sim "$T/chk" "$T/chk/machine.par"
-verify json "$T/chk/check.json" "$T/chk" "$T/stats.json" "$T/sim.json" "$FL" 3 "$T/chk/machine.par" 1 &&
+verify json "$T/chk/check.json" "$T/chk" "$T/stats.json" "$T/sim.json" "$FL" 3 "$T/chk/machine.par" 1 "256 300" &&
     ok "check.json: its fields; times, medians, errors and noise floor recomputed" || bad "check.json: see above"
 verify table "$T/table" "$T/chk/check.json" && ok "the table: its rows, errors and verdict agree with the JSON" ||
     { bad "the table: see above"; cat "$T/table"; }
 
-# --- again with --json, one plain run (no noise floor) and the machine file just made ---
+# --- again with --json, one plain run (no noise floor) and the machine file
+# just made, on a program whose slowest rank is rank 1 (crash late: 100 ms
+# more compute before MPI_Finalize; heat's rank 0 prints last) ---
 cp "$T/chk/machine.par" "$T/m.par"
-timeout 300 "$P" check --json -n 1 --machine "$T/m.par" -o "$T/chk2" -- $MPIRUN -np 2 "$HEAT" 256 300 >"$T/out.json" 2>"$T/err"
+timeout 300 "$P" check --json -n 1 --machine "$T/m.par" -o "$T/chk2" -- $MPIRUN -np 2 "$CRASH" late 300 >"$T/out.json" 2>"$T/err"
 st=$?
 if [ $st -eq 0 ] && [ ! -s "$T/err" ] && cmp -s "$T/out.json" "$T/chk2/check.json"; then
     ok "--json: exit 0, nothing on stderr, stdout is DIR/check.json"
@@ -77,7 +79,7 @@ else
     bad "--json: exit $st, or stderr not empty, or stdout differs from check.json"; cat "$T/err"
 fi
 stats_sim "$T/chk2" "$T/m.par"
-verify json "$T/out.json" "$T/chk2" "$T/stats.json" "$T/sim.json" "$FL" 1 "$T/m.par" 0 &&
+verify json "$T/out.json" "$T/chk2" "$T/stats.json" "$T/sim.json" "$FL" 1 "$T/m.par" 0 "late 300" 1 &&
     ok "--json: its fields and arithmetic; sim on the machine given" || bad "--json: see above"
 
 # --- a program that fails, crashes or hangs: one line, exit 1, what was measured kept ---

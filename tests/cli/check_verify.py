@@ -2,7 +2,7 @@
 """What tests/cli/check.sh verifies of perfskel check's output, from
 nothing but the seconds it reports and what other tools say:
 
-  check_verify.py json JSON DIR STATS SIM FLAVOUR RUNS MACHINE CALIBRATED
+  check_verify.py json JSON DIR STATS SIM FLAVOUR RUNS MACHINE CALIBRATED ARGS [SLOWEST]
       every field of check's JSON; the medians, min and max recomputed from
       the plain runs' seconds, each of which recomputed from the ranks' time
       files in DIR/check/plain-K (slowest rank, MPI_Init exit to
@@ -37,13 +37,13 @@ def pct(a, b):
     return 100.0 * (a - b) / b
 
 
-def verify_json(path, chk, stats, simj, fl, runs, machine, calibrated):
+def verify_json(path, chk, stats, simj, fl, runs, machine, calibrated, args, slowest=None):
     d = json.load(open(path))
     runs = int(runs)
     need(d["mpi"] == fl, "mpi %r" % d["mpi"])
     need(d["ranks"] == 2, "ranks %r" % d["ranks"])
     need(d["dir"] == chk, "dir %r" % d["dir"])
-    need(d["command"][-2:] == ["256", "300"], "command %r" % d["command"])
+    need(d["command"][-2:] == args.split(), "command %r" % d["command"])
     pl = d["plain"]
     need(pl["runs"] == runs and len(pl["seconds"]) == runs and len(pl["wall_seconds"]) == runs, "plain runs")
     s = pl["seconds"]
@@ -66,17 +66,20 @@ def verify_json(path, chk, stats, simj, fl, runs, machine, calibrated):
     close(pl["wall_median_seconds"], statistics.median(pl["wall_seconds"]), "wall median")
     need(all(w > x for w, x in zip(pl["wall_seconds"], s)), "a launcher wall time below its program's time")
     for k in range(runs):
-        worst = 0
+        each = {}
         files = glob.glob(os.path.join(chk, "check", "plain-%d" % (k + 1), "rank-*.times"))
         need(len(files) == 2, "plain-%d: %d time files" % (k + 1, len(files)))
         for f in files:
             v = {l.split()[0]: l.split()[1:] for l in open(f)}
             need(v.get("exit") == ["0"], "%s: exit line %r" % (f, v.get("exit")))
-            if "finalize" in v and "init" in v:
-                worst = max(worst, (int(v["finalize"][0]) - int(v["init"][1])) * 1e-9)
+            if "finalize" in v and "init" in v and "rank" in v:
+                each[int(v["rank"][0])] = (int(v["finalize"][0]) - int(v["init"][1])) * 1e-9
             else:
-                fails.append("%s: no init or finalize line" % f)
-        close(s[k], worst, "plain run %d against its ranks' time files" % (k + 1))
+                fails.append("%s: no rank, init or finalize line" % f)
+        if each:
+            close(s[k], max(each.values()), "plain run %d against its slowest rank's time file" % (k + 1))
+            if slowest is not None:
+                need(max(each, key=each.get) == int(slowest), "plain run %d: rank %s not the slowest: %r" % (k + 1, slowest, each))
     rec = d["recorded"]
     st = json.load(open(stats))
     close(rec["seconds"], max(r["wall_seconds"] for r in st["ranks"]), "recorded seconds against perfskel stats", 1e-6)
@@ -154,7 +157,7 @@ def verify_table(table, path):
 
 
 if sys.argv[1] == "json":
-    verify_json(*sys.argv[2:10])
+    verify_json(*sys.argv[2:])
 else:
     verify_table(sys.argv[2], sys.argv[3])
 for f in fails:
