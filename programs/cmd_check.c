@@ -662,6 +662,7 @@ int cmd_check(int argc, char **argv)
     if (i + 1 >= argc)
         return psk_cli_usage("check: no job given after -- (perfskel check -- mpirun -np 4 ./app)");
     c.quiet |= json;
+    unsetenv("PSK_TIMES"); /* only check's plain runs are time-only, never the recording */
     int rc = split_job(&c, argv + i + 1, argc - i - 1);
     if (rc)
         return free(c.cmd), rc;
