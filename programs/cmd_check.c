@@ -83,7 +83,8 @@ static const char help[] =
 
 typedef struct check {
     const char *dir, *machine, *mpi_arg;
-    char sub[PATH_MAX];  /* DIR/check */
+    char sub[PATH_MAX];  /* DIR/check, as DIR was given (said in messages) */
+    char abs_sub[PATH_MAX]; /* the same from /, for the ranks (another working directory) */
     char self[PATH_MAX]; /* this perfskel */
     char lib[PATH_MAX];  /* the recording library */
     int quiet, runs, K, flavour, prog_flavour;
@@ -188,6 +189,8 @@ static int prepare(check *c)
     snprintf(c->sub, sizeof c->sub, "%s/check", c->dir);
     if (!err)
         err = psk_mkdir_p(c->sub);
+    if (!err && !realpath(c->sub, c->abs_sub))
+        err = errno;
     if (err) {
         psk_cli_error("%s: cannot keep check's files there: %s", c->dir, strerror(err));
         return -1;
@@ -227,7 +230,7 @@ static void set_env(const char *name, const char *value)
 static int plain_run(check *c, int k, double limit, double first_wall, double *secs, double *wall, int *nranks)
 {
     char rundir[PATH_MAX + 32], outpath[PATH_MAX + 32], step[64], errname[32];
-    snprintf(rundir, sizeof rundir, "%s/plain-%d", c->sub, k);
+    snprintf(rundir, sizeof rundir, "%s/plain-%d", c->abs_sub, k);
     snprintf(outpath, sizeof outpath, "%s/plain-%d.out", c->sub, k);
     snprintf(errname, sizeof errname, "plain-%d.err", k);
     snprintf(step, sizeof step, "plain run %d of %d", k, c->runs);

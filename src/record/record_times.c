@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "psk_fs.h"
@@ -32,6 +33,7 @@
 #include "record_internal.h"
 
 static int times_fd = -1;
+static pid_t times_pid; /* a child forked by the rank writes nothing */
 static uint64_t init_t0, init_t1;
 static volatile sig_atomic_t init_said;
 
@@ -51,7 +53,7 @@ static size_t put_u64(char *p, uint64_t v)
 /* "WORD a b\n" (nv values: 0, 1 or 2) appended to the rank's file; signal-safe */
 static void put_line(const char *word, int nv, uint64_t a, uint64_t b)
 {
-    if (times_fd < 0)
+    if (times_fd < 0 || getpid() != times_pid)
         return;
     char line[80];
     size_t n = strlen(word);
@@ -83,6 +85,8 @@ static void put_init(void)
 static void on_exit_status(int status, void *arg)
 {
     (void)arg;
+    if (getpid() != times_pid)
+        return;
     put_init();
     put_line("exit", 1, (uint64_t)(unsigned)status & 0xff, 0);
     if (times_fd >= 0)
@@ -105,6 +109,7 @@ int psk_times_start(uint64_t t0)
                 strerror(err ? err : errno));
         return 1;
     }
+    times_pid = getpid();
     put_line("perfskel-times", 1, 1, 0);
     put_line("rank", 2, (uint64_t)rank, (uint64_t)size);
     on_exit(on_exit_status, NULL);
