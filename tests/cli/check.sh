@@ -68,7 +68,7 @@ verify table "$T/table" "$T/chk/check.json" && ok "the table: its rows, errors a
     { bad "the table: see above"; cat "$T/table"; }
 
 # --- again with --json, one plain run (no noise floor) and the machine file
-# just made, on a program whose slowest rank is rank 1 (crash late: 100 ms
+# just made, on a program whose slowest rank is rank 1 (crash late: 300 ms
 # more compute before MPI_Finalize; heat's rank 0 prints last) ---
 cp "$T/chk/machine.par" "$T/m.par"
 timeout 300 "$P" check --json -n 1 --machine "$T/m.par" -o "$T/chk2" -- $MPIRUN -np 2 "$CRASH" late 300 >"$T/out.json" 2>"$T/err"
