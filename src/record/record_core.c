@@ -5,7 +5,9 @@
  * A rank killed by a signal or exiting without MPI_Finalize writes the
  * events it holds as a last block without END, so readers say it was cut
  * short. Recording problems (disk full) are reported once on stderr and
- * switch recording off; they never stop the program. Seed 001 §2.1. */
+ * switch recording off; they never stop the program. With PSK_TIMES set
+ * nothing is recorded: the time-only mode of record_times.c instead
+ * (perfskel check's plain runs). Seed 001 §2.1. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
