@@ -18,6 +18,10 @@
 
 #include "gen_internal.h"
 
+/* a loop whose messages cross its iterations keeps its compute in full
+ * beyond this many iterations (a pipeline, not one exchange) */
+#define PIPE_MIN 8
+
 /* the original's time per rank under node id: the sums of its events'
  * (compute gap + time in the call), ns, added into t (per rank); with
  * reset, the largest of them instead, and t back to zeros (only the
@@ -82,12 +86,19 @@ static void plan_node(gen *g, int32_t id, double tau, double runs, double *scrat
         } else if (x->depth >= 64) {
             p->why = "run in full: nested too deep";
         } else if (!gen_closed_loop(g, id)) {
-            /* and its compute in full too: where messages cross iterations,
-             * ranks wait on each other's compute across them (a pipeline),
-             * and compute run shorter on each rank, credited to that rank
-             * alone, would leave the others' compute out of its waits */
-            p->why = "run in full, its compute too: messages, collectives or objects cross its iterations";
-            inside = 1;
+            /* and, if it is long, its compute in full too: where messages
+             * cross many iterations, ranks wait on each other's compute
+             * across them (a pipeline), and compute run shorter on each
+             * rank, credited to that rank alone, would leave the others'
+             * compute out of its waits. A few iterations whose messages
+             * pair across them (a Sendrecv up, then down) are one
+             * exchange, as a loop body is. */
+            if (c > PIPE_MIN) {
+                p->why = "run in full, its compute too: messages, collectives or objects cross its iterations";
+                inside = 1;
+            } else {
+                p->why = "run in full: messages, collectives or objects cross its iterations";
+            }
         } else if (c < cold + smin + 1) {
             p->why = "run in full: too few iterations to sample";
         } else {
