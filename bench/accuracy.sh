@@ -93,6 +93,6 @@ echo "$CASES" | while IFS='|' read -r name np cmd; do
     awk -v n="$name" -v np="$np" -v med="$med" -v spr="$spr" -v rec="$rec" -v ovh="$ovh" -v pr="$pr" -v pe="$pe" \
         -v per="$per" -v sk="$sk" -v sm="$sm" -v se="$se" -v ser="$ser" 'BEGIN {
         printf "%s %s %.3f %.1f %.3f %+.1f %.3f %+.1f %+.1f %.0f %.3f %+.1f %+.1f\n", n, np, med, spr, rec, ovh, pr, pe, per,
-            rec > 0 ? 100 * sk / rec : 0, sm, se, ser }'
+            (rec > 0 ? 100 * sk / rec : 0), sm, se, ser }'
 done
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), RUNS=$RUNS${PRIO:+, PRIO=$PRIO}"
