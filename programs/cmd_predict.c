@@ -285,7 +285,7 @@ static void report_loops(const psk_cli_skelinfo *info, const phase_out *ph, int 
                    (long long)(l->ran - l->cold), (double)(l->count - l->cold) / (double)(l->ran - l->cold));
         else
             printf(": %s", l->why);
-        if (l->compute_factor > 1)
+        if (l->compute_factor > 1.01)
             printf("; compute inside runs 1/%.3g", l->compute_factor);
         if (p)
             printf("; ran in %.3f s, stands for %.3f s", p->secs, p->pred);

@@ -225,6 +225,9 @@ double gen_compute_factor(const gen *g, int32_t id);
 
 /* gen_scale.c: whether loop node id may run fewer iterations */
 int gen_closed_loop(gen *g, int32_t id);
+/* whether the n sibling loops ids (as many iterations each, ranks apart)
+ * may run fewer iterations together: every iteration closed across them */
+int gen_closed_group(gen *g, const int32_t *ids, int n);
 
 /* gen_data.c: calls replayed from data */
 int64_t gen_data_calls(const gen *g, int32_t id);

@@ -540,6 +540,12 @@ static int requests_closed(const gen *g, int32_t id)
  * index, else at each. */
 int gen_closed_loop(gen *g, int32_t id)
 {
+    return gen_closed_group(g, &id, 1);
+}
+
+int gen_closed_group(gen *g, const int32_t *ids, int n)
+{
+    int32_t id = ids[0];
     const psk_fnode *x = psk_folded_node(g->f, id);
     balance b = {.P = g->P, .ok = 1, .depth = x->depth, .budget = 1 << 20};
     int32_t chain[64];
@@ -557,7 +563,6 @@ int gen_closed_loop(gen *g, int32_t id)
         free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes), free(b.tags), free(b.wtags), free(b.anytag);
         return 0;
     }
-    const int32_t *kid = psk_folded_children(g->f, id);
     int64_t iters = 1;
     for (int64_t it = 0; it < iters && b.ok; it++) {
         memset(b.sent, 0, PP * sizeof *b.sent), memset(b.bytes, 0, PP * sizeof *b.bytes);
@@ -567,8 +572,12 @@ int gen_closed_loop(gen *g, int32_t id)
         b.objs = 0;
         if (b.depth >= 0 && b.depth < 64)
             b.iter[b.depth] = it;
-        for (int32_t i = 0; i < x->nchild && b.ok; i++)
-            tally(g, kid[i], 1, &b);
+        for (int k = 0; k < n && b.ok; k++) { /* every loop of the group at this iteration */
+            const psk_fnode *y = psk_folded_node(g->f, ids[k]);
+            const int32_t *kid = psk_folded_children(g->f, ids[k]);
+            for (int32_t i = 0; i < y->nchild && b.ok; i++)
+                tally(g, kid[i], 1, &b);
+        }
         /* what each rank got from specific senders, the rest from wildcards
          * (of any tag where it has an MPI_ANY_TAG receive) */
         for (int r = 0; r < g->P && b.ok; r++) {
@@ -596,8 +605,9 @@ int gen_closed_loop(gen *g, int32_t id)
         /* tags by execution are not followed per iteration: the loop's
          * ranks must at least start it with no message between them in
          * flight, as a loop merged a call behind its peer's does not */
-        if (b.ft.exec && g->entry[id] != 0)
-            b.ok = 0;
+        for (int k = 0; k < n && b.ft.exec; k++)
+            if (g->entry[ids[k]] != 0)
+                b.ok = 0;
         if (it == 0 && (b.fb.vary || b.ft.vary)) {
             int nonaffine = (b.fb.vary && b.fb.nonaffine) || (b.ft.vary && b.ft.nonaffine);
             iters = nonaffine ? x->count : x->count < 2 ? x->count : 2;
@@ -606,5 +616,7 @@ int gen_closed_loop(gen *g, int32_t id)
             b.ok = 0;
     }
     free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes), free(b.tags), free(b.wtags), free(b.anytag);
-    return b.ok && requests_closed(g, id);
+    for (int k = 0; k < n && b.ok; k++)
+        b.ok = requests_closed(g, ids[k]);
+    return b.ok;
 }
