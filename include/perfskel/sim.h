@@ -42,6 +42,7 @@ typedef struct psk_machine {
     double byte_us;          /* per byte between nodes */
     double intra_start_us;   /* per message inside a node */
     double intra_byte_us;    /* per byte inside a node */
+    double copy_byte_us;     /* per byte a rank copies in its own memory: a collective's own block (`copy byte time`) */
     /* measured message costs, piecewise linear (`message cost`, `intra
      * message cost`): n segments of (from bytes, us per message, us per
      * byte), ascending; a message of B bytes takes the last segment
@@ -68,6 +69,7 @@ typedef struct psk_machine {
     int links;               /* switch: transfers at once per node and direction */
     int buses;               /* switch: transfers at once in the whole network (0: no limit) */
     int closed_form;         /* collectives by a formula instead of their messages */
+    int no_floors;           /* `call floors = off`: calls take what the model says alone (sim_callcost.c) */
     int alg[PSK_COLL_N];     /* enum psk_alg per collective */
     double work_unit_ns;     /* time of psk_work's unit here (0: not measured) */
     double work_q1_ns, work_q3_ns; /* the quartiles of its timings (0: not known) */

@@ -41,6 +41,7 @@ typedef struct psk_coll_call {
     int root;              /* member index of the root, or 0 */
     int64_t bytes;         /* per member: the message size the algorithm moves (see sim_coll.c) */
     const double *arrive;  /* per member */
+    const int64_t *own;    /* per member: bytes of its own block it copies locally first (NULL: none) */
     double *done;          /* per member, out */
 } psk_coll_call;
 

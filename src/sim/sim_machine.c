@@ -45,6 +45,7 @@ void psk_machine_default(psk_machine *m)
     m->byte_us = 0.0001;
     m->intra_start_us = 0.5;
     m->intra_byte_us = 0.0001;
+    m->copy_byte_us = 0.00007; /* a memcpy of 16 MiB on the 2-core VM of docs/simulation.md: 14 GB/s */
     m->ranks_per_node = 1;
     m->power = 1.0;
     m->eager_bytes = 65536;
@@ -290,6 +291,13 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         return number(p, key, val, 0, &m->intra_start_us);
     if (!strcmp(key, "intra send byte time"))
         return number(p, key, val, 0, &m->intra_byte_us);
+    if (!strcmp(key, "copy byte time")) {
+        if (number(p, key, val, 0, &m->copy_byte_us))
+            return PSK_EINVAL;
+        if (m->copy_byte_us > 1)
+            return perr(p, "%s: %s us a byte is not a memory's copy (1 us a byte at most)", key, val);
+        return 0;
+    }
     if (!strcmp(key, "ranks per node")) {
         if (whole(p, key, val, 1, &k))
             return PSK_EINVAL;
@@ -381,6 +389,12 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         if (strcmp(val, "off") && strcmp(val, "on"))
             return perr(p, "time sharing: '%s' is not on or off", val);
         m->sharing_off = !strcmp(val, "off");
+        return 0;
+    }
+    if (!strcmp(key, "call floors")) {
+        if (strcmp(val, "off") && strcmp(val, "on"))
+            return perr(p, "call floors: '%s' is not on or off", val);
+        m->no_floors = !strcmp(val, "off");
         return 0;
     }
     if (!strcmp(key, "waiting")) {
@@ -615,6 +629,8 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     fprintf(out, "send byte time = %.6g;    // us per byte between nodes\n", m->byte_us);
     fprintf(out, "intra start time = %.6g;      // us per message inside a node\n", m->intra_start_us);
     fprintf(out, "intra send byte time = %.6g;  // us per byte inside a node\n", m->intra_byte_us);
+    fprintf(out, "copy byte time = %.6g;        // us per byte a rank copies in its own memory (a collective's own block)\n",
+            m->copy_byte_us);
     fprintf(out, "ranks per node = %d;\n", m->ranks_per_node);
     for (int intra = 0; intra < 2; intra++) {
         const double *c = intra ? m->icost : m->cost;
@@ -642,6 +658,8 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
         fprintf(out, "time sharing = off;\n");
     if (m->other_load > 0)
         fprintf(out, "other load = %.6g;\n", m->other_load);
+    if (m->no_floors)
+        fprintf(out, "call floors = off;\n");
     if (m->waiting)
         fprintf(out, "waiting = %s;\n", m->waiting == PSK_WAIT_YIELD ? "yield" : "busy");
     fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);
