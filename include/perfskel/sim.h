@@ -56,7 +56,7 @@ typedef struct psk_machine {
      * others want, the scheduler's tick (when a rank waiting in an MPI that
      * yields gets to look), and how a rank waiting in MPI uses its core */
     double slice_us;         /* `time slice` (default 3800) */
-    double tick_us;          /* `scheduler tick` (default 1000) */
+    double tick_us;          /* `scheduler tick` (default 4000) */
     int waiting;             /* enum psk_waiting: `waiting` (default: the trace's MPI) */
     double other_load;       /* `other load`: the share of a shared node's cores other programs take (0) */
     int sharing_off;         /* `time sharing = off`: the recorded gaps as they are, no sharing modelled */

@@ -424,7 +424,7 @@ static int seal(psk_sim *s, psk_ccoll *c)
         for (int i = 0; i < r->na; i++) {
             const ccacc *x = &r->a[i];
             psk_ccls *y = &s->cc[q][i];
-            *y = (psk_ccls){.key = x->key, .floor = quartile(x), .once = 0};
+            *y = (psk_ccls){.key = x->key, .floor = quartile(x)};
             if (x->want) {
                 const ccwant *w = &c->w[x->want - 1];
                 const ccinst *in = inst_find(c, w->comm, w->leader, w->n, w->seq);
@@ -519,9 +519,8 @@ void psk_simi_cc_floor(psk_sim *s, int q)
     }
     if (lo == s->ncc[q] || a[lo].key != key)
         return;
-    /* CPU work at the rank's power; where the recording shared its core,
-     * what it had of it (the sharing modelled comes on top) */
-    double scale = s->inv_power[q] * s->deflate[q];
+    /* CPU work, at the rank's power */
+    double scale = s->inv_power[q];
     r->floor = a[lo].floor * scale;
     if (a[lo].once > 0) { /* the class's first call: once */
         r->once = a[lo].once * scale;
@@ -529,50 +528,86 @@ void psk_simi_cc_floor(psk_sim *s, int q)
     }
 }
 
-static int cls_key_cmp(const void *a, const void *b)
+/* per rank: 1 if its host had more ranks than cores when it was recorded */
+static int shared_hosts(const psk_sim *s, const psk_job *job, uint8_t *shared)
 {
-    const psk_ccls *x = a, *y = b;
-    return x->key < y->key ? -1 : x->key > y->key;
+    memset(shared, 0, (size_t)s->P);
+    if (!job->hosts || !job->cores)
+        return PSK_OK;
+    int *id = malloc((size_t)(s->P ? s->P : 1) * sizeof *id), *on = calloc((size_t)(s->P ? s->P : 1), sizeof *on);
+    int nh = id && on ? psk_simi_host_ids(job->hosts, s->P, id) : -1;
+    for (int q = 0; q < s->P && nh > 0; q++)
+        on[id[q]]++;
+    for (int q = 0; q < s->P && nh > 0; q++)
+        shared[q] = job->cores[q] > 0 && on[id[q]] > job->cores[q];
+    free(id), free(on);
+    return nh < 0 ? PSK_ENOMEM : PSK_OK;
 }
 
-static int cls_cmp(const void *a, const void *b)
+/* a class's floor as one rank says it */
+typedef struct ccval {
+    uint32_t key;
+    float v;
+} ccval;
+
+static int val_cmp(const void *a, const void *b)
 {
-    const psk_ccls *x = a, *y = b;
+    const ccval *x = a, *y = b;
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
-    return x->floor < y->floor ? -1 : x->floor > y->floor;
+    return x->v < y->v ? -1 : x->v > y->v;
 }
 
-int psk_simi_cc_finish(psk_sim *s)
+int psk_simi_cc_finish(psk_sim *s, const psk_job *job)
 {
     if (!s->cc)
         return PSK_OK;
-    /* a rank that waits in every call of a class (for a partner with
-     * more work, for a core) says nothing of what the call costs: the
-     * class's floor is the least of the ranks' quartiles, of ranks that
-     * had a core of their own (where the cores were shared every call
-     * waited for one) */
+    /* a rank that waits in every call of a class (for a partner with more
+     * work) says nothing of what the call costs: the class's floor is the
+     * least of the ranks' quartiles. Where more ranks than cores shared a
+     * host when recorded, they waited for a core, or for a partner that had
+     * none, in most calls whatever the recorded compute says: those ranks
+     * say nothing (a class only they make has no floor), and a first
+     * collective there has no once. (Their shortest calls as floors made
+     * the time-sharing model's answers swing by 15 % either way.) */
+    uint8_t *shared = malloc((size_t)(s->P ? s->P : 1));
     size_t n = 0;
     for (int q = 0; q < s->P; q++)
-        n += s->deflate[q] < 1 ? 0 : (size_t)s->ncc[q];
-    psk_ccls *all = malloc((n ? n : 1) * sizeof *all);
-    if (!all)
+        n += (size_t)s->ncc[q];
+    ccval *all = malloc((n ? n : 1) * sizeof *all);
+    if (!shared || !all || shared_hosts(s, job, shared)) {
+        free(shared), free(all);
         return PSK_ENOMEM;
+    }
     n = 0;
     for (int q = 0; q < s->P; q++)
-        for (int i = 0; s->deflate[q] >= 1 && i < s->ncc[q]; i++)
-            all[n++] = s->cc[q][i];
-    qsort(all, n, sizeof *all, cls_cmp);
+        for (int i = 0; i < s->ncc[q]; i++) {
+            const psk_ccls *y = &s->cc[q][i];
+            if (!shared[q])
+                all[n++] = (ccval){.key = y->key, .v = y->floor};
+        }
+    qsort(all, n, sizeof *all, val_cmp);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (!k || all[k - 1].key != all[i].key)
-            all[k++] = all[i]; /* the least first */
+            all[k++] = all[i]; /* the first of each key: a rank with a core of its own if any, the least */
     for (int q = 0; q < s->P; q++)
         for (int i = 0; i < s->ncc[q]; i++) {
             psk_ccls *y = &s->cc[q][i];
-            const psk_ccls *g = k ? bsearch(y, all, k, sizeof *all, cls_key_cmp) : NULL;
-            y->floor = g ? g->floor : 0;
+            ccval want = {.key = y->key};
+            size_t lo = 0, hi = k;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (all[mid].key < want.key)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            y->floor = lo < k && all[lo].key == y->key ? all[lo].v : 0;
+            if (shared[q])
+                y->once = 0;
         }
     free(all);
+    free(shared);
     return PSK_OK;
 }

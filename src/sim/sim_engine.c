@@ -1682,7 +1682,7 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
         return rc;
     if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_trace_job(t))))
         return fail(s, rc, "out of memory");
-    if ((rc = psk_simi_cc_finish(s)))
+    if ((rc = psk_simi_cc_finish(s, psk_trace_job(t))))
         return fail(s, rc, "out of memory");
     return run(s);
 }
@@ -1702,7 +1702,7 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
         return rc;
     if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_merged_job(m))))
         return fail(s, rc, "out of memory");
-    if ((rc = psk_simi_cc_finish(s)))
+    if ((rc = psk_simi_cc_finish(s, psk_merged_job(m))))
         return fail(s, rc, "out of memory");
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);

@@ -51,7 +51,7 @@ void psk_machine_default(psk_machine *m)
     m->eager_bytes = 65536;
     m->links = 1;
     m->slice_us = 3800;
-    m->tick_us = 1000;
+    m->tick_us = 4000; /* HZ = 250: a task that yields beside one that computes runs once a tick (docs/simulation.md) */
 }
 
 void psk_machine_free(psk_machine *m)
@@ -651,7 +651,7 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     if (m->cores_per_node)
         fprintf(out, "cores per node = %d;          // more ranks than that share them in time slices\n",
                 m->cores_per_node);
-    if (m->slice_us != 3800 || m->tick_us != 1000)
+    if (m->slice_us != 3800 || m->tick_us != 4000)
         fprintf(out, "time slice = %.6g;            // us a rank holds a shared core\nscheduler tick = %.6g;       // us\n",
                 m->slice_us, m->tick_us);
     if (m->sharing_off)

@@ -247,9 +247,10 @@ uint32_t psk_simi_cc_key(const psk_sim *s, const psk_event *e);
  * 0, or an error (in s->err) */
 int psk_simi_cc_trace(psk_sim *s, psk_trace *t);
 int psk_simi_cc_merged(psk_sim *s, psk_merged *m);
-/* once the recording's sharing is known (s->deflate): each class's floor
- * the least over the ranks that had a core of their own */
-int psk_simi_cc_finish(psk_sim *s);
+/* each class's floor the least over the ranks that had a core of their
+ * own when recorded (job.json's hosts and cores), and no once for the
+ * others: PSK_OK or PSK_ENOMEM */
+int psk_simi_cc_finish(psk_sim *s, const psk_job *job);
 /* rank q's current event (just read) takes its floor and once */
 void psk_simi_cc_floor(psk_sim *s, int q);
 
