@@ -70,6 +70,7 @@ typedef struct psk_machine {
     int buses;               /* switch: transfers at once in the whole network (0: no limit) */
     int closed_form;         /* collectives by a formula instead of their messages */
     int no_floors;           /* `call floors = off`: calls take what the model says alone (sim_callcost.c) */
+    int start_together;      /* `ranks start = together`: every rank at 0, not when its MPI_Init returned */
     int alg[PSK_COLL_N];     /* enum psk_alg per collective */
     double work_unit_ns;     /* time of psk_work's unit here (0: not measured) */
     double work_q1_ns, work_q3_ns; /* the quartiles of its timings (0: not known) */

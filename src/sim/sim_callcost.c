@@ -18,7 +18,10 @@
  * pass keeps the classes and each first collective's instance (its
  * communicator, leader, size and how many collectives the rank made on it
  * before) and exit; a second reads every rank's events up to the latest
- * of those exits for the members' entries. Times are ns. */
+ * of those exits for the members' entries. The first pass also keeps when
+ * each rank's MPI_Init returned (s->start: the replay starts it there).
+ * Times are ns, on the common clock: the ranks of a host share the host's
+ * (offsets()). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,12 +201,38 @@ typedef struct psk_ccoll {
     int64_t stop;        /* the latest exit wanted */
     int ndone;
     int64_t *init;       /* per rank: MPI_Init's exit on the common clock */
+    int64_t *off;        /* per rank: its clock less the common one (offsets()) */
     uint8_t *seen;       /* per rank: its first event was read */
 } psk_ccoll;
 
-static int64_t clock_of(const psk_ccoll *c, int q, uint64_t t)
+static int64_t clock_of(const psk_ccoll *c, int q, uint64_t t) { return (int64_t)t - c->off[q]; }
+
+/* per rank, what to take off its clock for the common one: the ranks of a
+ * host share its clock (their recorded offsets are noise, and an
+ * extrapolated trace has none), so the offset of the host's first rank,
+ * none on rank 0's host; 0 or PSK_ENOMEM */
+static int offsets(psk_ccoll *c)
 {
-    return (int64_t)t - (c->job->clock_offsets_ns ? c->job->clock_offsets_ns[q] : 0);
+    const psk_job *j = c->job;
+    if (!(c->off = calloc((size_t)(c->P ? c->P : 1), sizeof *c->off)))
+        return PSK_ENOMEM;
+    if (!j->clock_offsets_ns)
+        return PSK_OK;
+    if (!j->hosts) {
+        memcpy(c->off, j->clock_offsets_ns, (size_t)c->P * sizeof *c->off);
+        return PSK_OK;
+    }
+    int *id = malloc((size_t)(c->P ? c->P : 1) * sizeof *id), *first = malloc((size_t)(c->P ? c->P : 1) * sizeof *first);
+    int nh = id && first ? psk_simi_host_ids(j->hosts, c->P, id) : -1;
+    for (int h = 0; h < nh; h++)
+        first[h] = -1;
+    for (int q = 0; q < c->P && nh > 0; q++) {
+        if (first[id[q]] < 0)
+            first[id[q]] = q;
+        c->off[q] = id[q] == id[0] ? 0 : j->clock_offsets_ns[first[id[q]]];
+    }
+    free(id), free(first);
+    return nh < 0 ? PSK_ENOMEM : PSK_OK;
 }
 
 /* the slot of rank q's communicator id (grown as needed), NULL beyond any real program's */
@@ -366,7 +395,7 @@ static void ccoll_free(psk_ccoll *c)
 {
     for (int q = 0; c->r && q < c->P; q++)
         free(c->r[q].a), free(c->r[q].comm);
-    free(c->r), free(c->w), free(c->inst), free(c->init), free(c->seen);
+    free(c->r), free(c->w), free(c->inst), free(c->init), free(c->seen), free(c->off);
 }
 
 /* between the passes: the instances wanted, and where to stop reading */
@@ -481,7 +510,7 @@ static int collect(psk_sim *s, psk_trace *t, psk_merged *m, const psk_job *job)
     c.r = calloc((size_t)(s->P ? s->P : 1), sizeof *c.r);
     c.init = calloc((size_t)(s->P ? s->P : 1), sizeof *c.init);
     c.seen = calloc((size_t)(s->P ? s->P : 1), sizeof *c.seen);
-    int rc = c.r && c.init && c.seen ? 0 : PSK_ENOMEM;
+    int rc = c.r && c.init && c.seen ? offsets(&c) : PSK_ENOMEM;
     if (!rc)
         rc = pass(&c, t, m);
     if (!rc)

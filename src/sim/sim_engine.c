@@ -1604,7 +1604,8 @@ static int run(psk_sim *s)
         if (!strcmp(psk_fn_name(r->ev.fn), "MPI_Init_thread") && PSK_HAS(&r->ev, PSK_F_I2) && r->ev.v[PSK_F_I2] == 3)
             return fail(s, PSK_EINVAL, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a "
                                        "rank cannot be replayed in one order (not supported yet)");
-        s->r[q].t = s->start ? s->start[q] : 0; /* when its MPI_Init returned, the earliest's at 0 */
+        /* when its MPI_Init returned, the earliest's at 0 */
+        s->r[q].t = s->r[q].t0 = s->start && !s->m->start_together ? s->start[q] : 0;
         s->r[q].acc[A_CPU] = 0;
         if ((rc = ival_open(s, q, 0)))
             return fail(s, rc, "out of memory");
@@ -1632,8 +1633,8 @@ static int run(psk_sim *s)
     if (s->failed)
         return PSK_EFORMAT;
     for (int q = 0; q < s->P; q++)
-        if (s->r[q].finalize - (s->start ? s->start[q] : 0) > s->predicted)
-            s->predicted = s->r[q].finalize - (s->start ? s->start[q] : 0);
+        if (s->r[q].finalize - s->r[q].t0 > s->predicted)
+            s->predicted = s->r[q].finalize - s->r[q].t0;
     s->predicted *= 1e-9;
     /* the derived characteristics per interval */
     for (int i = 0; i < s->niv; i++) {

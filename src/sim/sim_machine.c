@@ -391,6 +391,12 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         m->sharing_off = !strcmp(val, "off");
         return 0;
     }
+    if (!strcmp(key, "ranks start")) {
+        if (strcmp(val, "recorded") && strcmp(val, "together"))
+            return perr(p, "ranks start: '%s' is not recorded or together", val);
+        m->start_together = !strcmp(val, "together");
+        return 0;
+    }
     if (!strcmp(key, "call floors")) {
         if (strcmp(val, "off") && strcmp(val, "on"))
             return perr(p, "call floors: '%s' is not on or off", val);
@@ -660,6 +666,8 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
         fprintf(out, "other load = %.6g;\n", m->other_load);
     if (m->no_floors)
         fprintf(out, "call floors = off;\n");
+    if (m->start_together)
+        fprintf(out, "ranks start = together;\n");
     if (m->waiting)
         fprintf(out, "waiting = %s;\n", m->waiting == PSK_WAIT_YIELD ? "yield" : "busy");
     fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);

@@ -79,6 +79,7 @@ typedef struct rank {
     uint64_t prun_key;
     double prun_gap, prun_calls, prun_failed;
     double t;            /* simulated clock, ns */
+    double t0;           /* when it started (its MPI_Init's exit) */
     int state;           /* 0 ready, 1 blocked, 2 done */
     int nwait;           /* blocked: things not yet done */
     double tdone, tcall, partner;
