@@ -173,6 +173,23 @@ static void yield_as_recorded(void **state)
     run_close(&t, &x);
 }
 
+/* ranks recorded sharing a core give no call floors: rank 1's MPI_Recv
+ * waited 3 ms for rank 0 (and for a core), which as a floor would end it
+ * at 3 ms, not at the 2.7 ms tick: with floors on, the answers above */
+static void no_floors_from_shared(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    pair(&t, PSK_MPI_OPENMPI);
+    tb_run(&t, "call floors = on;", &x);
+    NEAR(psk_sim_predicted(x.s), 4e-3);
+    NEAR(metric(x.s, 1, PSK_M_P2P), 2.7e-3);
+    NEAR(metric(x.s, 1, PSK_M_EXEC), 3.2e-3);
+    same_folded(&x);
+    run_close(&t, &x);
+}
+
 /* the same trace recorded under MPICH (busy waits: each rank got half the
  * core, its gaps twice its work): rank 0 holds [0, 1) and [2, 3) ms, rank 1
  * [1, 2) while it waits; rank 0 sends at 2.5 ms; rank 1's turn comes at 3;
@@ -306,7 +323,8 @@ static void machine_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(yield_as_recorded), cmocka_unit_test(busy_as_recorded), cmocka_unit_test(taken_out),
+        cmocka_unit_test(yield_as_recorded),
+        cmocka_unit_test(no_floors_from_shared), cmocka_unit_test(busy_as_recorded), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
         cmocka_unit_test(machine_errors),
     };
