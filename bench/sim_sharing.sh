@@ -13,6 +13,7 @@
 # sharing = off;`) is the machine file of the third column (NP=2 OFF='call
 # floors = off;': the network model alone, without the recording's own call
 # costs). The program `heat` is BUILD_DIR's examples/heat (Open MPI).
+# BEFORE=PERFSKEL adds a column: that (older) binary's sim, no --machine.
 # Environment: PROGS,
 # ARGS_<prog>_<mpi> (or ARGS_<prog>), NP, ROUNDS, MPIS; PRIO=1 (as root)
 # runs the calibration and the recordings in a scheduling group of their
@@ -53,8 +54,8 @@ err() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%+.1f%%", 1
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%s", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 wall() { "$P" stats "$1" --json --no-fold | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -g | tail -n 1; }
 
-echo "| program | MPI | ranks | recorded (s) | sim | sim, calibrated machine | sim, \`${OFF:-time sharing = off;}\` |"
-echo "|---|---|---|---|---|---|---|"
+echo "| program | MPI | ranks | recorded (s) | sim | sim, calibrated machine | sim, \`${OFF:-time sharing = off;}\` |${BEFORE:+ sim before |}"
+echo "|---|---|---|---|---|---|---|${BEFORE:+---|}"
 for mpi in ${MPIS:-openmpi mpich}; do
     if [ "$mpi" = openmpi ]; then RUN="mpirun.openmpi --oversubscribe -np $NP" RR="" MOPT=""
     else RUN="mpirun.mpich -np $NP" RR=$RPRE MOPT="--mpi mpich"; fi
@@ -64,22 +65,24 @@ for mpi in ${MPIS:-openmpi mpich}; do
         [ "$prog" = heat ] && [ "$mpi" = openmpi ] && exe=$B/examples/heat
         [ -x "$exe" ] || { echo "sim_sharing: $exe missing" >&2; continue; }
         args=$(eval echo "\${ARGS_${prog}_$mpi:-\${ARGS_$prog:-}}")
-        : >"$W/rec"; : >"$W/e1"; : >"$W/e2"; : >"$W/e3"
+        : >"$W/rec"; : >"$W/e1"; : >"$W/e2"; : >"$W/e3"; : >"$W/e4"
         for i in $(seq "$ROUNDS"); do
             rm -rf "$W/t"
             $PRE "$P" record $MOPT -o "$W/t" -- $RUN $RR "$exe" $args </dev/null >/dev/null 2>&1 || continue
             rec=$(wall "$W/t")
             echo "$rec" >>"$W/rec"
-            for k in 1 2 3; do
-                case $k in 1) m="" ;; 2) m="--machine $W/m.par" ;; 3) m="--machine $W/off.par" ;; esac
-                p=$("$P" sim "$W/t" $m --json -q 2>/dev/null | num predicted_seconds)
+            for k in 1 2 3 ${BEFORE:+4}; do
+                case $k in 1) m="" ;; 2) m="--machine $W/m.par" ;; 3) m="--machine $W/off.par" ;; 4) m="" ;; esac
+                b=$P
+                [ "$k" = 4 ] && b=$BEFORE
+                p=$("$b" sim "$W/t" $m --json -q 2>/dev/null | num predicted_seconds)
                 awk -v a="$rec" -v b="${p:-0}" 'BEGIN { if (a > 0 && b > 0) print 100 * (b / a - 1) }' >>"$W/e$k"
             done
         done
         e() { printf '%s [%s, %s]' "$(median <"$W/e$1" | awk '{ printf "%+.1f %%", $1 }')" \
             "$(sort -g "$W/e$1" | head -n 1 | awk '{ printf "%+.1f", $1 }')" "$(sort -g "$W/e$1" | tail -n 1 | awk '{ printf "%+.1f", $1 }')"; }
         r() { printf '%.3f [%.3f, %.3f]' "$(median <"$W/rec")" "$(sort -g "$W/rec" | head -n 1)" "$(sort -g "$W/rec" | tail -n 1)"; }
-        echo "| $prog | $mpi | $NP | $(r) | $(e 1) | $(e 2) | $(e 3) |"
+        echo "| $prog | $mpi | $NP | $(r) | $(e 1) | $(e 2) | $(e 3) |${BEFORE:+ $(e 4) |}"
     done
 done
 echo

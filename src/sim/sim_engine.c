@@ -1762,7 +1762,10 @@ void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
         b += (uint64_t)r->cap * sizeof *r->stack + (uint64_t)r->npend * sizeof *r->pend_idx;
         b += (uint64_t)r->capfound * sizeof *r->found;
         b += r->fc ? psk_fcursor_bytes(r->fc) : 0;
+        b += s->ncc ? (uint64_t)s->ncc[q] * sizeof **s->cc : 0; /* its call floors */
     }
+    if (s->cc)
+        b += (uint64_t)s->P * (sizeof *s->cc + sizeof *s->ncc + sizeof *s->start);
     b += s->gaps ? psk_fgaps_bytes(s->gaps) : 0;
     b += psk_simi_skip_bytes(s);
     out->state = b;
