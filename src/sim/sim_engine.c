@@ -1579,16 +1579,7 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
         if (q == 0)
             s->power0 = pw;
     }
-    /* no machine file: the recording's hosts are the nodes */
-    int *host = NULL, nh = 0;
-    if (s->m->nodes_recorded && job->hosts && s->m->type != PSK_NET_GRID) {
-        if (!(host = malloc((size_t)(s->P ? s->P : 1) * sizeof *host)) || (nh = psk_simi_host_ids(job->hosts, s->P, host)) < 0) {
-            free(host);
-            return fail(s, PSK_ENOMEM, "out of memory");
-        }
-    }
-    int rc = psk_net_init(&s->net, s->m, s->P, host, nh);
-    free(host);
+    int rc = psk_net_init(&s->net, s->m, s->P);
     if (rc == PSK_EINVAL)
         return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);
     if (rc)
