@@ -22,7 +22,9 @@
 # starts its ranks in a session (so a scheduling group) of their own: with
 # PRIO=1 each MPICH rank runs the wrapper too (recorded with --mpi mpich).
 # Errors are the median over the rounds, with the least and the greatest
-# in brackets; recorded times the median, with the least and greatest.
+# in brackets; recorded times the median, with the least and greatest;
+# `others` the greatest share of the cores other programs took while a
+# recording ran (/proc/stat's busy time less the job's own CPU time).
 set -u
 B=$(cd "$1" && pwd)
 PD=$(cd "$2" && pwd)
@@ -52,10 +54,14 @@ fi
 num() { sed -n "s/.*\"$1\": *\([0-9.e+-]*\).*/\1/p" | head -n 1; }
 err() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%+.1f%%", 100 * (b / a - 1); else printf "-" }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%s", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+# the CPU seconds this shell's children used so far (times' second line)
+kids() { times | sed -n 2p | awk '{ split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' | tr -d s; }
+HZ=$(getconf CLK_TCK)
 wall() { "$P" stats "$1" --json --no-fold | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -g | tail -n 1; }
 
-echo "| program | MPI | ranks | recorded (s) | sim | sim, calibrated machine | sim, \`${OFF:-time sharing = off;}\` |${BEFORE:+ sim before |}"
-echo "|---|---|---|---|---|---|---|${BEFORE:+---|}"
+echo "| program | MPI | ranks | recorded (s) | others | sim | sim, calibrated machine | sim, \`${OFF:-time sharing = off;}\` |${BEFORE:+ sim before |}"
+echo "|---|---|---|---|---|---|---|---|${BEFORE:+---|}"
 for mpi in ${MPIS:-openmpi mpich}; do
     if [ "$mpi" = openmpi ]; then RUN="mpirun.openmpi --oversubscribe -np $NP" RR="" MOPT=""
     else RUN="mpirun.mpich -np $NP" RR=$RPRE MOPT="--mpi mpich"; fi
@@ -65,10 +71,14 @@ for mpi in ${MPIS:-openmpi mpich}; do
         [ "$prog" = heat ] && [ "$mpi" = openmpi ] && exe=$B/examples/heat
         [ -x "$exe" ] || { echo "sim_sharing: $exe missing" >&2; continue; }
         args=$(eval echo "\${ARGS_${prog}_$mpi:-\${ARGS_$prog:-}}")
-        : >"$W/rec"; : >"$W/e1"; : >"$W/e2"; : >"$W/e3"; : >"$W/e4"
+        : >"$W/rec"; : >"$W/e1"; : >"$W/e2"; : >"$W/e3"; : >"$W/e4"; : >"$W/fo"
         for i in $(seq "$ROUNDS"); do
             rm -rf "$W/t"
+            b0=$(busy) k0=$(kids) t0=$(date +%s.%N)
             $PRE "$P" record $MOPT -o "$W/t" -- $RUN $RR "$exe" $args </dev/null >/dev/null 2>&1 || continue
+            b1=$(busy) k1=$(kids) t1=$(date +%s.%N)
+            awk -v b="$((b1 - b0))" -v k0="$k0" -v k1="$k1" -v t0="$t0" -v t1="$t1" -v hz="$HZ" -v n="$(nproc)" \
+                'BEGIN { f = (b / hz - (k1 - k0)) / (n * (t1 - t0)); print f < 0 ? 0 : f }' >>"$W/fo"
             rec=$(wall "$W/t")
             echo "$rec" >>"$W/rec"
             for k in 1 2 3 ${BEFORE:+4}; do
@@ -82,7 +92,7 @@ for mpi in ${MPIS:-openmpi mpich}; do
         e() { printf '%s [%s, %s]' "$(median <"$W/e$1" | awk '{ printf "%+.1f %%", $1 }')" \
             "$(sort -g "$W/e$1" | head -n 1 | awk '{ printf "%+.1f", $1 }')" "$(sort -g "$W/e$1" | tail -n 1 | awk '{ printf "%+.1f", $1 }')"; }
         r() { printf '%.3f [%.3f, %.3f]' "$(median <"$W/rec")" "$(sort -g "$W/rec" | head -n 1)" "$(sort -g "$W/rec" | tail -n 1)"; }
-        echo "| $prog | $mpi | $NP | $(r) | $(e 1) | $(e 2) | $(e 3) |${BEFORE:+ $(e 4) |}"
+        echo "| $prog | $mpi | $NP | $(r) | $(sort -g "$W/fo" | tail -n 1 | awk '{ printf "%.2f", $1 }') | $(e 1) | $(e 2) | $(e 3) |${BEFORE:+ $(e 4) |}"
     done
 done
 echo
