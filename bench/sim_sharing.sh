@@ -55,8 +55,9 @@ num() { sed -n "s/.*\"$1\": *\([0-9.e+-]*\).*/\1/p" | head -n 1; }
 err() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0 && b > 0) printf "%+.1f%%", 100 * (b / a - 1); else printf "-" }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%s", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
-# the CPU seconds this shell's children used so far (times' second line)
-kids() { times | sed -n 2p | awk '{ split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' | tr -d s; }
+# the CPU seconds this shell's children used, from `times >FILE` run in
+# this shell itself (its second line; in a subshell it says nothing)
+kids() { sed -n 2p "$1" | tr -d s | awk '{ split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }'; }
 HZ=$(getconf CLK_TCK)
 wall() { "$P" stats "$1" --json --no-fold | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -g | tail -n 1; }
 
@@ -74,9 +75,12 @@ for mpi in ${MPIS:-openmpi mpich}; do
         : >"$W/rec"; : >"$W/e1"; : >"$W/e2"; : >"$W/e3"; : >"$W/e4"; : >"$W/fo"
         for i in $(seq "$ROUNDS"); do
             rm -rf "$W/t"
-            b0=$(busy) k0=$(kids) t0=$(date +%s.%N)
+            times >"$W/tm0"
+            b0=$(busy) t0=$(date +%s.%N)
             $PRE "$P" record $MOPT -o "$W/t" -- $RUN $RR "$exe" $args </dev/null >/dev/null 2>&1 || continue
-            b1=$(busy) k1=$(kids) t1=$(date +%s.%N)
+            b1=$(busy) t1=$(date +%s.%N)
+            times >"$W/tm1"
+            k0=$(kids "$W/tm0") k1=$(kids "$W/tm1")
             awk -v b="$((b1 - b0))" -v k0="$k0" -v k1="$k1" -v t0="$t0" -v t1="$t1" -v hz="$HZ" -v n="$(nproc)" \
                 'BEGIN { f = (b / hz - (k1 - k0)) / (n * (t1 - t0)); print f < 0 ? 0 : f }' >>"$W/fo"
             rec=$(wall "$W/t")
