@@ -50,6 +50,8 @@ typedef struct psk_machine {
     double *cost, *icost;
     int ncost, nicost;
     int ranks_per_node;      /* consecutive ranks share a node */
+    int nodes_recorded;      /* no machine file (psk_machine_default, never parsed onto): the
+                              * recording's hosts are the network's nodes (shared memory inside) */
     int cores_per_node;      /* ranks beyond it share the cores in time slices (0: no limit) */
     /* the time-sharing of a node's cores when it has more ranks than cores
      * (docs/simulation.md, "Time-sharing"): how long a rank holds a core

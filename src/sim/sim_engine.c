@@ -1579,7 +1579,26 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
         if (q == 0)
             s->power0 = pw;
     }
-    int rc = psk_net_init(&s->net, s->m, s->P);
+    /* no machine file: the recording's hosts are the nodes, unless one had
+     * more ranks than cores (its calls give no floors: the default start
+     * time between nodes stands for their costs, sim_callcost.c) */
+    int *host = NULL, nh = 0;
+    if (s->m->nodes_recorded && job->hosts && job->cores && s->m->type != PSK_NET_GRID) {
+        int *on = calloc((size_t)(s->P ? s->P : 1), sizeof *on);
+        if (!on || !(host = malloc((size_t)(s->P ? s->P : 1) * sizeof *host)) ||
+            (nh = psk_simi_host_ids(job->hosts, s->P, host)) < 0) {
+            free(on), free(host);
+            return fail(s, PSK_ENOMEM, "out of memory");
+        }
+        for (int q = 0; q < s->P; q++)
+            on[host[q]]++;
+        for (int q = 0; q < s->P && host; q++)
+            if (job->cores[q] > 0 && on[host[q]] > job->cores[q])
+                free(host), host = NULL, nh = 0;
+        free(on);
+    }
+    int rc = psk_net_init(&s->net, s->m, s->P, host, nh);
+    free(host);
     if (rc == PSK_EINVAL)
         return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);
     if (rc)

@@ -22,7 +22,9 @@ typedef struct psk_net {
     uint64_t transfers;
 } psk_net;
 
-int psk_net_init(psk_net *n, const psk_machine *m, int P);
+/* node_of (NULL: ranks_per_node consecutive ranks a node): per rank its
+ * node, 0 .. nodes - 1 */
+int psk_net_init(psk_net *n, const psk_machine *m, int P, const int *node_of, int nodes);
 void psk_net_free(psk_net *n);
 /* the cost of moving bytes from world rank a to b alone (no waiting for
  * resources), in ns */

@@ -47,6 +47,7 @@ void psk_machine_default(psk_machine *m)
     m->intra_byte_us = 0.0001;
     m->copy_byte_us = 0.00007; /* a memcpy of 16 MiB on the 2-core VM of docs/simulation.md: 14 GB/s */
     m->ranks_per_node = 1;
+    m->nodes_recorded = 1;
     m->power = 1.0;
     m->eager_bytes = 65536;
     m->links = 1;
@@ -521,6 +522,7 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
 int psk_machine_parse(const char *text, size_t len, const char *name, psk_machine *m)
 {
     m->errmsg[0] = 0;
+    m->nodes_recorded = 0; /* a machine file: its nodes are `ranks per node` consecutive ranks */
     parser p = {.name = name, .err = m->errmsg, .errcap = sizeof m->errmsg, .line = 1};
     char *stmt = malloc(len + 1);
     if (!stmt) {

@@ -190,6 +190,44 @@ static void no_floors_from_shared(void **state)
     run_close(&t, &x);
 }
 
+/* with no machine file the ranks of a host that had a core each are one
+ * node (a message costs `intra start time`, 0.5 us) and a machine file's
+ * nodes are its `ranks per node` (one: 5 us); where the host had more ranks
+ * than cores, each rank stays a node of its own */
+static void nodes_without_a_file(void **state)
+{
+    (void)state;
+    for (int cores = 2; cores >= 1; cores--)
+        for (int file = 0; file < 2; file++) {
+            tb t;
+            tb_open(&t, 2, cores, PSK_MPI_OPENMPI);
+            call(&t, 0, "MPI_Init", 0, 0, 0);
+            call(&t, 0, "MPI_Send", 0, 0, 1);
+            call(&t, 0, "MPI_Finalize", 0, 0, 0);
+            call(&t, 1, "MPI_Init", 0, 0, 0);
+            call(&t, 1, "MPI_Recv", 0, 0, 0);
+            call(&t, 1, "MPI_Finalize", 0, 0, 0);
+            assert_int_equal(psk_writer_close(t.w), 0);
+            psk_writer_free(t.w);
+            psk_machine m;
+            psk_machine_default(&m);
+            if (file)
+                assert_int_equal(psk_machine_parse("", 0, "empty.par", &m), 0);
+            psk_trace *tr;
+            assert_int_equal(psk_trace_open(t.dir, &tr), 0);
+            psk_sim_opts o = {.machine = &m};
+            psk_sim *s;
+            assert_int_equal(psk_sim_run(tr, &o, &s), 0);
+            NEAR(psk_sim_predicted(s), cores == 2 && !file ? 0.5e-6 : 5e-6);
+            psk_sim_close(s);
+            psk_trace_close(tr);
+            psk_machine_free(&m);
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", t.dir);
+            assert_int_equal(system(cmd), 0);
+        }
+}
+
 /* the same trace recorded under MPICH (busy waits: each rank got half the
  * core, its gaps twice its work): rank 0 holds [0, 1) and [2, 3) ms, rank 1
  * [1, 2) while it waits; rank 0 sends at 2.5 ms; rank 1's turn comes at 3;
@@ -324,7 +362,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(yield_as_recorded),
-        cmocka_unit_test(no_floors_from_shared), cmocka_unit_test(busy_as_recorded), cmocka_unit_test(taken_out),
+        cmocka_unit_test(no_floors_from_shared),
+        cmocka_unit_test(nodes_without_a_file), cmocka_unit_test(busy_as_recorded), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
         cmocka_unit_test(machine_errors),
     };
