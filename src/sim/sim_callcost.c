@@ -557,10 +557,11 @@ void psk_simi_cc_floor(psk_sim *s, int q)
     }
 }
 
-/* per rank: 1 if its host had more ranks than cores when it was recorded */
+/* per rank: 1 if its host had more ranks than cores when it was recorded,
+ * or if that is not known (no cores in job.json: an import, an old trace) */
 static int shared_hosts(const psk_sim *s, const psk_job *job, uint8_t *shared)
 {
-    memset(shared, 0, (size_t)s->P);
+    memset(shared, !job->hosts || !job->cores, (size_t)s->P);
     if (!job->hosts || !job->cores)
         return PSK_OK;
     int *id = malloc((size_t)(s->P ? s->P : 1) * sizeof *id), *on = calloc((size_t)(s->P ? s->P : 1), sizeof *on);
@@ -597,8 +598,10 @@ int psk_simi_cc_finish(psk_sim *s, const psk_job *job)
      * host when recorded, they waited for a core, or for a partner that had
      * none, in most calls whatever the recorded compute says: those ranks
      * say nothing (a class only they make has no floor), and a first
-     * collective there has no once. (Their shortest calls as floors made
-     * the time-sharing model's answers swing by 15 % either way.) */
+     * collective there has no once; nor do ranks whose hosts' cores the
+     * trace does not say (an OTF2 import: MPICH's 4 ranks on 2 cores gave
+     * floors of 4 ms slices). (Their shortest calls as floors made the
+     * time-sharing model's answers swing by 15 % either way.) */
     uint8_t *shared = malloc((size_t)(s->P ? s->P : 1));
     size_t n = 0;
     for (int q = 0; q < s->P; q++)

@@ -26,6 +26,8 @@ typedef struct tb {
     uint64_t clock[MAXR];
 } tb;
 
+static int no_cores; /* the next trace's job says nothing of its hosts' cores */
+
 static void tb_open(tb *t, int P)
 {
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -34,8 +36,11 @@ static void tb_open(tb *t, int P)
     rmdir(t->dir); /* the writer makes it */
     t->P = P;
     memset(t->clock, 0, sizeof t->clock);
+    /* one host with a core per rank: the recorded calls give call floors */
+    static const char *hosts[MAXR] = {"h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h"};
+    static const int cores[MAXR] = {16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16};
     psk_job job = {.job_id = 0x51u, .nranks = P, .flavour = PSK_MPI_OPENMPI, .mpi_version = "synthetic",
-                   .command = "test_sim"};
+                   .command = "test_sim", .hosts = hosts, .cores = no_cores ? NULL : cores};
     assert_int_equal(psk_writer_open(t->dir, &job, NULL, &t->w), 0);
 }
 
@@ -715,6 +720,36 @@ static void call_floors(void **state)
         }
         three_close(&x);
     }
+}
+
+/* a trace that does not say its hosts' cores (an import) gives no call
+ * floors: its ranks may have waited for a core in every call. call_floors'
+ * trace: 5 and 10 ms, as with the floors off */
+static void no_floors_without_cores(void **state)
+{
+    (void)state;
+    tb t;
+    no_cores = 1;
+    tb_open(&t, 2);
+    no_cores = 0;
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Init", 0);
+    for (int i = 0; i < 5; i++) {
+        psk_event *e = ev_d(&t, 0, "MPI_Send", 1000000, 20000);
+        e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = 1, e->v[PSK_F_TAG] = 0, e->v[PSK_F_COUNT] = 100;
+        e->v[PSK_F_DTSIZE] = 1;
+        put(&t, 0, e);
+        e = ev_d(&t, 1, "MPI_Recv", 2000000, 5000);
+        e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = 0, e->v[PSK_F_TAG] = 0, e->v[PSK_F_COUNT] = 100;
+        e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_ASRC] = 0, e->v[PSK_F_ATAG] = 0;
+        put(&t, 1, e);
+    }
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "start time = 0; send byte time = 0; call floors = on;");
+    NEAR(metric(s, 0, 0, PSK_M_EXEC), 5e-3);
+    NEAR(psk_sim_predicted(s), 10e-3);
+    psk_sim_close(s);
 }
 
 /* A rank that waits in every call of a class says nothing of what the
@@ -1902,6 +1937,7 @@ int main(void)
         cmocka_unit_test(own_block_copy),
         cmocka_unit_test(call_floors),
         cmocka_unit_test(floor_of_waiting_rank),
+        cmocka_unit_test(no_floors_without_cores),
         cmocka_unit_test(first_collective_once),
         cmocka_unit_test(start_skew),
         cmocka_unit_test(machine_errors),
