@@ -33,11 +33,21 @@
 /* the class of a call: its function and its size class, or 0 for calls
  * the floors leave alone (MPI_Init, MPI_Finalize, MPI_Pcontrol, polls and
  * the calls that end their runs, local calls) */
+int psk_simi_cc_init(psk_sim *s)
+{
+    if (!(s->nofloor = calloc(psk_fn_count(), 1)))
+        return PSK_ENOMEM;
+    for (unsigned fn = 1; fn < psk_fn_count(); fn++) {
+        int op = s->opof[fn];
+        s->nofloor[fn] = op == OP_INIT || op == OP_FINALIZE || op == OP_PCONTROL || op == OP_OTHER || op == OP_LOCAL ||
+                         op == OP_FREE || op == OP_CANCEL || op == OP_PROBE || psk_fn_poll(fn) || psk_fn_polled(fn);
+    }
+    return PSK_OK;
+}
+
 uint32_t psk_simi_cc_key(const psk_sim *s, const psk_event *e)
 {
-    int op = s->opof[e->fn];
-    if (op == OP_INIT || op == OP_FINALIZE || op == OP_PCONTROL || op == OP_OTHER || op == OP_LOCAL ||
-        op == OP_FREE || op == OP_CANCEL || op == OP_PROBE || psk_fn_poll(e->fn) || psk_fn_polled(e->fn))
+    if (s->nofloor[e->fn])
         return 0;
     int64_t b = 0, ds = PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1;
     int64_t rds = PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : ds;

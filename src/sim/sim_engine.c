@@ -1561,6 +1561,8 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
         !s->tl)
         return fail(s, PSK_ENOMEM, "out of memory");
     set_ops(s);
+    if (psk_simi_cc_init(s))
+        return fail(s, PSK_ENOMEM, "out of memory");
     for (int q = 0; q < s->P; q++) {
         s->r[q].onode = -1; /* folded replays say where each event comes from */
         s->r[q].core = -1;
@@ -1883,7 +1885,7 @@ void psk_sim_close(psk_sim *s)
     free(s->poll_scale);
     for (int q = 0; s->cc && q < s->P; q++)
         free(s->cc[q]);
-    free(s->cc), free(s->ncc), free(s->start);
+    free(s->cc), free(s->ncc), free(s->start), free(s->nofloor);
     psk_simi_cores_free(s);
     free(s->tl);
     free(s->r);

@@ -187,6 +187,7 @@ struct psk_sim {
     uint8_t *opof;       /* per function id: enum op */
     uint8_t *ordered;    /* per function id: must run in time order (ordered()) */
     int8_t *collof;      /* per function id: enum psk_coll */
+    uint8_t *nofloor;    /* per function id: calls the floors leave alone (sim_callcost.c) */
     uint64_t events;     /* of the trace, skipped ones included */
     uint64_t replayed;   /* events replayed one by one */
     uint64_t buffered;
@@ -242,7 +243,9 @@ typedef struct psk_ccls {
     uint32_t key;
     float floor, once;
 } psk_ccls;
-/* sim_callcost.c: the class of rank q's event e (0: no floor) */
+/* sim_callcost.c: s->nofloor (after the ops are set): 0 or PSK_ENOMEM */
+int psk_simi_cc_init(psk_sim *s);
+/* the class of rank q's event e (0: no floor) */
 uint32_t psk_simi_cc_key(const psk_sim *s, const psk_event *e);
 /* s->cc from the recorded durations: the rank files, or the merged trace;
  * 0, or an error (in s->err) */
