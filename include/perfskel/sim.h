@@ -42,6 +42,7 @@ typedef struct psk_machine {
     double byte_us;          /* per byte between nodes */
     double intra_start_us;   /* per message inside a node */
     double intra_byte_us;    /* per byte inside a node */
+    double copy_byte_us;     /* per byte a rank copies in its own memory: a collective's own block (`copy byte time`) */
     /* measured message costs, piecewise linear (`message cost`, `intra
      * message cost`): n segments of (from bytes, us per message, us per
      * byte), ascending; a message of B bytes takes the last segment
@@ -49,13 +50,15 @@ typedef struct psk_machine {
     double *cost, *icost;
     int ncost, nicost;
     int ranks_per_node;      /* consecutive ranks share a node */
+    int nodes_recorded;      /* no machine file (psk_machine_default, never parsed onto): the
+                              * recording's hosts are the network's nodes (shared memory inside) */
     int cores_per_node;      /* ranks beyond it share the cores in time slices (0: no limit) */
     /* the time-sharing of a node's cores when it has more ranks than cores
      * (docs/simulation.md, "Time-sharing"): how long a rank holds a core
      * others want, the scheduler's tick (when a rank waiting in an MPI that
      * yields gets to look), and how a rank waiting in MPI uses its core */
     double slice_us;         /* `time slice` (default 3800) */
-    double tick_us;          /* `scheduler tick` (default 1000) */
+    double tick_us;          /* `scheduler tick` (default 4000) */
     int waiting;             /* enum psk_waiting: `waiting` (default: the trace's MPI) */
     double other_load;       /* `other load`: the share of a shared node's cores other programs take (0) */
     int sharing_off;         /* `time sharing = off`: the recorded gaps as they are, no sharing modelled */
@@ -68,6 +71,8 @@ typedef struct psk_machine {
     int links;               /* switch: transfers at once per node and direction */
     int buses;               /* switch: transfers at once in the whole network (0: no limit) */
     int closed_form;         /* collectives by a formula instead of their messages */
+    int no_floors;           /* `call floors = off`: calls take what the model says alone (sim_callcost.c) */
+    int start_together;      /* `ranks start = together`: every rank at 0, not when its MPI_Init returned */
     int alg[PSK_COLL_N];     /* enum psk_alg per collective */
     double work_unit_ns;     /* time of psk_work's unit here (0: not measured) */
     double work_q1_ns, work_q3_ns; /* the quartiles of its timings (0: not known) */

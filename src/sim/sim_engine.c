@@ -408,6 +408,8 @@ static void finish_call(psk_sim *s, int q)
 {
     rank *r = &s->r[q];
     double end = r->tdone > r->tcall ? r->tdone : r->tcall;
+    if (end < r->tcall + r->floor)
+        end = r->tcall + r->floor;
     double in = end - r->tcall;
     r->acc[r->acc_class] += in;
     double sync = r->partner - r->tcall;
@@ -640,14 +642,53 @@ static int64_t coll_bytes(const psk_event *e, int n)
     return rb;
 }
 
+/* the bytes of its own block member me of n copies locally in a
+ * collective (sim_coll.c): an alltoall's block to itself, an allgather's,
+ * a gather's or scatter's root's; 0 made in place */
+static int64_t own_block(const psk_event *e, int coll, int me, int n)
+{
+    int64_t ds = PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1;
+    int64_t rds = PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : ds;
+    int root = PSK_HAS(e, PSK_F_ROOT) && e->v[PSK_F_ROOT] == me;
+    if (psk_event_in_place(e))
+        return 0;
+    switch (coll) {
+    case PSK_COLL_ALLTOALL:
+        if (PSK_HAS(e, PSK_F_COUNTS) && (int64_t)PSK_ARRN(e, PSK_F_COUNTS) == n) {
+            int64_t d = PSK_HAS(e, PSK_F_DTSIZES) && (int64_t)PSK_ARRN(e, PSK_F_DTSIZES) == n
+                            ? PSK_ARR(e, PSK_F_DTSIZES)[me] : ds;
+            return PSK_ARR(e, PSK_F_COUNTS)[me] * d;
+        }
+        return PSK_HAS(e, PSK_F_COUNT) ? e->v[PSK_F_COUNT] * ds : 0;
+    case PSK_COLL_ALLGATHER:
+        return PSK_HAS(e, PSK_F_COUNT) ? e->v[PSK_F_COUNT] * ds : 0;
+    case PSK_COLL_GATHER:
+        return root && PSK_HAS(e, PSK_F_COUNT) ? e->v[PSK_F_COUNT] * ds : 0;
+    case PSK_COLL_SCATTER:
+        if (!root)
+            return 0;
+        if (PSK_HAS(e, PSK_F_COUNTS) && (int64_t)PSK_ARRN(e, PSK_F_COUNTS) == n)
+            return PSK_ARR(e, PSK_F_COUNTS)[me] * ds;
+        return PSK_HAS(e, PSK_F_RCOUNT) ? e->v[PSK_F_RCOUNT] * rds : 0;
+    default:
+        return 0;
+    }
+}
+
 static void coll_complete(psk_sim *s, coll_inst *c)
 {
     psk_coll_call call = {.coll = c->coll, .n = c->n, .world = c->world, .root = c->root, .bytes = c->bytes,
-                          .arrive = c->arrive, .done = c->done};
+                          .arrive = c->arrive, .own = c->own, .done = c->done};
     psk_coll_run(&s->net, &call);
     double last = 0, maxdone = 0;
     for (int i = 0; i < c->n; i++) {
         last = c->arrive[i] > last ? c->arrive[i] : last;
+        maxdone = c->done[i] > maxdone ? c->done[i] : maxdone;
+    }
+    for (int i = 0; i < c->n; i++) { /* a first collective of its class: its once (sim_callcost.c) */
+        const rank *r = &s->r[c->world[i]];
+        if (c->reqs[i] < 0 && r->once > 0 && c->done[i] < last + r->once)
+            c->done[i] = last + r->once;
         maxdone = c->done[i] > maxdone ? c->done[i] : maxdone;
     }
     for (int i = 0; i < c->n; i++) {
@@ -690,7 +731,8 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
         c->arrive = calloc((size_t)cm->n, sizeof *c->arrive);
         c->done = calloc((size_t)cm->n, sizeof *c->done);
         c->reqs = malloc((size_t)cm->n * sizeof *c->reqs);
-        if (!c->world || !c->arrive || !c->done || !c->reqs)
+        c->own = calloc((size_t)cm->n, sizeof *c->own);
+        if (!c->world || !c->arrive || !c->done || !c->reqs || !c->own)
             return PSK_ENOMEM;
         if (c->world != s->world0)
             memcpy(c->world, cm->world, (size_t)cm->n * sizeof *c->world);
@@ -699,6 +741,7 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
     }
     c->arrive[cm->me] = r->t;
     c->reqs[cm->me] = rreq;
+    c->own[cm->me] = own_block(e, coll, cm->me, cm->n);
     int64_t b = coll_bytes(e, cm->n);
     c->bytes = b > c->bytes ? b : c->bytes;
     if (PSK_HAS(e, PSK_F_ROOT) && e->v[PSK_F_ROOT] >= 0 && e->v[PSK_F_ROOT] < cm->n)
@@ -711,7 +754,7 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
                 break;
             }
         members_free(s, c->world);
-        free(c->arrive), free(c->done), free(c->reqs);
+        free(c->arrive), free(c->done), free(c->reqs), free(c->own);
         free(c);
     }
     return 0;
@@ -1226,6 +1269,7 @@ static double whole_poll_ns(psk_sim *s, int q, double rec_gap, int at_end)
     if (r->prun_on) {
         if (!at_end && (e->fn == r->prun_fn || e->fn == psk_fn_poll_wait(r->prun_fn)) &&
             psk_event_poll_key(e) == r->prun_key) {
+            r->in_prun = 1; /* merging makes it part of the run's event */
             r->prun_gap += rec_gap;
             r->prun_calls++;
             if (e->fn == r->prun_fn && !psk_event_found(e)) {
@@ -1285,6 +1329,7 @@ static int next_event(psk_sim *s, int q)
         apply_marks(s, q);
     }
     r->nread++;
+    r->in_prun = 0;
     double gap = 0, pc = 0;
     if (!first && s->opof[r->ev.fn] != OP_INIT) {
         gap = r->fc ? fgap.gap : r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
@@ -1305,6 +1350,8 @@ static int next_event(psk_sim *s, int q)
             r->acc[A_CPU] += pc;
         }
     }
+    /* what the call takes at least: the recording's own cost of its class */
+    psk_simi_cc_floor(s, q);
     if (r->fc && psk_simi_event(s, q, blocking(s->opof[r->ev.fn]), gap + pc))
         return fail(s, PSK_ENOMEM, "out of memory");
     r->prev_exit = r->ev.t_exit;
@@ -1382,8 +1429,17 @@ static int advance(psk_sim *s, int q, int *next)
         double t0 = r->t;
         if ((rc = execute(s, q)))
             break;
+        if (!r->in_block && r->floor > 0 && r->state != 2) { /* a call the model gives no time: its own cost */
+            int op = s->opof[r->ev.fn];
+            int cls = op == OP_ICOLL ? A_COLL : op == OP_WAIT || op == OP_WAITALL || op == OP_WAITANY ||
+                      op == OP_WAITSOME || op == OP_TEST || op == OP_TESTALL || op == OP_TESTANY ||
+                      op == OP_TESTSOME ? A_WAIT : A_P2P;
+            tl_add(s, q, 1, r->t, r->t + r->floor);
+            r->acc[cls] += r->floor;
+            r->t += r->floor;
+        }
         if (s->opts->on_call && !r->in_block && s->opof[r->ev.fn] != OP_INIT && s->opof[r->ev.fn] != OP_PCONTROL)
-            report_call(s, q, r->t, r->t, 0); /* a call that took no time in the model */
+            report_call(s, q, t0, r->t, 0); /* a call that took no time in the model but its own cost */
         if (s->opts->progress && (s->events & ((1u << 20) - 1)) == 0)
             s->opts->progress(s->opts->progress_arg, s->events, 0);
         if (r->state == 2)
@@ -1505,6 +1561,8 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
         !s->tl)
         return fail(s, PSK_ENOMEM, "out of memory");
     set_ops(s);
+    if (psk_simi_cc_init(s))
+        return fail(s, PSK_ENOMEM, "out of memory");
     for (int q = 0; q < s->P; q++) {
         s->r[q].onode = -1; /* folded replays say where each event comes from */
         s->r[q].core = -1;
@@ -1523,7 +1581,26 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
         if (q == 0)
             s->power0 = pw;
     }
-    int rc = psk_net_init(&s->net, s->m, s->P);
+    /* no machine file: the recording's hosts are the nodes, unless one had
+     * more ranks than cores (its calls give no floors: the default start
+     * time between nodes stands for their costs, sim_callcost.c) */
+    int *host = NULL, nh = 0;
+    if (s->m->nodes_recorded && job->hosts && job->cores && s->m->type != PSK_NET_GRID) {
+        int *on = calloc((size_t)(s->P ? s->P : 1), sizeof *on);
+        if (!on || !(host = malloc((size_t)(s->P ? s->P : 1) * sizeof *host)) ||
+            (nh = psk_simi_host_ids(job->hosts, s->P, host)) < 0) {
+            free(on), free(host);
+            return fail(s, PSK_ENOMEM, "out of memory");
+        }
+        for (int q = 0; q < s->P; q++)
+            on[host[q]]++;
+        for (int q = 0; q < s->P && host; q++)
+            if (job->cores[q] > 0 && on[host[q]] > job->cores[q])
+                free(host), host = NULL, nh = 0;
+        free(on);
+    }
+    int rc = psk_net_init(&s->net, s->m, s->P, host, nh);
+    free(host);
     if (rc == PSK_EINVAL)
         return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);
     if (rc)
@@ -1548,7 +1625,8 @@ static int run(psk_sim *s)
         if (!strcmp(psk_fn_name(r->ev.fn), "MPI_Init_thread") && PSK_HAS(&r->ev, PSK_F_I2) && r->ev.v[PSK_F_I2] == 3)
             return fail(s, PSK_EINVAL, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a "
                                        "rank cannot be replayed in one order (not supported yet)");
-        s->r[q].t = 0;
+        /* when its MPI_Init returned, the earliest's at 0 */
+        s->r[q].t = s->r[q].t0 = s->start && !s->m->start_together ? s->start[q] : 0;
         s->r[q].acc[A_CPU] = 0;
         if ((rc = ival_open(s, q, 0)))
             return fail(s, rc, "out of memory");
@@ -1576,7 +1654,8 @@ static int run(psk_sim *s)
     if (s->failed)
         return PSK_EFORMAT;
     for (int q = 0; q < s->P; q++)
-        s->predicted = s->r[q].finalize > s->predicted ? s->r[q].finalize : s->predicted;
+        if (s->r[q].finalize - s->r[q].t0 > s->predicted)
+            s->predicted = s->r[q].finalize - s->r[q].t0;
     s->predicted *= 1e-9;
     /* the derived characteristics per interval */
     for (int i = 0; i < s->niv; i++) {
@@ -1618,10 +1697,14 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     for (int q = 0; q < s->P; q++)
         if ((rc = psk_rank_open_pooled(t, q, s->pool, &s->r[q].rd)))
             return fail(s, rc, "%s", psk_rank_errmsg(s->r[q].rd));
+    if ((rc = psk_simi_cc_trace(s, t)))
+        return s->failed = 1, rc;
     /* the recording's sharing of its hosts' cores, then the target's */
     if (!s->m->sharing_off && (rc = psk_simi_deflate_trace(s, t, psk_trace_job(t))))
         return rc;
     if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_trace_job(t))))
+        return fail(s, rc, "out of memory");
+    if ((rc = psk_simi_cc_finish(s, psk_trace_job(t))))
         return fail(s, rc, "out of memory");
     return run(s);
 }
@@ -1635,9 +1718,13 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     int rc = setup(s, psk_merged_job(m), o);
     if (rc)
         return rc;
+    if ((rc = psk_simi_cc_merged(s, m)))
+        return s->failed = 1, rc;
     if (!s->m->sharing_off && (rc = psk_simi_deflate_merged(s, m, psk_merged_job(m))))
         return rc;
     if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_merged_job(m))))
+        return fail(s, rc, "out of memory");
+    if ((rc = psk_simi_cc_finish(s, psk_merged_job(m))))
         return fail(s, rc, "out of memory");
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -1696,7 +1783,10 @@ void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
         b += (uint64_t)r->cap * sizeof *r->stack + (uint64_t)r->npend * sizeof *r->pend_idx;
         b += (uint64_t)r->capfound * sizeof *r->found;
         b += r->fc ? psk_fcursor_bytes(r->fc) : 0;
+        b += s->ncc ? (uint64_t)s->ncc[q] * sizeof **s->cc : 0; /* its call floors */
     }
+    if (s->cc)
+        b += (uint64_t)s->P * (sizeof *s->cc + sizeof *s->ncc + sizeof *s->start);
     b += s->gaps ? psk_fgaps_bytes(s->gaps) : 0;
     b += psk_simi_skip_bytes(s);
     out->state = b;
@@ -1775,7 +1865,7 @@ void psk_sim_close(psk_sim *s)
     for (coll_inst *c = s->colls, *n; c; c = n) {
         n = c->next;
         members_free(s, c->world);
-        free(c->arrive), free(c->done), free(c->reqs);
+        free(c->arrive), free(c->done), free(c->reqs), free(c->own);
         free(c);
     }
     free(s->world0);
@@ -1793,6 +1883,9 @@ void psk_sim_close(psk_sim *s)
     psk_fprog_free(s->fp);
     free(s->inv_power);
     free(s->poll_scale);
+    for (int q = 0; s->cc && q < s->P; q++)
+        free(s->cc[q]);
+    free(s->cc), free(s->ncc), free(s->start), free(s->nofloor);
     psk_simi_cores_free(s);
     free(s->tl);
     free(s->r);

@@ -79,6 +79,7 @@ typedef struct rank {
     uint64_t prun_key;
     double prun_gap, prun_calls, prun_failed;
     double t;            /* simulated clock, ns */
+    double t0;           /* when it started (its MPI_Init's exit) */
     int state;           /* 0 ready, 1 blocked, 2 done */
     int nwait;           /* blocked: things not yet done */
     double tdone, tcall, partner;
@@ -119,6 +120,9 @@ typedef struct rank {
     double work;         /* ns of CPU its compute needs still */
     double wbeg;         /* when its compute began */
     double cdone;        /* when its call was done (what comes after waits for the core) */
+    double floor;        /* ns its current call takes at least (sim_callcost.c) */
+    double once;         /* and, a first collective of its class, after the last member arrived */
+    int in_prun;         /* its current event is part of a run of polls (no floor) */
 } rank;
 
 /* what a rank on a shared core waits for in the ready tree, its clock the
@@ -146,6 +150,7 @@ typedef struct coll_inst {
     int64_t bytes;
     int root;
     int64_t *reqs;       /* per member: request id (nonblocking) or -1 */
+    int64_t *own;        /* per member: bytes of its own block it copies (sim_coll.c) */
 } coll_inst;
 
 typedef struct ival {
@@ -182,6 +187,7 @@ struct psk_sim {
     uint8_t *opof;       /* per function id: enum op */
     uint8_t *ordered;    /* per function id: must run in time order (ordered()) */
     int8_t *collof;      /* per function id: enum psk_coll */
+    uint8_t *nofloor;    /* per function id: calls the floors leave alone (sim_callcost.c) */
     uint64_t events;     /* of the trace, skipped ones included */
     uint64_t replayed;   /* events replayed one by one */
     uint64_t buffered;
@@ -219,12 +225,38 @@ struct psk_sim {
     int share_yield;     /* ranks waiting in MPI give their core away */
     double slice, tick;  /* ns */
     char share_msg[256]; /* what was done about time-sharing ("" nothing) */
+    /* the recording's own call costs (sim_callcost.c): per rank its classes, by key */
+    struct psk_ccls **cc;
+    int *ncc;
+    double *start;       /* per rank: when its MPI_Init returned in the recording, the earliest's at 0 (NULL: all at 0) */
     int share_state;     /* 0 none, 1 modelled, 2 taken out */
     double predicted;
     int failed;
     char err[512];
 };
 
+
+/* a class of calls of a rank (sim_callcost.c): the floor of its calls'
+ * durations, and what its first call takes once after the last member of
+ * its collective arrived (0 none), ns as recorded */
+typedef struct psk_ccls {
+    uint32_t key;
+    float floor, once;
+} psk_ccls;
+/* sim_callcost.c: s->nofloor (after the ops are set): 0 or PSK_ENOMEM */
+int psk_simi_cc_init(psk_sim *s);
+/* the class of rank q's event e (0: no floor) */
+uint32_t psk_simi_cc_key(const psk_sim *s, const psk_event *e);
+/* s->cc from the recorded durations: the rank files, or the merged trace;
+ * 0, or an error (in s->err) */
+int psk_simi_cc_trace(psk_sim *s, psk_trace *t);
+int psk_simi_cc_merged(psk_sim *s, psk_merged *m);
+/* each class's floor the least over the ranks that had a core of their
+ * own when recorded (job.json's hosts and cores), and no once for the
+ * others: PSK_OK or PSK_ENOMEM */
+int psk_simi_cc_finish(psk_sim *s, const psk_job *job);
+/* rank q's current event (just read) takes its floor and once */
+void psk_simi_cc_floor(psk_sim *s, int q);
 
 /* sim_engine.c: the ready rank q's clock changed (it is in the tree) */
 void psk_simi_rekey(psk_sim *s, int q);

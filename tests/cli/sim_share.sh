@@ -4,8 +4,10 @@
 # and redblack.c are recorded at 2 x cores ranks (4 on a 2-core machine)
 # in a scheduling group of their own at nice -20, so that other programs'
 # load takes little of the cores and the sharing the recording saw is the
-# job's own; each is simulated as recorded (no --machine): within 25 % of
-# its own run time (MPI_Init to MPI_Finalize, slowest rank), where the
+# job's own; each is simulated as recorded (no --machine): within LIMIT %
+# (default 20) of its own run time (MPI_Init to MPI_Finalize, slowest rank;
+# the same program's runs here take from 0.44 to 0.60 s, with the kernel
+# moving its ranks between the cores: docs/simulation.md), where the
 # recorded gaps replayed as they are (`time sharing = off`, the model
 # switched off) are more than 35 % short. The report says what it did
 # (text, --json, --html), and a machine with a core per rank takes the
@@ -33,6 +35,7 @@ fi
 printf '#!/bin/sh\necho -20 >/proc/self/autogroup\nexec nice -n -20 "$@"\n' >"$T/prio.sh"
 printf 'time sharing = off;\n' >"$T/off.par"
 printf 'ranks per node = %d;\ncores per node = %d;\n' "$NP" "$NP" >"$T/own.par"
+LIMIT=${LIMIT:-20}
 num() { sed -n "s/.*\"$1\": *\([0-9.e+-]*\).*/\1/p" | head -n 1; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * (b / a - 1) }'; }
 
@@ -52,8 +55,8 @@ for case in "ring 20000 600 20" "redblack 250 600 1024"; do
     e=$(pct "$rec" "$sim")
     eo=$(pct "$rec" "$off")
     echo "$prog: recorded $rec s; sim $sim s ($e %), the model off $off s ($eo %), a core per rank $own s; $(uptime | sed 's/.*load/load/')"
-    awk -v e="$e" 'BEGIN { exit !(e <= 25 && e >= -25) }' && ok "$prog: sim within 25 % of the recording ($e %)" ||
-        bad "$prog: sim $e % off the recording"
+    awk -v e="$e" -v l="$LIMIT" 'BEGIN { exit !(e <= l && e >= -l) }' && ok "$prog: sim within $LIMIT % of the recording ($e %)" ||
+        bad "$prog: sim $e % off the recording (limit $LIMIT %)"
     awk -v e="$eo" 'BEGIN { exit !(e < -35) }' && ok "$prog: without the model $eo %" ||
         bad "$prog: without the model only $eo % off: the recording did not share its cores as expected"
     grep -q '"time_sharing": {"state": "modelled", "text": "time-sharing modelled: '"$NP"' ranks on '"$ncpu"' cores (host .*), as recorded; ranks waiting in MPI yield their core (Open MPI)"}' "$T/s.json" &&

@@ -65,14 +65,16 @@ typedef struct run {
     psk_sim_opts o[2];
 } run;
 
-/* the machine: the network costs nothing, slices of 1 ms, ticks of 0.3 ms */
+/* the machine: the network costs nothing, slices of 1 ms, ticks of 0.3 ms,
+ * calls take what the model says alone (not the recording's 1 us each) */
 static void tb_run(tb *t, const char *machine_text, run *x)
 {
     assert_int_equal(psk_writer_close(t->w), 0);
     psk_writer_free(t->w);
     char text[1024];
     snprintf(text, sizeof text, "start time = 0; intra start time = 0; send byte time = 0; intra send byte time = 0;\n"
-                                "time slice = 1000; scheduler tick = 300;\n%s", machine_text);
+                                "time slice = 1000; scheduler tick = 300; call floors = off; copy byte time = 0;\n%s",
+             machine_text);
     psk_machine_default(&x->mach);
     if (psk_machine_parse(text, strlen(text), "test.par", &x->mach))
         fail_msg("%s", psk_machine_errmsg(&x->mach));
@@ -169,6 +171,61 @@ static void yield_as_recorded(void **state)
     NEAR(metric(x.s, 1, PSK_M_EXEC), 3.2e-3);
     same_folded(&x);
     run_close(&t, &x);
+}
+
+/* ranks recorded sharing a core give no call floors: rank 1's MPI_Recv
+ * waited 3 ms for rank 0 (and for a core), which as a floor would end it
+ * at 3 ms, not at the 2.7 ms tick: with floors on, the answers above */
+static void no_floors_from_shared(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    pair(&t, PSK_MPI_OPENMPI);
+    tb_run(&t, "call floors = on;", &x);
+    NEAR(psk_sim_predicted(x.s), 4e-3);
+    NEAR(metric(x.s, 1, PSK_M_P2P), 2.7e-3);
+    NEAR(metric(x.s, 1, PSK_M_EXEC), 3.2e-3);
+    same_folded(&x);
+    run_close(&t, &x);
+}
+
+/* with no machine file the ranks of a host that had a core each are one
+ * node (a message costs `intra start time`, 0.5 us) and a machine file's
+ * nodes are its `ranks per node` (one: 5 us); where the host had more ranks
+ * than cores, each rank stays a node of its own */
+static void nodes_without_a_file(void **state)
+{
+    (void)state;
+    for (int cores = 2; cores >= 1; cores--)
+        for (int file = 0; file < 2; file++) {
+            tb t;
+            tb_open(&t, 2, cores, PSK_MPI_OPENMPI);
+            call(&t, 0, "MPI_Init", 0, 0, 0);
+            call(&t, 0, "MPI_Send", 0, 0, 1);
+            call(&t, 0, "MPI_Finalize", 0, 0, 0);
+            call(&t, 1, "MPI_Init", 0, 0, 0);
+            call(&t, 1, "MPI_Recv", 0, 0, 0);
+            call(&t, 1, "MPI_Finalize", 0, 0, 0);
+            assert_int_equal(psk_writer_close(t.w), 0);
+            psk_writer_free(t.w);
+            psk_machine m;
+            psk_machine_default(&m);
+            if (file)
+                assert_int_equal(psk_machine_parse("", 0, "empty.par", &m), 0);
+            psk_trace *tr;
+            assert_int_equal(psk_trace_open(t.dir, &tr), 0);
+            psk_sim_opts o = {.machine = &m};
+            psk_sim *s;
+            assert_int_equal(psk_sim_run(tr, &o, &s), 0);
+            NEAR(psk_sim_predicted(s), cores == 2 && !file ? 0.5e-6 : 5e-6);
+            psk_sim_close(s);
+            psk_trace_close(tr);
+            psk_machine_free(&m);
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", t.dir);
+            assert_int_equal(system(cmd), 0);
+        }
 }
 
 /* the same trace recorded under MPICH (busy waits: each rank got half the
@@ -304,7 +361,9 @@ static void machine_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(yield_as_recorded), cmocka_unit_test(busy_as_recorded), cmocka_unit_test(taken_out),
+        cmocka_unit_test(yield_as_recorded),
+        cmocka_unit_test(no_floors_from_shared),
+        cmocka_unit_test(nodes_without_a_file), cmocka_unit_test(busy_as_recorded), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
         cmocka_unit_test(machine_errors),
     };
