@@ -142,15 +142,26 @@ static void emit_reqs(gen *g, int32_t id)
     fprintf(g->body, "reqs_(%s, %s); /* %s */\n", how, ids, psk_fn_name(fn));
 }
 
+/* tch_ (skel_runtime.c): what the program did to the buffers of a call
+ * that moves data, after a blocking call, before a nonblocking one (the
+ * transfer is still to come); s and r the bytes it sends and receives, as
+ * C expressions, kept in ts and tr (TOUCH_LEN each) until then */
+#define TOUCH_LEN 480
+static void touch_set(char *ts, char *tr, const char *s, const char *r)
+{
+    snprintf(ts, TOUCH_LEN, "%s", *s ? s : "0");
+    snprintf(tr, TOUCH_LEN, "%s", *r ? r : "0");
+}
+
 /* the data movers: counts in bytes, the v-forms with byte arrays by rank */
 static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, const char *rby, const char *root,
-                       const char *req)
+                       const char *req, char *tch_s, char *tch_r)
 {
     const gnode *n = &g->node[id];
     const psk_event *e = &n->first[0];
     unsigned fn = e->fn;
     const char *name = psk_fn_name(fn);
-    int nb = psk_fn_class(fn) == PSK_CLASS_ICOLL, w;
+    int nb = psk_fn_class(fn) == PSK_CLASS_ICOLL, w = 0;
     char sc[400] = "0", rc[400] = "0", sct[64] = "", rct[64] = "", nbr[410];
     if (PSK_HAS(e, PSK_F_COUNT))
         snprintf(sc, sizeof sc, "%s", by);
@@ -167,6 +178,28 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
     }
     snprintf(nbr, sizeof nbr, "%s%s", nb ? ", " : "", nb ? req : "");
     room_for_all(g, n);
+    {
+        char ts[TOUCH_LEN], tr[TOUCH_LEN];
+        int v = PSK_HAS(e, PSK_F_COUNTS), rv = PSK_HAS(e, PSK_F_RCOUNTS), per = fn == PSK_FN_Alltoall ||
+            fn == PSK_FN_Ialltoall || fn == PSK_FN_Allgather || fn == PSK_FN_Iallgather || fn == PSK_FN_Gather ||
+            fn == PSK_FN_Igather;
+        /* the totals: a block per member where the call moves one to or from each */
+        if (v)
+            snprintf(ts, sizeof ts, "asum_(%s[rank_], %d)", sct, w);
+        else
+            snprintf(ts, sizeof ts, "(long long)(%s)%s", sc, fn == PSK_FN_Alltoall || fn == PSK_FN_Ialltoall ||
+                     fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter ? " * csz_(" : "");
+        if (!v && (fn == PSK_FN_Alltoall || fn == PSK_FN_Ialltoall || fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter))
+            snprintf(ts + strlen(ts), sizeof ts - strlen(ts), "%s)", comm);
+        if (rv)
+            snprintf(tr, sizeof tr, "asum_(%s[rank_], %d)", rct, w);
+        else
+            snprintf(tr, sizeof tr, "(long long)(%s)%s%s%s", rc, per ? " * csz_(" : "", per ? comm : "",
+                     per ? ")" : "");
+        touch_set(tch_s, tch_r, ts, tr);
+        if (nb)
+            fprintf(g->body, "tch_(%s, %s, 0); ", tch_s, tch_r);
+    }
     switch (fn) {
     /* sin_, rin_, sinroot_, rinroot_ (skel_runtime.c): a call recorded in
      * place is made so */
@@ -264,7 +297,32 @@ static void emit_call(gen *g, int32_t id, int d)
     long long dts = PSK_HAS(e, PSK_F_DTSIZE) ? (long long)e->v[PSK_F_DTSIZE] : 1;
     long long op = PSK_HAS(e, PSK_F_OP) ? (long long)e->v[PSK_F_OP] : 0;
     const char *nbsep = cls == PSK_CLASS_ICOLL ? ", " : "", *nbreq = cls == PSK_CLASS_ICOLL ? req : "";
+    char tch_s[TOUCH_LEN] = "", tch_r[TOUCH_LEN] = "";
+    switch (fn) {
+    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend: case PSK_FN_Isend:
+    case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend:
+        touch_set(tch_s, tch_r, by, "0");
+        break;
+    case PSK_FN_Recv: case PSK_FN_Irecv: case PSK_FN_Mrecv: case PSK_FN_Imrecv: case PSK_FN_Sendrecv_replace:
+    case PSK_FN_Bcast: case PSK_FN_Ibcast:
+        touch_set(tch_s, tch_r, "0", by);
+        break;
+    case PSK_FN_Sendrecv:
+        touch_set(tch_s, tch_r, by, rby);
+        break;
+    case PSK_FN_Reduce: case PSK_FN_Ireduce: case PSK_FN_Allreduce: case PSK_FN_Iallreduce: case PSK_FN_Scan:
+    case PSK_FN_Iscan: case PSK_FN_Exscan: case PSK_FN_Iexscan:
+        touch_set(tch_s, tch_r, by, by);
+        break;
+    default:
+        break;
+    }
+    /* a nonblocking call's touches before it, on what the transfers before it left */
+    int nbk = cls == PSK_CLASS_ICOLL || fn == PSK_FN_Isend || fn == PSK_FN_Ibsend || fn == PSK_FN_Irsend ||
+              fn == PSK_FN_Issend || fn == PSK_FN_Irecv || fn == PSK_FN_Imrecv;
     gen_indent(g, d);
+    if (nbk && *tch_s)
+        fprintf(g->body, "tch_(%s, %s, 0); ", tch_s, tch_r);
     switch (fn) {
     /* point to point; the buffered and ready modes as standard sends */
     case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend:
@@ -410,7 +468,7 @@ static void emit_call(gen *g, int32_t id, int d)
     case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall: case PSK_FN_Gatherv: case PSK_FN_Igatherv:
     case PSK_FN_Scatterv: case PSK_FN_Iscatterv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
     case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv: case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw:
-        emit_mover(g, id, comm, by, rby, root, req);
+        emit_mover(g, id, comm, by, rby, root, req, tch_s, tch_r);
         break;
     /* communicators: recreated with the recorded members */
     case PSK_FN_Comm_dup: case PSK_FN_Comm_dup_with_info: case PSK_FN_Comm_split: case PSK_FN_Comm_split_type:
@@ -434,6 +492,10 @@ static void emit_call(gen *g, int32_t id, int d)
     default: /* groups (no communication), MPI_Init and the like */
         fprintf(g->body, "/* %s: nothing to replay */\n", name);
         break;
+    }
+    if (!nbk && *tch_s) {
+        gen_indent(g, d);
+        fprintf(g->body, "tch_(%s, %s, 1);\n", tch_s, tch_r);
     }
 }
 

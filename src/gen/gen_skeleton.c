@@ -172,7 +172,17 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
             fprintf(g->body, "long %s = (long)samp_(s%d, %lldLL, %lldLL, %lldLL);\n", var, c, (long long)y->count,
                     (long long)p->cold, (long long)p->ran);
             gen_indent(g, d + 2);
-            fprintf(g->body, "if (s%d == %lld) l1_ = vt_(); /* the steady ones from here */\n", c, (long long)p->cold);
+            /* the ranks start the steady iterations together: what the cold
+             * ones paid once, unevenly (first touches of the buffers), would
+             * otherwise be waited for in the first steady one, and scaled.
+             * Outermost loops only, where no message is in flight as they
+             * begin (as emit_outliers' barrier) */
+            if (!in_scaled && g->entry && g->entry[c] == 0)
+                fprintf(g->body, "if (s%d == %lld) { PMPI_Barrier(MPI_COMM_WORLD); l1_ = vt_(); } /* the steady ones from "
+                                 "here */\n", c, (long long)p->cold);
+            else
+                fprintf(g->body, "if (s%d == %lld) l1_ = vt_(); /* the steady ones from here */\n", c,
+                        (long long)p->cold);
             emit_children(g, c, d + 2, 1, var);
             gen_indent(g, d + 1);
             fprintf(g->body, "}\n");
