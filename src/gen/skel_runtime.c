@@ -573,28 +573,34 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             a = ri_(), b = ri_(), c = ri_(), cm = rc_();
             if (fn == PSK_FN_Ssend) MPI_Ssend(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm);
             else MPI_Send(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm);
+            tch_(a, 0, 1);
             break;
         case PSK_FN_Recv:
             a = ri_(), b = ri_(), c = ri_(), cm = rc_();
             MPI_Recv(rbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, MPI_STATUS_IGNORE);
+            tch_(0, a, 1);
             break;
         case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend:
             a = ri_(), b = ri_(), c = ri_(), cm = rc_();
+            tch_(a, 0, 0);
             if (fn == PSK_FN_Issend) MPI_Issend(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 0));
             else MPI_Isend(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Irecv:
             a = ri_(), b = ri_(), c = ri_(), cm = rc_();
+            tch_(0, a, 0);
             MPI_Irecv(rbuf_, a, MPI_BYTE, peer_(b), tag_(c), cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Sendrecv:
             a = ri_(), b = ri_(), c = ri_(), d = ri_(), e = ri_(), f = ri_(), cm = rc_();
             MPI_Sendrecv(sbuf_, a, MPI_BYTE, peer_(b), tag_(c), rbuf_, d, MPI_BYTE, peer_(e), tag_(f), cm,
                          MPI_STATUS_IGNORE);
+            tch_(a, d, 1);
             break;
         case PSK_FN_Sendrecv_replace:
             a = ri_(), b = ri_(), c = ri_(), e = ri_(), f = ri_(), cm = rc_();
             MPI_Sendrecv_replace(rbuf_, a, MPI_BYTE, peer_(b), tag_(c), peer_(e), tag_(f), cm, MPI_STATUS_IGNORE);
+            tch_(0, a, 1);
             break;
         case PSK_FN_Probe: case PSK_FN_Iprobe:
             b = ri_(), c = ri_(), cm = rc_();
@@ -640,7 +646,8 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
         case PSK_FN_Ibarrier: cm = rc_(); MPI_Ibarrier(cm, newreq_(rd_(), 0)); break;
         case PSK_FN_Bcast: case PSK_FN_Ibcast:
             a = ri_(), b = ri_(), cm = rc_();
-            if (fn == PSK_FN_Bcast) MPI_Bcast(rbuf_, a, MPI_BYTE, b, cm);
+            if (fn != PSK_FN_Bcast) tch_(0, a, 0);
+            if (fn == PSK_FN_Bcast) MPI_Bcast(rbuf_, a, MPI_BYTE, b, cm), tch_(0, a, 1);
             else MPI_Ibcast(rbuf_, a, MPI_BYTE, b, cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Reduce: case PSK_FN_Ireduce:
@@ -650,7 +657,7 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             break;
         case PSK_FN_Allreduce: case PSK_FN_Scan: case PSK_FN_Exscan:
             a = ri_(), dt = rd_(), op = rd_(), cm = rc_();
-            if (fn == PSK_FN_Allreduce) MPI_Allreduce(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm);
+            if (fn == PSK_FN_Allreduce) MPI_Allreduce(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm), tch_(a, a, 1);
             else if (fn == PSK_FN_Scan) MPI_Scan(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm);
             else MPI_Exscan(sbuf_, rbuf_, red_count_(a, dt, op), red_type_(dt, op), red_op_(dt, op), cm);
             break;
@@ -683,7 +690,7 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             a = ri_(), b = ri_(), cm = rc_();
             if (fn == PSK_FN_Allgather) MPI_Allgather(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm);
             else if (fn == PSK_FN_Iallgather) MPI_Iallgather(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm, newreq_(rd_(), 0));
-            else if (fn == PSK_FN_Alltoall) MPI_Alltoall(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm);
+            else if (fn == PSK_FN_Alltoall) MPI_Alltoall(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm), tch_(a * csz_(cm), b * csz_(cm), 1);
             else MPI_Ialltoall(sin_(a, b), a, MPI_BYTE, rbuf_, b, MPI_BYTE, cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Gatherv: case PSK_FN_Igatherv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
@@ -703,7 +710,7 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
         case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv: case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw:
             memset(ca, 0, sizeof ca), memset(cb, 0, sizeof cb), rarr_(ca), rarr_(cb), displs_(ca, da), displs_(cb, db);
             cm = rc_();
-            if (fn == PSK_FN_Alltoallv || fn == PSK_FN_Alltoallw) MPI_Alltoallv(sbuf_, ca, da, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm);
+            if (fn == PSK_FN_Alltoallv || fn == PSK_FN_Alltoallw) MPI_Alltoallv(sbuf_, ca, da, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm), tch_(asum_(ca, NRANKS), asum_(cb, NRANKS), 1);
             else MPI_Ialltoallv(sbuf_, ca, da, MPI_BYTE, rbuf_, cb, db, MPI_BYTE, cm, newreq_(rd_(), 0));
             break;
         case PSK_FN_Comm_free:
