@@ -1220,7 +1220,7 @@ static double whole_poll_ns(psk_sim *s, int q, double rec_gap, int at_end)
     double pc = 0;
     if (r->prun_on) {
         if (!at_end && (e->fn == r->prun_fn || e->fn == psk_fn_poll_wait(r->prun_fn)) &&
-            psk_event_poll_key(e) == r->prun_key) {
+            e->thread == r->prun_thread && psk_event_poll_key(e) == r->prun_key) {
             r->prun_gap += rec_gap;
             r->prun_calls++;
             if (e->fn == r->prun_fn && !psk_event_found(e)) {
@@ -1234,7 +1234,7 @@ static double whole_poll_ns(psk_sim *s, int q, double rec_gap, int at_end)
         pc = psk_simi_poll_ns(s, q, r->prun_gap, r->prun_calls, r->prun_failed);
     }
     if (!at_end && psk_fn_poll_wait(e->fn) && !psk_event_found(e)) {
-        r->prun_on = 1, r->prun_fn = e->fn, r->prun_key = psk_event_poll_key(e);
+        r->prun_on = 1, r->prun_fn = e->fn, r->prun_key = psk_event_poll_key(e), r->prun_thread = e->thread;
         r->prun_gap = rec_gap, r->prun_calls = 1, r->prun_failed = 1;
     }
     return pc;
@@ -1268,6 +1268,10 @@ static int next_event(psk_sim *s, int q)
     }
     if (rc)
         return r->fc ? fail(s, rc, "out of memory") : fail(s, rc, "%s", psk_rank_errmsg(r->rd));
+    if (r->multiple && r->ev.thread)
+        return fail(s, PSK_EINVAL, "rank %d made its MPI calls from more than one thread under "
+                                   "MPI_THREAD_MULTIPLE (event %llu from thread %d): they cannot be replayed in "
+                                   "one order", q, (unsigned long long)r->nread + 1, r->ev.thread);
     if (r->fc)
         psk_fcursor_origin(r->fc, &r->onode, &r->oexec);
     s->events++;
@@ -1482,6 +1486,7 @@ static int *hosts_count(const char *const *hosts, int P)
 static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
 {
     s->P = job->nranks;
+    s->format_version = job->format_version;
     s->m = o->machine;
     s->maxdepth = o->depth;
     s->opts = o;
@@ -1552,10 +1557,22 @@ static int run(psk_sim *s)
             return s->failed ? PSK_EFORMAT : fail(s, PSK_EFORMAT, "rank %d has no events", q);
         if (s->opof[r->ev.fn] != OP_INIT)
             return fail(s, PSK_EFORMAT, "rank %d: the first event is not MPI_Init", q);
-        /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers */
-        if (!strcmp(psk_fn_name(r->ev.fn), "MPI_Init_thread") && PSK_HAS(&r->ev, PSK_F_I2) && r->ev.v[PSK_F_I2] == 3)
-            return fail(s, PSK_EINVAL, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a "
-                                       "rank cannot be replayed in one order (not supported yet)");
+        /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers: a rank that
+         * asked for it and called from one thread is replayed as any
+         * other; the calls of several threads cannot be put in one order */
+        if (!strcmp(psk_fn_name(r->ev.fn), "MPI_Init_thread") && PSK_HAS(&r->ev, PSK_F_I2) &&
+            r->ev.v[PSK_F_I2] == 3) {
+            int nt = s->merged ? psk_merged_rank_threads(s->merged, q) : 1;
+            if (s->format_version < PSK_FORMAT_VERSION_THREADS)
+                return fail(s, PSK_EINVAL, "rank %d was recorded under MPI_THREAD_MULTIPLE by a perfskel that did "
+                                           "not record which thread made each call (trace format %d): calls of "
+                                           "several threads cannot be replayed in one order; record it again",
+                            q, s->format_version);
+            if (nt > 1)
+                return fail(s, PSK_EINVAL, "rank %d made its MPI calls from %d threads under MPI_THREAD_MULTIPLE: "
+                                           "they cannot be replayed in one order", q, nt);
+            r->multiple = 1;
+        }
         s->r[q].t = 0;
         s->r[q].acc[A_CPU] = 0;
         if ((rc = ival_open(s, q, 0)))
@@ -1638,6 +1655,7 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     int rc = setup(s, psk_merged_job(m), o);
     if (rc)
         return rc;
+    s->merged = m;
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     /* a poll of 10 us or more: loops that poll are replayed, not skipped
