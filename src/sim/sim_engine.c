@@ -908,6 +908,53 @@ static int bad_peer(psk_sim *s, int q, const psk_event *e)
                 psk_fn_name(e->fn), (unsigned long long)r->nread);
 }
 
+/* MPI_Cancel of rank q's request id: a receive not matched yet is taken
+ * off the posted receives, a send not matched yet off its destination's
+ * unexpected messages, and the request is complete, cancelled, at once;
+ * one matched already completes as it would have (MPI cancels only what
+ * has not matched). Either way the Wait, Test or Request_free the program
+ * completes it with frees it. A cancelled receive left posted would take
+ * the next message that matches it (a wildcard: any), whose own receive
+ * would then wait forever. */
+static void cancel_req(psk_sim *s, int q, int64_t id)
+{
+    rank *r = &s->r[q];
+    sreq *x = req_get(r, id);
+    if (!x || !x->used || !x->pending)
+        return;
+    int gone = 0;
+    if (x->kind == 2) {
+        for (precv *p = r->posted, *prev = NULL; p; prev = p, p = p->next)
+            if (!p->probe && p->rreq == id) {
+                if (prev)
+                    prev->next = p->next;
+                else
+                    r->posted = p->next;
+                if (r->posted_tail == p)
+                    r->posted_tail = prev;
+                p->next = s->free_precv, s->free_precv = p;
+                gone = 1;
+                break;
+            }
+    } else if (x->kind == 1) {
+        for (int d = 0; d < s->P && !gone; d++)
+            for (msg *mg = s->r[d].unexp, *prev = NULL; mg; prev = mg, mg = mg->next)
+                if (mg->src == q && mg->sreq == id && !mg->sender_blocked) {
+                    if (prev)
+                        prev->next = mg->next;
+                    else
+                        s->r[d].unexp = mg->next;
+                    if (s->r[d].unexp_tail == mg)
+                        s->r[d].unexp_tail = prev;
+                    mg->next = s->free_msg, s->free_msg = mg;
+                    gone = 1;
+                    break;
+                }
+    }
+    if (gone) /* nothing moved: no overlap, no partner */
+        req_done(s, q, id, r->t, r->t, r->t, 0);
+}
+
 /* the request ids a Wait-family call waits for, as the run completed them */
 static void wait_family(psk_sim *s, int q, int op, const psk_event *e)
 {
@@ -1086,11 +1133,13 @@ static int execute(psk_sim *s, int q)
         wait_family(s, q, op, e);
         unblock(s, q);
         return 0;
-    case OP_FREE:
-    case OP_CANCEL: {
+    case OP_CANCEL:
+        cancel_req(s, q, e->v[PSK_F_REQ]);
+        return 0;
+    case OP_FREE: {
         sreq *x = req_get(r, e->v[PSK_F_REQ]);
-        if (x && x->used && (!x->pending || op == OP_CANCEL) && !x->waited)
-            x->used = 0, x->pending = 0;
+        if (x && x->used && !x->pending && !x->waited)
+            x->used = 0;
         return 0;
     }
     case OP_COLL:
