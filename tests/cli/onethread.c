@@ -1,10 +1,11 @@
 /* onethread: a program that asks for MPI_THREAD_MULTIPLE (as mpi4py does by
  * default) but makes every MPI call from its main thread: a ring exchange
  * with MPI_Irecv, MPI_Isend and MPI_Waitall, a halo exchange with
- * MPI_Sendrecv, and an MPI_Allreduce, around computation, ITER times
- * (argv[1], default 100). Exits 3 if the MPI does not provide
- * MPI_THREAD_MULTIPLE (the test needs it). Rank 0 prints "iterations N" and
- * the checksum of the reductions. */
+ * MPI_Sendrecv, and an MPI_Allreduce, around computation (20 ms a step
+ * on this VM: few synchronisations, which another job on the cores would
+ * stretch), ITER times (argv[1], default 100). Exits 3 if the MPI does
+ * not provide MPI_THREAD_MULTIPLE (the test needs it). Rank 0 prints
+ * "iterations N" and the checksum of the reductions. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,11 +42,11 @@ int main(int argc, char **argv)
         MPI_Request rq[2];
         MPI_Irecv(b, N, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &rq[0]);
         MPI_Isend(a, N, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &rq[1]);
-        spin(3000);
+        spin(8000);
         MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
         MPI_Sendrecv(b, N / 4, MPI_DOUBLE, left, 2, c, N / 4, MPI_DOUBLE, right, 2, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
-        spin(5000);
+        spin(12000);
         double s = b[0] + c[0], sum;
         MPI_Allreduce(&s, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         total += sum;
