@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { UPD = 1, FIN = 2, NUPD = 24, N = 512 };
+enum { UPD = 1, FIN = 2, NUPD = 6, N = 512 };
 
 /* computation: about us microseconds of a dependent chain of floating-point
  * operations on this machine (work, not a wait on the clock: a loaded
