@@ -2,10 +2,11 @@
 # record_overhead.sh [BUILD_DIR]: what perfskel's recording costs, under Open
 # MPI and MPICH: the ns it adds per recorded MPI call, and the bytes it writes
 # per event. Builds bench/record_overhead.c for each MPI (in a temporary
-# directory), runs it with one rank plainly and under `perfskel record`,
-# alternately, RUNS times each, and prints markdown tables: per kind of call
-# the median over runs of each run's fastest and median ns per call, recorded
-# minus plain; then bytes per event on disk (rank-*.psk sizes over the event
+# directory), runs it with one rank plainly, under `perfskel record` and
+# with the recording library in its time-only mode (PSK_TIMES, as perfskel
+# check times its plain runs), in turn, RUNS times each, and prints markdown
+# tables: per kind of call the median over runs of each run's fastest and
+# median ns per call, recorded minus plain and time-only minus plain; then bytes per event on disk (rank-*.psk sizes over the event
 # count of `perfskel stats --json`) for the benchmark's trace and for the heat
 # example recorded with 2 ranks. BUILD_DIR defaults to ./build.
 # Environment: RUNS (5), N iterations per loop (200000), R timings per loop (7).
@@ -41,21 +42,22 @@ bpe_row() {
         'BEGIN { printf "| %s | %s | %d | %d | %d | %.2f |\n", l, f, r, e, b, b / e }'
 }
 
-# summarise FLAVOUR: the overhead table from $W/FLAVOUR.plain.* and .rec.*
+# summarise FLAVOUR SERIES WHAT: the overhead table from $W/FLAVOUR.plain.*
+# and $W/FLAVOUR.SERIES.* (rec: recorded; times: the time-only mode)
 summarise() {
-    awk -v runs="$RUNS" '
+    awk -v runs="$RUNS" -v series="$2" -v what="$3" '
     function median(v, n,    i, j, x, a) {
         for (i = 1; i <= n; i++) a[i] = v[i]
         for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
         return a[int((n + 1) / 2)]
     }
-    FNR == 1 { rec = FILENAME ~ /\.rec\./; run = FILENAME; sub(/.*\./, "", run) }
+    FNR == 1 { rec = FILENAME ~ ("\\." series "\\."); run = FILENAME; sub(/.*\./, "", run) }
     NF == 4 && $1 !~ /^#/ {
         if (!($1 in calls)) { order[++nk] = $1; calls[$1] = $2 }
         if (rec) { rmin[$1, run] = $3; rmed[$1, run] = $4 } else { pmin[$1, run] = $3; pmed[$1, run] = $4 }
     }
     END {
-        print "| call | calls per iteration | plain ns (min / median) | recorded ns (min / median) | added ns (min / median) | added ns (min), lowest to highest run |"
+        print "| call | calls per iteration | plain ns (min / median) | " what " ns (min / median) | added ns (min / median) | added ns (min), lowest to highest run |"
         print "|---|---|---|---|---|---|"
         for (k = 1; k <= nk; k++) {
             c = order[k]
@@ -68,13 +70,13 @@ summarise() {
             printf "| %s | %d | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f to %.1f |\n", \
                 c, calls[c], pm, pd, rm, rd, rm - pm, rd - pd, lo, hi
         }
-    }' "$W/$1".plain.* "$W/$1".rec.*
+    }' "$W/$1".plain.* "$W/$1.$2".*
 }
 
 echo "# perfskel recording overhead"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); kernel $(uname -r); CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -n1), $(nproc) cores"
-echo "- bench/record_overhead with 1 rank, N = $N iterations per loop, each loop timed R = $R times; $RUNS plain and $RUNS recorded runs, alternating"
+echo "- bench/record_overhead with 1 rank, N = $N iterations per loop, each loop timed R = $R times; $RUNS plain, $RUNS recorded and $RUNS time-only runs, in turn"
 echo "- load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 flavours=""
@@ -99,13 +101,23 @@ for fl in openmpi mpich; do
             cat "$W/$fl.err" >&2
             exit 1
         fi
+        # the time-only mode perfskel check times its plain runs with
+        if [ $fl = openmpi ]; then pre="-x PSK_TIMES=$W/times -x LD_PRELOAD=$B/libperfskel-record-$fl.so"
+        else pre="-genv PSK_TIMES $W/times -genv LD_PRELOAD $B/libperfskel-record-$fl.so"; fi
+        $run $pre "$W/ov_$fl" "$N" "$R" >"$W/$fl.times.$i"
+        grep -q '^finalize ' "$W/times/rank-000000.times" ||
+            { echo "record_overhead.sh: $fl: the time-only run wrote no times" >&2; exit 1; }
         i=$((i + 1))
     done
     if [ $fl = openmpi ]; then v=$(mpirun.openmpi --version 2>&1 | head -n1); else v="MPICH $(mpichversion | sed -n 's/^MPICH Version:[[:space:]]*//p')"; fi
     echo
     echo "## $fl ($v)"
     echo
-    summarise "$fl"
+    summarise "$fl" rec recorded
+    echo
+    echo "The time-only mode (perfskel check's plain runs: the library preloaded, PSK_TIMES set, nothing recorded):"
+    echo
+    summarise "$fl" times time-only
 done
 
 echo

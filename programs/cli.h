@@ -21,6 +21,7 @@ int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef struct psk_cli_runopts {
     double limit;        /* seconds; 0: none */
     FILE *out;           /* its standard output goes here; NULL: discarded */
+    FILE *err;           /* its stderr goes here (NULL: through, to perfskel's) */
     const char *catch;   /* its stderr lines holding this go to caught, not through */
     char *caught;        /* out: those lines (free() it), NULL if none */
     size_t ncaught;
@@ -147,6 +148,9 @@ void psk_cli_launch_free(psk_cli_launch *l);
  * that is an ELF program linking libmpi.so.40, libmpi.so.12 or
  * libmpich.so.12, as ldd lists them), 0 if none does */
 int psk_cli_program_mpi(char **cmd, int ncmd);
+/* where that program is among cmd (its index, 1 or more; *flavour, if not
+ * NULL, its MPI), -1 if no argument is such a program */
+int psk_cli_program_at(char **cmd, int ncmd, int *flavour);
 /* 1 if launcher is Slurm's srun (by its name): it starts the ranks of any
  * MPI built for it, so its MPI is the program's (any other launcher that
  * does not tell its MPI needs --mpi) */
@@ -202,6 +206,8 @@ typedef struct psk_cli_skelinfo {
      * iterations the skeleton leaves out of the loops gen scaled; the
      * slowest rank */
     double expected_seconds;
+    psk_gen_loop *loops;     /* out: what the skeleton runs of each loop (free it) */
+    int nloops;
 } psk_cli_skelinfo;
 int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, const char *outname,
                           psk_cli_skelinfo *info);
@@ -243,6 +249,7 @@ int cmd_fold(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_sim(int argc, char **argv);
+int cmd_check(int argc, char **argv); /* cmd_check.c */
 int cmd_calibrate(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv); /* cmd_import.c */

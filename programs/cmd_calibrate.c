@@ -4,8 +4,10 @@
  * time per byte between ranks 0 and 1, the largest message MPI sends
  * without waiting for its receiver (eager threshold), and the time of the
  * work unit of psk_work.h (work unit time), from which sim gets the CPU
- * power of this machine relative to where a trace was recorded, and what
- * a poll that finds nothing costs (poll cost). The program is built with
+ * power of this machine relative to where a trace was recorded, what a
+ * poll that finds nothing costs (poll cost), the cost of messages by size
+ * up to 32 MiB (message cost) and of a copy in a rank's own memory (copy
+ * byte time). The program is built with
  * an mpicc of the launcher's MPI (mpicc.c: --mpicc, $MPICC, ...). */
 #include <errno.h>
 #include <limits.h>
@@ -93,10 +95,10 @@ static const char program[] =
     "    gethostname(host[0], 255);\n"
     "    if (rank == 1) MPI_Send(host[0], 256, MPI_CHAR, 0, 3, MPI_COMM_WORLD);\n"
     "    if (rank == 0) MPI_Recv(host[1], 256, MPI_CHAR, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);\n"
-    "    enum { BIG = 4 << 20 };\n"
-    "    char *buf = malloc(BIG);\n"
+    "    enum { BIG = 4 << 20, HUGE = 32 << 20 };\n"
+    "    char *buf = malloc(HUGE);\n"
     "    if (!buf) MPI_Abort(MPI_COMM_WORLD, 3);\n"
-    "    memset(buf, 1, BIG); /* pages touched, as a program's buffers are */\n"
+    "    memset(buf, 1, HUGE); /* pages touched, as a program's buffers are */\n"
     "    /* the eager limit first: after large transfers Open MPI made even 1 KiB\n"
     "     * sends wait for their receive */\n"
     "    pingpong(rank, buf, 0, 10); /* the connection */\n"
@@ -112,10 +114,12 @@ static const char program[] =
     "    double lat = pingpong(rank, buf, 0, 2000);\n"
     "    double t64 = pingpong(rank, buf, 64 << 10, 200), tbig = pingpong(rank, buf, BIG, 10);\n"
     "    double per_byte = (tbig - t64) / (double)(BIG - (64 << 10));\n"
-    "    /* the cost by size, 0 B to 4 MiB, denser around the eager limit,\n"
-    "     * where MPIs switch protocol (and Open MPI's shared memory its copy) */\n"
+    "    /* the cost by size, 0 B to 32 MiB, denser around the eager limit,\n"
+    "     * where MPIs switch protocol (and Open MPI's shared memory its copy);\n"
+    "     * beyond the caches (8 MiB and up) a byte costs more */\n"
     "    static const int base[] = {0, 16, 256, 1024, 2048, 4096, 6144, 8192, 12288, 16384, 24576, 32768,\n"
-    "                               49152, 65536, 98304, 131072, 262144, 524288, 1048576, 2097152, BIG};\n"
+    "                               49152, 65536, 98304, 131072, 262144, 524288, 1048576, 2097152, BIG,\n"
+    "                               8 << 20, 16 << 20, HUGE};\n"
     "    int sz[40], ns = 0;\n"
     "    for (unsigned i = 0; i < sizeof base / sizeof *base; i++) sz[ns++] = base[i];\n"
     "    if (limit > 0) sz[ns++] = limit - limit / 4, sz[ns++] = limit + limit / 4, sz[ns++] = limit + limit / 2;\n"
@@ -127,6 +131,16 @@ static const char program[] =
     "        double t = pingpong(rank, buf, sz[i], reps < 3 ? 3 : reps > 400 ? 400 : reps);\n"
     "        if (rank == 0) printf(\"cost %d %.6g\\n\", sz[i], t * 1e6);\n"
     "    }\n"
+    "    /* a copy in a rank's own memory (a collective's own block): 16 MiB,\n"
+    "     * beyond the caches, the best of 5, by rank 0 */\n"
+    "    double copy = 1e30;\n"
+    "    for (int t = 0; rank == 0 && t < 5; t++) {\n"
+    "        double a = MPI_Wtime();\n"
+    "        memcpy(buf + (16 << 20), buf, 16 << 20);\n"
+    "        double d = (MPI_Wtime() - a) / (16 << 20);\n"
+    "        copy = d < copy ? d : copy;\n"
+    "    }\n"
+    "    if (rank == 0) printf(\"copy_us %.6g\\n\", copy * 1e6);\n"
     "    /* the work unit, timed as perfskel record does (psk_work.h) */\n"
     "    double wt[3], unit;\n"
     "    psk_work_time(wtime_ns, wt);\n"
@@ -323,7 +337,7 @@ int cmd_calibrate(int argc, char **argv)
     int ranks = 0, same = 0, eager = -1, cores = 0, npt = 0, nsus = 0, npoll = 0;
     double ptsize[64], ptus[64], uq1 = 0, uq3 = 0, *sus = NULL, poll[2 * 16];
     char host[64] = "";
-    double start = -1, byte = -1, unit = -1;
+    double start = -1, byte = -1, unit = -1, copy = -1;
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
         if (next)
@@ -332,6 +346,7 @@ int cmd_calibrate(int argc, char **argv)
         sscanf(line, "same_node %d", &same);
         sscanf(line, "start_us %lf", &start);
         sscanf(line, "byte_us %lf", &byte);
+        sscanf(line, "copy_us %lf", &copy);
         sscanf(line, "eager %d", &eager);
         sscanf(line, "unit_ns %lf", &unit);
         sscanf(line, "cores %d", &cores);
@@ -364,6 +379,8 @@ int cmd_calibrate(int argc, char **argv)
     m.start_us = m.intra_start_us = start;
     m.byte_us = m.intra_byte_us = byte;
     m.eager_bytes = eager;
+    if (copy > 0 && copy < 1)
+        m.copy_byte_us = copy;
     m.ranks_per_node = same ? ranks : 1;
     m.cores_per_node = same && cores > 0 ? cores : 0; /* rank 0's host: the ranks' when they share one */
     m.work_unit_ns = unit;

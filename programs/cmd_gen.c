@@ -14,22 +14,14 @@
 #include "cli.h"
 #include "perfskel/gen.h"
 
-/* What predict scales its watchdog by, from one more walk of the loop tree
- * beside the merged trace: each rank's run time as perfskel stats counts
- * it, and its time inside each loop of at least K iterations (a loop gen
- * may scale). Which of those gen did scale is read back from the skeleton
- * it wrote (skel_expected); a loop it left whole counts whole, so a
- * skeleton that runs as generated is never stopped for being slow. */
-#define MAX_CELLS (32u << 20) /* loop x rank times kept; beyond, none (all counted whole) */
-
+/* Each rank's run time as perfskel stats counts it, from one more walk of
+ * the loop tree beside the merged trace; what the skeleton leaves out of
+ * it (gen's plan: psk_gen_saved_seconds) gives the time the skeleton
+ * should take, which predict says and scales its watchdog by. */
 typedef struct timewalk {
-    const psk_folded *f;
     psk_mcursor *cur;
-    int K, P;
-    int32_t *cand;          /* per node: its index among the loops of at least K iterations, -1 */
-    int32_t ncand;
-    psk_cli_apptime *at;    /* per rank */
-    double *in_ns;          /* ncand x P: time inside each such loop, or NULL */
+    int P;
+    psk_cli_apptime *at; /* per rank */
     int rc;
 } timewalk;
 
@@ -37,36 +29,21 @@ static int time_visit(void *arg, int64_t pos, int32_t node, const int64_t *iter,
 {
     timewalk *w = arg;
     psk_mevent me;
-    (void)pos, (void)iter, (void)depth;
+    (void)pos, (void)iter, (void)depth, (void)node;
     int rc = psk_mcursor_next(w->cur, &me);
     if (rc)
         return w->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
     for (int j = 0; j < me.nranks; j++)
         psk_cli_apptime_add(&w->at[me.ranks[j]], &me.ev[j]);
-    if (!w->in_ns)
-        return 0;
-    for (int32_t id = psk_folded_node(w->f, node)->parent; id > 0; id = psk_folded_node(w->f, id)->parent)
-        if (w->cand[id] >= 0)
-            for (int j = 0; j < me.nranks; j++)
-                w->in_ns[(size_t)w->cand[id] * (size_t)w->P + (size_t)me.ranks[j]] +=
-                    (double)me.gap[j] + (double)(me.ev[j].t_exit - me.ev[j].t_entry);
     return 0;
 }
 
-static int run_times(psk_merged *m, psk_folded *f, int K, timewalk *w)
+static int run_times(psk_merged *m, psk_folded *f, timewalk *w)
 {
-    int32_t nn = psk_folded_nnodes(f);
-    w->f = f, w->K = K, w->P = psk_merged_nranks(m);
-    w->cand = malloc((size_t)(nn > 0 ? nn : 1) * sizeof *w->cand);
+    w->P = psk_merged_nranks(m);
     w->at = calloc((size_t)(w->P > 0 ? w->P : 1), sizeof *w->at);
-    if (!w->cand || !w->at)
+    if (!w->at)
         return PSK_ENOMEM;
-    for (int32_t id = 0; id < nn; id++) {
-        const psk_fnode *n = psk_folded_node(f, id);
-        w->cand[id] = n->kind == PSK_FNODE_LOOP && n->count >= K && K > 1 ? w->ncand++ : -1;
-    }
-    if (w->ncand && (uint64_t)w->ncand * (uint64_t)w->P <= MAX_CELLS)
-        w->in_ns = calloc((size_t)w->ncand * (size_t)w->P, sizeof *w->in_ns); /* NULL: all counted whole */
     for (int r = 0; r < w->P; r++)
         psk_cli_apptime_start(&w->at[r], psk_merged_rank_start(m, r));
     int rc = psk_mcursor_open(m, &w->cur);
@@ -78,35 +55,29 @@ static int run_times(psk_merged *m, psk_folded *f, int K, timewalk *w)
     return rc;
 }
 
-/* The skeleton's likely run time, per rank its run time less what the
- * loops gen scaled leave out (their phase_ calls in the source written to
- * path: loop id, count, iterations run), the slowest rank. */
-static void skel_expected(const timewalk *w, const char *path, psk_cli_skelinfo *info)
+/* the recorded run time and the skeleton's likely one (slowest ranks), and
+ * what gen runs of each loop */
+static int skel_expected(const timewalk *w, const psk_gen *g, psk_cli_skelinfo *info)
 {
-    double *left = calloc((size_t)(w->P > 0 ? w->P : 1), sizeof *left);
-    FILE *src = w->in_ns && left ? fopen(path, "r") : NULL;
-    char line[1024];
-    while (src && fgets(line, sizeof line, src)) {
-        int ph, loop;
-        long long count, ran;
-        if (sscanf(line, " phase_(%d, %d, %lldLL, %lldLL,", &ph, &loop, &count, &ran) != 4 || loop < 0 ||
-            loop >= psk_folded_nnodes(w->f) || w->cand[loop] < 0 || count <= 0 || ran < 0 || ran > count)
-            continue;
-        for (int r = 0; r < w->P; r++)
-            left[r] += w->in_ns[(size_t)w->cand[loop] * (size_t)w->P + (size_t)r] * (1.0 - (double)ran / (double)count);
-    }
-    if (src)
-        fclose(src);
     info->nranks = w->P;
     info->recorded_seconds = info->expected_seconds = 0;
     for (int r = 0; r < w->P; r++) {
-        double all = 1e-9 * (double)psk_cli_apptime_ns(&w->at[r]), e = all - (left ? 1e-9 * left[r] : 0);
+        double all = 1e-9 * (double)psk_cli_apptime_ns(&w->at[r]), e = all - psk_gen_saved_seconds(g, r);
         if (all > info->recorded_seconds)
             info->recorded_seconds = all;
         if (e > info->expected_seconds)
             info->expected_seconds = e;
     }
-    free(left);
+    int n;
+    const psk_gen_loop *l = psk_gen_loops(g, &n);
+    info->nloops = 0;
+    info->loops = n ? malloc((size_t)n * sizeof *info->loops) : NULL;
+    if (n && !info->loops)
+        return PSK_ENOMEM;
+    if (n)
+        memcpy(info->loops, l, (size_t)n * sizeof *l);
+    info->nloops = n;
+    return 0;
 }
 
 /* a step of predict on stderr, with the time since the previous one */
@@ -127,7 +98,6 @@ static void say(const psk_cli_skelinfo *info, double *t, const char *fmt, ...)
 int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, const char *outname,
                           psk_cli_skelinfo *info)
 {
-    int K = go->K;
     psk_merged *m;
     double t = psk_cli_now();
     psk_cli_progress mp;
@@ -150,7 +120,7 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
     int rc = psk_folded_stats(f, m);
     if (rc)
         psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
-    else if (info && (rc = run_times(m, f, K, &w)) != 0)
+    else if (info && (rc = run_times(m, f, &w)) != 0)
         psk_cli_error("%s: %s", input,
                       rc == PSK_ENOMEM ? "out of memory" : "the merged trace does not match its folding");
     if (!rc) {
@@ -162,14 +132,13 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
         } else if (psk_gen_write(g, out)) {
             psk_cli_error("%s: cannot write", outname);
             rc = PSK_EXIT_DATA;
-        } else if (info) {
-            skel_expected(&w, outname, info);
+        } else if (info && skel_expected(&w, g, info)) {
+            psk_cli_error("out of memory");
+            rc = PSK_EXIT_DATA;
         }
         psk_gen_close(g);
     }
-    free(w.cand);
     free(w.at);
-    free(w.in_ns);
     psk_folded_free(f);
     psk_merged_close(m);
     return rc ? PSK_EXIT_DATA : 0;
@@ -189,6 +158,7 @@ int cmd_gen(int argc, char **argv)
 {
     const char *input = NULL, *out = "skeleton.c";
     int K = 0, table_min = 0;
+    double min_sample = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-K") && i + 1 < argc) {
             if (psk_cli_parse_k(argv[++i], &K))
@@ -201,6 +171,11 @@ int cmd_gen(int argc, char **argv)
             if (*end || end == argv[i] || v < 1 || v > 1000000000)
                 return psk_cli_usage("gen: --table-min takes a whole number of at least 1, not '%s'", argv[i]);
             table_min = (int)v;
+        } else if (!strcmp(argv[i], "--min-sample") && i + 1 < argc) {
+            char *end;
+            min_sample = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !(min_sample >= 0) || min_sample > 1e6)
+                return psk_cli_usage("gen: --min-sample takes seconds (0 for no floor), not '%s'", argv[i]);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return psk_cli_usage("gen: unknown option '%s'", argv[i]);
         } else if (!input) {
@@ -212,13 +187,13 @@ int cmd_gen(int argc, char **argv)
     if (!input)
         return psk_cli_usage("gen: no trace directory given");
     if (!K)
-        return psk_cli_usage("gen: -K N is needed (loops run count/N times)");
+        return psk_cli_usage("gen: -K N is needed (the skeleton runs about 1/N of the original)");
     FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
     if (!f) {
         psk_cli_error("%s: %s", out, strerror(errno));
         return PSK_EXIT_DATA;
     }
-    psk_gen_opts go = {.K = K, .table_min = table_min};
+    psk_gen_opts go = {.K = K, .table_min = table_min, .floor_seconds = min_sample};
     int rc = psk_cli_make_skeleton(input, &go, f, out, NULL);
     if (f != stdout && fclose(f) && !rc) {
         psk_cli_error("%s: cannot write", out);

@@ -33,12 +33,17 @@
 static const char help[] =
     "usage: perfskel predict DIR|MERGED -K N [options] -- LAUNCHER ARGS...\n"
     "\n"
-    "Generates the performance skeleton of a recorded job (loops of at least N\n"
-    "iterations run count/N times), builds it with the launcher's MPI, runs it with\n"
-    "LAUNCHER ARGS... and prints the run time it predicts for the original.\n"
+    "Generates the performance skeleton of a recorded job (about 1/N of the original:\n"
+    "each loop runs its first iteration and a sample of the others, compute the\n"
+    "loops cannot shrink runs shorter), builds it with the launcher's MPI, runs it\n"
+    "with LAUNCHER ARGS... and prints the run time it predicts for the original, and\n"
+    "per loop what it ran and why.\n"
     "\n"
     "options:\n"
-    "  -K N               scale loops of at least N iterations down N times (needed)\n"
+    "  -K N               run about 1/N of the original (needed): loops run a sample of\n"
+    "                     their iterations, compute left over runs shorter\n"
+    "  --min-sample S     a sampled loop's steady iterations last at least S seconds\n"
+    "                     in the original (default 0.04; 0: no floor)\n"
     "  --repeat R         run the skeleton R times, keep the median prediction (default 3)\n"
     "                     and give the range of the R: a further run falls inside it\n"
     "                     with probability (R-1)/(R+1) when runs vary alike\n"
@@ -217,11 +222,84 @@ static void say(int quiet, const char *fmt, ...)
     va_end(ap);
 }
 
+/* a sampled loop's line of the skeleton's output */
+typedef struct phase_out {
+    int loop;
+    long long count, ran;
+    double secs, pred;
+} phase_out;
+
+/* the phase lines of the output (NUL-separated lines) and the compute credited */
+static phase_out *parse_phases(const char *txt, size_t len, int *n, double *credited)
+{
+    phase_out *p = NULL;
+    int cap = 0;
+    *n = 0;
+    for (const char *line = txt; txt && line < txt + len; line += strlen(line) + 1) {
+        phase_out q;
+        double c;
+        if (sscanf(line, PSK_SKELETON_TAG " compute credited_seconds=%lf", &c) == 1)
+            *credited = c;
+        if (sscanf(line, PSK_SKELETON_TAG " phase loop=%d count=%lld ran=%lld seconds=%lf predicted_seconds=%lf", &q.loop,
+                   &q.count, &q.ran, &q.secs, &q.pred) != 5)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            phase_out *m = realloc(p, (size_t)cap * sizeof *p);
+            if (!m)
+                break;
+            p = m;
+        }
+        p[(*n)++] = q;
+    }
+    return p;
+}
+
+static const phase_out *phase_of(const phase_out *p, int n, int loop)
+{
+    for (int k = 0; k < n; k++)
+        if (p[k].loop == loop)
+            return &p[k];
+    return NULL;
+}
+
+/* per loop, what the skeleton ran of it and why: the loops that hold at
+ * least 2 % of the recorded run, at most 20 lines, the rest summed */
+static void report_loops(const psk_cli_skelinfo *info, const phase_out *ph, int nph)
+{
+    int shown = 0, more = 0;
+    for (int k = 0; k < info->nloops; k++) {
+        const psk_gen_loop *l = &info->loops[k];
+        double all = l->iter_seconds * (double)l->count * (double)l->execs;
+        if (!(all >= 0.02 * info->recorded_seconds) || shown >= 20) {
+            more++;
+            continue;
+        }
+        shown++;
+        printf("loop %d: %lld iterations of %.3g ms", l->loop, (long long)l->count, 1e3 * l->iter_seconds);
+        if (l->execs > 1)
+            printf(", %lld times (in loop %d)", (long long)l->execs, l->parent);
+        const phase_out *p = phase_of(ph, nph, l->loop);
+        if (l->sampled)
+            printf(": sampled, the first %lld (cold, once) and %lld of the others, each for %.3g", (long long)l->cold,
+                   (long long)(l->ran - l->cold), (double)(l->count - l->cold) / (double)(l->ran - l->cold));
+        else
+            printf(": %s", l->why);
+        if (l->compute_factor > 1.01)
+            printf("; compute inside runs 1/%.3g", l->compute_factor);
+        if (p)
+            printf("; ran in %.3f s, stands for %.3f s", p->secs, p->pred);
+        printf("\n");
+    }
+    if (more)
+        printf("%d more loop%s (each under 2 %% of the run)\n", more, more > 1 ? "s" : "");
+}
+
 int cmd_predict(int argc, char **argv)
 {
     const char *input = NULL, *keep = NULL, *v, *mpicc_arg = NULL;
     int K = 0, json = 0, i, repeat = 3, flavour = 0, quiet = 0;
-    double actual = -1, timeout = -1, build_timeout = PSK_CLI_BUILD_LIMIT;
+    double actual = -1, timeout = -1, build_timeout = PSK_CLI_BUILD_LIMIT, min_sample = -1;
     for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fputs(help, stdout);
@@ -255,6 +333,9 @@ int cmd_predict(int argc, char **argv)
         } else if ((v = opt_value(argc, argv, &i, "--timeout"))) {
             if (parse_seconds(v, &timeout))
                 return psk_cli_usage("predict: --timeout takes seconds (0 for no limit), not '%s'", v);
+        } else if ((v = opt_value(argc, argv, &i, "--min-sample"))) {
+            if (parse_seconds(v, &min_sample) || min_sample > 1e6)
+                return psk_cli_usage("predict: --min-sample takes seconds (0 for no floor), not '%s'", v);
         } else if ((v = opt_value(argc, argv, &i, "--build-timeout"))) {
             if (parse_seconds(v, &build_timeout))
                 return psk_cli_usage("predict: --build-timeout takes seconds (0 for no limit), not '%s'", v);
@@ -316,7 +397,7 @@ int cmd_predict(int argc, char **argv)
     }
     psk_cli_skelinfo info = {.progress = quiet ? NULL : "predict"};
     double t = psk_cli_now();
-    psk_gen_opts go = {.K = K};
+    psk_gen_opts go = {.K = K, .floor_seconds = min_sample};
     int rc = psk_cli_make_skeleton(input, &go, f, src, &info);
     if (fclose(f) && !rc) {
         psk_cli_error("%s: cannot write", src);
@@ -450,6 +531,9 @@ int cmd_predict(int argc, char **argv)
     }
     for (int k = 0; outs && k < repeat; k++)
         free(outs[k]);
+    int nphases = 0;
+    double credited = 0;
+    phase_out *phases = rc ? NULL : parse_phases(outtxt, outlen, &nphases, &credited);
     free(outs), free(lens), free(all), free(cmd);
     if (!rc && json) {
         psk_json j;
@@ -472,36 +556,41 @@ int cmd_predict(int argc, char **argv)
             psk_json_num(&j, "error_percent", 100.0 * (res.predicted_seconds - actual) / actual);
             psk_json_bool(&j, "actual_inside", actual >= lo && actual <= hi);
         }
-        psk_json_arr(&j, "phases");
-        for (char *line = outtxt; line < outtxt + outlen; line += strlen(line) + 1) {
-            int loop;
-            long long count, ran;
-            double secs, pred;
-            if (sscanf(line, PSK_SKELETON_TAG " phase loop=%d count=%lld ran=%lld seconds=%lf predicted_seconds=%lf",
-                       &loop, &count, &ran, &secs, &pred) == 5) {
-                psk_json_obj(&j, NULL);
-                psk_json_int(&j, "loop", loop);
-                psk_json_int(&j, "count", count);
-                psk_json_int(&j, "ran", ran);
-                psk_json_num(&j, "seconds", secs);
-                psk_json_num(&j, "predicted_seconds", pred);
-                psk_json_end(&j);
+        psk_json_num(&j, "recorded_seconds", info.recorded_seconds);
+        psk_json_num(&j, "expected_skeleton_seconds", info.expected_seconds);
+        psk_json_num(&j, "skeleton_fraction", info.recorded_seconds > 0 ? res.skeleton_seconds / info.recorded_seconds : 0);
+        psk_json_num(&j, "compute_credited_seconds", credited);
+        psk_json_arr(&j, "loops");
+        for (int k = 0; k < info.nloops; k++) {
+            const psk_gen_loop *l = &info.loops[k];
+            const phase_out *po = phase_of(phases, nphases, l->loop);
+            psk_json_obj(&j, NULL);
+            psk_json_int(&j, "loop", l->loop);
+            psk_json_int(&j, "parent", l->parent);
+            psk_json_int(&j, "count", l->count);
+            psk_json_int(&j, "executions", l->execs);
+            psk_json_num(&j, "iteration_seconds", l->iter_seconds);
+            psk_json_bool(&j, "sampled", l->sampled);
+            psk_json_int(&j, "cold", l->cold);
+            psk_json_int(&j, "ran", l->ran);
+            psk_json_num(&j, "compute_factor", l->compute_factor);
+            psk_json_str(&j, "why", l->why);
+            if (po) {
+                psk_json_num(&j, "seconds", po->secs);
+                psk_json_num(&j, "predicted_seconds", po->pred);
             }
+            psk_json_end(&j);
         }
         psk_json_end(&j);
         psk_json_end(&j);
     } else if (!rc) {
-        for (char *line = outtxt; line < outtxt + outlen; line += strlen(line) + 1) {
-            int loop;
-            long long count, ran;
-            double secs, pred;
-            if (sscanf(line, PSK_SKELETON_TAG " phase loop=%d count=%lld ran=%lld seconds=%lf predicted_seconds=%lf",
-                       &loop, &count, &ran, &secs, &pred) == 5)
-                printf("loop %d: %lld iterations in the original, %lld run in %.3f s: %.3f s predicted\n", loop,
-                       count, ran, secs, pred);
-        }
-        printf("predicted run time: %.3f s (skeleton: %.3f s, K = %d)\n", res.predicted_seconds,
-               res.skeleton_seconds, res.K);
+        report_loops(&info, phases, nphases);
+        if (credited > 0)
+            printf("compute run in part: %.3f s of it credited at the recorded speed (slowest rank)\n", credited);
+        printf("predicted run time: %.3f s (skeleton: %.3f s, %.0f %% of the recorded %.3f s; K = %d)\n",
+               res.predicted_seconds, res.skeleton_seconds,
+               info.recorded_seconds > 0 ? 100 * res.skeleton_seconds / info.recorded_seconds : 0.0,
+               info.recorded_seconds, res.K);
         if (repeat > 1)
             printf("range of the %d runs: %.3f to %.3f s (a further run falls inside with probability %.0f %% "
                    "if runs vary alike)\n",
@@ -513,6 +602,8 @@ int cmd_predict(int argc, char **argv)
                                                   : ", outside the range");
     }
     free(outtxt);
+    free(phases);
+    free(info.loops);
     if (!keep) {
         unlink(bin);
         unlink(src);

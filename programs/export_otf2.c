@@ -628,7 +628,8 @@ static int write_defs(ex *x, OTF2_Archive *a, const psk_job *job, const uint64_t
     /* every string first, so that none is referred to before it is defined */
     uint32_t s_empty = string_ref(x, ""), s_mpi = string_ref(x, "MPI");
     string_ref(x, "perfskel job"), string_ref(x, "machine"), string_ref(x, "node"), string_ref(x, "Master thread");
-    string_ref(x, "MPI_COMM_WORLD"), string_ref(x, "MPI_COMM_SELF");
+    string_ref(x, "MPI_COMM_WORLD"), string_ref(x, "MPI_COMM_SELF"), string_ref(x, CORES_PROPERTY);
+    string_ref(x, MPI_PROPERTY), string_ref(x, psk_flavour_name(job->flavour));
     for (int r = 0; r < x->P; r++) {
         string_ref(x, job->hosts && job->hosts[r] ? job->hosts[r] : "host");
         snprintf(name, sizeof name, "MPI Rank %d", r);
@@ -670,6 +671,21 @@ static int write_defs(ex *x, OTF2_Archive *a, const psk_job *job, const uint64_t
                                                     OTF2_UNDEFINED_SYSTEM_TREE_NODE) != OTF2_SUCCESS;
     for (uint32_t h = 0; h < nhost && !bad; h++)
         bad |= OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 1 + h, hstr[h], string_ref(x, "node"), 0) != OTF2_SUCCESS;
+    if (!bad && job->flavour != PSK_MPI_UNKNOWN) {
+        OTF2_AttributeValue v = {.stringRef = string_ref(x, psk_flavour_name(job->flavour))};
+        bad |= OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(g, 0, string_ref(x, MPI_PROPERTY), OTF2_TYPE_STRING,
+                                                                v) != OTF2_SUCCESS;
+    }
+    /* each host's cores, where job.json has them (sim models ranks
+     * sharing them): a property of its node, read back by import */
+    for (uint32_t h = 0; h < nhost && !bad && job->cores; h++)
+        for (int r = 0; r < x->P; r++)
+            if (host[r] == 1 + h && job->cores[r] > 0) {
+                OTF2_AttributeValue v = {.uint32 = (uint32_t)job->cores[r]};
+                bad |= OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(g, 1 + h, string_ref(x, CORES_PROPERTY),
+                                                                        OTF2_TYPE_UINT32, v) != OTF2_SUCCESS;
+                break;
+            }
     for (int r = 0; r < x->P && !bad; r++) {
         snprintf(name, sizeof name, "MPI Rank %d", r);
         bad |= OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)r, string_ref(x, name),

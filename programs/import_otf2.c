@@ -77,7 +77,7 @@ typedef struct ggrp { int defined, type; uint32_t n; uint64_t *mem; } ggrp;
 typedef struct gcom { int defined; uint32_t group, parent; } gcom;
 typedef struct gloc { uint64_t ref; uint32_t group; } gloc;
 typedef struct glg { int defined; uint32_t parent; } glg;
-typedef struct gstn { int defined; uint32_t name; } gstn;
+typedef struct gstn { int defined; uint32_t name; int cores; } gstn;
 
 typedef struct defs {
     char **str;
@@ -95,6 +95,7 @@ typedef struct defs {
     gloc *loc;
     int64_t nloc, caploc;
     int have_clock;
+    int flavour; /* MPI_PROPERTY: enum psk_flavour */
     uint64_t res, goff, realtime;
     char err[512];
 } defs;
@@ -157,6 +158,33 @@ static OTF2_CallbackCode def_stn(void *ud, OTF2_SystemTreeNodeRef self, OTF2_Str
     if (s->defined)
         TWICE("system tree node", self);
     s->defined = 1, s->name = name;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* a host's cores, as export writes them (CORES_PROPERTY); other
+ * properties are not read */
+static OTF2_CallbackCode def_stn_prop(void *ud, OTF2_SystemTreeNodeRef node, OTF2_StringRef name, OTF2_Type type,
+                                      OTF2_AttributeValue value)
+{
+    defs *d = ud;
+    const char *n = name < (uint64_t)d->nstr ? d->str[name] : NULL;
+    if (n && !strcmp(n, MPI_PROPERTY)) {
+        const char *v = type == OTF2_TYPE_STRING && value.stringRef < (uint64_t)d->nstr ? d->str[value.stringRef] : "";
+        d->flavour = v && !strcmp(v, "openmpi") ? PSK_MPI_OPENMPI : v && !strcmp(v, "mpich") ? PSK_MPI_MPICH
+                                                                                            : PSK_MPI_UNKNOWN;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (!n || strcmp(n, CORES_PROPERTY))
+        return OTF2_CALLBACK_SUCCESS;
+    if (type != OTF2_TYPE_UINT32 || value.uint32 < 1 || value.uint32 > (1u << 20)) {
+        snprintf(d->err, sizeof d->err, "system tree node %llu: property %s is not a number of cores",
+                 (unsigned long long)node, CORES_PROPERTY);
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    gstn *s = slot(d, (void **)&d->stn, &d->nstn, node, sizeof *d->stn, "system tree node");
+    if (!s)
+        return OTF2_CALLBACK_INTERRUPT;
+    s->cores = (int)value.uint32;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1294,6 +1322,7 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
     uint64_t *rank_loc = NULL, *mono = NULL;
     double *unit = NULL, *q1 = NULL, *q3 = NULL;
     const char **hosts = NULL;
+    int *cores = NULL, allcores = 1; /* each host's cores, where the archive says (export writes them) */
     OTF2_EvtReaderCallbacks *cb = NULL;
     int rc = PSK_EXIT_DATA, defs_open = 0, evts_open = 0;
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
@@ -1311,6 +1340,7 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
     OTF2_GlobalDefReaderCallbacks_SetStringCallback(gcb, def_string);
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, def_clock);
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(gcb, def_stn);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback(gcb, def_stn_prop);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(gcb, def_lg);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, def_loc);
     OTF2_GlobalDefReaderCallbacks_SetRegionCallback(gcb, def_region);
@@ -1394,8 +1424,9 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
     psk_cli_progress_done(&pg);
     /* the job: hosts from the system tree, the compute unit timed here */
     hosts = calloc((size_t)x.P, sizeof *hosts);
+    cores = calloc((size_t)x.P, sizeof *cores);
     unit = calloc((size_t)x.P, sizeof *unit), q1 = calloc((size_t)x.P, sizeof *q1), q3 = calloc((size_t)x.P, sizeof *q3);
-    if (!hosts || !unit || !q1 || !q3) {
+    if (!hosts || !cores || !unit || !q1 || !q3) {
         psk_cli_error("%s: out of memory", anchor);
         goto done;
     }
@@ -1408,7 +1439,10 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
                 uint32_t p = d.lg[d.loc[i].group].parent;
                 if (p < d.nstn && d.stn[p].defined && string_of(&d, d.stn[p].name))
                     hosts[r] = string_of(&d, d.stn[p].name);
+                if (p < d.nstn && d.stn[p].defined)
+                    cores[r] = d.stn[p].cores;
             }
+        allcores &= cores[r] > 0;
         unit[r] = wt[0], q1[r] = wt[1], q3[r] = wt[2];
     }
     char start[32] = "", cmd[4200];
@@ -1421,8 +1455,9 @@ int psk_cli_import_otf2(const char *anchor, const char *out, int quiet)
     snprintf(cmd, sizeof cmd, "perfskel import --otf2 %s", anchor);
     uint64_t trace_id = 0;
     OTF2_Reader_GetTraceId(rd, &trace_id);
-    psk_job job = {.job_id = trace_id ? trace_id : 0x07f2, .nranks = x.P, .flavour = PSK_MPI_UNKNOWN,
+    psk_job job = {.job_id = trace_id ? trace_id : 0x07f2, .nranks = x.P, .flavour = d.flavour,
                    .mpi_version = "imported from OTF2", .command = cmd, .start_time = start, .hosts = hosts,
+                   .cores = allcores ? cores : NULL,
                    .work_kernel = PSK_WORK_KERNEL, .work_ns_per_unit = unit, .work_q1_ns = q1, .work_q3_ns = q3};
     if (psk_writer_open(out, &job, mono, &x.w) != PSK_OK) {
         psk_cli_error("%s", psk_writer_errmsg(x.w));
@@ -1467,7 +1502,7 @@ done:
     }
     reset_rank(&x);
     free(x.stack), free(x.rec), free(x.q), free(x.rq), free(x.rhash), free(x.comm_id), free(x.comm_used);
-    free(rank_loc), free(mono), free(unit), free(q1), free(q3), free(hosts);
+    free(rank_loc), free(mono), free(unit), free(q1), free(q3), free(hosts), free(cores);
     free_defs(&d);
     return rc;
 }

@@ -7,6 +7,13 @@
 
 #include <stdint.h>
 
+/* the name of the system tree node property that holds a host's cores
+ * (job.json "cores"): written by export, read by import */
+#define CORES_PROPERTY "perfskel::cores"
+/* and of the job's node: the MPI it ran under ("openmpi", "mpich"), which
+ * says how its ranks waited (sim's time-sharing) */
+#define MPI_PROPERTY "perfskel::mpi"
+
 /* export_otf2.c: the trace directory input as an OTF2 archive
  * out/traces.otf2 (with out/traces.def and out/traces/); an exit status,
  * after saying what is wrong */

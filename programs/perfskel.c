@@ -95,13 +95,24 @@ static const char usage[] =
     "        work spread over N processes\n"
     "  fold DIR|MERGED|--symbols FILE [--algo runs|paper|topdown|bottomup] [--tree] [--json] [-o FILE]\n"
     "        find the loops of the merged trace and print its loop tree\n"
-    "  gen DIR|MERGED -K N [-o FILE] [--table-min N]\n"
-    "        the performance skeleton: a C MPI program, loops run count/K times;\n"
-    "        runs of at least N calls outside loops (default 32) replayed from data\n"
+    "  gen DIR|MERGED -K N [-o FILE] [--table-min N] [--min-sample S]\n"
+    "        the performance skeleton: a C MPI program that runs about 1/K of the\n"
+    "        original (loops a sample of their iterations, whose steady part lasts\n"
+    "        at least S seconds in the original, default 0.04; compute the loops\n"
+    "        cannot shrink runs shorter); runs of at least N calls outside loops\n"
+    "        (default 32) replayed from data\n"
     "  predict DIR -K N [--repeat R] [--json] [--actual S] [--keep DIR] [--mpi M] [--mpicc PATH]\n"
-    "          [--timeout S] [-q] -- LAUNCHER ARGS...\n"
+    "          [--min-sample S] [--timeout S] [-q] -- LAUNCHER ARGS...\n"
     "        build and run the skeleton with LAUNCHER; the original's predicted run time\n"
     "        (perfskel predict --help for all its options)\n"
+    "  check [-n RUNS] [-K K] [--machine FILE] [-o DIR] [--json] [-q] [--timeout S] [--mpi M]\n"
+    "        -- LAUNCHER ARGS... PROGRAM ARGS...\n"
+    "        how far perfskel's predictions hold for a program here: RUNS plain runs\n"
+    "        (default 3) timed MPI_Init to MPI_Finalize, one recording (kept in DIR,\n"
+    "        default ./perfskel-check), predict (K default 10) and sim (on --machine,\n"
+    "        else a machine calibrated here); one table of their errors against the\n"
+    "        plain median and the recording, and the noise floor (perfskel check --help\n"
+    "        for all its options)\n"
     "  sim DIR [--machine FILE]... [--intervals loops] [--depth N] [--json] [--html FILE] [-q]\n"
     "        [--folded] [--ranks P2 (--scale weak|strong | --fit TRACE_B [TRACE_C])]\n"
     "        replay the trace on a model of a machine: predicted run time and where\n"
@@ -173,8 +184,9 @@ static const cmd_options options[] = {
     {"dump", " --rank ", " --json --merged ", 0},
     {"merge", " -o --window --times ", " --no-reorder --keep-polls --in-memory --mpi -q --json ", 0},
     {"fold", " --symbols --algo -o ", " --tree --json ", 0},
-    {"gen", " -K -o --table-min ", " ", 0},
-    {"predict", " -K --repeat --actual --keep --mpi --mpicc --timeout --build-timeout ", " --json -q --quiet ", 0},
+    {"gen", " -K -o --table-min --min-sample ", " ", 0},
+    {"predict", " -K --repeat --actual --keep --mpi --mpicc --timeout --build-timeout --min-sample ", " --json -q --quiet ", 0},
+    {"check", " -n -K --machine -o --timeout --mpi ", " --json -q --quiet ", 0},
     {"sim", " --machine --intervals --depth --html --ranks --scale --fit ", " --json -q --folded --no-skip ", 0},
     {"calibrate", " -o --mpi --mpicc ", " ", 0},
     {"export", " -o --machine ", " --smpi --otf2 ", 0},
@@ -265,8 +277,8 @@ int main(int argc, char **argv)
     int help = 0, rc = normalise(cmd, argc - 1, argv + 1, &argv, &argc, &help);
     if (rc)
         return rc;
-    /* predict says its own help */
-    if (help && strcmp(cmd, "predict") && command_help(cmd))
+    /* predict and check say their own help */
+    if (help && strcmp(cmd, "predict") && strcmp(cmd, "check") && command_help(cmd))
         return 0;
     if (!strcmp(cmd, "record"))
         return cmd_record(argc, argv);
@@ -282,6 +294,8 @@ int main(int argc, char **argv)
         return cmd_gen(argc, argv);
     if (!strcmp(cmd, "predict"))
         return cmd_predict(argc, argv);
+    if (!strcmp(cmd, "check"))
+        return cmd_check(argc, argv);
     if (!strcmp(cmd, "sim"))
         return cmd_sim(argc, argv);
     if (!strcmp(cmd, "calibrate"))

@@ -1,6 +1,7 @@
 /* The MPI of a job whose launcher does not tell (Slurm's srun): the MPI
  * library the program links, as ldd lists it (Open MPI's libmpi.so.40,
- * MPICH's libmpi.so.12 / libmpich.so.12), for perfskel record; the MPI a
+ * MPICH's libmpi.so.12 / libmpich.so.12), for perfskel record, and where
+ * the program starts among the launcher's arguments (perfskel check); the MPI a
  * trace was recorded under, for perfskel predict; and the --export srun
  * needs so that the preloaded library reaches its tasks but not srun. */
 #include <limits.h>
@@ -62,7 +63,7 @@ static int linked_flavour(const char *path)
     return fl;
 }
 
-int psk_cli_program_mpi(char **cmd, int ncmd)
+int psk_cli_program_at(char **cmd, int ncmd, int *flavour)
 {
     /* the launcher's options and their values come first: the program is
      * the first argument that is an ELF program linking an MPI (a wrapper
@@ -74,10 +75,20 @@ int psk_cli_program_mpi(char **cmd, int ncmd)
             continue;
         tried++;
         int fl = linked_flavour(path);
-        if (fl)
-            return fl;
+        if (fl) {
+            if (flavour)
+                *flavour = fl;
+            return k;
+        }
     }
-    return PSK_MPI_UNKNOWN;
+    return -1;
+}
+
+int psk_cli_program_mpi(char **cmd, int ncmd)
+{
+    int fl = PSK_MPI_UNKNOWN;
+    psk_cli_program_at(cmd, ncmd, &fl);
+    return fl;
 }
 
 int psk_cli_trace_mpi(const char *input)

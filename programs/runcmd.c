@@ -1,5 +1,6 @@
 /* Running another program from the CLI (mpicc, the user's launcher) with
- * its standard output captured: predict and calibrate use it. The program
+ * its standard output captured (and its stderr, if asked, to a file):
+ * predict, calibrate and check use it. The program
  * runs in its own process group with stdin from /dev/null (a launcher in a
  * background group must not stop on reading the terminal), under an
  * optional time limit: then SIGTERM to its group, 2 s of grace still
@@ -220,13 +221,14 @@ static int reap_left(void)
     return alive;
 }
 
-/* a line of the program's stderr: to caught if it holds o->catch, else through */
+/* a line of the program's stderr: to caught if it holds o->catch, else
+ * through (or to o->err) */
 static void stderr_line(psk_cli_runopts *o, FILE *caught, const char *line, size_t len)
 {
     if (o->catch && caught && (!*o->catch || memmem(line, len, o->catch, strlen(o->catch))))
         fwrite(line, 1, len, caught);
     else
-        fwrite(line, 1, len, stderr);
+        fwrite(line, 1, len, o->err ? o->err : stderr);
 }
 
 int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
@@ -354,7 +356,7 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
                         size_t c = lcap ? 2 * lcap : 1024;
                         char *l = realloc(line, c);
                         if (!l) { /* pass it through unsplit rather than lose it */
-                            fwrite(line, 1, llen, stderr);
+                            fwrite(line, 1, llen, o->err ? o->err : stderr);
                             llen = 0;
                         } else {
                             line = l, lcap = c;
@@ -366,7 +368,7 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
                         llen = 0;
                     }
                 }
-                fflush(stderr);
+                fflush(o->err ? o->err : stderr);
             }
         } else {
             usleep(wait_ms * 1000);

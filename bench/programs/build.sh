@@ -11,7 +11,7 @@ out=$1
 src=$(cd "$(dirname "$0")" && pwd)
 CFLAGS=${CFLAGS:--std=c11 -O2 -Wall -Wextra}
 FFLAGS=${FFLAGS:--O2 -Wall -Wextra}
-C_PROGS="polling_halo tagged_ring redblack vcycle coldstart fft_transpose"
+C_PROGS="polling_halo tagged_ring redblack vcycle coldstart fft_transpose cgsolve bucketsort embar"
 F_PROGS="ring"
 
 built=0

@@ -71,14 +71,17 @@ struct psk_merged;
 /* The symbols psk_fold_merged folds by, finest first: level 0 is an
  * event's whole signature (its class, message counts and the arguments
  * that say what it does); level 1 leaves out tags and roots; level 2 also
- * message counts and peer offsets. Each level is a function of the one
- * before, so a loop found at a finer level stays one at a coarser one. */
-#define PSK_FOLD_LEVELS 3
+ * message counts and peer offsets; level 3 also the count and datatype
+ * arrays of the v-collectives (which then may differ between executions
+ * of a SYM node: read them from each execution). Each level is a function
+ * of the one before, so a loop found at a finer level stays one at a
+ * coarser one. */
+#define PSK_FOLD_LEVELS 4
 
 /* Folds the merged trace m: first by the level-0 symbols, then each
  * sequence of the result (the top and every loop body) again by the
- * level-1 and level-2 symbols, so that iterations that differ only in
- * tags, roots, counts or peers still fold. A SYM node's sym is the merged
+ * coarser symbols, so that iterations that differ only in tags, roots,
+ * counts, peers or v-collective arrays still fold. A SYM node's sym is the merged
  * class of its first execution; what changes between executions is
  * described by psk_folded_params after psk_folded_stats. */
 int psk_fold_merged(struct psk_merged *m, int algo, psk_folded **out);

@@ -12,13 +12,23 @@
 #include "perfskel/merge.h"
 
 typedef struct psk_gen_opts {
-    int K; /* loops of at least K iterations run count/K times */
+    /* the skeleton runs about 1/K of the original: loops run a sample of
+     * their iterations, compute left over runs shorter (psk_gen_loop) */
+    int K;
     /* runs of at least this many calls outside loops are replayed from data
      * (one interpreter in the skeleton) instead of written as code; 0: the
      * default (PSK_GEN_TABLE_MIN) */
     int table_min;
+    /* a sampled loop's steady iterations: at least this many (0: the
+     * default, PSK_GEN_FLOOR_ITERS) and at least this long in the
+     * original, in all the runs of the loop (< 0: the default,
+     * PSK_GEN_FLOOR_SECONDS; 0: no floor in time) */
+    int floor_iters;
+    double floor_seconds;
 } psk_gen_opts;
 #define PSK_GEN_TABLE_MIN 32
+#define PSK_GEN_FLOOR_ITERS 2
+#define PSK_GEN_FLOOR_SECONDS 0.04
 
 /* A skeleton made in memory, then written out (opaque). */
 typedef struct psk_gen psk_gen;
@@ -35,6 +45,27 @@ int psk_gen_open(psk_merged *m, psk_folded *f, const psk_gen_opts *o, psk_gen **
 /* Writes the skeleton's C source to out: PSK_OK, or PSK_EIO if out failed. */
 int psk_gen_write(psk_gen *g, FILE *out);
 const char *psk_gen_errmsg(const psk_gen *g); /* NULL: "out of memory" */
+
+/* What the skeleton runs of each loop of the folded tree (tree order).
+ * A sampled loop runs its first `cold` iterations, counted once, and
+ * ran - cold of the others spread evenly, each standing for
+ * (count - cold) / (ran - cold); compute inside it runs 1/compute_factor
+ * of its time, the rest credited at the recorded speed. */
+typedef struct psk_gen_loop {
+    int32_t loop;          /* its node in the folded tree */
+    int32_t parent;        /* the loop around it, -1 if none */
+    int64_t count;         /* iterations of one execution in the original */
+    int64_t execs;         /* its executions in the original */
+    int64_t cold, ran;     /* iterations counted once; run per execution */
+    double iter_seconds;   /* the original's time per iteration, slowest rank */
+    double compute_factor; /* compute inside it runs this many times shorter */
+    int sampled;
+    const char *why;       /* one line: why it runs as it does */
+} psk_gen_loop;
+const psk_gen_loop *psk_gen_loops(const psk_gen *g, int *n);
+/* the original's time the skeleton leaves out on rank r (loops sampled,
+ * compute credited), seconds */
+double psk_gen_saved_seconds(const psk_gen *g, int r);
 void psk_gen_close(psk_gen *g);               /* NULL is fine */
 
 /* The line a skeleton's rank 0 prints last, and its parser. */

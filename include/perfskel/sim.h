@@ -31,12 +31,18 @@ enum psk_alg {
 
 #define PSK_MACHINE_MAXDIM 8
 
+/* how a rank waiting in MPI uses its core on a node with more ranks than
+ * cores: as its MPI does (Open MPI yields when it knows it is
+ * oversubscribed, MPICH polls busily), or as the machine file says */
+enum psk_waiting { PSK_WAIT_AS_MPI = 0, PSK_WAIT_YIELD = 1, PSK_WAIT_BUSY = 2 };
+
 typedef struct psk_machine {
     int type;                /* enum psk_net_type */
     double start_us;         /* per message between nodes */
     double byte_us;          /* per byte between nodes */
     double intra_start_us;   /* per message inside a node */
     double intra_byte_us;    /* per byte inside a node */
+    double copy_byte_us;     /* per byte a rank copies in its own memory: a collective's own block (`copy byte time`) */
     /* measured message costs, piecewise linear (`message cost`, `intra
      * message cost`): n segments of (from bytes, us per message, us per
      * byte), ascending; a message of B bytes takes the last segment
@@ -44,7 +50,18 @@ typedef struct psk_machine {
     double *cost, *icost;
     int ncost, nicost;
     int ranks_per_node;      /* consecutive ranks share a node */
-    int cores_per_node;      /* ranks beyond it share the cores (0: no limit) */
+    int nodes_recorded;      /* no machine file (psk_machine_default, never parsed onto): the
+                              * recording's hosts are the network's nodes (shared memory inside) */
+    int cores_per_node;      /* ranks beyond it share the cores in time slices (0: no limit) */
+    /* the time-sharing of a node's cores when it has more ranks than cores
+     * (docs/simulation.md, "Time-sharing"): how long a rank holds a core
+     * others want, the scheduler's tick (when a rank waiting in an MPI that
+     * yields gets to look), and how a rank waiting in MPI uses its core */
+    double slice_us;         /* `time slice` (default 3800) */
+    double tick_us;          /* `scheduler tick` (default 4000) */
+    int waiting;             /* enum psk_waiting: `waiting` (default: the trace's MPI) */
+    double other_load;       /* `other load`: the share of a shared node's cores other programs take (0) */
+    int sharing_off;         /* `time sharing = off`: the recorded gaps as they are, no sharing modelled */
     double power;            /* CPU speed relative to the recording machine */
     double *node_power;      /* per node, overriding power; NULL if not given */
     int nnode_power;
@@ -54,6 +71,8 @@ typedef struct psk_machine {
     int links;               /* switch: transfers at once per node and direction */
     int buses;               /* switch: transfers at once in the whole network (0: no limit) */
     int closed_form;         /* collectives by a formula instead of their messages */
+    int no_floors;           /* `call floors = off`: calls take what the model says alone (sim_callcost.c) */
+    int start_together;      /* `ranks start = together`: every rank at 0, not when its MPI_Init returned */
     int alg[PSK_COLL_N];     /* enum psk_alg per collective */
     double work_unit_ns;     /* time of psk_work's unit here (0: not measured) */
     double work_q1_ns, work_q3_ns; /* the quartiles of its timings (0: not known) */
@@ -217,7 +236,12 @@ uint64_t psk_sim_events(const psk_sim *s);     /* of the trace, skipped iteratio
 uint64_t psk_sim_replayed(const psk_sim *s);
 /* rank 0's CPU power against the recording, and how it was found */
 double psk_sim_power(const psk_sim *s, const char **why);   /* replayed one by one */
-int psk_sim_folded(const psk_sim *s);          /* 1 if run by psk_sim_run_folded */
+int psk_sim_folded(const psk_sim *s);
+/* what the replay did about ranks sharing cores, in a line ("" nothing):
+ * *state 0 nothing, 1 modelled (nodes with more ranks than cores), 2 taken
+ * out (the recording's hosts had more ranks than cores, the target has a
+ * core per rank) */
+const char *psk_sim_sharing(const psk_sim *s, int *state);          /* 1 if run by psk_sim_run_folded */
 int64_t psk_sim_skipped_iterations(const psk_sim *s);
 double psk_sim_build_seconds(const psk_sim *s); /* of psk_sim_run_folded's time: building the folded program */
 uint64_t psk_sim_buffered(const psk_sim *s);   /* rendezvous sends buffered to break a deadlock */

@@ -1,9 +1,11 @@
-/* The symbols a merged trace is folded by, at three levels of detail
+/* The symbols a merged trace is folded by, at four levels of detail
  * (PSK_FOLD_LEVELS): level 0 is everything that says what an event does
  * (call, ranks taking part, communicator, peers, tags, roots, counts,
  * datatype sizes, op, flags, v-collective arrays, members); level 1 drops
  * tags and roots; level 2 also counts and peer offsets (a peer's pattern
- * kind stays). Each level's key is built from a subset of the fields of
+ * kind stays); level 3 also the v-collectives' count and datatype arrays
+ * (an all-to-all of keys whose counts differ in every iteration: gen
+ * replays each execution's arrays, sim keeps them per execution). Each level's key is built from a subset of the fields of
  * the finer one, which keeps every level a function of the level before.
  * Ids, results and handles (requests, new ids, statuses) are never keys:
  * they are what psk_folded_params describes; nor how a run of polls went
@@ -20,10 +22,13 @@
                 F(PSK_F_MEMBERS))
 #define PEERS (F(PSK_F_PEER) | F(PSK_F_RPEER))
 
+#define VARRAYS (F(PSK_F_COUNTS) | F(PSK_F_RCOUNTS) | F(PSK_F_DTSIZES) | F(PSK_F_RDTSIZES))
+
 static const uint32_t level_fields[PSK_FOLD_LEVELS] = {
     ALWAYS | PEERS | F(PSK_F_TAG) | F(PSK_F_RTAG) | F(PSK_F_ROOT) | F(PSK_F_COUNT) | F(PSK_F_RCOUNT),
     ALWAYS | PEERS | F(PSK_F_COUNT) | F(PSK_F_RCOUNT),
     ALWAYS | PEERS,
+    (ALWAYS & ~VARRAYS) | PEERS,
 };
 
 typedef struct kbuf {
@@ -56,7 +61,7 @@ static int make_key(kbuf *b, const psk_mevent *me, int64_t pset, int level)
     for (uint32_t fs = want; fs && !rc; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int peer = f == PSK_F_PEER || f == PSK_F_RPEER;
-        if (peer && level == 2) {
+        if (peer && level >= 2) {
             /* the pattern's kind only, rank + c and (rank + c) mod size
              * alike: a distance that changes wraps in some iterations */
             rc |= kput(b, f) | kput(b, me->kind[f] == PSK_PAT_RING ? PSK_PAT_RANK : me->kind[f]);

@@ -75,6 +75,12 @@ static void poll_args(gen *g, int32_t id, char *out, size_t cap)
             gen_emit_table(g, n, id, "pwork", u);
             snprintf(units, sizeof units, "(uint64_t)T%d_pwork[rank_]", id);
         }
+        double cf = gen_compute_factor(g, id);
+        if (cf > 1) { /* compute scaled: the polls overlap what runs of it */
+            char x[64];
+            snprintf(x, sizeof x, "cunits_(%s, %.6g)", units, cf);
+            snprintf(units, sizeof units, "%s", x);
+        }
         if (sc && n->np) {
             snprintf(calls, sizeof calls, "%lldLL", (long long)c[0]);
         } else if (n->np) {
@@ -152,12 +158,12 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
         snprintf(rc, sizeof rc, "%s", rby);
     if (PSK_HAS(e, PSK_F_COUNTS)) {
         gen_array_table(g, id, PSK_F_COUNTS, PSK_HAS(e, PSK_F_DTSIZES) ? PSK_F_DTSIZES : PSK_F_DTSIZE, "counts", &w);
-        gen_table_name(sct, sizeof sct, id, "counts");
+        gen_array_expr(g, id, "counts", sct, sizeof sct);
     }
     if (PSK_HAS(e, PSK_F_RCOUNTS)) {
         int rf = PSK_HAS(e, PSK_F_RDTSIZES) ? PSK_F_RDTSIZES : PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
         gen_array_table(g, id, PSK_F_RCOUNTS, rf, "rcounts", &w);
-        gen_table_name(rct, sizeof rct, id, "rcounts");
+        gen_array_expr(g, id, "rcounts", rct, sizeof rct);
     }
     snprintf(nbr, sizeof nbr, "%s%s", nb ? ", " : "", nb ? req : "");
     room_for_all(g, n);
@@ -394,7 +400,7 @@ static void emit_call(gen *g, int32_t id, int d)
         int w;
         char t[64];
         gen_array_table(g, id, PSK_F_RCOUNTS, PSK_F_DTSIZE, "rcounts", &w);
-        gen_table_name(t, sizeof t, id, "rcounts");
+        gen_array_expr(g, id, "rcounts", t, sizeof t);
         fprintf(g->body, "{ int c_[%d]; for (int k_ = 0; k_ < %d; k_++) c_[k_] = red_count_(%s[rank_][k_], %lld, "
                          "%lld); %s(sbuf_, rbuf_, c_, red_type_(%lld, %lld), red_op_(%lld, %lld), %s%s%s); }\n",
                 w, w, t, dts, op, name, dts, op, dts, op, comm, nbsep, nbreq);
@@ -557,24 +563,56 @@ void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     gen_indent(g, d);
     fprintf(g->body, "at_(%d, %d, %s, \"%s\");\n", id, loopvar ? atoi(loopvar + 1) : -1, loopvar ? loopvar : "0",
             psk_fn_name(fn));
+    /* compute scaled (gen_plan.c): part of it runs, the rest is credited */
+    double cf = gen_compute_factor(g, id);
+    char cfs[48] = "";
+    if (cf > 1)
+        snprintf(cfs, sizeof cfs, ", %.6g)", cf);
     if (same) {
         if (units[0] > 0) {
             gen_indent(g, d);
-            fprintf(g->body, "psk_work(%lld);\n", (long long)units[0]);
+            fprintf(g->body, "psk_work(%s%lldULL%s);\n", cf > 1 ? "cunits_(" : "", (long long)units[0], cfs);
         }
     } else {
         gen_emit_table(g, n, id, "work", units);
         gen_indent(g, d);
-        fprintf(g->body, "psk_work((uint64_t)T%d_work[rank_]);\n", id);
+        fprintf(g->body, "psk_work(%s(uint64_t)T%d_work[rank_]%s);\n", cf > 1 ? "cunits_(" : "", id, cfs);
     }
     free(units);
-    if (fn != PSK_FN_Finalize)
+    /* the call into memory first: whether it reads tables by execution
+     * (counted) is known once it is written */
+    char *call = NULL;
+    size_t ncall = 0;
+    FILE *body = g->body;
+    if (fn != PSK_FN_Finalize && (g->body = open_memstream(&call, &ncall))) {
         emit_call(g, id, d);
-    if (g->node[id].counted) { /* tables by execution: which one this is */
+        fclose(g->body);
+    } else if (fn != PSK_FN_Finalize) {
+        gen_oom(g);
+    }
+    g->body = body;
+    if (g->node[id].counted) {
+        /* tables by execution: which one this is, from the indices of the
+         * loops around it (the original's, whichever iterations run) */
+        int32_t chain[64];
+        int D = gen_loops_around(g, id, chain);
         fprintf(g->tabs, "static long long T%d_k;\n", id);
         gen_indent(g, d);
-        fprintf(g->body, "T%d_k++;\n", id);
+        fprintf(g->body, "T%d_k = ", id);
+        for (int k = 0; k < D - 1; k++)
+            fputc('(', g->body);
+        if (!D)
+            fputs("0", g->body);
+        for (int k = 0; k < D; k++) {
+            if (k)
+                fprintf(g->body, ") * %lldLL + ", (long long)psk_folded_node(g->f, chain[k])->count);
+            fprintf(g->body, "(long long)i%d", chain[k]);
+        }
+        fprintf(g->body, ";\n");
     }
+    if (call)
+        fwrite(call, 1, ncall, g->body);
+    free(call);
     if (guard) {
         gen_indent(g, d - 1);
         fprintf(g->body, "}\n");

@@ -450,6 +450,82 @@ static int count_coll(gen *g, gnode *n, int j, int32_t r, const psk_event *e, in
     return 0;
 }
 
+/* the bytes of a v-collective's array f (COUNTS or RCOUNTS) of e, k-th entry */
+static int64_t varr_bytes(const psk_event *e, int f, uint32_t k)
+{
+    int sf = f == PSK_F_COUNTS ? (PSK_HAS(e, PSK_F_DTSIZES) ? PSK_F_DTSIZES : PSK_F_DTSIZE)
+                               : PSK_HAS(e, PSK_F_RDTSIZES) ? PSK_F_RDTSIZES
+                               : PSK_HAS(e, PSK_F_RDTSIZE)  ? PSK_F_RDTSIZE
+                                                            : PSK_F_DTSIZE;
+    int64_t sz = 1;
+    if (sf < PSK_F_FIRST_ARRAY)
+        sz = PSK_HAS(e, sf) ? e->v[sf] : 1;
+    else if (PSK_HAS(e, sf) && k < PSK_ARRN(e, sf))
+        sz = PSK_ARR(e, sf)[k];
+    return PSK_ARR(e, f)[k] * sz;
+}
+
+#define VARR_MAX (1u << 22) /* values of one node's arrays by execution, at most */
+
+/* A v-collective's arrays in this execution, against its first's: kept by
+ * execution from the first that differs on (the ones before as the first) */
+static int note_varrays(gnode *n, int j, const psk_event *e, uint64_t exec)
+{
+    uint32_t w1 = PSK_HAS(e, PSK_F_COUNTS) ? PSK_ARRN(e, PSK_F_COUNTS) : 0;
+    uint32_t w2 = PSK_HAS(e, PSK_F_RCOUNTS) ? PSK_ARRN(e, PSK_F_RCOUNTS) : 0;
+    const psk_event *f0 = &n->first[j];
+    n->vlen1 = w1 > n->vlen1 ? w1 : n->vlen1;
+    n->vlen2 = w2 > n->vlen2 ? w2 : n->vlen2;
+    if (exec == 0 || n->varr < 0)
+        return 0;
+    uint32_t f1 = PSK_HAS(f0, PSK_F_COUNTS) ? PSK_ARRN(f0, PSK_F_COUNTS) : 0;
+    uint32_t f2 = PSK_HAS(f0, PSK_F_RCOUNTS) ? PSK_ARRN(f0, PSK_F_RCOUNTS) : 0;
+    if (w1 > n->vw1 || w2 > n->vw - n->vw1 || f1 > n->vw1 || f2 > n->vw - n->vw1) {
+        n->varr = -1; /* longer than the communicator can be: not kept by execution */
+        return 0;
+    }
+    if (!n->varr) {
+        int same = w1 == f1 && w2 == f2;
+        for (uint32_t k = 0; same && k < w1; k++)
+            same = varr_bytes(e, PSK_F_COUNTS, k) == varr_bytes(f0, PSK_F_COUNTS, k);
+        for (uint32_t k = 0; same && k < w2; k++)
+            same = varr_bytes(e, PSK_F_RCOUNTS, k) == varr_bytes(f0, PSK_F_RCOUNTS, k);
+        if (same)
+            return 0;
+        n->varr = 1;
+    }
+    if (!n->va && !(n->va = calloc((size_t)n->np, sizeof *n->va)))
+        return -1;
+    if ((uint64_t)(exec + 1) * n->vw * (uint64_t)n->np > VARR_MAX) {
+        n->varr = -1;
+        return 0;
+    }
+    if (!n->va[j]) { /* from the first execution on: the ones before were the first's */
+        if (!(n->va[j] = malloc((size_t)(exec + 1) * n->vw * sizeof **n->va)))
+            return -1;
+        for (uint64_t x = 0; x < exec; x++) {
+            int64_t *row = n->va[j] + x * n->vw;
+            memset(row, 0, n->vw * sizeof *row);
+            for (uint32_t k = 0; k < f1; k++)
+                row[k] = varr_bytes(f0, PSK_F_COUNTS, k);
+            for (uint32_t k = 0; k < f2; k++)
+                row[n->vw1 + k] = varr_bytes(f0, PSK_F_RCOUNTS, k);
+        }
+    } else {
+        int64_t *g = realloc(n->va[j], (size_t)(exec + 1) * n->vw * sizeof **n->va);
+        if (!g)
+            return -1;
+        n->va[j] = g;
+    }
+    int64_t *row = n->va[j] + exec * n->vw;
+    memset(row, 0, n->vw * sizeof *row);
+    for (uint32_t k = 0; k < w1; k++)
+        row[k] = varr_bytes(e, PSK_F_COUNTS, k);
+    for (uint32_t k = 0; k < w2; k++)
+        row[n->vw1 + k] = varr_bytes(e, PSK_F_RCOUNTS, k);
+    return 0;
+}
+
 static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
 {
     (void)pos, (void)depth;
@@ -494,17 +570,26 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
         memcpy(n->c, me.c, sizeof n->c);
         n->first = calloc((size_t)me.nranks, sizeof *n->first);
         n->gap = calloc((size_t)me.nranks, sizeof *n->gap);
+        n->tns = calloc((size_t)me.nranks, sizeof *n->tns);
         if (psk_fn_polled(me.fn)) {
             n->pwork = calloc((size_t)me.nranks, sizeof *n->pwork);
             n->pcalls = calloc((size_t)me.nranks, sizeof *n->pcalls);
             if (!n->pwork || !n->pcalls)
                 return c->rc = PSK_ENOMEM;
         }
-        if (!n->first || !n->gap)
+        if (!n->first || !n->gap || !n->tns)
             return c->rc = PSK_ENOMEM;
         for (int j = 0; j < me.nranks; j++)
             if (copy_event(&n->first[j], &me.ev[j]))
                 return c->rc = PSK_ENOMEM;
+        /* v-collective arrays: rows as long as the communicator can be
+         * (an array only the root reads is empty on the other ranks, and
+         * the root may change) */
+        if (PSK_HAS(&me.ev[0], PSK_F_COUNTS) || PSK_HAS(&me.ev[0], PSK_F_RCOUNTS)) {
+            const psk_event *e = &me.ev[0];
+            n->vw1 = PSK_HAS(e, PSK_F_COUNTS) ? (uint32_t)g->P : 0;
+            n->vw = n->vw1 + (PSK_HAS(e, PSK_F_RCOUNTS) ? (uint32_t)g->P : 0);
+        }
     }
     /* one resource per iteration: the request or communicator id the
      * skeleton will use is the recorded one in every execution, so no two
@@ -528,6 +613,7 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     for (int j = 0; j < me.nranks && j < n->np; j++) {
         n->gap[j] += (double)me.gap[j];
         const psk_event *e = &me.ev[j];
+        n->tns[j] += (double)me.gap[j] + (double)(e->t_exit - e->t_entry);
         int done = gen_completion(e);
         if (done >= 0 && done_push(n, j, done))
             return c->rc = PSK_ENOMEM;
@@ -538,6 +624,8 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
             n->polled |= done == 0 || e->fn == PSK_FN_Iprobe;
         }
         if (PSK_HAS(e, PSK_F_REQS) && note_reqs(g, n, j, me.ranks[j], e))
+            return c->rc = PSK_ENOMEM;
+        if (n->vw && note_varrays(n, j, e, n->execs - 1))
             return c->rc = PSK_ENOMEM;
     }
     for (int j = 0; j < me.nranks && j < n->np; j++)
@@ -627,6 +715,10 @@ void gen_free_nodes(gen *g)
                     free((void *)PSK_ARR(&n->first[j], f));
         free(n->first);
         free(n->gap);
+        free(n->tns);
+        for (int j = 0; n->va && j < n->np; j++)
+            free(n->va[j]);
+        free(n->va);
         free(n->pwork);
         free(n->pcalls);
         for (int j = 0; n->src && j < n->np; j++)

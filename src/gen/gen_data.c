@@ -104,6 +104,10 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
             PSK_ARRN(&ev, PSK_F_REQS) = (uint32_t)n->xr[j][at];
         }
     }
+    /* v-collective arrays that differ between executions: this one's bytes */
+    const int64_t *vb = n->varr > 0 && n->va && n->va[j] && (uint64_t)k < n->execs ? n->va[j] + (uint64_t)k * n->vw
+                                                                                  : NULL;
+#define ARR_BYTES(e, f, sf, k) (vb ? vb[((f) == PSK_F_COUNTS ? 0 : n->vw1) + (k)] : arr_bytes(e, f, sf, k))
     const psk_event *e = &ev;
     unsigned fn = e->fn;
     int cls = psk_fn_class(fn), rc = 0;
@@ -212,7 +216,7 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
         uint32_t k, na = PSK_ARRN(e, PSK_F_RCOUNTS);
         rc |= put(s, dts) | put(s, op) | put(s, na);
         for (k = 0; k < na; k++) {
-            int64_t b = arr_bytes(e, PSK_F_RCOUNTS, PSK_F_DTSIZE, k);
+            int64_t b = ARR_BYTES(e, PSK_F_RCOUNTS, PSK_F_DTSIZE, k);
             rc |= put(s, b);
             big += b > 0 ? b : 0;
         }
@@ -239,7 +243,7 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
         if (!gath) { /* Scatterv, Alltoallv, Alltoallw: what it sends */
             rc |= put(s, PSK_ARRN(e, PSK_F_COUNTS));
             for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_COUNTS); k++) {
-                int64_t b = arr_bytes(e, PSK_F_COUNTS, sf, k);
+                int64_t b = ARR_BYTES(e, PSK_F_COUNTS, sf, k);
                 rc |= put(s, b);
                 st += b > 0 ? b : 0;
             }
@@ -247,7 +251,7 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
         if (!scat) { /* Gatherv, Allgatherv, Alltoallv, Alltoallw: what it receives */
             rc |= put(s, PSK_ARRN(e, PSK_F_RCOUNTS));
             for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_RCOUNTS); k++) {
-                int64_t b = arr_bytes(e, PSK_F_RCOUNTS, rf, k);
+                int64_t b = ARR_BYTES(e, PSK_F_RCOUNTS, rf, k);
                 rc |= put(s, b);
                 rt += b > 0 ? b : 0;
             }
@@ -268,6 +272,7 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
     gen_bump(&g->max_sbytes, big);
     gen_bump(&g->max_rbytes, big);
     return rc;
+#undef ARR_BYTES
 }
 
 /* loops of at most this many calls (all iterations) go into data whole */
@@ -280,8 +285,9 @@ int64_t gen_data_calls(const gen *g, int32_t id)
     const psk_fnode *x = psk_folded_node(g->f, id);
     if (x->kind == PSK_FNODE_SYM)
         return tabulable(g, id);
-    if (x->kind != PSK_FNODE_LOOP || x->depth >= 64 || x->count * x->span > UNROLL_MAX)
-        return 0;
+    if (x->kind != PSK_FNODE_LOOP || x->depth >= 64 || x->count * x->span > UNROLL_MAX ||
+        (g->plan && g->plan[id].scaled))
+        return 0; /* a sampled loop stays code */
     const int32_t *kid = psk_folded_children(g->f, id);
     int64_t one = 0;
     for (int32_t i = 0; i < x->nchild; i++) {
@@ -353,7 +359,7 @@ static int varies(const gen *g, int32_t id, int D, int64_t per)
     for (int i = 0; i < np; i++)
         if (ps[i].kind > PSK_VARY_ITER ? !periodic(&ps[i], per) : ps[i].depth < D)
             return 1;
-    if (n->varsrc || n->reqsvary)
+    if (n->varsrc || n->reqsvary || n->varr)
         return 1;
     for (int j = 0; n->done && j < n->np; j++)
         for (uint32_t k = 1; k < n->ndone[j]; k++)
@@ -452,10 +458,15 @@ void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t 
     char at[48] = "-1, 0";
     if (D > 0)
         snprintf(at, sizeof at, "%d, i%d", chain[D - 1], chain[D - 1]);
+    double cf = gen_compute_factor(g, kid[from]);
+    if (cf > 1) { /* compute scaled (gen_plan.c) in these calls too */
+        gen_indent(g, d);
+        fprintf(g->body, "rfac_ = %.6g;\n", cf);
+    }
     gen_indent(g, d);
     if (mode == 2) {
-        /* the execution: the loops' indices in mixed radix (a scaled loop
-         * runs its first iterations, whose executions these are) */
+        /* the execution: the loops' indices in mixed radix (a sampled loop
+         * runs iterations with the original's indices) */
         char ex[64 * 48] = "0LL";
         for (int k = 0; k < D; k++) {
             char nx[sizeof ex];
@@ -470,6 +481,10 @@ void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t 
     } else {
         fprintf(g->body, "replay_(R%d[rank_], -1, %s, fname_); /* nodes %d-%d: %lld calls, replayed from data */\n",
                 first, at, first, kid[to - 1], (long long)calls);
+    }
+    if (cf > 1) {
+        gen_indent(g, d);
+        fprintf(g->body, "rfac_ = 1.0;\n");
     }
     free(s), free(t), free(last), free(total);
 }

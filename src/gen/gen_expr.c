@@ -473,9 +473,68 @@ void gen_bytes_expr(gen *g, int32_t id, int cf, int sf, char *out, size_t cap)
 
 /* a per-rank array (counts of a v-collective, request ids) as a table of
  * rows, one per world rank, padded to the longest */
+/* gen_array_table where the node's byte arrays differ between executions
+ * (gen_collect.c note_varrays): one row of NRANKS arrays per execution */
+static void array_table_by_exec(gen *g, int32_t id, int f, const char *what, int *width)
+{
+    gnode *n = &g->node[id];
+    /* as long as the longest any rank passed in any execution */
+    int off = f == PSK_F_COUNTS ? 0 : (int)n->vw1, w = (int)(f == PSK_F_COUNTS ? n->vlen1 : n->vlen2);
+    w = w > 0 ? w : 1;
+    *width = w;
+    char name[64];
+    snprintf(name, sizeof name, "T%d_%s_x", id, what);
+    n->counted = 1;
+    if (!table_once(g, id, name))
+        return;
+    uint64_t E = n->execs;
+    fprintf(g->tabs, "static const int %s[%llu][NRANKS][%d] = {", name, (unsigned long long)E, w);
+    int64_t total_max = 0;
+    for (uint64_t x = 0; x < E; x++) {
+        fprintf(g->tabs, "%s{", x ? ",\n    " : "");
+        for (int r = 0, j = 0; r < g->P; r++) {
+            int me = j < n->np && n->ranks[j] == r;
+            int64_t total = 0;
+            fprintf(g->tabs, "%s{", r ? ", " : "");
+            for (int k = 0; k < w; k++) {
+                int64_t v = me && n->va && n->va[j] ? n->va[j][x * n->vw + (uint64_t)off + (uint64_t)k] : 0;
+                v = v > 0 && v < INT32_MAX ? v : 0;
+                total += v;
+                fprintf(g->tabs, "%s%lld", k ? ", " : "", (long long)v);
+            }
+            fprintf(g->tabs, "}");
+            total_max = total > total_max ? total : total_max;
+            j += me;
+        }
+        fprintf(g->tabs, "}");
+    }
+    fprintf(g->tabs, "};\n");
+    gen_bump(&g->max_sbytes, total_max);
+    gen_bump(&g->max_rbytes, total_max);
+}
+
+void gen_array_expr(gen *g, int32_t id, const char *what, char *out, size_t cap)
+{
+    const gnode *n = &g->node[id];
+    if (n->varr > 0)
+        snprintf(out, cap, "T%d_%s_x[T%d_k %% %lldLL]", id, what, id, (long long)n->execs);
+    else
+        gen_table_name(out, cap, id, what);
+}
+
 void gen_array_table(gen *g, int32_t id, int f, int64_t scale_field, const char *what, int *width)
 {
     const gnode *n = &g->node[id];
+    if ((f == PSK_F_COUNTS || f == PSK_F_RCOUNTS) && n->varr) {
+        if (n->varr < 0) {
+            gen_fail(g, "event %d (%s): its %s differ between executions, in more than %u values in all: too "
+                        "large a table for the skeleton", id, psk_fn_name(n->first[0].fn), psk_field_name(f), 1u << 22);
+            *width = 1;
+            return;
+        }
+        array_table_by_exec(g, id, f, what, width);
+        return;
+    }
     int w = 1;
     for (int j = 0; j < n->np; j++)
         w = (int)PSK_ARRN(&n->first[j], f) > w ? (int)PSK_ARRN(&n->first[j], f) : w;

@@ -22,6 +22,7 @@ typedef struct gnode {
     uint8_t kind[PSK_F_NFIELDS];
     int64_t c[PSK_F_FIRST_ARRAY];
     double *gap;        /* per taking part rank: summed compute gaps (ns) */
+    double *tns;        /* per taking part rank: summed gap + time in the call (ns) */
     double *pwork, *pcalls; /* runs of polls: per taking part rank, summed
                          * compute between the polls (ns) and polls made */
     uint64_t execs;
@@ -56,6 +57,14 @@ typedef struct gnode {
      * on the communicator before the first execution (equal on every rank
      * unless the merge aligned different instances of the call) */
     int64_t *collpre;
+    /* v-collective byte arrays (COUNTS, then RCOUNTS, each times its
+     * datatype sizes) when they differ between executions (a loop folded
+     * at the level that drops them): per taking part rank, every
+     * execution's, va[j][e * vw + k]; vw: the two arrays' lengths summed */
+    int64_t **va;
+    uint32_t vw, vw1;
+    uint32_t vlen1, vlen2; /* the longest COUNTS and RCOUNTS any rank passed */
+    int varr;           /* 1: they differ; -1: too large to keep (gen fails if they differ) */
 } gnode;
 
 /* a communicator as a rank saw it created: its members' world ranks;
@@ -79,6 +88,17 @@ typedef struct pending {
     int32_t id, j;
     uint32_t pos;
 } pending;
+
+/* what the skeleton runs of a node (gen_plan.c) */
+typedef struct gplan {
+    double tau;      /* the part of the target left where it is: compute scales by it */
+    double tau_in;   /* loops: the part left inside it */
+    double runs;     /* times it runs in the skeleton (the loops around it) */
+    double t_iter;   /* loops: the original's seconds per iteration, slowest rank */
+    int scaled;      /* loops: a sample of its iterations runs */
+    int64_t cold, ran;
+    const char *why;
+} gplan;
 
 typedef struct psk_gen {
     psk_merged *m;
@@ -113,6 +133,12 @@ typedef struct psk_gen {
     int64_t *entry;     /* per loop node: inflight as its first execution began (-2: never) */
     double *unit_ns; /* per rank: ns of one work unit on its host */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
+    gplan *plan;        /* per node (gen_plan.c) */
+    psk_gen_loop *loops;
+    int nloops;
+    double *saved_ns;   /* per rank: the original's time not run */
+    int floor_iters;
+    double floor_seconds;
     char errmsg[512];   /* why it failed (psk_gen_errmsg) */
     int status;         /* its psk_status */
     int failed;
@@ -166,6 +192,9 @@ void gen_done_expr(gen *g, int32_t id, char *out, size_t cap);
 void gen_tag_expr(gen *g, int32_t id, int f, const char *what, char *out, size_t cap);
 void gen_bytes_expr(gen *g, int32_t id, int cf, int sf, char *out, size_t cap);
 void gen_array_table(gen *g, int32_t id, int f, int64_t scale_field, const char *what, int *width);
+/* the C expression of node id's table of what (written by gen_array_table)
+ * for this rank to index: by execution where the arrays differ */
+void gen_array_expr(gen *g, int32_t id, const char *what, char *out, size_t cap);
 void gen_reqs_by_exec(gen *g, int32_t id);
 /* what the skeleton gives scalar field f of node id on its taking part
  * rank j at loop indices iter (64 depths) and execution k; peers given by
@@ -191,8 +220,16 @@ int64_t gen_poll_calls(const gnode *n, int j);
 int gen_reqs_how(unsigned fn);
 void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar);
 
+/* gen_plan.c: how much of each node runs (after gen_collect) */
+int gen_plan(gen *g);
+/* the compute of SYM node id runs this many times shorter (1: in full) */
+double gen_compute_factor(const gen *g, int32_t id);
+
 /* gen_scale.c: whether loop node id may run fewer iterations */
 int gen_closed_loop(gen *g, int32_t id);
+/* whether the n sibling loops ids (as many iterations each, ranks apart)
+ * may run fewer iterations together: every iteration closed across them */
+int gen_closed_group(gen *g, const int32_t *ids, int n);
 
 /* gen_data.c: calls replayed from data */
 int64_t gen_data_calls(const gen *g, int32_t id);

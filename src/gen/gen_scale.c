@@ -6,10 +6,11 @@
  * where a tag does (where tags come from tables by execution, it must
  * begin with no message in flight); each collective in it has every
  * member of its communicator taking part, each the same numbered
- * collective on every rank, and (where the loop runs more than once) none
- * with sizes partly from a table by execution and partly from a loop's
- * index; the objects it makes it frees; and each request it completes it
- * made. Then running fewer iterations on every rank leaves nobody
+ * collective on every rank; the objects it makes it frees; and each
+ * request it completes it made. Values from tables by execution are
+ * followed at the executions the skeleton reads them (the indices of the
+ * loops around, in mixed radix), so iterations that differ in message
+ * sizes are checked one by one. Then running fewer iterations on every rank leaves nobody
  * waiting. */
 #include <stdlib.h>
 #include <string.h>
@@ -95,13 +96,44 @@ static void count_bytes(balance *b, const gen *g, int32_t me, int64_t comm, int6
 }
 
 
+/* the execution of node id at the walk's iterations: the indices of the
+ * loops around it in mixed radix, as the skeleton finds it (T<id>_k);
+ * 0 where the walk does not know them (an inner loop counted, not walked;
+ * or the loop checked runs more than once, its other runs not walked) */
+static int exec_index(const gen *g, int32_t id, const balance *b, int64_t *k)
+{
+    int32_t chain[64];
+    int D = gen_loops_around(g, id, chain);
+    *k = 0;
+    for (int d = 0; d < D; d++) {
+        int64_t i = 0;
+        if (d < b->depth) {
+            if (b->rerun)
+                return 0;
+        } else if (d == b->depth || b->enumd[d]) {
+            i = b->iter[d];
+        } else {
+            return 0;
+        }
+        *k = *k * psk_folded_node(g->f, chain[d])->count + i;
+    }
+    return 1;
+}
+
 /* field f of node id on its j-th rank at the walk's iterations; whether
  * it follows the loop's index goes into fl */
 static int64_t walked_value(const gen *g, int32_t id, int f, int j, balance *b, follow *fl)
 {
     const psk_fparam *p = gen_param_of(g, id, f);
+    int64_t k;
     if (!p)
         return g->node[id].first[j].v[f];
+    if (p->kind > PSK_VARY_ITER && b->depth < 64 && exec_index(g, id, b, &k)) {
+        /* a table by execution (iterations that differ): followed
+         * iteration by iteration at the executions the skeleton reads */
+        fl->vary = fl->nonaffine = 1;
+        return gen_value_at(g, id, f, j, b->iter, k);
+    }
     if (p->kind > PSK_VARY_ITER || (p->depth == b->depth && b->depth >= 64)) {
         fl->vary = fl->unknown = 1; /* by execution: not followed */
         return 0;
@@ -151,7 +183,8 @@ static void count_tag(balance *b, const gen *g, int32_t id, int f, int j, int64_
     const psk_fparam *p = gen_param_of(g, id, f);
     if (peer == PSK_PROC_NULL || !PSK_HAS(&g->node[id].first[j], f))
         return;
-    if (p && p->kind > PSK_VARY_ITER) {
+    int64_t k;
+    if (p && p->kind > PSK_VARY_ITER && !(b->depth < 64 && exec_index(g, id, b, &k))) {
         b->ft.unknown = b->ft.exec = 1;
         return;
     }
@@ -220,31 +253,6 @@ static int coll_complete(const gen *g, const gnode *n)
     return ok;
 }
 
-/* a collective whose sizes, which must agree between its ranks, come
- * partly from a table by execution (read with the node's execution
- * counter) and partly from a loop's index. A scaled loop run more than
- * once runs fewer executions than the original's at the same indices:
- * from its second run on, the counter reads the sizes of the original's
- * later iterations of an earlier run while the index starts over
- * (random seed 2523: an MPI_Iscatter in a loop of 8 inside one of 5, the
- * root's count tabled by execution, the receive counts 2 i + 8; the K = 2
- * skeleton's second run scattered 16 x 8 bytes to receives of 8 x 8). A
- * table by execution alone is read at the same execution on every rank,
- * and a loop run once reads it at the original's executions */
-static int coll_sizes_mixed(const gen *g, int32_t id)
-{
-    static const int size[] = {PSK_F_COUNT, PSK_F_DTSIZE, PSK_F_RCOUNT, PSK_F_RDTSIZE};
-    int exec = 0, index = 0;
-    for (size_t i = 0; i < sizeof size / sizeof *size; i++) {
-        const psk_fparam *p = gen_param_of(g, id, size[i]);
-        if (p && p->kind > PSK_VARY_ITER)
-            exec = 1;
-        else if (p)
-            index = 1;
-    }
-    return exec && index;
-}
-
 /* whether a peer of some event inside node id follows the index of the
  * loop at depth d */
 static int peers_follow(const gen *g, int32_t id, int d)
@@ -305,10 +313,6 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
     int cls = psk_fn_class(fn);
     if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL || cls == PSK_CLASS_COMM) && !coll_complete(g, n)) {
         b->ok = 0; /* a collective without every member of its communicator */
-        return;
-    }
-    if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL) && b->rerun && coll_sizes_mixed(g, id)) {
-        b->ok = 0; /* its ranks' sizes would come from different executions */
         return;
     }
     for (int j = 1; n->collpre && j < n->np; j++)
@@ -536,6 +540,12 @@ static int requests_closed(const gen *g, int32_t id)
  * index, else at each. */
 int gen_closed_loop(gen *g, int32_t id)
 {
+    return gen_closed_group(g, &id, 1);
+}
+
+int gen_closed_group(gen *g, const int32_t *ids, int n)
+{
+    int32_t id = ids[0];
     const psk_fnode *x = psk_folded_node(g->f, id);
     balance b = {.P = g->P, .ok = 1, .depth = x->depth, .budget = 1 << 20};
     int32_t chain[64];
@@ -553,7 +563,6 @@ int gen_closed_loop(gen *g, int32_t id)
         free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes), free(b.tags), free(b.wtags), free(b.anytag);
         return 0;
     }
-    const int32_t *kid = psk_folded_children(g->f, id);
     int64_t iters = 1;
     for (int64_t it = 0; it < iters && b.ok; it++) {
         memset(b.sent, 0, PP * sizeof *b.sent), memset(b.bytes, 0, PP * sizeof *b.bytes);
@@ -563,8 +572,12 @@ int gen_closed_loop(gen *g, int32_t id)
         b.objs = 0;
         if (b.depth >= 0 && b.depth < 64)
             b.iter[b.depth] = it;
-        for (int32_t i = 0; i < x->nchild && b.ok; i++)
-            tally(g, kid[i], 1, &b);
+        for (int k = 0; k < n && b.ok; k++) { /* every loop of the group at this iteration */
+            const psk_fnode *y = psk_folded_node(g->f, ids[k]);
+            const int32_t *kid = psk_folded_children(g->f, ids[k]);
+            for (int32_t i = 0; i < y->nchild && b.ok; i++)
+                tally(g, kid[i], 1, &b);
+        }
         /* what each rank got from specific senders, the rest from wildcards
          * (of any tag where it has an MPI_ANY_TAG receive) */
         for (int r = 0; r < g->P && b.ok; r++) {
@@ -592,8 +605,9 @@ int gen_closed_loop(gen *g, int32_t id)
         /* tags by execution are not followed per iteration: the loop's
          * ranks must at least start it with no message between them in
          * flight, as a loop merged a call behind its peer's does not */
-        if (b.ft.exec && g->entry[id] != 0)
-            b.ok = 0;
+        for (int k = 0; k < n && b.ft.exec; k++)
+            if (g->entry[ids[k]] != 0)
+                b.ok = 0;
         if (it == 0 && (b.fb.vary || b.ft.vary)) {
             int nonaffine = (b.fb.vary && b.fb.nonaffine) || (b.ft.vary && b.ft.nonaffine);
             iters = nonaffine ? x->count : x->count < 2 ? x->count : 2;
@@ -602,5 +616,7 @@ int gen_closed_loop(gen *g, int32_t id)
             b.ok = 0;
     }
     free(b.sent), free(b.wild), free(b.bytes), free(b.wbytes), free(b.tags), free(b.wtags), free(b.anytag);
-    return b.ok && requests_closed(g, id);
+    for (int k = 0; k < n && b.ok; k++)
+        b.ok = requests_closed(g, ids[k]);
+    return b.ok;
 }

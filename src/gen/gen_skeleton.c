@@ -107,7 +107,10 @@ static void emit_outliers(gen *g, int32_t loop, int d)
                 loop, no, (long long)ol[0].iter, med > 0 ? ol[0].compute / med : 0.0, med / 1e6,
                 no > 1 ? ", ..." : "");
         gen_indent(g, d);
-        fprintf(g->body, "psk_work(L%d_outlier_work[rank_]);\n", loop);
+        if (gen_compute_factor(g, loop) > 1)
+            fprintf(g->body, "psk_work(cunits_(L%d_outlier_work[rank_], %.6g));\n", loop, gen_compute_factor(g, loop));
+        else
+            fprintf(g->body, "psk_work(L%d_outlier_work[rank_]);\n", loop);
         /* the ranks' outlier work differs: without this, a rank that ends
          * it first would wait for the others inside the loop's first
          * timed iteration, and that wait would be scaled with it; through
@@ -151,32 +154,38 @@ static void emit_children(gen *g, int32_t id, int d, int in_scaled, const char *
         }
         char var[32];
         snprintf(var, sizeof var, "i%d", c);
-        int scale = !in_scaled && y->count >= g->K && g->K > 1 && gen_closed_loop(g, c);
-        if (scale) {
-            int64_t ran = y->count / g->K;
+        const gplan *p = &g->plan[c];
+        if (p->scaled) {
             int ph = g->nscaled++;
             emit_outliers(g, c, d);
             gen_indent(g, d);
-            fprintf(g->body, "{ /* loop %d: %lld iterations of %lld events in the original; %lld here (K = %d) */\n",
-                    c, (long long)y->count, (long long)y->span, (long long)ran, g->K);
+            fprintf(g->body,
+                    "{ /* loop %d: %lld iterations of %lld events in the original; here the first %lld (cold, "
+                    "counted once) and %lld of the others spread over them, each for %.6g */\n",
+                    c, (long long)y->count, (long long)y->span, (long long)p->cold, (long long)(p->ran - p->cold),
+                    (double)(y->count - p->cold) / (double)(p->ran - p->cold));
             gen_indent(g, d + 1);
-            fprintf(g->body, "double lt_ = MPI_Wtime(), l1_ = 0;\n");
+            fprintf(g->body, "double lt_ = vt_(), l1_ = lt_;\n");
             gen_indent(g, d + 1);
-            fprintf(g->body, "for (long %s = 0; %s < %lldL; %s++) {\n", var, var, (long long)ran, var);
+            fprintf(g->body, "for (long s%d = 0; s%d < %lldL; s%d++) {\n", c, c, (long long)p->ran, c);
             gen_indent(g, d + 2);
-            fprintf(g->body, "if (%s == 1) l1_ = MPI_Wtime(); /* the first iteration warms up */\n", var);
+            fprintf(g->body, "long %s = (long)samp_(s%d, %lldLL, %lldLL, %lldLL);\n", var, c, (long long)y->count,
+                    (long long)p->cold, (long long)p->ran);
+            gen_indent(g, d + 2);
+            fprintf(g->body, "if (s%d == %lld) l1_ = vt_(); /* the steady ones from here */\n", c, (long long)p->cold);
             emit_children(g, c, d + 2, 1, var);
             gen_indent(g, d + 1);
             fprintf(g->body, "}\n");
             gen_indent(g, d + 1);
-            fprintf(g->body, "phase_(%d, %d, %lldLL, %lldLL, MPI_Wtime() - lt_, l1_ ? l1_ - lt_ : 0.0);\n", ph, c,
-                    (long long)y->count, (long long)ran);
+            fprintf(g->body, "phase_(%d, %d, %lldLL, %lldLL, %lldLL, vt_() - lt_, l1_ - lt_);\n", ph, c,
+                    (long long)y->count, (long long)p->cold, (long long)p->ran);
             gen_indent(g, d);
             fprintf(g->body, "}\n");
         } else {
             gen_indent(g, d);
-            fprintf(g->body, "for (long %s = 0; %s < %lldL; %s++) { /* loop %d: %lld iterations of %lld events */\n",
-                    var, var, (long long)y->count, var, c, (long long)y->count, (long long)y->span);
+            fprintf(g->body, "for (long %s = 0; %s < %lldL; %s++) { /* loop %d: %lld iterations of %lld events; %s */\n",
+                    var, var, (long long)y->count, var, c, (long long)y->count, (long long)y->span,
+                    p->why ? p->why : "run in full");
             emit_children(g, c, d + 1, in_scaled, var);
             gen_indent(g, d);
             fprintf(g->body, "}\n");
@@ -189,6 +198,8 @@ extern const char psk_skel_runtime_text[], psk_skel_fn_ids_text[];
 
 static void cleanup(gen *g)
 {
+    free(g->plan);
+    g->plan = NULL;
     free(g->unit_ns);
     free(g->min_gap);
     g->unit_ns = NULL;
@@ -246,6 +257,8 @@ static int make(gen *g, psk_merged *m)
     for (int r = 0; r < g->P; r++)
         if (g->min_gap[r] > 1e299)
             g->min_gap[r] = 0;
+    if (!g->failed && gen_plan(g))
+        return -1;
     if (g->mt_rank >= 0 && g->mt_threads)
         return gen_fail(g, "rank %d made its MPI calls from %d threads under MPI_THREAD_MULTIPLE: they cannot be "
                            "replayed in one order without risking a deadlock", g->mt_rank, g->mt_threads);
@@ -280,7 +293,9 @@ int psk_gen_open(psk_merged *m, psk_folded *f, const psk_gen_opts *o, psk_gen **
     if (!g)
         return PSK_ENOMEM;
     *g = (gen){.m = m, .f = f, .job = psk_merged_job(m), .P = psk_merged_nranks(m), .K = o->K, .max_comm = 1,
-               .max_req = 0, .table_min = o->table_min > 0 ? o->table_min : PSK_GEN_TABLE_MIN, .mt_rank = -1};
+               .max_req = 0, .table_min = o->table_min > 0 ? o->table_min : PSK_GEN_TABLE_MIN,
+               .floor_iters = o->floor_iters > 0 ? o->floor_iters : PSK_GEN_FLOOR_ITERS,
+               .floor_seconds = o->floor_seconds < 0 ? PSK_GEN_FLOOR_SECONDS : o->floor_seconds, .mt_rank = -1};
     if (make(g, m)) {
         if (g->body)
             fclose(g->body);
@@ -304,11 +319,24 @@ const char *psk_gen_errmsg(const psk_gen *g)
     return !g ? "out of memory" : g->errmsg[0] ? g->errmsg : "no error";
 }
 
+const psk_gen_loop *psk_gen_loops(const psk_gen *g, int *n)
+{
+    *n = g && !g->failed ? g->nloops : 0;
+    return *n ? g->loops : NULL;
+}
+
+double psk_gen_saved_seconds(const psk_gen *g, int r)
+{
+    return g && g->saved_ns && r >= 0 && r < g->P ? 1e-9 * g->saved_ns[r] : 0;
+}
+
 void psk_gen_close(psk_gen *g)
 {
     if (!g)
         return;
     cleanup(g);
+    free(g->loops);
+    free(g->saved_ns);
     free(g->bodytxt);
     free(g->tabstxt);
     free(g);
@@ -383,26 +411,32 @@ int psk_gen_write(psk_gen *g, FILE *out)
                  "    sbuf_ = calloc((size_t)SBUF_BYTES, 1);\n"
                  "    rbuf_ = calloc((size_t)RBUF_BYTES, 1);\n"
                  "    if (!sbuf_ || !rbuf_) MPI_Abort(MPI_COMM_WORLD, 3);\n"
+                 "    /* the program's data was written before it was sent, so is this: a send\n"
+                 "     * from never-written memory (the zero page) costs more in every call; the\n"
+                 "     * receive buffer is first touched by the first receives, as the program's */\n"
+                 "    memset(sbuf_, 1, (size_t)SBUF_BYTES);\n"
                  "    work_calibrate_(); /* faithful compute on the recording host */\n"
                  "    double t0_ = MPI_Wtime();\n\n");
     fwrite(g->bodytxt, 1, g->bodylen, out);
     fprintf(out, "\n    double t1_ = MPI_Wtime();\n"
                  "    for (int r = 0; r <= NREQ; r++)\n"
                  "        if (req_[r] != MPI_REQUEST_NULL && !persist_[r]) MPI_Wait(&req_[r], MPI_STATUS_IGNORE);\n"
-                 "    double mine[2] = {t1_ - t0_ + scaled_extra_, t1_ - t0_}, all[2];\n"
-                 "    MPI_Reduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
+                 "    double mine[3] = {t1_ - t0_ + vx_, t1_ - t0_, cfx_}, all[3];\n"
+                 "    MPI_Reduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
                  "    double ph[NPHASE + 1], pp[NPHASE + 1];\n"
                  "    MPI_Reduce(phase_time_, ph, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
                  "    MPI_Reduce(phase_pred_, pp, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
                  "    if (rank_ == 0) {\n"
                  "        for (int p = 0; p < NPHASE; p++)\n"
-                 "            printf(\"%s phase loop=%%d count=%%lld ran=%%lld seconds=%%.6f predicted_seconds=%%.6f\\n\",\n"
-                 "                   phase_loop_[p], phase_count_[p], phase_ran_[p], ph[p], pp[p]);\n"
+                 "            printf(\"%s phase loop=%%d count=%%lld ran=%%lld seconds=%%.6f predicted_seconds=%%.6f \"\n"
+                 "                   \"cold=%%lld runs=%%lld\\n\", phase_loop_[p], phase_count_[p], phase_ran_[p], ph[p], pp[p],\n"
+                 "                   phase_cold_[p], phase_runs_[p]);\n"
+                 "        printf(\"%s compute credited_seconds=%%.6f\\n\", all[2]);\n"
                  "        printf(\"%s predicted_seconds=%%.6f skeleton_seconds=%%.6f K=%%d\\n\", all[0], all[1], K);\n"
                  "    }\n"
                  "    free(sbuf_);\n    free(rbuf_);\n"
                  "    MPI_Finalize();\n    return 0;\n}\n",
-            PSK_SKELETON_TAG, PSK_SKELETON_TAG);
+            PSK_SKELETON_TAG, PSK_SKELETON_TAG, PSK_SKELETON_TAG);
     if (fflush(out) || ferror(out)) {
         snprintf(g->errmsg, sizeof g->errmsg, "cannot write the skeleton");
         return PSK_EIO;

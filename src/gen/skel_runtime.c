@@ -104,9 +104,37 @@ static void *rin_(int a, int b) { return b || !a ? (void *)rbuf_ : MPI_IN_PLACE;
 static inline int atroot_(int root, MPI_Comm c) { int m = -1; MPI_Comm_rank(c, &m); return m == root; }
 static inline const void *sinroot_(int a, int b, int root, MPI_Comm c) { return atroot_(root, c) ? sin_(a, b) : sbuf_; }
 static inline void *rinroot_(int a, int b, int root, MPI_Comm c) { return atroot_(root, c) ? rin_(a, b) : rbuf_; }
-static double scaled_extra_, phase_time_[NPHASE + 1], phase_pred_[NPHASE + 1];
-static long long phase_count_[NPHASE + 1], phase_ran_[NPHASE + 1];
+/* The skeleton's virtual clock: vt_() is MPI_Wtime() plus vx_, the time
+ * of the original this rank left out so far (iterations of sampled loops
+ * not run, compute not emulated). Loops are timed with it, so a loop
+ * sampled inside another one, or compute scaled inside a sampled loop, is
+ * counted with the iterations that stand for the others. rank 0 prints the
+ * slowest rank's MPI_Init-to-MPI_Finalize time on it. */
+static double vx_, cfx_;
+static inline double vt_(void) { return MPI_Wtime() + vx_; }
+/* Compute scaled f times: of u work units, u / f run and the rest is
+ * credited to the virtual clock at the time a unit stands for (wunit_:
+ * the recorded unit time on the recording host, the kernel's measured
+ * one elsewhere), so no timing noise is multiplied. cfx_ sums the credit. */
+static inline uint64_t cunits_(uint64_t u, double f)
+{
+    uint64_t r = f > 1.0 ? (uint64_t)((double)u / f + 0.5) : u;
+    double x = (double)(u - r) * wunit_ * 1e-9;
+    vx_ += x, cfx_ += x;
+    return r;
+}
+/* compute factor of the calls replayed from data (replay_), set around them */
+static double rfac_ = 1.0;
+static double phase_time_[NPHASE + 1], phase_pred_[NPHASE + 1];
+static long long phase_count_[NPHASE + 1], phase_ran_[NPHASE + 1], phase_cold_[NPHASE + 1], phase_runs_[NPHASE + 1];
 static int phase_loop_[NPHASE + 1];
+/* Iteration s of ran of a sampled loop of count iterations whose first
+ * cold ones run (and count) once: the others stand evenly spread over the
+ * rest, each for (count - cold) / (ran - cold) iterations. */
+static inline long long samp_(long long s, long long count, long long cold, long long ran)
+{
+    return s < cold || ran <= cold ? s : cold + (s - cold) * (count - cold) / (ran - cold);
+}
 
 /* perfskel's values of MPI constants back to this MPI's */
 static inline int peer_(long long p) { return p == -1 ? MPI_ANY_SOURCE : p == -2 ? MPI_PROC_NULL : p == -3 ? MPI_ROOT : (int)p; }
@@ -349,22 +377,21 @@ static inline void create_group_(MPI_Comm parent, const int *members, int n, MPI
     MPI_Group_free(&w);
 }
 
-/* a scaled loop ran: the first iteration (connections, caches: warming
- * up) counts once, the others (count - 1) / (ran - 1) times */
-static inline void phase_(int ph, int loop, long long count, long long ran, double t, double first)
+/* A sampled loop ran (t on the virtual clock; tc of it in its cold
+ * iterations, which count once): its steady iterations stand for the
+ * others, (count - cold) / (ran - cold) each. */
+static inline void phase_(int ph, int loop, long long count, long long cold, long long ran, double t, double tc)
 {
-    if (ran >= 2 && first > 0)
-        scaled_extra_ += (t - first) * ((double)(count - 1) / (double)(ran - 1) - 1.0);
-    else
-        scaled_extra_ += t * ((double)count / (double)ran - 1.0);
+    double f = ran > cold ? (double)(count - cold) / (double)(ran - cold) : 1.0, x = (t - tc) * (f - 1.0);
+    vx_ += x;
     phase_time_[ph] += t;
-    phase_pred_[ph] += t + (ran >= 2 && first > 0 ? (t - first) * ((double)(count - 1) / (double)(ran - 1) - 1.0)
-                                                  : t * ((double)count / (double)ran - 1.0));
+    phase_pred_[ph] += t + x;
     phase_count_[ph] = count;
     phase_ran_[ph] = ran;
+    phase_cold_[ph] = cold;
+    phase_runs_[ph]++;
     phase_loop_[ph] = loop;
 }
-
 
 /* ---- where this rank is: set before each call; said on SIGTERM ---- */
 static volatile long long at_event_ = -1, at_iter_ = 0;
@@ -497,7 +524,7 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
         long long dt, op;
         int ca[NRANKS + 1], cb[NRANKS + 1], da[NRANKS + 1], db[NRANKS + 1], ids[NREQ + 1];
         MPI_Comm cm;
-        psk_work((uint64_t)rd_());
+        psk_work(cunits_((uint64_t)rd_(), rfac_));
         ev += ri_();
         at_(ev, loop, iter, fn >= 0 && fn < 256 && names[fn] ? names[fn] : "MPI_(unknown)");
         switch (fn) {
@@ -560,12 +587,12 @@ static inline void replay_(const char *s, long long n, int loop, long long iter,
             how = ri_(), d = ri_(), u = rd_(), cl = rd_();
             if (how == 7) {
                 b = ri_(), c = ri_(), cm = rc_();
-                pollp_(peer_(b), tag_(c), cm, (uint64_t)u, cl, d);
+                pollp_(peer_(b), tag_(c), cm, cunits_((uint64_t)u, rfac_), cl, d);
                 break;
             }
             n = ri_();
             for (a = 0; a < n; a++) { b = ri_(); if (a <= NREQ) ids[a] = b; }
-            pollr_(how, ids, n <= NREQ + 1 ? n : NREQ + 1, (uint64_t)u, cl, d);
+            pollr_(how, ids, n <= NREQ + 1 ? n : NREQ + 1, cunits_((uint64_t)u, rfac_), cl, d);
             break;
         }
         case PSK_FN_Barrier: MPI_Barrier(rc_()); break;

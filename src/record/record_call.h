@@ -176,6 +176,15 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided);
 void psk_rec_pre_finalize(unsigned fn, uint64_t t0);
 void psk_rec_stop(unsigned fn, uint64_t t0);
 
+/* record_times.c: the time-only mode (PSK_TIMES=DIR, perfskel check's
+ * plain runs). In MPI_Init: 1 if it is on (this rank's file begun, its
+ * MPI_Init times kept; nothing will be recorded), 0 if not */
+int psk_times_start(uint64_t t0);
+/* MPI_Finalize entered at t0; a signal ending the rank: its line (nothing
+ * when the mode is off) */
+void psk_times_finalize(uint64_t t0);
+void psk_times_signal(int sig);
+
 /* record_merge.c: the merge inside the job */
 /* PSK_MERGE: 0 no, 1 yes, 2 ("only") yes and no rank files left */
 int psk_rec_merge_wanted(void);

@@ -5,7 +5,9 @@
  * A rank killed by a signal or exiting without MPI_Finalize writes the
  * events it holds as a last block without END, so readers say it was cut
  * short. Recording problems (disk full) are reported once on stderr and
- * switch recording off; they never stop the program. Seed 001 §2.1. */
+ * switch recording off; they never stop the program. With PSK_TIMES set
+ * nothing is recorded: the time-only mode of record_times.c instead
+ * (perfskel check's plain runs). Seed 001 §2.1. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -268,6 +270,7 @@ static struct sigaction old_actions[NSIG_TERM + NSIG_CRASH];
  * block, then let the signal do what it would have done. */
 static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
+    psk_times_signal(sig); /* the time-only mode's note of how the rank ended */
     if (psk_state == 1 && !R.in_write && R.nev && R.fd >= 0) {
         R.in_write = 1; /* a second signal while this one writes: once */
         flush_block(PSK_BLOCK_EVENTS, R.buf, R.used, R.nev);
@@ -509,6 +512,11 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     if (psk_state != 0 || !psk_mpi_alive())
         return;
     psk_state = 2; /* until everything is ready */
+    if (psk_times_start(t0)) {
+        /* time-only: recording stays off; the handlers note a signal */
+        install_handlers();
+        return;
+    }
     psk_threaded = fn == PSK_FN_Init_thread && provided == MPI_THREAD_MULTIPLE;
     /* threads other than this one may call MPI: which one made each call
      * is recorded (the levels are ordered in both MPIs' headers) */
@@ -675,8 +683,10 @@ static int end_file(unsigned fn, uint64_t t0)
 
 void psk_rec_pre_finalize(unsigned fn, uint64_t t0)
 {
-    if (!R.started)
+    if (!R.started) {
+        psk_times_finalize(t0); /* time-only mode (else nothing) */
         return;
+    }
     R.started = 0;
     end_offset = clock_offset(NULL);
     if (R.merge) {

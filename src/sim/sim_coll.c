@@ -5,7 +5,9 @@
  * 0..n-1 in communicator order; c->bytes is the per-member size: the whole
  * buffer for bcast, reduce, allreduce and scan, one member's block for
  * gather, scatter, allgather, reduce-scatter, and one destination's for
- * alltoall. Defaults follow MPICH's choices by size. */
+ * alltoall. A member that copies its own block (c->own: alltoall,
+ * allgather, a gather's or scatter's root, not in place) does so first, at
+ * `copy byte time`. Defaults follow MPICH's choices by size. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,12 +234,20 @@ static int default_alg(const psk_coll_call *c)
     return PSK_ALG_LINEAR;
 }
 
+/* when member i starts the algorithm: at its arrival, after the copy of
+ * its own block (Open MPI's and MPICH's alltoall, allgather, gather and
+ * scatter copy it first) */
+static double start_of(const psk_net *net, const psk_coll_call *c, int i)
+{
+    return c->arrive[i] + (c->own ? (double)c->own[i] * net->m->copy_byte_us * 1e3 : 0);
+}
+
 void psk_coll_run(psk_net *net, const psk_coll_call *c)
 {
     int n = c->n;
     double last = 0;
     for (int i = 0; i < n; i++)
-        last = dmax(last, c->arrive[i]);
+        last = dmax(last, start_of(net, c, i));
     int alg = net->m->alg[c->coll] ? net->m->alg[c->coll] : default_alg(c);
     run r = {.net = net, .c = c};
     if (n < 2 || net->m->closed_form) {
@@ -254,7 +264,8 @@ void psk_coll_run(psk_net *net, const psk_coll_call *c)
             c->done[i] = last + cost;
         return;
     }
-    memcpy(r.t, c->arrive, (size_t)n * sizeof *r.t);
+    for (int i = 0; i < n; i++)
+        r.t[i] = start_of(net, c, i);
     int64_t B = c->bytes;
     switch (c->coll) {
     case PSK_COLL_BARRIER:

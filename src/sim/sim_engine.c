@@ -408,6 +408,8 @@ static void finish_call(psk_sim *s, int q)
 {
     rank *r = &s->r[q];
     double end = r->tdone > r->tcall ? r->tdone : r->tcall;
+    if (end < r->tcall + r->floor)
+        end = r->tcall + r->floor;
     double in = end - r->tcall;
     r->acc[r->acc_class] += in;
     double sync = r->partner - r->tcall;
@@ -421,8 +423,13 @@ static void finish_call(psk_sim *s, int q)
         report_call(s, q, r->tcall, end, sync);
     r->t = end;
     r->state = 0;
-    if (!r->running)
+    if (r->core >= 0) /* on a shared core: it goes on once it has its core (sim_cores.c) */
+        r->cdone = end;
+    if (!r->running) {
+        if (r->core >= 0)
+            r->cphase = CP_RESUME;
         ready_push(s, q);
+    }
 }
 
 /* one of the things rank q's blocking call waits for is done at t; the
@@ -635,14 +642,53 @@ static int64_t coll_bytes(const psk_event *e, int n)
     return rb;
 }
 
+/* the bytes of its own block member me of n copies locally in a
+ * collective (sim_coll.c): an alltoall's block to itself, an allgather's,
+ * a gather's or scatter's root's; 0 made in place */
+static int64_t own_block(const psk_event *e, int coll, int me, int n)
+{
+    int64_t ds = PSK_HAS(e, PSK_F_DTSIZE) ? e->v[PSK_F_DTSIZE] : 1;
+    int64_t rds = PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : ds;
+    int root = PSK_HAS(e, PSK_F_ROOT) && e->v[PSK_F_ROOT] == me;
+    if (psk_event_in_place(e))
+        return 0;
+    switch (coll) {
+    case PSK_COLL_ALLTOALL:
+        if (PSK_HAS(e, PSK_F_COUNTS) && (int64_t)PSK_ARRN(e, PSK_F_COUNTS) == n) {
+            int64_t d = PSK_HAS(e, PSK_F_DTSIZES) && (int64_t)PSK_ARRN(e, PSK_F_DTSIZES) == n
+                            ? PSK_ARR(e, PSK_F_DTSIZES)[me] : ds;
+            return PSK_ARR(e, PSK_F_COUNTS)[me] * d;
+        }
+        return PSK_HAS(e, PSK_F_COUNT) ? e->v[PSK_F_COUNT] * ds : 0;
+    case PSK_COLL_ALLGATHER:
+        return PSK_HAS(e, PSK_F_COUNT) ? e->v[PSK_F_COUNT] * ds : 0;
+    case PSK_COLL_GATHER:
+        return root && PSK_HAS(e, PSK_F_COUNT) ? e->v[PSK_F_COUNT] * ds : 0;
+    case PSK_COLL_SCATTER:
+        if (!root)
+            return 0;
+        if (PSK_HAS(e, PSK_F_COUNTS) && (int64_t)PSK_ARRN(e, PSK_F_COUNTS) == n)
+            return PSK_ARR(e, PSK_F_COUNTS)[me] * ds;
+        return PSK_HAS(e, PSK_F_RCOUNT) ? e->v[PSK_F_RCOUNT] * rds : 0;
+    default:
+        return 0;
+    }
+}
+
 static void coll_complete(psk_sim *s, coll_inst *c)
 {
     psk_coll_call call = {.coll = c->coll, .n = c->n, .world = c->world, .root = c->root, .bytes = c->bytes,
-                          .arrive = c->arrive, .done = c->done};
+                          .arrive = c->arrive, .own = c->own, .done = c->done};
     psk_coll_run(&s->net, &call);
     double last = 0, maxdone = 0;
     for (int i = 0; i < c->n; i++) {
         last = c->arrive[i] > last ? c->arrive[i] : last;
+        maxdone = c->done[i] > maxdone ? c->done[i] : maxdone;
+    }
+    for (int i = 0; i < c->n; i++) { /* a first collective of its class: its once (sim_callcost.c) */
+        const rank *r = &s->r[c->world[i]];
+        if (c->reqs[i] < 0 && r->once > 0 && c->done[i] < last + r->once)
+            c->done[i] = last + r->once;
         maxdone = c->done[i] > maxdone ? c->done[i] : maxdone;
     }
     for (int i = 0; i < c->n; i++) {
@@ -685,7 +731,8 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
         c->arrive = calloc((size_t)cm->n, sizeof *c->arrive);
         c->done = calloc((size_t)cm->n, sizeof *c->done);
         c->reqs = malloc((size_t)cm->n * sizeof *c->reqs);
-        if (!c->world || !c->arrive || !c->done || !c->reqs)
+        c->own = calloc((size_t)cm->n, sizeof *c->own);
+        if (!c->world || !c->arrive || !c->done || !c->reqs || !c->own)
             return PSK_ENOMEM;
         if (c->world != s->world0)
             memcpy(c->world, cm->world, (size_t)cm->n * sizeof *c->world);
@@ -694,6 +741,7 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
     }
     c->arrive[cm->me] = r->t;
     c->reqs[cm->me] = rreq;
+    c->own[cm->me] = own_block(e, coll, cm->me, cm->n);
     int64_t b = coll_bytes(e, cm->n);
     c->bytes = b > c->bytes ? b : c->bytes;
     if (PSK_HAS(e, PSK_F_ROOT) && e->v[PSK_F_ROOT] >= 0 && e->v[PSK_F_ROOT] < cm->n)
@@ -706,7 +754,7 @@ static int coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_even
                 break;
             }
         members_free(s, c->world);
-        free(c->arrive), free(c->done), free(c->reqs);
+        free(c->arrive), free(c->done), free(c->reqs), free(c->own);
         free(c);
     }
     return 0;
@@ -1270,6 +1318,7 @@ static double whole_poll_ns(psk_sim *s, int q, double rec_gap, int at_end)
     if (r->prun_on) {
         if (!at_end && (e->fn == r->prun_fn || e->fn == psk_fn_poll_wait(r->prun_fn)) &&
             e->thread == r->prun_thread && psk_event_poll_key(e) == r->prun_key) {
+            r->in_prun = 1; /* merging makes it part of the run's event */
             r->prun_gap += rec_gap;
             r->prun_calls++;
             if (e->fn == r->prun_fn && !psk_event_found(e)) {
@@ -1333,12 +1382,18 @@ static int next_event(psk_sim *s, int q)
         apply_marks(s, q);
     }
     r->nread++;
+    r->in_prun = 0;
     double gap = 0, pc = 0;
     if (!first && s->opof[r->ev.fn] != OP_INIT) {
         gap = r->fc ? fgap.gap : r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
         /* polls that found nothing cost what the machine says (calibrate) */
         pc = r->fc ? psk_simi_poll_ns(s, q, gap, fgap.calls, fgap.failed) : whole_poll_ns(s, q, gap, 0);
-        gap *= s->inv_power[q];
+        gap *= s->inv_power[q] * s->deflate[q];
+        if (r->core >= 0) { /* on a shared core: the CPU it needs, timed by the core's schedule */
+            r->work = gap + (pc > 0 ? pc : 0);
+            pc = 0;
+            gap = 0;
+        }
         tl_add(s, q, 0, r->t, r->t + gap);
         r->t += gap;
         r->acc[A_CPU] += gap;
@@ -1348,6 +1403,8 @@ static int next_event(psk_sim *s, int q)
             r->acc[A_CPU] += pc;
         }
     }
+    /* what the call takes at least: the recording's own cost of its class */
+    psk_simi_cc_floor(s, q);
     if (r->fc && psk_simi_event(s, q, blocking(s->opof[r->ev.fn]), gap + pc))
         return fail(s, PSK_ENOMEM, "out of memory");
     r->prev_exit = r->ev.t_exit;
@@ -1398,11 +1455,21 @@ static int advance(psk_sim *s, int q, int *next)
     *next = -1;
     if (s->nready)
         prefetch_rank(s, ready_top(s));
+    if (r->cphase && psk_simi_core_pop(s, q)) { /* put back to wait for its core */
+        r->running = 0;
+        return 0;
+    }
     int rc = 0;
     for (;;) {
         if (!r->has_ev) {
             if ((rc = next_event(s, q)) <= 0)
                 break;
+            if (r->core >= 0 && r->work > 0) { /* its compute ends when its core's schedule says */
+                psk_simi_core_work(s, q);
+                r->has_ev = 1;
+                *next = ready_replace_top(s, q);
+                break;
+            }
             if (s->ordered[r->ev.fn] && s->nready && passed(s, q)) {
                 r->has_ev = 1;
                 *next = ready_replace_top(s, q);
@@ -1412,20 +1479,42 @@ static int advance(psk_sim *s, int q, int *next)
         r->has_ev = 0;
         r->nwait = 0;
         r->in_block = 0;
+        double t0 = r->t;
         if ((rc = execute(s, q)))
             break;
+        if (!r->in_block && r->floor > 0 && r->state != 2) { /* a call the model gives no time: its own cost */
+            int op = s->opof[r->ev.fn];
+            int cls = op == OP_ICOLL ? A_COLL : op == OP_WAIT || op == OP_WAITALL || op == OP_WAITANY ||
+                      op == OP_WAITSOME || op == OP_TEST || op == OP_TESTALL || op == OP_TESTANY ||
+                      op == OP_TESTSOME ? A_WAIT : A_P2P;
+            tl_add(s, q, 1, r->t, r->t + r->floor);
+            r->acc[cls] += r->floor;
+            r->t += r->floor;
+        }
         if (s->opts->on_call && !r->in_block && s->opof[r->ev.fn] != OP_INIT && s->opof[r->ev.fn] != OP_PCONTROL)
-            report_call(s, q, r->t, r->t, 0); /* a call that took no time in the model */
+            report_call(s, q, t0, r->t, 0); /* a call that took no time in the model but its own cost */
         if (s->opts->progress && (s->events & ((1u << 20) - 1)) == 0)
             s->opts->progress(s->opts->progress_arg, s->events, 0);
         if (r->state == 2)
             break;
         if (r->nwait > 0) { /* blocked until resolve() makes it ready */
             r->state = 1;
+            if (r->core >= 0 && s->share_yield) /* it gives its core away while it waits */
+                psk_simi_core_leave(s, q, r->t);
+            break;
+        }
+        if (r->core >= 0 && r->t > t0) { /* it waited in the call for what was decided already */
+            if (s->share_yield)
+                psk_simi_core_leave(s, q, t0);
+            r->cdone = r->t;
+            r->cphase = CP_RESUME;
+            *next = ready_replace_top(s, q);
             break;
         }
     }
     r->running = 0;
+    if (r->core >= 0 && r->state == 2 && r->want)
+        psk_simi_core_leave(s, q, r->t);
     return rc < 0 ? rc : 0;
 }
 
@@ -1504,33 +1593,6 @@ static void set_ops(psk_sim *s)
             s->opof[fn] = s->opof[psk_fn_polled(fn)];
 }
 
-static int cmp_host(const void *a, const void *b, void *hosts)
-{
-    const char *const *h = hosts;
-    return strcmp(h[*(const int *)a], h[*(const int *)b]);
-}
-
-/* per rank, how many ranks were recorded on its host (NULL: out of memory) */
-static int *hosts_count(const char *const *hosts, int P)
-{
-    int *idx = malloc((size_t)P * sizeof *idx), *n = malloc((size_t)P * sizeof *n);
-    if (!idx || !n) {
-        free(idx), free(n);
-        return NULL;
-    }
-    for (int q = 0; q < P; q++)
-        idx[q] = q;
-    qsort_r(idx, (size_t)P, sizeof *idx, cmp_host, (void *)hosts);
-    for (int a = 0, b; a < P; a = b) {
-        for (b = a + 1; b < P && !strcmp(hosts[idx[a]], hosts[idx[b]]); b++)
-            ;
-        for (int k = a; k < b; k++)
-            n[idx[k]] = b - a;
-    }
-    free(idx);
-    return n;
-}
-
 /* what both sources of events share: tables, power, network, program interval */
 static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
 {
@@ -1546,17 +1608,22 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     s->r = psk_big_calloc((size_t)s->P, sizeof *s->r);
     s->inv_power = malloc((size_t)s->P * sizeof *s->inv_power);
     s->poll_scale = malloc((size_t)s->P * sizeof *s->poll_scale);
+    s->deflate = malloc((size_t)s->P * sizeof *s->deflate);
     s->tl = calloc((size_t)s->P * PSK_TL_BINS * 3, sizeof *s->tl);
     s->tl_width = 1000; /* 1 us */
-    if (!s->opof || !s->collof || !s->ordered || !s->r || tree_init(s) || !s->inv_power || !s->poll_scale || !s->tl)
+    if (!s->opof || !s->collof || !s->ordered || !s->r || tree_init(s) || !s->inv_power || !s->poll_scale || !s->deflate ||
+        !s->tl)
         return fail(s, PSK_ENOMEM, "out of memory");
     set_ops(s);
-    for (int q = 0; q < s->P; q++)
+    if (psk_simi_cc_init(s))
+        return fail(s, PSK_ENOMEM, "out of memory");
+    for (int q = 0; q < s->P; q++) {
         s->r[q].onode = -1; /* folded replays say where each event comes from */
+        s->r[q].core = -1;
+        s->deflate[q] = 1;
+    }
     for (unsigned fn = 0; fn < psk_fn_count(); fn++)
         s->ordered[fn] = (uint8_t)ordered(s->opof[fn]);
-    /* the recorded ranks on each rank's host, where sharing is modelled */
-    int *oncount = s->m->cores_per_node > 0 && job->hosts ? hosts_count(job->hosts, s->P) : NULL;
     /* each rank's CPU power (psk_machine_rank_power: the power keys, or
      * from calibrate's timings of the work unit against the recording's) */
     for (int q = 0; q < s->P; q++) {
@@ -1567,25 +1634,27 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
                                ? s->m->work_unit_ns / job->work_ns_per_unit[q] : s->inv_power[q];
         if (q == 0)
             s->power0 = pw;
-        /* more ranks on a node than cores: they share them. Both Debian
-         * MPIs wait busily by default, so a rank waiting in MPI holds its
-         * core too, and each rank computes at cores / ranks of full speed;
-         * against the sharing the recorded compute already holds (its
-         * ranks per host over that host's cores), or it would count twice */
-        int rpn = s->m->ranks_per_node > 0 ? s->m->ranks_per_node : 1, node = q / rpn;
-        int here = s->P - node * rpn < rpn ? s->P - node * rpn : rpn;
-        if (s->m->cores_per_node > 0) {
-            double share = here > s->m->cores_per_node ? (double)here / (double)s->m->cores_per_node : 1.0;
-            int rc_cores = job->cores ? job->cores[q]
-                           : s->m->host[0] && job->hosts && !strcmp(job->hosts[q], s->m->host) ? s->m->cores_per_node
-                                                                                                : 0;
-            int on = oncount ? oncount[q] : 1;
-            double was = rc_cores > 0 && on > rc_cores ? (double)on / (double)rc_cores : 1.0;
-            s->inv_power[q] *= share / was;
-        }
     }
-    free(oncount);
-    int rc = psk_net_init(&s->net, s->m, s->P);
+    /* no machine file: the recording's hosts are the nodes, unless one had
+     * more ranks than cores (its calls give no floors: the default start
+     * time between nodes stands for their costs, sim_callcost.c) */
+    int *host = NULL, nh = 0;
+    if (s->m->nodes_recorded && job->hosts && job->cores && s->m->type != PSK_NET_GRID) {
+        int *on = calloc((size_t)(s->P ? s->P : 1), sizeof *on);
+        if (!on || !(host = malloc((size_t)(s->P ? s->P : 1) * sizeof *host)) ||
+            (nh = psk_simi_host_ids(job->hosts, s->P, host)) < 0) {
+            free(on), free(host);
+            return fail(s, PSK_ENOMEM, "out of memory");
+        }
+        for (int q = 0; q < s->P; q++)
+            on[host[q]]++;
+        for (int q = 0; q < s->P && host; q++)
+            if (job->cores[q] > 0 && on[host[q]] > job->cores[q])
+                free(host), host = NULL, nh = 0;
+        free(on);
+    }
+    int rc = psk_net_init(&s->net, s->m, s->P, host, nh);
+    free(host);
     if (rc == PSK_EINVAL)
         return fail(s, rc, "the grid's topology has fewer nodes than the %d the ranks need", s->net.nnodes);
     if (rc)
@@ -1622,7 +1691,8 @@ static int run(psk_sim *s)
                                            "they cannot be replayed in one order", q, nt);
             r->multiple = 1;
         }
-        s->r[q].t = 0;
+        /* when its MPI_Init returned, the earliest's at 0 */
+        s->r[q].t = s->r[q].t0 = s->start && !s->m->start_together ? s->start[q] : 0;
         s->r[q].acc[A_CPU] = 0;
         if ((rc = ival_open(s, q, 0)))
             return fail(s, rc, "out of memory");
@@ -1650,7 +1720,8 @@ static int run(psk_sim *s)
     if (s->failed)
         return PSK_EFORMAT;
     for (int q = 0; q < s->P; q++)
-        s->predicted = s->r[q].finalize > s->predicted ? s->r[q].finalize : s->predicted;
+        if (s->r[q].finalize - s->r[q].t0 > s->predicted)
+            s->predicted = s->r[q].finalize - s->r[q].t0;
     s->predicted *= 1e-9;
     /* the derived characteristics per interval */
     for (int i = 0; i < s->niv; i++) {
@@ -1692,6 +1763,15 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     for (int q = 0; q < s->P; q++)
         if ((rc = psk_rank_open_pooled(t, q, s->pool, &s->r[q].rd)))
             return fail(s, rc, "%s", psk_rank_errmsg(s->r[q].rd));
+    if ((rc = psk_simi_cc_trace(s, t)))
+        return s->failed = 1, rc;
+    /* the recording's sharing of its hosts' cores, then the target's */
+    if (!s->m->sharing_off && (rc = psk_simi_deflate_trace(s, t, psk_trace_job(t))))
+        return rc;
+    if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_trace_job(t))))
+        return fail(s, rc, "out of memory");
+    if ((rc = psk_simi_cc_finish(s, psk_trace_job(t))))
+        return fail(s, rc, "out of memory");
     return run(s);
 }
 
@@ -1705,6 +1785,14 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     if (rc)
         return rc;
     s->merged = m;
+    if ((rc = psk_simi_cc_merged(s, m)))
+        return s->failed = 1, rc;
+    if (!s->m->sharing_off && (rc = psk_simi_deflate_merged(s, m, psk_merged_job(m))))
+        return rc;
+    if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_merged_job(m))))
+        return fail(s, rc, "out of memory");
+    if ((rc = psk_simi_cc_finish(s, psk_merged_job(m))))
+        return fail(s, rc, "out of memory");
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     /* a poll of 10 us or more: loops that poll are replayed, not skipped
@@ -1739,6 +1827,14 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
 }
 
 void psk_simi_rekey(psk_sim *s, int q) { tree_update(s, q, key_of(s->r[q].t)); }
+void psk_simi_ready_push(psk_sim *s, int q) { ready_push(s, q); }
+void psk_simi_tl_add(psk_sim *s, int q, int what, double a, double b) { tl_add(s, q, what, a, b); }
+const char *psk_sim_sharing(const psk_sim *s, int *state)
+{
+    if (state)
+        *state = s->share_state;
+    return s->share_msg;
+}
 
 void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
 {
@@ -1754,7 +1850,10 @@ void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
         b += (uint64_t)r->cap * sizeof *r->stack + (uint64_t)r->npend * sizeof *r->pend_idx;
         b += (uint64_t)r->capfound * sizeof *r->found;
         b += r->fc ? psk_fcursor_bytes(r->fc) : 0;
+        b += s->ncc ? (uint64_t)s->ncc[q] * sizeof **s->cc : 0; /* its call floors */
     }
+    if (s->cc)
+        b += (uint64_t)s->P * (sizeof *s->cc + sizeof *s->ncc + sizeof *s->start);
     b += s->gaps ? psk_fgaps_bytes(s->gaps) : 0;
     b += psk_simi_skip_bytes(s);
     out->state = b;
@@ -1833,7 +1932,7 @@ void psk_sim_close(psk_sim *s)
     for (coll_inst *c = s->colls, *n; c; c = n) {
         n = c->next;
         members_free(s, c->world);
-        free(c->arrive), free(c->done), free(c->reqs);
+        free(c->arrive), free(c->done), free(c->reqs), free(c->own);
         free(c);
     }
     free(s->world0);
@@ -1851,6 +1950,10 @@ void psk_sim_close(psk_sim *s)
     psk_fprog_free(s->fp);
     free(s->inv_power);
     free(s->poll_scale);
+    for (int q = 0; s->cc && q < s->P; q++)
+        free(s->cc[q]);
+    free(s->cc), free(s->ncc), free(s->start), free(s->nofloor);
+    psk_simi_cores_free(s);
     free(s->tl);
     free(s->r);
     psk_rank_pool_free(s->pool); /* after its readers */

@@ -265,6 +265,12 @@ static void run_part(FILE *out, const psk_sim_report_run *run, int k, int nruns,
             psk_sim_predicted(s), types[m->type], m->start_us, m->byte_us, m->power, (long long)m->eager_bytes,
             m->closed_form ? "by formula" : "expanded into messages", psk_sim_nranks(s),
             (unsigned long long)psk_sim_events(s));
+    const char *sharing = psk_sim_sharing(s, NULL);
+    if (sharing[0]) {
+        fprintf(out, "<p class=\"sharing\">");
+        psk_html_esc(out, sharing); /* holds a host name: data */
+        fprintf(out, ".</p>\n");
+    }
     if (psk_sim_folded(s))
         fprintf(out, "<p>Simulated from the folded trace (each loop-body call with its mean compute time before "
                      "it): %llu events replayed one by one, %lld loop iterations skipped once they repeated "

@@ -22,7 +22,9 @@ typedef struct psk_net {
     uint64_t transfers;
 } psk_net;
 
-int psk_net_init(psk_net *n, const psk_machine *m, int P);
+/* node_of (NULL: ranks_per_node consecutive ranks a node): per rank its
+ * node, 0 .. nodes - 1 */
+int psk_net_init(psk_net *n, const psk_machine *m, int P, const int *node_of, int nodes);
 void psk_net_free(psk_net *n);
 /* the cost of moving bytes from world rank a to b alone (no waiting for
  * resources), in ns */
@@ -41,6 +43,7 @@ typedef struct psk_coll_call {
     int root;              /* member index of the root, or 0 */
     int64_t bytes;         /* per member: the message size the algorithm moves (see sim_coll.c) */
     const double *arrive;  /* per member */
+    const int64_t *own;    /* per member: bytes of its own block it copies locally first (NULL: none) */
     double *done;          /* per member, out */
 } psk_coll_call;
 

@@ -45,10 +45,14 @@ void psk_machine_default(psk_machine *m)
     m->byte_us = 0.0001;
     m->intra_start_us = 0.5;
     m->intra_byte_us = 0.0001;
+    m->copy_byte_us = 0.00007; /* a memcpy of 16 MiB on the 2-core VM of docs/simulation.md: 14 GB/s */
     m->ranks_per_node = 1;
+    m->nodes_recorded = 1;
     m->power = 1.0;
     m->eager_bytes = 65536;
     m->links = 1;
+    m->slice_us = 3800;
+    m->tick_us = 4000; /* HZ = 250: a task that yields beside one that computes runs once a tick (docs/simulation.md) */
 }
 
 void psk_machine_free(psk_machine *m)
@@ -288,6 +292,13 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         return number(p, key, val, 0, &m->intra_start_us);
     if (!strcmp(key, "intra send byte time"))
         return number(p, key, val, 0, &m->intra_byte_us);
+    if (!strcmp(key, "copy byte time")) {
+        if (number(p, key, val, 0, &m->copy_byte_us))
+            return PSK_EINVAL;
+        if (m->copy_byte_us > 1)
+            return perr(p, "%s: %s us a byte is not a memory's copy (1 us a byte at most)", key, val);
+        return 0;
+    }
     if (!strcmp(key, "ranks per node")) {
         if (whole(p, key, val, 1, &k))
             return PSK_EINVAL;
@@ -355,6 +366,51 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         if (k > 1 << 20)
             return perr(p, "%s: %lld is too many", key, k);
         m->cores_per_node = (int)k;
+        return 0;
+    }
+    if (!strcmp(key, "time slice") || !strcmp(key, "scheduler tick")) {
+        double v;
+        if (number(p, key, val, 0, &v))
+            return PSK_EINVAL;
+        if (!(v >= 1 && v <= 1e7))
+            return perr(p, "%s: %s us is not from 1 us to 10 s", key, val);
+        *(key[0] == 't' ? &m->slice_us : &m->tick_us) = v;
+        return 0;
+    }
+    if (!strcmp(key, "other load")) {
+        double v;
+        if (number(p, key, val, 0, &v))
+            return PSK_EINVAL;
+        if (!(v < 0.95))
+            return perr(p, "%s: %s is not a share of the cores from 0 to 0.95", key, val);
+        m->other_load = v;
+        return 0;
+    }
+    if (!strcmp(key, "time sharing")) {
+        if (strcmp(val, "off") && strcmp(val, "on"))
+            return perr(p, "time sharing: '%s' is not on or off", val);
+        m->sharing_off = !strcmp(val, "off");
+        return 0;
+    }
+    if (!strcmp(key, "ranks start")) {
+        if (strcmp(val, "recorded") && strcmp(val, "together"))
+            return perr(p, "ranks start: '%s' is not recorded or together", val);
+        m->start_together = !strcmp(val, "together");
+        return 0;
+    }
+    if (!strcmp(key, "call floors")) {
+        if (strcmp(val, "off") && strcmp(val, "on"))
+            return perr(p, "call floors: '%s' is not on or off", val);
+        m->no_floors = !strcmp(val, "off");
+        return 0;
+    }
+    if (!strcmp(key, "waiting")) {
+        if (!strcmp(val, "yield"))
+            m->waiting = PSK_WAIT_YIELD;
+        else if (!strcmp(val, "busy"))
+            m->waiting = PSK_WAIT_BUSY;
+        else
+            return perr(p, "waiting: '%s' is not yield or busy", val);
         return 0;
     }
     if (!strcmp(key, "eager threshold")) {
@@ -466,6 +522,7 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
 int psk_machine_parse(const char *text, size_t len, const char *name, psk_machine *m)
 {
     m->errmsg[0] = 0;
+    m->nodes_recorded = 0; /* a machine file: its nodes are `ranks per node` consecutive ranks */
     parser p = {.name = name, .err = m->errmsg, .errcap = sizeof m->errmsg, .line = 1};
     char *stmt = malloc(len + 1);
     if (!stmt) {
@@ -580,6 +637,8 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     fprintf(out, "send byte time = %.6g;    // us per byte between nodes\n", m->byte_us);
     fprintf(out, "intra start time = %.6g;      // us per message inside a node\n", m->intra_start_us);
     fprintf(out, "intra send byte time = %.6g;  // us per byte inside a node\n", m->intra_byte_us);
+    fprintf(out, "copy byte time = %.6g;        // us per byte a rank copies in its own memory (a collective's own block)\n",
+            m->copy_byte_us);
     fprintf(out, "ranks per node = %d;\n", m->ranks_per_node);
     for (int intra = 0; intra < 2; intra++) {
         const double *c = intra ? m->icost : m->cost;
@@ -598,7 +657,21 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     if (m->host[0])
         fprintf(out, "calibrated on = %s;\n", m->host);
     if (m->cores_per_node)
-        fprintf(out, "cores per node = %d;          // more ranks than that share them\n", m->cores_per_node);
+        fprintf(out, "cores per node = %d;          // more ranks than that share them in time slices\n",
+                m->cores_per_node);
+    if (m->slice_us != 3800 || m->tick_us != 4000)
+        fprintf(out, "time slice = %.6g;            // us a rank holds a shared core\nscheduler tick = %.6g;       // us\n",
+                m->slice_us, m->tick_us);
+    if (m->sharing_off)
+        fprintf(out, "time sharing = off;\n");
+    if (m->other_load > 0)
+        fprintf(out, "other load = %.6g;\n", m->other_load);
+    if (m->no_floors)
+        fprintf(out, "call floors = off;\n");
+    if (m->start_together)
+        fprintf(out, "ranks start = together;\n");
+    if (m->waiting)
+        fprintf(out, "waiting = %s;\n", m->waiting == PSK_WAIT_YIELD ? "yield" : "busy");
     fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);
     if (m->node_power) {
         fprintf(out, "power = {");

@@ -10,27 +10,28 @@
  *           (D - 1))) bytes (clipped to [1, B]): (start + byte_time x s) x
  *           (D + k - 1) + [e > 0] (start + byte_time x e), k = B / s,
  *           e = B mod s; links are not shared.
- * Ranks on one node (`ranks per node`) talk at the intra-node cost and
- * hold no network resource. */
+ * Ranks on one node (`ranks per node`; without a machine file, the hosts
+ * they were recorded on) talk at the intra-node cost and hold no network
+ * resource. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_internal.h"
 
-int psk_net_init(psk_net *n, const psk_machine *m, int P)
+int psk_net_init(psk_net *n, const psk_machine *m, int P, const int *node_of, int nodes)
 {
     memset(n, 0, sizeof *n);
     n->m = m;
     n->P = P;
-    n->nnodes = (P + m->ranks_per_node - 1) / m->ranks_per_node;
+    n->nnodes = node_of ? nodes : (P + m->ranks_per_node - 1) / m->ranks_per_node;
     if (n->nnodes < 1)
         n->nnodes = 1;
     n->node = malloc((size_t)(P > 0 ? P : 1) * sizeof *n->node);
     if (!n->node)
         return PSK_ENOMEM;
     for (int q = 0; q < P; q++)
-        n->node[q] = q / m->ranks_per_node;
+        n->node[q] = node_of ? node_of[q] : q / m->ranks_per_node;
     if (m->type == PSK_NET_SWITCH) {
         size_t k = (size_t)n->nnodes * (size_t)m->links;
         n->out_free = calloc(k, sizeof *n->out_free);

@@ -63,6 +63,8 @@ void psk_sim_write_text(const psk_sim *s, FILE *out, int depth)
     double power = psk_sim_power(s, &pw);
     if (strcmp(pw, "default"))
         fprintf(out, "CPU power: %.4g (rank 0; from %s)\n", power, pw);
+    if (psk_sim_sharing(s, NULL)[0])
+        fprintf(out, "%s\n", psk_sim_sharing(s, NULL));
     if (psk_sim_folded(s) && psk_simi_skip_stderr(s) > 0)
         fprintf(out, "folded: %llu events replayed one by one, %lld loop iterations skipped (their time "
                      "estimated, standard error %.3g s)\n",
@@ -139,9 +141,17 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
     const char *pw;
     double power = psk_sim_power(s, &pw);
     fprintf(out, "  \"machine\": {\"type\": \"%s\", \"start_us\": %.9g, \"byte_us\": %.9g, \"power\": %.9g, "
-                 "\"power_from\": \"%s\", \"eager_bytes\": %lld, \"collectives\": \"%s\"},\n",
+                 "\"power_from\": \"%s\", \"eager_bytes\": %lld, \"collectives\": \"%s\", \"copy_byte_us\": %.9g, "
+                 "\"call_floors\": \"%s\", \"ranks_start\": \"%s\"},\n",
             types[m->type], m->start_us, m->byte_us, power, pw, (long long)m->eager_bytes,
-            m->closed_form ? "closed" : "expand");
+            m->closed_form ? "closed" : "expand", m->copy_byte_us, m->no_floors ? "off" : "on",
+            m->start_together ? "together" : "recorded");
+    int st;
+    const char *sharing = psk_sim_sharing(s, &st);
+    static const char *const states[] = {"none", "modelled", "taken out"};
+    fprintf(out, "  \"time_sharing\": {\"state\": \"%s\", \"text\": ", states[st]);
+    json_str(out, sharing);
+    fprintf(out, "},\n");
     fprintf(out, "  \"intervals\":\n");
     json_interval(s, out, 0, 2);
     fprintf(out, "\n}\n");

@@ -936,8 +936,9 @@ static int try_window(psk_sim *s, int32_t node, int64_t exec, int64_t m, int64_t
 
 int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t iter, int64_t count)
 {
-    if (s->opts->no_skip)
-        return PSK_OK; /* nothing is skipped: nothing to measure */
+    if (s->opts->no_skip || s->ncores)
+        return PSK_OK; /* nothing is skipped (nor where cores are shared: a core's schedule is not
+                        * shifted with the ranks): nothing to measure */
     if (!s->sk) {
         s->sk = psk_big_calloc((size_t)s->P, sizeof *s->sk);
         s->skg = calloc(1, sizeof *s->skg);

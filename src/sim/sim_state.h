@@ -80,6 +80,7 @@ typedef struct rank {
     uint64_t prun_key;
     double prun_gap, prun_calls, prun_failed;
     double t;            /* simulated clock, ns */
+    double t0;           /* when it started (its MPI_Init's exit) */
     int state;           /* 0 ready, 1 blocked, 2 done */
     int nwait;           /* blocked: things not yet done */
     double tdone, tcall, partner;
@@ -114,7 +115,31 @@ typedef struct rank {
     int multiple;        /* whole trace: MPI_THREAD_MULTIPLE, its calls checked to come from one thread */
     int32_t sk_node;     /* folded: the candidate execution it last began an iteration of (sim_skip.c) */
     int64_t sk_exec;
+    /* on a node with more ranks than cores (sim_cores.c): */
+    int core;            /* the core it shares, -1 none */
+    int want;            /* in its core's rotation: computing, or waiting busily */
+    int cphase;          /* enum cphase: what its clock waits for, in the ready tree */
+    double work;         /* ns of CPU its compute needs still */
+    double wbeg;         /* when its compute began */
+    double cdone;        /* when its call was done (what comes after waits for the core) */
+    double floor;        /* ns its current call takes at least (sim_callcost.c) */
+    double once;         /* and, a first collective of its class, after the last member arrived */
+    int in_prun;         /* its current event is part of a run of polls (no floor) */
 } rank;
+
+/* what a rank on a shared core waits for in the ready tree, its clock the
+ * time it is planned for (sim_cores.c) */
+enum cphase { CP_NONE, CP_WORK, CP_RESUME, CP_TICK, CP_TURN };
+
+/* a core shared in time slices by more ranks than a node has cores */
+typedef struct score {
+    int n;               /* ranks on it */
+    int *rk;             /* their world ranks, in the order they take turns */
+    int hold;            /* the index in rk of the rank with the first turn of the cycle, -1 idle */
+    double since;        /* when the cycle began */
+    double t;            /* its schedule is taken up to here */
+    double foreign;      /* the share of it other programs took */
+} score;
 
 typedef struct coll_inst {
     struct coll_inst *next;
@@ -127,6 +152,7 @@ typedef struct coll_inst {
     int64_t bytes;
     int root;
     int64_t *reqs;       /* per member: request id (nonblocking) or -1 */
+    int64_t *own;        /* per member: bytes of its own block it copies (sim_coll.c) */
 } coll_inst;
 
 typedef struct ival {
@@ -163,6 +189,7 @@ struct psk_sim {
     uint8_t *opof;       /* per function id: enum op */
     uint8_t *ordered;    /* per function id: must run in time order (ordered()) */
     int8_t *collof;      /* per function id: enum psk_coll */
+    uint8_t *nofloor;    /* per function id: calls the floors leave alone (sim_callcost.c) */
     uint64_t events;     /* of the trace, skipped ones included */
     uint64_t replayed;   /* events replayed one by one */
     uint64_t buffered;
@@ -195,11 +222,45 @@ struct psk_sim {
     double skip_var;     /* the variance of the time skipping estimated (ns^2; sim_skip.c) */
     int32_t eval_node;   /* the last (loop, execution, iteration) checked for a skip */
     int64_t eval_exec, eval_iter;
+    /* time-sharing (sim_cores.c, sim_recshare.c) */
+    double *deflate;     /* per rank: its recorded gaps' share of CPU (the recording's sharing taken out) */
+    score *cores;        /* the shared cores of the target */
+    int ncores;
+    int share_yield;     /* ranks waiting in MPI give their core away */
+    double slice, tick;  /* ns */
+    char share_msg[256]; /* what was done about time-sharing ("" nothing) */
+    /* the recording's own call costs (sim_callcost.c): per rank its classes, by key */
+    struct psk_ccls **cc;
+    int *ncc;
+    double *start;       /* per rank: when its MPI_Init returned in the recording, the earliest's at 0 (NULL: all at 0) */
+    int share_state;     /* 0 none, 1 modelled, 2 taken out */
     double predicted;
     int failed;
     char err[512];
 };
 
+
+/* a class of calls of a rank (sim_callcost.c): the floor of its calls'
+ * durations, and what its first call takes once after the last member of
+ * its collective arrived (0 none), ns as recorded */
+typedef struct psk_ccls {
+    uint32_t key;
+    float floor, once;
+} psk_ccls;
+/* sim_callcost.c: s->nofloor (after the ops are set): 0 or PSK_ENOMEM */
+int psk_simi_cc_init(psk_sim *s);
+/* the class of rank q's event e (0: no floor) */
+uint32_t psk_simi_cc_key(const psk_sim *s, const psk_event *e);
+/* s->cc from the recorded durations: the rank files, or the merged trace;
+ * 0, or an error (in s->err) */
+int psk_simi_cc_trace(psk_sim *s, psk_trace *t);
+int psk_simi_cc_merged(psk_sim *s, psk_merged *m);
+/* each class's floor the least over the ranks that had a core of their
+ * own when recorded (job.json's hosts and cores), and no once for the
+ * others: PSK_OK or PSK_ENOMEM */
+int psk_simi_cc_finish(psk_sim *s, const psk_job *job);
+/* rank q's current event (just read) takes its floor and once */
+void psk_simi_cc_floor(psk_sim *s, int q);
 
 /* sim_engine.c: the ready rank q's clock changed (it is in the tree) */
 void psk_simi_rekey(psk_sim *s, int q);
@@ -211,6 +272,33 @@ double psk_simi_poll_ns(const psk_sim *s, int q, double gap_ns, double calls, do
 /* adds amount ns of kind what (0 compute, 1 communication, 2 waiting) to
  * rank q's timeline, spread over [a, a + len) */
 void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount);
+
+/* sim_cores.c: the target's shared cores (after the recording's sharing,
+ * s->deflate, is known): 0 or PSK_ENOMEM */
+int psk_simi_cores_init(psk_sim *s, const psk_job *job);
+void psk_simi_cores_free(psk_sim *s);
+/* rank q (running, on a shared core) starts computing r->work ns at its
+ * clock: its clock becomes the planned end (it goes in the ready tree) */
+void psk_simi_core_work(psk_sim *s, int q);
+/* rank q on a shared core waits in MPI from t (yielding: it leaves its
+ * core) or is done */
+void psk_simi_core_leave(psk_sim *s, int q, double t);
+/* rank q, taken from the ready tree at its clock with a core phase: 0 if
+ * it runs on now, 1 if it was put back to wait for its core */
+int psk_simi_core_pop(psk_sim *s, int q);
+/* sim_engine.c: puts rank q in the ready tree at its clock */
+void psk_simi_ready_push(psk_sim *s, int q);
+/* adds [a, b) of kind what (0 compute, 1 communication, 2 waiting) to rank q's timeline */
+void psk_simi_tl_add(psk_sim *s, int q, int what, double a, double b);
+
+/* sim_recshare.c: s->deflate from the recording's own sharing of its
+ * hosts' cores (job.json hosts and cores), from the rank files or the
+ * merged trace: 0, or a reader's error (in s->err) */
+int psk_simi_deflate_trace(psk_sim *s, psk_trace *t, const psk_job *job);
+int psk_simi_deflate_merged(psk_sim *s, psk_merged *m, const psk_job *job);
+/* per rank its host's index in id (ranks of one host alike): how many
+ * hosts, or -1 out of memory */
+int psk_simi_host_ids(const char *const *hosts, int P, int *id);
 
 /* sim_skip.c: rank q begins iteration iter of execution exec of candidate
  * loop node (count iterations), at its clock, its event ev read but not yet

@@ -4,6 +4,9 @@
  * kill (SIGKILL: loses its unwritten block), term (SIGTERM: writes what it
  * holds), segv (a segmentation fault: writes what it holds, then the MPI's
  * own handler runs), abort (MPI_Abort), exit (exit(3) without MPI_Finalize),
+ * hang (sleeps for ever while the others wait in MPI_Barrier), late
+ * (finishes normally, but computes 300 ms more than the others after the
+ * last barrier: the slowest rank is not rank 0),
  * clock (every rank busy-waits N ms between two barriers and prints the
  * time it measured with MPI_Wtime, to check the recorded clock), reqs (N
  * rounds of 8 small MPI_Isends and 8 MPI_Irecvs between ranks 0 and 1, then
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* recursion without end: a stack overflow, which the compiler must not
  * turn into a loop (the frame's array is used after the call) */
@@ -77,10 +81,16 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 3);
         else if (!strcmp(mode, "exit"))
             exit(3);
+        else if (!strcmp(mode, "hang"))
+            for (;;)
+                pause();
         else if (!strcmp(mode, "overflow"))
             x = deep(NULL);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == victim && !strcmp(mode, "late"))
+        for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < 0.3;)
+            ;
     if (rank == 0)
         printf("crash: %s after %ld iterations on %d ranks\n", mode, n, size);
     MPI_Finalize();

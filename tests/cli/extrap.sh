@@ -4,7 +4,9 @@
 # (oversubscribed: the machine has 2 cores, and may be shared). The
 # recorded compute gaps of oversubscribed ranks are partly waiting for a
 # core, so the predictions are compared on a machine whose CPU is a million
-# times faster (power = 1e6): what is left is the rebuilt communication
+# times faster (power = 1e6), every rank starting at 0 (not when its
+# MPI_Init returned: 8 ranks on 2 cores leave it milliseconds apart, 2
+# ranks do not): what is left is the rebuilt communication
 # (with 4 links per node: with one, which of two messages takes a link
 # first turns on the sub-microsecond gaps left, and the 8-rank prediction
 # moves by up to 15 % between recordings, extrapolated or not).
@@ -41,7 +43,7 @@ for n in 2 4 8; do
 done
 record mirror 4 20 1000 8 mirror
 record irregular 4 20 1000 8 irregular
-echo "power = 1000000; links per node = 4;" >"$T/nocpu.par"
+echo "power = 1000000; links per node = 4; ranks start = together;" >"$T/nocpu.par"
 sim() { "$P" sim "$@" -q --machine "$T/nocpu.par"; }
 
 for p in 2 4; do # P -> P: the same prediction, compute included

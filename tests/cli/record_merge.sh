@@ -52,7 +52,7 @@ cmp -s "$T/d/merged.pskm" "$T/offline.pskm" && ok "the same bytes as perfskel me
     ok "fold takes it" || { bad "fold of the merged trace"; cat "$T/err"; }
 "$P" sim "$T/d/merged.pskm" --folded --json >"$T/sim.json" 2>"$T/err" && grep -q '"predicted_seconds"' "$T/sim.json" &&
     ok "sim takes it" || { bad "sim of the merged trace"; cat "$T/err"; }
-"$P" gen "$T/d/merged.pskm" -K 4 -o "$T/skel.c" >/dev/null 2>"$T/err" && [ -s "$T/skel.c" ] &&
+"$P" gen "$T/d/merged.pskm" -K 4 --min-sample 0 -o "$T/skel.c" >/dev/null 2>"$T/err" && [ -s "$T/skel.c" ] &&
     ok "gen takes it" || { bad "gen of the merged trace"; cat "$T/err"; }
 
 # --merge-times summary: the summarised merged trace, as perfskel merge --times summary

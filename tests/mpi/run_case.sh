@@ -177,7 +177,7 @@ fi
 #    deadlock; it prints a prediction, and where the main loop was scaled,
 #    the skeleton's own main loop has count/2 iterations
 if [ "$np" -ge 2 ]; then
-    if ! "$PERFSKEL" gen trace -K 2 -o skel.c </dev/null >gen.out 2>gen.err; then
+    if ! "$PERFSKEL" gen trace -K 2 --min-sample 0 -o skel.c </dev/null >gen.out 2>gen.err; then
         # several threads calling MPI: refused by design, with this reason
         grep -q "MPI_THREAD_MULTIPLE" gen.err && { cd / && rm -rf "$work"; exit 0; }
         show gen.err

@@ -194,7 +194,7 @@ fi
 skeleton() {
     local K=$1 check=$2 s=${3:-s$1}
     shift 3 2>/dev/null || shift $#
-    if ! "$PERFSKEL" gen trace -K "$K" "$@" -o "$s.c" </dev/null >"gen$s.out" 2>"gen$s.err"; then
+    if ! "$PERFSKEL" gen trace -K "$K" --min-sample 0 "$@" -o "$s.c" </dev/null >"gen$s.out" 2>"gen$s.err"; then
         fail "$check" "perfskel gen -K $K failed: $(lastline "gen$s.err")"
         return 1
     fi

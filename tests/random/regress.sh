@@ -29,7 +29,7 @@ for d in "$here"/regress/*/; do
         fi
     done
     for K in 1 2 10; do
-        if ! "$PERFSKEL" gen "$tr" -K "$K" -o "$T/s$K.c" >/dev/null 2>"$T/gen.err"; then
+        if ! "$PERFSKEL" gen "$tr" -K "$K" --min-sample 0 -o "$T/s$K.c" >/dev/null 2>"$T/gen.err"; then
             bad "$name: gen -K $K failed: $(tail -n 1 "$T/gen.err")"
             continue
         fi

@@ -26,6 +26,8 @@ typedef struct tb {
     uint64_t clock[MAXR];
 } tb;
 
+static int no_cores; /* the next trace's job says nothing of its hosts' cores */
+
 static void tb_open(tb *t, int P)
 {
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -34,8 +36,11 @@ static void tb_open(tb *t, int P)
     rmdir(t->dir); /* the writer makes it */
     t->P = P;
     memset(t->clock, 0, sizeof t->clock);
+    /* one host with a core per rank: the recorded calls give call floors */
+    static const char *hosts[MAXR] = {"h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h", "h"};
+    static const int cores[MAXR] = {16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16};
     psk_job job = {.job_id = 0x51u, .nranks = P, .flavour = PSK_MPI_OPENMPI, .mpi_version = "synthetic",
-                   .command = "test_sim"};
+                   .command = "test_sim", .hosts = hosts, .cores = no_cores ? NULL : cores};
     assert_int_equal(psk_writer_open(t->dir, &job, NULL, &t->w), 0);
 }
 
@@ -52,6 +57,15 @@ static psk_event *ev(tb *t, int r, const char *fn, uint64_t gap_ns)
     t->clock[r] += 1000;
     e.t_exit = t->clock[r];
     return &e;
+}
+
+/* the same, the call taking dur_ns in the recording */
+static psk_event *ev_d(tb *t, int r, const char *fn, uint64_t gap_ns, uint64_t dur_ns)
+{
+    psk_event *e = ev(t, r, fn, gap_ns);
+    t->clock[r] += dur_ns - 1000;
+    e->t_exit = t->clock[r];
+    return e;
 }
 
 static void put(tb *t, int r, psk_event *e) { assert_int_equal(psk_writer_event(t->w, r, e), 0); }
@@ -137,13 +151,24 @@ static void coll_on(tb *t, int r, const char *fn, uint64_t gap, int64_t comm)
     put(t, r, e);
 }
 
+/* the known answers below are the network model's alone: the recording's
+ * own call costs (every call here took 1 us) and the local copies of
+ * collectives are off unless a test's machine says otherwise */
+static const char model_only[] = "call floors = off; copy byte time = 0;";
+
+static void machine_of(psk_machine *m, const char *machine_text)
+{
+    psk_machine_default(m);
+    assert_int_equal(psk_machine_parse(model_only, strlen(model_only), "model.par", m), 0);
+    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", m), 0);
+}
+
 static psk_sim *tb_run(tb *t, const char *machine_text)
 {
     assert_int_equal(psk_writer_close(t->w), 0);
     psk_writer_free(t->w);
     psk_machine m;
-    psk_machine_default(&m);
-    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &m), 0);
+    machine_of(&m, machine_text);
     psk_trace *tr;
     assert_int_equal(psk_trace_open(t->dir, &tr), 0);
     psk_sim_opts o = {.machine = &m, .timeline = 1};
@@ -181,8 +206,7 @@ static void tb_three(tb *t, const char *machine_text, int loops, three *x)
 {
     assert_int_equal(psk_writer_close(t->w), 0);
     psk_writer_free(t->w);
-    psk_machine_default(&x->mach);
-    assert_int_equal(psk_machine_parse(machine_text, strlen(machine_text), "test.par", &x->mach), 0);
+    machine_of(&x->mach, machine_text);
     psk_trace *tr;
     assert_int_equal(psk_trace_open(t->dir, &tr), 0);
     for (int k = 0; k < 3; k++)
@@ -440,7 +464,7 @@ static void parallel(void **state)
 }
 
 /* 5 ranks, 2 ms of work each, 3 ranks per node: with 2 cores per node the
- * 3 ranks of node 0 share them (each at 2/3 speed: 3 ms), the 2 of node 1
+ * 3 ranks of node 0 share them in time slices (4 ms), the 2 of node 1
  * do not; without the key, no sharing */
 static void shared_cores(void **state)
 {
@@ -455,8 +479,11 @@ static void shared_cores(void **state)
         static const char *const m[3] = {"ranks per node = 3; cores per node = 2;", "ranks per node = 3;",
                                          "ranks per node = 3; cores per node = 3;"};
         psk_sim *s = tb_run(&t, m[k]);
-        NEAR(psk_sim_predicted(s), k == 0 ? 3e-3 : 2e-3);
-        NEAR(metric(s, 0, 0, PSK_M_CPU), k == 0 ? 3e-3 : 2e-3);
+        /* node 0 with 2 cores: ranks 0 and 2 take turns on one (time
+         * slices of 3.8 ms: rank 0 computes first, rank 2 after it) */
+        NEAR(psk_sim_predicted(s), k == 0 ? 4e-3 : 2e-3);
+        NEAR(metric(s, 0, 0, PSK_M_CPU), 2e-3);
+        NEAR(metric(s, 0, 2, PSK_M_CPU), k == 0 ? 4e-3 : 2e-3);
         NEAR(metric(s, 0, 4, PSK_M_CPU), 2e-3); /* node 1: 2 ranks on 2 cores */
         psk_sim_close(s);
     }
@@ -623,6 +650,200 @@ static void in_place_colls(void **state)
         assert_true(t[0] > 3 * 3e-6 + 1000 * 0.01e-6); /* the bytes count */
         NEAR(t[1], t[0]);
     }
+}
+
+/* a collective's own block is copied locally first, at `copy byte time`:
+ * an alltoall of 1000 bytes to each of 2 ranks on a network that costs
+ * nothing takes 1000 x 0.001 us; made in place, nothing */
+static void own_block_copy(void **state)
+{
+    (void)state;
+    for (int ip = 0; ip < 2; ip++) {
+        tb t;
+        tb_open(&t, 2);
+        for (int r = 0; r < 2; r++) {
+            simple(&t, r, "MPI_Init", 0);
+            psk_event *e = ev(&t, r, "MPI_Alltoall", 0);
+            e->v[PSK_F_COMM] = 0, e->v[PSK_F_RCOUNT] = 1000, e->v[PSK_F_RDTSIZE] = 1;
+            e->v[PSK_F_COUNT] = ip ? 0 : 1000, e->v[PSK_F_DTSIZE] = ip ? 0 : 1;
+            put(&t, r, e);
+            simple(&t, r, "MPI_Finalize", 0);
+        }
+        psk_sim *s = tb_run(&t, "start time = 0; intra start time = 0; send byte time = 0; copy byte time = 0.001;");
+        NEAR(psk_sim_predicted(s), ip ? 0 : 1e-6);
+        psk_sim_close(s);
+    }
+}
+
+/* Call floors: a call takes at least the lower quartile of the recorded
+ * durations of its class (its function and size), the least over the
+ * ranks that make such calls, at the rank's power. Rank 0 sends 5
+ * messages, 1 ms apart, its MPI_Send recorded at 50, 10, 40, 20 and 30 us
+ * (the quartile: 20 us); rank 1 receives each 2 ms after the last, its
+ * MPI_Irecv at 5 us and its MPI_Wait at 2 us each. On a network that
+ * costs nothing the model gives all three calls no time: rank 0 ends at 5
+ * x 1.02 ms, rank 1 at 5 x 2.007 ms. With `call floors = off` (the model
+ * alone) 5 and 10 ms. */
+static void call_floors(void **state)
+{
+    (void)state;
+    static const int us[5] = {50, 10, 40, 20, 30};
+    for (int off = 0; off < 2; off++) {
+        tb t;
+        tb_open(&t, 2);
+        for (int r = 0; r < 2; r++)
+            simple(&t, r, "MPI_Init", 0);
+        for (int i = 0; i < 5; i++) {
+            psk_event *e = ev_d(&t, 0, "MPI_Send", 1000000, (uint64_t)us[i] * 1000);
+            e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = 1, e->v[PSK_F_TAG] = 0, e->v[PSK_F_COUNT] = 100;
+            e->v[PSK_F_DTSIZE] = 1;
+            put(&t, 0, e);
+            e = ev_d(&t, 1, "MPI_Irecv", 2000000, 5000);
+            e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = 0, e->v[PSK_F_TAG] = 0, e->v[PSK_F_COUNT] = 100;
+            e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_REQ] = 0;
+            put(&t, 1, e);
+            e = ev_d(&t, 1, "MPI_Wait", 0, 2000);
+            e->v[PSK_F_REQ] = 0;
+            put(&t, 1, e);
+        }
+        for (int r = 0; r < 2; r++)
+            simple(&t, r, "MPI_Finalize", 0);
+        three x;
+        tb_three(&t, off ? "start time = 0; send byte time = 0; call floors = off;"
+                         : "start time = 0; send byte time = 0; call floors = on;", 0, &x);
+        for (int k = 0; k < 3; k++) { /* from the files, folded, folded and skipping */
+            NEAR(metric(x.s[k], 0, 0, PSK_M_EXEC), off ? 5e-3 : 5 * 1.02e-3);
+            NEAR(psk_sim_predicted(x.s[k]), off ? 10e-3 : 5 * 2.007e-3);
+            NEAR(metric(x.s[k], 0, 0, PSK_M_P2P), off ? 0 : 5 * 20e-6);
+            NEAR(metric(x.s[k], 0, 1, PSK_M_P2P), off ? 0 : 5 * 5e-6);
+            NEAR(metric(x.s[k], 0, 1, PSK_M_WAIT), off ? 0 : 5 * 2e-6);
+        }
+        three_close(&x);
+    }
+}
+
+/* a trace that does not say its hosts' cores (an import) gives no call
+ * floors: its ranks may have waited for a core in every call. call_floors'
+ * trace: 5 and 10 ms, as with the floors off */
+static void no_floors_without_cores(void **state)
+{
+    (void)state;
+    tb t;
+    no_cores = 1;
+    tb_open(&t, 2);
+    no_cores = 0;
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Init", 0);
+    for (int i = 0; i < 5; i++) {
+        psk_event *e = ev_d(&t, 0, "MPI_Send", 1000000, 20000);
+        e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = 1, e->v[PSK_F_TAG] = 0, e->v[PSK_F_COUNT] = 100;
+        e->v[PSK_F_DTSIZE] = 1;
+        put(&t, 0, e);
+        e = ev_d(&t, 1, "MPI_Recv", 2000000, 5000);
+        e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = 0, e->v[PSK_F_TAG] = 0, e->v[PSK_F_COUNT] = 100;
+        e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_ASRC] = 0, e->v[PSK_F_ATAG] = 0;
+        put(&t, 1, e);
+    }
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "start time = 0; send byte time = 0; call floors = on;");
+    NEAR(metric(s, 0, 0, PSK_M_EXEC), 5e-3);
+    NEAR(psk_sim_predicted(s), 10e-3);
+    psk_sim_close(s);
+}
+
+/* A rank that waits in every call of a class says nothing of what the
+ * call costs: the class's floor is the least of the ranks' quartiles.
+ * Both ranks exchange with MPI_Sendrecv 8 times; rank 1 computes 1 ms
+ * before each, its calls recorded at 10 us, rank 0's (waiting for it) at
+ * 1 ms. Replayed with rank 1 twice as fast (power {1, 2}), rank 0 waits
+ * 0.5 ms a step, not the 1 ms it waited when recorded, and each step
+ * takes 0.5 ms + rank 1's floor of 10 us at power 2: 8 x 0.505 ms (with
+ * rank 0's own quartile as its floor, 8 ms). */
+static void floor_of_waiting_rank(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Init", 0);
+    for (int i = 0; i < 8; i++)
+        for (int r = 0; r < 2; r++) {
+            psk_event *e = ev_d(&t, r, "MPI_Sendrecv", r ? 1000000 : 0, r ? 10000 : 1000000);
+            e->v[PSK_F_COMM] = 0, e->v[PSK_F_PEER] = 1 - r, e->v[PSK_F_TAG] = 0, e->v[PSK_F_COUNT] = 64;
+            e->v[PSK_F_DTSIZE] = 1, e->v[PSK_F_RPEER] = 1 - r, e->v[PSK_F_RTAG] = 0, e->v[PSK_F_RCOUNT] = 64;
+            e->v[PSK_F_RDTSIZE] = 1, e->v[PSK_F_ASRC] = 1 - r, e->v[PSK_F_ATAG] = 0;
+            put(&t, r, e);
+        }
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    psk_sim *s = tb_run(&t, "start time = 0; send byte time = 0; power = {1, 2}; call floors = on;");
+    NEAR(psk_sim_predicted(s), 8 * 0.505e-3);
+    psk_sim_close(s);
+}
+
+/* The first collective of a class pays once what it took after its last
+ * member arrived in the recording, beyond what the model says (the first
+ * touch of a receive buffer): 3 MPI_Alltoall of 1 MiB; the first entered
+ * at 0.1 ms (rank 0) and 0.3 ms (rank 1) and left at 10.3 ms, the others
+ * take 1 ms (the class's floor); rank 0 computes 20 ms after the first.
+ * Rank 0 twice as fast (power {2, 1}): it arrives at 0.05 ms, rank 1 at
+ * 0.3 ms; the first ends 10 ms after 0.3 ms on rank 1 and 5 ms (its power)
+ * on rank 0, at 5.3 ms (the 10.2 ms it recorded, waiting included, from
+ * its own arrival would end it at 5.15 ms); rank 0 arrives at the second
+ * at 15.3 ms and both leave the third at 16.3 ms; rank 0 spends 5.25 + 0.5
+ * + 0.5 ms in them. */
+static void first_collective_once(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Init", 0);
+    for (int i = 0; i < 3; i++)
+        for (int r = 0; r < 2; r++) {
+            uint64_t gap = i ? (i == 1 && !r ? 20000000 : 0) : r ? 300000 : 100000;
+            uint64_t dur = i ? 1000000 : r ? 10000000 : 10200000;
+            psk_event *e = ev_d(&t, r, "MPI_Alltoall", gap, dur);
+            e->v[PSK_F_COMM] = 0, e->v[PSK_F_COUNT] = 1 << 19, e->v[PSK_F_DTSIZE] = 1;
+            e->v[PSK_F_RCOUNT] = 1 << 19, e->v[PSK_F_RDTSIZE] = 1;
+            put(&t, r, e);
+        }
+    for (int r = 0; r < 2; r++)
+        simple(&t, r, "MPI_Finalize", 0);
+    three x;
+    tb_three(&t, "start time = 0; intra start time = 0; send byte time = 0; power = {2, 1}; call floors = on;", 0, &x);
+    for (int k = 0; k < 3; k++) {
+        NEAR(psk_sim_predicted(x.s[k]), 16.3e-3);
+        NEAR(metric(x.s[k], 0, 0, PSK_M_COLL), 6.25e-3);
+    }
+    three_close(&x);
+}
+
+/* Each rank starts when its MPI_Init returned in the recording, and the
+ * run is the longest of the ranks' spans (as perfskel stats measures the
+ * recording): rank 1's returned 2 ms after rank 0's; both compute 1 ms and
+ * meet in a barrier, rank 0 from 1 ms to 3 ms: 3 ms. */
+static void start_skew(void **state)
+{
+    (void)state;
+    tb t;
+    tb_open(&t, 2);
+    simple(&t, 0, "MPI_Init", 0);
+    simple(&t, 1, "MPI_Init", 2000000);
+    for (int r = 0; r < 2; r++) {
+        coll(&t, r, "MPI_Barrier", 1000000, 0);
+        simple(&t, r, "MPI_Finalize", 0);
+    }
+    three x;
+    tb_three(&t, "start time = 0; send byte time = 0;", 0, &x);
+    for (int k = 0; k < 3; k++) {
+        NEAR(psk_sim_predicted(x.s[k]), 3e-3);
+        NEAR(metric(x.s[k], 0, 0, PSK_M_EXEC), 3e-3);
+        NEAR(metric(x.s[k], 0, 1, PSK_M_EXEC), 1e-3);
+        NEAR(metric(x.s[k], 0, 0, PSK_M_SYNC), 2e-3);
+    }
+    three_close(&x);
 }
 
 /* two Irecv from MPI_ANY_SOURCE; the run matched the first with rank 2's
@@ -1637,6 +1858,11 @@ static void machine_errors(void **state)
         {"topology = {2, x};", "m.par:1: topology: 'x' is not a whole number"},
         {"power = {1, 0};", "m.par:1: power: node 1's power must be above 0"},
         {"node work unit time = {1.5, 0};", "m.par:1: node work unit time: node 1's time must be above 0"},
+        {"start time = 1;\ncall floors = maybe;", "m.par:2: call floors: 'maybe' is not on or off"},
+        {"copy byte time = -0.1;", "m.par:1: copy byte time: -0.1 is below 0"},
+        {"copy byte time = 2;", "m.par:1: copy byte time: 2 us a byte is not a memory's copy (1 us a byte at most)"},
+        {"copy byte time = fast;", "m.par:1: copy byte time: 'fast' is not a number"},
+        {"ranks start = late;", "m.par:1: ranks start: 'late' is not recorded or together"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         psk_machine m;
@@ -1655,7 +1881,8 @@ static void machine_errors(void **state)
     const char *good = "type = switch; // a comment; with a semicolon\n start time = 1.5;\n"
                        "send_byte_time = 0.0002; power = {1, 0.5}; ranks per node = 2;\n"
                        "links per node = 2; buses = 3; allreduce = ring; collectives = closed; cores per node = 6;"
-                       "node work unit time = {1.5, 2.25}; poll cost = {5, 200, 150, 3.5};";
+                       "node work unit time = {1.5, 2.25}; poll cost = {5, 200, 150, 3.5};"
+                       "call floors = off; copy byte time = 0.00005; ranks start = together;";
     assert_int_equal(psk_machine_parse(good, strlen(good), "g.par", &m), 0);
     assert_int_equal(m.type, PSK_NET_SWITCH);
     NEAR(m.start_us, 1.5);
@@ -1678,6 +1905,9 @@ static void machine_errors(void **state)
     NEAR(m2.node_unit_ns[1], 2.25);
     assert_int_equal(m2.npoll, 2);
     NEAR(m2.poll[3], 3.5);
+    assert_int_equal(m2.no_floors, 1);
+    NEAR(m2.copy_byte_us, 0.00005);
+    assert_int_equal(m2.start_together, 1);
     free(buf);
     psk_machine_free(&m);
     psk_machine_free(&m2);
@@ -1704,6 +1934,12 @@ int main(void)
         cmocka_unit_test(comm_create_group),
         cmocka_unit_test(comm_id_reused),
         cmocka_unit_test(poll_cost),
+        cmocka_unit_test(own_block_copy),
+        cmocka_unit_test(call_floors),
+        cmocka_unit_test(floor_of_waiting_rank),
+        cmocka_unit_test(no_floors_without_cores),
+        cmocka_unit_test(first_collective_once),
+        cmocka_unit_test(start_skew),
         cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,371 @@
+/* perfskel sim's time-sharing of cores (docs/simulation.md,
+ * "Time-sharing") on hand-built traces with known answers: two ranks
+ * recorded on a host of one core, replayed as recorded (Open MPI's
+ * yielding waits: a rank whose message came looks at the next scheduler
+ * tick; MPICH's busy waits: it goes on at its next turn), the recording's
+ * sharing taken out on a machine with a core per rank, a machine whose
+ * nodes have fewer cores than ranks, the model switched off, the folded
+ * replay the same, and the machine file's new keys refused when wrong. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "perfskel/sim.h"
+
+typedef struct tb {
+    char dir[512];
+    psk_trace_writer *w;
+} tb;
+
+/* a trace of P ranks recorded on one host of `cores` cores under flavour */
+static void tb_open(tb *t, int P, int cores, int flavour)
+{
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(t->dir, sizeof t->dir, "%s/psk-share-XXXXXX", tmp);
+    assert_non_null(mkdtemp(t->dir));
+    rmdir(t->dir); /* the writer makes it */
+    static const char *hosts[8] = {"h", "h", "h", "h", "h", "h", "h", "h"};
+    static int core[8];
+    for (int i = 0; i < 8; i++)
+        core[i] = cores;
+    psk_job job = {.job_id = 0x52u, .nranks = P, .flavour = flavour, .mpi_version = "synthetic",
+                   .command = "test_sim_share", .hosts = hosts, .cores = core};
+    assert_int_equal(psk_writer_open(t->dir, &job, NULL, &t->w), 0);
+}
+
+/* rank r's call fn from entry to exit (us); peer and bytes for messages */
+static void call(tb *t, int r, const char *fn, double entry, double exit, int peer)
+{
+    psk_event e;
+    memset(&e, 0, sizeof e);
+    e.fn = psk_fn_lookup(fn);
+    assert_true(e.fn != 0);
+    e.fields = psk_fn_fields(e.fn);
+    e.t_entry = (uint64_t)llround(entry * 1e3);
+    e.t_exit = (uint64_t)llround(exit * 1e3);
+    e.v[PSK_F_COMM] = 0, e.v[PSK_F_PEER] = peer, e.v[PSK_F_TAG] = 1;
+    e.v[PSK_F_COUNT] = 0, e.v[PSK_F_DTSIZE] = 1;
+    e.v[PSK_F_ASRC] = peer, e.v[PSK_F_ATAG] = 1;
+    assert_int_equal(psk_writer_event(t->w, r, &e), 0);
+}
+
+typedef struct run {
+    psk_sim *s, *f;  /* from the files; folded, every iteration */
+    psk_merged *m;
+    psk_folded *fo;
+    psk_machine mach;
+    psk_sim_opts o[2];
+} run;
+
+/* the machine: the network costs nothing, slices of 1 ms, ticks of 0.3 ms,
+ * calls take what the model says alone (not the recording's 1 us each) */
+static void tb_run(tb *t, const char *machine_text, run *x)
+{
+    assert_int_equal(psk_writer_close(t->w), 0);
+    psk_writer_free(t->w);
+    char text[1024];
+    snprintf(text, sizeof text, "start time = 0; intra start time = 0; send byte time = 0; intra send byte time = 0;\n"
+                                "time slice = 1000; scheduler tick = 300; call floors = off; copy byte time = 0;\n%s",
+             machine_text);
+    psk_machine_default(&x->mach);
+    if (psk_machine_parse(text, strlen(text), "test.par", &x->mach))
+        fail_msg("%s", psk_machine_errmsg(&x->mach));
+    psk_trace *tr;
+    if (psk_trace_open(t->dir, &tr))
+        fail_msg("%s", psk_trace_errmsg(tr));
+    for (int k = 0; k < 2; k++)
+        x->o[k] = (psk_sim_opts){.machine = &x->mach, .timeline = 1, .no_skip = 1};
+    int rc = psk_sim_run(tr, &x->o[0], &x->s);
+    if (rc)
+        fprintf(stderr, "sim: %s\n", psk_sim_errmsg(x->s));
+    assert_int_equal(rc, 0);
+    psk_merge_opts mo = {.window = 64, .no_reorder = 1};
+    assert_int_equal(psk_merge(tr, &mo, &x->m), 0);
+    assert_int_equal(psk_fold_merged(x->m, PSK_FOLD_RUNS, &x->fo), 0);
+    x->o[1].no_skip = 0; /* skipping is off where cores are shared: the same replay */
+    rc = psk_sim_run_folded(x->m, x->fo, &x->o[1], &x->f);
+    if (rc)
+        fprintf(stderr, "sim --folded: %s\n", psk_sim_errmsg(x->f));
+    assert_int_equal(rc, 0);
+    psk_trace_close(tr);
+}
+
+static void run_close(tb *t, run *x)
+{
+    psk_sim_close(x->s);
+    psk_sim_close(x->f);
+    psk_folded_free(x->fo);
+    psk_merged_close(x->m);
+    psk_machine_free(&x->mach);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static double metric(const psk_sim *s, int rank, int m)
+{
+    return psk_sim_interval(s, 0)->m[(size_t)rank * PSK_M_N + (size_t)m];
+}
+
+static void near(double a, double b, int line)
+{
+    if (fabs(a - b) > 1e-9 + 1e-7 * fabs(b)) {
+        fprintf(stderr, "line %d: %.12g, expected %.12g\n", line, a, b);
+        fail();
+    }
+}
+#define NEAR(a, b) near((double)(a), (double)(b), __LINE__)
+
+/* the folded replay gives the same */
+static void same_folded(const run *x)
+{
+    NEAR(psk_sim_predicted(x->f), psk_sim_predicted(x->s));
+    for (int q = 0; q < psk_sim_nranks(x->s); q++)
+        for (int m = 0; m < PSK_M_N; m++)
+            NEAR(metric(x->f, q, m), metric(x->s, q, m));
+    assert_string_equal(psk_sim_sharing(x->f, NULL), psk_sim_sharing(x->s, NULL));
+}
+
+/* Rank 0 computes 3 ms, sends to rank 1, computes 1 ms; rank 1 waits in
+ * MPI_Recv from 0 until the message comes (3 ms), then computes 1 ms; both
+ * on one core. */
+static void pair(tb *t, int flavour)
+{
+    tb_open(t, 2, 1, flavour);
+    call(t, 0, "MPI_Init", 0, 0, 0);
+    call(t, 0, "MPI_Send", 3000, 3000, 1);
+    call(t, 0, "MPI_Finalize", 4000, 4000, 0);
+    call(t, 1, "MPI_Init", 0, 0, 0);
+    call(t, 1, "MPI_Recv", 0, 3000, 0);
+    call(t, 1, "MPI_Finalize", 4000, 4000, 0);
+}
+
+/* Open MPI (yielding), as recorded. The recording's sharing: rank 0
+ * computed alone for 3 ms, then with rank 1 at half speed for 1 ms: 3.5
+ * ms of work in 4 (0.875 of its gaps), rank 1 0.5 ms in 1. Replayed: rank 0
+ * alone on the core until it sends at 2.625 ms; rank 1 looks at the next
+ * tick, 2.7 ms, and takes the core for a slice: it computes 0.5 ms, to
+ * 3.2; rank 0 had 75 us of its 0.875 ms, and ends at 4 ms, as recorded. */
+static void yield_as_recorded(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    pair(&t, PSK_MPI_OPENMPI);
+    tb_run(&t, "", &x);
+    int st;
+    assert_non_null(strstr(psk_sim_sharing(x.s, &st), "time-sharing modelled: 2 ranks on 1 cores (host h), as recorded"));
+    assert_non_null(strstr(psk_sim_sharing(x.s, NULL), "yield"));
+    assert_int_equal(st, 1);
+    NEAR(psk_sim_predicted(x.s), 4e-3);
+    NEAR(metric(x.s, 1, PSK_M_P2P), 2.7e-3);  /* the message at 2.625, the core at the tick */
+    NEAR(metric(x.s, 1, PSK_M_SYNC), 2.625e-3);
+    NEAR(metric(x.s, 1, PSK_M_EXEC), 3.2e-3);
+    same_folded(&x);
+    run_close(&t, &x);
+}
+
+/* ranks recorded sharing a core give no call floors: rank 1's MPI_Recv
+ * waited 3 ms for rank 0 (and for a core), which as a floor would end it
+ * at 3 ms, not at the 2.7 ms tick: with floors on, the answers above */
+static void no_floors_from_shared(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    pair(&t, PSK_MPI_OPENMPI);
+    tb_run(&t, "call floors = on;", &x);
+    NEAR(psk_sim_predicted(x.s), 4e-3);
+    NEAR(metric(x.s, 1, PSK_M_P2P), 2.7e-3);
+    NEAR(metric(x.s, 1, PSK_M_EXEC), 3.2e-3);
+    same_folded(&x);
+    run_close(&t, &x);
+}
+
+/* with no machine file the ranks of a host that had a core each are one
+ * node (a message costs `intra start time`, 0.5 us) and a machine file's
+ * nodes are its `ranks per node` (one: 5 us); where the host had more ranks
+ * than cores, each rank stays a node of its own */
+static void nodes_without_a_file(void **state)
+{
+    (void)state;
+    for (int cores = 2; cores >= 1; cores--)
+        for (int file = 0; file < 2; file++) {
+            tb t;
+            tb_open(&t, 2, cores, PSK_MPI_OPENMPI);
+            call(&t, 0, "MPI_Init", 0, 0, 0);
+            call(&t, 0, "MPI_Send", 0, 0, 1);
+            call(&t, 0, "MPI_Finalize", 0, 0, 0);
+            call(&t, 1, "MPI_Init", 0, 0, 0);
+            call(&t, 1, "MPI_Recv", 0, 0, 0);
+            call(&t, 1, "MPI_Finalize", 0, 0, 0);
+            assert_int_equal(psk_writer_close(t.w), 0);
+            psk_writer_free(t.w);
+            psk_machine m;
+            psk_machine_default(&m);
+            if (file)
+                assert_int_equal(psk_machine_parse("", 0, "empty.par", &m), 0);
+            psk_trace *tr;
+            assert_int_equal(psk_trace_open(t.dir, &tr), 0);
+            psk_sim_opts o = {.machine = &m};
+            psk_sim *s;
+            assert_int_equal(psk_sim_run(tr, &o, &s), 0);
+            NEAR(psk_sim_predicted(s), cores == 2 && !file ? 0.5e-6 : 5e-6);
+            psk_sim_close(s);
+            psk_trace_close(tr);
+            psk_machine_free(&m);
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", t.dir);
+            assert_int_equal(system(cmd), 0);
+        }
+}
+
+/* the same trace recorded under MPICH (busy waits: each rank got half the
+ * core, its gaps twice its work): rank 0 holds [0, 1) and [2, 3) ms, rank 1
+ * [1, 2) while it waits; rank 0 sends at 2.5 ms; rank 1's turn comes at 3;
+ * it computes 0.5 ms: 3.5 */
+static void busy_as_recorded(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    pair(&t, PSK_MPI_MPICH);
+    tb_run(&t, "", &x);
+    assert_non_null(strstr(psk_sim_sharing(x.s, NULL), "hold their core (MPICH)"));
+    NEAR(psk_sim_predicted(x.s), 3.5e-3);
+    NEAR(metric(x.s, 1, PSK_M_P2P), 3e-3);
+    NEAR(metric(x.s, 1, PSK_M_SYNC), 2.5e-3);
+    NEAR(metric(x.s, 0, PSK_M_EXEC), 3e-3);
+    same_folded(&x);
+    run_close(&t, &x);
+}
+
+/* a machine with a core per rank takes the sharing out: rank 0's 3.5 ms of
+ * work; rank 1 waits 2.625 ms and computes 0.5 */
+static void taken_out(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    pair(&t, PSK_MPI_OPENMPI);
+    tb_run(&t, "ranks per node = 2; cores per node = 2;", &x);
+    int st;
+    assert_non_null(strstr(psk_sim_sharing(x.s, &st), "time-sharing taken out: the recording's 2 ranks on 1 cores (host h)"));
+    assert_int_equal(st, 2);
+    NEAR(psk_sim_predicted(x.s), 3.5e-3);
+    NEAR(metric(x.s, 1, PSK_M_EXEC), 3.125e-3);
+    same_folded(&x);
+    run_close(&t, &x);
+    pair(&t, PSK_MPI_MPICH); /* busy: half of each gap */
+    tb_run(&t, "ranks per node = 2; cores per node = 2;", &x);
+    NEAR(psk_sim_predicted(x.s), 2e-3);
+    run_close(&t, &x);
+}
+
+/* switched off, the recorded gaps as they are: 4 ms, rank 1 waiting 3 */
+static void switched_off(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    pair(&t, PSK_MPI_OPENMPI);
+    tb_run(&t, "time sharing = off;", &x);
+    int st;
+    assert_string_equal(psk_sim_sharing(x.s, &st), "");
+    assert_int_equal(st, 0);
+    NEAR(psk_sim_predicted(x.s), 4e-3);
+    NEAR(metric(x.s, 1, PSK_M_P2P), 3e-3);
+    run_close(&t, &x);
+}
+
+/* Both ranks compute together, rank 0 for 6 ms and rank 1 for 4 (Open
+ * MPI): the recording's sharing gave each half the core for 4 ms, so 4 ms
+ * of work for rank 0 and 2 for rank 1; as recorded they take turns of 1
+ * ms and end at 6 ms and 4; with a core each, 4 ms. */
+static void sweep(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    for (int k = 0; k < 2; k++) {
+        tb_open(&t, 2, 1, PSK_MPI_OPENMPI);
+        call(&t, 0, "MPI_Init", 0, 0, 0);
+        call(&t, 0, "MPI_Finalize", 6000, 6000, 0);
+        call(&t, 1, "MPI_Init", 0, 0, 0);
+        call(&t, 1, "MPI_Finalize", 4000, 4000, 0);
+        tb_run(&t, k ? "ranks per node = 2; cores per node = 2;" : "", &x);
+        NEAR(psk_sim_predicted(x.s), k ? 4e-3 : 6e-3);
+        NEAR(metric(x.s, 1, PSK_M_EXEC), k ? 2e-3 : 4e-3);
+        same_folded(&x);
+        run_close(&t, &x);
+    }
+}
+
+/* Four ranks recorded with a core each, 10 ms of work; a machine of 2
+ * cores a node: ranks 0 and 2 take turns on one core, 1 and 3 on the
+ * other, the second of each pair ending at 20 ms */
+static void machine_shares(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    tb_open(&t, 4, 4, PSK_MPI_MPICH);
+    for (int q = 0; q < 4; q++) {
+        call(&t, q, "MPI_Init", 0, 0, 0);
+        call(&t, q, "MPI_Finalize", 10000, 10000, 0);
+    }
+    tb_run(&t, "ranks per node = 4; cores per node = 2;", &x);
+    assert_non_null(strstr(psk_sim_sharing(x.s, NULL), "time-sharing modelled: 4 ranks on 2 cores a node (machine)"));
+    NEAR(psk_sim_predicted(x.s), 20e-3);
+    NEAR(metric(x.s, 0, PSK_M_EXEC), 19e-3);
+    NEAR(metric(x.s, 3, PSK_M_EXEC), 20e-3);
+    same_folded(&x);
+    run_close(&t, &x);
+}
+
+static void machine_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"time slice = 0;", "m.par:1: time slice: 0 us is not from 1 us to 10 s"},
+        {"\nscheduler tick = -1;", "m.par:2: scheduler tick: -1 is below 0"},
+        {"waiting = maybe;", "m.par:1: waiting: 'maybe' is not yield or busy"},
+        {"other load = 0.99;", "m.par:1: other load: 0.99 is not a share of the cores from 0 to 0.95"},
+        {"time sharing = perhaps;", "m.par:1: time sharing: 'perhaps' is not on or off"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        psk_machine m;
+        psk_machine_default(&m);
+        assert_int_not_equal(psk_machine_parse(bad[i].text, strlen(bad[i].text), "m.par", &m), 0);
+        assert_string_equal(psk_machine_errmsg(&m), bad[i].msg);
+        psk_machine_free(&m);
+    }
+    psk_machine m;
+    psk_machine_default(&m);
+    const char *ok = "time slice = 4000; scheduler tick = 250; waiting = busy; other load = 0.5;";
+    assert_int_equal(psk_machine_parse(ok, strlen(ok), "m.par", &m), 0);
+    assert_true(m.slice_us == 4000 && m.tick_us == 250 && m.waiting == PSK_WAIT_BUSY && m.other_load == 0.5);
+    psk_machine_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(yield_as_recorded),
+        cmocka_unit_test(no_floors_from_shared),
+        cmocka_unit_test(nodes_without_a_file), cmocka_unit_test(busy_as_recorded), cmocka_unit_test(taken_out),
+        cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
+        cmocka_unit_test(machine_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
