@@ -39,6 +39,8 @@ static void text_event(int rank, uint64_t seq, uint64_t start, const psk_event *
     }
     if (ev->arm > 0) /* trace format 2: the tuning library's algorithm */
         printf(" arm=%s", psk_arm_name(ev->arm));
+    if (ev->thread > 0) /* trace format 4: a thread other than the one that initialised MPI */
+        printf(" thread=%d", ev->thread);
     putchar('\n');
 }
 
@@ -79,6 +81,8 @@ static void json_event(int rank, uint64_t seq, uint64_t start, const psk_event *
     }
     if (ev->arm > 0)
         psk_json_str(&j, "arm", psk_arm_name(ev->arm));
+    if (ev->thread > 0)
+        psk_json_int(&j, "thread", ev->thread);
     psk_json_end(&j);
     putchar('\n');
 }

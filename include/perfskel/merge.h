@@ -86,6 +86,9 @@ int psk_merged_nranks(const psk_merged *m);
 uint64_t psk_merged_length(const psk_merged *m);        /* merged events */
 uint64_t psk_merged_rank_events(const psk_merged *m, int rank);
 uint64_t psk_merged_rank_start(const psk_merged *m, int rank); /* as psk_rank_mono_start */
+/* How many threads made rank's calls (trace format 4: the thread of each
+ * call is kept, psk_event.thread); 1 when the trace did not record it */
+int psk_merged_rank_threads(const psk_merged *m, int rank);
 /* 1 if Algorithm 1 changed rank's order in the merged sequence */
 int psk_merged_rank_reordered(const psk_merged *m, int rank);
 uint32_t psk_merged_nclasses(const psk_merged *m);

@@ -68,6 +68,11 @@ enum psk_field {
 #define PSK_ANY_TAG (-1)
 #define PSK_UNDEFINED (-32766)
 #define PSK_REQ_NULL (-1)
+/* the trace format version that records which thread made each call
+ * (psk_event.thread); a trace of an earlier one does not say */
+#define PSK_FORMAT_VERSION_THREADS 4
+/* thread numbers (psk_event.thread) stay below this: readers refuse more */
+#define PSK_THREAD_MAX (1 << 20)
 #define PSK_REQ_UNKNOWN (-2)
 
 enum psk_op {
@@ -133,7 +138,7 @@ uint64_t psk_event_poll_key(const struct psk_event *ev);
 const char *psk_field_name(int field);
 /* ---- arms: the tuning library's algorithms, as events carry them ---- */
 /* 1 if fn is a collective libperfskel-tune takes over (Alltoall, Bcast,
- * Allreduce, Allgather): its events carry an arm in format versions 2 and 3 */
+ * Allreduce, Allgather): its events carry an arm in format versions 2 to 4 */
 int psk_fn_tuned(unsigned fn);
 /* arm values are 0 (not known) .. psk_arm_count() - 1 */
 int psk_arm_count(void);
@@ -168,6 +173,11 @@ typedef struct psk_event {
                             with (psk_fn_tuned): 0 not known (format version 1, no
                             tuning library, every other function), else 1 + its
                             number in include/perfskel/tune.h (psk_arm_name) */
+    int thread;          /* the thread of its rank that made the call: 0 the
+                            one that initialised MPI, then 1, 2, ... in the order
+                            threads first called MPI (format version 4, when the
+                            rank's file records threads: psk_rank_threads); 0
+                            when not recorded */
 } psk_event;
 
 #define PSK_ARR(ev, f) ((ev)->arr[(f) - PSK_F_FIRST_ARRAY])
@@ -191,8 +201,8 @@ typedef struct psk_job {
     const double *work_q1_ns, *work_q3_ns; /* per rank, the quartiles of its timings; NULL if not kept */
     const int *cores;         /* per rank, its host's online cores; NULL if not kept */
     int format_version;       /* 1; 2: tuned collectives carry their arm; 3: and MPI_Cart_create
-                                 its dims and periods, MPI_Dims_create is recorded (a writer
-                                 takes 0 for 3, the latest) */
+                                 its dims and periods, MPI_Dims_create is recorded; 4: and the
+                                 thread of each call (a writer takes 0 for 4, the latest) */
 } psk_job;
 
 enum psk_flavour { PSK_MPI_UNKNOWN = 0, PSK_MPI_OPENMPI = 1, PSK_MPI_MPICH = 2 };
@@ -242,9 +252,15 @@ const char *psk_rank_errmsg(const psk_rank_reader *r);
 const char *psk_rank_path(const psk_rank_reader *r);
 uint64_t psk_rank_events_read(const psk_rank_reader *r);
 uint64_t psk_rank_mono_start(const psk_rank_reader *r);
+/* 1 if r's file records which thread made each call (format version 4,
+ * a rank whose MPI_Init_thread gave MPI_THREAD_SERIALIZED or
+ * MPI_THREAD_MULTIPLE), then events carry their psk_event.thread; 0 if
+ * not (every call then came from the thread that initialised MPI, or the
+ * trace is older than version 4) */
+int psk_rank_threads_recorded(const psk_rank_reader *r);
 /* The encoded bytes of the event psk_rank_next just returned, as in the
  * file (its gap is relative to the previous event's exit, so the bytes
- * stand alone) but without an arm: the form psk_event_encode writes (an
+ * stand alone) but without an arm or thread: the form psk_event_encode writes (an
  * event of a file older than version 3 that lacks fields of
  * PSK_FIELDS_V3 is re-encoded with them empty); valid until the next
  * call. For tools that keep events. */
@@ -284,9 +300,11 @@ uint8_t *psk_event_encode(uint8_t *out, const psk_event *ev, int64_t gap);
 
 typedef struct psk_trace_writer psk_trace_writer;
 /* Creates dir with one file per rank of job (job_id, nranks, flavour, and
- * whichever strings and arrays are set; format_version 2 and 3 write each
+ * whichever strings and arrays are set; format_version 2 to 4 write each
  * tuned collective's arm, which must be psk_arm_valid; 1 and 2 drop the
- * fields of PSK_FIELDS_V3; 0 is 3); mono_start[r] is rank r's clock
+ * fields of PSK_FIELDS_V3; 4 records each event's thread in every rank's
+ * file, and an event's thread must be at most one more than the highest
+ * its rank had so far; 0 is 4); mono_start[r] is rank r's clock
  * at its start (NULL: 0). On failure *out is still set for the message. */
 int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_start, psk_trace_writer **out);
 /* Appends ev (fields from psk_fn_fields(ev->fn)) to rank's events. A rank

@@ -542,9 +542,15 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
         for (int j = 0; j < me.nranks; j++)
             if ((double)me.gap[j] < g->min_gap[me.ranks[j]])
                 g->min_gap[me.ranks[j]] = (double)me.gap[j];
-    /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers */
-    if (me.fn == PSK_FN_Init_thread && me.ev[0].v[PSK_F_I2] == 3)
-        g->multithreaded = 1;
+    /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers: a rank that asked
+     * for it and called from one thread is replayed as any other; calls of
+     * several threads cannot be put in one order (nor those of a trace
+     * older than format 4, which did not record the threads) */
+    for (int j = 0; me.fn == PSK_FN_Init_thread && g->mt_rank < 0 && j < me.nranks; j++) {
+        int nt = psk_merged_rank_threads(g->m, me.ranks[j]);
+        if (me.ev[j].v[PSK_F_I2] == 3 && (g->job->format_version < PSK_FORMAT_VERSION_THREADS || nt > 1))
+            g->mt_rank = me.ranks[j], g->mt_threads = g->job->format_version < PSK_FORMAT_VERSION_THREADS ? 0 : nt;
+    }
     /* the loops this call is the first of: what was in flight as they began */
     for (int32_t x = psk_folded_node(g->f, id)->parent; x > 0; x = psk_folded_node(g->f, x)->parent) {
         if (psk_folded_node(g->f, x)->kind != PSK_FNODE_LOOP)

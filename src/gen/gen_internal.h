@@ -114,7 +114,9 @@ typedef struct psk_gen {
     int table_min;       /* runs of this many calls outside loops go into data */
     unsigned char fnused[256]; /* functions replayed from data: named in fname_ */
     int64_t *execs;      /* per node: its executions written into data so far */
-    int multithreaded;
+    int mt_rank;        /* a rank whose calls under MPI_THREAD_MULTIPLE came from several
+                           threads (or were recorded without threads), or -1 */
+    int mt_threads;     /* how many threads it called from; 0: not recorded */
     int in_scaled;      /* emitting inside a scaled loop */
     pending **pend;     /* per rank, by request id */
     int64_t *npend;

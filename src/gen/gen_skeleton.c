@@ -269,9 +269,13 @@ static int make(gen *g, psk_merged *m)
             g->min_gap[r] = 0;
     if (!g->failed && gen_plan(g))
         return -1;
-    if (g->multithreaded)
-        return gen_fail(g, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a rank cannot be "
-                           "replayed in one order without risking a deadlock");
+    if (g->mt_rank >= 0 && g->mt_threads)
+        return gen_fail(g, "rank %d made its MPI calls from %d threads under MPI_THREAD_MULTIPLE: they cannot be "
+                           "replayed in one order without risking a deadlock", g->mt_rank, g->mt_threads);
+    if (g->mt_rank >= 0)
+        return gen_fail(g, "rank %d was recorded under MPI_THREAD_MULTIPLE by a perfskel that did not record which "
+                           "thread made each call (trace format %d): calls of several threads cannot be replayed "
+                           "in one order; record it again", g->mt_rank, g->job->format_version);
     g->body = open_memstream(&g->bodytxt, &g->bodylen);
     g->tabs = open_memstream(&g->tabstxt, &g->tabslen);
     if (!g->body || !g->tabs)
@@ -301,7 +305,7 @@ int psk_gen_open(psk_merged *m, psk_folded *f, const psk_gen_opts *o, psk_gen **
     *g = (gen){.m = m, .f = f, .job = psk_merged_job(m), .P = psk_merged_nranks(m), .K = o->K, .max_comm = 1,
                .max_req = 0, .table_min = o->table_min > 0 ? o->table_min : PSK_GEN_TABLE_MIN,
                .floor_iters = o->floor_iters > 0 ? o->floor_iters : PSK_GEN_FLOOR_ITERS,
-               .floor_seconds = o->floor_seconds < 0 ? PSK_GEN_FLOOR_SECONDS : o->floor_seconds};
+               .floor_seconds = o->floor_seconds < 0 ? PSK_GEN_FLOOR_SECONDS : o->floor_seconds, .mt_rank = -1};
     if (make(g, m)) {
         if (g->body)
             fclose(g->body);

@@ -379,6 +379,7 @@ static int emit(aligner *a, int np, uint32_t rep)
             const uint8_t *p = s->buf.p + s->off[i];
             if (mevent_decode(&p, s->buf.p + s->buf.len, &a->ev[j], &a->gap[j], &a->st[j]))
                 return merged_fail(m, PSK_EFORMAT, "rank %d: event %llu undecodable", r, (unsigned long long)i);
+            a->ev[j].thread = s->thr ? (int)s->thr[i] : 0;
         }
         commtab_ctx(&a->ct[r], &a->ev[j], &a->crank[j], &a->csize[j]);
     }
@@ -419,7 +420,8 @@ static int emit(aligner *a, int np, uint32_t rep)
     for (int j = 0; j < np; j++) {
         int r = a->parts[j];
         mbuf *t = &m->rank[r].times;
-        if ((!summary && mbuf_reserve(t, 2 * PSK_VARINT_MAX)) || commtab_event(&a->ct[r], &a->ev[j], r))
+        if ((!summary && mbuf_reserve(t, 2 * PSK_VARINT_MAX)) || commtab_event(&a->ct[r], &a->ev[j], r) ||
+            mrank_thread(&m->rank[r], (uint32_t)a->ev[j].thread))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
         if (summary) {
             a->pos[r]++;
@@ -843,6 +845,7 @@ int psk_merge(psk_trace *t, const psk_merge_opts *opts, psk_merged **out)
         free(s->off);
         free(s->key);
         free(s->perm);
+        free(s->thr);
     }
     free(x.rs);
     psk_intern_free(x.keys);

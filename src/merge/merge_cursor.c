@@ -17,6 +17,8 @@ struct psk_mcursor {
     psk_merged *m;
     uint64_t i;          /* next merged event */
     size_t *tpos;        /* per rank: read position in its times */
+    size_t *trun;        /* per rank: its run of one thread's events */
+    uint64_t *tin;       /* and its events of that run gone by */
     uint64_t *clock;     /* per rank: exit time of its previous event */
     commtab *ct;
     psk_event *ev;
@@ -36,6 +38,8 @@ void psk_mcursor_close(psk_mcursor *c)
     for (int j = 0; c->st && j < P; j++)
         mevent_store_free(&c->st[j]);
     free(c->tpos);
+    free(c->trun);
+    free(c->tin);
     free(c->clock);
     free(c->ct);
     free(c->ev);
@@ -56,6 +60,8 @@ int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
         return PSK_ENOMEM;
     c->m = m;
     c->tpos = calloc((size_t)P, sizeof *c->tpos);
+    c->trun = calloc((size_t)P, sizeof *c->trun);
+    c->tin = calloc((size_t)P, sizeof *c->tin);
     c->clock = calloc((size_t)P, sizeof *c->clock);
     c->ct = calloc((size_t)P, sizeof *c->ct);
     c->ev = calloc((size_t)P, sizeof *c->ev);
@@ -64,7 +70,7 @@ int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
     c->rawgap = calloc((size_t)P, sizeof *c->rawgap);
     c->crank = calloc((size_t)P, sizeof *c->crank);
     c->csize = calloc((size_t)P, sizeof *c->csize);
-    if (!c->tpos || !c->clock || !c->ct || !c->ev || !c->st || !c->gap || !c->rawgap || !c->crank || !c->csize) {
+    if (!c->tpos || !c->trun || !c->tin || !c->clock || !c->ct || !c->ev || !c->st || !c->gap || !c->rawgap || !c->crank || !c->csize) {
         psk_mcursor_close(c);
         *out = NULL;
         return PSK_ENOMEM;
@@ -180,6 +186,13 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
         c->ev[j].t_entry = c->clock[r] + (uint64_t)gap;
         c->ev[j].t_exit = c->ev[j].t_entry + dur;
         c->clock[r] = c->ev[j].t_exit;
+        const mrank *mr = &m->rank[r];
+        c->ev[j].thread = 0;
+        if (c->trun[r] < mr->nthr) { /* the thread of this run of its events */
+            c->ev[j].thread = (int)mr->thr[c->trun[r]].thread;
+            if (++c->tin[r] == mr->thr[c->trun[r]].n)
+                c->trun[r]++, c->tin[r] = 0;
+        }
         if (commtab_event(&c->ct[r], &c->ev[j], r))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
     }
@@ -199,8 +212,9 @@ int psk_merged_expand(psk_merged *m, int rank, int (*fn)(void *arg, const psk_ev
     /* the rank's events in merged order, re-encoded with their gaps */
     mbuf b = {0};
     uint64_t *off = malloc((mr->n + 1) * sizeof *off), k = 0;
+    int *thr = malloc((mr->n + 1) * sizeof *thr); /* not in the bytes */
     psk_mevent me;
-    if (!off)
+    if (!off || !thr)
         rc = merged_fail(m, PSK_ENOMEM, "out of memory");
     while (!rc && (rc = psk_mcursor_next(c, &me)) == PSK_OK) {
         int j = 0;
@@ -212,6 +226,7 @@ int psk_merged_expand(psk_merged *m, int rank, int (*fn)(void *arg, const psk_ev
             rc = merged_fail(m, k == mr->n ? PSK_EFORMAT : PSK_ENOMEM, "rank %d: more events than recorded", rank);
             break;
         }
+        thr[k] = me.ev[j].thread;
         off[k++] = b.len;
         uint8_t *e = psk_event_encode(b.p + b.len, &me.ev[j], c->rawgap[j]);
         b.len = (size_t)(e - b.p);
@@ -221,11 +236,14 @@ int psk_merged_expand(psk_merged *m, int rank, int (*fn)(void *arg, const psk_ev
         rc = k == mr->n ? PSK_OK : merged_fail(m, PSK_EFORMAT, "rank %d: fewer events than recorded", rank);
     /* back in the rank's own order, with its own clock */
     uint64_t *at = rc ? NULL : malloc((mr->n + 1) * sizeof *at);
-    if (!rc && !at)
+    int *tat = rc ? NULL : malloc((mr->n + 1) * sizeof *tat);
+    if (!rc && (!at || !tat))
         rc = merged_fail(m, PSK_ENOMEM, "out of memory");
     if (!rc) {
-        for (uint64_t q = 0; q < mr->n; q++)
+        for (uint64_t q = 0; q < mr->n; q++) {
             at[mr->perm ? mr->perm[q] : q] = off[q];
+            tat[mr->perm ? mr->perm[q] : q] = thr[q];
+        }
         uint64_t clock = mr->mono_start;
         mevent_store st = {0};
         psk_event ev;
@@ -239,13 +257,16 @@ int psk_merged_expand(psk_merged *m, int rank, int (*fn)(void *arg, const psk_ev
             uint64_t dur = ev.t_exit - ev.t_entry;
             ev.t_entry = clock + (uint64_t)gap;
             ev.t_exit = ev.t_entry + dur;
+            ev.thread = tat[q];
             clock = ev.t_exit;
             rc = fn(arg, &ev);
         }
         mevent_store_free(&st);
     }
     free(at);
+    free(tat);
     free(off);
+    free(thr);
     free(b.p);
     return rc;
 }

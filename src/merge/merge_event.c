@@ -93,6 +93,7 @@ int mevent_decode(const uint8_t **pp, const uint8_t *end, psk_event *ev, int64_t
     ev->fn = (unsigned)fn;
     ev->fields = psk_fn_fields(ev->fn);
     ev->arm = 0; /* merged events keep no arm (docs/tune.md) */
+    ev->thread = 0; /* not in the bytes: the caller sets it */
     ev->t_entry = (uint64_t)*gap;
     ev->t_exit = ev->t_entry + dur;
     for (uint32_t fs = ev->fields; fs; fs &= fs - 1) {

@@ -804,6 +804,7 @@ static int pass2(xctx *x)
         const mrank *t = &m->rank[x->tmpl[r]];
         m2->rank[r].n = t->n;
         m2->rank[r].mono_start = t->mono_start;
+        m2->rank[r].nthreads = t->nthreads; /* how many threads called, for the replay's refusal */
         if (t->perm) {
             if (!(m2->rank[r].perm = malloc((t->n ? t->n : 1) * sizeof *t->perm)))
                 rc = nomem(x);

@@ -15,7 +15,8 @@
 #include "psk_varint.h"
 
 #define MAGIC "PSKMERGE"
-#define VERSION 2 /* 2: trace format 3's fields, TSUM, orders shared between ranks */
+#define VERSION 3 /* 2: trace format 3's fields, TSUM, orders shared between ranks; 3: threads */
+#define VERSION_OLDEST 2 /* read as well: every call from one thread */
 
 
 static void le(uint8_t *p, uint64_t v, int n)
@@ -153,6 +154,19 @@ int merged_rank_suffix(mbuf *b, const uint32_t *perm, uint64_t n, int back)
     return err;
 }
 
+int merged_rank_threads(mbuf *b, const mrank *mr)
+{
+    int other = 0;
+    for (size_t k = 0; k < mr->nthr; k++)
+        other |= mr->thr[k].thread != 0;
+    if (!other) /* every call from the thread that initialised MPI */
+        return mbuf_put_uvar(b, 0);
+    int err = mbuf_put_uvar(b, mr->nthr);
+    for (size_t k = 0; k < mr->nthr && !err; k++)
+        err |= mbuf_put_uvar(b, mr->thr[k].n) || mbuf_put_uvar(b, mr->thr[k].thread);
+    return err;
+}
+
 static uint64_t perm_hash(const uint32_t *p, uint64_t n)
 {
     uint64_t h = 1469598103934665603ull ^ n;
@@ -241,7 +255,7 @@ int psk_merged_write(psk_merged *m, const char *path)
         size_t tlen = m->tsum ? 0 : mr->times.len;
         b.len = 0;
         err |= merged_rank_prefix(&b, r, mr->n, mr->mono_start, tlen) || put_bytes(&b, mr->times.p, tlen) ||
-               merged_rank_suffix(&b, mr->perm, mr->n, back[r]);
+               merged_rank_suffix(&b, mr->perm, mr->n, back[r]) || merged_rank_threads(&b, mr);
         err |= err || section(f, MT_RANK, b.p, b.len);
     }
     free(perm);
@@ -260,6 +274,7 @@ int psk_merged_write(psk_merged *m, const char *path)
 typedef struct reader {
     psk_merged *m;
     const char *path;
+    int version;
     FILE *f;
     uint8_t *buf;
     size_t cap;
@@ -331,11 +346,12 @@ static int read_all(reader *rd)
         return merged_fail(m, PSK_EFORMAT, "%s: not a perfskel merged trace", rd->path);
     if ((version = fgetc(rd->f)) == EOF)
         return merged_fail(m, PSK_ETRUNCATED, "%s: truncated in the header", rd->path);
-    if (version != VERSION)
+    if (version < VERSION_OLDEST || version > VERSION)
         return merged_fail(m, PSK_EVERSION,
-                           "%s: merged-trace format version %d; this perfskel reads version %d (merge the trace "
-                           "directory again)",
-                           rd->path, version, VERSION);
+                           "%s: merged-trace format version %d; this perfskel reads versions %d and %d (merge the "
+                           "trace directory again)",
+                           rd->path, version, VERSION_OLDEST, VERSION);
+    rd->version = version;
     int rc = next_section(rd, MT_JOB);
     if (rc)
         return rc;
@@ -433,6 +449,33 @@ static int read_all(reader *rd)
     return PSK_OK;
 }
 
+/* rank r's threads: runs in merged order covering its events, each of
+ * one thread, numbered below its event count (a thread's number is the
+ * count of threads that called before it) */
+static int read_threads(reader *rd, int r)
+{
+    psk_merged *m = rd->m;
+    mrank *mr = &m->rank[r];
+    uint64_t k, n, t, sum = 0;
+    if (get(rd, &k) || k > mr->n || k > (uint64_t)(rd->end - rd->p) / 2)
+        return malformed(rd);
+    if (k && !(mr->thr = malloc(k * sizeof *mr->thr)))
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    mr->capthr = k;
+    for (uint64_t i = 0; i < k; i++) {
+        if (get(rd, &n) || get(rd, &t) || n == 0 || n > mr->n - sum || t >= mr->n || t >= PSK_THREAD_MAX)
+            return merged_fail(m, PSK_EFORMAT, "%s: rank %d's threads are malformed", rd->path, r);
+        sum += n;
+        mr->thr[mr->nthr++] = (trun){n, (uint32_t)t};
+        if ((int)t >= mr->nthreads)
+            mr->nthreads = (int)t + 1;
+    }
+    if (k && sum != mr->n)
+        return merged_fail(m, PSK_EFORMAT, "%s: rank %d's threads cover %llu of its %llu events", rd->path, r,
+                           (unsigned long long)sum, (unsigned long long)mr->n);
+    return PSK_OK;
+}
+
 /* the RANK sections; have: the first one's header is read already */
 static int read_ranks(reader *rd, int have)
 {
@@ -484,6 +527,8 @@ static int read_ranks(reader *rd, int have)
             }
             free(seen);
         }
+        if (rd->version >= 3 && (rc = read_threads(rd, r)))
+            return rc;
     }
     return PSK_OK;
 }

@@ -73,12 +73,23 @@ int pattern_decode(const uint8_t **p, const uint8_t *end, int f, psk_event *ev, 
 
 /* ---- the merged trace ---- */
 
+/* a run of a rank's events, in merged order, made by one thread */
+typedef struct trun {
+    uint64_t n;
+    uint32_t thread;
+} trun;
+
 typedef struct mrank {
     uint64_t n;          /* events */
     uint64_t mono_start; /* the rank's clock at its first event's base */
     mbuf times;          /* merged order: svar gap, uvar dur per event */
     uint32_t *perm;      /* merged-order position -> original index; NULL = same */
+    trun *thr;           /* merged order: which thread made its events (none: all thread 0) */
+    size_t nthr, capthr;
+    int nthreads;        /* threads that made its calls (1 if not recorded) */
 } mrank;
+/* appends an event of thread t to mr's runs: 0, or -1 out of memory */
+int mrank_thread(mrank *mr, uint32_t t);
 
 typedef struct mclass {
     unsigned fn;
@@ -125,11 +136,13 @@ int merged_write_head(psk_merged *m, FILE *f);           /* magic, version, JOB 
 int merged_write_tables(psk_merged *m, FILE *f, mbuf *b); /* PSET and CLAS */
 int merged_write_events_head(mbuf *b, uint64_t n);       /* EVNT's count */
 int merged_event_entry(mbuf *b, uint32_t cls, uint64_t len);
-/* a RANK section's payload: prefix, the times, suffix */
+/* a RANK section's payload: prefix, the times, suffix, threads */
 int merged_rank_prefix(mbuf *b, int r, uint64_t n, uint64_t mono_start, uint64_t tlen);
 /* the rank's order: none (perm NULL), the same as `back` ranks before it
  * (back > 0), or its own */
 int merged_rank_suffix(mbuf *b, const uint32_t *perm, uint64_t n, int back);
+/* the threads that made the rank's calls, as runs in merged order */
+int merged_rank_threads(mbuf *b, const mrank *mr);
 /* (*back)[r]: how many ranks before r the first rank with the same order
  * (perm[r], rank[r].n events) is, or 0; 0, or -1 out of memory */
 int merged_same_orders(int P, const uint32_t *const *perm, const struct mrank *rank, int **back);
@@ -150,6 +163,7 @@ typedef struct rstore {
     uint32_t *off;  /* event i starts at buf.p + off[i] (a rank holds < 4 GiB) */
     uint32_t *key;  /* matching key of event i */
     uint32_t *perm; /* normalised position -> event index; NULL = same */
+    uint32_t *thr;  /* thread of event i; NULL = all thread 0 */
     uint64_t mono_start;
 } rstore;
 

@@ -141,6 +141,12 @@ static int grow_index(rstore *s, uint64_t *cap)
     if (!k)
         return -1;
     s->key = k;
+    if (s->thr) {
+        uint32_t *t = realloc(s->thr, c * sizeof *t);
+        if (!t)
+            return -1;
+        s->thr = t;
+    }
     *cap = c;
     return 0;
 }
@@ -168,6 +174,12 @@ static int keep(loader *l, rstore *s, uint64_t *cap, commtab *ct, int r, const p
     int64_t k = psk_intern_id(l->keys, kb, make_key(kb, ev, crank, csize, 0, &hasnull), NULL);
     if (k < 0 || commtab_event(ct, ev, r))
         return -1;
+    if (ev->thread && !s->thr) { /* the rank's first call from another thread */
+        if (!(s->thr = calloc(*cap, sizeof *s->thr)))
+            return -1;
+    }
+    if (s->thr)
+        s->thr[s->n] = (uint32_t)ev->thread;
     s->key[s->n++] = (uint32_t)k;
     return 0;
 }

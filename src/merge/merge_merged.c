@@ -41,6 +41,7 @@ void psk_merged_close(psk_merged *m)
         for (int r = 0; r < m->nranks; r++) {
             free(m->rank[r].times.p);
             free(m->rank[r].perm);
+            free(m->rank[r].thr);
         }
     free(m->ts_own);
     free(m->ts_got);
@@ -57,6 +58,20 @@ void psk_merged_close(psk_merged *m)
 }
 
 const char *psk_merged_errmsg(const psk_merged *m) { return m ? m->err : "out of memory"; }
+
+int mrank_thread(mrank *mr, uint32_t t)
+{
+    if (mr->nthr && mr->thr[mr->nthr - 1].thread == t) {
+        mr->thr[mr->nthr - 1].n++;
+        return 0;
+    }
+    if (MERGE_GROW(&mr->thr, &mr->capthr, mr->nthr + 1))
+        return -1;
+    mr->thr[mr->nthr++] = (trun){1, t};
+    if ((int)t >= mr->nthreads)
+        mr->nthreads = (int)t + 1;
+    return 0;
+}
 
 int merged_push(psk_merged *m, uint32_t cls, uint64_t start)
 {
@@ -115,6 +130,11 @@ uint64_t psk_merged_rank_start(const psk_merged *m, int rank)
 }
 void psk_merged_summarize_times(psk_merged *m) { m->tsum = 1; }
 int psk_merged_times_summarized(const psk_merged *m) { return m->tsum; }
+
+int psk_merged_rank_threads(const psk_merged *m, int rank)
+{
+    return rank >= 0 && rank < m->nranks && m->rank[rank].nthreads > 1 ? m->rank[rank].nthreads : 1;
+}
 
 int psk_merged_rank_reordered(const psk_merged *m, int rank)
 {

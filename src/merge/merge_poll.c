@@ -1,5 +1,5 @@
 /* Polls as one event: while a rank is loaded for merging, a run of calls
- * to MPI_Test, Testall, Testany, Testsome or Iprobe with the same
+ * to MPI_Test, Testall, Testany, Testsome or Iprobe from one thread with the same
  * arguments that found nothing, with compute between them, becomes one
  * event of the poll function ("poll:MPI_Testall", trace.h): its arguments,
  * the results of the call that ended the run, FLAG = whether the run ended
@@ -98,7 +98,7 @@ int pollrun_feed(pollrun *p, const psk_event *ev, int64_t gap, psk_event *out, i
     if (p->on) { /* a run is pending (one that ended was handed out) */
         unsigned wait;
         poll_fn(p->first.fn, &wait);
-        if ((ev->fn == p->first.fn || ev->fn == wait) && same_args(&p->first, ev)) {
+        if ((ev->fn == p->first.fn || ev->fn == wait) && ev->thread == p->first.thread && same_args(&p->first, ev)) {
             if (mevent_copy(&p->last, ev, &p->st_last))
                 return -1;
             p->work += gap > 0 ? gap : 0;

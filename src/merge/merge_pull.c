@@ -26,6 +26,7 @@ typedef struct pullcur {
     mbuf buf;        /* the window's events, encoded */
     size_t *off;     /* per entry: its start in buf */
     uint8_t *used;   /* per entry: already handed out */
+    uint32_t *thr;   /* per entry: the thread that made it (not in its bytes) */
     size_t head, cnt, cap;
 } pullcur;
 
@@ -59,6 +60,7 @@ static void cur_free(pullcur *c)
     free(c->buf.p);
     free(c->off);
     free(c->used);
+    free(c->thr);
     memset(c, 0, sizeof *c);
 }
 
@@ -99,11 +101,13 @@ static int read_one(puller *pl, int r, pullcur *c)
     if (rc)
         return fail(pl, rc, "fewer events", r, c);
     if (c->cnt == c->cap && (MERGE_GROW(&c->off, &c->cap, c->cnt + 1) ||
-                             (c->used = realloc(c->used, c->cap)) == NULL))
+                             (c->used = realloc(c->used, c->cap)) == NULL ||
+                             (c->thr = realloc(c->thr, c->cap * sizeof *c->thr)) == NULL))
         return fail(pl, PSK_ENOMEM, "", r, c);
     if (mbuf_reserve(&c->buf, len))
         return fail(pl, PSK_ENOMEM, "", r, c);
     c->off[c->cnt] = c->buf.len;
+    c->thr[c->cnt] = (uint32_t)ev.thread;
     c->used[c->cnt++] = 0;
     memcpy(c->buf.p + c->buf.len, bytes, len);
     c->buf.len += len;
@@ -131,6 +135,7 @@ int puller_get(puller *pl, int r, uint64_t k, psk_event *ev, int64_t *gap, meven
     const uint8_t *p = c->buf.p + c->off[e];
     if (c->used[e] || mevent_decode(&p, c->buf.p + c->buf.len, ev, gap, st))
         return fail(pl, PSK_EMISMATCH, "other events", r, c);
+    ev->thread = (int)c->thr[e];
     c->used[e] = 1;
     while (c->head < c->cnt && c->used[c->head]) {
         c->head++;
@@ -146,6 +151,7 @@ int puller_get(puller *pl, int r, uint64_t k, psk_event *ev, int64_t *gap, meven
         for (size_t q = 0; q < n; q++) {
             c->off[q] = c->off[c->head + q] - from;
             c->used[q] = c->used[c->head + q];
+            c->thr[q] = c->thr[c->head + q];
         }
         c->head = 0;
         c->cnt = n;

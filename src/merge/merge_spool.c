@@ -221,7 +221,7 @@ int spool_finish(spool *sp, psk_merged *m, const uint32_t *const *perm)
         const mrank *mr = &m->rank[r];
         sp->b.len = suf.len = 0;
         err = merged_rank_prefix(&sp->b, r, mr->n, mr->mono_start, sp->tflushed[r] + mr->times.len) ||
-              merged_rank_suffix(&suf, perm[r], mr->n, back[r]) ||
+              merged_rank_suffix(&suf, perm[r], mr->n, back[r]) || merged_rank_threads(&suf, mr) ||
               msec_begin(&w, sp->out, MT_RANK, sp->b.len + sp->tflushed[r] + mr->times.len + suf.len) ||
               msec_put(&w, sp->b.p, sp->b.len);
         for (uint32_t c = 0; c < sp->nch[r] && !err; c++)

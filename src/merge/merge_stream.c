@@ -61,7 +61,8 @@ static int settle(mctx *x, int r)
     free(s->perm);
     free(s->off);
     free(s->buf.p);
-    s->key = s->perm = s->off = NULL;
+    free(s->thr); /* the threads come again with the events at emission */
+    s->key = s->perm = s->off = s->thr = NULL;
     s->buf = (mbuf){0};
     uint64_t before = x->done;
     x->done += s->n;
@@ -83,6 +84,7 @@ void psk_merge_part_free(psk_merge_part *p)
         }
         free(s->off);
         free(s->buf.p);
+        free(s->thr);
     }
     spool_close(p->sp);
     puller_free(p->pl);

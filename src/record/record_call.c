@@ -537,7 +537,9 @@ MPI_Fint *psk_pre_fstatuses(psk_call *call, MPI_Fint *sts)
     return s ? s : sts;
 }
 
-/* source and tag of status slot j of the call; 0 if it has none */
+/* source and tag of status slot j of the call; 0 if it has none. A
+ * cancelled receive received nothing: MPI_ANY_SOURCE and MPI_ANY_TAG
+ * (MPICH leaves the status's other fields as they were) */
 static int status_of(const psk_call *call, int j, int single, int *src, int *tag)
 {
     MPI_Status cs;
@@ -559,8 +561,10 @@ static int status_of(const psk_call *call, int j, int single, int *src, int *tag
     }
     if (!s)
         return 0;
-    *src = (int)psk_rank(s->MPI_SOURCE);
-    *tag = (int)psk_tag(s->MPI_TAG);
+    int cancelled = 0;
+    PMPI_Test_cancelled(s, &cancelled);
+    *src = cancelled ? PSK_ANY_SOURCE : (int)psk_rank(s->MPI_SOURCE);
+    *tag = cancelled ? PSK_ANY_TAG : (int)psk_tag(s->MPI_TAG);
     return 1;
 }
 

@@ -34,6 +34,12 @@ _Atomic int psk_state;
 __thread int psk_fguard __attribute__((tls_model("initial-exec")));
 int psk_threaded;
 atomic_flag psk_lockflag = ATOMIC_FLAG_INIT;
+/* which thread of the process makes a call: -1 until its first recorded
+ * call, then its number (0 the thread that initialised MPI, then 1, 2, ...
+ * in the order of first calls: given as the event is written, in the
+ * file's order) */
+static __thread int my_thread __attribute__((tls_model("initial-exec"))) = -1;
+static _Atomic int next_thread;
 
 static struct {
     int fd;
@@ -54,6 +60,8 @@ static struct {
     uint8_t *zbuf;      /* a compressed block */
     size_t zcap;
     int zlevel;
+    int threads;        /* each event ends with its thread (PSK_FILE_THREADS): the
+                         * rank may call MPI from several threads */
     int merge;          /* PSK_MERGE: the file ends before the real Finalize, rank 0
                          * merges (2, "only": the rank files go once merged) */
     int ended;          /* the file ended in pre_finalize */
@@ -152,7 +160,7 @@ static void flush_events(void)
 
 static size_t event_bound(const psk_call *call, uint32_t fields)
 {
-    size_t b = (3 + PSK_F_NFIELDS) * PSK_VARINT_MAX;
+    size_t b = (3 + PSK_F_NFIELDS + 2) * PSK_VARINT_MAX; /* function, gap, duration, fields, arm, thread */
     if (fields & ARRAY_FIELDS)
         for (int k = 0; k < PSK_NARR; k++)
             if (fields >> (PSK_F_FIRST_ARRAY + k) & 1u)
@@ -230,6 +238,11 @@ void psk_rec_emit(const psk_call *call)
     }
     if (psk_fn_table[call->fn].tuned) /* format 3: always (0 without the tuning library) */
         p = psk_put_uvar(p, (uint64_t)call->arm);
+    if (R.threads) { /* numbered here, under the lock: in the file's order */
+        if (my_thread < 0)
+            my_thread = atomic_fetch_add(&next_thread, 1);
+        p = psk_put_uvar(p, (uint64_t)my_thread);
+    }
     R.used = (size_t)(p - R.buf); /* the event is complete only now */
     R.nev++;
     R.total++;
@@ -505,6 +518,11 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
         return;
     }
     psk_threaded = fn == PSK_FN_Init_thread && provided == MPI_THREAD_MULTIPLE;
+    /* threads other than this one may call MPI: which one made each call
+     * is recorded (the levels are ordered in both MPIs' headers) */
+    R.threads = fn == PSK_FN_Init_thread && provided >= MPI_THREAD_SERIALIZED;
+    my_thread = 0;
+    next_thread = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &R.nranks);
     PMPI_Comm_dup(MPI_COMM_WORLD, &R.priv);
@@ -606,7 +624,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
                           .job_id = job_id, .rank = (uint32_t)R.rank,
                           .nranks = (uint32_t)R.nranks, .clock_offset_ns = offset,
                           .mono_start_ns = t0, .real_start_ns = real_ns,
-                          .clock_cost_ns = cost};
+                          .clock_cost_ns = cost, .flags = R.threads ? PSK_FILE_THREADS : 0};
     uint8_t hb[PSK_FILE_HEADER_SIZE];
     psk_pack_file_header(hb, &fh);
     struct iovec iov = {hb, sizeof hb};

@@ -956,6 +956,53 @@ static int bad_peer(psk_sim *s, int q, const psk_event *e)
                 psk_fn_name(e->fn), (unsigned long long)r->nread);
 }
 
+/* MPI_Cancel of rank q's request id: a receive not matched yet is taken
+ * off the posted receives, a send not matched yet off its destination's
+ * unexpected messages, and the request is complete, cancelled, at once;
+ * one matched already completes as it would have (MPI cancels only what
+ * has not matched). Either way the Wait, Test or Request_free the program
+ * completes it with frees it. A cancelled receive left posted would take
+ * the next message that matches it (a wildcard: any), whose own receive
+ * would then wait forever. */
+static void cancel_req(psk_sim *s, int q, int64_t id)
+{
+    rank *r = &s->r[q];
+    sreq *x = req_get(r, id);
+    if (!x || !x->used || !x->pending)
+        return;
+    int gone = 0;
+    if (x->kind == 2) {
+        for (precv *p = r->posted, *prev = NULL; p; prev = p, p = p->next)
+            if (!p->probe && p->rreq == id) {
+                if (prev)
+                    prev->next = p->next;
+                else
+                    r->posted = p->next;
+                if (r->posted_tail == p)
+                    r->posted_tail = prev;
+                p->next = s->free_precv, s->free_precv = p;
+                gone = 1;
+                break;
+            }
+    } else if (x->kind == 1) {
+        for (int d = 0; d < s->P && !gone; d++)
+            for (msg *mg = s->r[d].unexp, *prev = NULL; mg; prev = mg, mg = mg->next)
+                if (mg->src == q && mg->sreq == id && !mg->sender_blocked) {
+                    if (prev)
+                        prev->next = mg->next;
+                    else
+                        s->r[d].unexp = mg->next;
+                    if (s->r[d].unexp_tail == mg)
+                        s->r[d].unexp_tail = prev;
+                    mg->next = s->free_msg, s->free_msg = mg;
+                    gone = 1;
+                    break;
+                }
+    }
+    if (gone) /* nothing moved: no overlap, no partner */
+        req_done(s, q, id, r->t, r->t, r->t, 0);
+}
+
 /* the request ids a Wait-family call waits for, as the run completed them */
 static void wait_family(psk_sim *s, int q, int op, const psk_event *e)
 {
@@ -1134,11 +1181,13 @@ static int execute(psk_sim *s, int q)
         wait_family(s, q, op, e);
         unblock(s, q);
         return 0;
-    case OP_FREE:
-    case OP_CANCEL: {
+    case OP_CANCEL:
+        cancel_req(s, q, e->v[PSK_F_REQ]);
+        return 0;
+    case OP_FREE: {
         sreq *x = req_get(r, e->v[PSK_F_REQ]);
-        if (x && x->used && (!x->pending || op == OP_CANCEL) && !x->waited)
-            x->used = 0, x->pending = 0;
+        if (x && x->used && !x->pending && !x->waited)
+            x->used = 0;
         return 0;
     }
     case OP_COLL:
@@ -1268,7 +1317,7 @@ static double whole_poll_ns(psk_sim *s, int q, double rec_gap, int at_end)
     double pc = 0;
     if (r->prun_on) {
         if (!at_end && (e->fn == r->prun_fn || e->fn == psk_fn_poll_wait(r->prun_fn)) &&
-            psk_event_poll_key(e) == r->prun_key) {
+            e->thread == r->prun_thread && psk_event_poll_key(e) == r->prun_key) {
             r->in_prun = 1; /* merging makes it part of the run's event */
             r->prun_gap += rec_gap;
             r->prun_calls++;
@@ -1283,7 +1332,7 @@ static double whole_poll_ns(psk_sim *s, int q, double rec_gap, int at_end)
         pc = psk_simi_poll_ns(s, q, r->prun_gap, r->prun_calls, r->prun_failed);
     }
     if (!at_end && psk_fn_poll_wait(e->fn) && !psk_event_found(e)) {
-        r->prun_on = 1, r->prun_fn = e->fn, r->prun_key = psk_event_poll_key(e);
+        r->prun_on = 1, r->prun_fn = e->fn, r->prun_key = psk_event_poll_key(e), r->prun_thread = e->thread;
         r->prun_gap = rec_gap, r->prun_calls = 1, r->prun_failed = 1;
     }
     return pc;
@@ -1317,6 +1366,10 @@ static int next_event(psk_sim *s, int q)
     }
     if (rc)
         return r->fc ? fail(s, rc, "out of memory") : fail(s, rc, "%s", psk_rank_errmsg(r->rd));
+    if (r->multiple && r->ev.thread)
+        return fail(s, PSK_EINVAL, "rank %d made its MPI calls from more than one thread under "
+                                   "MPI_THREAD_MULTIPLE (event %llu from thread %d): they cannot be replayed in "
+                                   "one order", q, (unsigned long long)r->nread + 1, r->ev.thread);
     if (r->fc)
         psk_fcursor_origin(r->fc, &r->onode, &r->oexec);
     s->events++;
@@ -1544,6 +1597,7 @@ static void set_ops(psk_sim *s)
 static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
 {
     s->P = job->nranks;
+    s->format_version = job->format_version;
     s->m = o->machine;
     s->maxdepth = o->depth;
     s->opts = o;
@@ -1621,10 +1675,22 @@ static int run(psk_sim *s)
             return s->failed ? PSK_EFORMAT : fail(s, PSK_EFORMAT, "rank %d has no events", q);
         if (s->opof[r->ev.fn] != OP_INIT)
             return fail(s, PSK_EFORMAT, "rank %d: the first event is not MPI_Init", q);
-        /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers */
-        if (!strcmp(psk_fn_name(r->ev.fn), "MPI_Init_thread") && PSK_HAS(&r->ev, PSK_F_I2) && r->ev.v[PSK_F_I2] == 3)
-            return fail(s, PSK_EINVAL, "recorded under MPI_THREAD_MULTIPLE: calls made by several threads of a "
-                                       "rank cannot be replayed in one order (not supported yet)");
+        /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers: a rank that
+         * asked for it and called from one thread is replayed as any
+         * other; the calls of several threads cannot be put in one order */
+        if (!strcmp(psk_fn_name(r->ev.fn), "MPI_Init_thread") && PSK_HAS(&r->ev, PSK_F_I2) &&
+            r->ev.v[PSK_F_I2] == 3) {
+            int nt = s->merged ? psk_merged_rank_threads(s->merged, q) : 1;
+            if (s->format_version < PSK_FORMAT_VERSION_THREADS)
+                return fail(s, PSK_EINVAL, "rank %d was recorded under MPI_THREAD_MULTIPLE by a perfskel that did "
+                                           "not record which thread made each call (trace format %d): calls of "
+                                           "several threads cannot be replayed in one order; record it again",
+                            q, s->format_version);
+            if (nt > 1)
+                return fail(s, PSK_EINVAL, "rank %d made its MPI calls from %d threads under MPI_THREAD_MULTIPLE: "
+                                           "they cannot be replayed in one order", q, nt);
+            r->multiple = 1;
+        }
         /* when its MPI_Init returned, the earliest's at 0 */
         s->r[q].t = s->r[q].t0 = s->start && !s->m->start_together ? s->start[q] : 0;
         s->r[q].acc[A_CPU] = 0;
@@ -1718,6 +1784,7 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     int rc = setup(s, psk_merged_job(m), o);
     if (rc)
         return rc;
+    s->merged = m;
     if ((rc = psk_simi_cc_merged(s, m)))
         return s->failed = 1, rc;
     if (!s->m->sharing_off && (rc = psk_simi_deflate_merged(s, m, psk_merged_job(m))))

@@ -76,6 +76,7 @@ typedef struct rank {
      * so that its cost is what sim --folded says) */
     int prun_on;
     unsigned prun_fn;
+    int prun_thread;
     uint64_t prun_key;
     double prun_gap, prun_calls, prun_failed;
     double t;            /* simulated clock, ns */
@@ -111,6 +112,7 @@ typedef struct rank {
     int32_t onode;       /* folded: the tree event of ev and its execution */
     int64_t oexec;
     int skipped;         /* Pcontrol intervals opened beyond --depth */
+    int multiple;        /* whole trace: MPI_THREAD_MULTIPLE, its calls checked to come from one thread */
     int32_t sk_node;     /* folded: the candidate execution it last began an iteration of (sim_skip.c) */
     int64_t sk_exec;
     /* on a node with more ranks than cores (sim_cores.c): */
@@ -199,6 +201,8 @@ struct psk_sim {
                           * (a quota slows compute on average, not the piece before a poll) */
     const psk_sim_opts *opts;
     psk_trace *trace;
+    const psk_merged *merged; /* folded: the merged trace (the threads of each rank) */
+    int format_version;  /* the trace's (threads recorded from 4 on) */
     psk_rank_pool *pool; /* the whole trace: caps the rank files open at once */
     double *tl;          /* timeline: P x PSK_TL_BINS x 3 (compute, communication, waiting) ns */
     double tl_width;     /* ns per bin, doubled as the run grows */

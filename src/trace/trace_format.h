@@ -1,10 +1,14 @@
-/* The on-disk trace format, versions 1 to 3 (docs/trace-format.md says it
+/* The on-disk trace format, versions 1 to 4 (docs/trace-format.md says it
  * in prose). Version 2 is version 1 plus, at the end of each event of a
  * function the tuning library takes over (psk_fn_info.tuned), a uvar arm:
  * 0 not known, else 1 + the arm's number in include/perfskel/tune.h.
  * Version 3 is version 2 (an arm always, 0 without the tuning library)
  * plus the fields PSK_FIELDS_V3: MPI_Cart_create's dims and periods, and
- * the new MPI_Dims_create. The recorder writes 3.
+ * the new MPI_Dims_create. Version 4 is version 3 plus the thread that
+ * made each call: in a rank file whose header flags PSK_FILE_THREADS, every
+ * event ends (after its arm, if any) with a uvar thread number, 0 for the
+ * thread that initialised MPI, then 1, 2, ... in the order threads first
+ * made a call. The recorder writes 4.
  * A trace is a directory: job.json (written by rank 0) and rank-NNNNNN.psk,
  * one per rank. A rank file is a 64-byte header followed by blocks; each
  * block is a 32-byte header, then varint-encoded events, covered by a CRC-32.
@@ -21,13 +25,16 @@
 #define PSK_FORMAT_VERSION 1      /* no arms */
 #define PSK_FORMAT_VERSION_ARMS 2 /* tuned collectives carry their arm */
 #define PSK_FORMAT_VERSION_CART 3 /* and Cart_create its grid; Dims_create */
-#define PSK_FORMAT_VERSION_LATEST PSK_FORMAT_VERSION_CART
+#define PSK_FORMAT_VERSION_LATEST PSK_FORMAT_VERSION_THREADS /* (trace.h) */
 #define PSK_FORMAT_VERSION_OK(v) ((v) >= PSK_FORMAT_VERSION && (v) <= PSK_FORMAT_VERSION_LATEST)
 #define PSK_FILE_HEADER_SIZE 64
 #define PSK_BLOCK_MAGIC 0x424b5350u /* "PSKB" */
 #define PSK_BLOCK_HEADER_SIZE 32
 #define PSK_BLOCK_TARGET (64 * 1024) /* payload bytes before a flush */
 #define PSK_BLOCK_MAX (256u << 20)   /* a reader rejects larger payloads */
+/* file header flags (version 4; 0 before) */
+#define PSK_FILE_THREADS 1u          /* each event ends with its thread number */
+#define PSK_FILE_FLAGS_KNOWN PSK_FILE_THREADS
 
 enum psk_block_kind {
     PSK_BLOCK_EVENTS = 1, /* payload: events */

@@ -25,7 +25,7 @@ typedef struct psk_block_header {
 } psk_block_header;
 
 void psk_pack_file_header(uint8_t out[64], const psk_file_header *h);
-/* 0, or -1 bad magic, -2 bad checksum, -3 a version other than 1 to 3
+/* 0, or -1 bad magic, -2 bad checksum, -3 a version other than 1 to 4
  * (h->version set) */
 int psk_unpack_file_header(const uint8_t in[64], psk_file_header *h);
 /* packs the header and its CRC over the header and payload */

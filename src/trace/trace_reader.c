@@ -66,6 +66,7 @@ struct psk_rank_reader {
     uint8_t *conv;      /* an older version's event in the latest form */
     size_t convcap;
     int status;         /* sticky: PSK_EOF after END, or the error */
+    int nthreads;       /* threads its events named so far (PSK_FILE_THREADS) */
     psk_rank_pool *pool;
     const psk_trace *t; /* its job and where its file comes from */
     int rank;
@@ -162,6 +163,10 @@ static int read_header(FILE *f, const char *path, psk_file_header *h, char *err)
         return fail(err, PSK_EVERSION, "%s: trace format version %u; this perfskel reads versions %d to %d",
                     path, h->version, PSK_FORMAT_VERSION, PSK_FORMAT_VERSION_LATEST);
     }
+    /* flags came with version 4; earlier versions wrote 0 */
+    if ((h->flags & ~PSK_FILE_FLAGS_KNOWN) || (h->flags && h->version < PSK_FORMAT_VERSION_THREADS))
+        return fail(err, PSK_EFORMAT, "%s: file header flags 0x%x are not those of format version %u", path,
+                    (unsigned)h->flags, h->version);
     return PSK_OK;
 }
 
@@ -344,7 +349,8 @@ static int open_file(psk_rank_reader *r)
         rc = same_job(r->t, r->rank, &h, r->path, err);
     if (rc)
         return rfail(r, rc, "%s", err);
-    if (r->opened && (h.job_id != r->hdr.job_id || h.rank != r->hdr.rank || h.mono_start_ns != r->hdr.mono_start_ns))
+    if (r->opened && (h.job_id != r->hdr.job_id || h.rank != r->hdr.rank || h.mono_start_ns != r->hdr.mono_start_ns ||
+                      h.version != r->hdr.version || h.flags != r->hdr.flags))
         return rfail(r, PSK_EMISMATCH, "%s: another file than when it was first read (replaced while being read?)",
                      r->path);
     r->hdr = h;
@@ -476,7 +482,7 @@ static int next_block(psk_rank_reader *r)
 
 /* the length of the encoded event at p (as decode reads it), or 0 if it
  * does not decode there */
-static size_t event_size(const uint8_t *p, const uint8_t *end, int arms)
+static size_t event_size(const uint8_t *p, const uint8_t *end, int arms, int threads)
 {
     const uint8_t *q = p;
     uint64_t fn, x;
@@ -497,6 +503,8 @@ static size_t event_size(const uint8_t *p, const uint8_t *end, int arms)
     }
     if (arms && psk_fn_table[fn].tuned && psk_get_uvar(&q, end, &x))
         return 0;
+    if (threads && psk_get_uvar(&q, end, &x))
+        return 0;
     return (size_t)(q - p);
 }
 
@@ -507,9 +515,9 @@ int psk_rank_release(psk_rank_reader *r, size_t keep)
     size_t lastlen = r->last ? (size_t)(r->last_end - r->last) : 0;
     const uint8_t *q = r->p, *before = q;
     uint32_t n = 0;
-    int arms = r->hdr.version >= PSK_FORMAT_VERSION_ARMS;
+    int arms = r->hdr.version >= PSK_FORMAT_VERSION_ARMS, threads = (r->hdr.flags & PSK_FILE_THREADS) != 0;
     while (!r->status && r->blk && n < r->left) {
-        size_t len = event_size(q, r->end, arms);
+        size_t len = event_size(q, r->end, arms, threads);
         if (!len || (size_t)(q + len - r->p) > keep)
             break;
         before = q;
@@ -714,6 +722,20 @@ static int decode(psk_rank_reader *r, psk_event *ev)
                         r->path, r->events, psk_fn_table[fn].name, (unsigned long long)x);
         ev->arm = (int)x;
     }
+    ev->thread = 0;
+    if (!rc && (r->hdr.flags & PSK_FILE_THREADS)) {
+        /* numbered in the order threads first called: at most one more
+         * than the highest so far */
+        if (psk_get_uvar(&r->p, r->end, &x))
+            return bad_event(r);
+        if (x > (uint64_t)r->nthreads || x >= PSK_THREAD_MAX)
+            return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): thread %llu before any call of thread %d "
+                        "(threads are numbered in the order of their first call)",
+                        r->path, r->events, psk_fn_table[fn].name, (unsigned long long)x, r->nthreads);
+        if (x == (uint64_t)r->nthreads)
+            r->nthreads++;
+        ev->thread = (int)x;
+    }
     return rc ? rc : check_ids(r, ev);
 }
 
@@ -758,6 +780,7 @@ const char *psk_rank_errmsg(const psk_rank_reader *r)
 const char *psk_rank_path(const psk_rank_reader *r) { return r->path ? r->path : "?"; }
 uint64_t psk_rank_events_read(const psk_rank_reader *r) { return r->events; }
 uint64_t psk_rank_mono_start(const psk_rank_reader *r) { return r->hdr.mono_start_ns; }
+int psk_rank_threads_recorded(const psk_rank_reader *r) { return (r->hdr.flags & PSK_FILE_THREADS) != 0; }
 const uint8_t *psk_rank_event_bytes(const psk_rank_reader *r, size_t *len)
 {
     *len = (size_t)(r->last_end - r->last);

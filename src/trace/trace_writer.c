@@ -22,6 +22,7 @@ typedef struct wrank {
     uint32_t nev, seq;
     uint64_t base, prev, total;
     int ended;
+    int nthreads;   /* threads its events named so far (format 4) */
 } wrank;
 
 struct psk_trace_writer {
@@ -74,7 +75,8 @@ int psk_writer_open(const char *dir, const psk_job *job, const uint64_t *mono_st
                              .flavour = (uint16_t)job->flavour,
                              .job_id = job->job_id, .rank = (uint32_t)r, .nranks = (uint32_t)job->nranks,
                              .clock_offset_ns = job->clock_offsets_ns ? job->clock_offsets_ns[r] : 0,
-                             .mono_start_ns = x->base, .clock_cost_ns = job->clock_read_ns};
+                             .mono_start_ns = x->base, .clock_cost_ns = job->clock_read_ns,
+                             .flags = w->job.format_version >= PSK_FORMAT_VERSION_THREADS ? PSK_FILE_THREADS : 0};
         uint8_t b[PSK_FILE_HEADER_SIZE];
         psk_pack_file_header(b, &h);
         int bad = fwrite(b, 1, sizeof b, f) != sizeof b;
@@ -127,7 +129,7 @@ int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
     wrank *x = &w->r[rank];
     if (x->ended)
         return fail(w, PSK_EINVAL, "%s: event of rank %d after the rank was ended", w->dir, rank);
-    size_t need = psk_event_encoded_max(ev) + PSK_VARINT_MAX; /* and an arm */
+    size_t need = psk_event_encoded_max(ev) + 2 * PSK_VARINT_MAX; /* and an arm and a thread */
     if (x->len + need > x->cap) {
         size_t cap = x->cap ? 2 * x->cap : PSK_BLOCK_TARGET + 4096;
         while (cap < x->len + need)
@@ -145,10 +147,18 @@ int psk_writer_event(psk_trace_writer *w, int rank, const psk_event *ev)
     if (arms && !psk_arm_valid(ev->fn, ev->arm))
         return fail(w, PSK_EINVAL, "%s: event of rank %d: arm %d is not one of %s's", w->dir, rank, ev->arm,
                     psk_fn_name(ev->fn));
+    int threads = w->job.format_version >= PSK_FORMAT_VERSION_THREADS;
+    if (threads && (ev->thread < 0 || ev->thread > x->nthreads || ev->thread >= PSK_THREAD_MAX))
+        return fail(w, PSK_EINVAL, "%s: event of rank %d: thread %d before any call of thread %d", w->dir, rank,
+                    ev->thread, x->nthreads);
     uint8_t *p = psk_event_encode_fields(x->buf + x->len, ev, (int64_t)(ev->t_entry - x->prev),
                                          psk_fn_fields_v(ev->fn, w->job.format_version));
     if (arms)
         p = psk_put_uvar(p, (uint64_t)ev->arm);
+    if (threads) {
+        p = psk_put_uvar(p, (uint64_t)ev->thread);
+        x->nthreads += ev->thread == x->nthreads;
+    }
     x->len = (size_t)(p - x->buf);
     x->prev = ev->t_exit;
     x->nev++;

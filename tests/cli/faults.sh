@@ -173,7 +173,7 @@ fi
 # another format version
 cp -r "$T/good" "$T/version"
 sed -i 's/"version": [0-9]*,/"version": 9,/' "$T/version/job.json"
-expect 1 "job.json: trace format version 9; this perfskel reads versions 1 to 3" "wrong version" -- "$P" stats "$T/version"
+expect 1 "job.json: trace format version 9; this perfskel reads versions 1 to 4" "wrong version" -- "$P" stats "$T/version"
 
 # strings of job.json that would end the skeleton's header comment (a
 # command line, the start time, the MPI version written by someone else):

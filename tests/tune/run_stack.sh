@@ -10,7 +10,7 @@
 #   ORDER=tune-record: perfskel tune --force ARM -- perfskel record -o T -- LAUNCHER ...
 # with PSK_TUNE_DEBUG=1 (each rank prints its calls per arm), and checks:
 # the job succeeds and (tune_*) every rank says "121 calls, 0 wrong"; the trace is
-# format version 3 (arms carried since 2); per rank and collective it holds the program's calls
+# format version 4 (arms carried since 2); per rank and collective it holds the program's calls
 # exactly once (no call recorded twice, none lost); its calls per arm
 # (perfskel stats --json) are the tuning library's own counts (its native
 # count plus the calls it passed on untouched); ARM ran at least once.
@@ -44,7 +44,7 @@ esac
 PSK_TUNE_DEBUG=1 timeout -k 5 100 "${cmd[@]}" </dev/null >"$work/out" 2>"$work/err" ||
     fail "the job exited with status $?"
 grep -q "the tuning library stacked)$\|, recorded$" "$work/err" || fail "perfskel did not say both libraries are loaded"
-[ "$(od -An -tu2 -j8 -N2 "$T/rank-000000.psk" | tr -d ' ')" = 3 ] || fail "rank 0's file is not format version 3"
+[ "$(od -An -tu2 -j8 -N2 "$T/rank-000000.psk" | tr -d ' ')" = 4 ] || fail "rank 0's file is not format version 4"
 "$PERFSKEL" stats --json --no-fold "$T" >"$work/stats.json" || fail "perfskel stats failed"
 "$JSON_FLAT" "$work/stats.json" >"$work/flat" || fail "json_flat failed"
 "$PERFSKEL" dump "$T" >"$work/dump" || fail "perfskel dump failed"

@@ -20,6 +20,7 @@ struct synth_rank {
     uint32_t n, seq;
     uint64_t base, prev, total;
     int version;
+    uint32_t flags;
 };
 
 static void die(const char *what)
@@ -52,6 +53,12 @@ void synth_job(const char *dir, uint64_t job_id, int nranks, int version)
 synth_rank *synth_rank_open(const char *dir, int rank, int nranks, uint64_t job_id,
                             int version, uint64_t mono_start)
 {
+    return synth_rank_open_flags(dir, rank, nranks, job_id, version, mono_start, 0);
+}
+
+synth_rank *synth_rank_open_flags(const char *dir, int rank, int nranks, uint64_t job_id,
+                                  int version, uint64_t mono_start, uint32_t flags)
+{
     char path[4096];
     snprintf(path, sizeof path, "%s/rank-%06d.psk", dir, rank);
     synth_rank *s = calloc(1, sizeof *s);
@@ -63,12 +70,13 @@ synth_rank *synth_rank_open(const char *dir, int rank, int nranks, uint64_t job_
     psk_file_header h = {.version = (uint16_t)version, .flavour = PSK_MPI_MPICH,
                          .job_id = job_id, .rank = (uint32_t)rank, .nranks = (uint32_t)nranks,
                          .clock_offset_ns = -1000 * rank, .mono_start_ns = mono_start,
-                         .real_start_ns = 1795000000000000000ull, .clock_cost_ns = 15};
+                         .real_start_ns = 1795000000000000000ull, .clock_cost_ns = 15, .flags = flags};
     uint8_t b[PSK_FILE_HEADER_SIZE];
     psk_pack_file_header(b, &h);
     fwrite(b, 1, sizeof b, s->f);
     s->base = s->prev = mono_start;
     s->version = version;
+    s->flags = flags;
     return s;
 }
 
@@ -99,6 +107,9 @@ void synth_event(synth_rank *s, const psk_event *ev)
      * and MPI_Allreduce (62) end with the arm */
     if (s->version >= 2 && (ev->fn == 51 || ev->fn == 56 || ev->fn == 58 || ev->fn == 62))
         p = psk_put_uvar(p, (uint64_t)ev->arm);
+    /* version 4, flag 1 in the file header: every event ends with its thread */
+    if (s->flags & 1u)
+        p = psk_put_uvar(p, (uint64_t)ev->thread);
     s->len = (size_t)(p - s->buf);
     s->prev = ev->t_exit;
     s->n++;
@@ -221,7 +232,7 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
 int synth_event_equal(const psk_event *a, const psk_event *b)
 {
     if (a->fn != b->fn || a->t_entry != b->t_entry || a->t_exit != b->t_exit || a->fields != b->fields ||
-        a->arm != b->arm)
+        a->arm != b->arm || a->thread != b->thread)
         return 0;
     for (int i = 0; i < PSK_F_NFIELDS; i++) {
         if (!((a->fields >> i) & 1u))

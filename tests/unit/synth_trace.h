@@ -15,8 +15,13 @@ void synth_job(const char *dir, uint64_t job_id, int nranks, int version);
 /* starts dir/rank-NNNNNN.psk with a file header */
 synth_rank *synth_rank_open(const char *dir, int rank, int nranks, uint64_t job_id,
                             int version, uint64_t mono_start);
-/* appends ev (absolute t_entry/t_exit, fields from psk_fn_fields, and in
- * a version-2 file the arm of a tuned collective) to the open block */
+/* the same with the file header's flags (version 4: 1, each event ends
+ * with its thread) */
+synth_rank *synth_rank_open_flags(const char *dir, int rank, int nranks, uint64_t job_id,
+                                  int version, uint64_t mono_start, uint32_t flags);
+/* appends ev (absolute t_entry/t_exit, fields from psk_fn_fields, in a
+ * version-2 file the arm of a tuned collective, and with flag 1 its
+ * thread) to the open block */
 void synth_event(synth_rank *s, const psk_event *ev);
 /* writes the open block, if it holds events */
 void synth_flush(synth_rank *s);

@@ -6,7 +6,11 @@
  * to the pool's size; a rank's call order that is not a permutation; more
  * events than the section has bytes; a rank-set delta that wraps to a
  * negative rank; a rank whose order is "the same as an earlier rank's"
- * with no earlier rank. The unmodified file reads back. */
+ * with no earlier rank; threads whose runs do not cover the rank's events,
+ * a run of none, a thread numbered past the rank's events. The unmodified
+ * file reads back. And a trace whose ranks called from several threads
+ * (format 4) merges in memory and streaming into the same bytes, which
+ * keep each call's thread (expanded back, counted per rank). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -117,12 +121,14 @@ static void refused(const char *path, const char *want)
     psk_merged_close(m);
 }
 
-/* a 2-rank trace of NEV sends and receives, merged and written to path */
-static void good_file(const char *dir, const char *path)
+/* a 2-rank trace of NEV sends and receives in format version (4: rank 1's
+ * calls from threads 0, 1, 2 in turn, 3 - 1 - 2 ... after the first),
+ * merged and written to path */
+static void trace_file(const char *dir, const char *path, int version)
 {
-    synth_job(dir, 91, NRANKS, 1);
+    synth_job(dir, 91, NRANKS, version);
     for (int r = 0; r < NRANKS; r++) {
-        synth_rank *s = synth_rank_open(dir, r, NRANKS, 91, 1, 0);
+        synth_rank *s = synth_rank_open_flags(dir, r, NRANKS, 91, version, 0, version >= 4);
         uint64_t clock = 1000;
         for (int i = 0; i < NEV; i++) {
             psk_event e = {0};
@@ -135,6 +141,7 @@ static void good_file(const char *dir, const char *path)
             e.v[PSK_F_COMM] = 0;
             e.t_entry = clock += 100;
             e.t_exit = clock += 50;
+            e.thread = version >= 4 && r == 1 ? i % 3 : 0;
             synth_event(s, &e);
         }
         synth_end(s, NEV);
@@ -148,6 +155,51 @@ static void good_file(const char *dir, const char *path)
     assert_int_equal(psk_merged_write(m, path), PSK_OK);
     psk_merged_close(m);
     psk_trace_close(t);
+}
+
+static void good_file(const char *dir, const char *path) { trace_file(dir, path, 1); }
+
+static int thread_of(void *arg, const psk_event *ev)
+{
+    int *at = arg;
+    if (ev->thread != (at[0] == 1 ? (int)(at[1] % 3) : 0))
+        fail_msg("rank %d, event %d: thread %d", at[0], at[1], ev->thread);
+    at[1]++;
+    return 0;
+}
+
+static void test_threads(void **state)
+{
+    (void)state;
+    char *d = synth_tempdir();
+    char mem[4096], str[4096];
+    snprintf(mem, sizeof mem, "%s/mem.pskm", d);
+    snprintf(str, sizeof str, "%s/stream.pskm", d);
+    trace_file(d, mem, 4);
+    psk_trace *t;
+    assert_int_equal(psk_trace_open(d, &t), PSK_OK);
+    psk_merge_opts o = {.window = 64};
+    psk_merge_result res;
+    if (psk_merge_file(t, &o, str, &res))
+        fail_msg("merge: %s", res.err);
+    psk_trace_close(t);
+    file a = slurp(mem), b = slurp(str);
+    assert_int_equal(a.n, b.n);
+    assert_memory_equal(a.p, b.p, a.n);
+    psk_merged *m;
+    assert_int_equal(psk_merged_read(str, &m), PSK_OK);
+    assert_int_equal(psk_merged_rank_threads(m, 0), 1);
+    assert_int_equal(psk_merged_rank_threads(m, 1), 3);
+    for (int r = 0; r < NRANKS; r++) {
+        int at[2] = {r, 0};
+        assert_int_equal(psk_merged_expand(m, r, thread_of, at), PSK_OK);
+        assert_int_equal(at[1], NEV);
+    }
+    psk_merged_close(m);
+    free(a.p);
+    free(b.p);
+    synth_rmdir(d);
+    free(d);
 }
 
 static void test_crafted(void **state)
@@ -249,6 +301,20 @@ static void test_crafted(void **state)
     q = psk_put_uvar(q, 1);
     write_with(&f, at, pl, (size_t)(q - pl), bad);
     refused(bad, "malformed");
+    /* its own order again (none), then its threads as runs (length,
+     * thread): one short of its events; a run of none; a thread numbered
+     * as high as its events */
+    const uint64_t runs[3][4] = {{2, cnt - 2, 0, 1}, {2, cnt, 0, 0}, {1, cnt, cnt, 0}};
+    const char *why[3] = {"rank 0's threads cover", "rank 0's threads are malformed",
+                          "rank 0's threads are malformed"};
+    for (int k = 0; k < 3; k++) {
+        q = psk_put_uvar(flag, 0);
+        q = psk_put_uvar(q, runs[k][0]);
+        for (uint64_t j = 0; j < 2 * runs[k][0]; j++)
+            q = psk_put_uvar(q, j == 0 ? runs[k][1] : j == 1 ? runs[k][2] : runs[k][3]);
+        write_with(&f, at, pl, (size_t)(q - pl), bad);
+        refused(bad, why[k]);
+    }
     free(pl);
 
     free(f.p);
@@ -258,6 +324,6 @@ static void test_crafted(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_crafted)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_crafted), cmocka_unit_test(test_threads)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * the events of its complete blocks and then "truncated"; a bit flipped
  * anywhere yields an error and never a damaged event; wrong versions,
  * ranks of other jobs, missing and extra files are named in the error;
- * version 2's arms read back, and a wrong arm refused; a reader released
+ * version 2's arms read back, and a wrong arm refused; version 4's
+ * threads read back, and a thread numbered out of order refused; a reader released
  * anywhere (psk_rank_release) reads on to the same events, and a pool of
  * readers keeps no more files open than its cap; a trace opened from
  * job.json's text reads its rank files through a source, checked when
@@ -248,11 +249,18 @@ static void test_versions(void **state)
     char *d = synth_tempdir();
     synth_job(d, JOB, 1, 2);
     synth_end(synth_rank_open(d, 0, 1, JOB, 1, 0), 0);
-    synth_job(d, JOB, 1, 4);
-    expect_open_error(d, PSK_EVERSION, "job.json", "version 4");
+    synth_job(d, JOB, 1, 5);
+    expect_open_error(d, PSK_EVERSION, "job.json", "version 5");
     synth_job(d, JOB, 1, 1);
-    synth_end(synth_rank_open(d, 0, 1, JOB, 4, 0), 0);
-    expect_open_error(d, PSK_EVERSION, "rank-000000.psk", "version 4");
+    synth_end(synth_rank_open(d, 0, 1, JOB, 5, 0), 0);
+    expect_open_error(d, PSK_EVERSION, "rank-000000.psk", "version 5");
+    /* header flags: only version 4's threads, and only from version 4 */
+    synth_job(d, JOB, 1, 4);
+    synth_end(synth_rank_open_flags(d, 0, 1, JOB, 4, 0, 2), 0);
+    expect_open_error(d, PSK_EFORMAT, "rank-000000.psk", "flags 0x2");
+    synth_job(d, JOB, 1, 3);
+    synth_end(synth_rank_open_flags(d, 0, 1, JOB, 3, 0, 1), 0);
+    expect_open_error(d, PSK_EFORMAT, "rank-000000.psk", "format version 3");
     synth_rmdir(d);
     free(d);
     (void)fx;
@@ -670,7 +678,7 @@ static void test_old_cart(void **state)
         assert_int_equal(n, 2 - v);
         psk_trace *t;
         assert_int_equal(psk_trace_open(w, &t), PSK_OK);
-        assert_int_equal(psk_trace_job(t)->format_version, v ? 1 : 3);
+        assert_int_equal(psk_trace_job(t)->format_version, v ? 1 : 4); /* 0: the latest */
         psk_trace_close(t);
         synth_rmdir(w);
         free(w);
@@ -690,14 +698,16 @@ static void test_release_anywhere(void **state)
 {
     (void)state;
     char *d = synth_tempdir();
-    synth_job(d, JOB, 1, 3); /* the latest version: every function's fields */
+    synth_job(d, JOB, 1, 4); /* the latest version: every function's fields, threads */
     static psk_event ev[RNEV];
     static synth_store st[RNEV];
     uint64_t rng = 0x5151ull, clock = 1000000;
-    synth_rank *s = synth_rank_open(d, 0, 1, JOB, 3, clock);
-    int inblk = 0, target = 5, z = 0;
+    synth_rank *s = synth_rank_open_flags(d, 0, 1, JOB, 4, clock, 1);
+    int inblk = 0, target = 5, z = 0, nthreads = 1;
     for (int i = 0; i < RNEV; i++) {
         synth_random_event(&rng, &clock, &ev[i], &st[i]);
+        ev[i].thread = (int)(synth_next(&rng) % (uint64_t)(nthreads + 1)); /* numbered in order of first call */
+        nthreads += ev[i].thread == nthreads;
         synth_event(s, &ev[i]);
         if (++inblk == target) {
             if (z)
@@ -786,7 +796,7 @@ static void test_release_anywhere(void **state)
     for (int i = 0; i < 10; i++)
         assert_int_equal(psk_rank_next(r, &e), PSK_OK);
     assert_int_equal(psk_rank_release(r, 0), PSK_OK);
-    s = synth_rank_open(d, 0, 1, JOB, 1, 7);
+    s = synth_rank_open_flags(d, 0, 1, JOB, 4, 7, 1);
     synth_end(s, 0);
     assert_int_equal(psk_rank_next(r, &e), PSK_EMISMATCH);
     assert_non_null(strstr(psk_rank_errmsg(r), "rank-000000.psk"));
@@ -796,6 +806,122 @@ static void test_release_anywhere(void **state)
     free(d);
 }
 
+
+/* version 4: the thread of each call, where the file header says so;
+ * numbered in the order of first calls (a number that skips one is
+ * refused, naming the event); the bytes for tools that keep events
+ * without it; the writer writes it for every rank and refuses a number
+ * that skips one */
+static void test_threads(void **state)
+{
+    (void)state;
+    uint64_t clock = 1000000;
+    const char *fns[6] = {"MPI_Init_thread", "MPI_Send", "MPI_Recv", "MPI_Barrier", "MPI_Send", "MPI_Finalize"};
+    const int thr[6] = {0, 1, 2, 1, 0, 0};
+    psk_event ev[6];
+    for (int i = 0; i < 6; i++) {
+        memset(&ev[i], 0, sizeof ev[i]);
+        ev[i].fn = psk_fn_lookup(fns[i]);
+        ev[i].fields = psk_fn_fields(ev[i].fn);
+        ev[i].t_entry = clock += 1000;
+        ev[i].t_exit = clock += 500;
+        ev[i].thread = thr[i];
+    }
+    ev[0].v[PSK_F_I1] = ev[0].v[PSK_F_I2] = 3; /* MPI_THREAD_MULTIPLE */
+    char msg[8192];
+    int n;
+    char *d = synth_tempdir();
+    synth_job(d, JOB, 1, 4);
+    synth_rank *s = synth_rank_open_flags(d, 0, 1, JOB, 4, 1000000, 1);
+    for (int i = 0; i < 6; i++)
+        synth_event(s, &ev[i]);
+    synth_end(s, 6);
+    assert_int_equal(read_rank(d, 0, ev, 6, &n, msg, sizeof msg), PSK_EOF);
+    assert_int_equal(n, 6);
+    psk_trace *t;
+    psk_rank_reader *r;
+    psk_event got;
+    assert_int_equal(psk_trace_open(d, &t), PSK_OK);
+    assert_int_equal(psk_rank_open(t, 0, &r), PSK_OK);
+    assert_int_equal(psk_rank_threads_recorded(r), 1);
+    uint64_t prev = 1000000;
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(psk_rank_next(r, &got), PSK_OK);
+        assert_int_equal(got.thread, thr[i]);
+        size_t len;
+        const uint8_t *b = psk_rank_event_bytes(r, &len);
+        uint8_t want[256];
+        size_t wlen = (size_t)(psk_event_encode(want, &ev[i], (int64_t)(ev[i].t_entry - prev)) - want);
+        prev = ev[i].t_exit;
+        assert_int_equal(len, wlen);
+        assert_memory_equal(b, want, len);
+    }
+    psk_rank_close(r);
+    psk_trace_close(t);
+
+    /* without the flag (a rank that could not call from other threads): thread 0 */
+    s = synth_rank_open(d, 0, 1, JOB, 4, 1000000);
+    for (int i = 0; i < 6; i++) {
+        psk_event e = ev[i];
+        e.thread = 0;
+        synth_event(s, &e);
+    }
+    synth_end(s, 6);
+    assert_int_equal(psk_trace_open(d, &t), PSK_OK);
+    assert_int_equal(psk_rank_open(t, 0, &r), PSK_OK);
+    assert_int_equal(psk_rank_threads_recorded(r), 0);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(psk_rank_next(r, &got), PSK_OK);
+        assert_int_equal(got.thread, 0);
+    }
+    psk_rank_close(r);
+    psk_trace_close(t);
+
+    /* thread 2 before any call of thread 1 */
+    s = synth_rank_open_flags(d, 0, 1, JOB, 4, 1000000, 1);
+    synth_event(s, &ev[0]);
+    synth_event(s, &ev[2]);
+    synth_end(s, 2);
+    assert_int_equal(read_rank(d, 0, ev, 6, &n, msg, sizeof msg), PSK_EFORMAT);
+    assert_int_equal(n, 1);
+    if (!strstr(msg, "rank-000000.psk") || !strstr(msg, "event 1 (MPI_Recv): thread 2 before any call of thread 1"))
+        fail_msg("%s", msg);
+
+    /* the writer: the same events back; a number that skips one refused */
+    char *w = synth_tempdir();
+    psk_job job = {.job_id = JOB, .nranks = 1, .flavour = PSK_MPI_MPICH};
+    uint64_t start = 1000000;
+    psk_trace_writer *tw;
+    assert_int_equal(psk_writer_open(w, &job, &start, &tw), PSK_OK);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(psk_writer_event(tw, 0, &ev[i]), PSK_OK);
+    assert_int_equal(psk_writer_close(tw), PSK_OK);
+    psk_writer_free(tw);
+    assert_int_equal(read_rank(w, 0, ev, 6, &n, msg, sizeof msg), PSK_EOF);
+    assert_int_equal(n, 6);
+    assert_int_equal(psk_writer_open(w, &job, &start, &tw), PSK_OK);
+    assert_int_equal(psk_writer_event(tw, 0, &ev[0]), PSK_OK);
+    assert_int_equal(psk_writer_event(tw, 0, &ev[2]), PSK_EINVAL);
+    if (!strstr(psk_writer_errmsg(tw), "thread 2 before any call of thread 1"))
+        fail_msg("%s", psk_writer_errmsg(tw));
+    psk_writer_close(tw);
+    psk_writer_free(tw);
+    /* format 3 has no threads: written without, read back as thread 0 */
+    job.format_version = 3;
+    assert_int_equal(psk_writer_open(w, &job, &start, &tw), PSK_OK);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(psk_writer_event(tw, 0, &ev[i]), PSK_OK);
+    assert_int_equal(psk_writer_close(tw), PSK_OK);
+    psk_writer_free(tw);
+    for (int i = 0; i < 6; i++)
+        ev[i].thread = 0;
+    assert_int_equal(read_rank(w, 0, ev, 6, &n, msg, sizeof msg), PSK_EOF);
+    assert_int_equal(n, 6);
+    synth_rmdir(w);
+    free(w);
+    synth_rmdir(d);
+    free(d);
+}
 
 /* a trace opened from job.json's text with its rank files coming from a
  * psk_rank_source (as the in-job merge reads other ranks' files over MPI):
@@ -906,6 +1032,7 @@ int main(void)
         cmocka_unit_test(test_arms),
         cmocka_unit_test(test_old_cart),
         cmocka_unit_test(test_release_anywhere),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_open_job_source),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

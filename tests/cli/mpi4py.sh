@@ -1,0 +1,76 @@
+#!/bin/sh
+# mpi4py.sh PROGRAM.py: an mpi4py program (Debian's python3-mpi4py, linked
+# with Open MPI) recorded on 2 ranks under Open MPI, simulated and
+# predicted. mpi4py asks MPI_Init_thread for MPI_THREAD_MULTIPLE and makes
+# every call from the main thread: the trace says so, and sim and predict
+# -K 10 replay it as any other (no refusal), sim within 25 % of the
+# recorded run's time, predict within a factor 3 (within3 below). Debian's /usr/bin/python3 is used (mpi4py and numpy
+# are Debian packages: a python3 earlier on PATH may lack them); a missing
+# mpi4py, numpy or Open MPI fails the test.
+set -u
+prog=$1
+: "${PERFSKEL:?PERFSKEL must name the perfskel CLI}"
+P=$PERFSKEL
+PY=/usr/bin/python3
+. "$(dirname "$0")/lib.sh"
+mpirun_of openmpi
+T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-mpi4py.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+# numpy's threads (OpenBLAS, OpenMP) would compete with the other rank
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+
+num() { sed -n "s/.*\"$2\": *\([-0-9.e+]*\).*/\1/p" "$1" | head -n 1; }
+near() {
+    if awk -v g="$2" -v w="$3" 'BEGIN { exit !(w > 0 && g >= 0.75 * w && g <= 1.25 * w) }'; then
+        ok "$1: $2 s for a recorded $3 s"
+    else
+        bad "$1: $2 s, not within 25 % of the recorded $3 s"
+    fi
+}
+# within3 NAME GOT WANT: GOT within a factor 3 of WANT (predict: the
+# skeleton replays the recorded compute as work timed at its start-up, so a
+# machine slower through the run than in that timing, as this shared VM is
+# under other jobs, counts twice: 1.4 to 2.7 times the recording here at a
+# load of 1 to 3 on its 2 cores; a prediction of 0 or of 10 times fails)
+within3() {
+    if awk -v g="$2" -v w="$3" 'BEGIN { exit !(w > 0 && g >= w / 3 && g <= 3 * w) }'; then
+        ok "$1: $2 s for a recorded $3 s"
+    else
+        bad "$1: $2 s, not within a factor 3 of the recorded $3 s"
+    fi
+}
+
+lib=$("$PY" -c 'import mpi4py.MPI as M, numpy; print(M.__file__)' 2>"$T/err") ||
+    { bad "$PY cannot import mpi4py and numpy (apt-get install python3-mpi4py python3-numpy)"; cat "$T/err"; exit 1; }
+if ldd "$lib" | grep -q 'libmpi\.so\.40 '; then
+    ok "Debian's mpi4py links Open MPI"
+else
+    bad "$lib does not link Open MPI's libmpi.so.40"; ldd "$lib" | grep -i mpi; exit 1
+fi
+
+if ! timeout 300 "$P" record -o "$T/trace" -- $MPIRUN -np 2 "$PY" "$prog" >"$T/out" 2>"$T/err"; then
+    bad "recording the mpi4py program failed"; cat "$T/err"; exit 1
+fi
+grep -q '^provided MULTIPLE$' "$T/out" || bad "mpi4py did not get MPI_THREAD_MULTIPLE: $(cat "$T/out")"
+"$P" dump "$T/trace" >"$T/dump" 2>"$T/err" || { bad "dump failed"; cat "$T/err"; }
+if [ "$(grep -c ' MPI_Init_thread i1=3 i2=3$' "$T/dump")" = 2 ] && ! grep -q ' thread=' "$T/dump"; then
+    ok "both ranks under MPI_THREAD_MULTIPLE, every call from the main thread"
+else
+    bad "the trace does not show MPI_THREAD_MULTIPLE from one thread"; grep -m 3 'Init_thread\| thread=' "$T/dump"
+fi
+"$P" stats "$T/trace" --json >"$T/stats.json" 2>"$T/err" || { bad "stats failed"; cat "$T/err"; }
+wall=$(num "$T/stats.json" wall_seconds)
+events=$(num "$T/stats.json" events)
+if "$P" sim "$T/trace" --json -q >"$T/sim.json" 2>"$T/err"; then
+    [ "$(num "$T/sim.json" events_replayed)" = "$events" ] && ok "sim replayed all $events events" ||
+        bad "sim replayed $(num "$T/sim.json" events_replayed) events of $events"
+    near "sim" "$(num "$T/sim.json" predicted_seconds)" "$wall"
+else
+    bad "sim refused the mpi4py trace"; cat "$T/err"
+fi
+if timeout 300 "$P" predict "$T/trace" -K 10 --timeout 240 -q --json -- $MPIRUN -np 2 >"$T/pred.json" 2>"$T/err"; then
+    within3 "predict -K 10" "$(num "$T/pred.json" predicted_seconds)" "$wall"
+else
+    bad "predict -K 10 failed on the mpi4py trace"; cat "$T/err"
+fi
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }
