@@ -96,6 +96,7 @@ typedef struct gplan {
     double runs;     /* times it runs in the skeleton (the loops around it) */
     double t_iter;   /* loops: the original's seconds per iteration, slowest rank */
     int scaled;      /* loops: a sample of its iterations runs */
+    int grouped;     /* loops: sampled with sibling loops of other ranks (gen_closed_group) */
     int64_t cold, ran;
     const char *why;
 } gplan;

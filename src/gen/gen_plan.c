@@ -170,6 +170,7 @@ static void plan_loops(gen *g, const int32_t *kid, int n, double tau, double run
                          : "run in full: too few iterations to sample";
         } else {
             p->scaled = 1;
+            p->grouped = n > 1;
             p->cold = cold;
             p->ran = cold + s;
             p->why = n > 1 ? "sampled with the loops of the other ranks it closes with" : "sampled";

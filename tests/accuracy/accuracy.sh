@@ -8,16 +8,17 @@
 # quarter of the recorded time (K = 10 aims at a tenth; floors on what is
 # timed add to it). What is compared is one recording against what was
 # made from it, on the same machine, in the same test: ratios, never an
-# absolute time. Needs PERFSKEL. Environment: LIMIT, and PREDICT_LIMIT for
-# predict alone (default LIMIT): with more ranks than cores, plain runs of
-# one program spread by 20 % here, and a skeleton's sampled part, timed
-# while its ranks take turns on the cores, by as much.
+# absolute time. Needs PERFSKEL. Environment: LIMIT, and PREDICT_LIMIT and
+# SIM_LIMIT for predict and sim alone (default LIMIT): with more ranks than
+# cores, plain runs of one program spread by 20 % here, and a skeleton's
+# sampled part, timed while its ranks take turns on the cores, by as much.
 set -u
 FL=$1 NP=$2 NAME=$3
 shift 3
 P=${PERFSKEL:?}
 LIMIT=${LIMIT:-10}
 PLIMIT=${PREDICT_LIMIT:-$LIMIT}
+SLIMIT=${SIM_LIMIT:-$LIMIT}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../cli/lib.sh"
@@ -52,7 +53,7 @@ echo "$NAME: np=$NP recorded $rec s, predict $pred s ($ep %), skeleton $skel s (
 sed -n '/"loops"/,$p' "$T/pred.json" | grep -E '"(loop|count|cold|ran|compute_factor|why)"' | paste -sd' ' | head -c 2000
 echo
 if within "$ep" "$PLIMIT"; then ok "$NAME: predict within $PLIMIT % of the recording ($ep %)"; else bad "$NAME: predict $ep % off the recording (limit $PLIMIT %)"; fi
-if within "$es" "$LIMIT"; then ok "$NAME: sim within $LIMIT % of the recording ($es %)"; else bad "$NAME: sim $es % off the recording (limit $LIMIT %)"; fi
+if within "$es" "$SLIMIT"; then ok "$NAME: sim within $SLIMIT % of the recording ($es %)"; else bad "$NAME: sim $es % off the recording (limit $SLIMIT %)"; fi
 if awk -v r="$rec" 'BEGIN { exit !(r >= 0.5) }'; then
     if awk -v f="$frac" 'BEGIN { exit !(f <= 0.25) }'; then
         ok "$NAME: the skeleton shrinks ($frac of the recorded run)"
