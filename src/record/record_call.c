@@ -539,7 +539,10 @@ MPI_Fint *psk_pre_fstatuses(psk_call *call, MPI_Fint *sts)
 
 /* source and tag of status slot j of the call; 0 if it has none. A
  * cancelled receive received nothing: MPI_ANY_SOURCE and MPI_ANY_TAG
- * (MPICH leaves the status's other fields as they were) */
+ * (MPICH leaves the status's other fields as they were). Only a call that
+ * completes a request can say it was cancelled: a probe's status (MPICH
+ * leaves its cancelled field as the program's variable had it) names the
+ * message found (random seed 53: an MPI_Mprobe read as cancelled) */
 static int status_of(const psk_call *call, int j, int single, int *src, int *tag)
 {
     MPI_Status cs;
@@ -562,7 +565,9 @@ static int status_of(const psk_call *call, int j, int single, int *src, int *tag
     if (!s)
         return 0;
     int cancelled = 0;
-    PMPI_Test_cancelled(s, &cancelled);
+    if (call->fn != PSK_FN_Probe && call->fn != PSK_FN_Iprobe && call->fn != PSK_FN_Mprobe &&
+        call->fn != PSK_FN_Improbe)
+        PMPI_Test_cancelled(s, &cancelled);
     *src = cancelled ? PSK_ANY_SOURCE : (int)psk_rank(s->MPI_SOURCE);
     *tag = cancelled ? PSK_ANY_TAG : (int)psk_tag(s->MPI_TAG);
     return 1;

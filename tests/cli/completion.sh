@@ -19,15 +19,6 @@ mpirun_of "$flavour"
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-completion.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-num() { sed -n "s/.*\"$2\": *\([-0-9.e+]*\).*/\1/p" "$1" | head -n 1; }
-near() {
-    if awk -v g="$2" -v w="$3" 'BEGIN { exit !(w > 0 && g >= 0.75 * w && g <= 1.25 * w) }'; then
-        ok "$1: $2 s for a recorded $3 s"
-    else
-        bad "$1: $2 s, not within 25 % of the recorded $3 s"
-    fi
-}
-
 if ! timeout 300 "$P" record -o "$T/trace" -- $MPIRUN -np 2 "$prog" >"$T/out" 2>"$T/err"; then
     bad "recording completion failed"; cat "$T/err"; exit 1
 fi
@@ -43,26 +34,5 @@ fi
 for fn in Waitall Waitany Waitsome Testsome Testall Test Start Recv_init Send_init; do
     grep -q " MPI_$fn " "$T/dump" || bad "no MPI_$fn in the trace"
 done
-"$P" stats "$T/trace" --json >"$T/stats.json" 2>"$T/err" || { bad "stats failed"; cat "$T/err"; }
-wall=$(num "$T/stats.json" wall_seconds)
-events=$(num "$T/stats.json" events)
-if "$P" sim "$T/trace" --json -q >"$T/sim.json" 2>"$T/err"; then
-    [ "$(num "$T/sim.json" events_replayed)" = "$events" ] && ok "sim replayed all $events events" ||
-        bad "sim replayed $(num "$T/sim.json" events_replayed) events of $events"
-    near "sim" "$(num "$T/sim.json" predicted_seconds)" "$wall"
-else
-    bad "sim failed"; cat "$T/err"
-fi
-if "$P" sim "$T/trace" --folded --no-skip --json -q >"$T/simf.json" 2>"$T/err"; then
-    a=$(num "$T/sim.json" predicted_seconds) b=$(num "$T/simf.json" predicted_seconds)
-    awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-6 * a) }' &&
-        ok "sim --folded predicts what sim does" || bad "sim --folded predicted $b, sim $a"
-else
-    bad "sim --folded failed"; cat "$T/err"
-fi
-if timeout 300 "$P" predict "$T/trace" -K 10 --timeout 240 -q --json -- $MPIRUN -np 2 >"$T/pred.json" 2>"$T/err"; then
-    near "predict -K 10" "$(num "$T/pred.json" predicted_seconds)" "$wall"
-else
-    bad "predict -K 10 failed"; cat "$T/err"
-fi
+replays "$T/trace" "the completion trace" folded
 [ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

@@ -1,5 +1,6 @@
 # Shared by the CLI test scripts (sourced): pass/fail counting, the
-# one-line-error check, flipping a byte of a file, and each MPI's launcher.
+# one-line-error check, flipping a byte of a file, each MPI's launcher, and
+# a recording's replays (sim, sim --folded, predict) against its time.
 fails=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
@@ -38,4 +39,46 @@ mpirun_of() {
     openmpi) MPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe" ;;
     *) MPIRUN="mpirun.mpich" ;;
     esac
+}
+
+# num FILE KEY: the first number of "KEY": in a JSON file
+num() { sed -n "s/.*\"$2\": *\([-0-9.e+]*\).*/\1/p" "$1" | head -n 1; }
+# near NAME GOT WANT: GOT within 25 % of WANT (WANT above 0)
+near() {
+    if awk -v g="$2" -v w="$3" 'BEGIN { exit !(w > 0 && g >= 0.75 * w && g <= 1.25 * w) }'; then
+        ok "$1: $2 s for a recorded $3 s"
+    else
+        bad "$1: $2 s, not within 25 % of the recorded $3 s"
+    fi
+}
+# replays TRACE WHAT [folded]: sim replays every event of TRACE (WHAT names
+# it in messages) within 25 % of the recorded time, sim --folded predicts
+# the same (with "folded"), and predict -K 10 (under MPIRUN, 2 ranks) within
+# 25 % too; needs P, T and MPIRUN
+replays() {
+    "$P" stats "$1" --json >"$T/stats.json" 2>"$T/err" || { bad "stats of $2 failed"; cat "$T/err"; }
+    wall=$(num "$T/stats.json" wall_seconds)
+    events=$(num "$T/stats.json" events)
+    if "$P" sim "$1" --json -q >"$T/sim.json" 2>"$T/err"; then
+        [ "$(num "$T/sim.json" events_replayed)" = "$events" ] && ok "sim replayed all $events events" ||
+            bad "sim replayed $(num "$T/sim.json" events_replayed) events of $events"
+        near "sim" "$(num "$T/sim.json" predicted_seconds)" "$wall"
+    else
+        bad "sim refused $2"; cat "$T/err"
+    fi
+    if [ "${3:-}" = folded ]; then
+        if "$P" sim "$1" --folded --no-skip --json -q >"$T/simf.json" 2>"$T/err"; then
+            a=$(num "$T/sim.json" predicted_seconds) b=$(num "$T/simf.json" predicted_seconds)
+            awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-6 * a) }' &&
+                ok "sim --folded predicts what sim does" || bad "sim --folded predicted $b, sim $a"
+        else
+            bad "sim --folded refused $2"; cat "$T/err"
+        fi
+    fi
+    # shellcheck disable=SC2086
+    if timeout 300 "$P" predict "$1" -K 10 --timeout 240 -q --json -- $MPIRUN -np 2 >"$T/pred.json" 2>"$T/err"; then
+        near "predict -K 10" "$(num "$T/pred.json" predicted_seconds)" "$wall"
+    else
+        bad "predict -K 10 failed on $2"; cat "$T/err"
+    fi
 }

@@ -19,15 +19,6 @@ trap 'rm -rf "$T"' EXIT
 # numpy's threads (OpenBLAS, OpenMP) would compete with the other rank
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
-num() { sed -n "s/.*\"$2\": *\([-0-9.e+]*\).*/\1/p" "$1" | head -n 1; }
-near() {
-    if awk -v g="$2" -v w="$3" 'BEGIN { exit !(w > 0 && g >= 0.75 * w && g <= 1.25 * w) }'; then
-        ok "$1: $2 s for a recorded $3 s"
-    else
-        bad "$1: $2 s, not within 25 % of the recorded $3 s"
-    fi
-}
-
 lib=$("$PY" -c 'import mpi4py.MPI as M, numpy; print(M.__file__)' 2>"$T/err") ||
     { bad "$PY cannot import mpi4py and numpy (apt-get install python3-mpi4py python3-numpy)"; cat "$T/err"; exit 1; }
 if ldd "$lib" | grep -q 'libmpi\.so\.40 '; then
@@ -46,19 +37,5 @@ if [ "$(grep -c ' MPI_Init_thread i1=3 i2=3$' "$T/dump")" = 2 ] && ! grep -q ' t
 else
     bad "the trace does not show MPI_THREAD_MULTIPLE from one thread"; grep -m 3 'Init_thread\| thread=' "$T/dump"
 fi
-"$P" stats "$T/trace" --json >"$T/stats.json" 2>"$T/err" || { bad "stats failed"; cat "$T/err"; }
-wall=$(num "$T/stats.json" wall_seconds)
-events=$(num "$T/stats.json" events)
-if "$P" sim "$T/trace" --json -q >"$T/sim.json" 2>"$T/err"; then
-    [ "$(num "$T/sim.json" events_replayed)" = "$events" ] && ok "sim replayed all $events events" ||
-        bad "sim replayed $(num "$T/sim.json" events_replayed) events of $events"
-    near "sim" "$(num "$T/sim.json" predicted_seconds)" "$wall"
-else
-    bad "sim refused the mpi4py trace"; cat "$T/err"
-fi
-if timeout 300 "$P" predict "$T/trace" -K 10 --timeout 240 -q --json -- $MPIRUN -np 2 >"$T/pred.json" 2>"$T/err"; then
-    near "predict -K 10" "$(num "$T/pred.json" predicted_seconds)" "$wall"
-else
-    bad "predict -K 10 failed on the mpi4py trace"; cat "$T/err"
-fi
+replays "$T/trace" "the mpi4py trace"
 [ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

@@ -21,17 +21,6 @@ mpirun_of "$flavour"
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-onethread.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
-# num FILE KEY: the first number of "KEY": in a JSON file
-num() { sed -n "s/.*\"$2\": *\([-0-9.e+]*\).*/\1/p" "$1" | head -n 1; }
-# near NAME GOT WANT: GOT within 25 % of WANT (WANT above 0)
-near() {
-    if awk -v g="$2" -v w="$3" 'BEGIN { exit !(w > 0 && g >= 0.75 * w && g <= 1.25 * w) }'; then
-        ok "$1: $2 s for a recorded $3 s"
-    else
-        bad "$1: $2 s, not within 25 % of the recorded $3 s"
-    fi
-}
-
 # 1. one thread under MPI_THREAD_MULTIPLE
 if ! timeout 300 "$P" record -o "$T/one" -- $MPIRUN -np 2 "$one" >"$T/out" 2>"$T/err"; then
     bad "recording onethread failed"; cat "$T/err"; exit 1
@@ -47,28 +36,7 @@ if grep -q ' MPI_Init_thread i1=3 i2=3$' "$T/dump" && ! grep -q ' thread=' "$T/d
 else
     bad "the dump lacks MPI_Init_thread i2=3 or names another thread"; grep -m 3 'Init_thread\| thread=' "$T/dump"
 fi
-"$P" stats "$T/one" --json >"$T/stats.json" 2>"$T/err" || { bad "stats failed"; cat "$T/err"; }
-wall=$(num "$T/stats.json" wall_seconds)
-events=$(num "$T/stats.json" events)
-if "$P" sim "$T/one" --json -q >"$T/sim.json" 2>"$T/err"; then
-    [ "$(num "$T/sim.json" events_replayed)" = "$events" ] && ok "sim replayed all $events events" ||
-        bad "sim replayed $(num "$T/sim.json" events_replayed) events of $events"
-    near "sim" "$(num "$T/sim.json" predicted_seconds)" "$wall"
-else
-    bad "sim refused the one-thread trace"; cat "$T/err"
-fi
-if "$P" sim "$T/one" --folded --no-skip --json -q >"$T/simf.json" 2>"$T/err"; then
-    a=$(num "$T/sim.json" predicted_seconds) b=$(num "$T/simf.json" predicted_seconds)
-    awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-6 * a) }' &&
-        ok "sim --folded predicts what sim does" || bad "sim --folded predicted $b, sim $a"
-else
-    bad "sim --folded refused the one-thread trace"; cat "$T/err"
-fi
-if timeout 300 "$P" predict "$T/one" -K 10 --timeout 240 -q --json -- $MPIRUN -np 2 >"$T/pred.json" 2>"$T/err"; then
-    near "predict -K 10" "$(num "$T/pred.json" predicted_seconds)" "$wall"
-else
-    bad "predict -K 10 failed on the one-thread trace"; cat "$T/err"
-fi
+replays "$T/one" "the one-thread trace" folded
 
 # 2. four threads of each rank at once: recorded with their numbers, kept
 #    by merging, refused by the replays
