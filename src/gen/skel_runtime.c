@@ -136,9 +136,9 @@ static inline uint64_t cunits_(uint64_t u, double f)
  * blocking call is followed by the touches (a = 1: its receive wrote all r
  * bytes), and a nonblocking one preceded (a = 0: only pages a receive
  * wrote before are read; the first receive into a page stays as cold as
- * the program's). The program did this in its compute, which the skeleton
- * replays in full: the touches' time is taken off the virtual clock. s, r:
- * the bytes the call sends and receives. */
+ * the program's). The program did this in its compute, whose recorded
+ * time the skeleton replays or credits: the touches' own time is taken
+ * off the virtual clock. s, r: the bytes the call sends and receives. */
 static long long rhw_;
 static inline void tch_(long long s, long long r, int a)
 {

@@ -172,7 +172,8 @@ static int deflate(psk_sim *s, const source *src, const psk_job *job)
             }
         if (rc)
             break;
-        qsort(w.b, w.n, sizeof *w.b, cmp_bound);
+        if (w.n) /* no bounds (ranks without events) leave w.b NULL: nothing to sort */
+            qsort(w.b, w.n, sizeof *w.b, cmp_bound);
         /* F: the integral of what a computing rank got of a core */
         double F = 0;
         int k = 0;
