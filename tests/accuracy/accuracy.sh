@@ -6,9 +6,9 @@
 # recorded run's own time (MPI_Init to MPI_Finalize, slowest rank). A run
 # of at least 0.5 s must also shrink: its skeleton may take at most SHRINK
 # of the recorded time (default 0.25; K = 10 aims at a tenth; floors on
-# what is timed, and what the cold iterations pay once, add to it). What is compared is one recording against what was
-# made from it, on the same machine, in the same test: ratios, never an
-# absolute time. Needs PERFSKEL. Environment: LIMIT, and PREDICT_LIMIT and
+# what is timed, and what the cold iterations pay once, add to it). What
+# is compared is one recording against what was made from it, on the same
+# machine, in the same test: ratios, never an absolute time. Needs PERFSKEL. Environment: LIMIT, and PREDICT_LIMIT and
 # SIM_LIMIT for predict and sim alone (default LIMIT): with more ranks than
 # cores, plain runs of one program spread by 20 % here, and a skeleton's
 # sampled part, timed while its ranks take turns on the cores, by as much.
