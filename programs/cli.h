@@ -13,6 +13,9 @@
 
 void psk_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* a number of seconds for an option (--timeout and the like): 0 (no limit)
+ * or more, at most 1e9; 0 and *out set, else -1 */
+int psk_cli_seconds(const char *s, double *out);
 
 /* runcmd.c: running a program in its own process group, stdin from
  * /dev/null, under a watchdog: at the limit SIGTERM to its group, 2 s of

@@ -112,17 +112,6 @@ static const char *sig_word(int sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
 }
 
-/* seconds: 0 (no limit) or more */
-static int parse_seconds(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= 0) || v > 1e9)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* "the limit" said in a timeout message */
 static void limit_words(const check *c, double limit, double first_wall, char *out, size_t cap)
 {
@@ -649,7 +638,7 @@ int cmd_check(int argc, char **argv)
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             c.quiet = 1;
         } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            if (parse_seconds(argv[++i], &c.timeout))
+            if (psk_cli_seconds(argv[++i], &c.timeout))
                 return psk_cli_usage("check: --timeout takes seconds (0 for no limit), not '%s'", argv[i]);
         } else if (!strcmp(a, "--mpi") && i + 1 < argc) {
             c.mpi_arg = argv[++i];

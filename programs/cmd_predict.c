@@ -88,17 +88,6 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
     return NULL;
 }
 
-/* seconds for --timeout and --build-timeout: 0 (no limit) or more */
-static int parse_seconds(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !(v >= 0) || v > 1e9)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int count_lines(const char *path, long *n)
 {
     FILE *f = fopen(path, "r");
@@ -331,13 +320,13 @@ int cmd_predict(int argc, char **argv)
             if (*end || !(actual > 0))
                 return psk_cli_usage("predict: --actual takes the measured run time in seconds, not '%s'", v);
         } else if ((v = opt_value(argc, argv, &i, "--timeout"))) {
-            if (parse_seconds(v, &timeout))
+            if (psk_cli_seconds(v, &timeout))
                 return psk_cli_usage("predict: --timeout takes seconds (0 for no limit), not '%s'", v);
         } else if ((v = opt_value(argc, argv, &i, "--min-sample"))) {
-            if (parse_seconds(v, &min_sample) || min_sample > 1e6)
+            if (psk_cli_seconds(v, &min_sample) || min_sample > 1e6)
                 return psk_cli_usage("predict: --min-sample takes seconds (0 for no floor), not '%s'", v);
         } else if ((v = opt_value(argc, argv, &i, "--build-timeout"))) {
-            if (parse_seconds(v, &build_timeout))
+            if (psk_cli_seconds(v, &build_timeout))
                 return psk_cli_usage("predict: --build-timeout takes seconds (0 for no limit), not '%s'", v);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return psk_cli_usage("predict: unknown option '%s' (or it lacks its value)", argv[i]);

@@ -39,6 +39,16 @@ void psk_cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+int psk_cli_seconds(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0) || v > 1e9)
+        return -1;
+    *out = v;
+    return 0;
+}
+
 int psk_cli_usage(const char *fmt, ...)
 {
     va_list ap;
