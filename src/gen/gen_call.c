@@ -180,22 +180,21 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
     room_for_all(g, n);
     {
         char ts[TOUCH_LEN], tr[TOUCH_LEN];
-        int v = PSK_HAS(e, PSK_F_COUNTS), rv = PSK_HAS(e, PSK_F_RCOUNTS), per = fn == PSK_FN_Alltoall ||
-            fn == PSK_FN_Ialltoall || fn == PSK_FN_Allgather || fn == PSK_FN_Iallgather || fn == PSK_FN_Gather ||
-            fn == PSK_FN_Igather;
         /* the totals: a block per member where the call moves one to or from each */
-        if (v)
+        int a2a = fn == PSK_FN_Alltoall || fn == PSK_FN_Ialltoall,
+            sper = a2a || fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter,
+            rper = a2a || fn == PSK_FN_Allgather || fn == PSK_FN_Iallgather || fn == PSK_FN_Gather ||
+                   fn == PSK_FN_Igather;
+        if (PSK_HAS(e, PSK_F_COUNTS))
             snprintf(ts, sizeof ts, "asum_(%s[rank_], %d)", sct, w);
         else
-            snprintf(ts, sizeof ts, "(long long)(%s)%s", sc, fn == PSK_FN_Alltoall || fn == PSK_FN_Ialltoall ||
-                     fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter ? " * csz_(" : "");
-        if (!v && (fn == PSK_FN_Alltoall || fn == PSK_FN_Ialltoall || fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter))
-            snprintf(ts + strlen(ts), sizeof ts - strlen(ts), "%s)", comm);
-        if (rv)
+            snprintf(ts, sizeof ts, "(long long)(%s)%s%s%s", sc, sper ? " * csz_(" : "", sper ? comm : "",
+                     sper ? ")" : "");
+        if (PSK_HAS(e, PSK_F_RCOUNTS))
             snprintf(tr, sizeof tr, "asum_(%s[rank_], %d)", rct, w);
         else
-            snprintf(tr, sizeof tr, "(long long)(%s)%s%s%s", rc, per ? " * csz_(" : "", per ? comm : "",
-                     per ? ")" : "");
+            snprintf(tr, sizeof tr, "(long long)(%s)%s%s%s", rc, rper ? " * csz_(" : "", rper ? comm : "",
+                     rper ? ")" : "");
         touch_set(tch_s, tch_r, ts, tr);
         if (nb)
             fprintf(g->body, "tch_(%s, %s, 0); ", tch_s, tch_r);
