@@ -22,13 +22,19 @@ typedef struct psk_gen_opts {
     /* a sampled loop's steady iterations: at least this many (0: the
      * default, PSK_GEN_FLOOR_ITERS) and at least this long in the
      * original, in all the runs of the loop (< 0: the default,
-     * PSK_GEN_FLOOR_SECONDS; 0: no floor in time) */
+     * PSK_GEN_FLOOR_SECONDS, or PSK_GEN_FLOOR_SECONDS_CROWDED where a host
+     * ran more ranks than cores; 0: no floor in time) */
     int floor_iters;
     double floor_seconds;
 } psk_gen_opts;
 #define PSK_GEN_TABLE_MIN 32
 #define PSK_GEN_FLOOR_ITERS 2
 #define PSK_GEN_FLOOR_SECONDS 0.04
+/* ranks taking turns on cores run a sampled loop at the pace of the
+ * scheduler's placement, which a few slices do not show: the default
+ * floor where the recording had more ranks than cores on a host, whose
+ * sampled loops also keep their compute in full (gen_plan.c) */
+#define PSK_GEN_FLOOR_SECONDS_CROWDED 0.25
 
 /* A skeleton made in memory, then written out (opaque). */
 typedef struct psk_gen psk_gen;

@@ -208,6 +208,23 @@ typedef struct psk_job {
 enum psk_flavour { PSK_MPI_UNKNOWN = 0, PSK_MPI_OPENMPI = 1, PSK_MPI_MPICH = 2 };
 const char *psk_flavour_name(int flavour);
 
+/* Per rank the index of its host (job->hosts; ranks of one host alike) in
+ * id: how many hosts, or -1 out of memory (trace_share.c). */
+int psk_host_ids(const char *const *hosts, int P, int *id);
+/* The share of each rank's recorded compute gaps that was work
+ * (trace_share.c): below 1 where its host ran more ranks than cores and
+ * it waited for a core inside its gaps, 1 elsewhere or where the cores
+ * are not known. cores: per rank, its host's cores when recorded (0: not
+ * known; NULL: job->cores). read(src, q, on, arg) calls on(arg, e) for
+ * each of rank q's events in its order and returns 0 or an error code,
+ * which is returned (else 0, or PSK_ENOMEM). share: job->nranks. */
+/* How many ranks ran on a host with more ranks than cores (job.json's
+ * hosts; cores as for psk_work_share), each marked 1 in crowded (NULL:
+ * not kept; job->nranks), or PSK_ENOMEM. 0 where the cores are not known. */
+int psk_ranks_crowded(const psk_job *job, const int *cores, unsigned char *crowded);
+typedef int (*psk_rank_events_fn)(void *src, int rank, int (*on)(void *arg, const psk_event *e), void *arg);
+int psk_work_share(const psk_job *job, const int *cores, psk_rank_events_fn read, void *src, double *share);
+
 /* A job header parsed from JSON text (job.json, or the copy a later
  * stage's file carries); owns what its psk_job points to. name is the file
  * named in errors. On failure *out is still set for psk_jobdoc_errmsg. */

@@ -559,12 +559,13 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
 }
 
 /* the mean compute gap before node n on its taking part rank j, in that
- * rank's work units (its shortest gap, the cost of recording, taken off) */
+ * rank's work units (its shortest gap, the cost of recording, taken off;
+ * of the rest, the share that was work) */
 int64_t gen_gap_units(const gen *g, const gnode *n, int j)
 {
     double ns = n->execs ? n->gap[j] / (double)n->execs : 0;
     ns -= g->min_gap[n->ranks[j]];
-    return ns > 0 ? (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5) : 0;
+    return ns > 0 ? (int64_t)(ns * g->share[n->ranks[j]] / g->unit_ns[n->ranks[j]] + 0.5) : 0;
 }
 
 int64_t gen_poll_units(const gen *g, const gnode *n, int j)
@@ -575,7 +576,7 @@ int64_t gen_poll_units(const gen *g, const gnode *n, int j)
      * back-to-back calls costs (gen_gap_units) */
     double calls = n->pcalls[j] / (double)n->execs, ns = n->pwork[j] / (double)n->execs;
     ns -= g->min_gap[n->ranks[j]] * (calls > 1 ? calls - 1 : 0);
-    return ns > 0 ? (int64_t)(ns / g->unit_ns[n->ranks[j]] + 0.5) : 0;
+    return ns > 0 ? (int64_t)(ns * g->share[n->ranks[j]] / g->unit_ns[n->ranks[j]] + 0.5) : 0;
 }
 
 int64_t gen_poll_calls(const gnode *n, int j)

@@ -133,6 +133,8 @@ typedef struct psk_gen {
     int64_t inflight;   /* ranks whose rdiff is not 0; -1: not known */
     int64_t *entry;     /* per loop node: inflight as its first execution began (-2: never) */
     double *unit_ns; /* per rank: ns of one work unit on its host */
+    double *share;   /* per rank: the share of its recorded gaps that was work
+                      * (below 1 where its host ran more ranks than cores) */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
     gplan *plan;        /* per node (gen_plan.c) */
     psk_gen_loop *loops;
@@ -140,6 +142,8 @@ typedef struct psk_gen {
     double *saved_ns;   /* per rank: the original's time not run */
     int floor_iters;
     double floor_seconds;
+    int floor_default;  /* floor_seconds is the default's */
+    int crowded;        /* ranks on hosts with more ranks than cores (psk_ranks_crowded) */
     char errmsg[512];   /* why it failed (psk_gen_errmsg) */
     int status;         /* its psk_status */
     int failed;

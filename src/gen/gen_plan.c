@@ -176,6 +176,15 @@ static void plan_loops(gen *g, const int32_t *kid, int n, double tau, double run
             p->why = n > 1 ? "sampled with the loops of the other ranks it closes with" : "sampled";
             inside = tau * (double)p->ran / (double)c;
             inside = inside < 1 ? 1 : inside;
+            /* where ranks took turns on cores, compute run shorter would
+             * take turns less and leave the others more of the cores:
+             * the loop's compute runs in full (the skeleton is longer) */
+            if (g->crowded && inside > 1) {
+                inside = 1;
+                p->why = n > 1 ? "sampled with the loops of the other ranks it closes with; its compute in full: "
+                                 "ranks took turns on cores"
+                               : "sampled; its compute in full: ranks took turns on cores";
+            }
         }
     }
     p->tau_in = inside;

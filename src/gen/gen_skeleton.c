@@ -91,7 +91,7 @@ static void emit_outliers(gen *g, int32_t loop, int d)
         f[r] = 1.0, extra[r] = 0;
         if (x_ns > 0 && mean > 0) {
             f[r] = smean / mean;
-            extra[r] = (int64_t)(x_ns / g->unit_ns[r] + 0.5);
+            extra[r] = (int64_t)(x_ns * g->share[r] / g->unit_ns[r] + 0.5);
             any |= extra[r] > 0;
         }
     }
@@ -215,8 +215,10 @@ static void cleanup(gen *g)
     free(g->plan);
     g->plan = NULL;
     free(g->unit_ns);
+    free(g->share);
     free(g->min_gap);
     g->unit_ns = NULL;
+    g->share = NULL;
     g->min_gap = NULL;
     free(g->execs);
     g->execs = NULL;
@@ -244,6 +246,12 @@ static double host_speed(const psk_job *job, int P, int r, double *tmp)
     return tmp[(n - 1) / 2];
 }
 
+/* rank q's events from the merged trace, for psk_work_share */
+static int expand_rank(void *m, int q, int (*on)(void *arg, const psk_event *e), void *arg)
+{
+    return psk_merged_expand(m, q, on, arg);
+}
+
 /* pass 1 and the skeleton's body and tables, into g's memory streams;
  * -1 with g's message set if something failed */
 static int make(gen *g, psk_merged *m)
@@ -260,10 +268,23 @@ static int make(gen *g, psk_merged *m)
      * disturbed (another process on its core) must not stretch its work */
     g->unit_ns = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *g->unit_ns);
     g->min_gap = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *g->min_gap);
-    if (!g->unit_ns || !g->min_gap)
+    g->share = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *g->share);
+    if (!g->unit_ns || !g->min_gap || !g->share)
         return gen_oom(g);
     for (int r = 0; r < g->P; r++)
         g->unit_ns[r] = host_speed(g->job, g->P, r, g->min_gap); /* min_gap: scratch until set below */
+    /* a rank recorded on a host with more ranks than cores waited for a
+     * core inside its gaps: the skeleton runs only the work, and shares
+     * the cores again where it runs */
+    int rc = psk_work_share(g->job, NULL, expand_rank, m, g->share);
+    if (rc == PSK_ENOMEM || (g->crowded = psk_ranks_crowded(g->job, NULL, NULL)) < 0)
+        return gen_oom(g);
+    if (rc) {
+        g->status = rc;
+        return gen_fail(g, "%s", psk_merged_errmsg(m));
+    }
+    if (g->crowded && g->floor_default)
+        g->floor_seconds = PSK_GEN_FLOOR_SECONDS_CROWDED;
     for (int r = 0; r < g->P; r++)
         g->min_gap[r] = 1e300;
     if (gen_collect(g))
@@ -309,7 +330,8 @@ int psk_gen_open(psk_merged *m, psk_folded *f, const psk_gen_opts *o, psk_gen **
     *g = (gen){.m = m, .f = f, .job = psk_merged_job(m), .P = psk_merged_nranks(m), .K = o->K, .max_comm = 1,
                .max_req = 0, .table_min = o->table_min > 0 ? o->table_min : PSK_GEN_TABLE_MIN,
                .floor_iters = o->floor_iters > 0 ? o->floor_iters : PSK_GEN_FLOOR_ITERS,
-               .floor_seconds = o->floor_seconds < 0 ? PSK_GEN_FLOOR_SECONDS : o->floor_seconds, .mt_rank = -1};
+               .floor_seconds = o->floor_seconds < 0 ? PSK_GEN_FLOOR_SECONDS : o->floor_seconds,
+               .floor_default = o->floor_seconds < 0, .mt_rank = -1};
     if (make(g, m)) {
         if (g->body)
             fclose(g->body);
@@ -398,6 +420,9 @@ int psk_gen_write(psk_gen *g, FILE *out)
     fprintf(out, "};\nstatic const double unitns_[NRANKS] = {");
     for (int r = 0; r < g->P; r++)
         fprintf(out, "%s%.9g", r ? (r % 8 ? ", " : ",\n    ") : "", g->unit_ns[r]);
+    fprintf(out, "};\nstatic const double shared_[NRANKS] = {");
+    for (int r = 0; r < g->P; r++)
+        fprintf(out, "%s%.6g", r ? (r % 8 ? ", " : ",\n    ") : "", 1.0 / g->share[r]);
     fprintf(out, "};\n");
     fputs(psk_skel_fn_ids_text, out);
     fputs(psk_skel_runtime_text, out);

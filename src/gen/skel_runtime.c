@@ -30,6 +30,7 @@
 #define RBUF_BYTES 64LL
 static const uint64_t hosth_[NRANKS] = {0, 0};
 static const double unitns_[NRANKS] = {1.0, 1.0};
+static const double shared_[NRANKS] = {1.0, 1.0};
 /* PSK-STANDALONE-END */
 
 static int rank_, size_;
@@ -48,8 +49,12 @@ static int rank_, size_;
  * off the start-up speed (the rank was descheduled) are not taken, and
  * the estimate stays within 15 % of it: sharing a core must still show.
  * hosth_ is each rank's recorded host name hashed (FNV-1a): no name
- * reaches the code. */
-static double wunit_ = 0, wns_ = 0, wspd_ = 0, wclk_ = 0;
+ * reaches the code. A rank recorded on a host with more ranks than cores
+ * waited for a core inside its compute: its work units are the work
+ * alone, and run here they share the cores again by themselves; work
+ * credited instead (cunits_) took shared_ times its work there, and is
+ * credited so on that host (wshare_). */
+static double wunit_ = 0, wns_ = 0, wspd_ = 0, wclk_ = 0, wshare_ = 1;
 #define wcheck_ns_ 20000.0
 static double wtime_ns_(void) { return MPI_Wtime() * 1e9; }
 static void psk_work(uint64_t units)
@@ -91,6 +96,7 @@ static void work_calibrate_(void)
     if (!(wclk_ < 1e6)) wclk_ = 0;
     wns_ = wspd_ = t[0];
     wunit_ = x == hosth_[rank_] && unitns_[rank_] > 0 ? unitns_[rank_] : t[0];
+    wshare_ = x == hosth_[rank_] && shared_[rank_] >= 1 ? shared_[rank_] : 1;
 }
 static MPI_Comm comm_[NCOMM + 1];
 static MPI_Request req_[NREQ + 1];
@@ -121,7 +127,7 @@ static inline double vt_(void) { return MPI_Wtime() + vx_; }
 static inline uint64_t cunits_(uint64_t u, double f)
 {
     uint64_t r = f > 1.0 ? (uint64_t)((double)u / f + 0.5) : u;
-    double x = (double)(u - r) * wunit_ * 1e-9;
+    double x = (double)(u - r) * wunit_ * wshare_ * 1e-9;
     vx_ += x, cfx_ += x;
     return r;
 }

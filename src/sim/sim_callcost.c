@@ -233,7 +233,7 @@ static int offsets(psk_ccoll *c)
         return PSK_OK;
     }
     int *id = malloc((size_t)(c->P ? c->P : 1) * sizeof *id), *first = malloc((size_t)(c->P ? c->P : 1) * sizeof *first);
-    int nh = id && first ? psk_simi_host_ids(j->hosts, c->P, id) : -1;
+    int nh = id && first ? psk_host_ids(j->hosts, c->P, id) : -1;
     for (int h = 0; h < nh; h++)
         first[h] = -1;
     for (int q = 0; q < c->P && nh > 0; q++) {
@@ -575,7 +575,7 @@ static int shared_hosts(const psk_sim *s, const psk_job *job, uint8_t *shared)
     if (!job->hosts || !job->cores)
         return PSK_OK;
     int *id = malloc((size_t)(s->P ? s->P : 1) * sizeof *id), *on = calloc((size_t)(s->P ? s->P : 1), sizeof *on);
-    int nh = id && on ? psk_simi_host_ids(job->hosts, s->P, id) : -1;
+    int nh = id && on ? psk_host_ids(job->hosts, s->P, id) : -1;
     for (int q = 0; q < s->P && nh > 0; q++)
         on[id[q]]++;
     for (int q = 0; q < s->P && nh > 0; q++)

@@ -276,7 +276,7 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
             node[q] = q / rpn;
         nn = (P + rpn - 1) / rpn;
     } else if (job->cores && job->hosts) {
-        if ((nn = psk_simi_host_ids(job->hosts, P, node)) < 0) {
+        if ((nn = psk_host_ids(job->hosts, P, node)) < 0) {
             free(node);
             return PSK_ENOMEM;
         }
@@ -326,16 +326,17 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
     free(node), free(on), free(seen), free(base);
     if (rc)
         return rc;
-    /* what the recording had */
+    /* what the recording had (its ranks' compute may never have
+     * overlapped beyond the cores: a ring in step, every deflate 1) */
     int rq = -1;
     for (int q = 0; q < P && rq < 0; q++)
-        rq = s->deflate[q] < 1 ? q : -1;
+        rq = s->crowded[q] ? q : -1;
     char rec[160] = "", tgt[160] = "";
     if (rq >= 0 && job->hosts) {
         int n = 0, more = 0;
         for (int q = 0; q < P; q++) {
             n += !strcmp(job->hosts[q], job->hosts[rq]);
-            more |= s->deflate[q] < 1 && strcmp(job->hosts[q], job->hosts[rq]);
+            more |= s->crowded[q] && strcmp(job->hosts[q], job->hosts[rq]);
         }
         int rc_cores = job->cores ? job->cores[rq] : m->cores_per_node;
         describe(rec, sizeof rec, n, rc_cores, job->hosts[rq], more);
@@ -369,4 +370,5 @@ void psk_simi_cores_free(psk_sim *s)
         free(s->cores[k].rk);
     free(s->cores);
     free(s->deflate);
+    free(s->crowded);
 }

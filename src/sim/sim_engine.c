@@ -1609,10 +1609,11 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     s->inv_power = malloc((size_t)s->P * sizeof *s->inv_power);
     s->poll_scale = malloc((size_t)s->P * sizeof *s->poll_scale);
     s->deflate = malloc((size_t)s->P * sizeof *s->deflate);
+    s->crowded = calloc((size_t)s->P, 1);
     s->tl = calloc((size_t)s->P * PSK_TL_BINS * 3, sizeof *s->tl);
     s->tl_width = 1000; /* 1 us */
     if (!s->opof || !s->collof || !s->ordered || !s->r || tree_init(s) || !s->inv_power || !s->poll_scale || !s->deflate ||
-        !s->tl)
+        !s->crowded || !s->tl)
         return fail(s, PSK_ENOMEM, "out of memory");
     set_ops(s);
     if (psk_simi_cc_init(s))
@@ -1642,7 +1643,7 @@ static int setup(psk_sim *s, const psk_job *job, const psk_sim_opts *o)
     if (s->m->nodes_recorded && job->hosts && job->cores && s->m->type != PSK_NET_GRID) {
         int *on = calloc((size_t)(s->P ? s->P : 1), sizeof *on);
         if (!on || !(host = malloc((size_t)(s->P ? s->P : 1) * sizeof *host)) ||
-            (nh = psk_simi_host_ids(job->hosts, s->P, host)) < 0) {
+            (nh = psk_host_ids(job->hosts, s->P, host)) < 0) {
             free(on), free(host);
             return fail(s, PSK_ENOMEM, "out of memory");
         }

@@ -224,6 +224,7 @@ struct psk_sim {
     int64_t eval_exec, eval_iter;
     /* time-sharing (sim_cores.c, sim_recshare.c) */
     double *deflate;     /* per rank: its recorded gaps' share of CPU (the recording's sharing taken out) */
+    unsigned char *crowded; /* per rank: its recording host had more ranks than cores */
     score *cores;        /* the shared cores of the target */
     int ncores;
     int share_yield;     /* ranks waiting in MPI give their core away */
@@ -296,9 +297,6 @@ void psk_simi_tl_add(psk_sim *s, int q, int what, double a, double b);
  * merged trace: 0, or a reader's error (in s->err) */
 int psk_simi_deflate_trace(psk_sim *s, psk_trace *t, const psk_job *job);
 int psk_simi_deflate_merged(psk_sim *s, psk_merged *m, const psk_job *job);
-/* per rank its host's index in id (ranks of one host alike): how many
- * hosts, or -1 out of memory */
-int psk_simi_host_ids(const char *const *hosts, int P, int *id);
 
 /* sim_skip.c: rank q begins iteration iter of execution exec of candidate
  * loop node (count iterations), at its clock, its event ev read but not yet

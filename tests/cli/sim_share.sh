@@ -39,6 +39,53 @@ LIMIT=${LIMIT:-20}
 num() { sed -n "s/.*\"$1\": *\([0-9.e+-]*\).*/\1/p" | head -n 1; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * (b / a - 1) }'; }
 
+# The skeleton of the ring recorded in $T/t (docs/skeletons.md,
+# "Scaling"): where ranks took turns on cores, its sampled main loop
+# times at least 0.25 s of the original (not 0.04) and keeps its compute
+# in full (a loop sampled as long with a core per rank runs its compute
+# shorter); and it emulates the share of the gaps that was work: under
+# MPICH's busy waiting (a short recording of the ring), cores / ranks of
+# each. A core per rank: job.json's cores edited (python3's json).
+edit_cores() { # DIR N
+    /usr/bin/python3 -c 'import json, sys
+p = sys.argv[1] + "/job.json"; j = json.load(open(p)); j["cores"] = [int(sys.argv[2])] * len(j["cores"])
+json.dump(j, open(p, "w"), indent=2)' "$@"
+}
+sampled() { sed -n 's/.*loop [0-9]*: 600 iterations.* and \([0-9]*\) of the others.*/\1/p' "$1" | head -n 1; }
+cut() { grep -c 'psk_work(cunits_(' "$1"; }
+shared() { sed -n 's/^static const double shared_\[NRANKS\] = {\([^,]*\),.*/\1/p' "$1"; }
+work() { sed -n "s/^static const long long T[0-9]*_work\[NRANKS\] = {\([0-9]*\),.*/\1/p" "$1" | sort -n | tail -n 1; }
+gen_of() { # DIR OUT [ARGS]
+    d=$1 o=$2
+    shift 2
+    "$P" gen "$d" -K 10 -o "$o" "$@" >"$T/gen.out" 2>&1 || { bad "gen $d $*"; cat "$T/gen.out"; return 1; }
+}
+skeletons() {
+    rm -rf "$T/own" "$T/busy" "$T/busyown"
+    cp -r "$T/t" "$T/own" && edit_cores "$T/own" "$NP" || { bad "ring: job.json edited"; return; }
+    gen_of "$T/t" "$T/t.c" && gen_of "$T/own" "$T/own.c" && gen_of "$T/own" "$T/own25.c" --min-sample 0.25 || return
+    s1=$(sampled "$T/t.c") s0=$(sampled "$T/own.c")
+    [ -n "$s1" ] && [ "$s0" = 59 ] && [ "$s1" -gt 150 ] &&
+        ok "ring: its skeleton samples $s1 iterations of 600 (59 with a core per rank)" ||
+        bad "ring: the skeleton samples '$s1' iterations of 600, '$s0' with a core per rank (59; more than 150 shared)"
+    [ "$(sampled "$T/own25.c")" = "$s1" ] && [ "$(cut "$T/own25.c")" -gt "$(cut "$T/t.c")" ] &&
+        ok "ring: shared, its sampled loop keeps its compute in full" ||
+        bad "ring: shared, the sampled loop's compute: $(cut "$T/t.c") calls cut, $(cut "$T/own25.c") with a core per rank"
+    "mpif90.mpich" -O2 -o "$T/ring.mpich" "$SRC/ring.f90" || { bad "mpif90.mpich ring.f90"; return; }
+    "$P" record -o "$T/busy" -- mpirun.mpich -np "$NP" "$T/ring.mpich" 20000 60 20 >"$T/rec.out" 2>&1 ||
+        { bad "ring: record under MPICH"; cat "$T/rec.out"; return; }
+    cp -r "$T/busy" "$T/busyown" && edit_cores "$T/busyown" "$NP" || { bad "ring: job.json edited"; return; }
+    gen_of "$T/busy" "$T/busy.c" && gen_of "$T/busyown" "$T/busyown.c" || return
+    a=$(shared "$T/t.c") b=$(shared "$T/busy.c") c=$(shared "$T/busyown.c")
+    awk -v a="$a" -v b="$b" -v c="$c" -v f="$((NP / ncpu))" 'BEGIN { exit !(a >= 1 && a < 1.5 && b == f && c == 1) }' &&
+        ok "ring: gaps that waited for a core: x$a under Open MPI, x$b under MPICH, x$c with a core per rank" ||
+        bad "ring: the gaps' share of work: x$a under Open MPI, x$b under MPICH (x$((NP / ncpu))), x$c with a core per rank (x1)"
+    awk -v a="$(work "$T/busyown.c")" -v b="$(work "$T/busy.c")" -v f="$((NP / ncpu))" \
+        'BEGIN { exit !(b > 0 && a / b > 0.99 * f && a / b < 1.01 * f) }' &&
+        ok "ring: under MPICH, its skeleton's work is $ncpu/$NP of the gaps" ||
+        bad "ring: under MPICH, work $(work "$T/busy.c") units, $(work "$T/busyown.c") with a core per rank"
+}
+
 for case in "ring 20000 600 20" "redblack 250 600 1024"; do
     set -- $case
     prog=$1
@@ -64,11 +111,12 @@ for case in "ring 20000 600 20" "redblack 250 600 1024"; do
     "$P" sim "$T/t" --machine "$T/own.par" >"$T/own.txt" 2>&1
     grep -q "^time-sharing taken out: the recording's $NP ranks on $ncpu cores (host " "$T/own.txt" &&
         awk -v a="$own" -v b="$sim" 'BEGIN { exit !(a < b) }' && ok "$prog: a core per rank takes the sharing out ($own s)" ||
-        { bad "$prog: a core per rank"; head -3 "$T/own.txt"; }
+        { bad "$prog: a core per rank: $own s, sim $sim s"; grep "time-sharing" "$T/own.txt"; }
     "$P" sim "$T/t" -q --html "$T/r.html" >"$T/txt" 2>&1
     grep -q "^time-sharing modelled: $NP ranks" "$T/txt" && grep -q 'class="sharing">time-sharing modelled' "$T/r.html" &&
         ok "$prog: the text and the HTML report say it" || bad "$prog: the text or the HTML report"
     a=$("$P" sim "$T/t" --folded --json -q | num predicted_seconds)
     [ "$a" = "$sim" ] && ok "$prog: sim --folded the same ($a s)" || bad "$prog: sim --folded $a s, sim $sim s"
+    [ "$prog" = ring ] && skeletons
 done
 [ "$fails" -eq 0 ] || exit 1
