@@ -200,6 +200,8 @@ typedef struct psk_job {
     const double *work_ns_per_unit; /* per rank, ns one unit took; NULL if not measured */
     const double *work_q1_ns, *work_q3_ns; /* per rank, the quartiles of its timings; NULL if not kept */
     const int *cores;         /* per rank, its host's online cores; NULL if not kept */
+    const double *run_share;  /* per rank, the share of the time it was runnable that it ran
+                               * (MPI_Init to MPI_Finalize; -1 not known); NULL if not kept */
     int format_version;       /* 1; 2: tuned collectives carry their arm; 3: and MPI_Cart_create
                                  its dims and periods, MPI_Dims_create is recorded; 4: and the
                                  thread of each call (a writer takes 0 for 4, the latest) */

@@ -134,7 +134,8 @@ typedef struct psk_gen {
     int64_t *entry;     /* per loop node: inflight as its first execution began (-2: never) */
     double *unit_ns; /* per rank: ns of one work unit on its host */
     double *share;   /* per rank: the share of its recorded gaps that was work
-                      * (below 1 where its host ran more ranks than cores) */
+                      * (below 1 where it waited for a core: other programs,
+                      * more ranks than cores) */
     double *min_gap; /* per rank: its shortest gap between two calls (ns) */
     gplan *plan;        /* per node (gen_plan.c) */
     psk_gen_loop *loops;

@@ -277,8 +277,17 @@ static int make(gen *g, psk_merged *m)
      * core inside its gaps: the skeleton runs only the work, and shares
      * the cores again where it runs */
     int rc = psk_work_share(g->job, NULL, expand_rank, m, g->share);
-    if (rc == PSK_ENOMEM || (g->crowded = psk_ranks_crowded(g->job, NULL, NULL)) < 0)
+    unsigned char *crowded = malloc((size_t)(g->P > 0 ? g->P : 1));
+    if (rc == PSK_ENOMEM || !crowded || (g->crowded = psk_ranks_crowded(g->job, NULL, crowded)) < 0) {
+        free(crowded);
         return gen_oom(g);
+    }
+    /* elsewhere, other programs' share of the cores: what the rank got of
+     * a core while it was runnable, measured (the same of every gap) */
+    for (int r = 0; g->job->run_share && r < g->P; r++)
+        if (!crowded[r] && g->job->run_share[r] > 0)
+            g->share[r] = g->job->run_share[r];
+    free(crowded);
     if (rc) {
         g->status = rc;
         return gen_fail(g, "%s", psk_merged_errmsg(m));

@@ -764,6 +764,14 @@ static int make_job(xctx *x)
         }
         psk_json_end(&js);
     }
+    if (j->run_share) { /* each rank's share of a core: its template's */
+        psk_json_obj(&js, "cpu");
+        psk_json_arr(&js, "run_share");
+        for (int r = 0; r < x->P2; r++)
+            psk_json_num(&js, NULL, j->run_share[x->tmpl[r]]);
+        psk_json_end(&js);
+        psk_json_end(&js);
+    }
     psk_json_end(&js);
     if (fclose(f) || !text) {
         free(text);

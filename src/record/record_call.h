@@ -194,6 +194,13 @@ int psk_rec_merge_wanted(void);
 void psk_rec_merge_run(MPI_Comm c, int rank, int nranks, const char *dir, const char *path, int only);
 void psk_rec_abort(unsigned fn, MPI_Comm comm, int errorcode);
 void psk_rec_emit(const psk_call *call);
+
+/* record_wait.c: the share of the time the thread that initialised MPI
+ * was runnable that it ran, from MPI_Init's return (begin, on that
+ * thread) to MPI_Finalize (end: the share, -1 if not known, and the
+ * seconds runnable) */
+void psk_cpu_begin(void);
+void psk_cpu_end(double *share, double *seconds);
 /* the recorder cannot go on (what: why, e.g. out of memory): the next
  * psk_rec_emit writes the complete events held, says so and stops; the
  * call being built is not recorded, and the program's calls pass through */

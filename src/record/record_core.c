@@ -405,11 +405,30 @@ static void command_line(char *out, size_t cap)
             out[i] = ' ';
 }
 
-static void write_job_json(const char *dir, uint64_t job_id, int flavour,
-                           const char *version, const char *hosts, int hostlen,
-                           const int64_t *offs, uint32_t cost, uint64_t real_ns,
-                           const double *units)
+/* what job.json says, kept by rank 0 from MPI_Init to MPI_Finalize, when
+ * it is written again with each rank's share of a core (record_wait.c) */
+static struct jobinfo {
+    uint64_t job_id;
+    int flavour;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    char *hosts;        /* nranks x hostlen */
+    int hostlen;
+    int64_t *offs;
+    uint32_t cost;
+    uint64_t real_ns;
+    double *units;      /* per rank: ns_per_unit, q1, q3, cores */
+    double *cpu;        /* per rank: its share of a core, seconds runnable (at MPI_Finalize) */
+    int has_cpu;        /* cpu holds them */
+} J;
+
+static void write_job_json(const char *dir)
 {
+    uint64_t job_id = J.job_id, real_ns = J.real_ns;
+    int flavour = J.flavour, hostlen = J.hostlen;
+    const char *version = J.version, *hosts = J.hosts;
+    const int64_t *offs = J.offs;
+    uint32_t cost = J.cost;
+    const double *units = J.units;
     char path[PATH_MAX], tmp[PATH_MAX + 8];
     snprintf(path, sizeof path, "%s/job.json", dir);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -464,6 +483,19 @@ static void write_job_json(const char *dir, uint64_t job_id, int flavour,
         psk_json_arr(&j, "cores");
         for (int r = 0; r < R.nranks; r++)
             psk_json_int(&j, NULL, (int64_t)units[4 * r + 3]);
+        psk_json_end(&j);
+    }
+    if (J.has_cpu) {
+        /* per rank, the share of the time it was runnable that it ran
+         * (-1: not known), and that time */
+        psk_json_obj(&j, "cpu");
+        static const char *const what[2] = {"run_share", "runnable_seconds"};
+        for (int k = 0; k < 2; k++) {
+            psk_json_arr(&j, what[k]);
+            for (int r = 0; r < R.nranks; r++)
+                psk_json_num(&j, NULL, J.cpu[2 * r + k]);
+            psk_json_end(&j);
+        }
         psk_json_end(&j);
     }
     psk_json_end(&j);
@@ -553,10 +585,11 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     int64_t *offs = R.rank == 0 ? calloc((size_t)R.nranks, sizeof *offs) : NULL;
     double *units = R.rank == 0 ? calloc((size_t)R.nranks * 4, sizeof *units) : NULL;
     char *hosts = R.rank == 0 ? calloc((size_t)R.nranks, HOSTLEN) : NULL;
+    double *cpu = R.rank == 0 ? calloc((size_t)R.nranks * 2, sizeof *cpu) : NULL;
     R.cap = PSK_BLOCK_TARGET + 4096;
     R.buf = malloc(R.cap);
     zstd_init(R.cap);
-    int nomem = !R.buf || (R.rank == 0 && (!offs || !units || !hosts));
+    int nomem = !R.buf || (R.rank == 0 && (!offs || !units || !hosts || !cpu));
     int err = psk_mkdir_p(dir), anyerr = 0, mine_err = err || nomem;
     PMPI_Allreduce(&mine_err, &anyerr, 1, MPI_INT, MPI_MAX, R.priv);
     if (anyerr) {
@@ -564,7 +597,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
             warn("cannot create the trace directory", err);
         else if (nomem)
             warn("out of memory in MPI_Init (the program runs on, unrecorded)", 0);
-        free(offs), free(units), free(hosts), free(R.buf);
+        free(offs), free(units), free(hosts), free(cpu), free(R.buf);
         R.buf = NULL;
         zstd_free();
         PMPI_Comm_free(&R.priv); /* every rank: they agreed */
@@ -607,11 +640,12 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     uint64_t real_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec -
                        (psk_now() - t0);
     R.arms = psk_stack_init(R.rank);
-    if (R.rank == 0)
-        write_job_json(dir, job_id, flavour, version, hosts, HOSTLEN, offs, cost, real_ns, units);
-    free(hosts);
-    free(units);
-    free(offs);
+    if (R.rank == 0) {
+        J.job_id = job_id, J.flavour = flavour, J.hosts = hosts, J.hostlen = HOSTLEN, J.offs = offs;
+        J.cost = cost, J.real_ns = real_ns, J.units = units, J.cpu = cpu;
+        snprintf(J.version, sizeof J.version, "%s", version);
+        write_job_json(dir);
+    }
 
     psk_rank_file(R.path, sizeof R.path, dir, R.rank);
     snprintf(R.dir, sizeof R.dir, "%s", dir);
@@ -635,6 +669,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     psk_tables_init();
     install_handlers();
     R.mono_start = R.base = R.prev_t1 = t0;
+    psk_cpu_begin();
     psk_state = 1;
 
     psk_call call;
@@ -689,6 +724,17 @@ void psk_rec_pre_finalize(unsigned fn, uint64_t t0)
     }
     R.started = 0;
     end_offset = clock_offset(NULL);
+    /* each rank's share of a core (record_wait.c) into job.json, before a
+     * merge reads it */
+    double mine[2];
+    psk_cpu_end(&mine[0], &mine[1]);
+    PMPI_Gather(mine, 2, MPI_DOUBLE, J.cpu, 2, MPI_DOUBLE, 0, R.priv);
+    if (R.rank == 0) {
+        J.has_cpu = 1;
+        write_job_json(R.dir);
+        free(J.hosts), free(J.offs), free(J.units), free(J.cpu);
+        J = (struct jobinfo){0};
+    }
     if (R.merge) {
         /* in-job merge: the file ends here (its Finalize event too, ending
          * now), and the ranks merge it (record_merge.c) */

@@ -14,7 +14,7 @@ struct psk_jobdoc {
     psk_job job;
     const char **hosts;
     int64_t *offsets;
-    double *units, *q1, *q3;
+    double *units, *q1, *q3, *run_share;
     int *cores;
     char err[1024];
 };
@@ -91,6 +91,21 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
         }
         job->cores = d->cores;
     }
+    /* each rank's share of a core while it was runnable (traces since
+     * 2026-11-29), -1 where not known */
+    json_t *share = json_object_get(json_object_get(r, "cpu"), "run_share");
+    if (json_array_size(share) == (size_t)nranks) {
+        if (!(d->run_share = calloc((size_t)nranks, sizeof *d->run_share)))
+            return fail(d, PSK_ENOMEM, "%s: out of memory", name);
+        for (int i = 0; i < nranks; i++) {
+            json_t *v = json_array_get(share, (size_t)i);
+            double x = json_number_value(v);
+            if (!json_is_number(v) || !(x == -1 || (x > 0 && x <= 1)))
+                return fail(d, PSK_EFORMAT, "%s: bad \"cpu\" \"run_share\" of rank %d (a share in (0, 1], or -1)", name, i);
+            d->run_share[i] = x;
+        }
+        job->run_share = d->run_share;
+    }
     json_t *work = json_object_get(r, "work"), *units = json_object_get(work, "ns_per_unit");
     if (json_array_size(units) == (size_t)nranks) {
         if (!(d->units = calloc((size_t)nranks, sizeof *d->units)))
@@ -138,6 +153,7 @@ void psk_jobdoc_close(psk_jobdoc *d)
     free(d->units);
     free(d->q1);
     free(d->q3);
+    free(d->run_share);
     free(d->cores);
     free(d);
 }

@@ -224,6 +224,14 @@ static int write_job(psk_trace_writer *w)
         }
         psk_json_end(&j);
     }
+    if (job->run_share) {
+        psk_json_obj(&j, "cpu");
+        psk_json_arr(&j, "run_share");
+        for (int r = 0; r < job->nranks; r++)
+            psk_json_num(&j, NULL, job->run_share[r]);
+        psk_json_end(&j);
+        psk_json_end(&j);
+    }
     psk_json_end(&j);
     int bad = ferror(f);
     if (fclose(f) || bad)

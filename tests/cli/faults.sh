@@ -175,6 +175,12 @@ cp -r "$T/good" "$T/version"
 sed -i 's/"version": [0-9]*,/"version": 9,/' "$T/version/job.json"
 expect 1 "job.json: trace format version 9; this perfskel reads versions 1 to 4" "wrong version" -- "$P" stats "$T/version"
 
+# a share of a core that cannot be (job.json's cpu.run_share)
+cp -r "$T/good" "$T/share"
+/usr/bin/python3 -c 'import json, sys
+p = sys.argv[1] + "/job.json"; j = json.load(open(p)); j["cpu"]["run_share"][1] = 1.5; json.dump(j, open(p, "w"))' "$T/share"
+expect 1 'job.json: bad "cpu" "run_share" of rank 1 (a share in (0, 1\], or -1)' "a share of a core of 1.5" -- "$P" stats "$T/share"
+
 # strings of job.json that would end the skeleton's header comment (a
 # command line, the start time, the MPI version written by someone else):
 # gen keeps them comment text, so the skeleton compiles and nothing in them

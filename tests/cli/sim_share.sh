@@ -45,10 +45,12 @@ pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100 * (b / a - 1) }'; }
 # in full (a loop sampled as long with a core per rank runs its compute
 # shorter); and it emulates the share of the gaps that was work: under
 # MPICH's busy waiting (a short recording of the ring), cores / ranks of
-# each. A core per rank: job.json's cores edited (python3's json).
+# each. A core per rank: job.json's cores edited, and no rank waiting for
+# one (its cpu.run_share, the share it measured, taken out; python3's json).
 edit_cores() { # DIR N
     /usr/bin/python3 -c 'import json, sys
 p = sys.argv[1] + "/job.json"; j = json.load(open(p)); j["cores"] = [int(sys.argv[2])] * len(j["cores"])
+j.pop("cpu", None)
 json.dump(j, open(p, "w"), indent=2)' "$@"
 }
 sampled() { sed -n 's/.*loop [0-9]*: 600 iterations.* and \([0-9]*\) of the others.*/\1/p' "$1" | head -n 1; }
