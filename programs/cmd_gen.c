@@ -172,9 +172,7 @@ int cmd_gen(int argc, char **argv)
                 return psk_cli_usage("gen: --table-min takes a whole number of at least 1, not '%s'", argv[i]);
             table_min = (int)v;
         } else if (!strcmp(argv[i], "--min-sample") && i + 1 < argc) {
-            char *end;
-            min_sample = strtod(argv[++i], &end);
-            if (*end || end == argv[i] || !(min_sample >= 0) || min_sample > 1e6)
+            if (psk_cli_seconds(argv[++i], &min_sample))
                 return psk_cli_usage("gen: --min-sample takes seconds (0 for no floor), not '%s'", argv[i]);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return psk_cli_usage("gen: unknown option '%s'", argv[i]);
