@@ -273,9 +273,9 @@ static int make(gen *g, psk_merged *m)
         return gen_oom(g);
     for (int r = 0; r < g->P; r++)
         g->unit_ns[r] = host_speed(g->job, g->P, r, g->min_gap); /* min_gap: scratch until set below */
-    /* a rank recorded on a host with more ranks than cores waited for a
-     * core inside its gaps: the skeleton runs only the work, and shares
-     * the cores again where it runs */
+    /* a rank that waited for a core inside its gaps: the skeleton runs
+     * only the work, and waits for the cores again where it runs. On a
+     * host with more ranks than cores, the recording's own sharing: */
     int rc = psk_work_share(g->job, NULL, expand_rank, m, g->share);
     unsigned char *crowded = malloc((size_t)(g->P > 0 ? g->P : 1));
     if (rc == PSK_ENOMEM || !crowded || (g->crowded = psk_ranks_crowded(g->job, NULL, crowded)) < 0) {

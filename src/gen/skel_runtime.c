@@ -49,11 +49,11 @@ static int rank_, size_;
  * off the start-up speed (the rank was descheduled) are not taken, and
  * the estimate stays within 15 % of it: sharing a core must still show.
  * hosth_ is each rank's recorded host name hashed (FNV-1a): no name
- * reaches the code. A rank recorded on a host with more ranks than cores
- * waited for a core inside its compute: its work units are the work
- * alone, and run here they share the cores again by themselves; work
- * credited instead (cunits_) took shared_ times its work there, and is
- * credited so on that host (wshare_). */
+ * reaches the code. A rank that waited for a core inside its compute
+ * when recorded (other programs, more ranks than cores) has work units
+ * for the work alone, and run here they wait for the cores again by
+ * themselves; work credited instead (cunits_) took shared_ times its work
+ * there, and is credited so on that host (wshare_). */
 static double wunit_ = 0, wns_ = 0, wspd_ = 0, wclk_ = 0, wshare_ = 1;
 #define wcheck_ns_ 20000.0
 static double wtime_ns_(void) { return MPI_Wtime() * 1e9; }

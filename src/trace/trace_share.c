@@ -10,7 +10,9 @@
  * oversubscribed: only the ranks computing want a core, so a rank
  * computing while k ranks of its host compute (itself included) got
  * min(1, cores / k): each host's ranks' gaps are swept in time order, and
- * each rank's work is the integral of that over its gaps. */
+ * each rank's work is the integral of that over its gaps. (Other
+ * programs' share of the cores is measured by the recorder instead:
+ * job.json's cpu.run_share, record_wait.c.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,8 +99,6 @@ static void sweep_host(sweep *w, int cores, const int *id, int h, int P, double 
             share[q] = wk[q] / gp[q];
 }
 
-/* per rank its host's index in id (ranks of one host alike): how many
- * hosts, or -1 out of memory */
 static int cmp_host(const void *a, const void *b, void *hosts)
 {
     const char *const *h = hosts;
