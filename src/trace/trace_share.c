@@ -123,6 +123,16 @@ int psk_host_ids(const char *const *hosts, int P, int *id)
     return n;
 }
 
+/* per rank its host's index in id and per host its ranks in on (P
+ * entries each, on zeros): how many hosts, or -1 out of memory */
+static int host_counts(const psk_job *job, int *id, int *on)
+{
+    int nh = psk_host_ids(job->hosts, job->nranks, id);
+    for (int q = 0; nh > 0 && q < job->nranks; q++)
+        on[id[q]]++;
+    return nh;
+}
+
 int psk_ranks_crowded(const psk_job *job, const int *cores, unsigned char *crowded)
 {
     int P = job->nranks, n = 0;
@@ -133,9 +143,7 @@ int psk_ranks_crowded(const psk_job *job, const int *cores, unsigned char *crowd
     if (!job->hosts || !cores || P <= 0)
         return 0;
     int *id = malloc((size_t)P * sizeof *id), *on = calloc((size_t)P, sizeof *on);
-    int nh = id && on ? psk_host_ids(job->hosts, P, id) : -1;
-    for (int q = 0; nh > 0 && q < P; q++)
-        on[id[q]]++;
+    int nh = id && on ? host_counts(job, id, on) : -1;
     for (int q = 0; nh > 0 && q < P; q++) {
         int c = cores[q] > 0 && on[id[q]] > cores[q];
         n += c;
@@ -160,11 +168,9 @@ int psk_work_share(const psk_job *job, const int *cores, psk_rank_events_fn read
     int64_t *ts = calloc((size_t)P, sizeof *ts);
     sweep w = {.fin = psk_fn_lookup("MPI_Finalize")};
     int rc = !id || !on || !wk || !gp || !fs || !ts ? PSK_ENOMEM : 0;
-    int nh = rc ? 0 : psk_host_ids(job->hosts, P, id);
+    int nh = rc ? 0 : host_counts(job, id, on);
     if (nh < 0)
         rc = PSK_ENOMEM;
-    for (int q = 0; !rc && q < P; q++)
-        on[id[q]]++;
     for (int h = 0; !rc && h < nh; h++) {
         int first = -1;
         for (int q = 0; q < P && first < 0; q++)
