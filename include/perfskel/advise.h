@@ -45,7 +45,14 @@ typedef struct psk_adv_options {
     int threads;         /* threads costing layouts and transitions (the
                           * result does not depend on it); 0: the online
                           * CPUs, at most 8 */
+    int64_t max_steps;   /* the search refuses a program (one line saying
+                          * why) rather than cost more than this many
+                          * processor-iterations: layouts x processors x
+                          * the outer seq iterations whose cost differs;
+                          * 0: PSK_ADV_MAX_STEPS */
 } psk_adv_options;
+
+#define PSK_ADV_MAX_STEPS 200000000LL /* a few minutes at most, here */
 
 typedef struct psk_advice psk_advice;
 

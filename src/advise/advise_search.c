@@ -762,6 +762,28 @@ static int fail(psk_advice *a, int rc, const char *what)
 
 static int rank_and_plan(search *sp, const psk_adv_options *o);
 
+/* Each layout costs each nest's outer seq iterations whose cost differs
+ * one by one, on every processor: refuse a search that would run for hours
+ * (o->max_steps) rather than hang */
+static int within_budget(psk_advice *a, const psk_adv_options *o)
+{
+    const psk_adv_program *p = a->prog;
+    int64_t max = o && o->max_steps > 0 ? o->max_steps : PSK_ADV_MAX_STEPS, steps = 0;
+    for (int n = 0; n < p->nnests; n++) {
+        int64_t s = psk_adv_outer_steps(p, n, 0);
+        steps = s > INT64_MAX - steps ? INT64_MAX : steps + s;
+    }
+    double work = (double)steps * (double)a->procs * (double)a->ncand;
+    if (work <= (double)max)
+        return PSK_OK;
+    snprintf(a->errmsg, sizeof a->errmsg,
+             "%s: %d layout%s x %" PRId64 " processors x %" PRId64
+             " outer seq iterations whose cost differs: %.0f steps to cost, over the %" PRId64
+             " the advisor takes (fewer processors, --maxdims, or smaller params)",
+             p->path ? p->path : "advise", a->ncand, a->ncand == 1 ? "" : "s", a->procs, steps, work, max);
+    return PSK_EINVAL;
+}
+
 int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_options *o,
                 psk_advice **out)
 {
@@ -825,6 +847,8 @@ int psk_adv_run(const psk_adv_program *p, const psk_machine *m, const psk_adv_op
         rc = add_layout(&s, &g, NULL);
     } else
         rc = grids(&s, &g, a->procs, maxdims);
+    if (!rc && (rc = within_budget(a, o)))
+        return rc;
     int nt = o && o->threads > 0 ? o->threads : 0;
     if (!nt) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -257,7 +257,7 @@ typedef struct stats {
 static int run(const psk_adv_program *p, const psk_machine *m, int64_t procs, int static_only,
                psk_advice **a)
 {
-    psk_adv_options o = {procs, 0, 5, static_only, 0};
+    psk_adv_options o = {procs, 0, 5, static_only, 0, 0};
     int rc = psk_adv_run(p, m, &o, a);
     if (rc)
         FAIL("psk_adv_run (procs %" PRId64 "%s): %d: %s", procs, static_only ? ", static" : "", rc,

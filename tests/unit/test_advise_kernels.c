@@ -33,7 +33,7 @@ static psk_advice *advise(const char *text, const psk_machine *m, int64_t n, psk
         fprintf(stderr, "%s\n", psk_adv_program_errmsg(p));
     assert_int_equal(rc, PSK_OK);
     psk_advice *a = NULL;
-    psk_adv_options o = {0, 0, 100, 0, 0};
+    psk_adv_options o = {0, 0, 100, 0, 0, 0};
     rc = psk_adv_run(p, m, &o, &a);
     if (rc)
         fprintf(stderr, "%s\n", psk_advice_errmsg(a));
@@ -383,10 +383,26 @@ static void test_outer_seq(void **state)
     psk_adv_program *p = NULL;
     assert_int_equal(psk_adv_parse(used, strlen(used), "k.adv", NULL, 0, &p), PSK_OK);
     psk_advice *a = NULL;
-    psk_adv_options o = {0, 0, 0, 0, 0};
+    psk_adv_options o = {0, 0, 0, 0, 0, 0};
     assert_int_equal(psk_adv_run(p, &m, &o, &a), PSK_EINVAL);
     assert_string_equal(psk_advice_errmsg(a), "k.adv:3:1: nest n: its outer seq loops run 1000001 times"
                                               " with a different cost each; the advisor costs at most 1000000");
+    psk_advice_free(a);
+    psk_adv_program_free(p);
+
+    /* the whole search's processor-iterations: 1 layout x 4 processors x
+     * 1001 outer iterations, refused under 4004 and costed at 4004 */
+    static const char some[] = "param N = 100; procs 4;\narray A[N] double;\n"
+                               "nest n { for t = 0 .. 1000 seq for i = 1 .. N-2 par A[i] = f(A[t]); }\n";
+    assert_int_equal(psk_adv_parse(some, strlen(some), "k.adv", NULL, 0, &p), PSK_OK);
+    o.max_steps = 4003;
+    assert_int_equal(psk_adv_run(p, &m, &o, &a), PSK_EINVAL);
+    assert_string_equal(psk_advice_errmsg(a), "k.adv: 1 layout x 4 processors x 1001 outer seq iterations whose"
+                                              " cost differs: 4004 steps to cost, over the 4003 the advisor"
+                                              " takes (fewer processors, --maxdims, or smaller params)");
+    psk_advice_free(a);
+    o.max_steps = 4004;
+    assert_int_equal(psk_adv_run(p, &m, &o, &a), PSK_OK);
     psk_advice_free(a);
     psk_adv_program_free(p);
 }
