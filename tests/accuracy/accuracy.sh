@@ -5,7 +5,7 @@
 # machine), and both must come within LIMIT per cent (default 10) of the
 # recorded run's own time (MPI_Init to MPI_Finalize, slowest rank). A run
 # of at least 0.5 s must also shrink: its skeleton may take at most SHRINK
-# of the recorded time (default 0.25; K = 10 aims at a tenth; floors on
+# of the recorded time (default 0.2; K = 10 aims at a tenth; floors on
 # what is timed, and what the cold iterations pay once, add to it). What
 # is compared is one recording against what was made from it, on the same
 # machine, in the same test: ratios, never an absolute time. Needs PERFSKEL. Environment: LIMIT, and PREDICT_LIMIT and
@@ -19,7 +19,7 @@ P=${PERFSKEL:?}
 LIMIT=${LIMIT:-10}
 PLIMIT=${PREDICT_LIMIT:-$LIMIT}
 SLIMIT=${SIM_LIMIT:-$LIMIT}
-SHRINK=${SHRINK:-0.25}
+SHRINK=${SHRINK:-0.2}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . "$(dirname "$0")/../cli/lib.sh"
