@@ -310,11 +310,11 @@ static void plan_saved(gen *g)
         for (int32_t y = x->parent; y > 0; y = psk_folded_node(g->f, y)->parent)
             if (g->plan[y].scaled)
                 phi *= (double)g->plan[y].ran / (double)psk_folded_node(g->f, y)->count;
-        double cf = gen_compute_factor(g, id), own, cold;
-        call_parts(n, &own, &cold);
         unsigned fn = n->np > 0 ? n->first[0].fn : 0;
         if (fn == init || fn == init_thread)
             continue; /* before the time measured */
+        double cf = gen_compute_factor(g, id), own, cold;
+        call_parts(n, &own, &cold);
         for (int j = 0; j < n->np; j++) {
             double gap = n->gap[j] + (n->pwork ? n->pwork[j] : 0), in = n->tns[j] - gap;
             if (fn == fin) /* the time measured ends as it is called */
@@ -368,30 +368,29 @@ int gen_plan(gen *g)
      * 15 %). Not where ranks took turns on cores: their sampled loops keep
      * their compute, and their time in calls waited for cores */
     double tot = 0, K = g->K > 1 ? (double)g->K : 1.0, tau = K;
-    app_times(g, scratch);
-    for (int r = 0; r < g->P; r++) {
-        tot = scratch[r] > tot ? scratch[r] : tot;
-        scratch[r] = 0;
+    double *app = calloc((size_t)(g->P > 0 ? g->P : 1), sizeof *app); /* what the plan does not change */
+    if (!app) {
+        free(scratch), free(mark), free(tmp);
+        return gen_oom(g);
     }
+    app_times(g, app);
+    for (int r = 0; r < g->P; r++)
+        tot = app[r] > tot ? app[r] : tot;
     for (;;) {
         memset(g->plan, 0, (size_t)(nn > 0 ? nn : 1) * sizeof *g->plan);
         memset(g->saved_ns, 0, (size_t)(g->P > 0 ? g->P : 1) * sizeof *g->saved_ns);
         plan_node(g, 0, tau, 1.0, scratch, mark, tmp);
         plan_saved(g);
         double left = 0;
-        app_times(g, scratch);
-        for (int r = 0; r < g->P; r++) {
-            double e = scratch[r] - g->saved_ns[r];
-            left = e > left ? e : left;
-            scratch[r] = 0;
-        }
+        for (int r = 0; r < g->P; r++)
+            left = app[r] - g->saved_ns[r] > left ? app[r] - g->saved_ns[r] : left;
         /* a quarter above 1/K before growing (a long loop's cold first
          * iteration is not worth sampling it less), 1/K when grown */
         if (K <= 1 || g->crowded || left <= (tau > K ? 1.0 : 1.25) * tot / K || tau >= GROW * K - 1e-9)
             break;
         tau = tau * 1.25 < GROW * K ? tau * 1.25 : GROW * K;
     }
-    free(scratch), free(mark), free(tmp);
+    free(app), free(scratch), free(mark), free(tmp);
     /* the loops, in tree order, for the caller */
     for (int32_t id = 0; id < nn; id++)
         g->nloops += psk_folded_node(g->f, id)->kind == PSK_FNODE_LOOP;
