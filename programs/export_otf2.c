@@ -11,7 +11,7 @@
  * first event's time as the global offset, the trace's length.
  *
  * Events: Enter and Leave at every call's recorded entry and exit (moved
- * to rank 0's clock by the job's clock offsets); inside them the MPI
+ * to rank 0's clock: psk_clock_offsets, as sim does); inside them the MPI
  * records OTF2 has: MpiSend, MpiIsend (and MpiIsendComplete where a wait
  * or test completes it), MpiIrecvRequest (and MpiIrecv at completion),
  * MpiRecv, MpiRequestTest for a test that found nothing, MpiRequestCancelled,
@@ -797,9 +797,10 @@ int psk_cli_export_otf2(const char *input, const char *out)
     x.region = calloc(nfn, sizeof *x.region);
     x.region_fn = calloc(nfn, sizeof *x.region_fn);
     uint64_t *nevents = calloc((size_t)x.P, sizeof *nevents);
+    int64_t *offs = calloc((size_t)(x.P ? x.P : 1), sizeof *offs);
     int rc = 0;
     OTF2_Archive *a = NULL;
-    if (!x.region || !x.region_fn || !nevents) {
+    if (!x.region || !x.region_fn || !nevents || !offs || psk_clock_offsets(job, offs)) {
         psk_cli_error("%s: out of memory", input);
         rc = PSK_EXIT_DATA;
         goto done;
@@ -820,7 +821,7 @@ int psk_cli_export_otf2(const char *input, const char *out)
     psk_cli_progress_step(&pg, "writing the ranks' events", (uint64_t)x.P);
     for (int r = 0; r < x.P && !rc; r++) {
         x.rank = r;
-        x.offset = job->clock_offsets_ns ? job->clock_offsets_ns[r] : 0;
+        x.offset = offs[r];
         if (export_rank(&x, t, a, &nevents[r])) {
             psk_cli_progress_done(&pg);
             psk_cli_error("%s: %s", input, x.err);
@@ -869,7 +870,7 @@ done:
         free(x.str[i]);
     for (int64_t i = 0; i < x.nci; i++)
         free(x.ci[i].mem);
-    free(x.str), free(x.ci), free(x.cmap), free(x.seq), free(x.rq), free(x.region), free(x.region_fn), free(nevents);
+    free(x.str), free(x.ci), free(x.cmap), free(x.seq), free(x.rq), free(x.region), free(x.region_fn), free(nevents), free(offs);
     psk_trace_close(t);
     return rc;
 }

@@ -213,6 +213,10 @@ const char *psk_flavour_name(int flavour);
 /* Per rank the index of its host (job->hosts; ranks of one host alike) in
  * id: how many hosts, or -1 out of memory (trace_share.c). */
 int psk_host_ids(const char *const *hosts, int P, int *id);
+/* Per rank in off (nranks entries) what to take off its clock for rank
+ * 0's: the ranks of a host share its clock, so the recorded offset of its
+ * host's first rank, 0 on rank 0's host (trace_share.c); 0 or PSK_ENOMEM. */
+int psk_clock_offsets(const psk_job *job, int64_t *off);
 /* The share of each rank's recorded compute gaps that was work
  * (trace_share.c): below 1 where its host ran more ranks than cores and
  * it waited for a core inside its gaps, 1 elsewhere or where the cores

@@ -217,32 +217,13 @@ typedef struct psk_ccoll {
 
 static int64_t clock_of(const psk_ccoll *c, int q, uint64_t t) { return (int64_t)t - c->off[q]; }
 
-/* per rank, what to take off its clock for the common one: the ranks of a
- * host share its clock (their recorded offsets are noise, and an
- * extrapolated trace has none), so the offset of the host's first rank,
- * none on rank 0's host; 0 or PSK_ENOMEM */
+/* per rank, what to take off its clock for the common one
+ * (psk_clock_offsets); 0 or PSK_ENOMEM */
 static int offsets(psk_ccoll *c)
 {
-    const psk_job *j = c->job;
     if (!(c->off = calloc((size_t)(c->P ? c->P : 1), sizeof *c->off)))
         return PSK_ENOMEM;
-    if (!j->clock_offsets_ns)
-        return PSK_OK;
-    if (!j->hosts) {
-        memcpy(c->off, j->clock_offsets_ns, (size_t)c->P * sizeof *c->off);
-        return PSK_OK;
-    }
-    int *id = malloc((size_t)(c->P ? c->P : 1) * sizeof *id), *first = malloc((size_t)(c->P ? c->P : 1) * sizeof *first);
-    int nh = id && first ? psk_host_ids(j->hosts, c->P, id) : -1;
-    for (int h = 0; h < nh; h++)
-        first[h] = -1;
-    for (int q = 0; q < c->P && nh > 0; q++) {
-        if (first[id[q]] < 0)
-            first[id[q]] = q;
-        c->off[q] = id[q] == id[0] ? 0 : j->clock_offsets_ns[first[id[q]]];
-    }
-    free(id), free(first);
-    return nh < 0 ? PSK_ENOMEM : PSK_OK;
+    return psk_clock_offsets(c->job, c->off);
 }
 
 /* the slot of rank q's communicator id (grown as needed), NULL beyond any real program's */

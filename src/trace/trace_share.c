@@ -123,6 +123,34 @@ int psk_host_ids(const char *const *hosts, int P, int *id)
     return n;
 }
 
+/* Each rank's offset to the common clock: the ranks of a host share its
+ * clock (their recorded offsets are the ping-pong's noise, and an
+ * extrapolated trace has none), so the offset of the host's first rank,
+ * none on rank 0's host; all 0 where the job has no offsets. 0 or
+ * PSK_ENOMEM. */
+int psk_clock_offsets(const psk_job *job, int64_t *off)
+{
+    int P = job->nranks;
+    memset(off, 0, (size_t)(P > 0 ? P : 0) * sizeof *off);
+    if (!job->clock_offsets_ns)
+        return PSK_OK;
+    if (!job->hosts) {
+        memcpy(off, job->clock_offsets_ns, (size_t)P * sizeof *off);
+        return PSK_OK;
+    }
+    int *id = malloc((size_t)(P ? P : 1) * sizeof *id), *first = malloc((size_t)(P ? P : 1) * sizeof *first);
+    int nh = id && first ? psk_host_ids(job->hosts, P, id) : -1;
+    for (int h = 0; h < nh; h++)
+        first[h] = -1;
+    for (int q = 0; q < P && nh > 0; q++) {
+        if (first[id[q]] < 0)
+            first[id[q]] = q;
+        off[q] = id[q] == id[0] ? 0 : job->clock_offsets_ns[first[id[q]]];
+    }
+    free(id), free(first);
+    return nh < 0 ? PSK_ENOMEM : PSK_OK;
+}
+
 /* per rank its host's index in id and per host its ranks in on (P
  * entries each, on zeros): how many hosts, or -1 out of memory */
 static int host_counts(const psk_job *job, int *id, int *on)
