@@ -157,6 +157,11 @@ uint64_t psk_event_bytes(const struct psk_event *ev);
  * root the reverse. The skeleton's sin_/rin_ (src/gen/skel_runtime.c)
  * apply the same rule to the byte counts it replays. */
 int psk_event_in_place(const struct psk_event *ev);
+/* The member list of an event that makes a communicator or a group (of
+ * rank, in a job of nranks): 0 if it is sound, 1 if a member is not a rank
+ * of the job (put in *bad), 2 if a communicator made (NEWID 0 or more)
+ * leaves out the rank that made it (its member list is indexed by it). */
+int psk_event_members_check(const struct psk_event *ev, int rank, int nranks, int64_t *bad);
 
 /* ---- events ---- */
 

@@ -193,6 +193,14 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
             if (++c->tin[r] == mr->thr[c->trun[r]].n)
                 c->trun[r]++, c->tin[r] = 0;
         }
+        int64_t mb = 0;
+        int mc = psk_event_members_check(&c->ev[j], r, m->nranks, &mb);
+        if (mc == 1)
+            return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's member %lld is not a rank of the job",
+                               (unsigned long long)c->i, psk_fn_name(me->fn), r, (long long)mb);
+        if (mc == 2)
+            return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's new communicator leaves it out",
+                               (unsigned long long)c->i, psk_fn_name(me->fn), r);
         if (commtab_event(&c->ct[r], &c->ev[j], r))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
     }

@@ -218,6 +218,11 @@ function fargs(f,   i, s) {
     return s
 }
 
+# 1 if function f makes a communicator (its NEWID names one, not a group)
+function makes_comm(f,   i) {
+    for (i = 1; i <= NARG[f]; i++) if (KIND[f, i] == "newcomm") return 1
+    return 0
+}
 function fieldmask(f,   i, s, n, parts, j, m) {
     s = ""
     for (i = 1; i <= NARG[f]; i++) {
@@ -274,9 +279,9 @@ END {
             if (has_flag(f, "poll")) {
                 base = NAME[f]; sub(/_poll$/, "", base)
                 if (!(base in BYNAME)) { print "gen_wrappers: " NAME[f] ": no function " base > "/dev/stderr"; exit 1 }
-                printf "    [%s] = {\"poll:MPI_%s\", %s, PSK_CLASS_%s, PSK_BYTES_%s, %s, 0},\n", ID[f], base, fieldmask(f), upper(CLS[f]), upper(BYTES[f]), BYNAME[base]
+                printf "    [%s] = {\"poll:MPI_%s\", %s, PSK_CLASS_%s, PSK_BYTES_%s, %s, 0, 0},\n", ID[f], base, fieldmask(f), upper(CLS[f]), upper(BYTES[f]), BYNAME[base]
             } else
-                printf "    [%s] = {\"MPI_%s\", %s, PSK_CLASS_%s, PSK_BYTES_%s, 0, %d},\n", ID[f], NAME[f], fieldmask(f), upper(CLS[f]), upper(BYTES[f]), has_flag(f, "tune")
+                printf "    [%s] = {\"MPI_%s\", %s, PSK_CLASS_%s, PSK_BYTES_%s, 0, %d, %d},\n", ID[f], NAME[f], fieldmask(f), upper(CLS[f]), upper(BYTES[f]), has_flag(f, "tune"), makes_comm(f)
         }
         print "};"
         print "const unsigned psk_fn_count_ = sizeof psk_fn_table / sizeof psk_fn_table[0];"

@@ -154,6 +154,24 @@ static uint64_t sum_bytes(const psk_event *ev, int counts, int64_t size)
     return b;
 }
 
+int psk_event_members_check(const psk_event *ev, int rank, int nranks, int64_t *bad)
+{
+    if (!(ev->fields >> PSK_F_MEMBERS & 1u))
+        return 0;
+    int k = PSK_F_MEMBERS - PSK_F_FIRST_ARRAY, maker = 0;
+    for (uint32_t j = 0; j < ev->n[k]; j++) {
+        if (ev->arr[k][j] < 0 || ev->arr[k][j] >= nranks) {
+            *bad = ev->arr[k][j];
+            return 1;
+        }
+        maker |= ev->arr[k][j] == rank;
+    }
+    /* a communicator made (not MPI_COMM_NULL, not an id left out) */
+    int made = ev->fn < psk_fn_count_ && psk_fn_table[ev->fn].makes_comm && (ev->fields >> PSK_F_NEWID & 1u) &&
+               ev->v[PSK_F_NEWID] >= 0;
+    return made && !maker ? 2 : 0;
+}
+
 int psk_event_in_place(const psk_event *ev)
 {
     if (psk_fn_class(ev->fn) != PSK_CLASS_COLL && psk_fn_class(ev->fn) != PSK_CLASS_ICOLL)

@@ -71,6 +71,7 @@ typedef struct psk_fn_info {
     uint8_t bytes_rule; /* how stats counts bytes, enum psk_bytes_rule */
     uint8_t poll_of;    /* a run of polls (made by merging): the call polled; else 0 */
     uint8_t tuned;      /* taken over by libperfskel-tune: carries an arm in version 2 */
+    uint8_t makes_comm; /* its NEWID and MEMBERS are a new communicator's (not a group's) */
 } psk_fn_info;
 
 enum psk_bytes_rule {

@@ -626,8 +626,8 @@ static int decode_arrays(psk_rank_reader *r, psk_event *ev)
  * stages index tables with them. Allowed: what the recorder writes for
  * none (-1), not recorded (-2) and MPI_GROUP_EMPTY (-3), and up to
  * ID_SLACK past the events read (traces written by other tools, tests'
- * synthetic ones). Members of a new communicator are world ranks of the
- * job. */
+ * synthetic ones). Members of a new communicator or group are world ranks
+ * of the job, and a new communicator's include the rank that made it. */
 #define ID_SLACK 65536
 
 static int id_ok(const psk_rank_reader *r, int64_t v)
@@ -647,10 +647,14 @@ static int check_ids(psk_rank_reader *r, const psk_event *ev)
         if (!id_ok(r, ev->arr[kq][j]))
             return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): request id %lld out of range", r->path,
                         r->events, psk_fn_table[ev->fn].name, (long long)ev->arr[kq][j]);
-    for (uint32_t j = 0; (ev->fields >> PSK_F_MEMBERS & 1u) && j < ev->n[km]; j++)
-        if (ev->arr[km][j] < 0 || ev->arr[km][j] >= (int64_t)r->hdr.nranks)
-            return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): member %lld of a %u-rank job", r->path,
-                        r->events, psk_fn_table[ev->fn].name, (long long)ev->arr[km][j], r->hdr.nranks);
+    int64_t bad = 0;
+    int mc = psk_event_members_check(ev, (int)r->hdr.rank, (int)r->hdr.nranks, &bad);
+    if (mc == 1)
+        return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): member %lld of a %u-rank job", r->path, r->events,
+                     psk_fn_table[ev->fn].name, (long long)bad, r->hdr.nranks);
+    if (mc == 2)
+        return rfail(r, PSK_EFORMAT, "%s: event %" PRIu64 " (%s): communicator %lld's %u member(s) leave out rank %u, which made it",
+                     r->path, r->events, psk_fn_table[ev->fn].name, (long long)ev->v[PSK_F_NEWID], ev->n[km], r->hdr.rank);
     return PSK_OK;
 }
 

@@ -211,7 +211,7 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
             continue;
         int u = (PSK_FIELDS_UNSIGNED >> i) & 1u;
         /* ids as the reader takes them (-2 up to a few hundred), members
-         * world ranks of any job (rank 0); everything else over the range */
+         * world ranks of any job (rank 0, at least once); everything else over the range */
         int id = i == PSK_F_REQ || i == PSK_F_COMM || i == PSK_F_NEWID || i == PSK_F_GROUP || i == PSK_F_REQS;
         if (i < PSK_F_FIRST_ARRAY) {
             ev->v[i] = id ? (int64_t)(synth_next(rng) % 302) - 2 : rand_val(rng, u);
@@ -219,6 +219,8 @@ void synth_random_event(uint64_t *rng, uint64_t *clock, psk_event *ev, synth_sto
         }
         int k = i - PSK_F_FIRST_ARRAY;
         uint32_t n = (uint32_t)(synth_next(rng) % 7);
+        if (i == PSK_F_MEMBERS && !n) /* a new communicator has its maker among them */
+            n = 1;
         size_t nv = i == PSK_F_STATUSES ? 3 * (size_t)n : n;
         for (size_t j = 0; j < nv; j++)
             st->a[k][j] = id ? (int64_t)(synth_next(rng) % 302) - 2
