@@ -10,7 +10,8 @@
  * a run of none, a thread numbered past the rank's events. The unmodified
  * file reads back. And a trace whose ranks called from several threads
  * (format 4) merges in memory and streaming into the same bytes, which
- * keep each call's thread (expanded back, counted per rank). */
+ * keep each call's thread (expanded back, counted per rank). And a
+ * communicator's member list rewritten: the cursor refuses it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,8 +323,88 @@ static void test_crafted(void **state)
     free(d);
 }
 
+/* A communicator made by both ranks (MPI_Comm_dup, members {0, 1}), its
+ * member list then rewritten in the merged file: {0, 0} leaves out rank 1,
+ * which made it, {0, 2} names a rank the job has not; the cursor refuses
+ * each (sim indexed the list by its maker: a heap overflow before) */
+static void test_members(void **state)
+{
+    (void)state;
+    char *d = synth_tempdir();
+    char good[4096], bad[4096];
+    snprintf(good, sizeof good, "%s/good.pskm", d);
+    snprintf(bad, sizeof bad, "%s/bad.pskm", d);
+    synth_job(d, 92, NRANKS, 1);
+    int64_t mem[2] = {0, 1};
+    for (int r = 0; r < NRANKS; r++) {
+        synth_rank *s = synth_rank_open(d, r, NRANKS, 92, 1, 0);
+        psk_event e = {0};
+        e.fn = psk_fn_lookup("MPI_Comm_dup");
+        e.fields = psk_fn_fields(e.fn);
+        e.v[PSK_F_COMM] = 0, e.v[PSK_F_NEWID] = 2;
+        PSK_ARRN(&e, PSK_F_MEMBERS) = 2, PSK_ARR(&e, PSK_F_MEMBERS) = mem;
+        e.t_entry = 100, e.t_exit = 200;
+        synth_event(s, &e);
+        synth_end(s, 1);
+    }
+    psk_trace *t;
+    assert_int_equal(psk_trace_open(d, &t), PSK_OK);
+    psk_merge_opts o = {.window = 64};
+    psk_merged *m;
+    if (psk_merge(t, &o, &m))
+        fail_msg("merge: %s", psk_merged_errmsg(m));
+    assert_int_equal(psk_merged_write(m, good), PSK_OK);
+    psk_merged_close(m);
+    psk_trace_close(t);
+    file f = slurp(good);
+    /* the list as the merge writes it: one for both ranks (0), two
+     * members, zigzag 0 and 1; once in the whole file */
+    static const uint8_t list[4] = {PSK_PAT_CONST, 2, 0, 2};
+    size_t hit = 0, nhit = 0;
+    for (size_t i = 0; i + 4 <= f.n; i++)
+        if (!memcmp(f.p + i, list, 4))
+            hit = i, nhit++;
+    assert_int_equal(nhit, 1);
+    size_t at = 9; /* its section */
+    while (at + 12 + le_get(f.p + at + 4, 8) + 4 <= hit)
+        at += 12 + le_get(f.p + at + 4, 8) + 4;
+    const uint8_t *p = f.p + at + 12;
+    size_t len = (size_t)le_get(f.p + at + 4, 8);
+    uint8_t *pl = malloc(len);
+    static const struct {
+        uint8_t last;
+        const char *want;
+    } cases[] = {{0, "rank 1's new communicator leaves it out"}, {4, "member 2 is not a rank of the job"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        memcpy(pl, p, len);
+        pl[hit + 3 - (at + 12)] = cases[k].last;
+        write_with(&f, at, pl, len, bad);
+        for (int pass = 0; pass < 2; pass++) { /* the good file reads to its end; the bad one fails */
+            psk_merged *x;
+            assert_int_equal(psk_merged_read(pass ? bad : good, &x), PSK_OK);
+            psk_mcursor *c;
+            assert_int_equal(psk_mcursor_open(x, &c), PSK_OK);
+            psk_mevent me;
+            int st;
+            while ((st = psk_mcursor_next(c, &me)) == PSK_OK)
+                ;
+            psk_mcursor_close(c);
+            if (!pass)
+                assert_int_equal(st, PSK_EOF);
+            else if (st != PSK_EFORMAT || !strstr(psk_merged_errmsg(x), cases[k].want))
+                fail_msg("status %d, '%s' (want '%s')", st, psk_merged_errmsg(x), cases[k].want);
+            psk_merged_close(x);
+        }
+    }
+    free(pl);
+    free(f.p);
+    synth_rmdir(d);
+    free(d);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_crafted), cmocka_unit_test(test_threads)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_crafted), cmocka_unit_test(test_threads),
+                                       cmocka_unit_test(test_members)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
