@@ -193,8 +193,8 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
             if (++c->tin[r] == mr->thr[c->trun[r]].n)
                 c->trun[r]++, c->tin[r] = 0;
         }
-        int64_t mb = 0;
-        int mc = psk_event_members_check(&c->ev[j], r, m->nranks, &mb);
+        int64_t mb = 0; /* a call per rank only where the event has members */
+        int mc = (me->fields >> PSK_F_MEMBERS & 1u) ? psk_event_members_check(&c->ev[j], r, m->nranks, &mb) : 0;
         if (mc == 1)
             return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's member %lld is not a rank of the job",
                                (unsigned long long)c->i, psk_fn_name(me->fn), r, (long long)mb);

@@ -122,6 +122,20 @@ static void refused(const char *path, const char *want)
     psk_merged_close(m);
 }
 
+/* the trace in dir merged and written to path */
+static void merge_to(const char *dir, const char *path)
+{
+    psk_trace *t;
+    assert_int_equal(psk_trace_open(dir, &t), PSK_OK);
+    psk_merge_opts o = {.window = 64};
+    psk_merged *m;
+    if (psk_merge(t, &o, &m))
+        fail_msg("merge: %s", psk_merged_errmsg(m));
+    assert_int_equal(psk_merged_write(m, path), PSK_OK);
+    psk_merged_close(m);
+    psk_trace_close(t);
+}
+
 /* a 2-rank trace of NEV sends and receives in format version (4: rank 1's
  * calls from threads 0, 1, 2 in turn, 3 - 1 - 2 ... after the first),
  * merged and written to path */
@@ -147,15 +161,7 @@ static void trace_file(const char *dir, const char *path, int version)
         }
         synth_end(s, NEV);
     }
-    psk_trace *t;
-    assert_int_equal(psk_trace_open(dir, &t), PSK_OK);
-    psk_merge_opts o = {.window = 64};
-    psk_merged *m;
-    if (psk_merge(t, &o, &m))
-        fail_msg("merge: %s", psk_merged_errmsg(m));
-    assert_int_equal(psk_merged_write(m, path), PSK_OK);
-    psk_merged_close(m);
-    psk_trace_close(t);
+    merge_to(dir, path);
 }
 
 static void good_file(const char *dir, const char *path) { trace_file(dir, path, 1); }
@@ -347,15 +353,7 @@ static void test_members(void **state)
         synth_event(s, &e);
         synth_end(s, 1);
     }
-    psk_trace *t;
-    assert_int_equal(psk_trace_open(d, &t), PSK_OK);
-    psk_merge_opts o = {.window = 64};
-    psk_merged *m;
-    if (psk_merge(t, &o, &m))
-        fail_msg("merge: %s", psk_merged_errmsg(m));
-    assert_int_equal(psk_merged_write(m, good), PSK_OK);
-    psk_merged_close(m);
-    psk_trace_close(t);
+    merge_to(d, good);
     file f = slurp(good);
     /* the list as the merge writes it: one for both ranks (0), two
      * members, zigzag 0 and 1; once in the whole file */
