@@ -1,6 +1,8 @@
 /* Collective operations on the machine model: each algorithm expanded into
  * its point-to-point rounds through the network (sim_net.c), starting from
- * each member's arrival; or, with `collectives = closed`, one formula
+ * each member's arrival (where members share cores and wait busily, a
+ * member sends or takes a round's message only in its turns: c->turn); or,
+ * with `collectives = closed`, one formula
  * counted from the last arrival for every member. Members are indexed
  * 0..n-1 in communicator order; c->bytes is the per-member size: the whole
  * buffer for bcast, reduce, allreduce and scan, one member's block for
@@ -24,15 +26,36 @@ typedef struct run {
 
 static double dmax(double a, double b) { return a > b ? a : b; }
 
+/* when member i starts the algorithm: at its arrival, after the copy of
+ * its own block (Open MPI's and MPICH's alltoall, allgather, gather and
+ * scatter copy it first) */
+static double start_of(const psk_net *net, const psk_coll_call *c, int i)
+{
+    return c->arrive[i] + (c->own ? (double)c->own[i] * net->m->copy_byte_us * 1e3 : 0);
+}
+
+/* the first moment at or after t that member i runs: t, unless members
+ * share cores and wait busily (then a member acts only in its turns; it
+ * ran when it arrived) */
+static double turn(const run *r, int i, double t)
+{
+    if (!r->c->turn || t <= start_of(r->net, r->c, i))
+        return t;
+    return r->c->turn(r->c->turn_arg, r->c->world[i], t);
+}
+
+/* when member i, at its current time, can act: send, or take what came */
+static double at(const run *r, int i) { return turn(r, i, r->t[i]); }
+
 /* member i sends bytes to member j: the sender is busy until it ends, the
- * receiver has it at the end */
+ * receiver has it at the end (once it runs) */
 static void send1(run *r, int i, int j, int64_t bytes)
 {
     int64_t eager = r->net->m->eager_bytes;
-    double ready = bytes > eager ? dmax(r->t[i], r->t[j]) : r->t[i];
+    double ready = bytes > eager ? dmax(at(r, i), at(r, j)) : at(r, i);
     double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
     r->t[i] = end;
-    r->t[j] = dmax(r->t[j], end);
+    r->t[j] = turn(r, j, dmax(r->t[j], end));
 }
 
 /* a round in which every member i sends to to(i) and receives from
@@ -43,10 +66,10 @@ static void shift_round(run *r, int dist, int64_t bytes)
     memcpy(r->nt, r->t, (size_t)n * sizeof *r->t);
     for (int i = 0; i < n; i++) {
         int j = (i + dist) % n;
-        double ready = dmax(r->t[i], r->t[j]);
+        double ready = dmax(at(r, i), at(r, j));
         double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
         r->nt[i] = dmax(r->nt[i], end);
-        r->nt[j] = dmax(r->nt[j], end);
+        r->nt[j] = dmax(r->nt[j], turn(r, j, end));
     }
     memcpy(r->t, r->nt, (size_t)n * sizeof *r->t);
 }
@@ -54,10 +77,12 @@ static void shift_round(run *r, int dist, int64_t bytes)
 /* member i and member j swap bytes each way at once */
 static void exchange(run *r, int i, int j, int64_t bytes)
 {
-    double ready = dmax(r->t[i], r->t[j]);
+    double ready = dmax(at(r, i), at(r, j));
     double e1 = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
     double e2 = psk_net_transfer(r->net, r->c->world[j], r->c->world[i], bytes, ready, NULL);
-    r->t[i] = r->t[j] = dmax(e1, e2);
+    double e = dmax(e1, e2);
+    r->t[i] = turn(r, i, e);
+    r->t[j] = turn(r, j, e);
 }
 
 static int real(const run *r, int v) { return (v + r->c->root) % r->c->n; }
@@ -234,14 +259,6 @@ static int default_alg(const psk_coll_call *c)
     return PSK_ALG_LINEAR;
 }
 
-/* when member i starts the algorithm: at its arrival, after the copy of
- * its own block (Open MPI's and MPICH's alltoall, allgather, gather and
- * scatter copy it first) */
-static double start_of(const psk_net *net, const psk_coll_call *c, int i)
-{
-    return c->arrive[i] + (c->own ? (double)c->own[i] * net->m->copy_byte_us * 1e3 : 0);
-}
-
 void psk_coll_run(psk_net *net, const psk_coll_call *c)
 {
     int n = c->n;
@@ -327,9 +344,9 @@ void psk_coll_run(psk_net *net, const psk_coll_call *c)
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++)
                     if (i != j) {
-                        double end = psk_net_transfer(net, c->world[i], c->world[j], B, dmax(r.t[i], r.t[j]), NULL);
+                        double end = psk_net_transfer(net, c->world[i], c->world[j], B, dmax(at(&r, i), at(&r, j)), NULL);
                         r.nt[i] = dmax(r.nt[i], end);
-                        r.nt[j] = dmax(r.nt[j], end);
+                        r.nt[j] = dmax(r.nt[j], turn(&r, j, end));
                     }
             memcpy(r.t, r.nt, (size_t)n * sizeof *r.t);
         } else if (alg == PSK_ALG_BRUCK) {
@@ -367,8 +384,8 @@ void psk_coll_run(psk_net *net, const psk_coll_call *c)
             for (int k = 1; k < n; k <<= 1) {
                 memcpy(r.nt, r.t, (size_t)n * sizeof *r.t);
                 for (int i = 0; i + k < n; i++) {
-                    double end = psk_net_transfer(net, c->world[i], c->world[i + k], B, dmax(r.t[i], r.t[i + k]), NULL);
-                    r.nt[i + k] = dmax(r.nt[i + k], end);
+                    double end = psk_net_transfer(net, c->world[i], c->world[i + k], B, dmax(at(&r, i), at(&r, i + k)), NULL);
+                    r.nt[i + k] = dmax(r.nt[i + k], turn(&r, i + k, end));
                 }
                 memcpy(r.t, r.nt, (size_t)n * sizeof *r.t);
             }

@@ -10,7 +10,8 @@
  * core while it waits, and when its call is done takes the core at once
  * if nobody wants it, else at the scheduler's next tick (`scheduler
  * tick`: a yielding rank gets to look at every tick), with a slice of its
- * own. A busy waiter whose call is done goes on when its turn comes.
+ * own. A busy waiter whose call is done goes on when its turn comes, and
+ * acts in a collective's rounds only in its turns (psk_simi_core_turn).
  *
  * The replay keeps this in time order: a rank on a shared core moves its
  * clock only through the ready tree (its compute's planned end, or the
@@ -131,7 +132,7 @@ static void restart(psk_sim *s, score *c, int i, int was)
             i = -1;
     }
     c->hold = i;
-    c->since = c->t;
+    c->since = c->changed = c->t;
 }
 
 /* the index of the rank holding core c now, -1 none (foreign tasks, or idle) */
@@ -248,6 +249,15 @@ int psk_simi_core_pop(psk_sim *s, int q)
     return 0;
 }
 
+double psk_simi_core_turn(const psk_sim *s, int q, double t)
+{
+    const rank *r = &s->r[q];
+    if (r->core < 0 || s->share_yield || !r->want)
+        return t;
+    const score *c = &s->cores[r->core];
+    return t < c->changed ? t : finish(s, c, idx_of(c, q), t, 0);
+}
+
 /* "4 ranks on 2 cores (host vm)" into buf */
 static void describe(char *buf, size_t cap, int ranks, int cores, const char *host, int more)
 {
@@ -358,7 +368,7 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
     }
     for (int k = 0; k < s->ncores; k++) {
         score *c = &s->cores[k];
-        c->hold = c->n ? 0 : -1, c->since = 0, c->t = 0;
+        c->hold = c->n ? 0 : -1, c->since = c->changed = c->t = 0;
         c->foreign = m->other_load;
     }
     return PSK_OK;

@@ -675,10 +675,14 @@ static int64_t own_block(const psk_event *e, int coll, int me, int n)
     }
 }
 
+/* where ranks share cores: when world rank q holds its core from t on */
+static double core_turn(void *arg, int q, double t) { return psk_simi_core_turn(arg, q, t); }
+
 static void coll_complete(psk_sim *s, coll_inst *c)
 {
     psk_coll_call call = {.coll = c->coll, .n = c->n, .world = c->world, .root = c->root, .bytes = c->bytes,
-                          .arrive = c->arrive, .own = c->own, .done = c->done};
+                          .arrive = c->arrive, .own = c->own, .done = c->done,
+                          .turn = s->ncores && !s->share_yield ? core_turn : NULL, .turn_arg = s};
     psk_coll_run(&s->net, &call);
     double last = 0, maxdone = 0;
     for (int i = 0; i < c->n; i++) {

@@ -45,6 +45,11 @@ typedef struct psk_coll_call {
     const double *arrive;  /* per member */
     const int64_t *own;    /* per member: bytes of its own block it copies locally first (NULL: none) */
     double *done;          /* per member, out */
+    /* where members share cores and wait busily: the first moment at or
+     * after t that world rank q holds its core (NULL: every member runs
+     * whenever it has something to do) */
+    double (*turn)(void *arg, int q, double t);
+    void *turn_arg;
 } psk_coll_call;
 
 void psk_coll_run(psk_net *net, const psk_coll_call *c);

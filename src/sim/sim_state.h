@@ -137,6 +137,7 @@ typedef struct score {
     int *rk;             /* their world ranks, in the order they take turns */
     int hold;            /* the index in rk of the rank with the first turn of the cycle, -1 idle */
     double since;        /* when the cycle began */
+    double changed;      /* when the ranks wanting it last changed: its plan holds from there */
     double t;            /* its schedule is taken up to here */
     double foreign;      /* the share of it other programs took */
 } score;
@@ -287,6 +288,11 @@ void psk_simi_core_leave(psk_sim *s, int q, double t);
 /* rank q, taken from the ready tree at its clock with a core phase: 0 if
  * it runs on now, 1 if it was put back to wait for its core */
 int psk_simi_core_pop(psk_sim *s, int q);
+/* the first moment at or after t that rank q holds its shared core, the
+ * ranks wanting their cores staying as they are; t itself where q has a
+ * core of its own, its MPI yields, or t is before its core's plan began
+ * (who held it then is not kept) */
+double psk_simi_core_turn(const psk_sim *s, int q, double t);
 /* sim_engine.c: puts rank q in the ready tree at its clock */
 void psk_simi_ready_push(psk_sim *s, int q);
 /* adds [a, b) of kind what (0 compute, 1 communication, 2 waiting) to rank q's timeline */

@@ -294,6 +294,9 @@ corrupt_db)
         echo "psk1 other:1 $flavour-1 4 prog 0x10 3 warp 10 1.0 2.0 1"      # no such arm
         echo "psk1 other:1 $flavour-1 4 prog 0x10 3 ring 10 nan 2.0 1"
         printf 'psk1 \001\377\376 binary\n'
+        # (junk led by a letter: junk that happens to begin with '#' is a
+        # comment, not a bad line, and the count below would be one short)
+        printf 'x'
         head -c 300 /dev/urandom | tr -d '\n'
         echo
         echo "$good"

@@ -2,7 +2,8 @@
  * "Time-sharing") on hand-built traces with known answers: two ranks
  * recorded on a host of one core, replayed as recorded (Open MPI's
  * yielding waits: a rank whose message came looks at the next scheduler
- * tick; MPICH's busy waits: it goes on at its next turn), the recording's
+ * tick; MPICH's busy waits: it goes on at its next turn, and a
+ * collective's rounds wait for their ranks' turns), the recording's
  * sharing taken out on a machine with a core per rank, a machine whose
  * nodes have fewer cores than ranks, the model switched off, the folded
  * replay the same, and the machine file's new keys refused when wrong. */
@@ -248,6 +249,35 @@ static void busy_as_recorded(void **state)
     run_close(&t, &x);
 }
 
+/* A collective's rounds wait for their ranks' turns (MPICH): four ranks on
+ * one core, each computing 2 ms as recorded (0.5 ms of work: a quarter of
+ * the core), calling MPI_Reduce to rank 0, then computing 8 ms (2 ms of
+ * work: all four want the core throughout). Turns of 1 ms in rank order:
+ * they arrive at 0.5, 1.5, 2.5 and 3.5 ms. Binomial: 1 sends to 0 and 3
+ * to 2 as they arrive and go on; rank 2 had nothing of 3's in its turn
+ * [2, 3) and forwards in its next, at 6 ms; rank 0, which saw nothing in
+ * [0.5, 1), takes it in its turn at 8 ms. (With the rounds in network
+ * time and a turn waited for at the end only, rank 0 went on at 4 ms.) */
+static void busy_collective_turns(void **state)
+{
+    (void)state;
+    tb t;
+    run x;
+    tb_open(&t, 4, 1, PSK_MPI_MPICH);
+    for (int r = 0; r < 4; r++) {
+        call(&t, r, "MPI_Init", 0, 0, 0);
+        call(&t, r, "MPI_Reduce", 2000, 2000, 0);
+        call(&t, r, "MPI_Finalize", 10000, 10000, 0);
+    }
+    tb_run(&t, "", &x);
+    NEAR(metric(x.s, 0, PSK_M_COLL), 7.5e-3);
+    NEAR(metric(x.s, 1, PSK_M_COLL), 0);
+    NEAR(metric(x.s, 2, PSK_M_COLL), 3.5e-3);
+    NEAR(metric(x.s, 3, PSK_M_COLL), 0);
+    same_folded(&x);
+    run_close(&t, &x);
+}
+
 /* a machine with a core per rank takes the sharing out: rank 0's 3.5 ms of
  * work; rank 1 waits 2.625 ms and computes 0.5 */
 static void taken_out(void **state)
@@ -363,7 +393,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(yield_as_recorded),
         cmocka_unit_test(no_floors_from_shared),
-        cmocka_unit_test(nodes_without_a_file), cmocka_unit_test(busy_as_recorded), cmocka_unit_test(taken_out),
+        cmocka_unit_test(nodes_without_a_file), cmocka_unit_test(busy_as_recorded),
+        cmocka_unit_test(busy_collective_turns), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
         cmocka_unit_test(machine_errors),
     };
