@@ -59,6 +59,7 @@ typedef struct psk_machine {
      * yields gets to look), and how a rank waiting in MPI uses its core */
     double slice_us;         /* `time slice` (default 3800) */
     double tick_us;          /* `scheduler tick` (default 4000) */
+    double switch_us;        /* `switch cost`: a poll that hands a shared core over and back (5) */
     int waiting;             /* enum psk_waiting: `waiting` (default: the trace's MPI) */
     double other_load;       /* `other load`: the share of a shared node's cores other programs take (0) */
     int sharing_off;         /* `time sharing = off`: the recorded gaps as they are, no sharing modelled */

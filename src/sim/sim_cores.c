@@ -258,6 +258,18 @@ double psk_simi_core_turn(const psk_sim *s, int q, double t)
     return t < c->changed ? t : finish(s, c, idx_of(c, q), t, 0);
 }
 
+int psk_simi_core_contended(const psk_sim *s, int q)
+{
+    const rank *r = &s->r[q];
+    if (r->core < 0 || !s->share_yield)
+        return 0;
+    const score *c = &s->cores[r->core];
+    for (int i = 0; i < c->n; i++) /* a rank waiting in such an MPI polls too: it is never asleep */
+        if (c->rk[i] != q && s->r[c->rk[i]].state != 2)
+            return 1;
+    return 0;
+}
+
 /* "4 ranks on 2 cores (host vm)" into buf */
 static void describe(char *buf, size_t cap, int ranks, int cores, const char *host, int more)
 {

@@ -1303,12 +1303,19 @@ static int folded_marks(psk_sim *s, int q)
 
 double psk_simi_poll_ns(const psk_sim *s, int q, double gap_ns, double calls, double failed)
 {
-    if (!(failed > 0) || !s->m->poll)
+    if (!(failed > 0))
         return 0;
     double us = gap_ns * s->poll_scale[q] / (calls > 1 ? calls : 1) / 1e3;
+    double each = s->m->poll ? psk_machine_poll_us(s->m, us) : 0;
     /* polls under 1 us of compute apart wait busily: how many there were
      * is how long the wait took, which the replay has; they cost one */
-    return (us < 1 ? 1 : failed) * 1e3 * psk_machine_poll_us(s->m, us);
+    if (us < 1)
+        return 1e3 * each;
+    /* a poll that yields beside another rank of its core hands the core
+     * over and takes it back: the switch's cost, where that is more */
+    if (psk_simi_core_contended(s, q) && s->m->switch_us > each)
+        each = s->m->switch_us;
+    return failed * 1e3 * each;
 }
 
 /* the whole trace: rank q's event r->ev came rec_gap ns after the last; a

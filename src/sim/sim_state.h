@@ -293,6 +293,10 @@ int psk_simi_core_pop(psk_sim *s, int q);
  * core of its own, its MPI yields, or t is before its core's plan began
  * (who held it then is not kept) */
 double psk_simi_core_turn(const psk_sim *s, int q, double t);
+/* 1 if rank q shares a core whose MPI yields and another rank of the core
+ * has not finished (computing, or polling in its wait): a poll that finds
+ * nothing hands the core over to it */
+int psk_simi_core_contended(const psk_sim *s, int q);
 /* sim_engine.c: puts rank q in the ready tree at its clock */
 void psk_simi_ready_push(psk_sim *s, int q);
 /* adds [a, b) of kind what (0 compute, 1 communication, 2 waiting) to rank q's timeline */

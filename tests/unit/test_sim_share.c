@@ -361,6 +361,38 @@ static void machine_shares(void **state)
     run_close(&t, &x);
 }
 
+/* Polls that yield hand a shared core over and back (Open MPI): two
+ * ranks recorded with a core each, 4 ms of compute each, replayed on one
+ * core; rank 0 polls for rank 1's message between its 1 ms pieces and
+ * finds nothing three times. The core is never idle until both are done:
+ * 8 ms, and each of the three polls takes `switch cost` more of it. */
+static void polls_switch(void **state)
+{
+    (void)state;
+    double pred[2];
+    for (int k = 0; k < 2; k++) {
+        tb t;
+        run x;
+        tb_open(&t, 2, 2, PSK_MPI_OPENMPI);
+        call(&t, 0, "MPI_Init", 0, 0, 0);
+        call(&t, 0, "MPI_Irecv", 0, 0, 1);
+        for (int i = 1; i <= 3; i++)
+            call(&t, 0, "MPI_Test", 1000 * i, 1000 * i, 1);
+        call(&t, 0, "MPI_Wait", 4000, 4000, 1);
+        call(&t, 0, "MPI_Finalize", 4000, 4000, 0);
+        call(&t, 1, "MPI_Init", 0, 0, 0);
+        call(&t, 1, "MPI_Send", 4000, 4000, 0);
+        call(&t, 1, "MPI_Finalize", 4000, 4000, 0);
+        tb_run(&t, k ? "ranks per node = 2; cores per node = 1; switch cost = 100;"
+                     : "ranks per node = 2; cores per node = 1; switch cost = 0;", &x);
+        pred[k] = psk_sim_predicted(x.s);
+        same_folded(&x);
+        run_close(&t, &x);
+    }
+    NEAR(pred[0], 8e-3);
+    NEAR(pred[1], 8.3e-3);
+}
+
 static void machine_errors(void **state)
 {
     (void)state;
@@ -372,6 +404,7 @@ static void machine_errors(void **state)
         {"waiting = maybe;", "m.par:1: waiting: 'maybe' is not yield or busy"},
         {"other load = 0.99;", "m.par:1: other load: 0.99 is not a share of the cores from 0 to 0.95"},
         {"time sharing = perhaps;", "m.par:1: time sharing: 'perhaps' is not on or off"},
+        {"switch cost = 2e6;", "m.par:1: switch cost: 2e6 us is not from 0 to 1 s"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         psk_machine m;
@@ -396,7 +429,7 @@ int main(void)
         cmocka_unit_test(nodes_without_a_file), cmocka_unit_test(busy_as_recorded),
         cmocka_unit_test(busy_collective_turns), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
-        cmocka_unit_test(machine_errors),
+        cmocka_unit_test(polls_switch),      cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
