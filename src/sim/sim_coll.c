@@ -58,19 +58,24 @@ static void send1(run *r, int i, int j, int64_t bytes)
     r->t[j] = turn(r, j, dmax(r->t[j], end));
 }
 
+/* in a round of messages at once (times from r->t, after it in r->nt):
+ * member i's bytes to member j, once both are in the round; j has them
+ * once it runs. When the message ends */
+static double round_msg(run *r, int i, int j, int64_t bytes)
+{
+    double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, dmax(at(r, i), at(r, j)), NULL);
+    r->nt[j] = dmax(r->nt[j], turn(r, j, end));
+    return end;
+}
+
 /* a round in which every member i sends to to(i) and receives from
  * from(i) at once, bytes each: times from the start of the round */
 static void shift_round(run *r, int dist, int64_t bytes)
 {
     int n = r->c->n;
     memcpy(r->nt, r->t, (size_t)n * sizeof *r->t);
-    for (int i = 0; i < n; i++) {
-        int j = (i + dist) % n;
-        double ready = dmax(at(r, i), at(r, j));
-        double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
-        r->nt[i] = dmax(r->nt[i], end);
-        r->nt[j] = dmax(r->nt[j], turn(r, j, end));
-    }
+    for (int i = 0; i < n; i++)
+        r->nt[i] = dmax(r->nt[i], round_msg(r, i, (i + dist) % n, bytes));
     memcpy(r->t, r->nt, (size_t)n * sizeof *r->t);
 }
 
@@ -343,11 +348,8 @@ void psk_coll_run(psk_net *net, const psk_coll_call *c)
             memcpy(r.nt, r.t, (size_t)n * sizeof *r.t);
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++)
-                    if (i != j) {
-                        double end = psk_net_transfer(net, c->world[i], c->world[j], B, dmax(at(&r, i), at(&r, j)), NULL);
-                        r.nt[i] = dmax(r.nt[i], end);
-                        r.nt[j] = dmax(r.nt[j], turn(&r, j, end));
-                    }
+                    if (i != j)
+                        r.nt[i] = dmax(r.nt[i], round_msg(&r, i, j, B));
             memcpy(r.t, r.nt, (size_t)n * sizeof *r.t);
         } else if (alg == PSK_ALG_BRUCK) {
             for (int k = 1; k < n; k <<= 1)
@@ -383,10 +385,8 @@ void psk_coll_run(psk_net *net, const psk_coll_call *c)
         } else {
             for (int k = 1; k < n; k <<= 1) {
                 memcpy(r.nt, r.t, (size_t)n * sizeof *r.t);
-                for (int i = 0; i + k < n; i++) {
-                    double end = psk_net_transfer(net, c->world[i], c->world[i + k], B, dmax(at(&r, i), at(&r, i + k)), NULL);
-                    r.nt[i + k] = dmax(r.nt[i + k], turn(&r, i + k, end));
-                }
+                for (int i = 0; i + k < n; i++)
+                    round_msg(&r, i, i + k, B);
                 memcpy(r.t, r.nt, (size_t)n * sizeof *r.t);
             }
         }
