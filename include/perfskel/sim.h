@@ -57,7 +57,7 @@ typedef struct psk_machine {
      * (docs/simulation.md, "Time-sharing"): how long a rank holds a core
      * others want, the scheduler's tick (when a rank waiting in an MPI that
      * yields gets to look), and how a rank waiting in MPI uses its core */
-    double slice_us;         /* `time slice` (default 3800) */
+    double slice_us;         /* `time slice` (default 4000) */
     double tick_us;          /* `scheduler tick` (default 4000) */
     double switch_us;        /* `switch cost`: a poll that hands a shared core over and back (5) */
     int waiting;             /* enum psk_waiting: `waiting` (default: the trace's MPI) */

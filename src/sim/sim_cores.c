@@ -8,9 +8,10 @@
  * while it computes, and while it waits in MPI if its MPI waits busily
  * (MPICH); one whose MPI yields (Open MPI, oversubscribed) leaves the
  * core while it waits, and when its call is done takes the core at once
- * if nobody wants it, else at the scheduler's next tick (`scheduler
- * tick`: a yielding rank gets to look at every tick), with a slice of its
- * own. A busy waiter whose call is done goes on when its turn comes, and
+ * if nobody wants it (half a `switch cost` later if another rank of the
+ * core waits too: they poll and yield in turns), else at the scheduler's
+ * next tick (`scheduler tick`: a yielding rank gets to look at every
+ * tick), with a slice of its own. A busy waiter whose call is done goes on when its turn comes, and
  * acts in a collective's rounds only in its turns (psk_simi_core_turn).
  *
  * The replay keeps this in time order: a rank on a shared core moves its
@@ -220,8 +221,21 @@ int psk_simi_core_pop(psk_sim *s, int q)
         r->work = 0;
         return 0;
     }
+    if (ph == CP_SWITCH) /* its core's other ranks polled in turns: its turn came */
+        ph = nwant(s, c) ? CP_RESUME : CP_TICK;
     if (ph == CP_RESUME && s->share_yield) {
-        if (!nwant(s, c) || r->cdone <= r->tcall) { /* nobody wants it, or it never waited */
+        int n = nwant(s, c);
+        if (!n && r->cdone > r->tcall && psk_simi_core_contended(s, q) &&
+            s->m->switch_us > 0) {
+            /* its core's other ranks wait in MPI too, polling and
+             * yielding to each other: it sees its call done when the one
+             * polling now yields, half a switch later on average */
+            r->cphase = CP_SWITCH;
+            r->t = now + s->m->switch_us * 0.5e3;
+            psk_simi_ready_push(s, q);
+            return 1;
+        }
+        if (!n || r->cdone <= r->tcall) { /* nobody wants it, or it never waited */
             take(s, c, i);
             return 0;
         }

@@ -51,7 +51,7 @@ void psk_machine_default(psk_machine *m)
     m->power = 1.0;
     m->eager_bytes = 65536;
     m->links = 1;
-    m->slice_us = 3800;
+    m->slice_us = 4000; /* two busy ranks on one CPU: 4.0 ms each, switched at ticks (docs/simulation.md) */
     m->tick_us = 4000; /* HZ = 250: a task that yields beside one that computes runs once a tick (docs/simulation.md) */
     m->switch_us = 5;  /* a sched_yield beside a task that computes: 5.1 us of the core, 1.2 us alone */
 }
@@ -669,7 +669,7 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     if (m->cores_per_node)
         fprintf(out, "cores per node = %d;          // more ranks than that share them in time slices\n",
                 m->cores_per_node);
-    if (m->slice_us != 3800 || m->tick_us != 4000)
+    if (m->slice_us != 4000 || m->tick_us != 4000)
         fprintf(out, "time slice = %.6g;            // us a rank holds a shared core\nscheduler tick = %.6g;       // us\n",
                 m->slice_us, m->tick_us);
     if (m->switch_us != 5)

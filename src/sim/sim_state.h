@@ -129,7 +129,7 @@ typedef struct rank {
 
 /* what a rank on a shared core waits for in the ready tree, its clock the
  * time it is planned for (sim_cores.c) */
-enum cphase { CP_NONE, CP_WORK, CP_RESUME, CP_TICK, CP_TURN };
+enum cphase { CP_NONE, CP_WORK, CP_RESUME, CP_TICK, CP_TURN, CP_SWITCH };
 
 /* a core shared in time slices by more ranks than a node has cores */
 typedef struct score {

@@ -480,7 +480,7 @@ static void shared_cores(void **state)
                                          "ranks per node = 3; cores per node = 3;"};
         psk_sim *s = tb_run(&t, m[k]);
         /* node 0 with 2 cores: ranks 0 and 2 take turns on one (time
-         * slices of 3.8 ms: rank 0 computes first, rank 2 after it) */
+         * slices of 4 ms: rank 0 computes first, rank 2 after it) */
         NEAR(psk_sim_predicted(s), k == 0 ? 4e-3 : 2e-3);
         NEAR(metric(s, 0, 0, PSK_M_CPU), 2e-3);
         NEAR(metric(s, 0, 2, PSK_M_CPU), k == 0 ? 4e-3 : 2e-3);

@@ -393,6 +393,39 @@ static void polls_switch(void **state)
     NEAR(pred[1], 8.3e-3);
 }
 
+/* Ranks 0 and 1 share a core and both wait in MPI_Recv for rank 2 (a
+ * core of its own), which sends to 0 at 1 ms and to 1 at 2 ms. Open MPI's
+ * waiting ranks poll and yield to each other: rank 0 sees its message when
+ * rank 1 yields, half a switch later; rank 1, whose core partner has
+ * finished by then, at once. */
+static void resume_after_switch(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        tb t;
+        run x;
+        tb_open(&t, 3, 1, PSK_MPI_OPENMPI);
+        call(&t, 0, "MPI_Init", 0, 0, 0);
+        call(&t, 0, "MPI_Recv", 0, 1000, 2);
+        call(&t, 0, "MPI_Finalize", 1000, 1000, 0);
+        call(&t, 1, "MPI_Init", 0, 0, 0);
+        call(&t, 1, "MPI_Recv", 0, 2000, 2);
+        call(&t, 1, "MPI_Finalize", 2000, 2000, 0);
+        call(&t, 2, "MPI_Init", 0, 0, 0);
+        call(&t, 2, "MPI_Send", 1000, 1000, 0);
+        call(&t, 2, "MPI_Send", 2000, 2000, 1);
+        call(&t, 2, "MPI_Finalize", 2000, 2000, 0);
+        tb_run(&t, k ? "ranks per node = 2; cores per node = 1; switch cost = 400;"
+                     : "ranks per node = 2; cores per node = 1; switch cost = 0;", &x);
+        NEAR(metric(x.s, 0, PSK_M_P2P), k ? 1.2e-3 : 1e-3);
+        NEAR(metric(x.s, 0, PSK_M_EXEC), k ? 1.2e-3 : 1e-3);
+        NEAR(metric(x.s, 1, PSK_M_EXEC), 2e-3);
+        NEAR(psk_sim_predicted(x.s), 2e-3);
+        same_folded(&x);
+        run_close(&t, &x);
+    }
+}
+
 static void machine_errors(void **state)
 {
     (void)state;
@@ -429,7 +462,8 @@ int main(void)
         cmocka_unit_test(nodes_without_a_file), cmocka_unit_test(busy_as_recorded),
         cmocka_unit_test(busy_collective_turns), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
-        cmocka_unit_test(polls_switch),      cmocka_unit_test(machine_errors),
+        cmocka_unit_test(polls_switch),      cmocka_unit_test(resume_after_switch),
+        cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
