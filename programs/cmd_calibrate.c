@@ -378,7 +378,7 @@ int cmd_calibrate(int argc, char **argv)
     m.type = PSK_NET_SWITCH;
     m.start_us = m.intra_start_us = start;
     m.byte_us = m.intra_byte_us = byte;
-    m.eager_bytes = eager;
+    m.eager_bytes = eager, m.eager_given = 1;
     if (copy > 0 && copy < 1)
         m.copy_byte_us = copy;
     m.ranks_per_node = same ? ranks : 1;

@@ -69,6 +69,7 @@ typedef struct psk_machine {
     int topo[PSK_MACHINE_MAXDIM]; /* grid: nodes per dimension */
     int ntopo;
     int64_t eager_bytes;     /* messages up to this size are sent eagerly */
+    int eager_given;         /* `eager threshold` was set (or measured): else a trace of MPICH has MPICH's */
     int links;               /* switch: transfers at once per node and direction */
     int buses;               /* switch: transfers at once in the whole network (0: no limit) */
     int closed_form;         /* collectives by a formula instead of their messages */
@@ -96,7 +97,8 @@ typedef struct psk_machine {
 
 /* Defaults: a switch, 5 us + 0.0001 us/byte (10 GB/s) between nodes,
  * 0.5 us + 0.0001 us/byte inside one, one rank per node, power 1, eager up
- * to 64 KiB, 1 link, default algorithms, collectives expanded. */
+ * to 64 KiB (a trace of MPICH: MPICH's, sim_engine.c), 1 link, default
+ * algorithms, collectives expanded. */
 void psk_machine_default(psk_machine *m);
 /* Parses a machine file's text (`key = value;`, // comments) onto m (start
  * from psk_machine_default). On error returns PSK_EINVAL (PSK_ENOMEM) and
@@ -243,6 +245,9 @@ int psk_sim_folded(const psk_sim *s);
  * out (the recording's hosts had more ranks than cores, the target has a
  * core per rank) */
 const char *psk_sim_sharing(const psk_sim *s, int *state);          /* 1 if run by psk_sim_run_folded */
+/* the eager threshold the replay used: the machine's, or where it gives
+ * none and the trace is MPICH's, MPICH's */
+int64_t psk_sim_eager_bytes(const psk_sim *s);
 int64_t psk_sim_skipped_iterations(const psk_sim *s);
 double psk_sim_build_seconds(const psk_sim *s); /* of psk_sim_run_folded's time: building the folded program */
 uint64_t psk_sim_buffered(const psk_sim *s);   /* rendezvous sends buffered to break a deadlock */

@@ -47,25 +47,34 @@ static double turn(const run *r, int i, double t)
 /* when member i, at its current time, can act: send, or take what came */
 static double at(const run *r, int i) { return turn(r, i, r->t[i]); }
 
-/* member i sends bytes to member j: the sender is busy until it ends, the
- * receiver has it at the end (once it runs) */
+/* a rendezvous message of member i to member j: the receiver takes it
+ * once i has sent its request and j has come to the round, in a turn of
+ * j's; when it starts */
+static double pull(const run *r, int i, int j) { return turn(r, j, dmax(at(r, i), r->t[j])); }
+
+/* member i sends bytes to member j: the sender is busy until it ends (a
+ * rendezvous sender learns it in its next turn), the receiver has it at
+ * the end (once it runs) */
 static void send1(run *r, int i, int j, int64_t bytes)
 {
-    int64_t eager = r->net->m->eager_bytes;
-    double ready = bytes > eager ? dmax(at(r, i), at(r, j)) : at(r, i);
+    int rdv = bytes > r->net->eager;
+    double ready = rdv ? pull(r, i, j) : at(r, i);
     double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
-    r->t[i] = end;
+    r->t[i] = rdv ? turn(r, i, end) : end;
     r->t[j] = turn(r, j, dmax(r->t[j], end));
 }
 
 /* in a round of messages at once (times from r->t, after it in r->nt):
- * member i's bytes to member j, once both are in the round; j has them
- * once it runs. When the message ends */
+ * member i's bytes to member j, once both are in the round (a rendezvous
+ * one taken by j, as pull()); j has them once it runs. When the sender is
+ * done with it (a rendezvous sender learns it in its next turn) */
 static double round_msg(run *r, int i, int j, int64_t bytes)
 {
-    double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, dmax(at(r, i), at(r, j)), NULL);
+    int rdv = bytes > r->net->eager;
+    double ready = rdv ? pull(r, i, j) : dmax(at(r, i), at(r, j));
+    double end = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
     r->nt[j] = dmax(r->nt[j], turn(r, j, end));
-    return end;
+    return rdv ? turn(r, i, end) : end;
 }
 
 /* a round in which every member i sends to to(i) and receives from
@@ -79,12 +88,14 @@ static void shift_round(run *r, int dist, int64_t bytes)
     memcpy(r->t, r->nt, (size_t)n * sizeof *r->t);
 }
 
-/* member i and member j swap bytes each way at once */
+/* member i and member j swap bytes each way at once (rendezvous ones
+ * each taken by its receiver, as pull()) */
 static void exchange(run *r, int i, int j, int64_t bytes)
 {
+    int rdv = bytes > r->net->eager;
     double ready = dmax(at(r, i), at(r, j));
-    double e1 = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, ready, NULL);
-    double e2 = psk_net_transfer(r->net, r->c->world[j], r->c->world[i], bytes, ready, NULL);
+    double e1 = psk_net_transfer(r->net, r->c->world[i], r->c->world[j], bytes, rdv ? pull(r, i, j) : ready, NULL);
+    double e2 = psk_net_transfer(r->net, r->c->world[j], r->c->world[i], bytes, rdv ? pull(r, j, i) : ready, NULL);
     double e = dmax(e1, e2);
     r->t[i] = turn(r, i, e);
     r->t[j] = turn(r, j, e);
@@ -244,8 +255,10 @@ static double closed(const run *r, int alg)
 
 static int is_pof2(int n) { return n > 0 && !(n & (n - 1)); }
 
-/* MPICH-like choices where the machine file names none */
-static int default_alg(const psk_coll_call *c)
+/* MPICH-like choices where the machine file names none (MPICH's alltoall
+ * of blocks from 256 B to 32 KiB posts every message at once: where the
+ * trace is MPICH's) */
+static int default_alg(const psk_net *net, const psk_coll_call *c)
 {
     int64_t B = c->bytes;
     int n = c->n;
@@ -257,7 +270,8 @@ static int default_alg(const psk_coll_call *c)
     case PSK_COLL_GATHER: return PSK_ALG_BINOMIAL;
     case PSK_COLL_SCATTER: return PSK_ALG_BINOMIAL;
     case PSK_COLL_ALLGATHER: return B * n <= 81920 ? (is_pof2(n) ? PSK_ALG_RECDOUBLING : PSK_ALG_BRUCK) : PSK_ALG_RING;
-    case PSK_COLL_ALLTOALL: return B <= 256 && n >= 8 ? PSK_ALG_BRUCK : PSK_ALG_PAIRWISE;
+    case PSK_COLL_ALLTOALL:
+        return B <= 256 && n >= 8 ? PSK_ALG_BRUCK : net->mpich && B < 32768 ? PSK_ALG_LINEAR : PSK_ALG_PAIRWISE;
     case PSK_COLL_REDUCE_SCATTER: return is_pof2(n) ? PSK_ALG_RECDOUBLING : PSK_ALG_PAIRWISE;
     case PSK_COLL_SCAN: return PSK_ALG_RECDOUBLING;
     }
@@ -270,7 +284,7 @@ void psk_coll_run(psk_net *net, const psk_coll_call *c)
     double last = 0;
     for (int i = 0; i < n; i++)
         last = dmax(last, start_of(net, c, i));
-    int alg = net->m->alg[c->coll] ? net->m->alg[c->coll] : default_alg(c);
+    int alg = net->m->alg[c->coll] ? net->m->alg[c->coll] : default_alg(net, c);
     run r = {.net = net, .c = c};
     if (n < 2 || net->m->closed_form) {
         double cost = closed(&r, alg);

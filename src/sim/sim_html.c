@@ -262,7 +262,7 @@ static void run_part(FILE *out, const psk_sim_report_run *run, int k, int nruns,
     fprintf(out, "</h2>\n<p class=\"pred\">Predicted run time <b>%.6f s</b> (MPI_Init to MPI_Finalize, slowest rank) "
                  "on a %s machine: start time %.6g us, send byte time %.6g us/byte, power %.6g, eager threshold "
                  "%lld bytes, collectives %s. %d ranks, %llu events.</p>\n",
-            psk_sim_predicted(s), types[m->type], m->start_us, m->byte_us, m->power, (long long)m->eager_bytes,
+            psk_sim_predicted(s), types[m->type], m->start_us, m->byte_us, m->power, (long long)psk_sim_eager_bytes(s),
             m->closed_form ? "by formula" : "expanded into messages", psk_sim_nranks(s),
             (unsigned long long)psk_sim_events(s));
     const char *sharing = psk_sim_sharing(s, NULL);

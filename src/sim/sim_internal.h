@@ -11,6 +11,8 @@
 /* the network: the machine, and when each shared resource is next free */
 typedef struct psk_net {
     const psk_machine *m;
+    int64_t eager;        /* messages up to this size go eagerly (the machine's, or the trace's MPI's) */
+    int mpich;            /* the trace's MPI is MPICH: its choices of algorithm by size */
     int P;
     int nnodes;
     double bus_free;      /* bus: the one medium; switch: unused */
@@ -21,6 +23,10 @@ typedef struct psk_net {
     int *node;            /* per rank: its node */
     uint64_t transfers;
 } psk_net;
+
+/* MPICH's eager threshold (bytes) where the machine gives none: MPICH 4.0
+ * (ch4:ucx) between ranks of one node sent 8,250 bytes eagerly, 8,260 not */
+#define PSK_MPICH_EAGER 8256
 
 /* node_of (NULL: ranks_per_node consecutive ranks a node): per rank its
  * node, 0 .. nodes - 1 */

@@ -427,6 +427,7 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         if (whole(p, key, val, 0, &k))
             return PSK_EINVAL;
         m->eager_bytes = k;
+        m->eager_given = 1;
         return 0;
     }
     if (!strcmp(key, "links per node")) {
@@ -685,7 +686,8 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
         fprintf(out, "ranks start = together;\n");
     if (m->waiting)
         fprintf(out, "waiting = %s;\n", m->waiting == PSK_WAIT_YIELD ? "yield" : "busy");
-    fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);
+    if (m->eager_given || m->eager_bytes != 65536)
+        fprintf(out, "eager threshold = %lld;       // bytes\n", (long long)m->eager_bytes);
     if (m->node_power) {
         fprintf(out, "power = {");
         for (int i = 0; i < m->nnode_power; i++)

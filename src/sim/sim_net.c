@@ -23,6 +23,7 @@ int psk_net_init(psk_net *n, const psk_machine *m, int P, const int *node_of, in
 {
     memset(n, 0, sizeof *n);
     n->m = m;
+    n->eager = m->eager_bytes;
     n->P = P;
     n->nnodes = node_of ? nodes : (P + m->ranks_per_node - 1) / m->ranks_per_node;
     if (n->nnodes < 1)

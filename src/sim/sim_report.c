@@ -143,7 +143,7 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
     fprintf(out, "  \"machine\": {\"type\": \"%s\", \"start_us\": %.9g, \"byte_us\": %.9g, \"power\": %.9g, "
                  "\"power_from\": \"%s\", \"eager_bytes\": %lld, \"collectives\": \"%s\", \"copy_byte_us\": %.9g, "
                  "\"call_floors\": \"%s\", \"ranks_start\": \"%s\"},\n",
-            types[m->type], m->start_us, m->byte_us, power, pw, (long long)m->eager_bytes,
+            types[m->type], m->start_us, m->byte_us, power, pw, (long long)psk_sim_eager_bytes(s),
             m->closed_form ? "closed" : "expand", m->copy_byte_us, m->no_floors ? "off" : "on",
             m->start_together ? "together" : "recorded");
     int st;

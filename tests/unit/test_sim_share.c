@@ -2,8 +2,11 @@
  * "Time-sharing") on hand-built traces with known answers: two ranks
  * recorded on a host of one core, replayed as recorded (Open MPI's
  * yielding waits: a rank whose message came looks at the next scheduler
- * tick; MPICH's busy waits: it goes on at its next turn, and a
- * collective's rounds wait for their ranks' turns), the recording's
+ * tick, or half a switch later beside another waiting rank; MPICH's busy
+ * waits: it goes on at its next turn, a collective's rounds wait for
+ * their ranks' turns, a rendezvous message is taken in its receiver's
+ * turn, and MPICH's alltoall of mid-sized blocks sends them all at once),
+ * the recording's
  * sharing taken out on a machine with a core per rank, a machine whose
  * nodes have fewer cores than ranks, the model switched off, the folded
  * replay the same, and the machine file's new keys refused when wrong. */
@@ -42,8 +45,8 @@ static void tb_open(tb *t, int P, int cores, int flavour)
     assert_int_equal(psk_writer_open(t->dir, &job, NULL, &t->w), 0);
 }
 
-/* rank r's call fn from entry to exit (us); peer and bytes for messages */
-static void call(tb *t, int r, const char *fn, double entry, double exit, int peer)
+/* rank r's call fn from entry to exit (us), with peer (or root) and bytes */
+static void callb(tb *t, int r, const char *fn, double entry, double exit, int peer, int64_t bytes)
 {
     psk_event e;
     memset(&e, 0, sizeof e);
@@ -53,9 +56,15 @@ static void call(tb *t, int r, const char *fn, double entry, double exit, int pe
     e.t_entry = (uint64_t)llround(entry * 1e3);
     e.t_exit = (uint64_t)llround(exit * 1e3);
     e.v[PSK_F_COMM] = 0, e.v[PSK_F_PEER] = peer, e.v[PSK_F_TAG] = 1;
-    e.v[PSK_F_COUNT] = 0, e.v[PSK_F_DTSIZE] = 1;
+    e.v[PSK_F_COUNT] = bytes, e.v[PSK_F_DTSIZE] = 1;
     e.v[PSK_F_ASRC] = peer, e.v[PSK_F_ATAG] = 1;
     assert_int_equal(psk_writer_event(t->w, r, &e), 0);
+}
+
+/* rank r's call fn from entry to exit (us); peer for messages, of 0 bytes */
+static void call(tb *t, int r, const char *fn, double entry, double exit, int peer)
+{
+    callb(t, r, fn, entry, exit, peer, 0);
 }
 
 typedef struct run {
@@ -278,6 +287,69 @@ static void busy_collective_turns(void **state)
     run_close(&t, &x);
 }
 
+/* MPICH's ranks 0 and 1 recorded with a core each, replayed on one core
+ * (turns of 1 ms, rank 0 first): rank 1 waits from 0 for 10,000 bytes,
+ * which rank 0 sends after 1.5 ms of compute, at 2.5 ms; then rank 1
+ * computes 2 ms. Above MPICH's eager threshold (the machine gives none)
+ * the receiver takes them in its turn (3 ms), and the sender learns it in
+ * its next (4 ms): point to point, and a broadcast's round alike. Sent
+ * eagerly (a machine's threshold of 64 KiB), rank 0 goes on at 2.5 ms and
+ * hands rank 1 the core (a broadcast's rank 1 has the message in its
+ * turn as the core's plan stood when the round was made: 3 ms). */
+static void busy_rendezvous(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 4; k++) {
+        tb t;
+        run x;
+        int bcast = k >= 2, eager = k % 2;
+        tb_open(&t, 2, 2, PSK_MPI_MPICH);
+        call(&t, 0, "MPI_Init", 0, 0, 0);
+        callb(&t, 0, bcast ? "MPI_Bcast" : "MPI_Send", 1500, 1500, bcast ? 0 : 1, 10000);
+        call(&t, 0, "MPI_Finalize", 1500, 1500, 0);
+        call(&t, 1, "MPI_Init", 0, 0, 0);
+        callb(&t, 1, bcast ? "MPI_Bcast" : "MPI_Recv", 0, 1500, 0, 10000);
+        call(&t, 1, "MPI_Finalize", 3500, 3500, 0);
+        tb_run(&t, eager ? "ranks per node = 2; cores per node = 1; eager threshold = 65536;"
+                         : "ranks per node = 2; cores per node = 1;", &x);
+        int m = bcast ? PSK_M_COLL : PSK_M_P2P;
+        NEAR(psk_sim_eager_bytes(x.s), eager ? 65536 : 8256);
+        NEAR(metric(x.s, 0, m), eager ? 0 : 1.5e-3);
+        NEAR(metric(x.s, 0, PSK_M_EXEC), eager ? 2.5e-3 : 4e-3);
+        NEAR(metric(x.s, 1, PSK_M_EXEC), eager && !bcast ? 4.5e-3 : 5e-3);
+        same_folded(&x);
+        run_close(&t, &x);
+    }
+}
+
+/* MPI_Alltoall of 1,000-byte blocks among 3 ranks on one core (busy, turns
+ * of 1 ms in rank order), each arriving after 0.5 ms of compute (0.5, 1.5,
+ * 2.5 ms). MPICH posts every message at once (blocks of 256 B to 32 KiB):
+ * a pair's messages move when both have come, each taken in its
+ * receiver's turn: rank 0 is done in its turn at 3 ms, rank 1 at 4, rank 2
+ * at 2.5. Open MPI's trace keeps the pairwise rounds: ranks 0 and 2 are
+ * done at 6 ms. */
+static void busy_alltoall_choice(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        tb t;
+        run x;
+        tb_open(&t, 3, 3, k ? PSK_MPI_OPENMPI : PSK_MPI_MPICH);
+        for (int r = 0; r < 3; r++) {
+            call(&t, r, "MPI_Init", 0, 0, 0);
+            callb(&t, r, "MPI_Alltoall", 500, 500, 0, 1000);
+            call(&t, r, "MPI_Finalize", 500, 500, 0);
+        }
+        tb_run(&t, "ranks per node = 3; cores per node = 1; waiting = busy;", &x);
+        NEAR(metric(x.s, 0, PSK_M_EXEC), k ? 6e-3 : 3e-3);
+        NEAR(metric(x.s, 1, PSK_M_EXEC), 4e-3);
+        NEAR(metric(x.s, 2, PSK_M_EXEC), k ? 6e-3 : 2.5e-3);
+        same_folded(&x);
+        run_close(&t, &x);
+    }
+}
+
 /* a machine with a core per rank takes the sharing out: rank 0's 3.5 ms of
  * work; rank 1 waits 2.625 ms and computes 0.5 */
 static void taken_out(void **state)
@@ -460,7 +532,8 @@ int main(void)
         cmocka_unit_test(yield_as_recorded),
         cmocka_unit_test(no_floors_from_shared),
         cmocka_unit_test(nodes_without_a_file), cmocka_unit_test(busy_as_recorded),
-        cmocka_unit_test(busy_collective_turns), cmocka_unit_test(taken_out),
+        cmocka_unit_test(busy_collective_turns), cmocka_unit_test(busy_rendezvous),
+        cmocka_unit_test(busy_alltoall_choice), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
         cmocka_unit_test(polls_switch),      cmocka_unit_test(resume_after_switch),
         cmocka_unit_test(machine_errors),
