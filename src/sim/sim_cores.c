@@ -11,8 +11,9 @@
  * if nobody wants it (half a `switch cost` later if another rank of the
  * core waits too: they poll and yield in turns), else at the scheduler's
  * next tick (`scheduler tick`: a yielding rank gets to look at every
- * tick), with a slice of its own. A busy waiter whose call is done goes on when its turn comes, and
- * acts in a collective's rounds only in its turns (psk_simi_core_turn).
+ * tick), with a slice of its own. A busy waiter whose call is done goes
+ * on when its turn comes, and acts in a collective's rounds, or takes a
+ * rendezvous message, only in its turns (psk_simi_core_turn).
  *
  * The replay keeps this in time order: a rank on a shared core moves its
  * clock only through the ready tree (its compute's planned end, or the

@@ -6,7 +6,10 @@
 # core, so the predictions are compared on a machine whose CPU is a million
 # times faster (power = 1e6), every rank starting at 0 (not when its
 # MPI_Init returned: 8 ranks on 2 cores leave it milliseconds apart, 2
-# ranks do not): what is left is the rebuilt communication
+# ranks do not), and no time-sharing modelled (the 8-rank recording shared
+# the cores, the 2-rank one did not: a rank of the first whose wait ends
+# beside another waiting rank would pay half a switch cost, one rebuilt
+# from the second not): what is left is the rebuilt communication
 # (with 4 links per node: with one, which of two messages takes a link
 # first turns on the sub-microsecond gaps left, and the 8-rank prediction
 # moves by up to 15 % between recordings, extrapolated or not).
@@ -43,7 +46,7 @@ for n in 2 4 8; do
 done
 record mirror 4 20 1000 8 mirror
 record irregular 4 20 1000 8 irregular
-echo "power = 1000000; links per node = 4; ranks start = together;" >"$T/nocpu.par"
+echo "power = 1000000; links per node = 4; ranks start = together; time sharing = off;" >"$T/nocpu.par"
 sim() { "$P" sim "$@" -q --machine "$T/nocpu.par"; }
 
 for p in 2 4; do # P -> P: the same prediction, compute included
