@@ -1,6 +1,7 @@
 # cases.sh: sourced by the benchmarks that run the test programs of
 # tests/mpi sized to run for seconds (predict_accuracy.sh, sim_accuracy.sh,
-# smpi_compare.sh). Needs SRC (tests/mpi) and W (a scratch directory).
+# smpi_compare.sh; build_case needs SRC (tests/mpi) and W (a scratch
+# directory)), and for recorded_wall by sim_sharing.sh and sim_turns.sh.
 
 # name  iteration macro  iterations  work per iteration (PS_WORK sweeps)
 CASELIST="stencil NITER 5000 600
@@ -16,7 +17,7 @@ median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 num() { awk -F: -v k="\"$1\"" '$1 ~ k { gsub(/[ ,]/, "", $2); print $2; exit }' "$2"; }
 # recorded_wall BUILD TRACE: the slowest rank's MPI_Init exit to MPI_Finalize entry
 recorded_wall() {
-    "$1/perfskel" stats "$2" --json | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -n | tail -1
+    "$1/perfskel" stats "$2" --json --no-fold | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -g | tail -n 1
 }
 # build_case PROG MACRO N WORK LANG FLAVOUR EXE: C, or Fortran with use mpi
 build_case() {

@@ -31,6 +31,7 @@ PD=$(cd "$2" && pwd)
 NP=${NP:-4}
 ROUNDS=${ROUNDS:-3}
 P=$B/perfskel
+. "$(dirname "$0")/cases.sh" # recorded_wall (its num and median are redefined below)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
@@ -59,7 +60,6 @@ busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 # this shell itself (its second line; in a subshell it says nothing)
 kids() { sed -n 2p "$1" | tr -d s | awk '{ split($1, u, "m"); split($2, s, "m"); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }'; }
 HZ=$(getconf CLK_TCK)
-wall() { "$P" stats "$1" --json --no-fold | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -g | tail -n 1; }
 
 echo "| program | MPI | ranks | recorded (s) | others | sim | sim, calibrated machine | sim, \`${OFF:-time sharing = off;}\` |${BEFORE:+ sim before |}"
 echo "|---|---|---|---|---|---|---|---|${BEFORE:+---|}"
@@ -83,7 +83,7 @@ for mpi in ${MPIS:-openmpi mpich}; do
             k0=$(kids "$W/tm0") k1=$(kids "$W/tm1")
             awk -v b="$((b1 - b0))" -v k0="$k0" -v k1="$k1" -v t0="$t0" -v t1="$t1" -v hz="$HZ" -v n="$(nproc)" \
                 'BEGIN { f = (b / hz - (k1 - k0)) / (n * (t1 - t0)); print f < 0 ? 0 : f }' >>"$W/fo"
-            rec=$(wall "$W/t")
+            rec=$(recorded_wall "$B" "$W/t")
             echo "$rec" >>"$W/rec"
             for k in 1 2 3 ${BEFORE:+4}; do
                 case $k in 1) m="" ;; 2) m="--machine $W/m.par" ;; 3) m="--machine $W/off.par" ;; 4) m="" ;; esac

@@ -24,7 +24,7 @@ ncpu=$(nproc)
 printf '#!/bin/sh\necho -20 >/proc/self/autogroup 2>/dev/null\nexec nice -n -20 taskset -c $(( ${PMI_RANK:-0} %% %s )) "$@"\n' "$ncpu" >"$W/pin.sh"
 chmod +x "$W/pin.sh"
 CASES=${CASES:-"ring 200 4800;ring 200 65536;alltoall 100 1024;alltoall 50 65536;bcast 200 16;bcast 100 32768;ibcast 100 32768"}
-wall() { "$P" stats "$1" --json --no-fold | awk -F: '/"wall_seconds"/ { gsub(/[ ,]/, "", $2); print $2 }' | sort -g | tail -n 1; }
+. "$S/cases.sh"
 pred() { "$1" sim "$2" --json -q 2>/dev/null | sed -n 's/.*"predicted_seconds": *\([0-9.e+-]*\).*/\1/p' | head -n 1; }
 echo "| operation | N | recorded (ms a repetition) | sim | error |${BEFORE:+ sim before | error before |}"
 echo "|---|---|---|---|---|${BEFORE:+---|---|}"
@@ -33,7 +33,7 @@ echo "$CASES" | tr ';' '\n' | while read -r op n bytes; do
     rm -rf "$W/t"
     setsid sh "$W/pin.sh" "$P" record --mpi mpich -o "$W/t" -- mpirun.mpich -np "$NP" "$W/pin.sh" "$W/one_op" "$op" "$n" "$bytes" \
         </dev/null >/dev/null 2>&1 || { echo "sim_turns: recording $op $n $bytes failed" >&2; continue; }
-    rec=$(wall "$W/t")
+    rec=$(recorded_wall "$B" "$W/t")
     line="| $op $bytes B | $n"
     for b in "$P" ${BEFORE:+"$BEFORE"}; do
         p=$(pred "$b" "$W/t")
