@@ -207,6 +207,8 @@ typedef struct psk_job {
     const int *cores;         /* per rank, its host's online cores; NULL if not kept */
     const double *run_share;  /* per rank, the share of the time it was runnable that it ran
                                * (MPI_Init to MPI_Finalize; -1 not known); NULL if not kept */
+    const int *cpu_on;        /* per rank, the CPU it was on for at least 3/4 of its sampled
+                               * MPI calls (-1: none); NULL if not kept */
     int format_version;       /* 1; 2: tuned collectives carry their arm; 3: and MPI_Cart_create
                                  its dims and periods, MPI_Dims_create is recorded; 4: and the
                                  thread of each call (a writer takes 0 for 4, the latest) */

@@ -201,6 +201,10 @@ void psk_rec_emit(const psk_call *call);
  * seconds runnable) */
 void psk_cpu_begin(void);
 void psk_cpu_end(double *share, double *seconds);
+/* note the CPU the caller is on (under the recorder's lock); the one of
+ * at least 3/4 of the notes, -1 if none (or fewer than 8 notes) */
+void psk_cpu_sample(void);
+int psk_cpu_stayed(void);
 /* the recorder cannot go on (what: why, e.g. out of memory): the next
  * psk_rec_emit writes the complete events held, says so and stops; the
  * call being built is not recorded, and the program's calls pass through */

@@ -245,7 +245,8 @@ void psk_rec_emit(const psk_call *call)
     }
     R.used = (size_t)(p - R.buf); /* the event is complete only now */
     R.nev++;
-    R.total++;
+    if (!(R.total++ & 7))
+        psk_cpu_sample();
     R.prev_t1 = t1;
     if (R.used >= PSK_BLOCK_TARGET)
         flush_events();
@@ -417,7 +418,8 @@ static struct jobinfo {
     uint32_t cost;
     uint64_t real_ns;
     double *units;      /* per rank: ns_per_unit, q1, q3, cores */
-    double *cpu;        /* per rank: its share of a core, seconds runnable (at MPI_Finalize) */
+    double *cpu;        /* per rank: its share of a core, seconds runnable, the CPU
+                         * it stayed on (at MPI_Finalize) */
     int has_cpu;        /* cpu holds them */
 } J;
 
@@ -487,15 +489,19 @@ static void write_job_json(const char *dir)
     }
     if (J.has_cpu) {
         /* per rank, the share of the time it was runnable that it ran
-         * (-1: not known), and that time */
+         * (-1: not known), that time, and the CPU it stayed on (-1: none) */
         psk_json_obj(&j, "cpu");
         static const char *const what[2] = {"run_share", "runnable_seconds"};
         for (int k = 0; k < 2; k++) {
             psk_json_arr(&j, what[k]);
             for (int r = 0; r < R.nranks; r++)
-                psk_json_num(&j, NULL, J.cpu[2 * r + k]);
+                psk_json_num(&j, NULL, J.cpu[3 * r + k]);
             psk_json_end(&j);
         }
+        psk_json_arr(&j, "on");
+        for (int r = 0; r < R.nranks; r++)
+            psk_json_int(&j, NULL, (int64_t)J.cpu[3 * r + 2]);
+        psk_json_end(&j);
         psk_json_end(&j);
     }
     psk_json_end(&j);
@@ -585,7 +591,7 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
     int64_t *offs = R.rank == 0 ? calloc((size_t)R.nranks, sizeof *offs) : NULL;
     double *units = R.rank == 0 ? calloc((size_t)R.nranks * 4, sizeof *units) : NULL;
     char *hosts = R.rank == 0 ? calloc((size_t)R.nranks, HOSTLEN) : NULL;
-    double *cpu = R.rank == 0 ? calloc((size_t)R.nranks * 2, sizeof *cpu) : NULL;
+    double *cpu = R.rank == 0 ? calloc((size_t)R.nranks * 3, sizeof *cpu) : NULL;
     R.cap = PSK_BLOCK_TARGET + 4096;
     R.buf = malloc(R.cap);
     zstd_init(R.cap);
@@ -726,9 +732,10 @@ void psk_rec_pre_finalize(unsigned fn, uint64_t t0)
     end_offset = clock_offset(NULL);
     /* each rank's share of a core (record_wait.c) into job.json, before a
      * merge reads it */
-    double mine[2];
+    double mine[3];
     psk_cpu_end(&mine[0], &mine[1]);
-    PMPI_Gather(mine, 2, MPI_DOUBLE, J.cpu, 2, MPI_DOUBLE, 0, R.priv);
+    mine[2] = psk_cpu_stayed();
+    PMPI_Gather(mine, 3, MPI_DOUBLE, J.cpu, 3, MPI_DOUBLE, 0, R.priv);
     if (R.rank == 0) {
         J.has_cpu = 1;
         write_job_json(R.dir);

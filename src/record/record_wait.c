@@ -7,8 +7,13 @@
  * one (/proc/thread-self/schedstat: ns, ns, timeslices); the thread that
  * initialised MPI reads them as MPI_Init returns and as MPI_Finalize
  * begins, and the share run / (run + wait) goes to job.json
- * (record_core.c). Time asleep (I/O, blocking waits) is neither. */
+ * (record_core.c). Time asleep (I/O, blocking waits) is neither.
+ * Where ranks outnumber a host's CPUs, which of them shared a CPU is what
+ * their waits depend on: every 8th recorded call notes the CPU the caller
+ * is on (sched_getcpu, read from glibc's rseq area), and job.json says
+ * the one a rank was on for at least 3/4 of them (sim_cores.c). */
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +23,8 @@
 static struct {
     int fd;             /* the thread's schedstat, -1 if not readable */
     uint64_t run0, wait0;
+    uint32_t seen;      /* CPUs sampled */
+    uint32_t on[1024];  /* how often on each CPU (beyond 1023: only seen) */
 } W = {.fd = -1};
 
 /* the thread's time on a CPU and waiting for one so far (ns); 0 or -1 */
@@ -61,4 +68,20 @@ void psk_cpu_end(double *share, double *seconds)
     if (W.fd >= 0)
         close(W.fd);
     W.fd = -1;
+}
+
+void psk_cpu_sample(void)
+{
+    int c = sched_getcpu();
+    W.seen++;
+    if (c >= 0 && c < (int)(sizeof W.on / sizeof *W.on))
+        W.on[c]++;
+}
+
+int psk_cpu_stayed(void)
+{
+    int best = 0;
+    for (int c = 1; c < (int)(sizeof W.on / sizeof *W.on); c++)
+        best = W.on[c] > W.on[best] ? c : best;
+    return W.seen >= 8 && W.on[best] >= W.seen - W.seen / 4 ? best : -1;
 }

@@ -1,7 +1,9 @@
 /* The time-sharing of a node's cores by more ranks than it has, in the
  * replay (docs/simulation.md, "Time-sharing"). The k-th rank of such a
  * node shares core k mod cores with the others there (a kernel keeps as
- * many runnable tasks on each of its run queues). A core is held by one
+ * many runnable tasks on each of its run queues); where the recording's
+ * ranks stayed on CPUs (job.json's cpu.on) paired otherwise, sim says so.
+ * A core is held by one
  * rank at a time, in slices (`time slice`): the ranks that want it take
  * turns in rank order, the holder keeps it for its slice, or until it no
  * longer wants it, when the next takes it at once. A rank wants its core
@@ -285,6 +287,48 @@ int psk_simi_core_contended(const psk_sim *s, int q)
     return 0;
 }
 
+typedef struct onto {
+    int node, cpu, q;
+} onto;
+
+static int onto_cmp(const void *a, const void *b)
+{
+    const onto *x = a, *y = b;
+    if (x->node != y->node)
+        return x->node < y->node ? -1 : 1;
+    if (x->cpu != y->cpu)
+        return x->cpu < y->cpu ? -1 : 1;
+    return (x->q > y->q) - (x->q < y->q);
+}
+
+/* Per rank in slot, its core on its node as the recording placed it: the
+ * n-th of the node's CPUs its ranks stayed on (cpu.on) where every rank of
+ * the node stayed on one and they were no more than the node's cores;
+ * else -1. 0 or PSK_ENOMEM. */
+static int recorded_slots(const psk_job *job, const int *node, int P, int *slot)
+{
+    onto *o = malloc((size_t)(P ? P : 1) * sizeof *o);
+    if (!o)
+        return PSK_ENOMEM;
+    for (int q = 0; q < P; q++)
+        o[q] = (onto){node[q], job->cpu_on[q], q};
+    qsort(o, (size_t)P, sizeof *o, onto_cmp);
+    for (int a = 0, b; a < P; a = b) {
+        int distinct = 0, ok = 1;
+        for (b = a; b < P && o[b].node == o[a].node; b++) {
+            ok &= o[b].cpu >= 0;
+            distinct += b == a || o[b].cpu != o[b - 1].cpu;
+        }
+        ok &= distinct <= job->cores[o[a].q];
+        for (int i = a, n = -1; i < b; i++) {
+            n += i == a || o[i].cpu != o[i - 1].cpu;
+            slot[o[i].q] = ok ? n : -1;
+        }
+    }
+    free(o);
+    return 0;
+}
+
 /* "4 ranks on 2 cores (host vm)" into buf */
 static void describe(char *buf, size_t cap, int ranks, int cores, const char *host, int more)
 {
@@ -319,8 +363,18 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
         }
     }
     int rc = PSK_OK, first = -1, firstn = 0, firstc = 0, shared_nodes = 0;
+    /* the recording's placement (slot), and per core of it the first rank
+     * there (owner): two ranks it had on one CPU and the model on two */
+    int *slot = NULL, *owner = NULL, apart[2] = {-1, -1};
     if (nn > 0 && !(on = calloc((size_t)nn, sizeof *on)))
         rc = PSK_ENOMEM;
+    if (!rc && as_recorded && nn > 0 && job->cpu_on) {
+        if (!(slot = malloc((size_t)P * sizeof *slot)) || !(owner = malloc((size_t)P * sizeof *owner)) ||
+            recorded_slots(job, node, P, slot))
+            rc = PSK_ENOMEM;
+        for (int q = 0; !rc && q < P; q++)
+            owner[q] = -1;
+    }
     for (int q = 0; !rc && nn && q < P; q++)
         on[node[q]]++;
     /* per node with more ranks than cores, its cores; its k-th rank on core k mod cores */
@@ -359,8 +413,15 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
         c->rk[c->n++] = q;
         s->r[q].core = (int)(c - s->cores);
         s->r[q].want = 1; /* every rank computes from MPI_Init's exit */
+        if (slot && slot[q] >= 0) { /* base[k] + slot[q] < the cores so far <= P */
+            int *o = &owner[base[k] + slot[q]];
+            if (*o < 0)
+                *o = q;
+            else if (s->r[*o].core != s->r[q].core && apart[0] < 0)
+                apart[0] = *o, apart[1] = q;
+        }
     }
-    free(node), free(on), free(seen), free(base);
+    free(node), free(on), free(seen), free(base), free(slot), free(owner);
     if (rc)
         return rc;
     /* what the recording had (its ranks' compute may never have
@@ -384,8 +445,13 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
         describe(tgt, sizeof tgt, firstn, firstc, as_recorded && job->hosts ? job->hosts[first] : NULL,
                  shared_nodes > 1);
         s->share_state = 1;
+        char other[96] = "";
+        if (apart[0] >= 0)
+            snprintf(other, sizeof other, " (the recording had ranks %d and %d on one CPU, here on two)", apart[0],
+                     apart[1]);
         if (as_recorded)
-            snprintf(s->share_msg, sizeof s->share_msg, "time-sharing modelled: %s, as recorded; %s (%s)", tgt, how, why);
+            snprintf(s->share_msg, sizeof s->share_msg, "time-sharing modelled: %s, as recorded%s; %s (%s)", tgt,
+                     other, how, why);
         else
             snprintf(s->share_msg, sizeof s->share_msg, "time-sharing modelled: %s (machine)%s%s; %s (%s)", tgt,
                      rec[0] ? ", recorded with " : "", rec, how, why);

@@ -15,7 +15,7 @@ struct psk_jobdoc {
     const char **hosts;
     int64_t *offsets;
     double *units, *q1, *q3, *run_share;
-    int *cores;
+    int *cores, *cpu_on;
     char err[1024];
 };
 
@@ -106,6 +106,20 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
         }
         job->run_share = d->run_share;
     }
+    /* the CPU each rank stayed on (older traces lack it), -1 where none */
+    json_t *on = json_object_get(json_object_get(r, "cpu"), "on");
+    if (json_array_size(on) == (size_t)nranks) {
+        if (!(d->cpu_on = calloc((size_t)nranks, sizeof *d->cpu_on)))
+            return fail(d, PSK_ENOMEM, "%s: out of memory", name);
+        for (int i = 0; i < nranks; i++) {
+            json_t *v = json_array_get(on, (size_t)i);
+            json_int_t c = json_integer_value(v);
+            if (!json_is_integer(v) || c < -1 || c >= 1 << 20)
+                return fail(d, PSK_EFORMAT, "%s: bad \"cpu\" \"on\" of rank %d (a CPU number, or -1)", name, i);
+            d->cpu_on[i] = (int)c;
+        }
+        job->cpu_on = d->cpu_on;
+    }
     json_t *work = json_object_get(r, "work"), *units = json_object_get(work, "ns_per_unit");
     if (json_array_size(units) == (size_t)nranks) {
         if (!(d->units = calloc((size_t)nranks, sizeof *d->units)))
@@ -155,5 +169,6 @@ void psk_jobdoc_close(psk_jobdoc *d)
     free(d->q3);
     free(d->run_share);
     free(d->cores);
+    free(d->cpu_on);
     free(d);
 }

@@ -224,12 +224,20 @@ static int write_job(psk_trace_writer *w)
         }
         psk_json_end(&j);
     }
-    if (job->run_share) {
+    if (job->run_share || job->cpu_on) {
         psk_json_obj(&j, "cpu");
-        psk_json_arr(&j, "run_share");
-        for (int r = 0; r < job->nranks; r++)
-            psk_json_num(&j, NULL, job->run_share[r]);
-        psk_json_end(&j);
+        if (job->run_share) {
+            psk_json_arr(&j, "run_share");
+            for (int r = 0; r < job->nranks; r++)
+                psk_json_num(&j, NULL, job->run_share[r]);
+            psk_json_end(&j);
+        }
+        if (job->cpu_on) {
+            psk_json_arr(&j, "on");
+            for (int r = 0; r < job->nranks; r++)
+                psk_json_int(&j, NULL, job->cpu_on[r]);
+            psk_json_end(&j);
+        }
         psk_json_end(&j);
     }
     psk_json_end(&j);

@@ -180,6 +180,9 @@ cp -r "$T/good" "$T/share"
 /usr/bin/python3 -c 'import json, sys
 p = sys.argv[1] + "/job.json"; j = json.load(open(p)); j["cpu"]["run_share"][1] = 1.5; json.dump(j, open(p, "w"))' "$T/share"
 expect 1 'job.json: bad "cpu" "run_share" of rank 1 (a share in (0, 1\], or -1)' "a share of a core of 1.5" -- "$P" stats "$T/share"
+/usr/bin/python3 -c 'import json, sys
+p = sys.argv[1] + "/job.json"; j = json.load(open(p)); j["cpu"]["run_share"][1] = 1; j["cpu"]["on"][0] = 2.5; json.dump(j, open(p, "w"))' "$T/share"
+expect 1 'job.json: bad "cpu" "on" of rank 0 (a CPU number, or -1)' "a CPU numbered 2.5" -- "$P" stats "$T/share"
 
 # strings of job.json that would end the skeleton's header comment (a
 # command line, the start time, the MPI version written by someone else):

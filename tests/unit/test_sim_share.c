@@ -8,7 +8,8 @@
  * turn, and MPICH's alltoall of mid-sized blocks sends them all at once),
  * the recording's
  * sharing taken out on a machine with a core per rank, a machine whose
- * nodes have fewer cores than ranks, the model switched off, the folded
+ * nodes have fewer cores than ranks, a recording whose ranks shared
+ * CPUs otherwise than the model (said), the model switched off, the folded
  * replay the same, and the machine file's new keys refused when wrong. */
 #include <math.h>
 #include <setjmp.h>
@@ -29,8 +30,9 @@ typedef struct tb {
     psk_trace_writer *w;
 } tb;
 
-/* a trace of P ranks recorded on one host of `cores` cores under flavour */
-static void tb_open(tb *t, int P, int cores, int flavour)
+/* a trace of P ranks recorded on one host of `cores` cores under flavour,
+ * each rank on the CPU of on (NULL: not recorded) */
+static void tb_open_on(tb *t, int P, int cores, int flavour, const int *on)
 {
     const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     snprintf(t->dir, sizeof t->dir, "%s/psk-share-XXXXXX", tmp);
@@ -41,8 +43,13 @@ static void tb_open(tb *t, int P, int cores, int flavour)
     for (int i = 0; i < 8; i++)
         core[i] = cores;
     psk_job job = {.job_id = 0x52u, .nranks = P, .flavour = flavour, .mpi_version = "synthetic",
-                   .command = "test_sim_share", .hosts = hosts, .cores = core};
+                   .command = "test_sim_share", .hosts = hosts, .cores = core, .cpu_on = on};
     assert_int_equal(psk_writer_open(t->dir, &job, NULL, &t->w), 0);
+}
+
+static void tb_open(tb *t, int P, int cores, int flavour)
+{
+    tb_open_on(t, P, cores, flavour, NULL);
 }
 
 /* rank r's call fn from entry to exit (us), with peer (or root) and bytes */
@@ -433,6 +440,37 @@ static void machine_shares(void **state)
     run_close(&t, &x);
 }
 
+/* Four ranks recorded on 2 cores, each staying on a CPU (job.json's
+ * cpu.on): where the recording paired them otherwise than the model's
+ * rank mod 2, sim says which two it had on one CPU; the folded replay
+ * (the merged file's copy of job.json) alike */
+static void placement_said(void **state)
+{
+    (void)state;
+    static const int on[4][4] = {{0, 0, 1, 1}, {7, 3, 3, 7}, {3, 5, 3, 5}, {0, 0, 1, -1}};
+    static const char *const said[4] = {"the recording had ranks 0 and 1 on one CPU, here on two",
+                                        "the recording had ranks 1 and 2 on one CPU, here on two", NULL, NULL};
+    for (int k = 0; k < 4; k++) {
+        tb t;
+        run x;
+        tb_open_on(&t, 4, 2, PSK_MPI_MPICH, on[k]);
+        for (int q = 0; q < 4; q++) {
+            call(&t, q, "MPI_Init", 0, 0, 0);
+            call(&t, q, "MPI_Finalize", 10000, 10000, 0);
+        }
+        tb_run(&t, "", &x);
+        const char *msg = psk_sim_sharing(x.s, NULL);
+        assert_non_null(strstr(msg, "time-sharing modelled: 4 ranks on 2 cores (host h), as recorded"));
+        if (said[k])
+            assert_non_null(strstr(msg, said[k]));
+        else
+            assert_null(strstr(msg, "the recording had"));
+        NEAR(psk_sim_predicted(x.s), 10e-3);
+        same_folded(&x);
+        run_close(&t, &x);
+    }
+}
+
 /* Polls that yield hand a shared core over and back (Open MPI): two
  * ranks recorded with a core each, 4 ms of compute each, replayed on one
  * core; rank 0 polls for rank 1's message between its 1 ms pieces and
@@ -535,7 +573,7 @@ int main(void)
         cmocka_unit_test(busy_collective_turns), cmocka_unit_test(busy_rendezvous),
         cmocka_unit_test(busy_alltoall_choice), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
-        cmocka_unit_test(polls_switch),      cmocka_unit_test(resume_after_switch),
+        cmocka_unit_test(polls_switch),      cmocka_unit_test(resume_after_switch), cmocka_unit_test(placement_said),
         cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
