@@ -8,9 +8,10 @@
 # installed man pages with man --warnings; slurmctld, slurmd, slurm-client
 # and munge: a single-node Slurm for cli.slurm (scripts/slurm.sh);
 # libotf2-trace-dev, otf2-tools and python3-otf2: export/import --otf2 and
-# its test (otf2-print, an independent writer).
+# its test (otf2-print, an independent writer); python3-mpi4py and
+# python3-numpy: an mpi4py program recorded (Debian's /usr/bin/python3).
 set -e
-PKGS="build-essential cmake pkg-config man-db groff-base gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libzstd-dev zstd libcmocka-dev chromium locales clang libclang-rt-14-dev slurmctld slurmd slurm-client munge libotf2-trace-dev otf2-tools python3-otf2"
+PKGS="build-essential cmake pkg-config man-db groff-base gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libzstd-dev zstd libcmocka-dev chromium locales clang libclang-rt-14-dev slurmctld slurmd slurm-client munge libotf2-trace-dev otf2-tools python3-otf2 python3-mpi4py python3-numpy"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

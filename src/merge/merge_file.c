@@ -280,6 +280,7 @@ typedef struct reader {
     size_t cap;
     const uint8_t *p, *end; /* the current section's payload */
     int nsec;
+    uint32_t tag;           /* the current section's */
     uint64_t size;          /* of the file */
 } reader;
 
@@ -293,7 +294,7 @@ static int next_section_of(reader *rd, uint32_t want, uint32_t alt, uint32_t *go
     uint64_t len = get_le(h + 4, 8);
     if (tag != want && tag != alt)
         return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d has an unexpected tag", rd->path, rd->nsec);
-    *got = tag;
+    *got = rd->tag = tag;
     /* no longer than what the file has left (its payload and CRC) */
     long at = ftell(rd->f);
     if (len > (1ull << 40) || at < 0)
@@ -332,10 +333,12 @@ static int get(reader *rd, uint64_t *v)
 
 static int malformed(reader *rd)
 {
-    return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d is malformed", rd->path, rd->nsec - 1);
+    char name[5] = {(char)rd->tag, (char)(rd->tag >> 8), (char)(rd->tag >> 16), (char)(rd->tag >> 24), 0};
+    return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d (%s) is malformed", rd->path, rd->nsec - 1, name);
 }
 
 static int read_ranks(reader *rd, int have);
+static int rank_counts(reader *rd);
 
 static int read_all(reader *rd)
 {
@@ -402,11 +405,19 @@ static int read_all(reader *rd)
         return rc;
     /* each event takes two bytes at least; lengths summed without wrapping
      * (their sum is then checked against the pool's size) */
-    if (get(rd, &n) || n > (uint64_t)(rd->end - rd->p) / 2)
+    if (get(rd, &n))
         return malformed(rd);
+    if (n > (uint64_t)(rd->end - rd->p) / 2)
+        return merged_fail(m, PSK_EFORMAT, "%s: corrupt: %llu events, more than their section holds", rd->path,
+                           (unsigned long long)n);
     uint64_t total = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (get(rd, &v) || v >= psk_intern_count(m->classes) || get(rd, &len) || len > (1ull << 40) - total)
+        if (get(rd, &v))
+            return malformed(rd);
+        if (v >= psk_intern_count(m->classes))
+            return merged_fail(m, PSK_EFORMAT, "%s: corrupt: event %llu is of class %llu, of %u", rd->path,
+                               (unsigned long long)i, (unsigned long long)v, psk_intern_count(m->classes));
+        if (get(rd, &len) || len > (1ull << 40) - total)
             return malformed(rd);
         if (merged_push(m, (uint32_t)v, total))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
@@ -435,6 +446,8 @@ static int read_all(reader *rd)
         m->tsum = 1;
     }
     rc = read_ranks(rd, tag == MT_RANK);
+    if (!rc)
+        rc = rank_counts(rd);
     if (!rc && tsum && (rc = tsum_decode(m, tsum, tsum + tsumlen)))
         rc = rc == -2 ? merged_fail(m, PSK_ENOMEM, "out of memory")
                       : merged_fail(m, PSK_EFORMAT, "%s: corrupt: the summarised times do not match the events",
@@ -476,6 +489,37 @@ static int read_threads(reader *rd, int r)
     return PSK_OK;
 }
 
+/* each rank's section counts the events whose rank sets name it: the
+ * events of each set counted, then added to each of its ranks */
+static int rank_counts(reader *rd)
+{
+    psk_merged *m = rd->m;
+    uint32_t ns = psk_intern_count(m->psets);
+    uint64_t *per = calloc(ns ? ns : 1, sizeof *per), *got = calloc((size_t)m->nranks + 1, sizeof *got);
+    if (!per || !got) {
+        free(per), free(got);
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
+    }
+    for (uint64_t i = 0; i < m->n; i++)
+        per[m->cinfo[m->cls[i]].pset]++;
+    for (uint32_t k = 0; k < ns; k++) {
+        size_t len;
+        const uint8_t *p = psk_intern_key(m->psets, k, &len);
+        for (size_t j = 0; j + sizeof(int32_t) <= len; j += sizeof(int32_t)) {
+            int32_t r;
+            memcpy(&r, p + j, sizeof r);
+            got[r] += per[k]; /* ranks checked when the sets were read */
+        }
+    }
+    int rc = PSK_OK;
+    for (int r = 0; r < m->nranks && !rc; r++)
+        if (got[r] != m->rank[r].n)
+            rc = merged_fail(m, PSK_EFORMAT, "%s: rank %d's section counts %llu events, the events name it in %llu",
+                             rd->path, r, (unsigned long long)m->rank[r].n, (unsigned long long)got[r]);
+    free(per), free(got);
+    return rc;
+}
+
 /* the RANK sections; have: the first one's header is read already */
 static int read_ranks(reader *rd, int have)
 {
@@ -498,8 +542,11 @@ static int read_ranks(reader *rd, int have)
             return malformed(rd);
         if (hasperm == 2) { /* the order of an earlier rank with as many events */
             const mrank *mq;
-            if (get(rd, &v) || v == 0 || v > (uint64_t)r || !(mq = &m->rank[r - (int)v])->perm || mq->n != mr->n)
+            if (get(rd, &v) || v == 0 || v > (uint64_t)r)
                 return malformed(rd);
+            if (!(mq = &m->rank[r - (int)v])->perm || mq->n != mr->n)
+                return merged_fail(m, PSK_EFORMAT, "%s: corrupt: rank %d takes the call order of rank %d, which has %s",
+                                   rd->path, r, r - (int)v, mq->perm ? "another number of events" : "none");
             if (!(mr->perm = malloc((mr->n ? mr->n : 1) * sizeof *mr->perm)))
                 return merged_fail(m, PSK_ENOMEM, "out of memory");
             memcpy(mr->perm, mq->perm, mr->n * sizeof *mr->perm);

@@ -1043,12 +1043,25 @@ static int new_comm(psk_sim *s, int q, const psk_event *e)
     m->world = malloc((nm ? nm : 1) * sizeof *m->world);
     if (!m->world)
         return PSK_ENOMEM;
-    m->n = (int)nm, m->me = 0, m->seq = 0;
+    m->n = (int)nm, m->me = -1, m->seq = 0;
     m->inter = !strcmp(psk_fn_name(e->fn), "MPI_Intercomm_create");
+    int out = 0;
     for (uint32_t k = 0; k < nm; k++) {
-        m->world[k] = (int)PSK_ARR(e, PSK_F_MEMBERS)[k];
-        if (m->world[k] == q)
+        int64_t w = PSK_ARR(e, PSK_F_MEMBERS)[k];
+        out |= w < 0 || w >= s->P;
+        m->world[k] = (int)w;
+        if (w == q && m->me < 0)
             m->me = (int)k;
+    }
+    /* the readers refuse such a list (psk_event_members_check); a
+     * communicator the replay keeps always holds the rank that made it,
+     * and ranks of the job only */
+    if (m->me < 0 || out) {
+        m->n = 0, m->me = 0;
+        free(m->world);
+        m->world = NULL;
+        return fail(s, PSK_EFORMAT, "rank %d: %s makes communicator %lld of %u members, %s", q, psk_fn_name(e->fn),
+                    (long long)e->v[PSK_F_NEWID], nm, out ? "not all ranks of the job" : "none of them this rank");
     }
     return 0;
 }

@@ -61,7 +61,8 @@ struct psk_rank_reader {
     uint32_t blocks;    /* complete blocks read */
     uint64_t offset;    /* file offset of the next block */
     uint64_t events;
-    uint64_t prev;
+    uint64_t prev;      /* the exit time of the event read last */
+    uint64_t blk_base;  /* the current block's time base */
     const uint8_t *last, *last_end; /* the last event's bytes but its arm */
     uint8_t *conv;      /* an older version's event in the latest form */
     size_t convcap;
@@ -472,9 +473,14 @@ static int next_block(psk_rank_reader *r)
     } else if (h.kind != PSK_BLOCK_EVENTS) {
         return rfail(r, PSK_EFORMAT, "%s: block %u has unknown kind %u", r->path, r->blocks - 1, h.kind);
     }
+    /* a block's times count from the exit of the event before it (block
+     * 0's from MPI_Init's entry): a block from elsewhere would shift them */
+    if (r->blocks > 1 && h.base_ns != r->prev)
+        return rfail(r, PSK_EFORMAT, "%s: block %u's time base is %" PRIu64 ", not the exit of the event before it (%" PRIu64 ")",
+                    r->path, r->blocks - 1, h.base_ns, r->prev);
     r->blk = r->p;
     r->left = h.n_events;
-    r->prev = h.base_ns;
+    r->prev = r->blk_base = h.base_ns;
     return PSK_OK;
 }
 
@@ -569,6 +575,7 @@ static int resume(psk_rank_reader *r)
     uint64_t prev = r->prev, off = r->offset;
     r->offset = r->blk_off;
     r->blocks--;
+    r->prev = r->blk_base; /* as when the block was first read */
     rc = next_block(r);
     if (rc == PSK_OK && (r->offset != off || r->left < left || r->resume > (size_t)(r->end - r->blk)))
         rc = PSK_EOF;

@@ -131,6 +131,10 @@ static void write_block(synth_rank *s, int kind, uint32_t n)
     s->base = s->prev;
 }
 
+void synth_shift_base(synth_rank *s, int64_t ns) { s->base += (uint64_t)ns; }
+
+void synth_skip_seq(synth_rank *s) { s->seq++; }
+
 void synth_flush(synth_rank *s)
 {
     if (s->n)

@@ -25,6 +25,11 @@ synth_rank *synth_rank_open_flags(const char *dir, int rank, int nranks, uint64_
 void synth_event(synth_rank *s, const psk_event *ev);
 /* writes the open block, if it holds events */
 void synth_flush(synth_rank *s);
+/* the next block's time base moved by ns (a block from elsewhere): its
+ * events keep their times relative to the event before them */
+void synth_shift_base(synth_rank *s, int64_t ns);
+/* the next block numbered one past its place (a block lost) */
+void synth_skip_seq(synth_rank *s);
 /* the same, as a zstd-compressed block (PSK_BLOCK_ZEVENTS) */
 void synth_zflush(synth_rank *s);
 /* writes the END block counting `total` events; then closes */

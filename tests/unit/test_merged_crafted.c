@@ -7,7 +7,8 @@
  * events than the section has bytes; a rank-set delta that wraps to a
  * negative rank; a rank whose order is "the same as an earlier rank's"
  * with no earlier rank; threads whose runs do not cover the rank's events,
- * a run of none, a thread numbered past the rank's events. The unmodified
+ * a run of none, a thread numbered past the rank's events; a rank's
+ * section counting more events than the events name it in. The unmodified
  * file reads back. And a trace whose ranks called from several threads
  * (format 4) merges in memory and streaming into the same bytes, which
  * keep each call's thread (expanded back, counted per rank). And a
@@ -322,6 +323,22 @@ static void test_crafted(void **state)
         write_with(&f, at, pl, (size_t)(q - pl), bad);
         refused(bad, why[k]);
     }
+    /* a section that counts one event more than the events name the rank
+     * in (its times, order and threads as they were) */
+    q = pl;
+    q = psk_put_uvar(q, r);
+    q = psk_put_uvar(q, cnt + 1);
+    q = psk_put_uvar(q, mono);
+    q = psk_put_uvar(q, tlen);
+    memcpy(q, p, tlen);
+    q += tlen;
+    q = psk_put_uvar(q, 0);
+    q = psk_put_uvar(q, 0);
+    write_with(&f, at, pl, (size_t)(q - pl), bad);
+    char want[96];
+    snprintf(want, sizeof want, "rank 0's section counts %llu events, the events name it in %llu",
+             (unsigned long long)cnt + 1, (unsigned long long)cnt);
+    refused(bad, want);
     free(pl);
 
     free(f.p);

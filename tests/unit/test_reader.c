@@ -443,6 +443,21 @@ static void test_inconsistent_blocks(void **state)
     assert_non_null(strstr(msg, "blocks lost or repeated"));
     free(b);
 
+    /* a block whose time base is not the exit of the event before it */
+    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    for (int i = 0; i < 20; i++) {
+        synth_event(s, &fx->ev[i]);
+        if (i == 9) {
+            synth_flush(s);
+            synth_shift_base(s, 1000);
+        }
+    }
+    synth_end(s, 20);
+    assert_int_equal(read_rank(d, 0, fx->ev, NEV, &n, msg, sizeof msg), PSK_EFORMAT);
+    assert_int_equal(n, 10);
+    assert_non_null(strstr(msg, "block 1's time base is"));
+    assert_non_null(strstr(msg, "not the exit of the event before it"));
+
     /* events with a function id that does not exist: one well-formed block */
     s = synth_rank_open(d, 0, 1, JOB, 1, 0);
     psk_event bad = fx->ev[0];
