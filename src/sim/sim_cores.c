@@ -2,8 +2,10 @@
  * replay (docs/simulation.md, "Time-sharing"). The k-th rank of such a
  * node shares core k mod cores with the others there (a kernel keeps as
  * many runnable tasks on each of its run queues); where the recording's
- * ranks stayed on CPUs (job.json's cpu.on) paired otherwise, sim says so.
- * A core is held by one
+ * ranks stayed each on a CPU (job.json's cpu.on), ranks that yield share
+ * the cores as they shared those CPUs, and for ranks that wait busily sim
+ * says that the recording paired them otherwise (replaying its pairs was
+ * further off there, docs). A core is held by one
  * rank at a time, in slices (`time slice`): the ranks that want it take
  * turns in rank order, the holder keeps it for its slice, or until it no
  * longer wants it, when the next takes it at once. A rank wants its core
@@ -365,7 +367,7 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
     int rc = PSK_OK, first = -1, firstn = 0, firstc = 0, shared_nodes = 0;
     /* the recording's placement (slot), and per core of it the first rank
      * there (owner): two ranks it had on one CPU and the model on two */
-    int *slot = NULL, *owner = NULL, apart[2] = {-1, -1};
+    int *slot = NULL, *owner = NULL, apart[2] = {-1, -1}, followed = 0;
     if (nn > 0 && !(on = calloc((size_t)nn, sizeof *on)))
         rc = PSK_ENOMEM;
     if (!rc && as_recorded && nn > 0 && job->cpu_on) {
@@ -403,7 +405,9 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
                 first = q, firstn = on[k], firstc = cores;
             shared_nodes++;
         }
-        score *c = &s->cores[base[k] + seen[k]++ % cores];
+        int as_ran = slot && slot[q] >= 0 && s->share_yield;
+        score *c = &s->cores[base[k] + (as_ran ? slot[q] : seen[k]++ % cores)];
+        followed |= as_ran;
         int *rk = realloc(c->rk, (size_t)(c->n + 1) * sizeof *rk);
         if (!rk) {
             rc = PSK_ENOMEM;
@@ -446,7 +450,9 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
                  shared_nodes > 1);
         s->share_state = 1;
         char other[96] = "";
-        if (apart[0] >= 0)
+        if (followed)
+            snprintf(other, sizeof other, ", each rank on the CPU it stayed on");
+        else if (apart[0] >= 0)
             snprintf(other, sizeof other, " (the recording had ranks %d and %d on one CPU, here on two)", apart[0],
                      apart[1]);
         if (as_recorded)

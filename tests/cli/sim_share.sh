@@ -114,7 +114,7 @@ for case in "ring 20000 600 20" "redblack 250 600 1024"; do
         bad "$prog: sim $e % off the recording (limit $LIMIT %)"
     awk -v e="$eo" 'BEGIN { exit !(e < -35) }' && ok "$prog: without the model $eo %" ||
         bad "$prog: without the model only $eo % off: the recording did not share its cores as expected"
-    grep -Eq '"time_sharing": \{"state": "modelled", "text": "time-sharing modelled: '"$NP"' ranks on '"$ncpu"' cores \(host .*\), as recorded( \(the recording had ranks [0-9]+ and [0-9]+ on one CPU, here on two\))?; ranks waiting in MPI yield their core \(Open MPI\)"\}' "$T/s.json" &&
+    grep -Eq '"time_sharing": \{"state": "modelled", "text": "time-sharing modelled: '"$NP"' ranks on '"$ncpu"' cores \(host .*\), as recorded(, each rank on the CPU it stayed on)?; ranks waiting in MPI yield their core \(Open MPI\)"\}' "$T/s.json" &&
         ok "$prog: --json says the sharing was modelled" || { bad "$prog: --json's time_sharing"; grep time_sharing "$T/s.json"; }
     "$P" sim "$T/t" --machine "$T/own.par" >"$T/own.txt" 2>&1
     grep -q "^time-sharing taken out: the recording's $NP ranks on $ncpu cores (host " "$T/own.txt" &&

@@ -9,7 +9,8 @@
  * the recording's
  * sharing taken out on a machine with a core per rank, a machine whose
  * nodes have fewer cores than ranks, a recording whose ranks shared
- * CPUs otherwise than the model (said), the model switched off, the folded
+ * CPUs otherwise than the model (followed where ranks yield, said where
+ * they wait busily), the model switched off, the folded
  * replay the same, and the machine file's new keys refused when wrong. */
 #include <math.h>
 #include <setjmp.h>
@@ -471,6 +472,35 @@ static void placement_said(void **state)
     }
 }
 
+/* Ranks that yield (Open MPI) share the cores as the recording's ranks
+ * shared CPUs: 4 ranks recorded on 2 cores computing 10, 10, 2 and 2 ms
+ * (work 9, 9, 1, 1 ms: all four computed for the first 2 ms); ranks 0
+ * and 1 stayed on one CPU: 18 ms on it, where the model's own pairs (0
+ * with 2, 1 with 3) take 10 ms; with no CPU recorded, the model's */
+static void placement_followed(void **state)
+{
+    (void)state;
+    static const int on[4] = {5, 5, 2, 2};
+    for (int k = 0; k < 2; k++) {
+        tb t;
+        run x;
+        tb_open_on(&t, 4, 2, PSK_MPI_OPENMPI, k ? on : NULL);
+        for (int q = 0; q < 4; q++) {
+            call(&t, q, "MPI_Init", 0, 0, 0);
+            call(&t, q, "MPI_Finalize", q < 2 ? 10000 : 2000, q < 2 ? 10000 : 2000, 0);
+        }
+        tb_run(&t, "", &x);
+        const char *msg = psk_sim_sharing(x.s, NULL);
+        if (k)
+            assert_non_null(strstr(msg, "as recorded, each rank on the CPU it stayed on; ranks waiting in MPI yield"));
+        else
+            assert_null(strstr(msg, "stayed on"));
+        NEAR(psk_sim_predicted(x.s), k ? 18e-3 : 10e-3);
+        same_folded(&x);
+        run_close(&t, &x);
+    }
+}
+
 /* Polls that yield hand a shared core over and back (Open MPI): two
  * ranks recorded with a core each, 4 ms of compute each, replayed on one
  * core; rank 0 polls for rank 1's message between its 1 ms pieces and
@@ -574,6 +604,7 @@ int main(void)
         cmocka_unit_test(busy_alltoall_choice), cmocka_unit_test(taken_out),
         cmocka_unit_test(switched_off),      cmocka_unit_test(sweep),            cmocka_unit_test(machine_shares),
         cmocka_unit_test(polls_switch),      cmocka_unit_test(resume_after_switch), cmocka_unit_test(placement_said),
+        cmocka_unit_test(placement_followed),
         cmocka_unit_test(machine_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
