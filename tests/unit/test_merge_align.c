@@ -446,6 +446,8 @@ static int derive(rankseq *rs, const sym *common, int n, int r, const derivation
 }
 
 static int verbose;
+static int quick = 1; /* PSK_TEST_QUICK=1 (the fast tier): every 4th of the random cases, each made as
+                       * in the full run (the generator's sequence unchanged) */
 static tcase tc;
 static sym common[MAXN];
 static uint8_t used[MAXN];
@@ -480,6 +482,8 @@ static void test_edges_optimal(void **state)
                             .ins_pct = rndn(3) ? 0 : rndn(8)};
             ins += derive(&tc.r[r], common, n, r, &d, used);
         }
+        if (it % quick) /* the fast tier: every quick-th of the same cases */
+            continue;
         result got = run_case(&tc);
         if (got.len != (uint64_t)(n + ins) || got.partial) {
             if (verbose)
@@ -511,6 +515,8 @@ static void test_few_deletions(void **state)
             ins += derive(&tc.r[r], common, n, r, &d, used);
         }
         uint64_t want = (uint64_t)(count_used(n) + ins);
+        if (it % quick) /* the fast tier: every quick-th of the same cases */
+            continue;
         result got = run_case(&tc);
         if (got.len != want || got.partial) {
             if (verbose)
@@ -556,6 +562,8 @@ static void test_against_oracle(void **state)
             derive(&tc.r[r], common, n, r, &d, used);
             total += (uint64_t)tc.r[r].n;
         }
+        if (it % quick) /* the fast tier: every quick-th of the same cases */
+            continue;
         result got = run_case(&tc);
         assert_true(got.len <= total);
         if (!tc.no_reorder)
@@ -602,6 +610,8 @@ static void test_proc_null(void **state)
                     tc.r[r].s[i].off = PEER_NULL;
             }
         }
+        if (it % quick) /* the fast tier: every quick-th of the same cases */
+            continue;
         result got = run_case(&tc);
         assert_int_equal(got.len, (uint64_t)n);
         assert_int_equal(got.not_all, 0);
@@ -621,6 +631,8 @@ static void test_agreeing(void **state)
             tc.r[r].n = n;
             memcpy(tc.r[r].s, common, (size_t)n * sizeof *common);
         }
+        if (it % quick) /* the fast tier: every quick-th of the same cases */
+            continue;
         result got = run_case(&tc);
         assert_int_equal(got.len, (uint64_t)n);
         assert_int_equal(got.not_all, 0);
@@ -729,6 +741,7 @@ static void test_lcs_against_table(void **state)
 int main(void)
 {
     verbose = getenv("VERBOSE") ? atoi(getenv("VERBOSE")) : 0;
+    quick = getenv("PSK_TEST_QUICK") && atoi(getenv("PSK_TEST_QUICK")) ? 4 : 1;
     if (getenv("SEED"))
         rng_state = strtoull(getenv("SEED"), NULL, 0);
     const struct CMUnitTest tests[] = {
