@@ -764,12 +764,23 @@ static int make_job(xctx *x)
         }
         psk_json_end(&js);
     }
-    if (j->run_share) { /* each rank's share of a core: its template's */
+    /* the CPU each rank stayed on, only at the recorded rank count (rank
+     * r is the recorded rank r): more ranks were placed by no one */
+    int on = j->cpu_on && x->P2 == x->P;
+    if (j->run_share || on) { /* each rank's share of a core: its template's */
         psk_json_obj(&js, "cpu");
-        psk_json_arr(&js, "run_share");
-        for (int r = 0; r < x->P2; r++)
-            psk_json_num(&js, NULL, j->run_share[x->tmpl[r]]);
-        psk_json_end(&js);
+        if (j->run_share) {
+            psk_json_arr(&js, "run_share");
+            for (int r = 0; r < x->P2; r++)
+                psk_json_num(&js, NULL, j->run_share[x->tmpl[r]]);
+            psk_json_end(&js);
+        }
+        if (on) {
+            psk_json_arr(&js, "on");
+            for (int r = 0; r < x->P2; r++)
+                psk_json_int(&js, NULL, j->cpu_on[r]);
+            psk_json_end(&js);
+        }
         psk_json_end(&js);
     }
     psk_json_end(&js);
