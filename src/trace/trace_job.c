@@ -89,6 +89,26 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
                 return fail(d, PSK_EFORMAT, "%s: bad \"cores\" of rank %d", name, i);
             d->cores[i] = (int)c;
         }
+        /* a host's cores: the same for each of its ranks (sim places a
+         * node's ranks on that many cores) */
+        int *id = malloc((size_t)nranks * sizeof *id), *first = malloc((size_t)nranks * sizeof *first);
+        int nh = id && first ? psk_host_ids(d->hosts, nranks, id) : -1;
+        for (int i = 0; i < nh; i++)
+            first[i] = -1;
+        int bad = -1;
+        for (int i = 0; i < nranks && nh >= 0 && bad < 0; i++) {
+            if (first[id[i]] < 0)
+                first[id[i]] = i;
+            else if (d->cores[first[id[i]]] != d->cores[i])
+                bad = i;
+        }
+        int f = bad >= 0 ? first[id[bad]] : 0;
+        free(id), free(first);
+        if (nh < 0)
+            return fail(d, PSK_ENOMEM, "%s: out of memory", name);
+        if (bad >= 0)
+            return fail(d, PSK_EFORMAT, "%s: \"cores\" of rank %d (%d) differs from rank %d's (%d) on the same host",
+                        name, bad, d->cores[bad], f, d->cores[f]);
         job->cores = d->cores;
     }
     /* each rank's share of a core while it was runnable (traces since

@@ -183,6 +183,11 @@ expect 1 'job.json: bad "cpu" "run_share" of rank 1 (a share in (0, 1\], or -1)'
 /usr/bin/python3 -c 'import json, sys
 p = sys.argv[1] + "/job.json"; j = json.load(open(p)); j["cpu"]["run_share"][1] = 1; j["cpu"]["on"][0] = 2.5; json.dump(j, open(p, "w"))' "$T/share"
 expect 1 'job.json: bad "cpu" "on" of rank 0 (a CPU number, or -1)' "a CPU numbered 2.5" -- "$P" stats "$T/share"
+# two ranks of one host with different core counts (sim places a host's
+# ranks on its cores: they would index past them)
+/usr/bin/python3 -c 'import json, sys
+p = sys.argv[1] + "/job.json"; j = json.load(open(p)); j["cpu"]["on"][0] = 0; j["cores"][1] = j["cores"][0] + 3; json.dump(j, open(p, "w"))' "$T/share"
+expect 1 'job.json: "cores" of rank 1 ([0-9]*) differs from rank 0'"'"'s ([0-9]*) on the same host' "a host with two core counts" -- "$P" sim "$T/share"
 
 # strings of job.json that would end the skeleton's header comment (a
 # command line, the start time, the MPI version written by someone else):
