@@ -105,7 +105,7 @@ grep -q -- "^  --mpicc PATH" "$T/out" || bad "predict --help lacks --mpicc"
 
 # an mpicc of the other MPI, named by the user: refused in one line
 if ! command -v "mpicc.$OTHER" >/dev/null; then
-    echo "skip the refusals: mpicc.$OTHER is not installed"
+    skipped "$OTHER" "an mpicc of the other MPI refused (mpicc.$OTHER)"
     [ "$fails" -eq 0 ]
     exit
 fi

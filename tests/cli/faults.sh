@@ -155,7 +155,7 @@ if localedef -i de_DE -f UTF-8 "$T/loc/de_DE.UTF-8" >/dev/null 2>&1 || [ -d "$T/
         bad "a program in a decimal-comma locale"; cat "$T/err" "$T/rec.err"; grep -A3 ns_per_unit "$T/locale/job.json"
     fi
 else
-    echo "skip decimal-comma locale: no de_DE locale sources (the locales package)"
+    skipped locales "a program in a decimal-comma locale (localedef -i de_DE)"
 fi
 
 # a launcher known only by what it says of itself (--version), at a path
@@ -281,7 +281,7 @@ if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
             bad "sim: headless Chromium on the HTML report"; grep CONSOLE "$T/chromium.err" | head -5
         fi
     else
-        echo "skip chromium not installed (scripts/deps.sh installs it)"
+        skipped chromium "sim: the HTML report in headless Chromium"
     fi
     # the loops fold finds, as intervals: heat's 50 steps are 5 x (10 steps + an Allreduce)
     if "$P" sim "$T/heat" --intervals loops --json -q >"$T/simloops.json" 2>"$T/err" &&
@@ -300,7 +300,9 @@ if [ -n "$HEAT" ] && [ -d "$T/heat" ]; then
     else
         bad "export --smpi of heat"; cat "$T/err"; head -n 5 "$T/smpi/rank-0.txt"
     fi
-    if command -v smpirun >/dev/null && [ -d "$T/smpi" ]; then
+    if ! command -v smpirun >/dev/null; then
+        skipped libsimgrid-dev "export --smpi: the replay by SimGrid's smpirun"
+    elif [ -d "$T/smpi" ]; then
         if (cd "$T/smpi" && timeout 120 smpirun -np 2 -platform platform.xml -hostfile hostfile -replay traces.txt) \
             >"$T/smpi.out" 2>&1 && grep -q "Simulation time" "$T/smpi.out"; then
             ok "export --smpi: smpirun -replay runs it"

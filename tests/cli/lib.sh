@@ -5,6 +5,20 @@ fails=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 
+# skipped NAME WHAT: a check cannot run here for want of NAME (a Debian
+# package, or a condition: root, cores). Allowed only when PSK_ALLOW_SKIP
+# (names, comma or space separated) names it: then said on a SKIP line and
+# noted in $PSK_SKIP_LOG (scripts/test.sh counts them); otherwise a failure
+skipped() {
+    case ",$(printf '%s' "${PSK_ALLOW_SKIP:-}" | tr ' ' ','),"  in
+    *",$1,"*)
+        echo "SKIP $2: no $1 (PSK_ALLOW_SKIP)"
+        [ -z "${PSK_SKIP_LOG:-}" ] || echo "$1: $2" >>"$PSK_SKIP_LOG"
+        ;;
+    *) bad "$2: no $1 here (sh scripts/deps.sh installs every package a test needs; PSK_ALLOW_SKIP=$1 runs without)" ;;
+    esac
+}
+
 # expect STATUS PATTERN NAME -- command...: the exit status, a stderr line
 # matching PATTERN, and for errors only one-line "perfskel: ..." messages
 # (one per damaged file)

@@ -103,6 +103,6 @@ if command -v script >/dev/null; then
         bad "merge on a terminal: no bar"; od -c "$T/tty" | head -20
     fi
 else
-    echo "SKIP merge on a terminal: script(1) not installed"
+    skipped bsdextrautils "merge on a terminal (script(1))"
 fi
 [ "$fails" -eq 0 ]
