@@ -8,6 +8,9 @@
 # open in headless Chromium without a console message, and pass its own
 # self-test (#selftest: zoom in, pan, hover a call and read the tooltip,
 # the wheel, switch machines, hover the communication matrix and a bar);
+# the figures Chromium then shows must be those of sim --json and perfskel
+# stats (each machine's prediction; on a short trace also the timeline, a
+# hovered rank, the per-rank table, the calls and bytes);
 # --json with two machines gives each one's report as with one, and the
 # comparison; with one machine --json keeps its shape. Needs PERFSKEL and
 # GEN_TRACE; skips the browser if chromium is not installed.
@@ -145,7 +148,13 @@ browse() {
 }
 
 # the page in headless Chromium: no console message, and its self-test;
-# on a short trace the calls are each one segment, hovered one by one
+# on a short trace the calls are each one segment, hovered one by one.
+# Then the page as Chromium shows it (its DOM once the scripts ran) is read
+# from outside and its figures compared with perfskel's own: each
+# machine's predicted time with sim --json; on the short trace also the
+# timeline's span and the hovered rank's totals (drawn by the page's
+# script), the program's per-rank table (sim --json), the calls per
+# function and the messages and bytes each rank sent (perfskel stats)
 if command -v chromium >/dev/null; then
     if browse "$T/r.html" "two machines"; then
         grep -qF "switched to machine 2: $T/x&lt;/script&gt;\"'&lt;b&gt;.par" "$T/dom.html" &&
@@ -153,14 +162,85 @@ if command -v chromium >/dev/null; then
             bad "the crafted machine name is not the button's text"
         grep -q 'hover on merged calls: rank 0 .*mostly MPI_' "$T/dom.html" &&
             ok "a million events: the hovered segment merges calls" || bad "a million events: no merged segment hovered"
+        if "$PY" - "$T/dom.html" "$T/two.json" <<'EOF'; then
+import json, re, sys
+dom = open(sys.argv[1]).read()
+two = json.load(open(sys.argv[2]))
+t = dom[dom.index('<table class="compare">'):]
+t = t[:t.index("</table>")]
+got = [float(x) for x in re.findall(r'<tr data-run="\d+"><td class="name">[^<]*</td><td>([0-9.]+)</td>', t)]
+want = [m["predicted_seconds"] for m in two["machines"]]
+assert len(got) == len(want) == 2, (got, want)
+for g, w in zip(got, want):
+    assert abs(g - w) <= 1e-6, (got, want)
+EOF
+            ok "two machines, as Chromium shows them: each predicted time is sim --json's"
+        else
+            bad "two machines, as Chromium shows them: the predicted times are not sim --json's"
+        fi
     fi
     "$G" "$T/small" --ranks 4 --events 3000 >/dev/null 2>"$T/err" &&
-        "$P" sim "$T/small" --intervals loops -q --html "$T/small.html" >/dev/null 2>>"$T/err" ||
-        { bad "sim of a short trace"; cat "$T/err"; }
+        "$P" sim "$T/small" --intervals loops -q --html "$T/small.html" >/dev/null 2>>"$T/err" &&
+        "$P" sim "$T/small" --intervals loops -q --json >"$T/small.json" 2>>"$T/err" &&
+        "$P" stats "$T/small" --json --no-fold >"$T/small.stats" 2>>"$T/err" ||
+        { bad "sim or stats of a short trace"; cat "$T/err"; }
     if browse "$T/small.html" "a short trace"; then
         grep -q 'hover on a call: rank 0 .* | MPI_[A-Za-z]*, peer rank [0-9], [0-9.]* KiB' "$T/dom.html" &&
             ok "a short trace: the hovered call's function, peer and bytes" ||
             { bad "a short trace: the hovered call"; grep 'hover' "$T/dom.html"; }
+        if "$PY" - "$T/dom.html" "$T/small.json" "$T/small.stats" <<'EOF'; then
+import json, re, sys
+dom = open(sys.argv[1]).read()
+sim = json.load(open(sys.argv[2]))
+st = json.load(open(sys.argv[3]))
+pred = sim["predicted_seconds"]
+def near(g, w, tol, what):
+    assert abs(g - w) <= tol, (what, g, w)
+def part(start, end):
+    i = dom.index(start)
+    return dom[i:dom.index(end, i)]
+m = re.search(r'Predicted run time <b>([0-9.]+) s</b>', dom)
+near(float(m.group(1)), pred, 1e-6, "predicted time")
+# the timeline (drawn by the script) spans the predicted run
+m = re.search(r'class="tl-info">[^<]* of ([0-9.]+) ms', dom)
+span = float(m.group(1)) * 1e-3
+assert pred - 1e-6 <= span <= pred * 1.01, ("timeline span", span, pred)
+# the hovered rank's totals, as the script writes them
+m = re.search(r'hover on a call: rank (\d+) \(in all: ([0-9.]+) ms compute, ([0-9.]+) ms MPI of which ([0-9.]+) ms waiting\)', dom)
+r = sim["intervals"]["ranks"][int(m.group(1))]
+near(float(m.group(2)) * 1e-3, r["cpu"], 1e-6, "hovered rank's compute")
+near(float(m.group(3)) * 1e-3, r["p2p"] + r["collective"], 1e-6, "hovered rank's MPI")
+near(float(m.group(4)) * 1e-3, r["sync"], 1e-6, "hovered rank's waiting")
+# the program's per-rank table
+rows = re.findall(r'<tr><td>(\d+)</td><td>\d+</td>((?:<td>[0-9.]+</td>)+)</tr>', part('<section id="iv0">', "</section>"))
+assert len(rows) == len(sim["intervals"]["ranks"]) == st["job"]["ranks"], ("per-rank rows", len(rows))
+cols = ("exec", "cpu", "p2p", "collective", "wait", "sync")
+for rank, cells in rows:
+    v = [float(x) for x in re.findall(r'<td>([0-9.]+)</td>', cells)]
+    r = sim["intervals"]["ranks"][int(rank)]
+    for k, c in enumerate(cols):
+        near(v[k], r[c], 1e-6, "rank %s %s" % (rank, c))
+# calls per function (those the replay has no row for left out)
+skip = ("MPI_Init", "MPI_Init_thread", "MPI_Pcontrol")
+got = dict((m.group(1), int(m.group(2))) for m in
+           re.finditer(r'<tr><td class="name">(MPI_\w+)</td><td>(\d+)</td>', part('class="fntotals"', "</table>")))
+want = dict((f["name"], f["calls"]) for f in st["functions"] if f["name"] not in skip)
+assert got == want, ("calls per function", got, want)
+# what each rank sent: the matrix's rows against its Send and Isend calls
+# (a cell the self-test hovered keeps its title as data-tip)
+sent = {}
+for m in re.finditer(r'(?:title|data-tip)="rank (\d+) to \d+: (\d+) bytes in (\d+) messages"', part('class="matrix"', "</table>")):
+    b, n = sent.get(int(m.group(1)), (0, 0))
+    sent[int(m.group(1))] = (b + int(m.group(2)), n + int(m.group(3)))
+for r in st["ranks"]:
+    p2p = ("MPI_Send", "MPI_Isend")
+    want = (sum(r["bytes"].get(f, 0) for f in p2p), sum(r["calls"].get(f, 0) for f in p2p))
+    assert sent.get(r["rank"], (0, 0)) == want, ("rank %d sent" % r["rank"], sent.get(r["rank"]), want)
+EOF
+            ok "a short trace, as Chromium shows it: prediction, timeline, hovered rank and per-rank table as sim --json, calls and bytes as perfskel stats"
+        else
+            bad "a short trace, as Chromium shows it: figures differ from sim --json or perfskel stats (above)"
+        fi
     fi
 else
     echo "skip chromium not installed (scripts/deps.sh installs it)"
