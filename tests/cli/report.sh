@@ -13,7 +13,7 @@
 # hovered rank, the per-rank table, the calls and bytes);
 # --json with two machines gives each one's report as with one, and the
 # comparison; with one machine --json keeps its shape. Needs PERFSKEL and
-# GEN_TRACE; skips the browser if chromium is not installed.
+# GEN_TRACE; without chromium, fails unless PSK_ALLOW_SKIP names it (lib.sh, skipped).
 set -u
 P=${PERFSKEL:?}
 G=${GEN_TRACE:?}
@@ -243,7 +243,7 @@ EOF
         fi
     fi
 else
-    echo "skip chromium not installed (scripts/deps.sh installs it)"
+    skipped chromium "the HTML report in headless Chromium"
 fi
 
 [ "$fails" -eq 0 ] && echo "all ok" || echo "$fails failed"
