@@ -120,10 +120,23 @@ while read -r _ r fn want; do
 done < <(awk '$1 == "expectdump"' plain.out)
 
 # 6b. simulated on the default machine: the replay gets through every
-#     rank's events (no deadlock, every call understood) and predicts a time
-#     (none of these programs calls MPI from several threads, so sim and
-#     gen refusing the trace for MPI_THREAD_MULTIPLE is a failure here;
-#     tests/cli/onethread.sh checks that refusal)
+#     rank's events (no deadlock, every call understood) and predicts a time.
+#     A program that says "threads several" (tests/cli/threads.c) calls MPI
+#     from several threads of a rank: sim and gen must refuse its trace,
+#     saying why, and there is no skeleton to check; for any other program
+#     that refusal is a failure
+if grep -q '^threads several$' plain.out; then
+    for cmd in "sim trace" "gen trace -K 2 -o skel.c"; do
+        # shellcheck disable=SC2086 # cmd is the command's words
+        if "$PERFSKEL" $cmd </dev/null >refused.out 2>refused.err; then
+            fail "perfskel $cmd accepted a trace whose ranks called MPI from several threads"
+        fi
+        grep -Eq "from (more than one thread|[0-9]+ threads) under MPI_THREAD_MULTIPLE" refused.err ||
+            { show refused.err; fail "perfskel $cmd failed on a trace of several threads, but not saying why"; }
+    done
+    cd / && rm -rf "$work"
+    exit 0
+fi
 if ! "$PERFSKEL" sim trace --json -q </dev/null >sim.json 2>sim.err; then
     show sim.err
     fail "perfskel sim failed"
