@@ -88,6 +88,11 @@ static void check_runs(const int32_t *s, int32_t n, int which)
 }
 
 static const int32_t *cmp_text;
+/* PSK_TEST_QUICK=N (the sanitizer pass): the first 1/N of the random
+ * cases of the long tests, and their floors on what the cases exercise
+ * scaled alike */
+static int quick = 1;
+
 static int32_t cmp_n;
 static int cmp_suffix(const void *a, const void *b)
 {
@@ -104,7 +109,7 @@ static void test_suffix_array(void **state)
 {
     (void)state;
     int32_t s[300], sa[300], want[300], lcp[300];
-    for (int t = 0; t < 3000; t++) {
+    for (int t = 0; t < 3000 / quick; t++) {
         int32_t n = make_input(s, 300, t), k = 0;
         for (int32_t i = 0; i < n; i++)
             k = s[i] + 1 > k ? s[i] + 1 : k;
@@ -142,7 +147,7 @@ static void test_run_finders(void **state)
 {
     (void)state;
     int32_t s[300];
-    for (int t = 0; t < 3000; t++) {
+    for (int t = 0; t < 3000 / quick; t++) {
         int32_t n = make_input(s, 300, t);
         check_runs(s, n, 0);
         check_runs(s, n, 1);
@@ -193,7 +198,7 @@ static void test_split_runs(void **state)
     assert_non_null(s);
     static const int alpha[] = {1, 2, 3, 5, 26};
     static const int per_mille[] = {0, 1, 20, 200, 600};
-    for (int t = 0; t < 60; t++) {
+    for (int t = 0; t < 60 / quick; t++) {
         int32_t n = 4096 + (int32_t)(next() % (MAXN - 4096));
         int32_t k = alpha[t % 5], u = k;
         int32_t pat[40], plen = 1 + (int32_t)(next() % 40);
@@ -262,7 +267,7 @@ static void test_periodic_runs(void **state)
     assert_non_null(u);
     uint64_t g = 0x9E3779B97F4A7C15ull;
     int whole = 0, ends = 0, changed = 0;
-    for (int t = 0; t < 150; t++) {
+    for (int t = 0; t < 150 / quick; t++) {
         psk_fold_gen gp = {.alphabet = 2 + t % 7, .max_items = 2 + t % 5, .min_iter = 2, .max_iter = 2 + t % 6,
                            .max_depth = 1 + t % 4, .loop_pct = 30 + t % 40};
         int64_t p = psk_fold_generate(&gp, &g, u, MAXP);
@@ -323,8 +328,8 @@ static void test_periodic_runs(void **state)
         same_runs(s, n, k + 3, t);
     }
     /* the fast finder was used in most cases of each kind */
-    print_message("periodic finder used in %d, %d and %d of 150 cases\n", whole, ends, changed);
-    assert_true(whole >= 100 && ends >= 80 && changed >= 10);
+    print_message("periodic finder used in %d, %d and %d of %d cases\n", whole, ends, changed, 150 / quick);
+    assert_true(whole >= 100 / quick && ends >= 80 / quick && changed >= 10 / quick);
     free(s);
     free(u);
 }
@@ -375,7 +380,7 @@ static void test_fold_both_ways(void **state)
     assert_non_null(u);
     uint64_t g = 0x2545F4914F6CDD1Dull;
     int big = 0;
-    for (int t = 0; t < 60; t++) {
+    for (int t = 0; t < 60 / quick; t++) {
         psk_fold_gen gp = {.alphabet = 3 + t % 9, .max_items = 3 + t % 4, .min_iter = 2, .max_iter = 3 + t % 5,
                            .max_depth = 2 + t % 3, .loop_pct = 35 + t % 30};
         int64_t p = psk_fold_generate(&gp, &g, u, MAXP);
@@ -399,8 +404,8 @@ static void test_fold_both_ways(void **state)
         big += n >= 16384;
     }
     /* enough of them long enough for the shortcuts */
-    print_message("%d of 60 programs of 16,384 symbols or more\n", big);
-    assert_true(big >= 20);
+    print_message("%d of %d programs of 16,384 symbols or more\n", big, 60 / quick);
+    assert_true(big >= 20 / quick);
     free(s);
     free(u);
 }
@@ -481,7 +486,7 @@ static void test_expand_and_minimal(void **state)
 {
     (void)state;
     int32_t s[200];
-    for (int t = 0; t < 2000; t++) {
+    for (int t = 0; t < 2000 / quick; t++) {
         int32_t n = make_input(s, 120, t);
         int64_t opt = psk_fold_optimal_length(s, n);
         for (int a = 0; a < PSK_FOLD_NALGOS; a++) {
@@ -562,6 +567,8 @@ static void test_examples(void **state)
 
 int main(void)
 {
+    if (getenv("PSK_TEST_QUICK") && atoi(getenv("PSK_TEST_QUICK")) > 1)
+        quick = atoi(getenv("PSK_TEST_QUICK"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_suffix_array),
