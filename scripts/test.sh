@@ -63,15 +63,16 @@ elif [ "${ran:-0}" -ne "$want" ]; then
         exit 1
     fi
 fi
-# the unit tests and the CLI tests of untrusted input once more under
-# AddressSanitizer and UBSan (the MPI jobs are not: the recording library
-# is preloaded into MPI programs that are not built with ASan)
+# the unit tests, the CLI tests of untrusted input (with import --otf2 of
+# crafted archives: asan.otf2) and the recording and tuning libraries
+# preloaded into real 2-rank jobs under each MPI (asan.preload.*) once
+# more under AddressSanitizer and UBSan
 cmake -S . -B build-asan -DPSK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
-cmake --build build-asan -j"$(nproc)" --target psk_unit_tests perfskel gen_trace craft_inputs
+cmake --build build-asan -j"$(nproc)" --target psk_unit_tests perfskel gen_trace craft_inputs psk_asan_tests
 cd build-asan
 # shellcheck disable=SC2086
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j"$(nproc)" $select \
-    -R "^unit[.]|^cli[.]merge_fold$|^cli[.]invariants$"
+    -R "^unit[.]|^cli[.]merge_fold$|^cli[.]invariants$|^asan[.]"
 cd ..
 # each libFuzzer target (bench/fuzz.sh: clang, ASan, UBSan) from the seed
 # corpora; a crash, hang or huge allocation fails the suite
