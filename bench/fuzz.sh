@@ -13,8 +13,9 @@
 # (TIMEOUT s, default 10) or allocation above 1 GiB leaves its input in
 # OUT/TARGET/ (default /tmp/perfskel-fuzz; a finding becomes a regression
 # test). Exit status 1 if any target found something or ran no input. CORPUS_ONLY=1 makes
-# the corpora and stops. Environment: JOBS (parallel fuzzing processes per
-# target, default 1).
+# the corpora and stops. Environment: PARALLEL (targets run at once, default
+# as many as cores: SECONDS each, not in all), JOBS (fuzzing processes per
+# target, default 1; then one target at a time).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$1" && pwd)
@@ -100,11 +101,13 @@ EOF
 [ "${CORPUS_ONLY:-0}" = 1 ] && { echo "fuzz: corpora in $C"; exit 0; }
 
 # ---- runs ----
-found=0
-echo "target seconds executions coverage features findings"
-for t in $targets; do
+# run_target T: one target's run, its line into OUT/T.line and what it
+# found into OUT/T.found (a file only if it found something)
+run_target() {
+    t=$1
     exe=$FB/fuzz_$t
-    [ -x "$exe" ] || { echo "fuzz: $exe missing" >&2; found=1; continue; }
+    rm -f "$OUT/$t.line" "$OUT/$t.found"
+    [ -x "$exe" ] || { echo "fuzz: $exe missing" >"$OUT/$t.found"; return; }
     mkdir -p "$OUT/$t" "$OUT/$t.corpus"
     cp "$C/$t"/* "$OUT/$t.corpus/" 2>/dev/null
     # otf2: libotf2 allocates what an archive's counts say before reading
@@ -124,14 +127,34 @@ for t in $targets; do
     cov=$(grep -o 'cov: [0-9]*' "$OUT/$t.log" | tail -n 1 | awk '{ print $2 }')
     ft=$(grep -o 'ft: [0-9]*' "$OUT/$t.log" | tail -n 1 | awk '{ print $2 }')
     n=$(find "$OUT/$t" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
-    [ "$n" -gt 0 ] && found=1
-    echo "$t $secs ${execs:-0} ${cov:-?} ${ft:-?} $n"
+    echo "$t $secs ${execs:-0} ${cov:-?} ${ft:-?} $n" >"$OUT/$t.line"
+    [ "$n" -gt 0 ] && grep -m 3 -E 'ERROR|SUMMARY|runtime error' "$OUT/$t.log" | sed 's/^/  /' >"$OUT/$t.found"
     # a target that never ran proves nothing: say so and fail
     if [ "${execs:-0}" -eq 0 ]; then
-        echo "fuzz: $t ran no input (see $OUT/$t.log)" >&2
-        sed -n 1,3p "$OUT/$t.log" | sed 's/^/  /' >&2
+        {
+            echo "fuzz: $t ran no input (see $OUT/$t.log)"
+            sed -n 1,3p "$OUT/$t.log" | sed 's/^/  /'
+        } >>"$OUT/$t.found"
+    fi
+}
+# the targets PARALLEL at a time (default: as many as cores; 1 with JOBS,
+# which runs one target in several processes), reported in order
+atonce=${PARALLEL:-$(nproc)}
+[ "${JOBS:-1}" -gt 1 ] && atonce=1
+n=0
+for t in $targets; do
+    run_target "$t" &
+    n=$((n + 1))
+    [ $((n % atonce)) -eq 0 ] && wait
+done
+wait
+found=0
+echo "target seconds executions coverage features findings"
+for t in $targets; do
+    [ -f "$OUT/$t.line" ] && cat "$OUT/$t.line"
+    if [ -f "$OUT/$t.found" ]; then
+        cat "$OUT/$t.found" >&2
         found=1
     fi
-    [ "$n" -gt 0 ] && grep -m 3 -E 'ERROR|SUMMARY|runtime error' "$OUT/$t.log" | sed 's/^/  /'
 done
 exit $found
