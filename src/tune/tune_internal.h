@@ -73,6 +73,7 @@ typedef struct psk_tune_arml {
     double tuned;     /* STAR: its tuned time, ns */
     uint64_t dropped; /* call index (+1) of its elimination, 0 if not */
     float drop_ratio; /* its median log ratio to the incumbent then */
+    float drop_inc;   /* the incumbent's time per call then, ns (0: not known) */
 } psk_tune_arml;
 
 typedef struct psk_tune_change {

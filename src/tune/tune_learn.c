@@ -642,6 +642,7 @@ static void drop(psk_tune_group *g, int a)
     if (!g->arm[a].dropped)
         g->arm[a].dropped = g->calls + 1;
     g->arm[a].drop_ratio = g->arm[a].rn ? (float)rmed(g, a) : 0;
+    g->arm[a].drop_inc = (float)psk_tune_learn_est(g, g->inc);
 }
 
 /* a becomes the incumbent: the ratios were to the old one, so each is
@@ -737,10 +738,21 @@ static void explore_step(psk_tune_group *g)
     }
 }
 
+/* an arm dropped as 1.5 times slower than the incumbent was then, and
+ * so slower than it is at the level now (ns a call; 0: not known) */
+static int still_slower(const psk_tune_group *g, int a, double now)
+{
+    double ratio = g->arm[a].drop_ratio;
+    if (g->arm[a].drop_inc > 0 && now > g->arm[a].drop_inc)
+        ratio -= log(now / g->arm[a].drop_inc);
+    return ratio > log(1.5);
+}
+
 /* a change: everything measured before is stale but the incumbent's last
  * window; every plausible arm is a candidate again, native always, but an
  * arm dropped as, or measured, 1.5 times slower than the incumbent (a
- * change of traffic reorders close arms, not those). With
+ * change of traffic reorders close arms, not those), counted against the
+ * incumbent's new level where it slowed down. With
  * PSK_TUNE_SWITCH_WARMUP (the experiment), not one the model predicts no
  * slower than the incumbent, measured under another traffic (at P = 4 on
  * the testbed pair and ring are 1.2-1.3 times native while a neighbour
@@ -758,8 +770,22 @@ static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *la
     for (int a = 0; a < PSK_TUNE_NARMS; a++)
         if (a != g->inc && !g->arm[a].dropped && g->arm[a].rn && rmed(g, a) > log(1.5))
             drop(g, a);
+    /* the incumbent's level now: an arm left out for being 1.5 times
+     * slower than the incumbent was then may beat it now that it slowed
+     * down (every other arm dropped, an incumbent 20 ms slower was kept
+     * to the end). Now is the median of the window's last three slots
+     * (a change is three slots off in a row; the window's median, or the
+     * baseline, may be from before it), against the level each arm was
+     * dropped at */
+    double now = 0;
+    if (nlast > 0) {
+        float v[3];
+        int n = nlast < 3 ? nlast : 3;
+        memcpy(v, last + nlast - n, (size_t)n * sizeof *v);
+        now = median(v, n);
+    }
     for (int a = 0; a < PSK_TUNE_NARMS; a++) {
-        if (g->arm[a].dropped && g->arm[a].drop_ratio > log(1.5))
+        if (g->arm[a].dropped && still_slower(g, a, now))
             keep_dropped |= 1u << a;
         clear_samples(&g->arm[a]);
         g->arm[a].rn = g->arm[a].rpos = 0;
@@ -848,6 +874,17 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, c
     if (n) {
         g->base = median(v, n);
         n = 0;
+        /* exploring after a change: the incumbent may have slowed down
+         * since (a false alarm just before a real change makes this
+         * window's baseline the slow level, and no change is seen after
+         * it); an arm dropped as slower than it was is a candidate again
+         * where it is not slower than the baseline now */
+        if (g->phase == PH_EXPLORE)
+            for (int a = 0; a < PSK_TUNE_NARMS; a++)
+                if (a != g->inc && g->arm[a].dropped && !still_slower(g, a, g->base) && valid(c, g, a)) {
+                    g->arm[a].dropped = 0;
+                    g->active |= 1u << a;
+                }
     }
     for (int s = 0; s < nper; s++) {
         if (g->smixed[s])

@@ -225,6 +225,16 @@ change)
     [ "$c" -le 160 ] || fail "native left at call $c, 80 calls after it slowed down"
     [ "$(get r groups.0.changes_detected)" -ge 1 ] || fail "no change detected"
     [ "$(get r groups.0.decision)" != native ] || fail "native, 5 ms slower, is the decision at the end"
+    # the same with a budget that probes and drops every candidate long
+    # before the change (each 20 ms slower then; by call 35-64 here): once
+    # native is 20 ms slower they are no longer 1.5 times slower than it,
+    # and native is left as soon (it was kept to the end: every other arm
+    # stayed dropped)
+    PSK_TUNE_BUDGET=0.25 PSK_TUNE_INJECT="$(all_slow 20000 @0-79),native:20000@80" run d 240 524288
+    first=$(grep '^groups\.0\.changes\.[0-9]*\.why=explored$' "$work/d.flat" | head -1 | sed 's/\.why=.*//')
+    [ -n "$first" ] || fail "budget 0.25, every candidate dropped before the change: native was never left"
+    c=$(get d "${first//./\\.}\\.call")
+    [ "$c" -ge 80 ] && [ "$c" -le 160 ] || fail "budget 0.25: native left at call $c (slowed down at 80)"
     ;;
 warm)
     db=$work/decisions
