@@ -30,6 +30,7 @@ P=$PERFSKEL
 HERE=$(dirname "$0")
 PY=/usr/bin/python3
 . "$HERE/lib.sh"
+. "$HERE/otf2_crafted.sh"
 mpirun_of "$flavour"
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-otf2.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -244,32 +245,7 @@ EOF
     else
         bad "crafted: a region name with control bytes: $(cat "$T/err")"
     fi
-    expect 1 "rank 9 out of range for communicator" "crafted: a peer out of range" -- \
-        "$P" import --otf2 "$T/badpeer/traces.otf2" -o "$T/x"
-    cp -r "$T/py" "$T/swap" && cp "$T/nofinalize/traces.def" "$T/nofinalize/traces.otf2" "$T/swap/"
-    expect 1 "which is not defined" "crafted: an event of an undefined region" -- \
-        "$P" import --otf2 "$T/swap/traces.otf2" -o "$T/x"
-    cp -r "$T/py" "$T/trdef" && truncate -s 200 "$T/trdef/traces.def"
-    expect 1 "definitions" "crafted: truncated definitions" -- "$P" import --otf2 "$T/trdef/traces.otf2" -o "$T/x"
-    cp -r "$T/py" "$T/trevt" && truncate -s 100 "$T/trevt/traces/1.evt"
-    expect 1 "location 1" "crafted: truncated events" -- "$P" import --otf2 "$T/trevt/traces.otf2" -o "$T/x"
-    cp -r "$T/py" "$T/tranc" && truncate -s 50 "$T/tranc/traces.otf2"
-    expect 1 "not an OTF2 archive" "crafted: truncated anchor" -- "$P" import --otf2 "$T/tranc/traces.otf2" -o "$T/x"
-    cp -r "$T/py" "$T/back1"
-    "$PY" - "$T/back1/traces/1.evt" <<'EOF' || bad "crafted: no timestamp to move back"
-import struct, sys
-b = bytearray(open(sys.argv[1], "rb").read())
-for t in range(1020, 1100):  # a timestamp record (type 5, 8 bytes) of rank 1 put before its predecessors
-    i = b.find(b"\x05" + struct.pack("<Q", t))
-    if i >= 0:
-        b[i + 1:i + 9] = struct.pack("<Q", 1002)
-        open(sys.argv[1], "wb").write(b)
-        sys.exit(0)
-sys.exit(1)
-EOF
-    expect 1 "time goes backwards" "crafted: time going backwards" -- "$P" import --otf2 "$T/back1/traces.otf2" -o "$T/x"
-    head -c 300 /dev/urandom >"$T/junk.otf2"
-    expect 1 "not an OTF2 archive" "crafted: random bytes" -- "$P" import --otf2 "$T/junk.otf2" -o "$T/x"
+    otf2_crafted expect "$T/py" "$T/nofinalize" "$T/badpeer"
 else
     bad "python3-otf2 is not installed for /usr/bin/python3 (sh scripts/deps.sh)"
 fi

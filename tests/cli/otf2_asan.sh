@@ -8,13 +8,14 @@
 # backwards, random bytes, a missing file. Each exits as otf2.sh expects,
 # with its message and no sanitizer report; the accepted imports are
 # then read by dump, stats and sim. (otf2.sh itself records MPI jobs and
-# builds skeletons: too slow here.) LSAN_SUPP: libotf2's own leaks
+# builds skeletons: too slow here; the crafting is otf2_crafted.sh, shared.) LSAN_SUPP: libotf2's own leaks
 # (tests/fuzz/lsan_otf2.supp: a truncated anchor makes it leak).
 set -u
 : "${PERFSKEL:?PERFSKEL must name the perfskel of the sanitizer build}"
 P=$PERFSKEL
 HERE=$(dirname "$0")
 PY=/usr/bin/python3
+. "$HERE/otf2_crafted.sh"
 fails=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
@@ -60,31 +61,7 @@ for d in pyi ctrli nofi; do
     run 0 "" "stats of $d" -- "$P" stats "$T/$d" --json
     run 0 "" "sim of $d" -- "$P" sim "$T/$d" -q
 done
-run 1 "rank 9 out of range for communicator" "a peer out of range" \
-    -- "$P" import --otf2 "$T/pybadpeer/traces.otf2" -o "$T/x"
-cp -r "$T/py" "$T/swap" && cp "$T/pynofinalize/traces.def" "$T/pynofinalize/traces.otf2" "$T/swap/"
-run 1 "which is not defined" "an event of an undefined region" -- "$P" import --otf2 "$T/swap/traces.otf2" -o "$T/x"
-cp -r "$T/py" "$T/trdef" && truncate -s 200 "$T/trdef/traces.def"
-run 1 "definitions" "truncated definitions" -- "$P" import --otf2 "$T/trdef/traces.otf2" -o "$T/x"
-cp -r "$T/py" "$T/trevt" && truncate -s 100 "$T/trevt/traces/1.evt"
-run 1 "location 1" "truncated events" -- "$P" import --otf2 "$T/trevt/traces.otf2" -o "$T/x"
-cp -r "$T/py" "$T/tranc" && truncate -s 50 "$T/tranc/traces.otf2"
-run 1 "not an OTF2 archive" "truncated anchor" -- "$P" import --otf2 "$T/tranc/traces.otf2" -o "$T/x"
-cp -r "$T/py" "$T/back1"
-"$PY" - "$T/back1/traces/1.evt" <<'EOF' || bad "no timestamp to move back"
-import struct, sys
-b = bytearray(open(sys.argv[1], "rb").read())
-for t in range(1020, 1100):  # a timestamp record (type 5, 8 bytes) of rank 1 put before its predecessors
-    i = b.find(b"\x05" + struct.pack("<Q", t))
-    if i >= 0:
-        b[i + 1:i + 9] = struct.pack("<Q", 1002)
-        open(sys.argv[1], "wb").write(b)
-        sys.exit(0)
-sys.exit(1)
-EOF
-run 1 "time goes backwards" "time going backwards" -- "$P" import --otf2 "$T/back1/traces.otf2" -o "$T/x"
-head -c 300 /dev/urandom >"$T/junk.otf2"
-run 1 "not an OTF2 archive" "random bytes" -- "$P" import --otf2 "$T/junk.otf2" -o "$T/x"
+otf2_crafted run "$T/py" "$T/pynofinalize" "$T/pybadpeer"
 run 1 "No such file" "a missing archive" -- "$P" import --otf2 "$T/none.otf2" -o "$T/x"
 
 [ "$fails" -eq 0 ] && echo "all passed" && exit 0
