@@ -8,8 +8,9 @@
 # backwards, random bytes, a missing file. Each exits as otf2.sh expects,
 # with its message and no sanitizer report; the accepted imports are
 # then read by dump, stats and sim. (otf2.sh itself records MPI jobs and
-# builds skeletons: too slow here; the crafting is otf2_crafted.sh, shared.) LSAN_SUPP: libotf2's own leaks
-# (tests/fuzz/lsan_otf2.supp: a truncated anchor makes it leak).
+# builds skeletons: too slow here; the crafting, otf2_crafted.sh, is
+# shared.) LSAN_SUPP: libotf2's own leaks (tests/fuzz/lsan_otf2.supp: a
+# truncated anchor makes it leak).
 set -u
 : "${PERFSKEL:?PERFSKEL must name the perfskel of the sanitizer build}"
 P=$PERFSKEL
