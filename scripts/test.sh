@@ -3,8 +3,10 @@
 # tests. The fast tier (the default, the README's test command and
 # .ci/run's): every test not labelled `full` (each capability at least
 # once: unit, CLI, accuracy, real-MPI jobs under Open MPI and MPICH, random
-# programs, the tuner), then the unit tests and the tests of untrusted input
-# again under ASan/UBSan, then each libFuzzer target for 5 seconds. --full:
+# programs, the tuner), then the unit tests, the tests of untrusted input
+# and the recording and tuning libraries preloaded into real 2-rank jobs
+# again under ASan/UBSan, then each libFuzzer target for 5 seconds (as
+# many at a time as cores). --full:
 # every test (all random seeds, every program x language x MPI x rank count,
 # every learner case) and 60 seconds a fuzz target; run it before an issue
 # is resolved. Each run ends with its ten slowest tests.
