@@ -22,6 +22,20 @@ const char *fuzz_dir(void)
     return dir;
 }
 
+int fuzz_split(const uint8_t *data, size_t size, fuzz_piece *p, int max)
+{
+    int k = 0;
+    for (size_t at = 0; at <= size && k < max;) {
+        const uint8_t *next = size - at >= 8 ? memmem(data + at, size - at, "\0PSKFILE", 8) : NULL;
+        size_t end = next ? (size_t)(next - data) : size;
+        p[k++] = (fuzz_piece){data + at, end - at};
+        if (!next)
+            break;
+        at = end + 8;
+    }
+    return k;
+}
+
 const char *fuzz_file(const char *name, const uint8_t *data, size_t n)
 {
     static char path[PATH_MAX + 64];

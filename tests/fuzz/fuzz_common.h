@@ -18,6 +18,14 @@
 const char *fuzz_dir(void);
 /* data[0..n) written to the file name of fuzz_dir(); its path */
 const char *fuzz_file(const char *name, const uint8_t *data, size_t n);
+/* an input of several files: the pieces between the 8 bytes "\0PSKFILE"
+ * (bench/fuzz.sh joins a directory's files so), at most max of them into
+ * p[] (a separator at the end leaves an empty last piece); their number */
+typedef struct fuzz_piece {
+    const uint8_t *data;
+    size_t n;
+} fuzz_piece;
+int fuzz_split(const uint8_t *data, size_t size, fuzz_piece *p, int max);
 /* every stage after the merge: fold, statistics, gen, sim --folded */
 void fuzz_after_merge(psk_merged *m);
 

@@ -19,7 +19,6 @@
 #include "otf2_cli.h"
 #include "perfskel/trace.h"
 
-#define SEP "\0PSKFILE"
 #define MAXLOC 8
 
 /* the anchor of otf2_writer.py's archive (libotf2 3.0, POSIX files, no
@@ -115,21 +114,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     clear("a/traces");
     clear("out");
     fuzz_file("a/traces.otf2", anchor, sizeof anchor);
-    int k = 0;
-    for (size_t at = 0; at <= size && k < 1 + 2 * MAXLOC;) {
-        const uint8_t *next = size - at >= 8 ? memmem(data + at, size - at, SEP, 8) : NULL;
-        size_t end = next ? (size_t)(next - data) : size;
+    fuzz_piece p[1 + 2 * MAXLOC];
+    int np = fuzz_split(data, size, p, 1 + 2 * MAXLOC);
+    for (int k = 0; k < np; k++) {
         char name[64];
         if (k == 0)
             snprintf(name, sizeof name, "a/traces.def");
         else
             snprintf(name, sizeof name, "a/traces/%d.%s", (k - 1) / 2, k % 2 ? "evt" : "def");
-        if (k == 0 || end > at)
-            fuzz_file(name, data + at, end - at);
-        k++;
-        if (!next)
-            break;
-        at = end + 8;
+        if (k == 0 || p[k].n)
+            fuzz_file(name, p[k].data, p[k].n);
     }
     strcat(a, "/traces.otf2");
     if (psk_cli_import_otf2(a, out, 1) == 0)

@@ -12,32 +12,25 @@
 #include "perfskel/sim.h"
 #include "perfskel/trace.h"
 
-#define SEP "\0PSKFILE"
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char name[32];
-    int k = -1;
     /* clear the files of the previous input */
     for (int r = 0; r < 8; r++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/rank-%06d.psk", fuzz_dir(), r);
         remove(path);
     }
-    for (size_t at = 0; at <= size && k < 8;) {
-        const uint8_t *next = size - at >= 8 ? memmem(data + at, size - at, SEP, 8) : NULL;
-        size_t end = next ? (size_t)(next - data) : size;
-        if (k < 0)
-            fuzz_file("job.json", data + at, end - at);
+    fuzz_piece p[9];
+    int np = fuzz_split(data, size, p, 9);
+    for (int k = 0; k < np; k++) {
+        if (k == 0)
+            fuzz_file("job.json", p[k].data, p[k].n);
         else {
-            snprintf(name, sizeof name, "rank-%06d.psk", k);
-            fuzz_file(name, data + at, end - at);
+            snprintf(name, sizeof name, "rank-%06d.psk", k - 1);
+            fuzz_file(name, p[k].data, p[k].n);
         }
-        k++;
-        if (!next)
-            break;
-        at = end + 8;
     }
     psk_trace *t = NULL;
     if (psk_trace_open(fuzz_dir(), &t) == 0) {
