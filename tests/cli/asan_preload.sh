@@ -32,9 +32,7 @@ openmpi) MPIRUN="mpirun.openmpi --allow-run-as-root --oversubscribe" ;;
 mpich) MPIRUN="mpirun.mpich" ;;
 *) echo "asan_preload: unknown MPI $flavour" >&2; exit 2 ;;
 esac
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-asan.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 
@@ -61,7 +59,6 @@ job() {
         </dev/null >"$T/$name.out" 2>"$T/$name.err"
 }
 # clean NAME: no sanitizer report in the job's output
-SANITIZER='ERROR: AddressSanitizer|ERROR: LeakSanitizer|AddressSanitizer:DEADLYSIGNAL|runtime error:|SUMMARY: [A-Za-z]*Sanitizer'
 clean() {
     if grep -Eq "$SANITIZER" "$T/$1.out" "$T/$1.err"; then
         bad "$1: a sanitizer report"

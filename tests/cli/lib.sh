@@ -5,6 +5,10 @@ fails=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 
+# a sanitizer's report in a program's output (grep -E), for the
+# sanitizer build's tests
+SANITIZER='ERROR: AddressSanitizer|ERROR: LeakSanitizer|AddressSanitizer:DEADLYSIGNAL|runtime error:|SUMMARY: [A-Za-z]*Sanitizer'
+
 # skipped NAME WHAT: a check cannot run here for want of NAME (a Debian
 # package, or a condition: root, cores). Allowed only when PSK_ALLOW_SKIP
 # (names, comma or space separated) names it: then said on a SKIP line and

@@ -17,15 +17,12 @@ P=$PERFSKEL
 HERE=$(dirname "$0")
 PY=/usr/bin/python3
 . "$HERE/otf2_crafted.sh"
-fails=0
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+. "$HERE/lib.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-otf2asan.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 "$PY" -c 'import otf2' 2>/dev/null || { echo "FAIL python3-otf2 is not installed for $PY (sh scripts/deps.sh)"; exit 1; }
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS=print_suppressions=0${LSAN_SUPP:+:suppressions=$LSAN_SUPP}
-SANITIZER='ERROR: AddressSanitizer|ERROR: LeakSanitizer|AddressSanitizer:DEADLYSIGNAL|runtime error:|SUMMARY: [A-Za-z]*Sanitizer'
 
 # run STATUS PATTERN NAME -- command...: the exit status, a stderr line
 # matching PATTERN, only perfskel's one-line messages, no sanitizer report

@@ -15,8 +15,10 @@
 # where the main loop was scaled, a phase line for it and that many
 # iterations in the skeleton's trace); with K = 1 the skeleton's messages
 # and collectives per rank and function must be the original's.  Every
-# step runs at every rank count, one rank included; none of these programs
-# calls MPI from several threads, so no refusal of the trace is accepted.
+# step runs at every rank count, one rank included; a program that says
+# "threads several" (it calls MPI from several threads of a rank) must
+# have its trace refused by sim and gen, saying why; any other refusal
+# fails.
 # Works in a fresh temporary directory, removed on success and kept (its
 # path printed) on failure.  Exit 0 on success, 1 on failure.
 #
