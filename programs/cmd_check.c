@@ -418,7 +418,7 @@ static void stage_failed(check *c, psk_check_pred *p, const char *stage, int st,
 {
     char first[600];
     first_error(c, errname, first, sizeof first);
-    snprintf(p->error, sizeof p->error, "%s %s%s%s", stage,
+    snprintf(p->error, sizeof p->error, "%s %s%s%.240s", stage,
              st == -2 ? "did not finish in time" : "failed", first[0] ? ": " : "", first);
     psk_cli_error("check: %s (all it said is in %s/%s)", p->error, c->sub, errname);
 }

@@ -77,9 +77,11 @@ static void poll_args(gen *g, int32_t id, char *out, size_t cap)
         }
         double cf = gen_compute_factor(g, id);
         if (cf > 1) { /* compute scaled: the polls overlap what runs of it */
-            char x[64];
-            snprintf(x, sizeof x, "cunits_(%s, %.6g)", units, cf);
-            snprintf(units, sizeof units, "%s", x);
+            char x[sizeof units + 32];
+            if (snprintf(x, sizeof x, "cunits_(%s, %.6g)", units, cf) >= (int)sizeof units)
+                gen_fail(g, "a poll's compute expression is longer than %zu bytes", sizeof units - 1);
+            else
+                memcpy(units, x, sizeof units);
         }
         if (sc && n->np) {
             snprintf(calls, sizeof calls, "%lldLL", (long long)c[0]);
@@ -363,7 +365,10 @@ static void emit_call(gen *g, int32_t id, int d)
         gen_done_expr(g, id, dn, sizeof dn);
         if (strcmp(dn, "0"))
             gen_hidden_src_expr(g, id, hs, sizeof hs);
-        snprintf(c1, sizeof c1, "improbe_(%s, %s, %s, %s);", peer, hs, tag, comm);
+        if (snprintf(c1, sizeof c1, "improbe_(%s, %s, %s, %s);", peer, hs, tag, comm) >= (int)sizeof c1) {
+            gen_fail(g, "node %d: an MPI_Improbe's arguments are longer than %zu bytes", id, sizeof c1 - 1);
+            break;
+        }
         snprintf(c2, sizeof c2, "{ int f_; MPI_Iprobe(%s, %s, %s, &f_, MPI_STATUS_IGNORE); } /* MPI_Improbe that "
                                 "found nothing */", peer, tag, comm);
         emit_done(g, dn, c1, c2);

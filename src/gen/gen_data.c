@@ -468,16 +468,21 @@ void gen_emit_run(gen *g, const int32_t *kid, int32_t from, int32_t to, int64_t 
         /* the execution: the loops' indices in mixed radix (a sampled loop
          * runs iterations with the original's indices) */
         char ex[64 * 48] = "0LL";
-        for (int k = 0; k < D; k++) {
+        int fits = 1;
+        for (int k = 0; k < D && fits; k++) {
             char nx[sizeof ex];
-            snprintf(nx, sizeof nx, "(%s * %lldLL + (long long)i%d)", ex,
-                     (long long)psk_folded_node(g->f, chain[k])->count, chain[k]);
-            memcpy(ex, nx, sizeof ex);
+            fits = snprintf(nx, sizeof nx, "(%s * %lldLL + (long long)i%d)", ex,
+                            (long long)psk_folded_node(g->f, chain[k])->count, chain[k]) < (int)sizeof nx;
+            if (fits)
+                memcpy(ex, nx, sizeof ex);
+            else
+                gen_fail(g, "node %d: its loops' index expression is longer than %zu bytes", first, sizeof nx - 1);
         }
         fprintf(g->tabs, "static rpos_ X%d;\n", first);
-        fprintf(g->body, "replayx_(R%d[rank_], &X%d, %s, %s, fname_); /* nodes %d-%d: %lld calls an execution, "
-                         "replayed from data (%lld executions) */\n",
-                first, first, ex, at, first, kid[to - 1], (long long)calls, (long long)E);
+        if (fits)
+            fprintf(g->body, "replayx_(R%d[rank_], &X%d, %s, %s, fname_); /* nodes %d-%d: %lld calls an execution, "
+                             "replayed from data (%lld executions) */\n",
+                    first, first, ex, at, first, kid[to - 1], (long long)calls, (long long)E);
     } else {
         fprintf(g->body, "replay_(R%d[rank_], -1, %s, fname_); /* nodes %d-%d: %lld calls, replayed from data */\n",
                 first, at, first, kid[to - 1], (long long)calls);

@@ -143,7 +143,7 @@ int tsum_encode(psk_merged *m, mbuf *out)
         for (int j = 0; j < np && !rc; j++) {
             mbuf *t = &m->rank[ranks[j]].times;
             const uint8_t *p = t->p + pos[ranks[j]];
-            uint64_t dur;
+            uint64_t dur = 0;
             if (psk_get_svar(&p, t->p + t->len, &m->ts_g[j]) || psk_get_uvar(&p, t->p + t->len, &dur))
                 rc = -2; /* a rank's times end early: the object is broken */
             pos[ranks[j]] = (size_t)(p - t->p);

@@ -230,7 +230,7 @@ struct psk_sim {
     int ncores;
     int share_yield;     /* ranks waiting in MPI give their core away */
     double slice, tick;  /* ns */
-    char share_msg[256]; /* what was done about time-sharing ("" nothing) */
+    char share_msg[512]; /* what was done about time-sharing ("" nothing) */
     /* the recording's own call costs (sim_callcost.c): per rank its classes, by key */
     struct psk_ccls **cc;
     int *ncc;
