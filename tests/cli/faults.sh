@@ -144,10 +144,16 @@ else
 fi
 
 # a program in a locale with a decimal comma (made with localedef, if the
-# locale sources are there): job.json's numbers are still C's
-mkdir -p "$T/loc"
-if localedef -i de_DE -f UTF-8 "$T/loc/de_DE.UTF-8" >/dev/null 2>&1 || [ -d "$T/loc/de_DE.UTF-8" ]; then
-    LOCPATH=$T/loc LC_ALL=de_DE.UTF-8 timeout 120 "$P" record -o "$T/locale" -- $MPIRUN -np 2 "$PROG" locale 20 \
+# locale sources are there; once for both MPIs' runs where LOCALE_CACHE
+# names a directory): job.json's numbers are still C's
+loc=${LOCALE_CACHE:-$T/loc}
+if [ ! -d "$loc/de_DE.UTF-8" ]; then
+    mkdir -p "$T/newloc"
+    localedef -i de_DE -f UTF-8 "$T/newloc/de_DE.UTF-8" >/dev/null 2>&1
+    [ -d "$T/newloc/de_DE.UTF-8" ] && mkdir -p "$loc" && mv -T "$T/newloc/de_DE.UTF-8" "$loc/de_DE.UTF-8" 2>/dev/null
+fi
+if [ -d "$loc/de_DE.UTF-8" ]; then
+    LOCPATH=$loc LC_ALL=de_DE.UTF-8 timeout 120 "$P" record -o "$T/locale" -- $MPIRUN -np 2 "$PROG" locale 20 \
         >"$T/rec.out" 2>"$T/rec.err"
     if "$P" stats "$T/locale" >/dev/null 2>"$T/err" && grep -A2 '"ns_per_unit"' "$T/locale/job.json" | grep -q '^ *[0-9]*\.[0-9]*,$'; then
         ok "a program in a decimal-comma locale: job.json's numbers in C's notation"

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    n = argc > 1 ? atoi(argv[1]) : 2000;
+    n = argc > 1 ? atoi(argv[1]) : 400;
     pthread_t th[T];
     for (long t = 0; t < T; t++)
         pthread_create(&th[t], NULL, work, (void *)t);
