@@ -12,8 +12,8 @@
 # (edges), features, crashes found; a crash, sanitizer report, hang
 # (TIMEOUT s, default 10) or allocation above 1 GiB leaves its input in
 # OUT/TARGET/ (default /tmp/perfskel-fuzz; a finding becomes a regression
-# test). Exit status 1 if any target found something or ran no input. BUILD_ONLY=1 builds
-# the targets and stops; CORPUS_ONLY=1 makes the corpora and stops. Environment: PARALLEL (targets run at once, default
+# test). Exit status 1 if any target found something or ran no input. CORPUS_ONLY=1 makes
+# the corpora and stops. Environment: PARALLEL (targets run at once, default
 # as many as cores: SECONDS each, not in all), JOBS (fuzzing processes per
 # target, default 1; then one target at a time).
 set -u
@@ -38,7 +38,6 @@ if ! CC=clang cmake -S "$here" -B "$FB" -DPSK_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWith
     echo "fuzz: the build in $FB failed (clang and libclang-rt-14-dev needed; see $OUT/build.log)" >&2
     exit 2
 fi
-[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 
 # ---- seed corpora ----
 C=$OUT/corpus

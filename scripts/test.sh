@@ -18,14 +18,6 @@
 # last line counts what was left out and skipped.
 set -e
 cd "$(dirname "$0")/.."
-if [ "${PSK_SIDE_BUILD:-}" = run ]; then # the builds beside the tests (below)
-    rc=0
-    { cmake -S . -B build-asan -DPSK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug &&
-        cmake --build build-asan -j"$(nproc)" --target psk_unit_tests perfskel gen_trace craft_inputs psk_asan_tests &&
-        FUZZ_BUILD=build-fuzz OUT=build-fuzz/out BUILD_ONLY=1 sh bench/fuzz.sh build; } || rc=$?
-    date +%s >build/side-build.end
-    exit $rc
-fi
 t0=$(date +%s)
 tier=fast
 if [ "${1:-}" = --full ]; then
@@ -48,15 +40,6 @@ else
     select="-LE full"
     fuzz=${FUZZ_SECONDS:-5}
 fi
-# the sanitizer and fuzzing trees (about 110 s of both cores) build
-# beside the tests in the idle scheduling class: they get only the CPU
-# time the tests leave unused (a command running on one core, ranks that
-# wait) and lose the CPU to any test process that wants it
-rm -f build/side-build.end
-PSK_SIDE_BUILD=run setsid chrt --idle 0 sh scripts/test.sh >build/side-build.log 2>&1 </dev/null &
-side=$!
-trap 'kill -- -$side 2>/dev/null || true' EXIT
-trap 'exit 130' INT TERM
 start=$(date +%s)
 # shellcheck disable=SC2086 # select is two words or none
 { (cd build && ctest --output-on-failure -j"$(nproc)" $select "$@") 2>&1 && echo 0 >build/ctest.rc || echo $? >build/ctest.rc; } |
@@ -82,16 +65,12 @@ elif [ "${ran:-0}" -ne "$want" ]; then
         exit 1
     fi
 fi
-if ! wait "$side"; then
-    echo "perfskel: the sanitizer or fuzzing build failed (build/side-build.log):" >&2
-    tail -n 20 build/side-build.log >&2
-    exit 1
-fi
-echo "the sanitizer and fuzzing builds ended $(($(cat build/side-build.end) - start)) s after the tests began"
 # the unit tests, the CLI tests of untrusted input (with import --otf2 of
 # crafted archives: asan.otf2) and the recording and tuning libraries
 # preloaded into real 2-rank jobs under each MPI (asan.preload.*) once
 # more under AddressSanitizer and UBSan
+cmake -S . -B build-asan -DPSK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-asan -j"$(nproc)" --target psk_unit_tests perfskel gen_trace craft_inputs psk_asan_tests
 cd build-asan
 # shellcheck disable=SC2086
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j"$(nproc)" $select \
