@@ -41,7 +41,8 @@ tmp_empty() {
 # heat long enough (about 3 s) that a skeleton with K = 1 cannot finish in
 # 1.5 s (time for its ranks to pass MPI_Init and set up their report on a
 # loaded machine): its speed depends on what else the machine runs, so
-# more steps until the recorded run takes 3 s
+# more steps until the recorded run takes 3 s (as many more as the last
+# run says are needed, with a margin)
 steps=2000
 while :; do
     timeout 120 "$P" record -o "$T/heat" -- $MPIRUN -np 2 "$HEAT" 512 $steps >/dev/null 2>"$T/err" ||
@@ -49,7 +50,7 @@ while :; do
     wall=$("$P" stats "$T/heat" --json | sed -n 's/.*"wall_seconds": \([0-9.e+-]*\).*/\1/p' | head -n 1)
     awk -v w="${wall:-0}" 'BEGIN { exit !(w >= 3) }' && break
     [ $steps -ge 64000 ] && { bad "heat with $steps steps took only ${wall} s"; break; }
-    steps=$((steps * 2))
+    steps=$(awk -v s=$steps -v w="${wall:-0}" 'BEGIN { f = w > 0 ? 3.5 / w : 2; printf "%d", s * (f < 1.25 ? 1.25 : f > 16 ? 16 : f) }')
 done
 echo "heat: $steps steps recorded in ${wall} s"
 

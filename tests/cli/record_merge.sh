@@ -27,10 +27,11 @@ mpich) pass="-genv PSK_MERGE 1" ;;
 esac
 mpirun_of "$flavour"
 run=$MPIRUN
+hargs="256 100" # heat's grid and steps: a quarter of its default run (a 4-rank job on 2 cores)
 
 # one directory for all ranks
 # shellcheck disable=SC2086
-if timeout -k 10 200 "$P" record --merge -o "$T/d" -- $run -np 4 "$heat" </dev/null >"$T/out" 2>"$T/err"; then
+if timeout -k 10 200 "$P" record --merge -o "$T/d" -- $run -np 4 "$heat" $hargs </dev/null >"$T/out" 2>"$T/err"; then
     grep -q "^perfskel: merged 4 ranks in the job into $T/d/merged.pskm" "$T/err" &&
         ok "record --merge: merged in the job" || { bad "record --merge: no merge said"; cat "$T/err"; }
 else
@@ -57,7 +58,7 @@ cmp -s "$T/d/merged.pskm" "$T/offline.pskm" && ok "the same bytes as perfskel me
 
 # --merge-times summary: the summarised merged trace, as perfskel merge --times summary
 # shellcheck disable=SC2086
-if timeout -k 10 200 "$P" record --merge --merge-times summary -o "$T/m" -- $run -np 4 "$heat" </dev/null >"$T/out" 2>"$T/err"; then
+if timeout -k 10 200 "$P" record --merge --merge-times summary -o "$T/m" -- $run -np 4 "$heat" $hargs </dev/null >"$T/out" 2>"$T/err"; then
     "$P" merge "$T/m" --times summary -o "$T/m-offline.pskm" -q 2>"$T/err"
     cmp -s "$T/m/merged.pskm" "$T/m-offline.pskm" && ok "--merge-times summary: the same bytes as merge --times summary" ||
         bad "--merge-times summary: differs from merge --times summary"
@@ -72,8 +73,8 @@ fi
 # rank 0's directory apart from the other ranks'
 mkdir -p "$T/a" "$T/b"
 # shellcheck disable=SC2086
-if timeout -k 10 200 $run $pass -np 1 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/a" "$heat" : \
-    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/b" "$heat" </dev/null >"$T/out" 2>"$T/err"; then
+if timeout -k 10 200 $run $pass -np 1 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/a" "$heat" $hargs : \
+    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/b" "$heat" $hargs </dev/null >"$T/out" 2>"$T/err"; then
     ok "apart: the job ran"
 else
     bad "apart: the job failed"; cat "$T/err"
@@ -110,7 +111,7 @@ fi
 # --merge-only: the same merge, no rank files left (each rank's gone once
 # read, rank 0's copies once merged)
 # shellcheck disable=SC2086
-if timeout -k 10 200 "$P" record --merge-only -o "$T/o" -- $run -np 4 "$heat" </dev/null >"$T/out" 2>"$T/err"; then
+if timeout -k 10 200 "$P" record --merge-only -o "$T/o" -- $run -np 4 "$heat" $hargs </dev/null >"$T/out" 2>"$T/err"; then
     n1=$(sed -n 's/.* ranks, \([0-9]*\) events recorded.*/\1/p' "$T/err")
     n0=$("$P" stats "$T/d" --json | awk -F: '/"events"/ { gsub(/[^0-9]/, "", $2); print $2; exit }')
     [ -s "$T/o/merged.pskm" ] && [ -s "$T/o/job.json" ] && ! ls "$T"/o/rank-*.psk >/dev/null 2>&1 &&
@@ -123,8 +124,8 @@ else
 fi
 mkdir -p "$T/oa" "$T/ob"
 # shellcheck disable=SC2086
-timeout -k 10 200 $run -np 1 env LD_PRELOAD="$L" PSK_MERGE=only PSK_TRACE_DIR="$T/oa" "$heat" : \
-    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/ob" "$heat" </dev/null >"$T/out" 2>"$T/err" &&
+timeout -k 10 200 $run -np 1 env LD_PRELOAD="$L" PSK_MERGE=only PSK_TRACE_DIR="$T/oa" "$heat" $hargs : \
+    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/ob" "$heat" $hargs </dev/null >"$T/out" 2>"$T/err" &&
     [ -s "$T/oa/merged.pskm" ] && ! ls "$T"/oa/rank-*.psk "$T"/ob/rank-*.psk >/dev/null 2>&1 &&
     ok "--merge-only apart: merged on rank 0, no rank files on either side" ||
     { bad "PSK_MERGE=only apart"; ls "$T/oa" "$T/ob"; cat "$T/err"; }
@@ -132,8 +133,8 @@ timeout -k 10 200 $run -np 1 env LD_PRELOAD="$L" PSK_MERGE=only PSK_TRACE_DIR="$
 # PSK_MERGE on ranks 1-3 only: no merge, no hang
 mkdir -p "$T/c"
 # shellcheck disable=SC2086
-timeout -k 10 200 $run -np 1 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/c" "$heat" : \
-    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/c" PSK_MERGE=1 "$heat" </dev/null >"$T/out" 2>"$T/err" &&
+timeout -k 10 200 $run -np 1 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/c" "$heat" $hargs : \
+    -np 3 env LD_PRELOAD="$L" PSK_TRACE_DIR="$T/c" PSK_MERGE=1 "$heat" $hargs </dev/null >"$T/out" 2>"$T/err" &&
     [ ! -e "$T/c/merged.pskm" ] && [ -s "$T/c/rank-000003.psk" ] &&
     ok "PSK_MERGE on other ranks than 0: no merge, the job ends" || { bad "PSK_MERGE on ranks 1-3"; cat "$T/err"; }
 
