@@ -12,8 +12,9 @@ void psk_asan_canary(void)
 {
     if (!getenv("PMI_RANK") && !getenv("OMPI_COMM_WORLD_RANK"))
         return;
-    char *volatile p = malloc(8);
+    /* volatile all through: the optimiser must keep the block and the store */
+    volatile char *volatile p = malloc(8);
     if (p)
         p[8] = 1; /* one past the end */
-    free(p);
+    free((char *)p);
 }
