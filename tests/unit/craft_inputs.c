@@ -27,7 +27,7 @@
 
 enum { T_EVNT = 0x544e5645, T_RANK = 0x4b4e4152 };
 
-static void die(const char *what)
+static _Noreturn void die(const char *what)
 {
     fprintf(stderr, "craft_inputs: %s\n", what);
     exit(1);

@@ -1733,13 +1733,16 @@ static int rtag(int k, int f, int i)
  * answer the same, and most programs skipped (each event's gaps are the
  * same wherever it is, so that a loop folded from another start, as the
  * pipeline's may be, is still the trace) */
+static int quick = 1; /* PSK_TEST_QUICK (main) */
+
 static void folded_random_loops(void **state)
 {
     (void)state;
     static const int64_t reqs[3][2] = {{0, 1}, {2, 3}, {4, 5}};
     uint64_t rng = 0x2545f4914f6cdd1dull;
 #define RND(n) (rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17, (int)(rng % (uint64_t)(n)))
-    int skipped = 0, programs = 150;
+    /* PSK_TEST_QUICK=N (the sanitizer pass): the first 1/N of the programs */
+    int skipped = 0, programs = 150 / quick;
     for (int prog = 0; prog < programs; prog++) {
         int P = 2 + RND(2), iters = 12 + RND(69), nops = 1 + RND(3), mi = RND(3), reps = 1 + RND(2);
         int kind[3], tagf[3], rootf[3], n[3];
@@ -1915,6 +1918,8 @@ static void machine_errors(void **state)
 
 int main(void)
 {
+    if (getenv("PSK_TEST_QUICK") && atoi(getenv("PSK_TEST_QUICK")) > 1)
+        quick = atoi(getenv("PSK_TEST_QUICK"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_message), cmocka_unit_test(piecewise_cost), cmocka_unit_test(bus_serialises),   cmocka_unit_test(switch_parallel),
         cmocka_unit_test(bus_time_order),
