@@ -163,6 +163,7 @@ void psk_folded_write_json(FILE *out, const psk_folded *f, psk_merged *m, const 
     if (ml >= 0) {
         const psk_fnode *x = psk_folded_node(f, ml);
         psk_json_obj(&j, "main_loop");
+        psk_json_int(&j, "node", ml); /* as gen's skeleton comments name it ("loop N", "nodes A-B") */
         psk_json_int(&j, "count", x->count);
         psk_json_int(&j, "span", x->span);
         psk_json_int(&j, "start", x->start);
