@@ -94,6 +94,13 @@ roff() {
                 continue
             }
             if (!sect) { print ".SH DESCRIPTION"; sect = 1 }
+            if (page == "main" && s ~ /^  [a-z]+  +[^ ]/) { # a command and what it does, on one line
+                if (entry) { print ".RE"; entry = 0 }
+                s = substr(s, 3); nm = s; sub(/ .*/, "", nm); sub(/^[a-z]+ +/, "", s)
+                print ".TP"; print ".B " esc(nm); print esc(s)
+                started = 1
+                continue
+            }
             if (page == "main" && s ~ /^  [a-z]/) {  # a command: its synopsis, then what it does
                 if (entry) print ".RE"
                 print ".PP"; print ".nf"; print ".B " esc(trim(s))

@@ -157,7 +157,7 @@ int psk_cli_parse_k(const char *s, int *K)
 int cmd_gen(int argc, char **argv)
 {
     const char *input = NULL, *out = "skeleton.c";
-    int K = 0, table_min = 0;
+    int K = 10, table_min = 0;
     double min_sample = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-K") && i + 1 < argc) {
@@ -184,8 +184,6 @@ int cmd_gen(int argc, char **argv)
     }
     if (!input)
         return psk_cli_usage("gen: no trace directory given");
-    if (!K)
-        return psk_cli_usage("gen: -K N is needed (the skeleton runs about 1/N of the original)");
     FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
     if (!f) {
         psk_cli_error("%s: %s", out, strerror(errno));

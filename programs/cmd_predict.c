@@ -31,7 +31,7 @@
 #define LIMIT_RANKS_PER_S 4  /* ... and 1 s per this many ranks */
 
 static const char help[] =
-    "usage: perfskel predict DIR|MERGED -K N [options] -- LAUNCHER ARGS...\n"
+    "usage: perfskel predict DIR|MERGED [-K N] [options] -- LAUNCHER ARGS...\n"
     "\n"
     "Generates the performance skeleton of a recorded job (about 1/N of the original:\n"
     "each loop runs its first iteration and a sample of the others, compute the\n"
@@ -40,7 +40,7 @@ static const char help[] =
     "per loop what it ran and why.\n"
     "\n"
     "options:\n"
-    "  -K N               run about 1/N of the original (needed): loops run a sample of\n"
+    "  -K N               run about 1/N of the original (default 10): loops run a sample of\n"
     "                     their iterations, compute left over runs shorter\n"
     "  --min-sample S     a sampled loop's steady iterations last at least S seconds\n"
     "                     in the original (default 0.04, 0.25 where a host ran more\n"
@@ -288,7 +288,7 @@ static void report_loops(const psk_cli_skelinfo *info, const phase_out *ph, int 
 int cmd_predict(int argc, char **argv)
 {
     const char *input = NULL, *keep = NULL, *v, *mpicc_arg = NULL;
-    int K = 0, json = 0, i, repeat = 3, flavour = 0, quiet = 0;
+    int K = 10, json = 0, i, repeat = 3, flavour = 0, quiet = 0;
     double actual = -1, timeout = -1, build_timeout = PSK_CLI_BUILD_LIMIT, min_sample = -1;
     for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -339,8 +339,6 @@ int cmd_predict(int argc, char **argv)
     }
     if (!input)
         return psk_cli_usage("predict: no trace directory given");
-    if (!K)
-        return psk_cli_usage("predict: -K N is needed");
     if (i + 1 >= argc)
         return psk_cli_usage("predict: no launcher given after --");
     char **launch = argv + i + 1;

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "perfskel/trace.h"
+#include "psk_fn_ids.h"
 
 /* Writes "perfskel: " and the message on one line: a control byte in it
  * (a newline or an escape sequence from a crafted file's string) is
@@ -58,153 +60,194 @@ int psk_cli_usage(const char *fmt, ...)
     return PSK_EXIT_USAGE;
 }
 
-#define ADVISE_USAGE                                                                           \
-    "  advise FILE [-D NAME=VALUE]... [--procs P] [--maxdims K] [--machine FILE] [--top N]\n"  \
-    "        [--static] [--json] [--trace DIR]\n"                                             \
-    "        how to distribute a program's arrays and loop nests over P processors: FILE\n"   \
-    "        describes them (docs/advise.md, examples/advise), -D overrides its param NAME;\n" \
-    "        the best layouts (--top N, default 5) costed on the machine (--machine, else\n"  \
-    "        FILE's `machine`), with the redistributions between nests that pay off (none\n"  \
-    "        with --static); --procs and --maxdims override FILE's procs and maxdims;\n"     \
-    "        --trace DIR writes a synthetic trace of the plan for `perfskel sim` (the nests\n" \
-    "        as pcontrol intervals, named in DIR/intervals.txt)\n"
-
-static const char usage[] =
-    "usage: perfskel <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  record [-o DIR] [--mpi openmpi|mpich] [--merge|--merge-only] [--merge-times all|summary]\n"
-    "        [--zstd] -- LAUNCHER ARGS...\n"
-    "        PROGRAM ARGS...\n"
-    "        run an MPI job with every MPI call of every rank recorded into DIR\n"
-    "        (default ./perfskel-trace); LAUNCHER may be `perfskel tune ... --\n"
-    "        LAUNCHER`: the tuned job recorded, with the arm of each tuned call;\n"
-    "        --merge: the ranks merge their traces in MPI_Finalize, into\n"
-    "        DIR/merged.pskm (as `perfskel merge DIR`) and rank 0 folds it into\n"
-    "        DIR/merged.fold.json (as `perfskel fold -o`); --merge-only: the same,\n"
-    "        the rank files removed once merged; --merge-times summary: the merged\n"
-    "        trace keeps summarised times (as merge --times summary); --zstd: blocks\n"
-    "        compressed\n"
-    "        with zstd (level 1; PSK_ZSTD=LEVEL for another)\n"
-    "  stats DIR [--json] [--no-fold]\n"
-    "        profile of a recorded job: calls, bytes and time per function and rank,\n"
-    "        and the calls whose arguments change between loop iterations\n"
-    "  dump DIR|MERGED [--rank R] [--json] [--merged]\n"
-    "        every recorded event, one per line (JSON lines with --json); from a\n"
-    "        merged trace the same rebuilt from it, or with --merged its merged events\n"
-    "  merge DIR [-o FILE] [--window M] [--no-reorder] [--keep-polls] [--times all|summary]\n"
-    "        [--in-memory] [--mpi] [-q] [--json]\n"
-    "        merge all ranks into one sequence of events with per-rank patterns\n"
-    "        (default FILE: DIR/merged.pskm); a run of polls (tests or Iprobes that\n"
-    "        found nothing, then the one that did) is one event unless --keep-polls;\n"
-    "        --times summary: per event a few order statistics of the ranks' times\n"
-    "        and a factor per rank, not every rank's times (lossy; the file stops\n"
-    "        growing with P). It streams (memory does not grow with every rank's\n"
-    "        events); --in-memory: the whole trace in memory first (the same file);\n"
-    "        -q: no progress on stderr; mpirun -n N perfskel merge --mpi DIR: the\n"
-    "        work spread over N processes\n"
-    "  fold DIR|MERGED|--symbols FILE [--algo runs|paper|topdown|bottomup] [--tree] [--json] [-o FILE]\n"
-    "        find the loops of the merged trace and print its loop tree\n"
-    "  gen DIR|MERGED -K N [-o FILE] [--table-min N] [--min-sample S]\n"
-    "        the performance skeleton: a C MPI program that runs about 1/K of the\n"
-    "        original (loops a sample of their iterations, whose steady part lasts\n"
-    "        at least S seconds in the original, default 0.04, 0.25 where a host ran\n"
-    "        more ranks than cores; compute the loops cannot shrink runs shorter);\n"
-    "        runs of at least N calls outside loops\n"
-    "        (default 32) replayed from data\n"
-    "  predict DIR -K N [--repeat R] [--json] [--actual S] [--keep DIR] [--mpi M] [--mpicc PATH]\n"
-    "          [--min-sample S] [--timeout S] [-q] -- LAUNCHER ARGS...\n"
-    "        build and run the skeleton with LAUNCHER; the original's predicted run time\n"
-    "        (perfskel predict --help for all its options)\n"
-    "  check [-n RUNS] [-K K] [--machine FILE] [-o DIR] [--json] [-q] [--timeout S] [--mpi M]\n"
-    "        -- LAUNCHER ARGS... PROGRAM ARGS...\n"
-    "        how far perfskel's predictions hold for a program here: RUNS plain runs\n"
-    "        (default 3) timed MPI_Init to MPI_Finalize, one recording (kept in DIR,\n"
-    "        default ./perfskel-check), predict (K default 10) and sim (on --machine,\n"
-    "        else a machine calibrated here); one table of their errors against the\n"
-    "        plain median and the recording, and the noise floor (perfskel check --help\n"
-    "        for all its options)\n"
-    "  sim DIR [--machine FILE]... [--intervals loops] [--depth N] [--json] [--html FILE] [-q]\n"
-    "        [--folded] [--ranks P2 (--scale weak|strong | --fit TRACE_B [TRACE_C])]\n"
-    "        replay the trace on a model of a machine: predicted run time and where\n"
-    "        the time goes, per interval and rank; --machine again: each machine, side\n"
-    "        by side; --html FILE: a report to explore (timeline, functions, loops);\n"
-    "        --ranks P2: the same program at P2 ranks (rank-relative patterns rebuilt,\n"
-    "        sizes and compute kept (weak), divided by P2/P (strong), or fitted per\n"
-    "        event to recordings at 2 or 3 rank counts (--fit); docs/simulation.md)\n"
-    "  calibrate [-o FILE] [--mpi M] [--mpicc PATH] -- LAUNCHER ARGS...\n"
-    "        measure this machine (latency, bandwidth, eager limit, CPU) into a machine\n"
-    "        file for sim (default machine.par); its program is built with PATH, else\n"
-    "        $MPICC, else an mpicc of the launcher's MPI (as predict)\n"
-    "  export --smpi DIR -o OUTDIR [--machine FILE]\n"
-    "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile;\n"
-    "        --otf2 DIR -o OUTDIR: as an OTF2 archive, OUTDIR/traces.otf2 (README, OTF2)\n"
-    "  import --otf2 ANCHOR -o DIR [-q]\n"
-    "        an OTF2 archive (ANCHOR: its .otf2 file, e.g. Score-P's traces.otf2) as a\n"
-    "        perfskel trace directory DIR: its MPI calls and the compute between them;\n"
-    "        what could not be mapped is said, one line per kind (-q: not said)\n"
-    "  tune [--mpi openmpi|mpich] [--policy P | --force ARM] [--report FILE] [--db FILE]\n"
-    "        [--check] [--debug] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
-    "        run an MPI job with MPI_Alltoall taken over by the tuning library; P:\n"
-    "        learn (default: it chooses and adapts), star (STAR-MPI's policy), or\n"
-    "        one arm for all: native, spread, pair, ring, bruck, pair_lb, ring_lb,\n"
-    "        pair_mb, ring_mb, pair_ob, ring_ob, or cycle (each valid arm in turn);\n"
-    "        --report FILE: what it chose and why, at the end (JSON if FILE ends in\n"
-    "        .json); --db FILE: decisions kept for the next run, which starts on\n"
-    "        them; --check: every decision hash-checked across ranks; --debug:\n"
-    "        each rank's counts on stderr at MPI_Finalize (docs/tune.md);\n"
-    "        LAUNCHER may be `perfskel record ... -- LAUNCHER` (see record)\n"
-    ADVISE_USAGE
-    "\n"
-    "perfskel --version prints the version.\n";
-
-/* perfskel CMD --help: CMD's entry of the usage above (predict has its own) */
-static int command_help(const char *cmd)
-{
-    size_t n = strlen(cmd);
-    for (const char *l = usage; *l;) {
-        const char *e = strchr(l, '\n');
-        if (!strncmp(l, "  ", 2) && !strncmp(l + 2, cmd, n) && (l[2 + n] == ' ' || l[2 + n] == '\n')) {
-            fputs("usage: perfskel ", stdout);
-            fwrite(l + 2, 1, (size_t)(e - l - 2), stdout);
-            putchar('\n');
-            for (l = e + 1; !strncmp(l, "        ", 8); l = strchr(l, '\n') + 1)
-                fwrite(l, 1, (size_t)(strchr(l, '\n') - l + 1), stdout);
-            return 1;
-        }
-        l = e + 1;
-    }
-    return 0;
-}
-
-/* The options of every command: those that take a value (as `--opt
- * value` or `--opt=value`) and those that do not. A command whose
- * options end at its first operand (the launcher, when no -- comes
- * before it) says so. Every option a command's parser knows is here, so
- * that main() reads the command line one way for all of them. */
+/* The commands: one entry each, which drives the dispatch, the reading
+ * of the command line (main's normalise: the options that take a value
+ * and those that do not), `perfskel --help` (the summary, a line each),
+ * `perfskel CMD --help` (the usage: its synopsis, then what it does and
+ * its options, each line after the first indented) and so the man pages
+ * (cmake/manpages.sh writes them from those texts). predict and check
+ * print their own longer --help; tune's lists its arms from the tuning
+ * library's table (tune.h). */
 typedef struct {
-    const char *cmd;
-    const char *values; /* " -o --mpi ": each between spaces */
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+    const char *usage;
+    const char *values; /* " -o --mpi ": the options that take a value, each between spaces */
     const char *flags;
     int operand_ends;   /* 1: the first operand and what follows belong to the job */
-} cmd_options;
+} command;
 
-static const cmd_options options[] = {
-    {"record", " -o --mpi --merge-times ", " --merge --merge-only --zstd ", 1},
-    {"stats", " ", " --json --no-fold ", 0},
-    {"dump", " --rank ", " --json --merged ", 0},
-    {"merge", " -o --window --times ", " --no-reorder --keep-polls --in-memory --mpi -q --json ", 0},
-    {"fold", " --symbols --algo -o ", " --tree --json ", 0},
-    {"gen", " -K -o --table-min --min-sample ", " ", 0},
-    {"predict", " -K --repeat --actual --keep --mpi --mpicc --timeout --build-timeout --min-sample ", " --json -q --quiet ", 0},
-    {"check", " -n -K --machine -o --timeout --mpi ", " --json -q --quiet ", 0},
-    {"sim", " --machine --intervals --depth --html --ranks --scale --fit ", " --json -q --folded --no-skip ", 0},
-    {"calibrate", " -o --mpi --mpicc ", " ", 0},
-    {"export", " -o --machine ", " --smpi --otf2 ", 0},
-    {"import", " -o ", " --otf2 -q ", 0},
-    {"tune", " --mpi --policy --force --report --db ", " --check --debug ", 1},
-    {"advise", " -D --procs --maxdims --machine --top --trace ", " --static --json ", 0},
+static const command commands[] = {
+    {"record", cmd_record, "run an MPI job with every MPI call of every rank recorded",
+     "record [-o DIR] [--mpi openmpi|mpich] [--merge|--merge-only] [--merge-times all|summary]\n"
+     "        [--zstd] -- LAUNCHER ARGS...\n"
+     "        PROGRAM ARGS...\n"
+     "        run an MPI job with every MPI call of every rank recorded into DIR\n"
+     "        (default ./perfskel-trace); LAUNCHER may be `perfskel tune ... --\n"
+     "        LAUNCHER`: the tuned job recorded, with the arm of each tuned call;\n"
+     "        --merge: the ranks merge their traces in MPI_Finalize, into\n"
+     "        DIR/merged.pskm (as `perfskel merge DIR`) and rank 0 folds it into\n"
+     "        DIR/merged.fold.json (as `perfskel fold -o`); --merge-only: the same,\n"
+     "        the rank files removed once merged; --merge-times summary: the merged\n"
+     "        trace keeps summarised times (as merge --times summary); --zstd: blocks\n"
+     "        compressed with zstd (level 1; PSK_ZSTD=LEVEL for another)\n",
+     " -o --mpi --merge-times ", " --merge --merge-only --zstd ", 1},
+    {"stats", cmd_stats, "profile a recorded job: calls, bytes and time per function and rank",
+     "stats DIR [--json] [--no-fold]\n"
+     "        profile of a recorded job: calls, bytes and time per function and rank,\n"
+     "        and the calls whose arguments change between loop iterations\n",
+     " ", " --json --no-fold ", 0},
+    {"dump", cmd_dump, "print every recorded event, one per line",
+     "dump DIR|MERGED [--rank R] [--json] [--merged]\n"
+     "        every recorded event, one per line (JSON lines with --json); from a\n"
+     "        merged trace the same rebuilt from it, or with --merged its merged events\n",
+     " --rank ", " --json --merged ", 0},
+    {"merge", cmd_merge, "merge the ranks into one sequence of events with per-rank patterns",
+     "merge DIR [-o FILE] [--window M] [--no-reorder] [--keep-polls] [--times all|summary]\n"
+     "        [--in-memory] [--mpi] [-q] [--json]\n"
+     "        merge all ranks into one sequence of events with per-rank patterns\n"
+     "        (default FILE: DIR/merged.pskm); a run of polls (tests or Iprobes that\n"
+     "        found nothing, then the one that did) is one event unless --keep-polls;\n"
+     "        --times summary: per event a few order statistics of the ranks' times\n"
+     "        and a factor per rank, not every rank's times (lossy; the file stops\n"
+     "        growing with P). It streams (memory does not grow with every rank's\n"
+     "        events); --in-memory: the whole trace in memory first (the same file);\n"
+     "        -q: no progress on stderr; mpirun -n N perfskel merge --mpi DIR: the\n"
+     "        work spread over N processes\n",
+     " -o --window --times ", " --no-reorder --keep-polls --in-memory --mpi -q --json ", 0},
+    {"fold", cmd_fold, "find the loops of a merged trace: its loop tree",
+     "fold DIR|MERGED|--symbols FILE [--algo runs|paper|topdown|bottomup] [--tree] [--json] [-o FILE]\n"
+     "        find the loops of the merged trace and print its loop tree\n",
+     " --symbols --algo -o ", " --tree --json ", 0},
+    {"gen", cmd_gen, "write the performance skeleton, a C MPI program that runs 1/K of the job",
+     "gen DIR|MERGED [-K K] [-o FILE] [--table-min N] [--min-sample S]\n"
+     "        the performance skeleton: a C MPI program that runs about 1/K of the\n"
+     "        original (default K 10): loops run a sample of their iterations, whose\n"
+     "        steady part lasts at least S seconds in the original (default 0.04,\n"
+     "        0.25 where a host ran more ranks than cores), compute the loops cannot\n"
+     "        shrink runs shorter; runs of at least N calls outside loops (default\n"
+     "        32) replayed from data\n",
+     " -K -o --table-min --min-sample ", " ", 0},
+    {"predict", cmd_predict, "build and run the skeleton: the job's predicted run time",
+     "predict DIR [-K N] [--repeat R] [--json] [--actual S] [--keep DIR] [--mpi M] [--mpicc PATH]\n"
+     "          [--min-sample S] [--timeout S] [-q] -- LAUNCHER ARGS...\n"
+     "        build and run the skeleton with LAUNCHER; the original's predicted run time\n"
+     "        (perfskel predict --help for all its options)\n",
+     " -K --repeat --actual --keep --mpi --mpicc --timeout --build-timeout --min-sample ", " --json -q --quiet ", 0},
+    {"check", cmd_check, "how far perfskel's predictions hold for a program on this machine",
+     "check [-n RUNS] [-K K] [--machine FILE] [-o DIR] [--json] [-q] [--timeout S] [--mpi M]\n"
+     "        -- LAUNCHER ARGS... PROGRAM ARGS...\n"
+     "        how far perfskel's predictions hold for a program here: RUNS plain runs\n"
+     "        (default 3) timed MPI_Init to MPI_Finalize, one recording (kept in DIR,\n"
+     "        default ./perfskel-check), predict (K default 10) and sim (on --machine,\n"
+     "        else a machine calibrated here); one table of their errors against the\n"
+     "        plain median and the recording, and the noise floor (perfskel check --help\n"
+     "        for all its options)\n",
+     " -n -K --machine -o --timeout --mpi ", " --json -q --quiet ", 0},
+    {"sim", cmd_sim, "replay a trace on a model of a machine: its run time and where it goes",
+     "sim DIR [--machine FILE]... [--intervals loops] [--depth N] [--json] [--html FILE] [-q]\n"
+     "        [--folded] [--ranks P2 (--scale weak|strong | --fit TRACE_B [TRACE_C])]\n"
+     "        replay the trace on a model of a machine: predicted run time and where\n"
+     "        the time goes, per interval and rank; --machine again: each machine, side\n"
+     "        by side; --html FILE: a report to explore (timeline, functions, loops);\n"
+     "        --ranks P2: the same program at P2 ranks (rank-relative patterns rebuilt,\n"
+     "        sizes and compute kept (weak), divided by P2/P (strong), or fitted per\n"
+     "        event to recordings at 2 or 3 rank counts (--fit); docs/simulation.md)\n",
+     " --machine --intervals --depth --html --ranks --scale --fit ", " --json -q --folded --no-skip ", 0},
+    {"calibrate", cmd_calibrate, "measure this machine into a machine file for sim",
+     "calibrate [-o FILE] [--mpi M] [--mpicc PATH] -- LAUNCHER ARGS...\n"
+     "        measure this machine (latency, bandwidth, eager limit, CPU) into a machine\n"
+     "        file for sim (default machine.par); its program is built with PATH, else\n"
+     "        $MPICC, else an mpicc of the launcher's MPI (as predict)\n",
+     " -o --mpi --mpicc ", " ", 0},
+    {"export", cmd_export, "write a trace as an OTF2 archive or as SimGrid SMPI replay traces",
+     "export --smpi DIR -o OUTDIR [--machine FILE]\n"
+     "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile;\n"
+     "        --otf2 DIR -o OUTDIR: as an OTF2 archive, OUTDIR/traces.otf2 (README, OTF2)\n",
+     " -o --machine ", " --smpi --otf2 ", 0},
+    {"import", cmd_import, "read an OTF2 archive as a perfskel trace",
+     "import --otf2 ANCHOR -o DIR [-q]\n"
+     "        an OTF2 archive (ANCHOR: its .otf2 file, e.g. Score-P's traces.otf2) as a\n"
+     "        perfskel trace directory DIR: its MPI calls and the compute between them;\n"
+     "        what could not be mapped is said, one line per kind (-q: not said)\n",
+     " -o ", " --otf2 -q ", 0},
+    {"tune", cmd_tune, "run an MPI job with four collectives tuned while it runs",
+     "tune [--mpi openmpi|mpich] [--policy P | --force ARM] [--report FILE] [--db FILE]\n"
+     "        [--check] [--debug] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
+     "        run an MPI job with MPI_Alltoall, MPI_Bcast, MPI_Allreduce and MPI_Allgather\n"
+     "        taken over by the tuning library; P: learn (default: it chooses and\n"
+     "        adapts), star (STAR-MPI's policy), or ARM for every call it fits\n"
+     "        (the others native): native, cycle (each valid arm in turn) or one of\n"
+     "        the arms listed below; --report FILE: what it chose and why, at the end\n"
+     "        (JSON if FILE ends in .json); --db FILE: decisions kept for the next\n"
+     "        run, which starts on them; --check: every decision hash-checked across\n"
+     "        ranks; --debug: each rank's counts on stderr at MPI_Finalize\n"
+     "        (docs/tune.md); LAUNCHER may be `perfskel record ... -- LAUNCHER` (see\n"
+     "        record)\n",
+     " --mpi --policy --force --report --db ", " --check --debug ", 1},
+    {"advise", cmd_advise, "how to distribute a program's arrays and loop nests over processors",
+     "advise FILE [-D NAME=VALUE]... [--procs P] [--maxdims K] [--machine FILE] [--top N]\n"
+     "        [--static] [--json] [--trace DIR]\n"
+     "        how to distribute a program's arrays and loop nests over P processors: FILE\n"
+     "        describes them (docs/advise.md, examples/advise), -D overrides its param NAME;\n"
+     "        the best layouts (--top N, default 5) costed on the machine (--machine, else\n"
+     "        FILE's `machine`), with the redistributions between nests that pay off (none\n"
+     "        with --static); --procs and --maxdims override FILE's procs and maxdims;\n"
+     "        --trace DIR writes a synthetic trace of the plan for `perfskel sim` (the nests\n"
+     "        as pcontrol intervals, named in DIR/intervals.txt)\n",
+     " -D --procs --maxdims --machine --top --trace ", " --static --json ", 0},
 };
+
+#define NCOMMANDS (sizeof commands / sizeof *commands)
+
+static const command *find_command(const char *name)
+{
+    for (size_t k = 0; k < NCOMMANDS; k++)
+        if (!strcmp(commands[k].name, name))
+            return &commands[k];
+    return NULL;
+}
+
+/* perfskel --help: the commands, a line each */
+static void usage(FILE *o)
+{
+    fputs("usage: perfskel <command> [options]\n\ncommands:\n", o);
+    for (size_t k = 0; k < NCOMMANDS; k++)
+        fprintf(o, "  %-10s %s\n", commands[k].name, commands[k].summary);
+    fputs("\nperfskel CMD --help shows a command's options; perfskel --version prints the version.\n", o);
+}
+
+/* tune's arms, by the collective they run (the tuning library's table) */
+static void tune_arms(void)
+{
+    static const struct {
+        unsigned fn;
+        const char *name;
+    } colls[] = {{PSK_FN_Alltoall, "MPI_Alltoall"}, {PSK_FN_Bcast, "MPI_Bcast"},
+                 {PSK_FN_Allreduce, "MPI_Allreduce"}, {PSK_FN_Allgather, "MPI_Allgather"}};
+    puts("arms:");
+    for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) {
+        printf("  %-14s", colls[c].name);
+        const char *sep = "";
+        for (int a = 1; a < psk_arm_count(); a++)
+            if (strcmp(psk_arm_name(a), "native") && psk_arm_valid(colls[c].fn, a)) {
+                printf("%s%s", sep, psk_arm_name(a));
+                sep = ", ";
+            }
+        putchar('\n');
+    }
+}
+
+/* perfskel CMD --help (predict and check print their own) */
+static void command_help(const command *c)
+{
+    printf("usage: perfskel %s", c->usage);
+    if (c->run == cmd_tune) {
+        putchar('\n');
+        tune_arms();
+    }
+}
 
 /* 1 if name (its first n bytes) is one of the space-separated list */
 static int listed(const char *list, const char *name, size_t n)
@@ -225,10 +268,7 @@ static int listed(const char *list, const char *name, size_t n)
  * what is wrong. A command not in the table is left as it is. */
 static int normalise(const char *cmd, int argc, char **argv, char ***out, int *outc, int *help)
 {
-    const cmd_options *o = NULL;
-    for (size_t k = 0; k < sizeof options / sizeof *options; k++)
-        if (!strcmp(options[k].cmd, cmd))
-            o = &options[k];
+    const command *o = find_command(cmd);
     char **a = calloc(2 * (size_t)argc + 1, sizeof *a);
     if (!a)
         return psk_cli_error("out of memory"), PSK_EXIT_DATA;
@@ -279,45 +319,19 @@ static int normalise(const char *cmd, int argc, char **argv, char ***out, int *o
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return fputs(usage, stderr), PSK_EXIT_USAGE;
+        return usage(stderr), PSK_EXIT_USAGE;
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
-        return fputs(usage, stdout), 0;
+        return usage(stdout), 0;
     if (!strcmp(cmd, "--version"))
         return puts("perfskel " PSK_VERSION), 0;
+    const command *c = find_command(cmd);
+    if (!c)
+        return psk_cli_usage("unknown command '%s'", cmd);
     int help = 0, rc = normalise(cmd, argc - 1, argv + 1, &argv, &argc, &help);
     if (rc)
         return rc;
-    /* predict and check say their own help */
-    if (help && strcmp(cmd, "predict") && strcmp(cmd, "check") && command_help(cmd))
-        return 0;
-    if (!strcmp(cmd, "record"))
-        return cmd_record(argc, argv);
-    if (!strcmp(cmd, "stats"))
-        return cmd_stats(argc, argv);
-    if (!strcmp(cmd, "dump"))
-        return cmd_dump(argc, argv);
-    if (!strcmp(cmd, "merge"))
-        return cmd_merge(argc, argv);
-    if (!strcmp(cmd, "fold"))
-        return cmd_fold(argc, argv);
-    if (!strcmp(cmd, "gen"))
-        return cmd_gen(argc, argv);
-    if (!strcmp(cmd, "predict"))
-        return cmd_predict(argc, argv);
-    if (!strcmp(cmd, "check"))
-        return cmd_check(argc, argv);
-    if (!strcmp(cmd, "sim"))
-        return cmd_sim(argc, argv);
-    if (!strcmp(cmd, "calibrate"))
-        return cmd_calibrate(argc, argv);
-    if (!strcmp(cmd, "export"))
-        return cmd_export(argc, argv);
-    if (!strcmp(cmd, "import"))
-        return cmd_import(argc, argv);
-    if (!strcmp(cmd, "tune"))
-        return cmd_tune(argc, argv);
-    if (!strcmp(cmd, "advise"))
-        return cmd_advise(argc, argv);
-    return psk_cli_usage("unknown command '%s'", cmd);
+    if (help && c->run != cmd_predict && c->run != cmd_check)
+        return command_help(c), 0;
+    return c->run(argc, argv);
 }

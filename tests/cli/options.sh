@@ -41,6 +41,9 @@ same "advise --top=2 --procs=8 (and -D N=64 untouched)" -- advise $S/examples/ad
     advise "$S/examples/advise/jacobi.adv" -D N=64 --top=2 --procs=8
 same "advise -DN=64 (glued) --top=2" -- advise $S/examples/advise/jacobi.adv -D N=64 --top 2 -- \
     advise "$S/examples/advise/jacobi.adv" -DN=64 --top=2
+# defaults: gen without -K writes what -K 10 writes (a recorded trace)
+"$P" gen "$S/tests/golden/traces/heat" -o "$T/k.c" >/dev/null 2>&1 && "$P" gen "$S/tests/golden/traces/heat" -K 10 -o "$T/k10.c" >/dev/null 2>&1 &&
+    cmp -s "$T/k.c" "$T/k10.c" && ok "gen without -K: the skeleton of -K 10" || bad "gen without -K differs from -K 10 (or failed)"
 # a value holding '=' is kept whole
 expect 2 "not '4=5'" "advise --procs=4=5: the value is 4=5" -- "$P" advise "$S/examples/advise/jacobi.adv" --procs=4=5
 

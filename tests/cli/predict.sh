@@ -65,7 +65,8 @@ expect 2 "predict: --build-timeout takes seconds" "--build-timeout -1" -- \
     "$P" predict "$T/heat" -K 1 --build-timeout -1 -- $MPIRUN -np 2
 
 # a normal prediction: each step on stderr, the result alone on stdout
-timeout 300 "$P" predict "$T/heat" -K 10 --repeat 1 -- $MPIRUN -np 2 >"$T/out" 2>"$T/err"
+# (without -K: K = 10, as its progress line says)
+timeout 300 "$P" predict "$T/heat" --repeat 1 -- $MPIRUN -np 2 >"$T/out" 2>"$T/err"
 st=$?
 miss=""
 for pat in "^predict: merging the trace in " "^predict: [0-9]* events of 2 ranks merged into [0-9]* and folded in" \

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cli.sh: perfskel tune's command line: --help, and usage errors (exit 2,
+# cli.sh: perfskel tune's command line: --help (every arm by its
+# collective), and usage errors (exit 2,
 # one line) for an unknown arm or policy, both given, an unknown option, a
 # missing launcher and an unknown MPI; an unrecognisable launcher needs
 # --mpi; perfskel tune or record inside itself refused, and an inner
@@ -19,7 +20,14 @@ expect() { # expect CODE PATTERN ARGS...: exit status CODE, stderr (or stdout) m
     fi
 }
 expect 0 "^usage: perfskel tune \[--mpi openmpi|mpich\] \[--policy P | --force ARM\] \[--report FILE\] \[--db FILE\]" tune --help
-expect 0 "^  tune \[--mpi" --help
+expect 0 "^  tune  *run an MPI job with four collectives tuned" --help
+# tune --help: the four collectives, and each one's arms from the tuning
+# library's table
+expect 0 "with MPI_Alltoall, MPI_Bcast, MPI_Allreduce and MPI_Allgather" tune --help
+expect 0 "^  MPI_Alltoall  *spread, pair, ring, bruck, pair_lb, ring_lb, pair_mb, ring_mb, pair_ob, ring_ob$" tune --help
+expect 0 "^  MPI_Bcast  *bc_binomial, bc_scatter_ring$" tune --help
+expect 0 "^  MPI_Allreduce  *ar_recdbl, ar_ring, ar_rabenseifner$" tune --help
+expect 0 "^  MPI_Allgather  *ag_ring, ag_recdbl, ag_bruck$" tune --help
 expect 2 "^perfskel: tune: --force takes one of native spread pair ring bruck .* cycle, not 'paire'" \
     tune --force paire -- mpirun.openmpi -np 2 true
 expect 2 "^perfskel: tune: --policy takes learn, star, or one of native spread .* cycle, not 'greedy'" \
