@@ -3,7 +3,8 @@
  * driver of the launcher's MPI; built once per MPI, as the recorder is).
  * Each process loads a slice of the trace's ranks into a part (their
  * distinct key sequences and call orders, src/merge/merge_stream.c) and
- * sends it up a binomial tree; each parent absorbs its children's parts,
+ * sends it up a binomial tree (src/merge/merge_tree_mpi.c, which the
+ * recorder's merge in the job runs too); each parent absorbs its children's parts,
  * so sequences shared by many ranks travel once per edge; process 0 then
  * aligns every rank and writes the merged file, reading the rank files
  * again (the directory must be visible to it): the same bytes as
@@ -15,12 +16,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "merge_tree_mpi.h"
 #include "perfskel/merge.h"
 #include "psk_json.h"
 
 #define TAG_HEAD 7101
 #define TAG_DATA 7102
-#define CHUNK (1 << 30)
 
 static double now(void)
 {
@@ -41,48 +42,6 @@ static void wait_quietly(MPI_Request *r)
             return;
         nanosleep(&ms, NULL);
     }
-}
-
-/* status and payload (a packed part, or an error message) to process to */
-static void send_part(int to, int64_t status, const uint8_t *p, size_t len)
-{
-    int64_t head[2] = {status, (int64_t)len};
-    MPI_Request rq;
-    MPI_Isend(head, 2, MPI_INT64_T, to, TAG_HEAD, MPI_COMM_WORLD, &rq);
-    wait_quietly(&rq);
-    for (size_t done = 0; done < len;) {
-        size_t n = len - done > CHUNK ? CHUNK : len - done;
-        MPI_Isend((void *)(p + done), (int)n, MPI_BYTE, to, TAG_DATA, MPI_COMM_WORLD, &rq);
-        wait_quietly(&rq);
-        done += n;
-    }
-}
-
-/* the status and payload from process from (*p: free() it), or NULL out of memory */
-static uint8_t *recv_part(int from, int64_t *status, size_t *len)
-{
-    int64_t head[2];
-    MPI_Request rq;
-    MPI_Irecv(head, 2, MPI_INT64_T, from, TAG_HEAD, MPI_COMM_WORLD, &rq);
-    wait_quietly(&rq);
-    *status = head[0];
-    *len = (size_t)head[1];
-    uint8_t *p = malloc(*len + 1);
-    for (size_t done = 0; done < *len;) { /* received even without memory, into a scrap */
-        size_t n = *len - done > CHUNK ? CHUNK : *len - done;
-        static uint8_t scrap[1 << 16];
-        if (p) {
-            MPI_Recv(p + done, (int)n, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            done += n;
-        } else { /* a message must be received whole: in pieces of the scrap's size */
-            n = n > sizeof scrap ? sizeof scrap : n;
-            MPI_Recv(scrap, (int)n, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            done += n;
-        }
-    }
-    if (p)
-        p[*len] = 0;
-    return p;
 }
 
 static int usage(int me, const char *msg, const char *arg)
@@ -160,37 +119,10 @@ int main(int argc, char **argv)
         if ((st = psk_merge_part_load(t, &o, first, last - first, &part)))
             snprintf(err, sizeof err, "%s", psk_merge_part_errmsg(part));
     }
-    /* up the tree: a process sends once, to me - mask, after absorbing its
-     * children me + mask for each smaller mask */
-    for (int mask = 1; mask < np; mask <<= 1) {
-        if (me & mask) {
-            uint8_t *buf = NULL;
-            size_t len = 0;
-            if (!st && (st = psk_merge_part_pack(part, &buf, &len)))
-                snprintf(err, sizeof err, "out of memory");
-            if (st)
-                send_part(me - mask, st, (const uint8_t *)err, strlen(err));
-            else
-                send_part(me - mask, 0, buf, len);
-            free(buf);
-            break;
-        }
-        if (me + mask >= np)
-            continue;
-        int64_t cst;
-        size_t len;
-        uint8_t *buf = recv_part(me + mask, &cst, &len);
-        if (!buf && !st) {
-            st = PSK_ENOMEM;
-            snprintf(err, sizeof err, "out of memory");
-        } else if (cst && !st) { /* the first error up the tree wins */
-            st = cst;
-            snprintf(err, sizeof err, "%s", (const char *)buf);
-        } else if (!st && (st = psk_merge_part_absorb(part, buf, len))) {
-            snprintf(err, sizeof err, "%s", psk_merge_part_errmsg(part));
-        }
-        free(buf);
-    }
+    /* up the tree (src/merge/merge_tree_mpi.c, as the recorder's merge in the job) */
+    psk_mtree tree = {.comm = MPI_COMM_WORLD, .me = me, .np = np, .tag_head = TAG_HEAD, .tag_data = TAG_DATA,
+                      .wait = wait_quietly, .who = ""};
+    st = psk_mtree_gather(&tree, part, st, err, sizeof err);
     psk_merge_result res;
     if (me == 0 && !st && (st = psk_merge_part_write(part, out, &res)))
         snprintf(err, sizeof err, "%s", res.err);

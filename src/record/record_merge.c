@@ -5,8 +5,9 @@
  * 1. rank 0 sends every rank job.json's text and the merge's options;
  * 2. each rank reads its own file into a part (its key sequence and call
  *    order, src/merge/merge_stream.c), in parallel;
- * 3. the parts go up a binomial tree, each parent absorbing its children's:
- *    key sequences shared by ranks (a stencil's interior) are interned and
+ * 3. the parts go up a binomial tree, each parent absorbing its children's
+ *    (src/merge/merge_tree_mpi.c, as `perfskel merge --mpi`'s): key
+ *    sequences shared by ranks (a stencil's interior) are interned and
  *    cross each edge once;
  * 4. rank 0, holding every rank's sequence, aligns them and writes the
  *    merged trace (DIR/merged.pskm or PSK_MERGE_OUT), pulling each event's
@@ -40,6 +41,7 @@
 #include "perfskel/fold.h"
 #include "perfskel/merge.h"
 #include "perfskel/trace.h"
+#include "merge_tree_mpi.h"
 #include "psk_fs.h"
 #include "record_call.h"
 
@@ -47,7 +49,6 @@
 #define TAG_DATA 0x7054
 #define TAG_REQ 0x7055   /* rank 0 -> a rank: read a chunk, or stop */
 #define TAG_CHUNK 0x7056 /* a rank -> rank 0: [i64 bytes or -errno][bytes] */
-#define CHUNK (1 << 30)  /* bytes per message of a part: counts are ints */
 #define READ_CHUNK (128 << 10) /* bytes of a rank file per request: two blocks */
 
 enum { REQ_READ = 1, REQ_STOP = 2 };
@@ -102,48 +103,6 @@ static void wait_idle(MPI_Request *r)
         if (ns < nap_max)
             ns = 2 * ns < nap_max ? 2 * ns : nap_max;
     }
-}
-
-/* ---- the parts up the tree ---- */
-
-/* status (0, or an error whose message is the payload) and payload to `to` */
-static void send_part(MPI_Comm c, int to, int64_t status, const uint8_t *p, size_t len)
-{
-    int64_t head[2] = {status, (int64_t)len};
-    MPI_Request rq;
-    PMPI_Isend(head, 2, MPI_INT64_T, to, TAG_LEN, c, &rq);
-    wait_idle(&rq);
-    for (size_t done = 0; done < len;) {
-        size_t n = len - done > CHUNK ? CHUNK : len - done;
-        PMPI_Isend((void *)(p + done), (int)n, MPI_BYTE, to, TAG_DATA, c, &rq);
-        wait_idle(&rq);
-        done += n;
-    }
-}
-
-/* the status and payload `from` sends (*len bytes, NUL-terminated; free()
- * it), or NULL out of memory (the bytes received all the same, and dropped) */
-static uint8_t *recv_part(MPI_Comm c, int from, int64_t *status, size_t *len)
-{
-    int64_t head[2];
-    MPI_Request rq;
-    PMPI_Irecv(head, 2, MPI_INT64_T, from, TAG_LEN, c, &rq);
-    wait_idle(&rq);
-    *status = head[0];
-    *len = (size_t)head[1];
-    uint8_t *p = malloc(*len + 1);
-    static uint8_t scrap[1 << 16];
-    for (size_t done = 0; done < *len;) {
-        size_t n = *len - done > CHUNK ? CHUNK : *len - done;
-        if (!p)
-            n = n > sizeof scrap ? sizeof scrap : n;
-        PMPI_Irecv(p ? p + done : scrap, (int)n, MPI_BYTE, from, TAG_DATA, c, &rq);
-        wait_idle(&rq);
-        done += n;
-    }
-    if (p)
-        p[*len] = 0;
-    return p;
 }
 
 /* ---- rank 0 reads the other ranks' files through them ---- */
@@ -491,34 +450,12 @@ void psk_rec_merge_run(MPI_Comm c, int rank, int nranks, const char *dir, const 
         snprintf(err, sizeof err, "%s", psk_merge_part_errmsg(part));
     free(job);
 
-    /* 3. up the tree: a rank sends once, to rank - mask, after absorbing
-     * its children rank + mask for each smaller mask */
-    for (int mask = 1; mask < nranks; mask <<= 1) {
-        if (rank & mask) {
-            uint8_t *buf = NULL;
-            size_t len = 0;
-            if (!st && (st = psk_merge_part_pack(part, &buf, &len)))
-                snprintf(err, sizeof err, "rank %d: out of memory", rank);
-            if (st)
-                send_part(c, rank - mask, st, (const uint8_t *)err, strlen(err));
-            else
-                send_part(c, rank - mask, 0, buf, len);
-            free(buf);
-            break;
-        }
-        if (rank + mask >= nranks)
-            continue;
-        int64_t cst;
-        size_t len;
-        uint8_t *buf = recv_part(c, rank + mask, &cst, &len);
-        if (!buf && !st)
-            st = PSK_ENOMEM, snprintf(err, sizeof err, "rank %d: out of memory", rank);
-        else if (cst && !st) /* the first error up the tree wins */
-            st = cst, snprintf(err, sizeof err, "%s", (const char *)buf);
-        else if (!st && (st = psk_merge_part_absorb(part, buf, len)))
-            snprintf(err, sizeof err, "%s", psk_merge_part_errmsg(part));
-        free(buf);
-    }
+    /* 3. up the tree (src/merge/merge_tree_mpi.c) */
+    char who[32];
+    snprintf(who, sizeof who, "rank %d: ", rank);
+    psk_mtree tree = {.comm = c, .me = rank, .np = nranks, .tag_head = TAG_LEN, .tag_data = TAG_DATA,
+                      .wait = wait_idle, .who = who};
+    st = psk_mtree_gather(&tree, part, st, err, sizeof err);
     double t1 = now_s();
 
     /* 4. rank 0 writes, the others serve their files */
