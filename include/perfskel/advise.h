@@ -1,6 +1,7 @@
 /* perfskel advise: how to distribute a program's arrays and loop
- * iterations over P processors (seed 004's data space fusion, costed with
- * seed 003 section 4's formulas on a perfskel machine model). A program is
+ * iterations over P processors (data space fusion, each layout costed with
+ * the DVM Predictor's formulas for distributed arrays on a perfskel
+ * machine model). A program is
  * read from a small description language (docs/advise.md); the advice is
  * the best layout and the runners-up, with per-nest messages, bytes and
  * times, and the redistributions between nests that pay off. */

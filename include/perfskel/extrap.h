@@ -1,4 +1,4 @@
-/* perfskel process-count extrapolation (issue 17): a merged trace recorded
+/* perfskel process-count extrapolation: a merged trace recorded
  * at P ranks whose per-rank patterns are rank-relative (const, rank + c,
  * ring, Cartesian neighbours) rebuilt as the merged trace of the same
  * program at P2 ranks, with message sizes and compute gaps following a

@@ -1,4 +1,4 @@
-/* perfskel folding: the loops of a sequence of symbols (seed 001 §3).
+/* perfskel folding: the loops of a sequence of symbols.
  * Every maximal tandem repeat is found and folded, repeatedly, until
  * nothing repeats, giving a loop tree such as (A B (C D)x4 E)x200. The
  * quality measure is the paper's: the folded length, the number of symbols
@@ -13,7 +13,7 @@
 
 enum psk_fold_algo {
     PSK_FOLD_RUNS = 0,   /* all runs in linear time, best set of folds per level (default) */
-    PSK_FOLD_PAPER = 1,  /* seed 001: probing each period, longest first, leftmost first */
+    PSK_FOLD_PAPER = 1,  /* the published method: probing each period, longest first, leftmost first */
     PSK_FOLD_TOPDOWN = 2,  /* quadratic baseline: longest period first */
     PSK_FOLD_BOTTOMUP = 3, /* quadratic baseline: shortest period first */
     PSK_FOLD_NALGOS

@@ -1,4 +1,4 @@
-/* perfskel performance skeletons (seed 001 §4): a small C MPI program that
+/* perfskel performance skeletons: a small C MPI program that
  * makes the same calls as the recorded one, rank by rank and in each rank's
  * order, with its loops scaled down K times and its computation emulated by
  * calibrated work, and that prints the run time it predicts for the

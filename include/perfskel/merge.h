@@ -1,5 +1,5 @@
-/* perfskel merged traces: the events of every rank of a job in one sequence
- * (seed 001 §2.2). Each merged event says which ranks take part and gives
+/* perfskel merged traces: the events of every rank of a job in one
+ * sequence. Each merged event says which ranks take part and gives
  * every parameter as a per-rank pattern: one value for all ranks, an offset
  * from the rank within its communicator, or a table. Events with equal
  * signatures share a class, the symbol the fold stage works on. Per rank it

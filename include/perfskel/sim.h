@@ -1,4 +1,4 @@
-/* perfskel sim: the Predictor (seed 003). A machine model read from a
+/* perfskel sim: a Predictor after DVM's. A machine model read from a
  * small text file, and a discrete-event replay of a recorded trace on it
  * that predicts the run time and accounts, per interval of the program and
  * per rank, where the time went. */
@@ -135,7 +135,7 @@ const char *psk_alg_name(int alg);
 
 /* ---- the replay ---- */
 
-/* what each interval records per rank (seconds), seed 003 §2 */
+/* what each interval records per rank (seconds), as DVM's Predictor does */
 enum psk_metric {
     PSK_M_EXEC,      /* execution time: entry to exit */
     PSK_M_CPU,       /* computation (the recorded gaps / power), and the

@@ -6,7 +6,8 @@
  * collective (its name says which, but for MPI_Alltoall's, named first).
  * The order is on disk too (trace format 2 records 1 + the arm's number,
  * docs/trace-format.md) and in decision files by name: add arms at the end.
- * Seed 002 names pair, ring and their barrier variants. */
+ * pair, ring and their barrier variants are those studied for MPI_Alltoall
+ * on fat-tree clusters shared by several jobs. */
 #ifndef PERFSKEL_TUNE_H
 #define PERFSKEL_TUNE_H
 
