@@ -78,40 +78,27 @@ roff() {
         ns = split(syn, sl, "\n")
         for (j = 1; j <= ns; j++) print esc(sl[j])
         print ".fi"
-        started = 0; entry = 0; sect = 0
+        started = 0; sect = 0
         for (; i <= n; i++) {
             s = line[i]
             if (s == "") {
-                if (entry) { print ".RE"; entry = 0 }
                 if (started) print ".PP"
                 continue
             }
             if (s ~ /^[a-z][a-z ]*:$/) {            # "commands:", "options:"
-                if (entry) { print ".RE"; entry = 0 }
                 sub(/:$/, "", s)
                 print ".SH " toupper(s)
                 started = 0; sect = 1
                 continue
             }
             if (!sect) { print ".SH DESCRIPTION"; sect = 1 }
-            if (page == "main" && s ~ /^  [a-z]+  +[^ ]/) { # a command and what it does, on one line
-                if (entry) { print ".RE"; entry = 0 }
+            if (page == "main" && s ~ /^  [a-z]/) {  # a command and what it does, on one line
                 s = substr(s, 3); nm = s; sub(/ .*/, "", nm); sub(/^[a-z]+ +/, "", s)
                 print ".TP"; print ".B " esc(nm); print esc(s)
                 started = 1
                 continue
             }
-            if (page == "main" && s ~ /^  [a-z]/) {  # a command: its synopsis, then what it does
-                if (entry) print ".RE"
-                print ".PP"; print ".nf"; print ".B " esc(trim(s))
-                while (i + 1 <= n && line[i + 1] != "" && is_synopsis(line[i + 1]))
-                    print ".B \"" esc(trim(line[++i])) "\""
-                print ".fi"; print ".RS"
-                entry = 1; started = 1
-                continue
-            }
             if (page != "main" && s ~ /^  -/) {      # an option and what it does
-                if (entry) { print ".RE"; entry = 0 }
                 s = substr(s, 3)
                 spec = s; text = ""
                 if (match(s, /   */)) { spec = substr(s, 1, RSTART - 1); text = substr(s, RSTART + RLENGTH) }
@@ -122,7 +109,6 @@ roff() {
             }
             print esc(trim(s)); started = 1
         }
-        if (entry) print ".RE"
         print ".SH SEE ALSO"
         if (page == "main") {
             m = split(cmds, cl, "\n")

@@ -260,15 +260,15 @@ static int listed(const char *list, const char *name, size_t n)
     return 0;
 }
 
-/* The command line of cmd read one way: every `--opt=value` before the
- * `--` (and, for record and tune, before the launcher) becomes `--opt
+/* The command line of command o read one way: every `--opt=value` before
+ * the `--` (and, for record and tune, before the launcher) becomes `--opt
  * value` in *out (a new argv, the strings shared with argv or malloc'd);
  * a flag given a value or an unknown `--name=value` is an error. *help:
  * -h or --help among those options. 0, or the exit status after saying
- * what is wrong. A command not in the table is left as it is. */
-static int normalise(const char *cmd, int argc, char **argv, char ***out, int *outc, int *help)
+ * what is wrong. */
+static int normalise(const command *o, int argc, char **argv, char ***out, int *outc, int *help)
 {
-    const command *o = find_command(cmd);
+    const char *cmd = o->name;
     char **a = calloc(2 * (size_t)argc + 1, sizeof *a);
     if (!a)
         return psk_cli_error("out of memory"), PSK_EXIT_DATA;
@@ -283,8 +283,8 @@ static int normalise(const char *cmd, int argc, char **argv, char ***out, int *o
         }
         if (!strcmp(s, "--help") || !strcmp(s, "-h"))
             *help = 1;
-        if (!o || s[0] != '-' || !s[1]) {
-            if (o && o->operand_ends && s[0] != '-')
+        if (s[0] != '-' || !s[1]) {
+            if (o->operand_ends && s[0] != '-')
                 opts = 0; /* the launcher and its arguments */
             a[n++] = argv[i];
             continue;
@@ -328,7 +328,7 @@ int main(int argc, char **argv)
     const command *c = find_command(cmd);
     if (!c)
         return psk_cli_usage("unknown command '%s'", cmd);
-    int help = 0, rc = normalise(cmd, argc - 1, argv + 1, &argv, &argc, &help);
+    int help = 0, rc = normalise(c, argc - 1, argv + 1, &argv, &argc, &help);
     if (rc)
         return rc;
     if (help && c->run != cmd_predict && c->run != cmd_check)
