@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "perfskel/advise.h"
-#include "perfskel/sim.h"
+#include "perfskel/machine.h"
 
 #define ADV_MAXDIM 8   /* array dimensions, loops per nest, grid axes */
 #define ADV_NAME 64    /* identifiers, bytes with the terminating 0 */

@@ -24,14 +24,14 @@ double psk_collcost_alltoall(const psk_collcost_net *net, int alg, int sync, int
     if (P < 2)
         return 0;
     double L = psk_collcost_msg(net, 0), CB = psk_collcost_msg(net, m), lg = psk_collcost_lg(P), t;
-    if (alg == PSK_CC_BRUCK) {
+    if (alg == PSK_ALG_BRUCK) {
         /* lg steps of about half the blocks; packing, rotating, unpacking */
         t = lg * psk_collcost_msg(net, m * (P / 2));
         if (net->beta_mem > 0)
             t += (2 + lg) * P * (double)m * net->beta_mem;
         return t;
     }
-    if (alg == PSK_CC_SPREAD) /* one latency; every message costs its bytes and a post */
+    if (alg == PSK_ALG_SPREAD) /* one latency; every message costs its bytes and a post */
         return L + (P - 1) * (net->overhead + (CB - L));
     t = (P - 1) * CB;
     switch (sync) {
@@ -40,10 +40,10 @@ double psk_collcost_alltoall(const psk_collcost_net *net, int alg, int sync, int
             t += (P - 2) * psk_collcost_msg(net, 1);
         break;
     case PSK_CC_SYNC_MB:
-        t += (P - 1) * psk_collcost(net, PSK_CC_BARRIER, PSK_CC_BRUCK, P, 0);
+        t += (P - 1) * psk_collcost(net, PSK_COLL_BARRIER, PSK_ALG_BRUCK, P, 0);
         break;
     case PSK_CC_SYNC_OB:
-        t += psk_collcost(net, PSK_CC_BARRIER, PSK_CC_BRUCK, P, 0);
+        t += psk_collcost(net, PSK_COLL_BARRIER, PSK_ALG_BRUCK, P, 0);
         break;
     }
     return t;
@@ -57,32 +57,32 @@ double psk_collcost(const psk_collcost_net *net, int coll, int alg, int P, int64
     double L = psk_collcost_msg(net, 0), CB = psk_collcost_msg(net, bytes), lg = psk_collcost_lg(n);
     double per_byte = (CB - L);
     switch (coll) {
-    case PSK_CC_BARRIER:
-        return alg == PSK_CC_LINEAR ? 2 * (n - 1) * L : (alg == PSK_CC_BINOMIAL ? 2 : 1) * lg * L;
-    case PSK_CC_BCAST:
-        if (alg == PSK_CC_SCATTER_RING) /* lg + P - 1 latencies, the buffer twice less a piece */
+    case PSK_COLL_BARRIER:
+        return alg == PSK_ALG_LINEAR ? 2 * (n - 1) * L : (alg == PSK_ALG_BINOMIAL ? 2 : 1) * lg * L;
+    case PSK_COLL_BCAST:
+        if (alg == PSK_ALG_SCATTER_RING) /* lg + P - 1 latencies, the buffer twice less a piece */
             return (lg + n - 1) * L + 2.0 * (n - 1) / n * per_byte;
         /* fall through */
-    case PSK_CC_REDUCE:
-    case PSK_CC_SCAN:
-        return alg == PSK_CC_LINEAR ? (n - 1) * CB : lg * CB;
-    case PSK_CC_ALLREDUCE:
-        if (alg == PSK_CC_RING)
+    case PSK_COLL_REDUCE:
+    case PSK_COLL_SCAN:
+        return alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * CB;
+    case PSK_COLL_ALLREDUCE:
+        if (alg == PSK_ALG_RING)
             return 2.0 * (n - 1) * (L + per_byte / n);
-        if (alg == PSK_CC_RABENSEIFNER)
+        if (alg == PSK_ALG_RABENSEIFNER)
             return 2 * lg * L + 2.0 * (n - 1) / n * per_byte;
-        if (alg == PSK_CC_LINEAR)
+        if (alg == PSK_ALG_LINEAR)
             return 2.0 * (n - 1) * CB;
-        return (alg == PSK_CC_BINOMIAL ? 2 : 1) * lg * CB;
-    case PSK_CC_GATHER:
-    case PSK_CC_SCATTER:
-        return alg == PSK_CC_BINOMIAL ? lg * L + (n - 1) * per_byte : (n - 1) * CB;
-    case PSK_CC_ALLGATHER:
-        return alg == PSK_CC_RING || alg == PSK_CC_LINEAR ? (n - 1) * CB : lg * L + (n - 1) * per_byte;
-    case PSK_CC_ALLTOALL:
+        return (alg == PSK_ALG_BINOMIAL ? 2 : 1) * lg * CB;
+    case PSK_COLL_GATHER:
+    case PSK_COLL_SCATTER:
+        return alg == PSK_ALG_BINOMIAL ? lg * L + (n - 1) * per_byte : (n - 1) * CB;
+    case PSK_COLL_ALLGATHER:
+        return alg == PSK_ALG_RING || alg == PSK_ALG_LINEAR ? (n - 1) * CB : lg * L + (n - 1) * per_byte;
+    case PSK_COLL_ALLTOALL:
         return psk_collcost_alltoall(net, alg, PSK_CC_SYNC_NONE, n, bytes);
-    case PSK_CC_REDUCE_SCATTER:
-        return alg == PSK_CC_RECDOUBLING ? lg * L + (n - 1) * per_byte : (n - 1) * CB;
+    case PSK_COLL_REDUCE_SCATTER:
+        return alg == PSK_ALG_RECDOUBLING ? lg * L + (n - 1) * per_byte : (n - 1) * CB;
     }
     return 0;
 }

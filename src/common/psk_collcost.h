@@ -4,32 +4,16 @@
  * alpha + bytes x beta per message, or a caller's own message cost
  * (measured segments, a grid's pipelining), counted from the last arrival,
  * without contention. Forms of notes/collectives.md ("Cost formulas").
- * The enums number collectives and algorithms as perfskel/sim.h does
- * (sim_coll.c checks it at compile time); the alltoall arms beyond sim's
- * algorithms come after PSK_CC_ALG_N_SIM (as does the tuning library's
- * scatter + ring bcast), so sim never asks for them. Times in the
- * caller's unit. */
+ * Collectives and algorithms are those of perfskel/coll.h; the tuning
+ * library's own arms (spread, scatter + ring bcast) come after the
+ * algorithms a machine file chooses, so sim never asks for them. Times in
+ * the caller's unit. */
 #ifndef PSK_COLLCOST_H
 #define PSK_COLLCOST_H
 
 #include <stdint.h>
 
-enum psk_cc_coll {
-    PSK_CC_BARRIER, PSK_CC_BCAST, PSK_CC_REDUCE, PSK_CC_ALLREDUCE,
-    PSK_CC_GATHER, PSK_CC_SCATTER, PSK_CC_ALLGATHER, PSK_CC_ALLTOALL,
-    PSK_CC_REDUCE_SCATTER, PSK_CC_SCAN, PSK_CC_NCOLL
-};
-
-enum psk_cc_alg {
-    PSK_CC_DEFAULT = 0, PSK_CC_LINEAR, PSK_CC_BINOMIAL, PSK_CC_RECDOUBLING,
-    PSK_CC_RING, PSK_CC_RABENSEIFNER, PSK_CC_PAIRWISE, PSK_CC_BRUCK,
-    PSK_CC_ALG_N_SIM,
-    /* alltoall: every receive and send posted at once, one wait */
-    PSK_CC_SPREAD = PSK_CC_ALG_N_SIM,
-    /* bcast: binomial scatter of P pieces, ring allgather (van de Geijn) */
-    PSK_CC_SCATTER_RING,
-    PSK_CC_ALG_N
-};
+#include "perfskel/coll.h"
 
 /* alltoall step algorithms (pairwise, ring) synchronised between steps:
  * seed 002's light barrier (a 1-byte handshake per step), a barrier before

@@ -228,16 +228,6 @@ static double pair_msg(const void *ctx, int64_t bytes)
     return psk_net_cost(p->net, p->a, p->b, bytes);
 }
 
-/* the shared formulas number collectives and algorithms as sim does */
-#define SAME(a, b) ((int)(a) == (int)(b))
-_Static_assert(SAME(PSK_CC_ALLTOALL, PSK_COLL_ALLTOALL) && SAME(PSK_CC_SCAN, PSK_COLL_SCAN) &&
-                   SAME(PSK_CC_NCOLL, PSK_COLL_N),
-               "psk_collcost.h and perfskel/sim.h number collectives alike");
-_Static_assert(SAME(PSK_CC_BRUCK, PSK_ALG_BRUCK) && SAME(PSK_CC_RABENSEIFNER, PSK_ALG_RABENSEIFNER) &&
-                   SAME(PSK_CC_ALG_N_SIM, PSK_ALG_N),
-               "psk_collcost.h and perfskel/sim.h number algorithms alike");
-#undef SAME
-
 /* one formula for the whole operation, from the last arrival
  * (psk_collcost.c, shared with the tuning library) */
 static double closed(const run *r, int alg)

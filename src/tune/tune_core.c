@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "perfskel/sim.h"
+#include "perfskel/machine.h"
 #include "tune_internal.h"
 
 static struct {

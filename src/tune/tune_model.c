@@ -19,24 +19,24 @@
 static const struct {
     int coll, alg, sync;
 } shape[PSK_TUNE_NARMS] = {
-    [PSK_TUNE_spread] = {PSK_CC_ALLTOALL, PSK_CC_SPREAD, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_pair] = {PSK_CC_ALLTOALL, PSK_CC_PAIRWISE, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_ring] = {PSK_CC_ALLTOALL, PSK_CC_RING, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_bruck] = {PSK_CC_ALLTOALL, PSK_CC_BRUCK, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_pair_lb] = {PSK_CC_ALLTOALL, PSK_CC_PAIRWISE, PSK_CC_SYNC_LB},
-    [PSK_TUNE_ring_lb] = {PSK_CC_ALLTOALL, PSK_CC_RING, PSK_CC_SYNC_LB},
-    [PSK_TUNE_pair_mb] = {PSK_CC_ALLTOALL, PSK_CC_PAIRWISE, PSK_CC_SYNC_MB},
-    [PSK_TUNE_ring_mb] = {PSK_CC_ALLTOALL, PSK_CC_RING, PSK_CC_SYNC_MB},
-    [PSK_TUNE_pair_ob] = {PSK_CC_ALLTOALL, PSK_CC_PAIRWISE, PSK_CC_SYNC_OB},
-    [PSK_TUNE_ring_ob] = {PSK_CC_ALLTOALL, PSK_CC_RING, PSK_CC_SYNC_OB},
-    [PSK_TUNE_bc_binomial] = {PSK_CC_BCAST, PSK_CC_BINOMIAL, 0},
-    [PSK_TUNE_bc_scatter_ring] = {PSK_CC_BCAST, PSK_CC_SCATTER_RING, 0},
-    [PSK_TUNE_ar_recdbl] = {PSK_CC_ALLREDUCE, PSK_CC_RECDOUBLING, 0},
-    [PSK_TUNE_ar_ring] = {PSK_CC_ALLREDUCE, PSK_CC_RING, 0},
-    [PSK_TUNE_ar_rabenseifner] = {PSK_CC_ALLREDUCE, PSK_CC_RABENSEIFNER, 0},
-    [PSK_TUNE_ag_ring] = {PSK_CC_ALLGATHER, PSK_CC_RING, 0},
-    [PSK_TUNE_ag_recdbl] = {PSK_CC_ALLGATHER, PSK_CC_RECDOUBLING, 0},
-    [PSK_TUNE_ag_bruck] = {PSK_CC_ALLGATHER, PSK_CC_BRUCK, 0},
+    [PSK_TUNE_spread] = {PSK_COLL_ALLTOALL, PSK_ALG_SPREAD, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_pair] = {PSK_COLL_ALLTOALL, PSK_ALG_PAIRWISE, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_ring] = {PSK_COLL_ALLTOALL, PSK_ALG_RING, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_bruck] = {PSK_COLL_ALLTOALL, PSK_ALG_BRUCK, PSK_CC_SYNC_NONE},
+    [PSK_TUNE_pair_lb] = {PSK_COLL_ALLTOALL, PSK_ALG_PAIRWISE, PSK_CC_SYNC_LB},
+    [PSK_TUNE_ring_lb] = {PSK_COLL_ALLTOALL, PSK_ALG_RING, PSK_CC_SYNC_LB},
+    [PSK_TUNE_pair_mb] = {PSK_COLL_ALLTOALL, PSK_ALG_PAIRWISE, PSK_CC_SYNC_MB},
+    [PSK_TUNE_ring_mb] = {PSK_COLL_ALLTOALL, PSK_ALG_RING, PSK_CC_SYNC_MB},
+    [PSK_TUNE_pair_ob] = {PSK_COLL_ALLTOALL, PSK_ALG_PAIRWISE, PSK_CC_SYNC_OB},
+    [PSK_TUNE_ring_ob] = {PSK_COLL_ALLTOALL, PSK_ALG_RING, PSK_CC_SYNC_OB},
+    [PSK_TUNE_bc_binomial] = {PSK_COLL_BCAST, PSK_ALG_BINOMIAL, 0},
+    [PSK_TUNE_bc_scatter_ring] = {PSK_COLL_BCAST, PSK_ALG_SCATTER_RING, 0},
+    [PSK_TUNE_ar_recdbl] = {PSK_COLL_ALLREDUCE, PSK_ALG_RECDOUBLING, 0},
+    [PSK_TUNE_ar_ring] = {PSK_COLL_ALLREDUCE, PSK_ALG_RING, 0},
+    [PSK_TUNE_ar_rabenseifner] = {PSK_COLL_ALLREDUCE, PSK_ALG_RABENSEIFNER, 0},
+    [PSK_TUNE_ag_ring] = {PSK_COLL_ALLGATHER, PSK_ALG_RING, 0},
+    [PSK_TUNE_ag_recdbl] = {PSK_COLL_ALLGATHER, PSK_ALG_RECDOUBLING, 0},
+    [PSK_TUNE_ag_bruck] = {PSK_COLL_ALLGATHER, PSK_ALG_BRUCK, 0},
 };
 
 /* native's stand-in per collective (enum psk_tune_coll): the arm whose
@@ -46,9 +46,9 @@ static const int native_as[PSK_TUNE_NCOLL] = {PSK_TUNE_pair, PSK_TUNE_bc_binomia
 
 static double cost(const psk_collcost_net *net, int arm, int P, int64_t m)
 {
-    if (shape[arm].coll == PSK_CC_ALLTOALL)
+    if (shape[arm].coll == PSK_COLL_ALLTOALL)
         return psk_collcost_alltoall(net, shape[arm].alg, shape[arm].sync, P, m);
-    if (shape[arm].alg == PSK_CC_RABENSEIFNER || (shape[arm].alg == PSK_CC_RECDOUBLING && (P & (P - 1)))) {
+    if (shape[arm].alg == PSK_ALG_RABENSEIFNER || (shape[arm].alg == PSK_ALG_RECDOUBLING && (P & (P - 1)))) {
         /* folded (tune_allreduce.c, tune_allgather.c): the algorithm on
          * the largest power of two below P, before it a rank's vector or
          * block in, after it the result out */
@@ -57,7 +57,7 @@ static double cost(const psk_collcost_net *net, int arm, int P, int64_t m)
             p *= 2;
         if (p == P)
             return psk_collcost(net, shape[arm].coll, shape[arm].alg, P, m);
-        if (shape[arm].coll == PSK_CC_ALLGATHER) /* p ranks of about P / p blocks */
+        if (shape[arm].coll == PSK_COLL_ALLGATHER) /* p ranks of about P / p blocks */
             return psk_collcost(net, shape[arm].coll, shape[arm].alg, p, m * P / p) + psk_collcost_msg(net, m) +
                    psk_collcost_msg(net, m * P);
         return psk_collcost(net, shape[arm].coll, shape[arm].alg, p, m) + 2 * psk_collcost_msg(net, m);

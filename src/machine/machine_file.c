@@ -1,8 +1,9 @@
-/* The machine model of `perfskel sim --machine FILE`: a small text file in
- * the spirit of seed 003's Predictor.par. Statements are `key = value;`
- * in any order, `//` starts a comment, keys may hold spaces ("send byte
- * time"), values are a number, a word, or a list `{a, b, c}`. Every
- * mistake is reported as "FILE:LINE: what" for the statement's line. */
+/* The machine file of `perfskel sim --machine FILE` (docs/simulation.md),
+ * read and written: a small text file in the spirit of DVM's Predictor
+ * parameter file. Statements are `key = value;` in any order, `//` starts
+ * a comment, keys may hold spaces ("send byte time"), values are a number,
+ * a word, or a list `{a, b, c}`. Every mistake is reported as
+ * "FILE:LINE: what" for the statement's line. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -10,131 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfskel/sim.h"
-
-static const char *const coll_names[PSK_COLL_N] = {
-    "barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather", "alltoall", "reduce scatter", "scan"};
-
-static const char *const alg_names[PSK_ALG_N] = {
-    "default", "linear", "binomial", "recursive doubling", "ring", "rabenseifner", "pairwise", "bruck"};
-
-/* which algorithms each collective has (bit per enum psk_alg) */
-#define A(x) (1u << PSK_ALG_##x)
-static const unsigned coll_algs[PSK_COLL_N] = {
-    [PSK_COLL_BARRIER] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL) | A(RECDOUBLING) | A(BRUCK),
-    [PSK_COLL_BCAST] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL),
-    [PSK_COLL_REDUCE] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL),
-    [PSK_COLL_ALLREDUCE] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL) | A(RECDOUBLING) | A(RING) | A(RABENSEIFNER),
-    [PSK_COLL_GATHER] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL),
-    [PSK_COLL_SCATTER] = A(DEFAULT) | A(LINEAR) | A(BINOMIAL),
-    [PSK_COLL_ALLGATHER] = A(DEFAULT) | A(LINEAR) | A(RING) | A(RECDOUBLING) | A(BRUCK),
-    [PSK_COLL_ALLTOALL] = A(DEFAULT) | A(LINEAR) | A(PAIRWISE) | A(BRUCK),
-    [PSK_COLL_REDUCE_SCATTER] = A(DEFAULT) | A(LINEAR) | A(RING) | A(RECDOUBLING) | A(PAIRWISE),
-    [PSK_COLL_SCAN] = A(DEFAULT) | A(LINEAR) | A(RECDOUBLING),
-};
-#undef A
-
-const char *psk_coll_name(int coll) { return coll >= 0 && coll < PSK_COLL_N ? coll_names[coll] : "?"; }
-const char *psk_alg_name(int alg) { return alg >= 0 && alg < PSK_ALG_N ? alg_names[alg] : "?"; }
-
-void psk_machine_default(psk_machine *m)
-{
-    memset(m, 0, sizeof *m);
-    m->type = PSK_NET_SWITCH;
-    m->start_us = 5.0;
-    m->byte_us = 0.0001;
-    m->intra_start_us = 0.5;
-    m->intra_byte_us = 0.0001;
-    m->copy_byte_us = 0.00007; /* a memcpy of 16 MiB on the 2-core VM of docs/simulation.md: 14 GB/s */
-    m->ranks_per_node = 1;
-    m->nodes_recorded = 1;
-    m->power = 1.0;
-    m->eager_bytes = 65536;
-    m->links = 1;
-    m->slice_us = 4000; /* two busy ranks on one CPU: 4.0 ms each, switched at ticks (docs/simulation.md) */
-    m->tick_us = 4000; /* HZ = 250: a task that yields beside one that computes runs once a tick (docs/simulation.md) */
-    m->switch_us = 5;  /* a sched_yield beside a task that computes: 5.1 us of the core, 1.2 us alone */
-}
-
-void psk_machine_free(psk_machine *m)
-{
-    free(m->node_power);
-    m->node_power = NULL;
-    m->nnode_power = 0;
-    free(m->node_unit_ns);
-    m->node_unit_ns = NULL;
-    m->nnode_unit = 0;
-    free(m->poll);
-    m->poll = NULL;
-    m->npoll = 0;
-    free(m->cost), free(m->icost);
-    m->cost = m->icost = NULL;
-    m->ncost = m->nicost = 0;
-}
-
-double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, const char **why)
-{
-    const char *w = "power key";
-    double p = psk_machine_power(m, r);
-    int node = r / (m->ranks_per_node > 0 ? m->ranks_per_node : 1);
-    double sus = m->node_unit_ns && node < m->nnode_unit ? m->node_unit_ns[node] : 0;
-    if (!m->power_given && m->work_unit_ns > 0 && job && job->work_ns_per_unit) {
-        double rec = job->work_ns_per_unit[r];
-        if (m->host[0] && job->hosts && job->hosts[r] && !strcmp(job->hosts[r], m->host)) {
-            w = "the host calibrated", p = 1.0;
-        } else if (sus > 1.1 * m->work_unit_ns && rec > 0) {
-            w = "recorded over sustained work unit time (a CPU quota or a shared core)", p = rec / sus;
-        } else if (m->work_q1_ns > 0 && job->work_q1_ns && job->work_q3_ns && m->work_q1_ns <= job->work_q3_ns[r] &&
-                   job->work_q1_ns[r] <= m->work_q3_ns) {
-            w = "work unit timings within each other's quartiles", p = 1.0;
-        } else {
-            w = "recorded over calibrated work unit time", p = rec / m->work_unit_ns;
-        }
-    } else if (!m->power_given) {
-        w = "default";
-    }
-    if (why)
-        *why = w;
-    return p;
-}
-
-double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra)
-{
-    const double *c = intra ? m->icost : m->cost;
-    int n = intra ? m->nicost : m->ncost, k = 0;
-    double B = (double)(bytes > 0 ? bytes : 0);
-    if (!c || n <= 0)
-        return intra ? m->intra_start_us + B * m->intra_byte_us : m->start_us + B * m->byte_us;
-    while (k + 1 < n && c[3 * (k + 1)] <= B)
-        k++;
-    return c[3 * k + 1] + B * c[3 * k + 2];
-}
-
-double psk_machine_poll_us(const psk_machine *m, double gap_us)
-{
-    const double *v = m->poll;
-    int n = m->npoll, k = 0;
-    if (!v || n <= 0)
-        return 0;
-    if (gap_us <= v[0] || n == 1)
-        return v[1];
-    while (k + 1 < n && v[2 * (k + 1)] < gap_us)
-        k++;
-    if (k + 1 == n)
-        return v[2 * k + 1];
-    double f = (gap_us - v[2 * k]) / (v[2 * k + 2] - v[2 * k]);
-    return v[2 * k + 1] + f * (v[2 * k + 3] - v[2 * k + 1]);
-}
-
-double psk_machine_power(const psk_machine *m, int rank)
-{
-    int node = rank / (m->ranks_per_node > 0 ? m->ranks_per_node : 1);
-    if (m->node_power && node < m->nnode_power)
-        return m->node_power[node];
-    return m->power;
-}
-
-/* ---- parsing ---- */
+#include "perfskel/machine.h"
 
 typedef struct parser {
     const char *name;
@@ -510,17 +387,17 @@ static int statement(parser *p, psk_machine *m, const char *key, const char *val
         return 0;
     }
     for (int c = 0; c < PSK_COLL_N; c++) {
-        if (strcmp(key, coll_names[c]))
+        if (strcmp(key, psk_coll_name(c)))
             continue;
         for (int a = 0; a < PSK_ALG_N; a++)
-            if (!strcmp(word, alg_names[a])) {
-                if (!(coll_algs[c] >> a & 1u)) {
+            if (!strcmp(word, psk_alg_name(a))) {
+                if (!psk_coll_has_alg(c, a)) {
                     char have[160] = "";
                     for (int b = 1; b < PSK_ALG_N; b++)
-                        if (coll_algs[c] >> b & 1u)
+                        if (psk_coll_has_alg(c, b))
                             snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", *have ? ", " : "",
-                                     alg_names[b]);
-                    return perr(p, "%s: %s is not one of its algorithms (%s)", key, alg_names[a], have);
+                                     psk_alg_name(b));
+                    return perr(p, "%s: %s is not one of its algorithms (%s)", key, psk_alg_name(a), have);
                 }
                 m->alg[c] = a;
                 return 0;
@@ -725,5 +602,5 @@ void psk_machine_write(FILE *out, const psk_machine *m, const char *comment)
     fprintf(out, "collectives = %s;\n", m->closed_form ? "closed" : "expand");
     for (int c = 0; c < PSK_COLL_N; c++)
         if (m->alg[c])
-            fprintf(out, "%s = %s;\n", coll_names[c], alg_names[m->alg[c]]);
+            fprintf(out, "%s = %s;\n", psk_coll_name(c), psk_alg_name(m->alg[c]));
 }
