@@ -3,6 +3,7 @@
 #ifndef PSK_CLI_H
 #define PSK_CLI_H
 
+#include "perfskel/convert.h"
 #include "perfskel/gen.h"
 #include <limits.h>
 #include <pthread.h>
@@ -98,6 +99,11 @@ void psk_cli_progress_timed(psk_cli_progress *p, const char *step);
 void psk_cli_progress_done(psk_cli_progress *p);
 /* a library's progress callback (merge's): total 0 while counting */
 void psk_cli_progress_cb(void *arg, uint64_t done, uint64_t total);
+/* runs a converter of perfskel/convert.h (import or export) from in to
+ * out, its progress and its notes on stderr (quiet: neither): an exit
+ * status, after saying what is wrong */
+int psk_cli_convert(int (*fn)(const char *, const char *, const psk_convert_opts *, char *, size_t), const char *in,
+                    const char *out, const char *who, int quiet);
 
 /* launcher.c */
 /* cur (a path in a buffer of cap bytes) becomes the target of its symbolic

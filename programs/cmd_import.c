@@ -1,10 +1,10 @@
 /* perfskel import: a trace of another tool as a perfskel trace directory,
  * so that merge, fold, sim and gen run on it. --otf2 ANCHOR reads an OTF2
- * archive (import_otf2.c). */
+ * archive (perfskel/convert.h). */
 #include <string.h>
 
 #include "cli.h"
-#include "otf2_cli.h"
+#include "perfskel/convert.h"
 
 int cmd_import(int argc, char **argv)
 {
@@ -28,5 +28,5 @@ int cmd_import(int argc, char **argv)
         return psk_cli_usage("import: say which format (--otf2)");
     if (!input || !out)
         return psk_cli_usage("import: perfskel import --otf2 ANCHOR.otf2 -o DIR");
-    return psk_cli_import_otf2(input, out, quiet);
+    return psk_cli_convert(psk_convert_import_otf2, input, out, "import", quiet);
 }

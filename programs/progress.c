@@ -192,3 +192,37 @@ void psk_cli_progress_cb(void *arg, uint64_t done, uint64_t total)
         psk_cli_progress_step(p, step, total);
     psk_cli_progress_set(p, done);
 }
+
+/* a converter's progress (perfskel/convert.h): a new step when its name
+ * changes, the end when it is NULL */
+static void convert_progress(void *arg, const char *step, uint64_t done, uint64_t total)
+{
+    psk_cli_progress *p = arg;
+    if (!step)
+        psk_cli_progress_done(p);
+    else if (strcmp(p->step, step))
+        psk_cli_progress_step(p, step, total);
+    else
+        psk_cli_progress_set(p, done);
+}
+
+/* what a converter could not convert as it was: a line each */
+static void convert_note(void *arg, const char *line)
+{
+    (void)arg;
+    psk_cli_error("%s", line); /* a name's control bytes escaped */
+}
+
+int psk_cli_convert(int (*fn)(const char *, const char *, const psk_convert_opts *, char *, size_t), const char *in,
+                    const char *out, const char *who, int quiet)
+{
+    psk_cli_progress pg;
+    psk_cli_progress_init(&pg, who, quiet);
+    psk_convert_opts o = {.progress = convert_progress, .progress_arg = &pg, .note = quiet ? NULL : convert_note};
+    char err[4096];
+    if (fn(in, out, &o, err, sizeof err) != PSK_OK) {
+        psk_cli_error("%s", err);
+        return PSK_EXIT_DATA;
+    }
+    return 0;
+}

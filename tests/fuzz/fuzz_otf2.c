@@ -3,8 +3,9 @@
  * "\0PSKFILE": the global definitions traces.def, then for locations 0, 1,
  * ... (at most 8) its events K.evt and local definitions K.def (an empty
  * one: no file). The anchor is fixed: fuzzed, it found only libotf2's own
- * leaks and huge allocations. The CLI's reader (programs/import_otf2.c,
- * linked in) imports it, and what it accepted must read back whole. The
+ * leaks and huge allocations. The reader of perfskel import --otf2
+ * (psk_convert_import_otf2) imports it, and what it accepted must read
+ * back whole. The
  * stages after the reader are fuzz_trace's (here they halved the speed). */
 #include <dirent.h>
 #include <errno.h>
@@ -14,9 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
 #include "fuzz_common.h"
-#include "otf2_cli.h"
+#include "perfskel/convert.h"
 #include "perfskel/trace.h"
 
 #define MAXLOC 8
@@ -39,19 +39,6 @@ static int verbose(void)
     if (v < 0)
         v = getenv("PSK_FUZZ_VERBOSE") != NULL;
     return v;
-}
-
-/* the CLI's one-line messages */
-void psk_cli_error(const char *fmt, ...)
-{
-    if (!verbose())
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("perfskel: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
 }
 
 /* the files of the previous input gone (the archive's and the import's) */
@@ -126,8 +113,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_file(name, p[k].data, p[k].n);
     }
     strcat(a, "/traces.otf2");
-    if (psk_cli_import_otf2(a, out, 1) == 0)
+    char err[4096];
+    if (psk_convert_import_otf2(a, out, NULL, err, sizeof err) == PSK_OK)
         read_back(out);
-    psk_otf2_clearerr();
+    else if (verbose())
+        fprintf(stderr, "perfskel: %s\n", err);
     return 0;
 }

@@ -34,8 +34,8 @@
 
 #include <otf2/otf2.h>
 
-#include "cli.h"
-#include "otf2_cli.h"
+#include "convert_internal.h"
+#include "convert_otf2.h"
 #include "perfskel/trace.h"
 #include "psk_fn_ids.h"
 #include "psk_mem.h"
@@ -80,7 +80,8 @@ typedef struct ex {
     uint64_t tmin, tmax;
     int any;
     uint64_t no_comm, no_req; /* records left out: communicator or request unknown */
-    char err[512];
+    char err[1024]; /* room for libotf2's message (psk_otf2_err) */
+    psk_otf2_err *oe; /* libotf2's last message */
 } ex;
 
 static uint32_t string_ref(ex *x, const char *s)
@@ -263,7 +264,7 @@ static xreq *req_of(ex *x, int64_t id)
         OTF2_ErrorCode c_ = (call);                                                                          \
         if (c_ != OTF2_SUCCESS) {                                                                            \
             snprintf(x->err, sizeof x->err, "rank %d: %s", x->rank,                                          \
-                     psk_otf2_lasterr()[0] ? psk_otf2_lasterr() : OTF2_Error_GetDescription(c_));             \
+                     x->oe->msg[0] ? x->oe->msg : OTF2_Error_GetDescription(c_));             \
             return -1;                                                                                       \
         }                                                                                                    \
     } while (0)
@@ -575,7 +576,7 @@ static int export_rank(ex *x, psk_trace *t, OTF2_Archive *a, uint64_t *nevents)
     }
     x->w = OTF2_Archive_GetEvtWriter(a, (OTF2_LocationRef)x->rank);
     if (!x->w) {
-        snprintf(x->err, sizeof x->err, "rank %d: no event writer: %s", x->rank, psk_otf2_lasterr());
+        snprintf(x->err, sizeof x->err, "rank %d: no event writer: %s", x->rank, x->oe->msg);
         psk_rank_close(rd);
         return -1;
     }
@@ -597,7 +598,7 @@ static int export_rank(ex *x, psk_trace *t, OTF2_Archive *a, uint64_t *nevents)
     psk_rank_close(rd);
     OTF2_EvtWriter_GetNumberOfEvents(x->w, nevents);
     if (OTF2_Archive_CloseEvtWriter(a, x->w) != OTF2_SUCCESS && !rc)
-        snprintf(x->err, sizeof x->err, "rank %d: %s", x->rank, psk_otf2_lasterr()), rc = -1;
+        snprintf(x->err, sizeof x->err, "rank %d: %s", x->rank, x->oe->msg), rc = -1;
     x->w = NULL;
     return rc;
 }
@@ -734,7 +735,7 @@ static int write_defs(ex *x, OTF2_Archive *a, const psk_job *job, const uint64_t
     return 0;
 otf2_fail:
     snprintf(x->err, sizeof x->err, "the definitions: %s",
-             psk_otf2_lasterr()[0] ? psk_otf2_lasterr() : "out of memory");
+             x->oe->msg[0] ? x->oe->msg : "out of memory");
     return -1;
 }
 
@@ -771,28 +772,31 @@ static int remove_old(const char *out, char *err, size_t cap)
     return 0;
 }
 
-int psk_cli_export_otf2(const char *input, const char *out)
+int psk_convert_export_otf2(const char *input, const char *out, const psk_convert_opts *o, char *err, size_t errcap)
 {
+    psk_convert_opts none = {0};
+    if (!o)
+        o = &none;
+    err[0] = 0;
     psk_trace *t;
     if (psk_trace_open(input, &t)) {
-        psk_cli_error("%s", psk_trace_errmsg(t));
+        psk_convert_fail(err, errcap, "%s", psk_trace_errmsg(t));
         psk_trace_close(t);
-        return PSK_EXIT_DATA;
+        return PSK_EFORMAT;
     }
     const psk_job *job = psk_trace_job(t);
-    char err[8800];
     if (mkdir(out, 0755) && errno != EEXIST) {
-        psk_cli_error("%s: %s", out, strerror(errno));
+        psk_convert_fail(err, errcap, "%s: %s", out, strerror(errno));
         psk_trace_close(t);
-        return PSK_EXIT_DATA;
+        return PSK_EIO;
     }
-    if (remove_old(out, err, sizeof err)) {
-        psk_cli_error("%s", err);
+    if (remove_old(out, err, errcap)) {
         psk_trace_close(t);
-        return PSK_EXIT_DATA;
+        return PSK_EIO;
     }
-    psk_otf2_quiet();
-    ex x = {.P = job->nranks};
+    psk_otf2_err oe;
+    psk_otf2_err_catch(&oe);
+    ex x = {.P = job->nranks, .oe = &oe};
     unsigned nfn = psk_fn_count();
     x.region = calloc(nfn, sizeof *x.region);
     x.region_fn = calloc(nfn, sizeof *x.region_fn);
@@ -801,8 +805,8 @@ int psk_cli_export_otf2(const char *input, const char *out)
     int rc = 0;
     OTF2_Archive *a = NULL;
     if (!x.region || !x.region_fn || !nevents || !offs || psk_clock_offsets(job, offs)) {
-        psk_cli_error("%s: out of memory", input);
-        rc = PSK_EXIT_DATA;
+        psk_convert_fail(err, errcap, "%s: out of memory", input);
+        rc = PSK_EFORMAT;
         goto done;
     }
     a = OTF2_Archive_Open(out, "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20, OTF2_SUBSTRATE_POSIX,
@@ -812,27 +816,27 @@ int psk_cli_export_otf2(const char *input, const char *out)
         OTF2_Archive_SetCreator(a, "perfskel " PSK_VERSION) != OTF2_SUCCESS ||
         OTF2_Archive_SetDescription(a, job->command ? job->command : "") != OTF2_SUCCESS ||
         OTF2_Archive_OpenEvtFiles(a) != OTF2_SUCCESS) {
-        psk_cli_error("%s/traces.otf2: cannot write: %s", out, psk_otf2_lasterr());
-        rc = PSK_EXIT_DATA;
+        psk_convert_fail(err, errcap, "%s/traces.otf2: cannot write: %s", out, oe.msg);
+        rc = PSK_EFORMAT;
         goto done;
     }
-    psk_cli_progress pg;
-    psk_cli_progress_init(&pg, "export", 0);
-    psk_cli_progress_step(&pg, "writing the ranks' events", (uint64_t)x.P);
+    const char *step = "writing the ranks' events";
+    psk_convert_progress(o, step, 0, (uint64_t)x.P);
     for (int r = 0; r < x.P && !rc; r++) {
         x.rank = r;
         x.offset = offs[r];
         if (export_rank(&x, t, a, &nevents[r])) {
-            psk_cli_progress_done(&pg);
-            psk_cli_error("%s: %s", input, x.err);
-            rc = PSK_EXIT_DATA;
+            psk_convert_progress(o, NULL, 0, 0);
+            psk_convert_fail(err, errcap, "%s: %s", input, x.err);
+            rc = PSK_EFORMAT;
         }
-        psk_cli_progress_set(&pg, (uint64_t)r + 1);
+        if (!rc)
+            psk_convert_progress(o, step, (uint64_t)r + 1, (uint64_t)x.P);
     }
-    psk_cli_progress_done(&pg);
+    psk_convert_progress(o, NULL, 0, 0);
     if (!rc && OTF2_Archive_CloseEvtFiles(a) != OTF2_SUCCESS) {
-        psk_cli_error("%s/traces: cannot write the events: %s", out, psk_otf2_lasterr());
-        rc = PSK_EXIT_DATA;
+        psk_convert_fail(err, errcap, "%s/traces: cannot write the events: %s", out, oe.msg);
+        rc = PSK_EFORMAT;
     }
     /* local definitions: none (the global ones use no mapping), but every
      * location has its (empty) file, as readers expect */
@@ -840,29 +844,33 @@ int psk_cli_export_otf2(const char *input, const char *out)
         for (int r = 0; r < x.P && !rc; r++) {
             OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, (OTF2_LocationRef)r);
             if (!dw || OTF2_Archive_CloseDefWriter(a, dw) != OTF2_SUCCESS)
-                rc = PSK_EXIT_DATA;
+                rc = PSK_EFORMAT;
         }
         if (OTF2_Archive_CloseDefFiles(a) != OTF2_SUCCESS)
-            rc = PSK_EXIT_DATA;
+            rc = PSK_EFORMAT;
         if (rc)
-            psk_cli_error("%s/traces: cannot write the local definitions: %s", out, psk_otf2_lasterr());
+            psk_convert_fail(err, errcap, "%s/traces: cannot write the local definitions: %s", out, oe.msg);
     } else if (!rc) {
-        psk_cli_error("%s/traces: cannot write the local definitions: %s", out, psk_otf2_lasterr());
-        rc = PSK_EXIT_DATA;
+        psk_convert_fail(err, errcap, "%s/traces: cannot write the local definitions: %s", out, oe.msg);
+        rc = PSK_EFORMAT;
     }
     if (!rc && write_defs(&x, a, job, nevents)) {
-        psk_cli_error("%s/traces.def: %s", out, x.err);
-        rc = PSK_EXIT_DATA;
+        psk_convert_fail(err, errcap, "%s/traces.def: %s", out, x.err);
+        rc = PSK_EFORMAT;
     }
     if (OTF2_Archive_Close(a) != OTF2_SUCCESS && !rc) {
-        psk_cli_error("%s/traces.otf2: cannot write: %s", out, psk_otf2_lasterr());
-        rc = PSK_EXIT_DATA;
+        psk_convert_fail(err, errcap, "%s/traces.otf2: cannot write: %s", out, oe.msg);
+        rc = PSK_EFORMAT;
     }
     a = NULL;
-    if (!rc && (x.no_comm || x.no_req))
-        psk_cli_error("%s: %llu calls on communicators made by calls perfskel does not record and %llu "
-                      "with requests out of range written without their MPI records",
-                      input, (unsigned long long)x.no_comm, (unsigned long long)x.no_req);
+    if (!rc && (x.no_comm || x.no_req) && o->note) {
+        char line[4400];
+        snprintf(line, sizeof line,
+                 "%s: %llu calls on communicators made by calls perfskel does not record and %llu "
+                 "with requests out of range written without their MPI records",
+                 input, (unsigned long long)x.no_comm, (unsigned long long)x.no_req);
+        o->note(o->note_arg, line);
+    }
 done:
     if (a)
         OTF2_Archive_Close(a);
@@ -872,5 +880,6 @@ done:
         free(x.ci[i].mem);
     free(x.str), free(x.ci), free(x.cmap), free(x.seq), free(x.rq), free(x.region), free(x.region_fn), free(nevents), free(offs);
     psk_trace_close(t);
+    psk_otf2_err_release(&oe);
     return rc;
 }
