@@ -85,6 +85,24 @@ struct psk_merged;
  * class of its first execution; what changes between executions is
  * described by psk_folded_params after psk_folded_stats. */
 int psk_fold_merged(struct psk_merged *m, int algo, psk_folded **out);
+
+/* One event of a folded merged trace as psk_folded_walk_merged visits it:
+ * its place in the merged sequence, its SYM node, the iteration of each
+ * loop around it from the outermost (iter[0..depth)), and the merged
+ * event it stands for (valid during the call). */
+typedef struct psk_fstep {
+    int64_t pos;
+    int32_t node;
+    const int64_t *iter;
+    int depth;
+    const struct psk_mevent *ev;
+} psk_fstep;
+/* Walks f's expansion and the merged trace m it was folded from side by
+ * side, calling fn for each event in order; stops at fn's first non-zero
+ * return and returns it. PSK_EINVAL if m ends before f (not the trace f
+ * was folded from), a cursor's error as it is. */
+int psk_folded_walk_merged(const psk_folded *f, struct psk_merged *m, int (*fn)(void *arg, const psk_fstep *s),
+                           void *arg);
 /* The same from given level symbols (levels[l][0..n), each level a
  * function of the one before; sym0 names the SYM nodes): for tests. */
 int psk_fold_levels(const int32_t *const *levels, int nlevels, const int32_t *sym0, int64_t n, int algo,

@@ -38,7 +38,6 @@ typedef struct fparams {
 
 typedef struct pwalk {
     psk_folded *f;
-    psk_mcursor *cur;
     pacc *acc;        /* nnodes x NVAR */
     int64_t *execs;   /* per node */
     int pass;         /* 1: fit, 2: per-rank tables of broken ones */
@@ -135,14 +134,11 @@ static int observe(pacc *a, const psk_mevent *me, int f, int64_t k)
     return push(a, d, k);
 }
 
-static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
+static int visit(void *arg, const psk_fstep *st)
 {
-    (void)pos, (void)iter, (void)depth;
     pwalk *w = arg;
-    psk_mevent me;
-    int rc = psk_mcursor_next(w->cur, &me);
-    if (rc)
-        return w->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
+    const psk_mevent me = *st->ev;
+    int32_t node = st->node;
     int64_t k = w->execs[node]++;
     for (int v = 0; v < NVAR; v++) {
         int f = var_fields[v];
@@ -347,12 +343,8 @@ void fold_params_free(psk_folded *f)
 /* one walk of the tree over the merged trace in w's pass */
 static int walk_pass(psk_folded *f, psk_merged *m, pwalk *w)
 {
-    if (psk_mcursor_open(m, &w->cur))
-        return PSK_ENOMEM;
-    psk_folded_walk(f, visit, w);
-    psk_mcursor_close(w->cur);
-    w->cur = NULL;
-    return w->rc;
+    int rc = psk_folded_walk_merged(f, m, visit, w);
+    return w->rc ? w->rc : rc;
 }
 
 int fold_params_compute(psk_folded *f, psk_merged *m)

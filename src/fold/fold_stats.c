@@ -24,7 +24,6 @@ typedef struct acc {
 
 typedef struct stwalk {
     psk_folded *f;
-    psk_mcursor *cur;
     acc *a;
     double *rank_gap; /* node x P sums, or NULL */
     fold_outliers *ol;
@@ -32,14 +31,13 @@ typedef struct stwalk {
     int rc;
 } stwalk;
 
-static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
+static int visit(void *arg, const psk_fstep *st)
 {
     stwalk *w = arg;
-    psk_mevent me;
-    int rc = psk_mcursor_next(w->cur, &me);
-    if (rc)
-        return w->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
-    (void)pos;
+    const psk_mevent me = *st->ev;
+    int32_t node = st->node;
+    const int64_t *iter = st->iter;
+    int depth = st->depth;
     acc *a = &w->a[node];
     a->execs++;
     for (int j = 0; j < me.nranks; j++) {
@@ -150,12 +148,11 @@ int psk_folded_stats(psk_folded *f, psk_merged *m)
         w.rank_gap = calloc((size_t)nn * (size_t)P, sizeof *w.rank_gap);
     fold_outliers_free(f->outliers);
     f->outliers = w.ol = fold_outliers_new(f, P);
-    if (!w.a || !f->stats || !f->tables || !w.ol || psk_mcursor_open(m, &w.cur)) {
+    if (!w.a || !f->stats || !f->tables || !w.ol) {
         free(w.a), free(w.rank_gap);
         return fail_folded(f, PSK_ENOMEM, "out of memory");
     }
-    psk_folded_walk(f, visit, &w);
-    psk_mcursor_close(w.cur);
+    w.rc = psk_folded_walk_merged(f, m, visit, &w);
     if (!w.rc)
         w.rc = fold_outliers_finish(w.ol, f);
     for (int32_t id = 0; id < nn && !w.rc; id++) {

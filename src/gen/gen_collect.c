@@ -29,7 +29,6 @@ int gen_completion(const psk_event *e)
 
 typedef struct collect {
     gen *g;
-    psk_mcursor *cur;
     int rc;
 } collect;
 
@@ -526,15 +525,13 @@ static int note_varrays(gnode *n, int j, const psk_event *e, uint64_t exec)
     return 0;
 }
 
-static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
+static int visit(void *arg, const psk_fstep *st)
 {
-    (void)pos, (void)depth;
     collect *c = arg;
     gen *g = c->g;
-    psk_mevent me;
-    int rc = psk_mcursor_next(c->cur, &me);
-    if (rc)
-        return c->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
+    const psk_mevent me = *st->ev;
+    int32_t id = st->node;
+    const int64_t *iter = st->iter;
     /* the shortest gap is what the recorder and the program's own argument
      * set-up cost between back-to-back calls; the skeleton's code between
      * its calls takes about as long, so only the gap beyond it is work */
@@ -653,12 +650,13 @@ int gen_collect(gen *g)
     g->entry = malloc((size_t)psk_folded_nnodes(g->f) * sizeof *g->entry);
     collect c = {.g = g};
     if (!g->node || !g->pend || !g->npend || !g->cmem || !g->ncmem || !g->preqs || !g->npreqs || !g->lastarr ||
-        !g->nlastarr || !g->ccount || !g->nccount || !g->rdiff || !g->entry || psk_mcursor_open(g->m, &c.cur))
+        !g->nlastarr || !g->ccount || !g->nccount || !g->rdiff || !g->entry)
         return gen_oom(g);
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++)
         g->entry[id] = -2; /* not begun */
-    psk_folded_walk(g->f, visit, &c);
-    psk_mcursor_close(c.cur);
+    int rc = psk_folded_walk_merged(g->f, g->m, visit, &c);
+    if (!c.rc)
+        c.rc = rc;
     if (c.rc) {
         if (g->failed)
             return -1;

@@ -1,0 +1,34 @@
+/* The folded tree and the merged trace it was folded from, walked side by
+ * side: every pass that learns something per node of the tree from the
+ * events it stands for (statistics, loop-variant parameters, a skeleton's
+ * data, sim's folded program, loop intervals) reads them through this. */
+#include "fold_internal.h"
+#include "perfskel/merge.h"
+
+typedef struct mwalk {
+    psk_mcursor *cur;
+    int (*fn)(void *, const psk_fstep *);
+    void *arg;
+} mwalk;
+
+static int step(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
+{
+    mwalk *w = arg;
+    psk_mevent me;
+    int rc = psk_mcursor_next(w->cur, &me);
+    if (rc)
+        return rc == PSK_EOF ? PSK_EINVAL : rc;
+    psk_fstep s = {.pos = pos, .node = node, .iter = iter, .depth = depth, .ev = &me};
+    return w->fn(w->arg, &s);
+}
+
+int psk_folded_walk_merged(const psk_folded *f, psk_merged *m, int (*fn)(void *arg, const psk_fstep *s), void *arg)
+{
+    mwalk w = {.fn = fn, .arg = arg};
+    int rc = psk_mcursor_open(m, &w.cur);
+    if (rc)
+        return rc;
+    rc = psk_folded_walk(f, step, &w);
+    psk_mcursor_close(w.cur);
+    return rc;
+}
