@@ -177,7 +177,7 @@ typedef struct psk_event {
     int arm;             /* the algorithm libperfskel-tune ran a tuned collective
                             with (psk_fn_tuned): 0 not known (format version 1, no
                             tuning library, every other function), else 1 + its
-                            number in include/perfskel/tune.h (psk_arm_name) */
+                            number in include/perfskel/coll.h (psk_arm_name) */
     int thread;          /* the thread of its rank that made the call: 0 the
                             one that initialised MPI, then 1, 2, ... in the order
                             threads first called MPI (format version 4, when the

@@ -13,7 +13,7 @@
 
 #include "psk_fn_ids.h"
 #include "trace_format.h"
-#include "perfskel/tune.h"
+#include "perfskel/coll.h"
 #include "psk_next.h"
 
 #define PSK_EXPORT __attribute__((visibility("default")))

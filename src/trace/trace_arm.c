@@ -1,10 +1,10 @@
 /* Arms in traces (format version 2): which recorded functions carry the
  * arm libperfskel-tune ran them with, the arms' names, and which values an
  * event of a function may carry (the reader's check). The numbering is
- * include/perfskel/tune.h's, shifted by one so that 0 is "not known". */
+ * include/perfskel/coll.h's, shifted by one so that 0 is "not known". */
 #include <stddef.h>
 
-#include "perfskel/tune.h"
+#include "perfskel/coll.h"
 #include "psk_fn_ids.h"
 #include "trace_format.h"
 

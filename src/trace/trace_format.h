@@ -1,7 +1,7 @@
 /* The on-disk trace format, versions 1 to 4 (docs/trace-format.md says it
  * in prose). Version 2 is version 1 plus, at the end of each event of a
  * function the tuning library takes over (psk_fn_info.tuned), a uvar arm:
- * 0 not known, else 1 + the arm's number in include/perfskel/tune.h.
+ * 0 not known, else 1 + the arm's number in include/perfskel/coll.h.
  * Version 3 is version 2 (an arm always, 0 without the tuning library)
  * plus the fields PSK_FIELDS_V3: MPI_Cart_create's dims and periods, and
  * the new MPI_Dims_create. Version 4 is version 3 plus the thread that
