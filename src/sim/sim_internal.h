@@ -1,6 +1,6 @@
 /* Internals of perfskel sim shared by its files: the network's resources
  * and costs (sim_net.c) and the collective algorithms (sim_coll.c), used by
- * the replay (sim_engine.c). Times are in ns of simulated time. */
+ * the replay (sim_p2p.c, sim_comm.c). Times are in ns of simulated time. */
 #ifndef PSK_SIM_INTERNAL_H
 #define PSK_SIM_INTERNAL_H
 
@@ -63,7 +63,7 @@ void psk_coll_run(psk_net *net, const psk_coll_call *c);
 /* sim --folded: the standard error of the time its skipped iterations
  * were estimated to take (seconds; 0 if none was estimated, sim_skip.c) */
 double psk_simi_skip_stderr(const psk_sim *s);
-/* what the replay holds (sim_engine.c): its per-rank state in bytes (the
+/* what the replay holds (sim_setup.c): its per-rank state in bytes (the
  * ranks' records, requests, communicators, interval stacks and rows,
  * cursors, gap queues, skip snapshots, the ready-rank tree; not messages
  * in flight nor the merged trace), the folded program's bytes, its tree

@@ -1,8 +1,9 @@
-/* The state of a replay of perfskel sim, shared by the replay itself
- * (sim_engine.c) and the skipping of loop iterations (sim_skip.c): the
- * ranks, their messages, receives, requests and communicators, the
- * collectives under way, the intervals, and a few of the replay's own
- * functions. Times are ns of simulated time. */
+/* The state of a replay of perfskel sim, shared by the replay's files
+ * (sim_setup.c, sim_sched.c, sim_feed.c, sim_exec.c, sim_p2p.c,
+ * sim_comm.c, sim_ival.c, sim_ops.c) and the skipping of loop iterations
+ * (sim_skip*.c): the ranks, their messages, receives, requests and
+ * communicators, the collectives under way, the intervals, and the
+ * replay's own functions. Times are ns of simulated time. */
 #ifndef PSK_SIM_STATE_H
 #define PSK_SIM_STATE_H
 
@@ -188,7 +189,7 @@ struct psk_sim {
     int *ivh;            /* interval by (parent, key): index + 1, 0 empty */
     uint64_t ivhcap;
     uint8_t *opof;       /* per function id: enum op */
-    uint8_t *ordered;    /* per function id: must run in time order (ordered()) */
+    uint8_t *ordered;    /* per function id: must run in time order (psk_simi_ordered) */
     int8_t *collof;      /* per function id: enum psk_coll */
     uint8_t *nofloor;    /* per function id: calls the floors leave alone (sim_callcost.c) */
     uint64_t events;     /* of the trace, skipped ones included */
@@ -264,15 +265,15 @@ int psk_simi_cc_finish(psk_sim *s, const psk_job *job);
 /* rank q's current event (just read) takes its floor and once */
 void psk_simi_cc_floor(psk_sim *s, int q);
 
-/* sim_engine.c: the ready rank q's clock changed (it is in the tree) */
+/* sim_sched.c: the ready rank q's clock changed (it is in the tree) */
 void psk_simi_rekey(psk_sim *s, int q);
-/* ns that failed polls of calls (the event's, psk_event_failed_polls) cost
+/* sim_feed.c: ns that failed polls of calls (the event's, psk_event_failed_polls) cost
  * rank q after the recorded gap_ns of compute before them: each the
  * machine's poll cost after the calls' mean share of the gap, timed at
  * the node's full speed; polls under 1 us apart (busy waiting) one */
 double psk_simi_poll_ns(const psk_sim *s, int q, double gap_ns, double calls, double failed);
-/* adds amount ns of kind what (0 compute, 1 communication, 2 waiting) to
- * rank q's timeline, spread over [a, a + len) */
+/* sim_ival.c: adds amount ns of kind what (0 compute, 1 communication, 2
+ * waiting) to rank q's timeline, spread over [a, a + len) */
 void psk_simi_tl_spread(psk_sim *s, int q, int what, double a, double len, double amount);
 
 /* sim_cores.c: the target's shared cores (after the recording's sharing,
@@ -297,9 +298,9 @@ double psk_simi_core_turn(const psk_sim *s, int q, double t);
  * has not finished (computing, or polling in its wait): a poll that finds
  * nothing hands the core over to it */
 int psk_simi_core_contended(const psk_sim *s, int q);
-/* sim_engine.c: puts rank q in the ready tree at its clock */
+/* sim_sched.c: puts rank q in the ready tree at its clock */
 void psk_simi_ready_push(psk_sim *s, int q);
-/* adds [a, b) of kind what (0 compute, 1 communication, 2 waiting) to rank q's timeline */
+/* sim_ival.c: adds [a, b) of kind what (0 compute, 1 communication, 2 waiting) to rank q's timeline */
 void psk_simi_tl_add(psk_sim *s, int q, int what, double a, double b);
 
 /* sim_recshare.c: s->deflate from the recording's own sharing of its
@@ -322,9 +323,93 @@ void psk_simi_pre_event(psk_sim *s, int q);
  * time goes to (A_P2P, A_COLL, A_WAIT), else -1. 0 or PSK_ENOMEM */
 int psk_simi_event(psk_sim *s, int q, int cls, double gap);
 void psk_simi_skip_free(psk_sim *s);
-/* asks the caches for rank q's skip state (a hint, as prefetch_rank) */
+/* asks the caches for rank q's skip state (a hint, as sim_sched.c's prefetch_rank) */
 void psk_simi_skip_prefetch(const psk_sim *s, int q);
 /* bytes of the skip's per-rank snapshots and window sums */
 uint64_t psk_simi_skip_bytes(const psk_sim *s);
+
+/* ---- the replay's own functions, shared by its files ---- */
+
+/* sim_setup.c: the replay fails with rc, the message printf'd from fmt
+ * (the first failure's is kept in s->err): returns rc */
+int psk_simi_fail(psk_sim *s, int rc, const char *fmt, ...);
+
+/* sim_sched.c: the empty tree of ready ranks: PSK_OK or PSK_ENOMEM */
+int psk_simi_tree_init(psk_sim *s);
+/* the replay, once every rank's source of events is open: PSK_OK, or an
+ * error (in s->err) */
+int psk_simi_run(psk_sim *s);
+
+/* sim_feed.c: reads rank q's next event into r->ev, applies the interval
+ * marks before it and counts the compute gap before it: 1, 0 if the rank
+ * has no more (it is done), or an error (in s->err) */
+int psk_simi_next_event(psk_sim *s, int q);
+
+/* sim_exec.c: runs rank q's current event at its clock; a blocking call
+ * leaves nwait above 0 if the rank must wait */
+int psk_simi_execute(psk_sim *s, int q);
+/* one of the things rank q's blocking call waits for is done at t; the
+ * partner (the other side) arrived at partner */
+void psk_simi_resolve(psk_sim *s, int q, double t, double partner);
+/* rank q's request id is done at t; its transfer ran from begin to end */
+void psk_simi_req_done(psk_sim *s, int q, int64_t id, double t, double begin, double end, double partner);
+/* rank r's request id (its table grown as needed), NULL if out of range or memory */
+sreq *psk_simi_req_get(rank *r, int64_t id);
+/* reports (opts.on_call): rank q's current call ran from begin to end */
+void psk_simi_report_call(psk_sim *s, int q, double begin, double end, double sync);
+
+/* sim_p2p.c: a send or receive of rank q is posted (dst, src: world
+ * ranks, -1 any source, -2 MPI_PROC_NULL; sreq, rreq: its request or -1;
+ * tagf: the field of q's current event its tag comes from, -1 if it
+ * comes from elsewhere); probe: a blocking matched probe. 0 or PSK_ENOMEM */
+int psk_simi_post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int64_t bytes, int64_t sreq,
+                       int blocking, int tagf);
+int psk_simi_post_recv(psk_sim *s, int q, int src, int64_t comm, int64_t tag, int64_t bytes, int64_t rreq,
+                       int probe, int tagf);
+/* a message meets its receive (posted at rpost; rreq its request, or -1:
+ * the receiver is blocked): times for both sides */
+void psk_simi_meet(psk_sim *s, msg *mg, int dst, double rpost, int64_t rreq);
+/* the message rank q's MPI_Mrecv / MPI_Imrecv receives, taken off those
+ * its matched probes took; NULL if none */
+msg *psk_simi_take_probed(psk_sim *s, int q, const psk_event *e);
+/* MPI_Cancel of rank q's request id */
+void psk_simi_cancel_req(psk_sim *s, int q, int64_t id);
+/* the source recorded for rank q's wildcard Irecv that is its event idx
+ * (0-based), or -1 if the run never completed it (or memory ran out) */
+int64_t psk_simi_recorded_source(psk_sim *s, int q, uint64_t idx);
+
+/* sim_comm.c: communicator c of rank me (world rank, r its record), NULL
+ * if it was never created */
+cmem *psk_simi_comm_get(psk_sim *s, rank *r, int me, int64_t c);
+/* the world rank of peer p of communicator c, -1 any source, -2 none,
+ * -3 not a peer the replay can name */
+int psk_simi_world_of(psk_sim *s, int me, int64_t c, int64_t p);
+/* frees a member table, unless it is MPI_COMM_WORLD's shared one */
+void psk_simi_members_free(const psk_sim *s, int *world);
+/* the communicator rank q's event e makes (its id and members): 0,
+ * PSK_ENOMEM, or PSK_EFORMAT (in s->err) */
+int psk_simi_new_comm(psk_sim *s, int q, const psk_event *e);
+/* rank q arrives at a collective of kind coll on communicator comm (rreq:
+ * its request, or -1 for a blocking one): 0 or an error */
+int psk_simi_coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_event *e, int64_t rreq);
+
+/* sim_ival.c: keys of intervals given by marks (loops) are negative, apart
+ * from Pcontrol levels (2 and up; the program's is 0) */
+#define MARK_KEY(n) (-1 - (int64_t)(n))
+/* the interval with this parent and key, made if there is none: its
+ * index, or -1 out of memory */
+int psk_simi_ival_child(psk_sim *s, int parent, int64_t key, int level);
+/* rank q enters the interval key inside its current one (0 or
+ * PSK_ENOMEM), or leaves its current one */
+int psk_simi_ival_open(psk_sim *s, int q, int64_t key);
+void psk_simi_ival_close(psk_sim *s, int q);
+
+/* sim_ops.c: s->opof and s->collof from the table of MPI functions */
+void psk_simi_set_ops(psk_sim *s);
+/* 1 if operation op (enum op) must run in order of simulated time */
+int psk_simi_ordered(int op);
+/* for a call that may wait for another rank, the total its time goes to
+ * (A_P2P, A_COLL, A_WAIT); else -1 */
+int psk_simi_blocking(int op);
 
 #endif
