@@ -1,15 +1,16 @@
-/* The alignment of array dimensions into template dimensions: seed 004's
- * data space fusion, done greedily as in the notes (decomposition.md,
- * "Algorithm" steps 2-4). Every pair of references that one loop
- * variable subscripts (a statement's left side or the nest's home against
- * each read; a sequential loop's too, so that owner computes finds what
- * it reads at home) is an arc between two array dimensions, weighted by the
- * iterations that would move data if they were not aligned. Arcs join
- * classes heaviest first in a union-find that keeps each member's
+/* The alignment of array dimensions into template dimensions: data space
+ * fusion ("Data Space Fusion Based Approach for Effective Alignment of
+ * Computation and Data", Journal of Software 15(9), 2004), done greedily
+ * (docs/advise.md "How it chooses", step 1). Every pair of references that
+ * one loop variable subscripts (a statement's left side or the nest's home
+ * against each read; a sequential loop's too, so that owner computes finds
+ * what it reads at home) is an arc between two array dimensions, weighted
+ * by the iterations that would move data if they were not aligned. Arcs
+ * join classes heaviest first in a union-find that keeps each member's
  * orientation (+1/-1) relative to its root; an arc that would put two
- * dimensions of one array in a class, or give a member two orientations,
- * is left as communication. Offsets are then the weighted median of what
- * the arcs ask for, so that the rest become shadow edges. */
+ * dimensions of one array in a class, or give a member two orientations, is
+ * left as communication. Offsets are then the weighted median of what the
+ * arcs ask for, so that the rest become shadow edges. */
 #include <stdlib.h>
 #include <string.h>
 

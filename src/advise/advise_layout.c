@@ -1,10 +1,11 @@
 /* perfskel advise: a layout and what it gives each processor. The two-stage
- * mapping of docs/advise.md "What a layout means" (DVM's, seed 003 4.1):
- * array dimensions on template positions coef * index + off, template
- * dimensions cut in BLOCKs of ceil(n / e) on grid axes (the last blocks may
- * be empty), ranks row-major on the grid. Everything here is exact integer
- * interval arithmetic: a processor's part of an array is a box, one
- * interval per dimension, never a set of elements. */
+ * mapping of docs/advise.md "What a layout means" (DVM's, as in the DVM
+ * Predictor's detailed design, 2000, section 4.1): array dimensions on
+ * template positions coef * index + off, template dimensions cut in BLOCKs
+ * of ceil(n / e) on grid axes (the last blocks may be empty), ranks
+ * row-major on the grid. Everything here is exact integer interval
+ * arithmetic: a processor's part of an array is a box, one interval per
+ * dimension, never a set of elements. */
 #include <stdlib.h>
 #include <string.h>
 
