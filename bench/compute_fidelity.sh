@@ -1,7 +1,7 @@
 #!/bin/sh
 # compute_fidelity.sh BUILD_DIR PROGRAMS_DIR [NP]: how faithfully a K = 1
-# skeleton emulates the compute it stands for (issue 13, "faithful
-# compute"). For each program of bench/programs (built by
+# skeleton emulates the compute it stands for (docs/benchmarks.md,
+# "Emulated compute"). For each program of bench/programs (built by
 # bench/programs/build.sh into PROGRAMS_DIR/openmpi), with NP ranks (2):
 # record it, generate and build its K = 1 skeleton, record the skeleton
 # too, and compare the compute of the two recordings (the time outside MPI

@@ -1,24 +1,23 @@
 #!/bin/sh
 # extrapolate.sh [BUILD_DIR]: process-count extrapolation (sim --ranks,
-# issue 17) against real recordings. Records the weak-scaling 1-D stencil
-# tests/cli/extrap_stencil.c (Cart_create, halos of H doubles each way,
-# WORK loop iterations of compute per rank and iteration, an Allreduce
+# docs/simulation.md) against real recordings. Records the weak-scaling 1-D
+# stencil tests/cli/extrap_stencil.c (Cart_create, halos of H doubles each
+# way, WORK loop iterations of compute per rank and iteration, an Allreduce
 # every 10) at 2, 4, 8 and 16 ranks with Open MPI, oversubscribed on this
 # 2-core machine (only 2 ranks really fit), and runs it once unrecorded at
-# each size for its measured loop time (MPI_Wtime around the loop, rank
-# 0). From the 2- and 4-rank traces it predicts 8 and 16 ranks with the
-# weak rule and the fit through both, and compares with sim of the real
-# 8- and 16-rank traces on three machines: the default one (the recorded
-# compute gaps, which under oversubscription hold the time a rank waited
-# for a core); this machine as `perfskel calibrate` measures it with 2
-# ranks, every rank on one node (ranks per node = 16) whose 2 cores they
-# share (cores per node: the sharing sim models, against the sharing each
-# recording had); and one whose CPU is 10^6 times faster with 4 links per
-# node (the communication alone). ROUNDS rounds (default 3) of recordings;
-# each cell is the median over rounds, its error the median of the
-# rounds' errors. WORK=-US makes each iteration's compute a sleep of US
-# microseconds (needing no core, so that the oversubscribed 8- and
-# 16-rank runs keep the 2-rank run's compute times).
+# each size for its measured loop time (MPI_Wtime around the loop, rank 0).
+# From the 2- and 4-rank traces it predicts 8 and 16 ranks with the weak rule
+# and the fit through both, and compares with sim of the real 8- and 16-rank
+# traces on three machines: the default one (the recorded compute gaps, which
+# under oversubscription hold the time a rank waited for a core); this machine
+# as `perfskel calibrate` measures it with 2 ranks, every rank on one node
+# (ranks per node = 16) whose 2 cores they share (cores per node: the sharing
+# sim models, against the sharing each recording had); and one whose CPU is
+# 10^6 times faster with 4 links per node (the communication alone). ROUNDS
+# rounds (default 3) of recordings; each cell is the median over rounds, its
+# error the median of the rounds' errors. WORK=-US makes each iteration's
+# compute a sleep of US microseconds (needing no core, so that the
+# oversubscribed 8- and 16-rank runs keep the 2-rank run's compute times).
 set -eu
 B=$(cd "${1:-build}" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)

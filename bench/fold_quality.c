@@ -1,12 +1,12 @@
 /* fold_quality: how close each folding algorithm comes to the optimal
  * folded length (the exact interval DP) on random nested-loop programs:
  * bodies of 1-4 items, 2-6 iterations, up to 3 levels, expanded lengths
- * 8-160 (issue #3). Prints, per algorithm, the share of inputs folded
- * optimally and the total length over the optimum; also checks that every
- * folding expands back to its input. The last row is the runs algorithm
- * through psk_fold_levels (what perfskel fold runs on merged traces) with
- * the input at every level: what the levels cost on traces whose
- * arguments never vary (issue 12).
+ * 8-160 (docs/folding.md, Quality). Prints, per algorithm, the share of
+ * inputs folded optimally and the total length over the optimum; also checks
+ * that every folding expands back to its input. The last row is the runs
+ * algorithm through psk_fold_levels (what perfskel fold runs on merged
+ * traces) with the input at every level: what the levels cost on traces whose
+ * arguments never vary (docs/folding.md, Loops whose arguments change).
  *
  * usage: fold_quality [--inputs N] [--alphabet A] [--loop-pct P] [--seed S] */
 #include <stdio.h>

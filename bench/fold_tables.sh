@@ -1,10 +1,12 @@
 #!/bin/sh
-# fold_tables.sh [BUILD_DIR]: seed 001's Tables 4-5 (folded length and time
-# of the four folding algorithms) on our own generated traces: the merged
-# symbol sequences of NPB LU-shaped traces (bench/gen_trace, 16 ranks, 2 to
-# 324,355 events on the busiest rank) and MPI-like nested-loop sequences
-# (bench/fold_speed). A run longer than LIMIT seconds (default 120) is
-# stopped and shown as "-", as the paper shows top-down on LU.
+# fold_tables.sh [BUILD_DIR]: Tables 4-5 of Zhang et al., "Parallel Job
+# Performance Prediction Based on the Case Reconstruction" (Journal of
+# Software 2010; folded length and time of the four folding algorithms) on our
+# own generated traces: the merged symbol sequences of NPB LU-shaped traces
+# (bench/gen_trace, 16 ranks, 2 to 324,355 events on the busiest rank) and
+# MPI-like nested-loop sequences (bench/fold_speed). A run longer than LIMIT
+# seconds (default 120) is stopped and shown as "-", as the paper shows
+# top-down on LU.
 set -eu
 B=$(cd "${1:-build}" && pwd)
 LIMIT=${LIMIT:-120}

@@ -12,7 +12,9 @@
  * same calls.
  *
  * usage: gen_trace OUTDIR [--ranks P] [--events N] [--planes K] [--seed S] [--proc-null]
- *   N: events of the busiest rank (default 324355, the LU trace of seed 001)
+ *   N: events of the busiest rank (default 324355: NPB LU class C on 16
+ *      ranks in Table 1 of Zhang et al., "Parallel Job Performance
+ *      Prediction Based on the Case Reconstruction", Journal of Software 2010)
  * Ranks are written one after the other, each file open only while it is
  * written: any number of ranks (up to 65,536) within a small open-file limit. */
 #include <stdio.h>

@@ -1,7 +1,9 @@
 #!/bin/sh
 # merge_speed.sh [BUILD_DIR]: how long `perfskel merge` takes on an NPB
-# LU-shaped trace of 16 ranks with 324,355 events on the busiest rank (the
-# LU trace of seed 001; boundary ranks make fewer calls), and on the same
+# LU-shaped trace of 16 ranks with 324,355 events on the busiest rank (NPB
+# LU class C as in Table 1 of Zhang et al., "Parallel Job Performance
+# Prediction Based on the Case Reconstruction", Journal of Software 2010;
+# boundary ranks make fewer calls), and on the same
 # with MPI_PROC_NULL at the boundaries (every rank 324,355 events). Median
 # of 5 runs, and peak memory (GNU time).
 set -eu

@@ -1,6 +1,6 @@
 #!/bin/sh
 # program_accuracy.sh BUILD_DIR PROGRAMS_DIR [NP]: predictions of the
-# bench/programs programs (issue 13) against their plain runs, on this
+# bench/programs programs (docs/benchmarks.md) against their plain runs, on this
 # machine. For each program (PROGS, default all seven; built by
 # bench/programs/build.sh into PROGRAMS_DIR/MPI): RUNS plain runs (default
 # 5; the program's own time, slowest rank: median and spread min-max), one
@@ -17,7 +17,8 @@
 # ARGS_<prog>, MACHINE, PSK (another perfskel binary to compare, e.g. an
 # older build: its K = 10 prediction is added as a last column); RUN (the
 # launcher of the plain runs and skeletons, with its -np: another target,
-# e.g. ../shared/testbed's `cluster.sh mpirun -np 2 --host h0,h2`) and
+# e.g. an emulated cluster's `TESTBED/cluster.sh mpirun -np 2 --host h0,h2`,
+# as in docs/benchmarks.md) and
 # REC_RUN (the recording's, default RUN); SIM=0 leaves sim out.
 set -u
 B=$(cd "$1" && pwd)

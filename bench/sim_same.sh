@@ -7,7 +7,7 @@
 # with --intervals loops where it applies); compares the whole --json
 # output with cmp (but replay_memory, which older binaries lack). One line
 # per case: "same" or "DIFF", with the new binary's prediction and the
-# iterations it skipped. Used for issue 17's changes (docs/benchmarks.md).
+# iterations it skipped (docs/benchmarks.md).
 set -u
 OLD=$1 NEW=$2
 B=$(cd "${3:-build}" && pwd)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# sim_scale.sh [BUILD_DIR] [RANKS...]: perfskel sim at many ranks (issue 17).
+# sim_scale.sh [BUILD_DIR] [RANKS...]: perfskel sim at many ranks
+# (docs/benchmarks.md, Many ranks).
 # For each rank count (default 1024 4096 16384 65536): an LU-shaped trace of
 # bench/gen_trace with 2,000 events a rank, merged without reordering (its
 # time and peak memory apart), then simulated from the merged file with

@@ -2,15 +2,16 @@
 # target_accuracy.sh testbed|cgroup [BUILD_DIR]: bench/predict_accuracy.sh
 # with the recording on this machine (2 ranks, plain mpirun.openmpi) and
 # the originals and skeletons run on a different target:
-#   testbed  the emulated heterogeneous cluster of ../shared/testbed
-#            (brought up here if it is not: 4 hosts, CPU shares 0.6 0.6 0.4
-#            0.4, 1 Gbit/s + 50 us inside a subnet, 100 Mbit/s + 0.5 ms
-#            between the subnets {h0,h1} {h2,h3}); the 2 ranks run on h0
+#   testbed  the emulated heterogeneous cluster of a testbed kept outside this
+#            repository (TB: its directory, default ../shared/testbed; its
+#            cluster.sh brought up here if it is not: 4 hosts, CPU shares 0.6
+#            0.6 0.4 0.4, 1 Gbit/s + 50 us inside a subnet, 100 Mbit/s + 0.5
+#            ms between the subnets {h0,h1} {h2,h3}); the 2 ranks run on h0
 #            (0.6) and h2 (0.4), so across the slow link
 #   cgroup   every rank in one cgroup with a CPU quota of CORES cores
 #            (default 1.0: the two ranks share half of this machine); with
-#            the testbed's idle shim (idlesleep.so from ../shared/testbed,
-#            built by its cluster.sh up; IDLE_SHIM=0 to go without), so that
+#            the testbed's idle shim (idlesleep.so in TOOLS, built by the
+#            testbed's cluster.sh up; IDLE_SHIM=0 to go without), so that
 #            a waiting rank sleeps instead of spinning away the quota
 # Iteration counts are divided by DIV (default 4 on the testbed, 2 in the
 # cgroup) so that the slowed runs last seconds, not tens of seconds. Needs

@@ -1,6 +1,6 @@
 #!/bin/bash
-# tune_bench.sh [BUILD] [OUT]: the tuning library's benchmarks (issue 15,
-# docs/tune.md "Benchmarks"). Per scenario, job A runs RUNS times under every
+# tune_bench.sh [BUILD] [OUT]: the tuning library's benchmarks (docs/tune.md
+# "Benchmarks"). Per scenario, job A runs RUNS times under every
 # policy, interleaved: native (no library), native through the library, every
 # fixed arm valid for its P, STAR-MPI's policy (star), the learner (learn) and
 # the learner warm-started from a decision file a first learn run wrote
@@ -16,7 +16,8 @@
 #       a2a_bench A2A_ARGS ("-b 8 -B 4194304 -f 4 -n 20 -r 5")
 #   cost  this machine, NP ranks, each MPI: a2a_bench COST_ARGS ("-b 8 -B 8
 #       -n 100000 -r 7"), the cost per call of the library, native, learn, star
-#   tb  the emulated cluster (TESTBED, ../shared/testbed; up already), Open
+#   tb  the emulated cluster (TESTBED: a testbed kept outside this repository,
+#       its cluster.sh up already; default ../shared/testbed), Open
 #       MPI, job A on A_HOSTS (h0,h2: across the slow link; one rank a host,
 #       scenarios named -npN for other than 2 hosts); a neighbour job
 #       B, a2a_bench B_ARGS ("-b 1048576 -n 2") on B_HOSTS (h0,h2), starts

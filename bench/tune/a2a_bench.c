@@ -1,6 +1,6 @@
 /* a2a_bench.c: an MPI_Alltoall micro-benchmark for the tuning library's
- * benchmarks (issue 15, bench/tune_bench.sh). All calls on MPI_COMM_WORLD
- * from one call site, bytes (MPI_BYTE) per peer.
+ * benchmarks (bench/tune_bench.sh; docs/tune.md, Benchmarks). All calls on
+ * MPI_COMM_WORLD from one call site, bytes (MPI_BYTE) per peer.
  *
  *   a2a_bench [-b MIN] [-B MAX] [-f FACTOR] [-n N] [-r R] [-t SECONDS] [-o FILE] [-q]
  *

@@ -1,10 +1,10 @@
 /* ft_like.c: an FT-like MPI program for the tuning library's benchmarks
- * (issue 15, bench/tune_bench.sh). A 3-D complex FFT of an NX x NY x NZ grid
- * split in z-slabs, as NPB FT does it: 1-D radix-2 FFTs along x and y on the
- * local planes, one MPI_Alltoall transpose to y-slabs, FFTs along z. One
- * forward transform, then ITER times: evolve in spectral space, inverse
- * transform (one transpose), checksum: ITER + 1 alltoalls, all from one call
- * site with NX NY NZ / P^2 complex numbers (16 B each) per peer.
+ * (bench/tune_bench.sh; docs/tune.md, Benchmarks). A 3-D complex FFT of an NX
+ * x NY x NZ grid split in z-slabs, as NPB FT does it: 1-D radix-2 FFTs along
+ * x and y on the local planes, one MPI_Alltoall transpose to y-slabs, FFTs
+ * along z. One forward transform, then ITER times: evolve in spectral space,
+ * inverse transform (one transpose), checksum: ITER + 1 alltoalls, all from
+ * one call site with NX NY NZ / P^2 complex numbers (16 B each) per peer.
  *
  *   ft_like [NX [NY [NZ [ITER [CHECK]]]]]    (defaults 64 64 64 20 0)
  *

@@ -1,8 +1,10 @@
 /* perfskel folding: the loops of a sequence of symbols.
  * Every maximal tandem repeat is found and folded, repeatedly, until
  * nothing repeats, giving a loop tree such as (A B (C D)x4 E)x200. The
- * quality measure is the paper's: the folded length, the number of symbols
- * left (brackets and counts not counted), smaller is better. */
+ * quality measure is that of Zhang et al., "Parallel Job Performance
+ * Prediction Based on the Case Reconstruction" (Journal of Software 2010,
+ * Table 4): the folded length, the number of symbols left (brackets and
+ * counts not counted), smaller is better (docs/folding.md, What is optimal). */
 #ifndef PERFSKEL_FOLD_H
 #define PERFSKEL_FOLD_H
 

@@ -1,5 +1,7 @@
 /* The names of the collectives and algorithms of perfskel/coll.h, and
- * which algorithms each collective has, read off its one list. */
+ * which algorithms each collective has, read off its one list
+ * (PSK_COLL_LIST, PSK_ALG_LIST). Every collective has the default
+ * algorithm; an id out of range is named "?" and has none. */
 #include "perfskel/coll.h"
 
 static const char *const coll_names[PSK_COLL_N] = {

@@ -1,11 +1,11 @@
 /* Closed-form collective costs (psk_collcost.h): L is a 0-byte message, CB
  * one of the operation's size, lg = ceil(log2 P). The forms before the
  * alltoall arms are those perfskel sim always used for `collectives =
- * closed`, kept to the last operation so that its results do not move
- * (a bus's reduce and allreduce stay in sim_coll.c: seed 003's formula is
- * about the bus, not the algorithm). The alltoall arms follow
- * notes/collectives.md: a barrier costs lg latencies (dissemination); so
- * does the scatter + ring bcast, which sim never asks for. */
+ * closed`, kept to the last operation so that its results do not move (a
+ * bus's reduce and allreduce stay in sim_coll.c: the DVM Predictor's §4.4
+ * formula is about the bus, not the algorithm). The alltoall arms follow
+ * Thakur et al. (IJHPCA 2005): a barrier costs lg latencies (dissemination);
+ * so does the scatter + ring bcast, which sim never asks for. */
 #include <math.h>
 
 #include "psk_collcost.h"

@@ -3,7 +3,8 @@
  * (src/tune, which ranks its MPI_Alltoall arms with them): Hockney's
  * alpha + bytes x beta per message, or a caller's own message cost
  * (measured segments, a grid's pipelining), counted from the last arrival,
- * without contention. Forms of notes/collectives.md ("Cost formulas").
+ * without contention. Forms of Thakur, Rabenseifner and Gropp, "Optimization
+ * of Collective Communication Operations in MPICH" (IJHPCA 2005).
  * Collectives and algorithms are those of perfskel/coll.h; the tuning
  * library's own arms (spread, scatter + ring bcast) come after the
  * algorithms a machine file chooses, so sim never asks for them. Times in
@@ -15,9 +16,10 @@
 
 #include "perfskel/coll.h"
 
-/* alltoall step algorithms (pairwise, ring) synchronised between steps:
- * seed 002's light barrier (a 1-byte handshake per step), a barrier before
- * every step, one barrier before the loop */
+/* alltoall step algorithms (pairwise, ring) synchronised between steps,
+ * as STAR-MPI's variants (Faraj, Yuan and Lowenthal, ICS 2006): a light
+ * barrier (a 1-byte handshake per step), a barrier before every step, one
+ * barrier before the loop (docs/tune.md, The arms) */
 enum psk_cc_sync { PSK_CC_SYNC_NONE, PSK_CC_SYNC_LB, PSK_CC_SYNC_MB, PSK_CC_SYNC_OB };
 
 typedef struct psk_collcost_net {

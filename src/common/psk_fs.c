@@ -1,4 +1,6 @@
-/* File-system helpers (psk_fs.h). */
+/* File-system helpers (psk_fs.h): psk_mkdir_p creates a directory and
+ * its missing parents, as mkdir -p does, and returns 0 or an errno value
+ * (never prints: the recorder and the CLI say what went wrong). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

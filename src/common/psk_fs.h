@@ -1,4 +1,6 @@
-/* File-system helpers shared by the recorder and the CLI. */
+/* File-system helpers shared by the recorder, the trace writer and the
+ * CLI. They return 0 or an errno value and never print, so that each
+ * caller reports a failure its own way. */
 #ifndef PSK_FS_H
 #define PSK_FS_H
 

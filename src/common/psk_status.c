@@ -1,4 +1,6 @@
-/* psk_status: text for the status codes of include/perfskel/common.h. */
+/* psk_status: the text for each status code of include/perfskel/common.h
+ * (psk_strstatus), for callers' messages. Every code has its text; any
+ * other value is "unknown error". */
 #include "perfskel/common.h"
 
 const char *psk_strstatus(int status)

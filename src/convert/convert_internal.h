@@ -1,5 +1,6 @@
-/* What every converter of src/convert shares: its error line and its
- * progress, said through the caller's psk_convert_opts. */
+/* What every converter of src/convert shares: its error line (one line
+ * written into the caller's buffer) and its progress, said through the
+ * caller's psk_convert_opts callback. Converters never print. */
 #ifndef PSK_CONVERT_INTERNAL_H
 #define PSK_CONVERT_INTERNAL_H
 

@@ -1,6 +1,8 @@
 /* The quadratic methods: every run by direct comparison (the oracle the
- * fast finders are tested against), and the two O(n^2) baselines seed 001
- * compares with (Tables 4-5, from Xu and Subhlok). Their own description
+ * fast finders are tested against), and the two O(n^2) baselines Zhang et
+ * al. compare with ("Parallel Job Performance Prediction Based on the Case
+ * Reconstruction", Journal of Software 2010, Tables 4-5, from Xu and
+ * Subhlok; docs/folding.md, `topdown` and `bottomup`). Their own description
  * could not be found, so these are the natural quadratic scans: top-down
  * tries the longest period first, bottom-up the shortest; each folds a
  * repeat as soon as it sees one and starts over until nothing repeats. */

@@ -1,4 +1,6 @@
-/* The repeat finder of seed 001 §3.2 (Algorithm 3): for every period p
+/* The repeat finder of §3.2 (on Algorithm 3's tables) of Zhang et al.,
+ * "Parallel Job Performance Prediction Based on the Case Reconstruction"
+ * (Journal of Software, 2010; docs/folding.md, `paper`): for every period p
  * from 1 to n/2, probe positions 0, p, 2p, ...; where s[j] = s[j + p],
  * extend forward and backward with longest-common-extension queries; a
  * repeat of period p covers at least 2p symbols. A repeat found again at a

@@ -1,7 +1,9 @@
 /* The folding driver shared by the runs and paper algorithms: find every
  * run of the sequence, choose a set of non-overlapping folds, replace each
  * by a loop symbol whose body is folded the same way (memoised), repeat
- * until nothing repeats (Algorithm 4 of seed 001).
+ * until nothing repeats (Algorithm 4 of Zhang et al., "Parallel Job
+ * Performance Prediction Based on the Case Reconstruction", Journal of
+ * Software 2010; docs/folding.md, The algorithms).
  *
  * The paper chooses longest first, leftmost first (§3.3). The runs
  * algorithm instead picks, per level, the set of folds that removes the
@@ -148,7 +150,7 @@ static int cmp_start(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-/* seed 001 §3.3: longest first, then leftmost; skip what overlaps */
+/* Zhang et al. 2010, §3.3: longest first, then leftmost; skip what overlaps */
 static int64_t choose_paper(frun *runs, int64_t nr, int32_t n, cand *out)
 {
     qsort(runs, (size_t)nr, sizeof *runs, cmp_paper);

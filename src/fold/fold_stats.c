@@ -4,8 +4,9 @@
  * counts as gap), the rank with the largest mean gap (the one
  * the others wait for), and how the message count changes with the
  * iteration: constant, linear in the iteration index, or a table (the
- * varying counts of seed 001's MG). Walks the loop tree and the merged
- * trace side by side. */
+ * varying counts of NPB MG, one of the benchmarks of Zhang et al., Journal
+ * of Software 2010; docs/folding.md, Per loop-body statistics). Walks the
+ * loop tree and the merged trace side by side. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,7 @@
 /* perfskel gen: the performance skeleton of a folded merged trace, as one
- * readable C file (seed 001 §4). The loop tree becomes for loops; each
+ * readable C file (§4 of Zhang et al., "Parallel Job Performance Prediction
+ * Based on the Case Reconstruction", Journal of Software 2010;
+ * docs/skeletons.md). The loop tree becomes for loops; each
  * merged event becomes its MPI call (gen_call.c), guarded by which ranks
  * take part, with its values as expressions (gen_expr.c); runs of calls
  * outside loops are replayed from data (gen_data.c). Before each call a
@@ -117,7 +119,7 @@ static void emit_outliers(gen *g, int32_t loop, int d)
          * the profiling interface, as it is not one of the original's
          * calls. Only where no message is in flight as the loop begins: a
          * rank blocked in a send that another receives inside the loop
-         * would wait for ever (random seed 4013) */
+         * would wait for ever (tests/random/regress/seed4013-mpich-np3) */
         gen_indent(g, d);
         if (g->plan[loop].grouped)
             fprintf(g->body, "/* no barrier after it: the ranks of its sibling loops are in them */\n");

@@ -1,5 +1,7 @@
-/* Merging the ranks (seed 001 §2.2: Algorithm 2's job, done by alignment as
- * ScalaTrace's LCS merge) and psk_merge. Ranks, most shared calls first,
+/* Merging the ranks (§2.2 of Zhang et al., "Parallel Job Performance
+ * Prediction Based on the Case Reconstruction", Journal of Software 2010:
+ * Algorithm 2's job, done by alignment as ScalaTrace's LCS merge; Noeth
+ * et al., JPDC 2009) and psk_merge. Ranks, most shared calls first,
  * are aligned one at a time with the merged list built so far (merge_lcs.c);
  * unmatched calls become events of their own just before the rank's next
  * match. World collectives, Init and Finalize, made by every rank in one

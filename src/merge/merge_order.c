@@ -1,10 +1,12 @@
-/* Algorithm 1 of seed 001: normalising the order of a rank's calls where
- * ranks of one SPMD program differ only in order, so that their sequences
- * line up for merging. In a run of consecutive blocking sends and receives
- * on one communicator, the sends go first (rank 0 of a ring sends then
- * receives, the others receive then send); an Irecv followed by blocking
- * sends and then the Irecv's Wait becomes Irecv, Wait, sends. Only the
- * alignment uses this order: each rank's real order is kept (perm). */
+/* Algorithm 1 of Zhang et al., "Parallel Job Performance Prediction Based
+ * on the Case Reconstruction" (Journal of Software, 2010): normalising the
+ * order of a rank's calls where ranks of one SPMD program differ only in
+ * order, so that their sequences line up for merging. In a run of
+ * consecutive blocking sends and receives on one communicator, the sends
+ * go first (rank 0 of a ring sends then receives, the others receive then
+ * send); an Irecv followed by blocking sends and then the Irecv's Wait
+ * becomes Irecv, Wait, sends. Only the alignment uses this order: each
+ * rank's real order is kept (perm). */
 #include <stdlib.h>
 #include <string.h>
 

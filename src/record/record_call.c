@@ -1,6 +1,8 @@
 /* What the wrappers record about their arguments: communicators, groups and
  * requests become small dense ids (the lowest free id is reused, so every
- * iteration of a loop records the same ids: notes/recording.md item 7),
+ * iteration of a loop records the same ids, as Pilgrim's free list does:
+ * Wang, Balaji, Snir, "Pilgrim: Scalable and (near) Lossless MPI Tracing",
+ * SC 2021),
  * datatypes become sizes, MPI constants become perfskel's own values, and
  * completions say which requests finished and, for wildcard receives, with
  * which source and tag. Tables are process-wide; with MPI_THREAD_MULTIPLE

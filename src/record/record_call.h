@@ -3,7 +3,9 @@
  * One psk_call lives on the stack of each wrapper: the wrapper's pre/post
  * code fills it from the arguments, psk_call_finish() resolves requests and
  * statuses and appends the encoded event to this rank's block buffer.
- * The only global state of perfskel is here (seed 001 §2.1: PMPI wrappers). */
+ * The only global state of perfskel is here (PMPI wrappers, as in §2.1 of
+ * Zhang et al., "Parallel Job Performance Prediction Based on the Case
+ * Reconstruction", Journal of Software 2010). */
 #ifndef PSK_RECORD_CALL_H
 #define PSK_RECORD_CALL_H
 

@@ -7,7 +7,9 @@
  * short. Recording problems (disk full) are reported once on stderr and
  * switch recording off; they never stop the program. With PSK_TIMES set
  * nothing is recorded: the time-only mode of record_times.c instead
- * (perfskel check's plain runs). Seed 001 §2.1. */
+ * (perfskel check's plain runs). PMPI recording as in §2.1 of Zhang et al.,
+ * "Parallel Job Performance Prediction Based on the Case Reconstruction"
+ * (Journal of Software, 2010). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,4 +1,7 @@
-/* Recorder internals shared by record_core.c and record_call.c. */
+/* Recorder internals shared by record_core.c and record_call.c: the lock
+ * around the shared tables and the block buffer, taken only when the
+ * program asked for MPI_THREAD_MULTIPLE (a spin on one atomic flag), and
+ * whether PMPI calls are allowed yet (between MPI_Init and MPI_Finalize). */
 #ifndef PSK_RECORD_INTERNAL_H
 #define PSK_RECORD_INTERNAL_H
 

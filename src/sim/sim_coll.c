@@ -239,7 +239,7 @@ static double closed(const run *r, int alg)
     pair_cost pc = {r->net, c->world[0], c->world[1]};
     psk_collcost_net net = {.msg = pair_msg, .ctx = &pc};
     if (r->net->m->type == PSK_NET_BUS && (c->coll == PSK_COLL_REDUCE || c->coll == PSK_COLL_ALLREDUCE))
-        return psk_collcost_msg(&net, c->bytes) * (n - 1); /* seed 003: (start + byte_time x size) x (block + P - 2), block 1 */
+        return psk_collcost_msg(&net, c->bytes) * (n - 1); /* DVM Predictor §4.4: (start + byte_time x size) x (block + P - 2), block 1 */
     return psk_collcost(&net, c->coll, alg, n, c->bytes);
 }
 

@@ -1,6 +1,7 @@
 /* The HTML report of perfskel sim: one self-contained page (no network,
  * no library: its stylesheet and small script are perfskel's own,
- * sim_html_script.c) in the spirit of seed 003's Predictor output. For
+ * sim_html_script.c) in the spirit of the DVM Predictor's HTML output (its
+ * detailed design, Keldysh Institute of Applied Mathematics, 2000). For
  * one or more replays of a trace on different machines: their comparison,
  * then per machine the timeline per rank (drawn as SVG without script,
  * zoomable with it), time per MPI function per interval, the interval and

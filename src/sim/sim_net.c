@@ -1,5 +1,7 @@
 /* The network of the machine model: what a message costs, and which
- * shared resources it holds while it moves (seed 003's formulas).
+ * shared resources it holds while it moves (the formulas of the DVM
+ * Predictor's detailed design, Keldysh Institute of Applied Mathematics,
+ * 2000, §2.4 and §4.2; docs/simulation.md, The model).
  *   bus     one medium for the whole machine: transfers one at a time,
  *           each start + bytes x byte_time;
  *   switch  full-duplex links per node (`links per node` at once in each

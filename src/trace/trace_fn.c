@@ -1,5 +1,6 @@
 /* Names and properties of recorded functions, fields and constants, from
- * the generated table (psk_fn_table.c), for readers of traces. */
+ * the table generated from src/record/mpi_functions.def (psk_fn_table.c),
+ * for readers of traces. Ids start at 1; 0 and unknown ids have no name. */
 #include <string.h>
 
 #include "psk_fn_ids.h"

@@ -79,7 +79,7 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
     job->hosts = d->hosts;
     job->clock_offsets_ns = d->offsets;
     job->clock_read_ns = (uint32_t)json_integer_value(json_object_get(clock, "read_ns"));
-    json_t *cores = json_object_get(r, "cores"); /* traces since issue 13 */
+    json_t *cores = json_object_get(r, "cores"); /* older traces lack it */
     if (json_array_size(cores) == (size_t)nranks) {
         if (!(d->cores = calloc((size_t)nranks, sizeof *d->cores)))
             return fail(d, PSK_ENOMEM, "%s: out of memory", name);
@@ -151,7 +151,7 @@ int psk_jobdoc_parse(const char *text, size_t len, const char *name, psk_jobdoc 
         }
         job->work_kernel = jstr(work, "kernel", "");
         job->work_ns_per_unit = d->units;
-        /* the quartiles of each rank's timings (traces since issue 13) */
+        /* the quartiles of each rank's timings (older traces lack them) */
         json_t *a = json_object_get(work, "q1_ns"), *b = json_object_get(work, "q3_ns");
         if (json_array_size(a) == (size_t)nranks && json_array_size(b) == (size_t)nranks) {
             if (!(d->q1 = calloc((size_t)nranks, sizeof *d->q1)) || !(d->q3 = calloc((size_t)nranks, sizeof *d->q3)))

@@ -1,5 +1,6 @@
-/* Fixed-size headers of the trace format: see trace_format.h for the byte
- * layout. CRC-32 is zlib's (polynomial 0xEDB88320). */
+/* Fixed-size headers of the trace format, packed and unpacked byte by
+ * byte (little-endian whatever the host): see trace_format.h and
+ * docs/trace-format.md for the layout. CRC-32 is zlib's (0xEDB88320). */
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>

@@ -3,7 +3,7 @@
  * blocks gathered so far, contiguous in the receive buffer; the extra
  * ranks of a P that is not a power of two folded in) and Bruck's (ceil(log2 P) steps of packed blocks in the
  * communicator's scratch, then a rotation into place); the forms of
- * notes/collectives.md, "Allgather". Ring and doubling move the user's
+ * Thakur, Rabenseifner, Gropp (IJHPCA 2005). Ring and doubling move the user's
  * datatypes as they are (block j at rbuf + j x rcount x extent, in integer
  * arithmetic so that MPI_BOTTOM works); a rank's own block is copied into
  * place by a message to itself, or is there already (MPI_IN_PLACE). */

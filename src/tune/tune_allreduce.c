@@ -1,8 +1,9 @@
 /* The MPI_Allreduce arms: recursive doubling (log2 P exchanges of the
  * whole vector), ring (a reduce-scatter of P pieces in P - 1 steps, then a
  * ring allgather) and Rabenseifner's (recursive halving reduce-scatter,
- * recursive doubling allgather); the forms of notes/collectives.md,
- * "Allreduce". On a P that is not a power of two, recursive doubling and
+ * recursive doubling allgather); the forms of Thakur, Rabenseifner and
+ * Gropp, "Optimization of Collective Communication Operations in MPICH"
+ * (IJHPCA 2005). On a P that is not a power of two, recursive doubling and
  * Rabenseifner's fold the extra ranks in first (see fold below). The arms combine partial
  * results in another order than the MPI library, so they take only calls
  * whose result cannot depend on the order: predefined ops on predefined

@@ -1,8 +1,9 @@
 /* The MPI_Alltoall arms: spread, pair (XOR, power-of-two P), ring (shift),
  * Bruck (radix 2, packed blocks), and pair and ring with a light barrier
  * (LB: a 1-byte handshake with the next step's partners), a barrier before
- * every step (MB) or one before the loop (OB): the algorithms seed 002
- * compares, after STAR-MPI's (notes/collectives.md). Every arm works on the
+ * every step (MB) or one before the loop (OB): STAR-MPI's Pair and Ring
+ * algorithms (Faraj, Yuan and Lowenthal, ICS 2006; kept in SimGrid's
+ * src/smpi/colls/alltoall; docs/tune.md, The arms). Every arm works on the
  * user's datatypes as they are (block j at buf + j * count * extent, in
  * integer arithmetic so that MPI_BOTTOM works), in place (what is sent
  * packed into scratch first, what arrives into packed staging), with zero

@@ -1,11 +1,11 @@
 /* The MPI_Bcast arms: a binomial tree from the root (ceil(log2 P) rounds,
  * the whole buffer each), and van de Geijn's scatter + ring allgather (a
- * binomial scatter of P pieces, then P - 1 ring steps; notes/collectives.md,
- * "Bcast"). The tree sends the user's datatype as it is; the scatter cuts
- * bytes, so a buffer that is not its bytes as they are (a derived type,
- * MPI_BOTTOM) is packed at the root into the communicator's scratch and
- * unpacked by the others. The root's buffer is only read. All traffic goes
- * over the communicator's private duplicate. */
+ * binomial scatter of P pieces, then P - 1 ring steps; Thakur, Rabenseifner,
+ * Gropp, IJHPCA 2005). The tree sends the user's datatype as it is; the
+ * scatter cuts bytes, so a buffer that is not its bytes as they are (a
+ * derived type, MPI_BOTTOM) is packed at the root into the communicator's
+ * scratch and unpacked by the others. The root's buffer is only read. All
+ * traffic goes over the communicator's private duplicate. */
 #include <limits.h>
 
 #include "tune_internal.h"

@@ -251,8 +251,8 @@ static void read_cfg(void)
     const char *inj = getenv("PSK_TUNE_INJECT");
     if (inj && *inj)
         parse_inject(cf, inj);
-    /* the model's prior: a perfskel machine file, else Hockney's numbers
-     * of notes/collectives.md (1.5 us, 12.5 GB/s) */
+    /* the model's prior: a perfskel machine file, else Hockney's alpha and
+     * beta of docs/tune.md, PSK_TUNE_MACHINE (1.5 us, 12.5 GB/s) */
     cf->alpha0 = cf->intra_alpha0 = 1500;
     cf->beta0 = cf->intra_beta0 = 0.08;
     const char *mf = getenv("PSK_TUNE_MACHINE");

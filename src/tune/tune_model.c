@@ -10,7 +10,7 @@
  * left; with none, the prior's both. Inputs are agreed data (max-reduced
  * native times, bytes), so every rank predicts the same. It has no
  * contention term: it can only say which arms cannot win, not which will
- * (notes/collectives.md, "How to beat STAR-MPI", 1). */
+ * (docs/tune.md, How the learner decides: The cost model). */
 #include <math.h>
 
 #include "psk_collcost.h"

@@ -1,7 +1,8 @@
 /* Call sites: a return address becomes (module, offset in it) through
  * dladdr, so that the same call in the same binary has the same id on
  * every rank and in every run, whatever ASLR and PIE did to the addresses
- * (STAR-MPI used raw addresses; notes/collectives.md, "How to beat", 7).
+ * (STAR-MPI, Faraj, Yuan and Lowenthal, ICS 2006, used raw addresses,
+ * which ASLR makes differ between ranks; docs/tune.md, The arms).
  * dladdr is slow, so each address is looked up once and cached. */
 #include <dlfcn.h>
 #include <pthread.h>

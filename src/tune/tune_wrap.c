@@ -3,7 +3,7 @@
  * and the Fortran ones (mpif.h and `use mpi`: mpi_alltoall_,
  * mpi_alltoall__, mpi_alltoall, MPI_ALLTOALL and the same for the others;
  * mpi_f08: each MPI's own name), as the recorder defines them
- * (notes/recording.md).
+ * (src/record/gen_wrappers.awk; docs/tune.md, The arms: Fortran).
  * MPI_Finalize is taken in every binding so that every process, whether it
  * called MPI_Alltoall or not, joins the collective that gathers the report
  * and the decisions (psk_tune_pre_finalize); a guard keeps MPICH's Fortran

@@ -1,16 +1,16 @@
 #!/bin/sh
 # anympi.sh FLAVOUR HEAT_PROGRAM: perfskel finds the MPI by what it is, not
-# by Debian's names (issue 18). Needs PERFSKEL (path of the CLI). A bin
-# directory first on PATH holds plain mpicc, mpirun and mpiexec of FLAVOUR,
-# as a Spack or module-system MPI has them: first symlinks to Debian's
-# programs (told by the names the links lead to), then small shell scripts
-# running them (told only by what they say: mpirun --version, mpicc -show).
-# Each way: record (the trace's job.json says the MPI the library was built
-# for), predict and calibrate work. Then: a launcher whose name says nothing
-# gets the library through -x / -genv, not into itself; an mpicc of the other
-# MPI from $MPICC, --mpicc or beside the launcher is refused in one line
-# (passed over for Debian's name when that is there); a launcher that says
-# nothing of itself is refused, pointing at --mpi.
+# by Debian's names (README.md, "Which MPI"). Needs PERFSKEL (path of the
+# CLI). A bin directory first on PATH holds plain mpicc, mpirun and mpiexec of
+# FLAVOUR, as a Spack or module-system MPI has them: first symlinks to
+# Debian's programs (told by the names the links lead to), then small shell
+# scripts running them (told only by what they say: mpirun --version, mpicc
+# -show). Each way: record (the trace's job.json says the MPI the library was
+# built for), predict and calibrate work. Then: a launcher whose name says
+# nothing gets the library through -x / -genv, not into itself; an mpicc of
+# the other MPI from $MPICC, --mpicc or beside the launcher is refused in one
+# line (passed over for Debian's name when that is there); a launcher that
+# says nothing of itself is refused, pointing at --mpi.
 set -u
 FL=$1
 HEAT=$2

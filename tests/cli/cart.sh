@@ -1,19 +1,19 @@
 #!/bin/sh
 # cart.sh FLAVOUR PROGRAM: MPI_Dims_create and MPI_Cart_create recorded
-# with their grid (trace format 3) and used by sim --ranks (issue 17), on
-# tests/cli/cart_stencil.c, a 2-D stencil on MPI_Dims_create's grid.
-# Every flavour: perfskel dump shows Dims_create's nnodes, dims given and
-# returned, and Cart_create's dims and periods, on every rank, and the
-# merged trace keeps them. Open MPI also: recorded at 4 ranks as 2x2, as
-# 4x1 (the second dimension kept at 1 by Dims_create) and as 2x2 with the
-# second dimension kept at 2, extrapolated to 8 and 16 with the recorded
-# grid (its report says so, text and --json: grid_source "recorded", the
-# P2 grid 4x2, 4x4; 8x1, 16x1; 4x2, 8x2), the prediction within 3 % of
-# sim of the real 8- and 16-rank recordings with exactly their events, on
-# a bus (one message at a time: the grid's shape shows in the time) whose
-# CPU is a million times faster (only the rebuilt communication counts,
-# as in extrap.sh); 8x2 and 4x4 predict times over 3 % apart (the grid an
-# inference would take, MPI_Dims_create's 4x4, would be wrong there).
+# with their grid (trace format 3) and used by sim --ranks
+# (docs/simulation.md), on tests/cli/cart_stencil.c, a 2-D stencil on
+# MPI_Dims_create's grid. Every flavour: perfskel dump shows Dims_create's
+# nnodes, dims given and returned, and Cart_create's dims and periods, on
+# every rank, and the merged trace keeps them. Open MPI also: recorded at 4
+# ranks as 2x2, as 4x1 (the second dimension kept at 1 by Dims_create) and as
+# 2x2 with the second dimension kept at 2, extrapolated to 8 and 16 with the
+# recorded grid (its report says so, text and --json: grid_source "recorded",
+# the P2 grid 4x2, 4x4; 8x1, 16x1; 4x2, 8x2), the prediction within 3 % of sim
+# of the real 8- and 16-rank recordings with exactly their events, on a bus
+# (one message at a time: the grid's shape shows in the time) whose CPU is a
+# million times faster (only the rebuilt communication counts, as in
+# extrap.sh); 8x2 and 4x4 predict times over 3 % apart (the grid an inference
+# would take, MPI_Dims_create's 4x4, would be wrong there).
 set -u
 P=${PERFSKEL:?}
 flavour=$1

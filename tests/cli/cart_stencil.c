@@ -1,12 +1,12 @@
 /*
  * cart_stencil (C): a weak-scaling 2-D stencil on a Cartesian grid, for
  * recording MPI_Dims_create and MPI_Cart_create's dims and periods and
- * extrapolating with them (issue 17): the grid is MPI_Dims_create(P, 2)
- * with the dims given (0 = free, e.g. "0 1" forces P x 1), periodic in
- * the dimensions asked; each iteration some compute of a fixed size per
- * rank, a halo of H doubles with each of the 4 neighbours (Cart_shift:
- * MPI_PROC_NULL at non-periodic ends) by Irecv, Isend and Waitall, and an
- * Allreduce every 10 iterations.
+ * extrapolating with them (docs/simulation.md): the grid is
+ * MPI_Dims_create(P, 2) with the dims given (0 = free, e.g. "0 1" forces P x
+ * 1), periodic in the dimensions asked; each iteration some compute of a
+ * fixed size per rank, a halo of H doubles with each of the 4 neighbours
+ * (Cart_shift: MPI_PROC_NULL at non-periodic ends) by Irecv, Isend and
+ * Waitall, and an Allreduce every 10 iterations.
  * usage: cart_stencil [NITER [WORK [H [DIM0 DIM1 [PER0 PER1]]]]]
  */
 #include <mpi.h>

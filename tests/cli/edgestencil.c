@@ -1,5 +1,6 @@
 /*
- * edgestencil: a stencil whose boundary ranks make fewer calls (issue 12.3).
+ * edgestencil: a stencil whose boundary ranks make fewer calls
+ * (docs/merged-format.md, How ranks are merged).
  * Ranks sit on a 1-D line (or, with the argument "2d", a 2-D grid from
  * MPI_Dims_create); a rank with no neighbour on a side skips the calls to
  * it instead of passing MPI_PROC_NULL, so edge ranks' sequences are the

@@ -1,13 +1,13 @@
 #!/bin/sh
-# edgestencil.sh FLAVOUR PROGRAM: issue 12.3, ranks that differ a little are
-# merged. Records tests/cli/edgestencil.c (boundary ranks skip the calls to
-# missing neighbours) with 4 ranks on a line and on a 2 x 2 grid, checks the
-# recorded counts against the program's, then, with Algorithm 1's
-# reordering and without: the merge has exactly one event per call site of
-# the program (well below the events of all ranks), every rank is rebuilt
-# exactly from it, each Allreduce is one merged event with every rank, and
-# fold finds the main loop with the program's iteration count. Needs
-# PERFSKEL and CHECK_COUNTS (paths).
+# edgestencil.sh FLAVOUR PROGRAM: ranks that differ a little are merged
+# (docs/merged-format.md, "How ranks are merged"). Records
+# tests/cli/edgestencil.c (boundary ranks skip the calls to missing
+# neighbours) with 4 ranks on a line and on a 2 x 2 grid, checks the recorded
+# counts against the program's, then, with Algorithm 1's reordering and
+# without: the merge has exactly one event per call site of the program (well
+# below the events of all ranks), every rank is rebuilt exactly from it, each
+# Allreduce is one merged event with every rank, and fold finds the main loop
+# with the program's iteration count. Needs PERFSKEL and CHECK_COUNTS (paths).
 set -u
 P=${PERFSKEL:?}
 C=${CHECK_COUNTS:?}

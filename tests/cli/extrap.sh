@@ -1,26 +1,25 @@
 #!/bin/sh
-# extrap.sh FLAVOUR PROGRAM: sim --ranks (issue 17) on a real weak-scaling
-# stencil (tests/cli/extrap_stencil.c), recorded at 2, 4 and 8 ranks
-# (oversubscribed: the machine has 2 cores, and may be shared). The
-# recorded compute gaps of oversubscribed ranks are partly waiting for a
-# core, so the predictions are compared on a machine whose CPU is a million
-# times faster (power = 1e6), every rank starting at 0 (not when its
-# MPI_Init returned: 8 ranks on 2 cores leave it milliseconds apart, 2
-# ranks do not), and no time-sharing modelled (the 8-rank recording shared
-# the cores, the 2-rank one did not: a rank of the first whose wait ends
-# beside another waiting rank would pay half a switch cost, one rebuilt
-# from the second not): what is left is the rebuilt communication
-# (with 4 links per node: with one, which of two messages takes a link
-# first turns on the sub-microsecond gaps left, and the 8-rank prediction
-# moves by up to 15 % between recordings, extrapolated or not).
-# From the 2- and 4-rank traces, the 8-rank prediction (weak rule, and the
-# fit through both) must be within 3 % of sim of the real 8-rank trace,
-# with exactly its events; with halos shrinking as 1/P, the fit (a*P^b on
-# the sizes) within 3 % and closer than the weak rule; P -> P gives sim's
-# own prediction exactly (with the recorded compute); --json names the
+# extrap.sh FLAVOUR PROGRAM: sim --ranks (docs/simulation.md) on a real
+# weak-scaling stencil (tests/cli/extrap_stencil.c), recorded at 2, 4 and 8
+# ranks (oversubscribed: the machine has 2 cores, and may be shared). The
+# recorded compute gaps of oversubscribed ranks are partly waiting for a core,
+# so the predictions are compared on a machine whose CPU is a million times
+# faster (power = 1e6), every rank starting at 0 (not when its MPI_Init
+# returned: 8 ranks on 2 cores leave it milliseconds apart, 2 ranks do not),
+# and no time-sharing modelled (the 8-rank recording shared the cores, the
+# 2-rank one did not: a rank of the first whose wait ends beside another
+# waiting rank would pay half a switch cost, one rebuilt from the second not):
+# what is left is the rebuilt communication (with 4 links per node: with one,
+# which of two messages takes a link first turns on the sub-microsecond gaps
+# left, and the 8-rank prediction moves by up to 15 % between recordings,
+# extrapolated or not). From the 2- and 4-rank traces, the 8-rank prediction
+# (weak rule, and the fit through both) must be within 3 % of sim of the real
+# 8-rank trace, with exactly its events; with halos shrinking as 1/P, the fit
+# (a*P^b on the sizes) within 3 % and closer than the weak rule; P -> P gives
+# sim's own prediction exactly (with the recorded compute); --json names the
 # rule; traces whose peers are no rank-relative pattern (the "mirror" swap
-# with rank P-1-r; "irregular" neighbours skipped at every third rank, a
-# table of peers), and bad --ranks values, are refused in one line.
+# with rank P-1-r; "irregular" neighbours skipped at every third rank, a table
+# of peers), and bad --ranks values, are refused in one line.
 set -u
 P=${PERFSKEL:?}
 flavour=$1

@@ -1,6 +1,6 @@
 /*
  * extrap_stencil (C): a weak-scaling 1-D stencil for process-count
- * extrapolation (issue 17): ranks on a non-periodic line made with
+ * extrapolation (docs/simulation.md): ranks on a non-periodic line made with
  * MPI_Cart_create, neighbours from MPI_Cart_shift (MPI_PROC_NULL at the
  * ends), each iteration some compute of a fixed size per rank, a halo of
  * H doubles each way with Irecv, Isend and Waitall, and an Allreduce every

@@ -1,5 +1,5 @@
 #!/bin/sh
-# extrap_synth.sh: sim --ranks (issue 17) on random synthetic traces
+# extrap_synth.sh: sim --ranks (docs/simulation.md) on random synthetic traces
 # (bench/gen_trace: LU-shaped sweeps and halos on a px x py grid, times
 # drawn at random from a seed), no MPI needed. For three random seeds,
 # with boundary ranks skipping their calls and with them passing

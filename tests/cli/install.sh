@@ -1,14 +1,14 @@
 #!/bin/sh
-# CLI test of an installed perfskel (issue 18): `cmake --install` of this
-# build into a temporary prefix, the prefix then moved (nothing may depend
-# on where it was built or installed), and from another directory: every
-# command's --help, the man pages (man --warnings, and found by name
+# CLI test of an installed perfskel (README.md, Installing): `cmake --install`
+# of this build into a temporary prefix, the prefix then moved (nothing may
+# depend on where it was built or installed), and from another directory:
+# every command's --help, the man pages (man --warnings, and found by name
 # through MANPATH), pkg-config's flags (the headers compile with them, a
 # program linked with the recorder records itself), no build path in the
-# installed programs, and the demo's pipeline on the bundled example with
-# 2 ranks under Open MPI: record (merged in the job), stats, merge (also
-# over MPI processes: the installed merge driver), fold, sim, predict,
-# tune, and a tuned job recorded, all by the installed perfskel.
+# installed programs, and the demo's pipeline on the bundled example with 2
+# ranks under Open MPI: record (merged in the job), stats, merge (also over
+# MPI processes: the installed merge driver), fold, sim, predict, tune, and a
+# tuned job recorded, all by the installed perfskel.
 # usage: install.sh BUILD_DIR SOURCE_DIR HEAT; needs CMAKE (cmake's path).
 set -u
 B=$(cd "$1" && pwd) S=$(cd "$2" && pwd) HEAT=$3

@@ -1,5 +1,5 @@
 #!/bin/sh
-# More ranks than open files (issue 17): under `ulimit -n 64`, gen_trace
+# More ranks than open files: under `ulimit -n 64`, gen_trace
 # (the trace writer) writes a trace of a few hundred ranks, the streaming
 # merge merges it and the whole-trace sim replays it, each giving the same
 # bytes as without the limit (their rank readers share a pool that caps

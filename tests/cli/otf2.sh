@@ -1,6 +1,6 @@
 #!/bin/sh
 # otf2.sh FLAVOUR OTF2PROG MPI_TEST_DIR: perfskel export --otf2 and import
-# --otf2 (issue 18).
+# --otf2 (README.md, "OTF2: Score-P, Vampir, Scalasca").
 # 1. otf2prog (tests/cli/otf2prog.c: blocking, nonblocking and Sendrecv
 #    point-to-point, a send to MPI_PROC_NULL, collectives with roots, an
 #    Iallreduce, a split sub-communicator) recorded with 4 ranks and

@@ -1,16 +1,16 @@
 #!/bin/sh
-# record_merge.sh FLAVOUR HEAT CRASH: the merge inside the job (issue 17,
-# docs/recording.md "Merging in the job"). `perfskel record --merge` of
-# examples/heat.c on 4 ranks writes DIR/merged.pskm, byte-identical to
-# `perfskel merge DIR` of the same files, and fold, sim and gen take it;
-# with rank 0's directory apart from the others' (an MPMD launch giving
-# each its own PSK_TRACE_DIR, as node-local disks would), rank 0 reads
-# the other ranks' files over MPI, through them, and writes the same
-# merge without copying them; PSK_MERGE given to
-# other ranks than rank 0 changes nothing (rank 0 decides for all, so no
-# Finalize waits for a merge that will not come); a rank killed before
-# Finalize leaves the others' files and a readable trace, and the command
-# says the merge did not happen. Needs PERFSKEL.
+# record_merge.sh FLAVOUR HEAT CRASH: the merge inside the job (README.md,
+# "Merging in the job"; docs/merged-format.md, "Inside the job"). `perfskel
+# record --merge` of examples/heat.c on 4 ranks writes DIR/merged.pskm,
+# byte-identical to `perfskel merge DIR` of the same files, and fold, sim and
+# gen take it; with rank 0's directory apart from the others' (an MPMD launch
+# giving each its own PSK_TRACE_DIR, as node-local disks would), rank 0 reads
+# the other ranks' files over MPI, through them, and writes the same merge
+# without copying them; PSK_MERGE given to other ranks than rank 0 changes
+# nothing (rank 0 decides for all, so no Finalize waits for a merge that will
+# not come); a rank killed before Finalize leaves the others' files and a
+# readable trace, and the command says the merge did not happen. Needs
+# PERFSKEL.
 set -u
 P=${PERFSKEL:?}
 flavour=$1

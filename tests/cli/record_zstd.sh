@@ -1,6 +1,6 @@
 #!/bin/sh
 # record_zstd.sh FLAVOUR HEAT CRASH: trace blocks compressed with zstd
-# (issue 17; docs/trace-format.md, kind 3). `perfskel record --zstd` of
+# (docs/trace-format.md, kind 3). `perfskel record --zstd` of
 # examples/heat.c on 4 ranks writes compressed blocks, and every reader
 # gives back the same calls as a recording without (times aside); the
 # merge inside the job takes them; a rank ended by SIGTERM still leaves

@@ -1,19 +1,19 @@
 #!/bin/sh
 # CLI test of perfskel sim's HTML report and its what-if comparison of
-# machines (issue 18), without MPI: a generated LU-shaped trace of a
-# million events (bench/gen_trace, 4 ranks) simulated with its loops on two
-# machines, one of them a file whose name holds </script>, quotes and
-# markup, in a directory whose name does too. The page must stay under
-# 5 MB, carry the names escaped (exactly the page's own two </script>),
-# open in headless Chromium without a console message, and pass its own
-# self-test (#selftest: zoom in, pan, hover a call and read the tooltip,
-# the wheel, switch machines, hover the communication matrix and a bar);
-# the figures Chromium then shows must be those of sim --json and perfskel
-# stats (each machine's prediction; on a short trace also the timeline, a
-# hovered rank, the per-rank table, the calls and bytes);
-# --json with two machines gives each one's report as with one, and the
-# comparison; with one machine --json keeps its shape. Needs PERFSKEL and
-# GEN_TRACE; without chromium, fails unless PSK_ALLOW_SKIP names it (lib.sh, skipped).
+# machines (docs/simulation.md, "The report"), without MPI: a generated
+# LU-shaped trace of a million events (bench/gen_trace, 4 ranks) simulated
+# with its loops on two machines, one of them a file whose name holds
+# </script>, quotes and markup, in a directory whose name does too. The page
+# must stay under 5 MB, carry the names escaped (exactly the page's own two
+# </script>), open in headless Chromium without a console message, and pass
+# its own self-test (#selftest: zoom in, pan, hover a call and read the
+# tooltip, the wheel, switch machines, hover the communication matrix and a
+# bar); the figures Chromium then shows must be those of sim --json and
+# perfskel stats (each machine's prediction; on a short trace also the
+# timeline, a hovered rank, the per-rank table, the calls and bytes); --json
+# with two machines gives each one's report as with one, and the comparison;
+# with one machine --json keeps its shape. Needs PERFSKEL and GEN_TRACE;
+# without chromium, fails unless PSK_ALLOW_SKIP names it (lib.sh, skipped).
 set -u
 P=${PERFSKEL:?}
 G=${GEN_TRACE:?}

@@ -1,5 +1,6 @@
 #!/bin/sh
-# CLI test of perfskel sim --folded's scaling in ranks (issue 17), without
+# CLI test of perfskel sim --folded's scaling in ranks (docs/simulation.md,
+# "Simulating the folded trace"), without
 # timing anything: generated LU-shaped traces (bench/gen_trace) at P and 4P
 # ranks, for a few random seeds and shapes. The replay's own count of its
 # state (--json's replay_memory) must grow at most linearly: its bytes per

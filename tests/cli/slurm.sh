@@ -1,5 +1,6 @@
 #!/bin/sh
-# perfskel under a real Slurm (issue 18): slurm.sh HEAT_OPENMPI HEAT_MPICH.
+# perfskel under a real Slurm (README.md, "Under Slurm"):
+# slurm.sh HEAT_OPENMPI HEAT_MPICH.
 # Needs PERFSKEL. Starts a single-node Slurm with scripts/slurm.sh (Debian's
 # slurmctld, slurmd and munged, stopped again at the end, also on failure),
 # then for each MPI records examples/heat.c on 4 ranks started by srun

@@ -1,6 +1,7 @@
 #!/bin/sh
 # stats.sh FLAVOUR VARIANT_BINARY: perfskel stats lists the calls whose
-# arguments change between loop iterations (issue 12): on the ring mode of
+# arguments change between loop iterations (docs/folding.md, "Loops whose
+# arguments change"): on the ring mode of
 # tests/cli/variant.c (tag = iteration number, 40 iterations, 2 ranks) the
 # text names both the Isend and the Irecv with "tag = 1*i0 + 0" in the
 # 40-iteration loop, --json has them under "varying" (field, min 0, max

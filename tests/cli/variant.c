@@ -1,9 +1,10 @@
-/* Loops whose arguments change from one iteration to the next (issue 12,
- * points 1, 2 and 4): a ring exchange tagged with the iteration number, a
- * broadcast whose root rotates, an Ibcast sharing a loop with
- * point-to-point requests, a V-cycle whose message size halves per level
- * and whose two receives from one neighbour (left == right on 2 ranks)
- * are in flight at once, and two MPI_Comm_dup in a row used afterwards.
+/* Loops whose arguments change from one iteration to the next
+ * (docs/folding.md, Loops whose arguments change): a ring exchange tagged
+ * with the iteration number, a broadcast whose root rotates, an Ibcast
+ * sharing a loop with point-to-point requests, a V-cycle whose message size
+ * halves per level and whose two receives from one neighbour (left == right
+ * on 2 ranks) are in flight at once, and two MPI_Comm_dup in a row used
+ * afterwards.
  * And what skeletons got wrong (src/gen): waits in an order that changes
  * with rank and iteration (one table read twice), matched probes among
  * other messages, persistent requests completed in a loop of their own,

@@ -1,6 +1,7 @@
 #!/bin/sh
 # variant.sh FLAVOUR VARIANT_BINARY: loops whose arguments change from one
-# iteration to the next (tests/cli/variant.c, issue 12 points 1, 2, 4).
+# iteration to the next (tests/cli/variant.c; docs/folding.md, "Loops
+# whose arguments change").
 # For each mode on 2 ranks: the fold finds the loop the program states
 # (not 40 unrolled copies), fold --json lists what varies, the K = 1
 # skeleton makes every rank's calls in the same order with the same

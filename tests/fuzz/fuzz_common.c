@@ -1,4 +1,7 @@
-/* fuzz_common.h: the targets' directory and the stages after a reader. */
+/* What the libFuzzer targets share (fuzz_common.h): a private temporary
+ * directory for the files an input becomes, the split of one input into
+ * files at each "\0PSKFILE", and the stages run on what a reader accepted
+ * (expand, fold, statistics, gen and sim into /dev/null). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,6 @@
-/* libFuzzer target: a job.json as the trace reader parses it. */
+/* libFuzzer target: a job.json as the trace reader parses it
+ * (psk_jobdoc_parse). Any input must be accepted or refused cleanly; its
+ * corpus of regressions is tests/fuzz/regress/job, replayed by ctest. */
 #include "fuzz_common.h"
 #include "perfskel/trace.h"
 

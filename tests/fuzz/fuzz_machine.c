@@ -1,4 +1,6 @@
-/* libFuzzer target: a machine file as perfskel sim parses it. */
+/* libFuzzer target: a machine file as perfskel sim parses it
+ * (psk_machine_parse). A file it accepts must give sim finite, non-negative
+ * poll and message costs; regressions live in tests/fuzz/regress/machine. */
 #include "fuzz_common.h"
 #include "perfskel/sim.h"
 

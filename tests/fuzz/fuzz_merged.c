@@ -1,5 +1,6 @@
-/* libFuzzer target: a merged-trace file (.pskm), read and, if accepted,
- * expanded, folded, generated and simulated. */
+/* libFuzzer target: a merged-trace file (.pskm, docs/merged-format.md),
+ * read and, if accepted, expanded, folded, generated and simulated
+ * (fuzz_after_merge); regressions live in tests/fuzz/regress/merged. */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

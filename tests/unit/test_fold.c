@@ -3,7 +3,8 @@
  * enumeration finds; every algorithm's loop tree expands back to its input
  * and leaves no repeat unfolded; no folding beats the exact interval DP,
  * and the default one reaches it on at least 95 % of random nested-loop
- * programs (the paper's method: about 88 %). */
+ * programs (the `paper` method, the probing of Zhang et al., Journal of
+ * Software 2010: about 88 %). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,7 @@
 /* Unit tests of the fixed-size file and block headers (trace_pack.c):
- * round trips, the documented byte layout, and detection of damage. */
+ * round trips, the byte layout docs/trace-format.md documents, and
+ * detection of damage (every flipped bit: magic or checksum) and of
+ * versions it does not read. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

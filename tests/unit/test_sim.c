@@ -552,7 +552,7 @@ static void intervals(void **state)
     psk_sim_close(s);
 }
 
-/* crafted levels (issue 14): 100,000 MPI_Pcontrol(2) never closed on one
+/* crafted levels: 100,000 MPI_Pcontrol(2) never closed on one
  * rank, then levels 2^40, INT64_MAX and INT64_MIN, and a loop of 20
  * iterations replayed folded with its loops as intervals (whose keys
  * 2^40 used to collide with): the replay ends, intervals nested deeper

@@ -1,4 +1,6 @@
-/* Unit tests of the LEB128 varints and zigzag mapping (psk_varint.h). */
+/* Unit tests of the LEB128 varints and zigzag mapping (psk_varint.h):
+ * encoded lengths at each 7-bit boundary, signed round trips, overlong
+ * encodings refused, and sequences read back in order. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
