@@ -133,6 +133,12 @@ double psk_machine_poll_us(const psk_machine *m, double gap_us);
 const char *psk_coll_name(int coll);
 const char *psk_alg_name(int alg);
 
+/* The C source of the MPI program `perfskel calibrate` builds with the
+ * launcher's mpicc and runs to measure a machine (src/calibrate, library
+ * psk_calibrate): what its rank 0 prints becomes a machine file. PSK_OK,
+ * or PSK_EIO if out failed. */
+int psk_calibrate_write_source(FILE *out);
+
 /* ---- the replay ---- */
 
 /* what each interval records per rank (seconds), as DVM's Predictor does */
