@@ -219,9 +219,6 @@ int psk_cli_parse_k(const char *s, int *K);
 #include "perfskel/fold.h"
 #include "psk_json.h"
 
-/* sim_loops.c: the loops of a trace as marks for perfskel sim; free with
- * psk_cli_sim_loops_free */
-#include "perfskel/fold.h"
 #include "perfskel/sim.h"
 /* load.c: the machine file (defaults without one) and the trace
  * directory of sim and export; -1 after saying what is wrong */
@@ -238,11 +235,6 @@ psk_folded *psk_cli_load_folded_opts(const char *input, const psk_merge_opts *mo
 void psk_cli_merge_progress(psk_cli_progress *p, psk_merge_opts *o, const char *who, int quiet);
 /* load.c: seconds on the monotonic clock */
 double psk_cli_now(void);
-int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks,
-                      psk_folded **f, psk_merged **m);
-void psk_cli_sim_loops_free(psk_sim_marks *marks, int P, psk_folded *f, psk_merged *m);
-/* "loop N (C iterations)": the name of loop node key of the psk_folded arg */
-void psk_cli_loop_name(void *arg, int32_t key, char *buf, size_t cap);
 
 int cmd_record(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -244,10 +244,28 @@ int cmd_sim(int argc, char **argv)
     }
     if (folded && loops) {
         o.loop_intervals = 1;
-        o.mark_name = psk_cli_loop_name;
+        o.mark_name = psk_sim_loop_name;
         o.mark_arg = fold;
-    } else if (loops && psk_cli_sim_loops(input, depth, &o, &marks, &fold, &merged)) {
-        goto out;
+    } else if (loops) { /* the loops fold finds, as marks on the trace's events */
+        if (!(fold = psk_cli_load_folded(input, &merged)))
+            goto out;
+        /* the loops' statistics: their outlier iterations are named */
+        if (psk_folded_stats(fold, merged)) {
+            psk_cli_error("%s: %s", input, psk_folded_errmsg(fold));
+            goto out;
+        }
+        int lrc = psk_sim_loop_marks(merged, fold, depth, &marks);
+        if (lrc == PSK_EINVAL)
+            psk_cli_error("%s: loops are entered more than %zu times in all: give --depth to keep fewer levels",
+                          input, PSK_SIM_LOOP_MARKS_MAX);
+        else if (lrc)
+            psk_cli_error("%s: %s", input,
+                          lrc == PSK_ENOMEM ? "out of memory" : "the merged trace does not match its folding");
+        if (lrc)
+            goto out;
+        o.marks = marks;
+        o.mark_name = psk_sim_loop_name;
+        o.mark_arg = fold;
     }
     psk_sim_opts ok[MAX_MACHINES]; /* the replays keep a pointer to theirs */
     for (int k = 0; k < nm; k++) { /* each machine in turn: the same trace, the same intervals */
@@ -349,6 +367,8 @@ out:
     psk_trace_close(t);
     for (int k = 0; k < nloaded; k++)
         psk_machine_free(&m[k]);
-    psk_cli_sim_loops_free(marks, nranks, fold, merged);
+    psk_sim_loop_marks_free(marks, marks ? psk_merged_nranks(merged) : 0);
+    psk_folded_free(fold);
+    psk_merged_close(merged);
     return rc;
 }

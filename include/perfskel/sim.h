@@ -174,6 +174,22 @@ typedef struct psk_sim_marks {
     size_t n;
 } psk_sim_marks;
 
+/* The loops of f, the folding of m (merged without reordering), as marks
+ * (`sim --intervals loops`, src/sim/sim_loops.c): on each rank, one where
+ * it enters an execution of a loop and one where it leaves it, key the
+ * loop's node; an execution is told apart by the iterations of the loops
+ * around it. Loops nested deeper than maxdepth (0: all) are left out.
+ * *out: psk_merged_nranks(m) entries (free with psk_sim_loop_marks_free).
+ * Returns PSK_OK; PSK_ENOMEM; PSK_EINVAL if there would be more than
+ * PSK_SIM_LOOP_MARKS_MAX marks in all (a smaller maxdepth keeps fewer);
+ * PSK_EMISMATCH or PSK_EFORMAT if m does not match its folding. */
+#define PSK_SIM_LOOP_MARKS_MAX ((size_t)50 << 20)
+int psk_sim_loop_marks(psk_merged *m, const psk_folded *f, int maxdepth, psk_sim_marks **out);
+void psk_sim_loop_marks_free(psk_sim_marks *marks, int nranks); /* NULL is fine */
+/* psk_sim_opts.mark_name for loop marks, arg the psk_folded: "loop N (C
+ * iterations)", with its outlier iterations if psk_folded_stats found any */
+void psk_sim_loop_name(void *arg, int32_t key, char *buf, size_t cap);
+
 /* one MPI call as the replay finished it, for reports (psk_sim_opts.on_call) */
 typedef struct psk_sim_call {
     int rank;
