@@ -1,4 +1,4 @@
-/* perfskel sim: the Predictor (seed 003). Replays a recorded trace on a
+/* perfskel sim: the Predictor (after DVM's). Replays a recorded trace on a
  * model of a machine (--machine FILE; without one, this machine's defaults
  * in docs/simulation.md) and prints the predicted run time and, per
  * interval and rank, where the time went: text, or --json, and --html FILE
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "perfskel/extrap.h"
 #include "perfskel/sim.h"
-#include "sim_extrap.h"
 
 /* The names of Pcontrol levels' intervals a trace may carry in
  * DIR/intervals.txt (perfskel advise --trace writes it): lines
@@ -84,6 +84,52 @@ static int load_pnames(const char *dir, pnames *pn)
     }
     fclose(f);
     return 0;
+}
+
+/* sim --ranks P2: the trace (and the --fit recordings) merged as for the
+ * folded replay, then extrapolated and folded (psk_extrap_fold); NULL
+ * after saying why not, *exit_code the status to exit with */
+static psk_folded *extrapolate(const char *input, const char *const *fit, int nfit, int ranks, int scale,
+                               psk_merged **out, psk_extrap_report *rep, int *exit_code)
+{
+    psk_merge_opts mo = {.window = 64, .no_reorder = 1}; /* the folded replay's order */
+    psk_merged *in[3] = {NULL};
+    psk_folded *f = NULL;
+    *exit_code = PSK_EXIT_DATA;
+    int ok = (in[0] = psk_cli_load_merged_opts(input, &mo)) != NULL;
+    for (int k = 0; ok && k < nfit; k++)
+        ok = (in[k + 1] = psk_cli_load_merged_opts(fit[k], &mo)) != NULL;
+    if (ok) {
+        psk_extrap_opts o = {.ranks = ranks, .scale = scale, .fit = in + 1, .nfit = nfit};
+        char err[PSK_EXTRAP_ERRLEN];
+        if (psk_extrap_fold(in[0], &o, out, &f, rep, err, sizeof err)) {
+            int k = rep->err_input;
+            psk_cli_error("%s: %s", k > 0 ? fit[k - 1] : input, err);
+            if (k < 0)
+                *exit_code = PSK_EXIT_USAGE;
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        psk_merged_close(in[k]);
+    return f;
+}
+
+/* the name of the input an extrapolation's patterns come from */
+static const char *patterns_from(const psk_extrap_report *rep, const char *input, const char *const *fit)
+{
+    return rep->base > 0 ? fit[rep->base - 1] : input;
+}
+
+/* sim's JSON gets the extrapolation as one member more */
+typedef struct extrap_member {
+    const psk_extrap_report *rep;
+    const char *from;
+} extrap_member;
+
+static void write_extrap_member(void *arg, struct psk_json *j)
+{
+    const extrap_member *x = arg;
+    psk_extrap_write_json(j, x->rep, x->from);
 }
 
 #define MAX_MACHINES 16
@@ -194,7 +240,7 @@ int cmd_sim(int argc, char **argv)
             goto out;
     if (ranks) { /* replayed folded; every iteration unless --folded */
         int ec;
-        if (!(fold = psk_cli_extrapolate(input, fit, nfit, ranks, scale, &merged, &xrep, &ec))) {
+        if (!(fold = extrapolate(input, fit, nfit, ranks, scale, &merged, &xrep, &ec))) {
             rc = ec;
             goto out;
         }
@@ -335,10 +381,8 @@ int cmd_sim(int argc, char **argv)
         if (json && nm > 1 && k)
             printf(",\n");
         if (json && ranks) {
-            if (psk_cli_extrap_sim_json(stdout, s[k], &m[k], &xrep, input, fit)) {
-                psk_cli_error("out of memory");
-                goto out;
-            }
+            extrap_member x = {&xrep, patterns_from(&xrep, input, fit)};
+            psk_sim_write_json_more(s[k], stdout, &m[k], write_extrap_member, &x);
         } else if (json) {
             psk_sim_write_json(s[k], stdout, &m[k]);
         } else {
@@ -347,7 +391,7 @@ int cmd_sim(int argc, char **argv)
             if (nm > 1)
                 printf("\n== machine %d: %s ==\n", k + 1, machines[k]);
             if (ranks)
-                psk_cli_extrap_text(stdout, &xrep, input, fit);
+                psk_extrap_write_text(stdout, &xrep, patterns_from(&xrep, input, fit));
             psk_sim_write_text(s[k], stdout, depth);
         }
     }

@@ -313,6 +313,12 @@ typedef struct psk_sim_report_run {
 /* reports: a text summary; JSON with "predicted_seconds" at the top */
 void psk_sim_write_text(const psk_sim *s, FILE *out, int depth);
 void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m);
+/* the same with one member more after "intervals", which more writes
+ * (its key and value) through j, a compact JSON writer on out
+ * (src/common/psk_json.h): sim --ranks's "extrapolation" */
+struct psk_json;
+void psk_sim_write_json_more(const psk_sim *s, FILE *out, const psk_machine *m,
+                             void (*more)(void *arg, struct psk_json *j), void *arg);
 /* one self-contained HTML page: the interval tree to walk, per-rank
  * tables, a timeline per rank and lost time per interval as SVG */
 void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const char *title);
