@@ -194,26 +194,14 @@ psk_merged *psk_cli_load_merged(const char *input, int no_reorder);
 /* the same with the merge's options (window, order, progress) */
 psk_merged *psk_cli_load_merged_opts(const char *input, const psk_merge_opts *o);
 
-/* cmd_stats.c: a rank's run time as perfskel stats counts it (mpiP's
- * AppTime: MPI_Init's exit to MPI_Finalize's entry), fed its events in order */
-typedef struct psk_cli_apptime {
-    uint64_t first, last;
-    unsigned init, init_thread, fin;
-} psk_cli_apptime;
-void psk_cli_apptime_start(psk_cli_apptime *a, uint64_t mono_start);
-/* 1 if ev is MPI_Init, MPI_Init_thread or MPI_Finalize (not counted as time in MPI) */
-int psk_cli_apptime_add(psk_cli_apptime *a, const psk_event *ev);
-uint64_t psk_cli_apptime_ns(const psk_cli_apptime *a);
-
 /* cmd_gen.c: the skeleton of a trace directory or merged trace to out;
  * with info, what predict needs to know of it */
 typedef struct psk_cli_skelinfo {
     const char *progress;    /* in: "predict": each step said on stderr; NULL: quiet */
     int nranks;
     double recorded_seconds; /* the slowest rank's run time, as perfskel stats */
-    /* the skeleton's likely run time: per rank, its run time less the
-     * iterations the skeleton leaves out of the loops gen scaled; the
-     * slowest rank */
+    /* the skeleton's likely run time: per rank, its run time less what
+     * the skeleton leaves out of it; the slowest rank (psk_gen_expected) */
     double expected_seconds;
     psk_gen_loop *loops;     /* out: what the skeleton runs of each loop (free it) */
     int nloops;
@@ -223,12 +211,9 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
 int psk_cli_parse_k(const char *s, int *K);
 
 #include "perfskel/fold.h"
+#include "perfskel/sim.h"
 #include "psk_json.h"
 
-/* sim_loops.c: the loops of a trace as marks for perfskel sim; free with
- * psk_cli_sim_loops_free */
-#include "perfskel/fold.h"
-#include "perfskel/sim.h"
 /* load.c: the machine file (defaults without one) and the trace
  * directory of sim and export; -1 after saying what is wrong */
 int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machine *m, psk_trace **t);
@@ -244,11 +229,6 @@ psk_folded *psk_cli_load_folded_opts(const char *input, const psk_merge_opts *mo
 void psk_cli_merge_progress(psk_cli_progress *p, psk_merge_opts *o, const char *who, int quiet);
 /* load.c: seconds on the monotonic clock */
 double psk_cli_now(void);
-int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks,
-                      psk_folded **f, psk_merged **m);
-void psk_cli_sim_loops_free(psk_sim_marks *marks, int P, psk_folded *f, psk_merged *m);
-/* "loop N (C iterations)": the name of loop node key of the psk_folded arg */
-void psk_cli_loop_name(void *arg, int32_t key, char *buf, size_t cap);
 
 int cmd_record(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -309,18 +309,18 @@ static int recorded_time(const char *dir, double *secs, long long *events)
     for (int r = 0; r < P && !bad; r++) {
         psk_rank_reader *rr;
         psk_event ev;
-        psk_cli_apptime at;
+        psk_trace_apptime at;
         int rc = psk_rank_open(t, r, &rr);
-        psk_cli_apptime_start(&at, rc == PSK_OK ? psk_rank_mono_start(rr) : 0);
+        psk_trace_apptime_start(&at, rc == PSK_OK ? psk_rank_mono_start(rr) : 0);
         while (rc == PSK_OK && (rc = psk_rank_next(rr, &ev)) == PSK_OK) {
-            psk_cli_apptime_add(&at, &ev);
+            psk_trace_apptime_add(&at, &ev);
             ++*events;
         }
         if (rc != PSK_EOF) {
             psk_cli_error("%s", psk_rank_errmsg(rr));
             bad = 1;
         }
-        double s = 1e-9 * (double)psk_cli_apptime_ns(&at);
+        double s = 1e-9 * (double)psk_trace_apptime_ns(&at);
         *secs = s > *secs ? s : *secs;
         psk_rank_close(rr);
     }

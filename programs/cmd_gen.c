@@ -1,4 +1,4 @@
-/* perfskel gen: the performance skeleton of a recorded job (seed 001 §4),
+/* perfskel gen: the performance skeleton of a recorded job,
  * one readable C file that compiles with any MPI's mpicc and runs with the
  * recorded number of ranks. The trace is merged without reordering (each
  * rank keeps its own order, so the skeleton is deadlock-free where the
@@ -14,60 +14,12 @@
 #include "cli.h"
 #include "perfskel/gen.h"
 
-/* Each rank's run time as perfskel stats counts it, from one more walk of
- * the loop tree beside the merged trace; what the skeleton leaves out of
- * it (gen's plan: psk_gen_saved_seconds) gives the time the skeleton
- * should take, which predict says and scales its watchdog by. */
-typedef struct timewalk {
-    psk_mcursor *cur;
-    int P;
-    psk_cli_apptime *at; /* per rank */
-    int rc;
-} timewalk;
-
-static int time_visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
+/* what predict needs to know of the skeleton: the recorded run time and
+ * the skeleton's likely one (gen_times.c), and what gen runs of each loop */
+static int skel_info(const double *secs, int P, const psk_gen *g, psk_cli_skelinfo *info)
 {
-    timewalk *w = arg;
-    psk_mevent me;
-    (void)pos, (void)iter, (void)depth, (void)node;
-    int rc = psk_mcursor_next(w->cur, &me);
-    if (rc)
-        return w->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
-    for (int j = 0; j < me.nranks; j++)
-        psk_cli_apptime_add(&w->at[me.ranks[j]], &me.ev[j]);
-    return 0;
-}
-
-static int run_times(psk_merged *m, psk_folded *f, timewalk *w)
-{
-    w->P = psk_merged_nranks(m);
-    w->at = calloc((size_t)(w->P > 0 ? w->P : 1), sizeof *w->at);
-    if (!w->at)
-        return PSK_ENOMEM;
-    for (int r = 0; r < w->P; r++)
-        psk_cli_apptime_start(&w->at[r], psk_merged_rank_start(m, r));
-    int rc = psk_mcursor_open(m, &w->cur);
-    if (!rc) {
-        psk_folded_walk(f, time_visit, w);
-        psk_mcursor_close(w->cur);
-        rc = w->rc;
-    }
-    return rc;
-}
-
-/* the recorded run time and the skeleton's likely one (slowest ranks), and
- * what gen runs of each loop */
-static int skel_expected(const timewalk *w, const psk_gen *g, psk_cli_skelinfo *info)
-{
-    info->nranks = w->P;
-    info->recorded_seconds = info->expected_seconds = 0;
-    for (int r = 0; r < w->P; r++) {
-        double all = 1e-9 * (double)psk_cli_apptime_ns(&w->at[r]), e = all - psk_gen_saved_seconds(g, r);
-        if (all > info->recorded_seconds)
-            info->recorded_seconds = all;
-        if (e > info->expected_seconds)
-            info->expected_seconds = e;
-    }
+    info->nranks = P;
+    psk_gen_expected(g, secs, P, &info->recorded_seconds, &info->expected_seconds);
     int n;
     const psk_gen_loop *l = psk_gen_loops(g, &n);
     info->nloops = 0;
@@ -116,11 +68,14 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
             (unsigned long long)events, psk_merged_nranks(m), (unsigned long long)psk_merged_length(m),
             psk_cli_now() - t);
     }
-    timewalk w = {0};
+    /* each rank's recorded run time, for predict */
+    int P = psk_merged_nranks(m);
+    double *secs = NULL;
     int rc = psk_folded_stats(f, m);
     if (rc)
         psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
-    else if (info && (rc = run_times(m, f, &w)) != 0)
+    else if (info && (rc = (secs = calloc((size_t)(P > 0 ? P : 1), sizeof *secs)) ? psk_gen_rank_seconds(m, f, secs)
+                                                                                  : PSK_ENOMEM) != 0)
         psk_cli_error("%s: %s", input,
                       rc == PSK_ENOMEM ? "out of memory" : "the merged trace does not match its folding");
     if (!rc) {
@@ -132,13 +87,13 @@ int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, 
         } else if (psk_gen_write(g, out)) {
             psk_cli_error("%s: cannot write", outname);
             rc = PSK_EXIT_DATA;
-        } else if (info && skel_expected(&w, g, info)) {
+        } else if (info && skel_info(secs, P, g, info)) {
             psk_cli_error("out of memory");
             rc = PSK_EXIT_DATA;
         }
         psk_gen_close(g);
     }
-    free(w.at);
+    free(secs);
     psk_folded_free(f);
     psk_merged_close(m);
     return rc ? PSK_EXIT_DATA : 0;

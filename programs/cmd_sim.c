@@ -1,4 +1,4 @@
-/* perfskel sim: the Predictor (seed 003). Replays a recorded trace on a
+/* perfskel sim: the Predictor (after DVM's). Replays a recorded trace on a
  * model of a machine (--machine FILE; without one, this machine's defaults
  * in docs/simulation.md) and prints the predicted run time and, per
  * interval and rank, where the time went: text, or --json, and --html FILE
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "perfskel/extrap.h"
 #include "perfskel/sim.h"
-#include "sim_extrap.h"
 
 /* The names of Pcontrol levels' intervals a trace may carry in
  * DIR/intervals.txt (perfskel advise --trace writes it): lines
@@ -84,6 +84,52 @@ static int load_pnames(const char *dir, pnames *pn)
     }
     fclose(f);
     return 0;
+}
+
+/* sim --ranks P2: the trace (and the --fit recordings) merged as for the
+ * folded replay, then extrapolated and folded (psk_extrap_fold); NULL
+ * after saying why not, *exit_code the status to exit with */
+static psk_folded *extrapolate(const char *input, const char *const *fit, int nfit, int ranks, int scale,
+                               psk_merged **out, psk_extrap_report *rep, int *exit_code)
+{
+    psk_merge_opts mo = {.window = 64, .no_reorder = 1}; /* the folded replay's order */
+    psk_merged *in[3] = {NULL};
+    psk_folded *f = NULL;
+    *exit_code = PSK_EXIT_DATA;
+    int ok = (in[0] = psk_cli_load_merged_opts(input, &mo)) != NULL;
+    for (int k = 0; ok && k < nfit; k++)
+        ok = (in[k + 1] = psk_cli_load_merged_opts(fit[k], &mo)) != NULL;
+    if (ok) {
+        psk_extrap_opts o = {.ranks = ranks, .scale = scale, .fit = in + 1, .nfit = nfit};
+        char err[PSK_EXTRAP_ERRLEN];
+        if (psk_extrap_fold(in[0], &o, out, &f, rep, err, sizeof err)) {
+            int k = rep->err_input;
+            psk_cli_error("%s: %s", k > 0 ? fit[k - 1] : input, err);
+            if (k < 0)
+                *exit_code = PSK_EXIT_USAGE;
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        psk_merged_close(in[k]);
+    return f;
+}
+
+/* the name of the input an extrapolation's patterns come from */
+static const char *patterns_from(const psk_extrap_report *rep, const char *input, const char *const *fit)
+{
+    return rep->base > 0 ? fit[rep->base - 1] : input;
+}
+
+/* sim's JSON gets the extrapolation as one member more */
+typedef struct extrap_member {
+    const psk_extrap_report *rep;
+    const char *from;
+} extrap_member;
+
+static void write_extrap_member(void *arg, struct psk_json *j)
+{
+    const extrap_member *x = arg;
+    psk_extrap_write_json(j, x->rep, x->from);
 }
 
 #define MAX_MACHINES 16
@@ -194,7 +240,7 @@ int cmd_sim(int argc, char **argv)
             goto out;
     if (ranks) { /* replayed folded; every iteration unless --folded */
         int ec;
-        if (!(fold = psk_cli_extrapolate(input, fit, nfit, ranks, scale, &merged, &xrep, &ec))) {
+        if (!(fold = extrapolate(input, fit, nfit, ranks, scale, &merged, &xrep, &ec))) {
             rc = ec;
             goto out;
         }
@@ -244,10 +290,28 @@ int cmd_sim(int argc, char **argv)
     }
     if (folded && loops) {
         o.loop_intervals = 1;
-        o.mark_name = psk_cli_loop_name;
+        o.mark_name = psk_sim_loop_name;
         o.mark_arg = fold;
-    } else if (loops && psk_cli_sim_loops(input, depth, &o, &marks, &fold, &merged)) {
-        goto out;
+    } else if (loops) { /* the loops fold finds, as marks on the trace's events */
+        if (!(fold = psk_cli_load_folded(input, &merged)))
+            goto out;
+        /* the loops' statistics: their outlier iterations are named */
+        if (psk_folded_stats(fold, merged)) {
+            psk_cli_error("%s: %s", input, psk_folded_errmsg(fold));
+            goto out;
+        }
+        int lrc = psk_sim_loop_marks(merged, fold, depth, &marks);
+        if (lrc == PSK_EINVAL)
+            psk_cli_error("%s: loops are entered more than %zu times in all: give --depth to keep fewer levels",
+                          input, PSK_SIM_LOOP_MARKS_MAX);
+        else if (lrc)
+            psk_cli_error("%s: %s", input,
+                          lrc == PSK_ENOMEM ? "out of memory" : "the merged trace does not match its folding");
+        if (lrc)
+            goto out;
+        o.marks = marks;
+        o.mark_name = psk_sim_loop_name;
+        o.mark_arg = fold;
     }
     psk_sim_opts ok[MAX_MACHINES]; /* the replays keep a pointer to theirs */
     for (int k = 0; k < nm; k++) { /* each machine in turn: the same trace, the same intervals */
@@ -317,10 +381,8 @@ int cmd_sim(int argc, char **argv)
         if (json && nm > 1 && k)
             printf(",\n");
         if (json && ranks) {
-            if (psk_cli_extrap_sim_json(stdout, s[k], &m[k], &xrep, input, fit)) {
-                psk_cli_error("out of memory");
-                goto out;
-            }
+            extrap_member x = {&xrep, patterns_from(&xrep, input, fit)};
+            psk_sim_write_json_more(s[k], stdout, &m[k], write_extrap_member, &x);
         } else if (json) {
             psk_sim_write_json(s[k], stdout, &m[k]);
         } else {
@@ -329,7 +391,7 @@ int cmd_sim(int argc, char **argv)
             if (nm > 1)
                 printf("\n== machine %d: %s ==\n", k + 1, machines[k]);
             if (ranks)
-                psk_cli_extrap_text(stdout, &xrep, input, fit);
+                psk_extrap_write_text(stdout, &xrep, patterns_from(&xrep, input, fit));
             psk_sim_write_text(s[k], stdout, depth);
         }
     }
@@ -349,6 +411,8 @@ out:
     psk_trace_close(t);
     for (int k = 0; k < nloaded; k++)
         psk_machine_free(&m[k]);
-    psk_cli_sim_loops_free(marks, nranks, fold, merged);
+    psk_sim_loop_marks_free(marks, marks ? psk_merged_nranks(merged) : 0);
+    psk_folded_free(fold);
+    psk_merged_close(merged);
     return rc;
 }

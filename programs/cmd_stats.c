@@ -7,7 +7,8 @@
  * the tuning library stacked (trace format 2), the tuned collectives' calls
  * and time per arm, all ranks and (--json) per rank. A rank whose file is
  * damaged is profiled up to its last good block, and the problem is
- * reported on stderr with exit status 1. */
+ * reported on stderr with exit status 1. The profile of each rank is the
+ * trace library's (psk_trace_profile_rank); this prints it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,89 +16,6 @@
 #include "cli.h"
 #include "perfskel/trace.h"
 #include "psk_json.h"
-
-typedef struct fnstat {
-    uint64_t calls, bytes, ns;
-} fnstat;
-
-typedef struct rankstat {
-    fnstat *fn;     /* indexed by function id */
-    fnstat *arm;    /* [fn * psk_arm_count() + arm], made at the first tuned event */
-    uint64_t events, mpi_ns, wall_ns, bytes;
-    int complete;
-    char *error;
-} rankstat;
-
-/* predict reuses this for the recorded run time it scales its watchdog by */
-void psk_cli_apptime_start(psk_cli_apptime *a, uint64_t mono_start)
-{
-    a->first = mono_start;
-    a->last = 0;
-    a->init = psk_fn_lookup("MPI_Init");
-    a->init_thread = psk_fn_lookup("MPI_Init_thread");
-    a->fin = psk_fn_lookup("MPI_Finalize");
-}
-
-int psk_cli_apptime_add(psk_cli_apptime *a, const psk_event *ev)
-{
-    if (ev->fn == a->fin) {
-        a->last = ev->t_entry;
-        return 1;
-    }
-    a->last = ev->t_exit;
-    if (ev->fn == a->init || ev->fn == a->init_thread) {
-        a->first = ev->t_exit;
-        return 1;
-    }
-    return 0;
-}
-
-uint64_t psk_cli_apptime_ns(const psk_cli_apptime *a)
-{
-    return a->last > a->first ? a->last - a->first : 0;
-}
-
-static void profile_rank(psk_trace *t, int r, rankstat *s, unsigned nfn)
-{
-    psk_rank_reader *rr;
-    psk_event ev;
-    psk_cli_apptime at;
-    s->fn = calloc(nfn, sizeof *s->fn);
-    int rc = psk_rank_open(t, r, &rr);
-    psk_cli_apptime_start(&at, rc == PSK_OK ? psk_rank_mono_start(rr) : 0);
-    while (rc == PSK_OK && (rc = psk_rank_next(rr, &ev)) == PSK_OK) {
-        fnstat *f = &s->fn[ev.fn];
-        uint64_t b = psk_event_bytes(&ev), d = ev.t_exit - ev.t_entry;
-        f->calls++;
-        f->bytes += b;
-        f->ns += d;
-        if (psk_trace_job(t)->format_version >= 2 && psk_fn_tuned(ev.fn) &&
-            (s->arm || (s->arm = calloc((size_t)nfn * (size_t)psk_arm_count(), sizeof *s->arm)))) {
-            fnstat *a = &s->arm[(size_t)ev.fn * (size_t)psk_arm_count() + (size_t)ev.arm];
-            a->calls++;
-            a->bytes += b;
-            a->ns += d;
-        }
-        s->bytes += b;
-        s->events++;
-        if (!psk_cli_apptime_add(&at, &ev))
-            s->mpi_ns += d;
-    }
-    /* format 3 carries an arm without the tuning library too: all
-     * "not known" (0) is no table */
-    int known = 0;
-    for (size_t k = 0; s->arm && k < (size_t)nfn * (size_t)psk_arm_count(); k++)
-        known |= k % (size_t)psk_arm_count() && s->arm[k].calls;
-    if (s->arm && !known) {
-        free(s->arm);
-        s->arm = NULL;
-    }
-    s->complete = rc == PSK_EOF;
-    if (!s->complete)
-        s->error = strdup(psk_rank_errmsg(rr));
-    s->wall_ns = psk_cli_apptime_ns(&at);
-    psk_rank_close(rr);
-}
 
 static double sec(uint64_t ns) { return (double)ns * 1e-9; }
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
@@ -211,10 +129,10 @@ static void varying_text(const psk_folded *f, psk_merged *m)
 }
 
 /* the arms' totals over the ranks (NULL if no rank has any): [fn * narm + arm] */
-static fnstat *arm_totals(const psk_job *job, const rankstat *rs, unsigned nfn)
+static psk_trace_fnstat *arm_totals(const psk_job *job, const psk_trace_profile *rs, unsigned nfn)
 {
     size_t n = (size_t)nfn * (size_t)psk_arm_count();
-    fnstat *tot = NULL;
+    psk_trace_fnstat *tot = NULL;
     for (int r = 0; r < job->nranks; r++) {
         if (!rs[r].arm || (!tot && !(tot = calloc(n, sizeof *tot))))
             continue;
@@ -227,7 +145,7 @@ static fnstat *arm_totals(const psk_job *job, const rankstat *rs, unsigned nfn)
     return tot;
 }
 
-static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn,
+static void print_json(const psk_job *job, const char *dir, psk_trace_profile *rs, psk_trace_fnstat *tot, unsigned nfn,
                        const psk_folded *fo, psk_merged *m)
 {
     psk_json j;
@@ -260,12 +178,12 @@ static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat
     }
     psk_json_end(&j);
     int narm = psk_arm_count();
-    fnstat *at = arm_totals(job, rs, nfn);
+    psk_trace_fnstat *at = arm_totals(job, rs, nfn);
     if (at) { /* the tuned collectives per arm (trace format 2) */
         psk_json_arr(&j, "arms");
         for (unsigned fn = 1; fn < nfn; fn++)
             for (int a = 0; a < narm; a++) {
-                const fnstat *f = &at[(size_t)fn * (size_t)narm + (size_t)a];
+                const psk_trace_fnstat *f = &at[(size_t)fn * (size_t)narm + (size_t)a];
                 if (!f->calls)
                     continue;
                 psk_json_obj(&j, NULL);
@@ -280,7 +198,7 @@ static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat
     free(at);
     psk_json_arr(&j, "ranks");
     for (int r = 0; r < job->nranks; r++) {
-        const rankstat *s = &rs[r];
+        const psk_trace_profile *s = &rs[r];
         psk_json_obj(&j, NULL);
         psk_json_int(&j, "rank", r);
         psk_json_str(&j, "host", job->hosts[r]);
@@ -295,7 +213,7 @@ static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat
         for (int k = 0; k < 3; k++) {
             psk_json_obj(&j, keys[k]);
             for (unsigned fn = 1; fn < nfn; fn++) {
-                const fnstat *f = &s->fn[fn];
+                const psk_trace_fnstat *f = &s->fn[fn];
                 if (!f->calls)
                     continue;
                 if (k == 0)
@@ -328,7 +246,7 @@ static void print_json(const psk_job *job, const char *dir, rankstat *rs, fnstat
 }
 
 /* qsort has no context argument: the totals being sorted by */
-static const fnstat *sort_ctx;
+static const psk_trace_fnstat *sort_ctx;
 
 static int by_time_desc(const void *a, const void *b)
 {
@@ -337,7 +255,7 @@ static int by_time_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : (int)fa - (int)fb;
 }
 
-static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat *tot, unsigned nfn,
+static void print_text(const psk_job *job, const char *dir, psk_trace_profile *rs, psk_trace_fnstat *tot, unsigned nfn,
                        const psk_folded *fo, psk_merged *m)
 {
     printf("perfskel profile of %s\n", dir);
@@ -349,7 +267,7 @@ static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat
     printf("%-6s %-20s %12s %12s %7s %12s %10s\n", "rank", "host", "wall (s)", "MPI (s)", "MPI %",
            "compute (s)", "events");
     for (int r = 0; r < job->nranks; r++) {
-        const rankstat *s = &rs[r];
+        const psk_trace_profile *s = &rs[r];
         uint64_t comp = s->wall_ns > s->mpi_ns ? s->wall_ns - s->mpi_ns : 0;
         printf("%-6d %-20.20s %12.6f %12.6f %7.2f %12.6f %10llu%s\n", r, job->hosts[r], sec(s->wall_ns),
                sec(s->mpi_ns), pct(s->mpi_ns, s->wall_ns), sec(comp), (unsigned long long)s->events,
@@ -370,7 +288,7 @@ static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat
     printf("%-24s %10s %14s %12s %7s %12s\n", "function (all ranks)", "calls", "bytes", "time (s)",
            "MPI %", "avg (us)");
     for (unsigned k = 0; k < n; k++) {
-        const fnstat *f = &tot[order[k]];
+        const psk_trace_fnstat *f = &tot[order[k]];
         const char *name = psk_fn_name(order[k]);
         char share[16] = "      -"; /* Init and Finalize lie outside the wall time */
         if (strcmp(name, "MPI_Init") && strcmp(name, "MPI_Init_thread") && strcmp(name, "MPI_Finalize"))
@@ -382,19 +300,19 @@ static void print_text(const psk_job *job, const char *dir, rankstat *rs, fnstat
     printf("\n%-24s %6s %10s %14s %12s\n", "function per rank", "rank", "calls", "bytes", "time (s)");
     for (unsigned k = 0; k < n; k++)
         for (int r = 0; r < job->nranks; r++) {
-            const fnstat *f = &rs[r].fn[order[k]];
+            const psk_trace_fnstat *f = &rs[r].fn[order[k]];
             if (f->calls)
                 printf("%-24s %6d %10llu %14llu %12.6f\n", psk_fn_name(order[k]), r,
                        (unsigned long long)f->calls, (unsigned long long)f->bytes, sec(f->ns));
         }
     free(order);
-    fnstat *at = arm_totals(job, rs, nfn);
+    psk_trace_fnstat *at = arm_totals(job, rs, nfn);
     if (at) {
         int narm = psk_arm_count();
         printf("\n%-24s %-16s %10s %12s %12s\n", "tuned collective", "arm", "calls", "time (s)", "avg (us)");
         for (unsigned fn = 1; fn < nfn; fn++)
             for (int a = 0; a < narm; a++) {
-                const fnstat *f = &at[(size_t)fn * (size_t)narm + (size_t)a];
+                const psk_trace_fnstat *f = &at[(size_t)fn * (size_t)narm + (size_t)a];
                 if (f->calls)
                     printf("%-24s %-16s %10llu %12.6f %12.3f\n", psk_fn_name(fn), psk_arm_name(a),
                            (unsigned long long)f->calls, sec(f->ns), (double)f->ns / (double)f->calls / 1e3);
@@ -431,8 +349,8 @@ int cmd_stats(int argc, char **argv)
     }
     const psk_job *job = psk_trace_job(t);
     unsigned nfn = psk_fn_count();
-    rankstat *rs = calloc((size_t)job->nranks, sizeof *rs);
-    fnstat *tot = calloc(nfn, sizeof *tot);
+    psk_trace_profile *rs = calloc((size_t)job->nranks, sizeof *rs);
+    psk_trace_fnstat *tot = calloc(nfn, sizeof *tot);
     if (!rs || !tot)
         return psk_cli_error("out of memory"), PSK_EXIT_DATA;
     int bad = 0;
@@ -440,7 +358,16 @@ int cmd_stats(int argc, char **argv)
     psk_cli_progress_init(&pg, "stats", 0);
     psk_cli_progress_step(&pg, "reading the ranks", (uint64_t)job->nranks);
     for (int r = 0; r < job->nranks; r++) {
-        profile_rank(t, r, &rs[r], nfn);
+        if (psk_trace_profile_rank(t, r, &rs[r])) {
+            psk_cli_progress_done(&pg);
+            psk_cli_error("out of memory");
+            for (int q = 0; q <= r; q++)
+                psk_trace_profile_free(&rs[q]);
+            free(rs);
+            free(tot);
+            psk_trace_close(t);
+            return PSK_EXIT_DATA;
+        }
         psk_cli_progress_set(&pg, (uint64_t)r + 1);
         for (unsigned fn = 1; fn < nfn && rs[r].fn; fn++) {
             tot[fn].calls += rs[r].fn[fn].calls;
@@ -473,9 +400,7 @@ int cmd_stats(int argc, char **argv)
     for (int r = 0; r < job->nranks; r++) {
         if (rs[r].error)
             psk_cli_error("%s", rs[r].error);
-        free(rs[r].error);
-        free(rs[r].fn);
-        free(rs[r].arm);
+        psk_trace_profile_free(&rs[r]);
     }
     free(rs);
     free(tot);

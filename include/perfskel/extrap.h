@@ -8,7 +8,9 @@
 #ifndef PERFSKEL_EXTRAP_H
 #define PERFSKEL_EXTRAP_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "perfskel/merge.h"
 
@@ -52,5 +54,27 @@ typedef struct psk_extrap_report {
  * returns an error code; *out (if set) holds the one-line reason
  * (psk_merged_errmsg), about input rep->err_input, and is to be closed. */
 int psk_merged_extrapolate(psk_merged *m, const psk_extrap_opts *o, psk_merged **out, psk_extrap_report *rep);
+
+/* ---- on top of merge and fold: what sim --ranks replays, and its report
+ * (src/extrap, library psk_extrap) ---- */
+
+/* m (and o->fit) extrapolated (psk_merged_extrapolate) and folded
+ * (PSK_FOLD_RUNS) for sim's folded replay: PSK_OK with *out and *fold set
+ * (the caller frees both; m and the fits may be closed at once) and *rep
+ * filled. Inputs merged without reordering, as for gen. On failure an
+ * error code, *out and *fold NULL, and in err (errcap bytes; a message
+ * fits in PSK_EXTRAP_ERRLEN) the one-line reason, about input
+ * rep->err_input (0 m, k o->fit[k - 1], -1 the options). */
+#define PSK_EXTRAP_ERRLEN 8192
+struct psk_folded; /* perfskel/fold.h */
+int psk_extrap_fold(psk_merged *m, const psk_extrap_opts *o, psk_merged **out, struct psk_folded **fold,
+                    psk_extrap_report *rep, char *err, size_t errcap);
+/* The report as sim prints it before its own: a line of the ranks, rule
+ * and grid, then one per item. patterns_from names input rep->base. */
+void psk_extrap_write_text(FILE *out, const psk_extrap_report *rep, const char *patterns_from);
+/* The report as one member, "extrapolation": {...}, written through j
+ * (src/common/psk_json.h), as psk_sim_write_json_more's more writes it. */
+struct psk_json; /* src/common/psk_json.h */
+void psk_extrap_write_json(struct psk_json *j, const psk_extrap_report *rep, const char *patterns_from);
 
 #endif

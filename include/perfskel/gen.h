@@ -72,6 +72,15 @@ const psk_gen_loop *psk_gen_loops(const psk_gen *g, int *n);
 /* the original's time the skeleton leaves out on rank r (loops sampled,
  * compute credited), seconds */
 double psk_gen_saved_seconds(const psk_gen *g, int r);
+/* Each rank's run time in m, folded as f, as perfskel stats counts it
+ * (psk_trace_apptime), in seconds (seconds: psk_merged_nranks(m) of
+ * them), from a walk of f beside m (gen_times.c). PSK_OK, PSK_ENOMEM, or
+ * PSK_EMISMATCH or PSK_EFORMAT if m does not match f. */
+int psk_gen_rank_seconds(psk_merged *m, const psk_folded *f, double *seconds);
+/* The recorded run time (the slowest of rank_seconds) and the one the
+ * skeleton g should take: per rank its run time less what g leaves out
+ * of it (psk_gen_saved_seconds), the slowest rank's. */
+void psk_gen_expected(const psk_gen *g, const double *rank_seconds, int nranks, double *recorded, double *expected);
 void psk_gen_close(psk_gen *g);               /* NULL is fine */
 
 /* The line a skeleton's rank 0 prints last, and its parser. */

@@ -25,6 +25,12 @@
  * says which, for reports. */
 double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, const char **why);
 
+/* The C source of the MPI program `perfskel calibrate` builds with the
+ * launcher's mpicc and runs to measure a machine (src/calibrate, library
+ * psk_calibrate): what its rank 0 prints becomes a machine file. PSK_OK,
+ * or PSK_EIO if out failed. */
+int psk_calibrate_write_source(FILE *out);
+
 /* ---- the replay ---- */
 
 /* what each interval records per rank (seconds), as DVM's Predictor does */
@@ -59,6 +65,22 @@ typedef struct psk_sim_marks {
     const psk_sim_mark *mark;
     size_t n;
 } psk_sim_marks;
+
+/* The loops of f, the folding of m (merged without reordering), as marks
+ * (`sim --intervals loops`, src/sim/sim_loops.c): on each rank, one where
+ * it enters an execution of a loop and one where it leaves it, key the
+ * loop's node; an execution is told apart by the iterations of the loops
+ * around it. Loops nested deeper than maxdepth (0: all) are left out.
+ * *out: psk_merged_nranks(m) entries (free with psk_sim_loop_marks_free).
+ * Returns PSK_OK; PSK_ENOMEM; PSK_EINVAL if there would be more than
+ * PSK_SIM_LOOP_MARKS_MAX marks in all (a smaller maxdepth keeps fewer);
+ * PSK_EMISMATCH or PSK_EFORMAT if m does not match its folding. */
+#define PSK_SIM_LOOP_MARKS_MAX ((size_t)50 << 20)
+int psk_sim_loop_marks(psk_merged *m, const psk_folded *f, int maxdepth, psk_sim_marks **out);
+void psk_sim_loop_marks_free(psk_sim_marks *marks, int nranks); /* NULL is fine */
+/* psk_sim_opts.mark_name for loop marks, arg the psk_folded: "loop N (C
+ * iterations)", with its outlier iterations if psk_folded_stats found any */
+void psk_sim_loop_name(void *arg, int32_t key, char *buf, size_t cap);
 
 /* one MPI call as the replay finished it, for reports (psk_sim_opts.on_call) */
 typedef struct psk_sim_call {
@@ -183,6 +205,12 @@ typedef struct psk_sim_report_run {
 /* reports: a text summary; JSON with "predicted_seconds" at the top */
 void psk_sim_write_text(const psk_sim *s, FILE *out, int depth);
 void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m);
+/* the same with one member more after "intervals", which more writes
+ * (its key and value) through j, a compact JSON writer on out
+ * (src/common/psk_json.h): sim --ranks's "extrapolation" */
+struct psk_json;
+void psk_sim_write_json_more(const psk_sim *s, FILE *out, const psk_machine *m,
+                             void (*more)(void *arg, struct psk_json *j), void *arg);
 /* one self-contained HTML page: the interval tree to walk, per-rank
  * tables, a timeline per rank and lost time per interval as SVG */
 void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const char *title);

@@ -318,6 +318,44 @@ void psk_rank_pool_free(psk_rank_pool *p); /* NULL is fine */
 /* psk_rank_open, the reader's file counted in pool (NULL: no pool) */
 int psk_rank_open_pooled(psk_trace *t, int rank, psk_rank_pool *pool, psk_rank_reader **out);
 
+/* ---- a rank's profile, as perfskel stats gives it (trace_profile.c) ---- */
+
+/* A rank's run time as mpiP counts its AppTime: MPI_Init's (or
+ * MPI_Init_thread's) exit to MPI_Finalize's entry, from its events fed in
+ * order; from mono_start (the rank's clock at its start) if it has no
+ * MPI_Init. */
+typedef struct psk_trace_apptime {
+    uint64_t first, last;
+    unsigned init, init_thread, fin;
+} psk_trace_apptime;
+void psk_trace_apptime_start(psk_trace_apptime *a, uint64_t mono_start);
+/* 1 if ev is MPI_Init, MPI_Init_thread or MPI_Finalize (not counted as time in MPI) */
+int psk_trace_apptime_add(psk_trace_apptime *a, const psk_event *ev);
+uint64_t psk_trace_apptime_ns(const psk_trace_apptime *a);
+
+/* calls, bytes (psk_event_bytes) and ns inside the calls */
+typedef struct psk_trace_fnstat {
+    uint64_t calls, bytes, ns;
+} psk_trace_fnstat;
+
+typedef struct psk_trace_profile {
+    psk_trace_fnstat *fn;  /* psk_fn_count() entries, by function id */
+    psk_trace_fnstat *arm; /* [fn * psk_arm_count() + arm]: the tuned collectives'
+                              calls per arm (format version 2 on); NULL if no
+                              event carries a known arm */
+    uint64_t events, bytes;
+    uint64_t mpi_ns;       /* in calls within the run time (not MPI_Init, MPI_Finalize) */
+    uint64_t wall_ns;      /* the run time (psk_trace_apptime) */
+    int complete;          /* read to its end; else error says why (NULL if
+                              memory ran out) and the rest holds the events
+                              up to its last good block */
+    char *error;
+} psk_trace_profile;
+/* rank's profile into *p: PSK_OK (a damaged rank too: complete 0) or
+ * PSK_ENOMEM. Free with psk_trace_profile_free (either way). */
+int psk_trace_profile_rank(psk_trace *t, int rank, psk_trace_profile *p);
+void psk_trace_profile_free(psk_trace_profile *p); /* NULL is fine */
+
 /* ---- one event's encoded form (the bytes psk_rank_event_bytes gives) ---- */
 
 /* At most this many bytes for ev (fields from psk_fn_fields(ev->fn)). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "perfskel/sim.h"
+#include "psk_json.h"
 #include "sim_internal.h"
 
 static double sum(const psk_interval *v, int P, int metric)
@@ -121,6 +122,12 @@ static void json_interval(const psk_sim *s, FILE *out, int i, int ind)
 
 void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
 {
+    psk_sim_write_json_more(s, out, m, NULL, NULL);
+}
+
+void psk_sim_write_json_more(const psk_sim *s, FILE *out, const psk_machine *m,
+                             void (*more)(void *arg, struct psk_json *j), void *arg)
+{
     fprintf(out, "{\n  \"predicted_seconds\": %.9g,\n  \"ranks\": %d,\n  \"events\": %llu,\n", psk_sim_predicted(s),
             psk_sim_nranks(s), (unsigned long long)psk_sim_events(s));
     fprintf(out, "  \"events_replayed\": %llu,\n  \"folded\": %s,\n  \"iterations_skipped\": %lld,\n",
@@ -154,6 +161,12 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
     fprintf(out, "},\n");
     fprintf(out, "  \"intervals\":\n");
     json_interval(s, out, 0, 2);
+    if (more) { /* one member more, compact, through the JSON writer */
+        psk_json j;
+        fprintf(out, "\n,\n  ");
+        psk_json_init(&j, out, 0);
+        more(arg, &j);
+    }
     fprintf(out, "\n}\n");
 }
 

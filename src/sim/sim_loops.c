@@ -1,15 +1,12 @@
-/* `perfskel sim --intervals loops`: the loops perfskel fold finds become
- * intervals of the simulation. The trace is merged without reordering and
- * folded (as for gen); walking the loop tree over the merged sequence, each
+/* The loops perfskel fold finds as intervals of the simulation (`sim
+ * --intervals loops`): walking the loop tree over the merged sequence, each
  * rank's events are followed through the loops around them, and where a
  * rank enters a new execution of a loop or leaves one, a mark is put before
  * that rank's event (psk_sim_mark). An execution of a loop is told apart
- * by the iterations of the loops around it. */
+ * by the iterations of the loops around it (a hash of them). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "cli.h"
 #include "perfskel/fold.h"
 #include "perfskel/sim.h"
 
@@ -30,7 +27,7 @@ typedef struct walker {
     const psk_folded *f;
     psk_mcursor *cur;
     rankstate *r;
-    int P, maxdepth, rc;
+    int maxdepth, rc;
     size_t total, limit;
 } walker;
 
@@ -40,11 +37,11 @@ static int put(walker *w, rankstate *r, int32_t key, int enter)
         size_t cap = r->cap ? 2 * r->cap : 64;
         psk_sim_mark *m = realloc(r->mark, cap * sizeof *m);
         if (!m)
-            return -1;
+            return PSK_ENOMEM;
         r->mark = m, r->cap = cap;
     }
     r->mark[r->n++] = (psk_sim_mark){.event = r->nevents, .key = key, .enter = enter};
-    return ++w->total > w->limit ? -2 : 0;
+    return ++w->total > w->limit ? PSK_EINVAL : 0;
 }
 
 static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
@@ -53,8 +50,8 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     walker *w = arg;
     psk_mevent me;
     int rc = psk_mcursor_next(w->cur, &me);
-    if (rc)
-        return w->rc = rc == PSK_EOF ? PSK_EINVAL : rc;
+    if (rc) /* the merged trace ends before its folding does */
+        return w->rc = rc == PSK_EOF ? PSK_EMISMATCH : rc;
     /* the loops around this event, outermost first */
     int32_t path[64];
     int d = 0;
@@ -92,7 +89,7 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     return 0;
 }
 
-void psk_cli_loop_name(void *arg, int32_t key, char *buf, size_t cap)
+void psk_sim_loop_name(void *arg, int32_t key, char *buf, size_t cap)
 {
     const psk_folded *f = arg;
     const psk_fnode *x = psk_folded_node(f, key);
@@ -106,29 +103,15 @@ void psk_cli_loop_name(void *arg, int32_t key, char *buf, size_t cap)
         snprintf(buf, cap, "loop %d (%lld iterations)", key, (long long)x->count);
 }
 
-int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_marks **marks_out,
-                      psk_folded **fold_out, psk_merged **merged_out)
+int psk_sim_loop_marks(psk_merged *m, const psk_folded *f, int maxdepth, psk_sim_marks **out)
 {
-    psk_merged *m;
-    psk_folded *f = psk_cli_load_folded(input, &m);
-    if (!f)
-        return PSK_EXIT_DATA;
-    /* the loops' statistics: their outlier iterations are named */
-    if (psk_folded_stats(f, m)) {
-        psk_cli_error("%s: %s", input, psk_folded_errmsg(f));
-        psk_folded_free(f);
-        psk_merged_close(m);
-        return PSK_EXIT_DATA;
-    }
+    *out = NULL;
     int P = psk_merged_nranks(m);
-    walker w = {.f = f, .P = P, .maxdepth = maxdepth, .limit = (size_t)50 << 20};
+    walker w = {.f = f, .maxdepth = maxdepth, .limit = PSK_SIM_LOOP_MARKS_MAX};
     w.r = calloc((size_t)P, sizeof *w.r);
     if (!w.r || psk_mcursor_open(m, &w.cur)) {
         free(w.r);
-        psk_folded_free(f);
-        psk_merged_close(m);
-        psk_cli_error("out of memory");
-        return PSK_EXIT_DATA;
+        return PSK_ENOMEM;
     }
     psk_folded_walk(f, visit, &w);
     psk_mcursor_close(w.cur);
@@ -138,32 +121,18 @@ int psk_cli_sim_loops(const char *input, int maxdepth, psk_sim_opts *o, psk_sim_
             free(w.r[q].mark);
         free(w.r);
         free(marks);
-        psk_folded_free(f);
-        psk_merged_close(m);
-        if (w.rc == -2)
-            psk_cli_error("%s: loops are entered more than %zu times in all: give --depth to keep fewer levels",
-                          input, w.limit);
-        else
-            psk_cli_error("%s: %s", input, w.rc == -1 ? "out of memory" : "the merged trace does not match its folding");
-        return PSK_EXIT_DATA;
+        return w.rc ? w.rc : PSK_ENOMEM;
     }
     for (int q = 0; q < P; q++)
         marks[q] = (psk_sim_marks){.mark = w.r[q].mark, .n = w.r[q].n};
     free(w.r);
-    o->marks = marks;
-    o->mark_name = psk_cli_loop_name;
-    o->mark_arg = f;
-    *marks_out = marks;
-    *fold_out = f;
-    *merged_out = m;
-    return 0;
+    *out = marks;
+    return PSK_OK;
 }
 
-void psk_cli_sim_loops_free(psk_sim_marks *marks, int P, psk_folded *f, psk_merged *m)
+void psk_sim_loop_marks_free(psk_sim_marks *marks, int nranks)
 {
-    for (int q = 0; marks && q < P; q++)
+    for (int q = 0; marks && q < nranks; q++)
         free((void *)marks[q].mark);
     free(marks);
-    psk_folded_free(f);
-    psk_merged_close(m);
 }
