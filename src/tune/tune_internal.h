@@ -2,10 +2,12 @@
  * files: the per-communicator state (tune_comm.c), call sites (tune_site.c),
  * the arms' table (tune_arms.c) and each collective's arms
  * (tune_alltoall.c, tune_bcast.c, tune_allreduce.c, tune_allgather.c, with
- * packing in tune_pack.c), the dispatch (tune_core.c), the
- * learner and STAR-MPI's policy (tune_learn.c), the cost model
- * (tune_model.c), the decision file (tune_db.c), the report (tune_report.c)
- * and the MPI entry points (tune_wrap.c). Everything here is hidden in the
+ * packing in tune_pack.c), the dispatch (tune_core.c), the policies' groups
+ * and windows (tune_group.c, tune_plan.c), the learner (tune_learn.c, with
+ * tune_stats.c, tune_prior.c and tune_agree.c) and STAR-MPI's policy
+ * (tune_star.c), the cost model (tune_model.c), the decision file
+ * (tune_db.c), the report (tune_report.c) and the MPI entry points
+ * (tune_wrap.c). Everything here is hidden in the
  * shared library; only the MPI_* and Fortran entry points are exported.
  * Invariant: every choice that makes ranks communicate differently (the arm,
  * whether a private communicator or scratch memory is ready, the learner's
@@ -53,7 +55,7 @@ typedef struct psk_tune_key {
     psk_tune_armstat arm[PSK_TUNE_NARMS];
 } psk_tune_key;
 
-/* ---- the learner's state (tune_learn.c) ---- */
+/* ---- the policies' state (tune_group.c and the learner's files) ---- */
 
 #define PSK_TUNE_NSAMP 16  /* agreed samples kept per arm */
 #define PSK_TUNE_NHIST 16  /* decision changes kept per group */
@@ -284,7 +286,7 @@ int psk_tune_ar_run(int arm, psk_tune_comm *c, const psk_tune_args *a);
 int psk_tune_ag_prepare(psk_tune_args *a);
 int psk_tune_ag_run(int arm, psk_tune_comm *c, const psk_tune_args *a);
 
-/* ---- tune_learn.c ---- */
+/* ---- the policies (tune_group.c; tune_prior.c, tune_stats.c) ---- */
 /* the policies: the learner, STAR-MPI's, one arm for all (native included),
  * each valid arm in turn */
 enum psk_tune_policy { POLICY_LEARN, POLICY_STAR, POLICY_FIXED, POLICY_CYCLE };
@@ -345,6 +347,80 @@ void psk_tune_learn_settled(const psk_tune_comm *c, const psk_tune_group *g);
 const char *psk_tune_why_name(int why);
 const char *psk_tune_origin_name(int origin);
 const char *psk_tune_phase_name(int phase);
+
+/* ---- inside the policies: the learner's parameters its files share ---- */
+#define TMAX 6          /* probes of one candidate before deciding on estimates */
+#define HYST 0.05       /* a switch needs an arm this much faster (arms within 5 % are as good) */
+#define CUSUM_K 0.5     /* CUSUM drift allowance, in noise units: a shift of 1 noise is sought */
+#define CUSUM_H 4.0     /* alarm threshold, in noise units; doubled after a false alarm, to 8 */
+#define ZCLIP 2.0       /* a slot counts for at most 2 noise units (x h / CUSUM_H): 3 slots far off are a change */
+#define NOISE0 0.25     /* the noise until the incumbent has 8 samples */
+#define WMON_MIN 8      /* a monitoring window's calls, at least */
+#define LEARN_SLOTS 64  /* the learner's slots a window */
+#define STAR_SLOTS (PSK_TUNE_NARMS * PSK_TUNE_STAR_XMAX + 4) /* STAR's: X calls of each arm */
+
+/* ---- tune_stats.c: an arm's samples and the estimates from them ---- */
+/* the median of v[0..n), v reordered */
+double psk_tune_stats_median(float *v, int n);
+void psk_tune_stats_add_sample(psk_tune_arml *a, double x);
+void psk_tune_stats_clear(psk_tune_arml *a);
+/* a paired call's log ratio to the incumbent */
+void psk_tune_stats_add_ratio(psk_tune_arml *a, double lr);
+/* the median log ratio of arm a to the incumbent */
+double psk_tune_stats_rmed(const psk_tune_group *g, int a);
+/* the spread of a log ratio, pooled over the arms */
+double psk_tune_stats_sigma(const psk_tune_group *g);
+/* the spread of the incumbent's log time per call */
+double psk_tune_stats_noise(const psk_tune_group *g);
+
+/* ---- tune_prior.c ---- */
+/* the arm a settled group of P ranks chose for coll and sclass; -1 if none */
+int psk_tune_prior_of(int P, int coll, int sclass);
+
+/* ---- tune_agree.c ---- */
+/* h as three doubles (22, 22 and 20 bits: each exact) */
+void psk_tune_agree_chunks(uint64_t h, double *v);
+/* collective over comm: n values (at most 32) agreed; after the call v
+ * holds the maximum, same[i] whether every rank had the same; an MPI code */
+int psk_tune_agree(MPI_Comm comm, double *v, int *same, int n);
+/* FNV-1a of a string */
+uint64_t psk_tune_agree_fnv(const char *s);
+/* collective over c->priv (PSK_TUNE_CHECK=1, after each decision): every
+ * rank has the same state, or the job is aborted */
+void psk_tune_agree_check(const psk_tune_comm *c, psk_tune_group *g);
+
+/* ---- tune_plan.c: windows ---- */
+void psk_tune_plan_reset(psk_tune_group *g);
+/* a slot of calls of arm (none if calls is 0 or the window is full) */
+void psk_tune_plan_add(psk_tune_group *g, int arm, uint32_t calls);
+/* w calls of arm in at most `slots` slots */
+void psk_tune_plan_spread(psk_tune_group *g, int arm, uint32_t w, int slots);
+/* the learner's next window: monitoring (probe: the runner-up's one
+ * call, or -1), exploring */
+void psk_tune_plan_monitor(psk_tune_group *g, int probe);
+void psk_tune_plan_explore(psk_tune_group *g);
+
+/* ---- tune_learn.c ---- */
+/* what exploring may still spend, ns */
+double psk_tune_learn_bank(const psk_tune_group *g);
+/* how much slower than the incumbent one more probe of arm a may be, ns */
+double psk_tune_learn_risk(const psk_tune_group *g, int a);
+/* the decision at a window's end: per slot the slowest rank's time per
+ * call, and the same with each call cut at wcap (win); plans the next
+ * window */
+void psk_tune_learn_decide(const psk_tune_comm *c, psk_tune_group *g, const double *per, const double *win,
+                           int nper);
+
+/* ---- tune_star.c ---- */
+/* a new group's first window: X calls of each valid arm */
+void psk_tune_star_start(const psk_tune_comm *c, psk_tune_group *g);
+/* the decision at a window's end (extra: the slowest rank's sum of the
+ * slots after the first); plans the next window */
+void psk_tune_star_decide(const psk_tune_comm *c, psk_tune_group *g, const double *per, double extra);
+
+/* ---- tune_group.c ---- */
+/* the incumbent becomes arm, for why (enum psk_tune_why): in the history */
+void psk_tune_group_set_inc(psk_tune_group *g, int arm, int why);
 
 /* ---- tune_model.c ---- */
 /* predictions (ns per call) of every arm of coll for a group of c with m
