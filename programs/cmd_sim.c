@@ -372,19 +372,29 @@ int cmd_sim(int argc, char **argv)
         if (!quiet)
             fprintf(stderr, "perfskel: report written to %s\n", html);
     }
+    psk_json j;
+    psk_json_init(&j, stdout, PSK_JSON_SPACED);
     if (json && nm > 1) { /* the comparison, then each machine's report as it is with one */
-        printf("{\n  \"machines\": [\n");
-        psk_sim_write_compare_json(stdout, runs, nm);
-        printf("\n  ],\n  \"runs\": [\n");
+        psk_json_obj(&j, NULL);
+        psk_json_break(&j, 2);
+        psk_json_arr(&j, "machines");
+        psk_sim_compare_json(&j, runs, nm);
+        psk_json_newline(&j, 2);
+        psk_json_end(&j);
+        psk_json_break(&j, 2);
+        psk_json_arr(&j, "runs");
     }
     for (int k = 0; k < nm; k++) {
-        if (json && nm > 1 && k)
-            printf(",\n");
-        if (json && ranks) {
-            extrap_member x = {&xrep, patterns_from(&xrep, input, fit)};
-            psk_sim_write_json_more(s[k], stdout, &m[k], write_extrap_member, &x);
-        } else if (json) {
-            psk_sim_write_json(s[k], stdout, &m[k]);
+        if (json && nm > 1) { /* a run a line: "}" then ",", each on a line of its own */
+            if (k)
+                psk_json_newline(&j, 0);
+            psk_json_break(&j, 0);
+        }
+        if (json) {
+            extrap_member x = {&xrep, ranks ? patterns_from(&xrep, input, fit) : NULL};
+            psk_sim_json(s[k], &j, &m[k], ranks ? write_extrap_member : NULL, &x);
+            if (nm == 1)
+                putchar('\n');
         } else {
             if (k == 0 && nm > 1)
                 psk_sim_write_compare_text(stdout, runs, nm);
@@ -395,8 +405,13 @@ int cmd_sim(int argc, char **argv)
             psk_sim_write_text(s[k], stdout, depth);
         }
     }
-    if (json && nm > 1)
-        printf("  ]\n}\n");
+    if (json && nm > 1) {
+        psk_json_newline(&j, 2);
+        psk_json_end(&j);
+        psk_json_newline(&j, 0);
+        psk_json_end(&j);
+        putchar('\n');
+    }
     rc = 0;
     if (fflush(stdout) || ferror(stdout)) {
         psk_cli_error("standard output: cannot write");
