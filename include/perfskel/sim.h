@@ -25,12 +25,6 @@
  * says which, for reports. */
 double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, const char **why);
 
-/* The C source of the MPI program `perfskel calibrate` builds with the
- * launcher's mpicc and runs to measure a machine (src/calibrate, library
- * psk_calibrate): what its rank 0 prints becomes a machine file. PSK_OK,
- * or PSK_EIO if out failed. */
-int psk_calibrate_write_source(FILE *out);
-
 /* ---- the replay ---- */
 
 /* what each interval records per rank (seconds), as DVM's Predictor does */
