@@ -22,7 +22,7 @@
 
 static int known_arm(const char *name)
 {
-#define IS(arm, pow2, coll) !strcmp(name, #arm) ||
+#define IS(arm, ...) !strcmp(name, #arm) ||
     return PSK_TUNE_ARM_LIST(IS) !strcmp(name, PSK_TUNE_CYCLE_NAME);
 #undef IS
 }
@@ -54,7 +54,7 @@ int cmd_tune(int argc, char **argv)
         } else if (!strcmp(argv[i], "--force") && i + 1 < argc) {
             force = argv[++i];
             if (!known_arm(force)) {
-#define NAME(arm, pow2, coll) " " #arm
+#define NAME(arm, ...) " " #arm
                 return psk_cli_usage("tune: --force takes one of" PSK_TUNE_ARM_LIST(NAME) " " PSK_TUNE_CYCLE_NAME
                                      ", not '%s'", force);
 #undef NAME
@@ -62,7 +62,7 @@ int cmd_tune(int argc, char **argv)
         } else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
             policy = argv[++i];
             if (strcmp(policy, "learn") && strcmp(policy, "star") && !known_arm(policy)) {
-#define NAME(arm, pow2, coll) " " #arm
+#define NAME(arm, ...) " " #arm
                 return psk_cli_usage("tune: --policy takes learn, star, or one of" PSK_TUNE_ARM_LIST(NAME) " "
                                      PSK_TUNE_CYCLE_NAME ", not '%s'", policy);
 #undef NAME
