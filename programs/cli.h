@@ -230,19 +230,80 @@ void psk_cli_merge_progress(psk_cli_progress *p, psk_merge_opts *o, const char *
 /* load.c: seconds on the monotonic clock */
 double psk_cli_now(void);
 
+/* options.c: a command's options, one table that drives its parser
+ * (psk_cli_next), main's normalise step and (tests/cli/options_help.sh)
+ * the options its --help lists. */
+#define PSK_OPT_FLAG 0  /* takes no value */
+#define PSK_OPT_VALUE 1 /* takes the next argument, whatever it looks like (--opt=V: main splits it) */
+#define PSK_OPT_GLUED 2 /* with VALUE: also glued to a short name (-DNAME=V) */
+#define PSK_OPT_MORE 4  /* with VALUE: a second one if the next argument is no option (sim --fit B [C]) */
+typedef struct psk_cli_opt {
+    const char *name;  /* "-o", "--json" */
+    const char *alias; /* the same option by another name ("--quiet" for -q), or NULL */
+    int kind;          /* PSK_OPT_* */
+} psk_cli_opt;
+/* where the job's command line starts, for the commands that run one */
+#define PSK_CLI_JOB_NONE 0  /* none: "--" is an unknown option */
+#define PSK_CLI_JOB_AFTER 1 /* after "--" (predict, check, calibrate) */
+#define PSK_CLI_JOB_AT 2    /* after "--", or at the first operand (record, tune: the launcher) */
+typedef struct psk_cli_opts {
+    const char *cmd;          /* "gen": its messages start "gen: " */
+    const psk_cli_opt *opt;   /* psk_cli_next returns an option's index here */
+    int n;
+    int job;                  /* PSK_CLI_JOB_* */
+    const char *help;         /* its own --help text (predict, check); NULL: perfskel.c's usage */
+    const char *lacks;        /* after "unknown option 'X'" (said too of a value missing) */
+} psk_cli_opts;
+#define PSK_CLI_OPTS(table) (table), (int)(sizeof(table) / sizeof *(table))
+/* The command line of a command read one way: every `--opt=value` before
+ * the job becomes `--opt value` in *out (a new argv, the strings shared
+ * with argv or malloc'd); a flag given a value or an unknown `--name=value`
+ * is an error. *help: -h or --help among those options. 0, or the exit
+ * status after saying what is wrong. */
+int psk_cli_normalise(const psk_cli_opts *o, int argc, char **argv, char ***out, int *outc, int *help);
+typedef struct psk_cli_args {
+    const psk_cli_opts *o;
+    int argc;
+    char **argv;
+    int i;                  /* the next argument; at PSK_CLI_END, where the job starts */
+    const char *val, *val2; /* the option's value (PSK_OPT_MORE's second, or NULL), or the operand */
+    int status;             /* at PSK_CLI_STOP, the exit status */
+} psk_cli_args;
+#define PSK_CLI_END (-1)     /* no more options (the job, if any, is argv + i) */
+#define PSK_CLI_OPERAND (-2) /* an operand, in val */
+#define PSK_CLI_STOP (-3)    /* its help printed, or an unknown option said: return status */
+void psk_cli_begin(psk_cli_args *a, const psk_cli_opts *o, int argc, char **argv);
+/* the index in o->opt of the next option, or PSK_CLI_* */
+int psk_cli_next(psk_cli_args *a);
+
+/* each command (cmd_<name>.c) and its table of options */
 int cmd_record(int argc, char **argv);
+extern const psk_cli_opts cmd_record_opts;
 int cmd_stats(int argc, char **argv);
+extern const psk_cli_opts cmd_stats_opts;
 int cmd_dump(int argc, char **argv);
+extern const psk_cli_opts cmd_dump_opts;
 int cmd_merge(int argc, char **argv);
+extern const psk_cli_opts cmd_merge_opts;
 int cmd_fold(int argc, char **argv);
+extern const psk_cli_opts cmd_fold_opts;
 int cmd_gen(int argc, char **argv);
+extern const psk_cli_opts cmd_gen_opts;
 int cmd_predict(int argc, char **argv);
+extern const psk_cli_opts cmd_predict_opts;
 int cmd_sim(int argc, char **argv);
-int cmd_check(int argc, char **argv); /* cmd_check.c */
+extern const psk_cli_opts cmd_sim_opts;
+int cmd_check(int argc, char **argv);
+extern const psk_cli_opts cmd_check_opts;
 int cmd_calibrate(int argc, char **argv);
+extern const psk_cli_opts cmd_calibrate_opts;
 int cmd_export(int argc, char **argv);
-int cmd_import(int argc, char **argv); /* cmd_import.c */
+extern const psk_cli_opts cmd_export_opts;
+int cmd_import(int argc, char **argv);
+extern const psk_cli_opts cmd_import_opts;
 int cmd_tune(int argc, char **argv);
-int cmd_advise(int argc, char **argv); /* cmd_advise.c */
+extern const psk_cli_opts cmd_tune_opts;
+int cmd_advise(int argc, char **argv);
+extern const psk_cli_opts cmd_advise_opts;
 
 #endif

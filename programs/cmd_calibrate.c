@@ -20,28 +20,39 @@
 #include "cli.h"
 #include "perfskel/sim.h"
 
+enum { O_OUT, O_MPI, O_MPICC };
+static const psk_cli_opt opts[] = {
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
+    [O_MPICC] = {"--mpicc", NULL, PSK_OPT_VALUE},
+};
+const psk_cli_opts cmd_calibrate_opts = {"calibrate", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AFTER, NULL, NULL};
+
 int cmd_calibrate(int argc, char **argv)
 {
     const char *out = "machine.par", *mpicc_arg = NULL;
-    int flavour = 0, i;
-    for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "--mpicc") && i + 1 < argc) {
-            mpicc_arg = argv[++i];
-        } else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
-            const char *m = argv[++i];
-            flavour = psk_cli_mpi_arg(m);
+    int flavour = 0, k;
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_calibrate_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP) {
+            return a.status;
+        } else if (k == O_OUT) {
+            out = a.val;
+        } else if (k == O_MPICC) {
+            mpicc_arg = a.val;
+        } else if (k == O_MPI) {
+            flavour = psk_cli_mpi_arg(a.val);
             if (!flavour)
-                return psk_cli_usage("calibrate: --mpi takes openmpi or mpich, not '%s'", m);
+                return psk_cli_usage("calibrate: --mpi takes openmpi or mpich, not '%s'", a.val);
         } else {
-            return psk_cli_usage("calibrate: unknown option '%s'", argv[i]);
+            return psk_cli_usage("calibrate: unknown option '%s'", a.val); /* an operand before the -- */
         }
     }
-    if (i + 1 >= argc)
+    if (a.i >= argc)
         return psk_cli_usage("calibrate: no launcher given (perfskel calibrate -o FILE -- mpirun -np 2)");
-    char **launch = argv + i + 1;
-    int nlaunch = argc - i - 1;
+    char **launch = argv + a.i;
+    int nlaunch = argc - a.i;
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
     psk_cli_mpicc cc;

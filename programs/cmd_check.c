@@ -81,6 +81,20 @@ static const char help[] =
     "status and how its ranks ended; what was measured stays in DIR) or a stage of\n"
     "perfskel failed; 2 for a bad command line.\n";
 
+/* its options, as help lists them (tests/cli/options_help.sh checks it) */
+enum { O_RUNS, O_K, O_MACHINE, O_OUT, O_JSON, O_QUIET, O_TIMEOUT, O_MPI };
+static const psk_cli_opt opts[] = {
+    [O_RUNS] = {"-n", NULL, PSK_OPT_VALUE},
+    [O_K] = {"-K", NULL, PSK_OPT_VALUE},
+    [O_MACHINE] = {"--machine", NULL, PSK_OPT_VALUE},
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+    [O_QUIET] = {"-q", "--quiet", PSK_OPT_FLAG},
+    [O_TIMEOUT] = {"--timeout", NULL, PSK_OPT_VALUE},
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
+};
+const psk_cli_opts cmd_check_opts = {"check", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AFTER, help, " (or it lacks its value)"};
+
 typedef struct check {
     const char *dir, *machine, *mpi_arg;
     char sub[PATH_MAX];  /* DIR/check, as DIR was given (said in messages) */
@@ -614,48 +628,47 @@ static int split_job(check *c, char **job, int njob)
 int cmd_check(int argc, char **argv)
 {
     check c = {.dir = "perfskel-check", .runs = 3, .K = 10, .timeout = -1};
-    int json = 0, i;
-    for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(help, stdout);
-            return 0;
-        } else if (!strcmp(a, "-n") && i + 1 < argc) {
+    int json = 0, k;
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_check_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        const char *v = a.val;
+        if (k == PSK_CLI_STOP) {
+            return a.status; /* its help, or an unknown option */
+        } else if (k == O_RUNS) {
             char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || end == argv[i] || n < 1 || n > 100)
-                return psk_cli_usage("check: -n takes a number of runs from 1 to 100, not '%s'", argv[i]);
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 1 || n > 100)
+                return psk_cli_usage("check: -n takes a number of runs from 1 to 100, not '%s'", v);
             c.runs = (int)n;
-        } else if (!strcmp(a, "-K") && i + 1 < argc) {
-            if (psk_cli_parse_k(argv[++i], &c.K))
-                return psk_cli_usage("check: -K takes a whole number of at least 1, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--machine") && i + 1 < argc) {
-            c.machine = argv[++i];
-        } else if (!strcmp(a, "-o") && i + 1 < argc) {
-            c.dir = argv[++i];
-        } else if (!strcmp(a, "--json")) {
+        } else if (k == O_K) {
+            if (psk_cli_parse_k(v, &c.K))
+                return psk_cli_usage("check: -K takes a whole number of at least 1, not '%s'", v);
+        } else if (k == O_MACHINE) {
+            c.machine = v;
+        } else if (k == O_OUT) {
+            c.dir = v;
+        } else if (k == O_JSON) {
             json = 1;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        } else if (k == O_QUIET) {
             c.quiet = 1;
-        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            if (psk_cli_seconds(argv[++i], &c.timeout))
-                return psk_cli_usage("check: --timeout takes seconds (0 for no limit), not '%s'", argv[i]);
-        } else if (!strcmp(a, "--mpi") && i + 1 < argc) {
-            c.mpi_arg = argv[++i];
+        } else if (k == O_TIMEOUT) {
+            if (psk_cli_seconds(v, &c.timeout))
+                return psk_cli_usage("check: --timeout takes seconds (0 for no limit), not '%s'", v);
+        } else if (k == O_MPI) {
+            c.mpi_arg = v;
             if (!(c.flavour = psk_cli_mpi_arg(c.mpi_arg)))
                 return psk_cli_usage("check: --mpi takes openmpi or mpich, not '%s'", c.mpi_arg);
-        } else if (a[0] == '-') {
-            return psk_cli_usage("check: unknown option '%s' (or it lacks its value)", a);
         } else {
             return psk_cli_usage("check: '%s' before the --: the job goes after it (perfskel check -- mpirun -np 4 "
-                                 "./app)", a);
+                                 "./app)", v);
         }
     }
-    if (i + 1 >= argc)
+    if (a.i >= argc)
         return psk_cli_usage("check: no job given after -- (perfskel check -- mpirun -np 4 ./app)");
     c.quiet |= json;
     unsetenv("PSK_TIMES"); /* only check's plain runs are time-only, never the recording */
-    int rc = split_job(&c, argv + i + 1, argc - i - 1);
+    int rc = split_job(&c, argv + a.i, argc - a.i);
     if (rc)
         return free(c.cmd), rc;
     /* the MPI: --mpi, else the launcher's (srun: the program's) */

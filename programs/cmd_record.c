@@ -93,38 +93,47 @@ static long long verify(const char *dir, int *nranks)
     return bad ? -1 : total;
 }
 
+enum { O_OUT, O_MPI, O_MERGE, O_MERGE_ONLY, O_MERGE_TIMES, O_ZSTD };
+static const psk_cli_opt opts[] = {
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
+    [O_MERGE] = {"--merge", NULL, PSK_OPT_FLAG},
+    [O_MERGE_ONLY] = {"--merge-only", NULL, PSK_OPT_FLAG},
+    [O_MERGE_TIMES] = {"--merge-times", NULL, PSK_OPT_VALUE},
+    [O_ZSTD] = {"--zstd", NULL, PSK_OPT_FLAG},
+};
+/* the launcher after --, or at the first operand */
+const psk_cli_opts cmd_record_opts = {"record", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AT, NULL, NULL};
+
 int cmd_record(int argc, char **argv)
 {
     const char *out = "perfskel-trace";
-    int flavour = PSK_MPI_UNKNOWN, i, merge = 0;
+    int flavour = PSK_MPI_UNKNOWN, i, k, merge = 0;
     const char *zstd = getenv("PSK_ZSTD"), *mtimes = "all";
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--merge"))
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_record_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP)
+            return a.status;
+        else if (k == O_OUT)
+            out = a.val;
+        else if (k == O_MERGE)
             merge = merge ? merge : 1;
-        else if (!strcmp(argv[i], "--merge-only"))
+        else if (k == O_MERGE_ONLY)
             merge = 2;
-        else if (!strcmp(argv[i], "--merge-times") && i + 1 < argc) {
-            mtimes = argv[++i];
+        else if (k == O_MERGE_TIMES) {
+            mtimes = a.val;
             if (strcmp(mtimes, "all") && strcmp(mtimes, "summary"))
                 return psk_cli_usage("record: --merge-times takes all or summary, not '%s'", mtimes);
-        } else if (!strcmp(argv[i], "--zstd"))
+        } else if (k == O_ZSTD)
             zstd = "1";
-        else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
-            const char *m = argv[++i];
-            flavour = psk_cli_mpi_arg(m);
+        else if (k == O_MPI) {
+            flavour = psk_cli_mpi_arg(a.val);
             if (!flavour)
-                return psk_cli_usage("record: --mpi takes openmpi or mpich, not '%s'", m);
-        } else if (argv[i][0] == '-')
-            return psk_cli_usage("record: unknown option '%s'", argv[i]);
-        else
-            break; /* the launcher, without a -- before it */
+                return psk_cli_usage("record: --mpi takes openmpi or mpich, not '%s'", a.val);
+        }
     }
+    i = a.i; /* the launcher */
     if (i >= argc)
         return psk_cli_usage("record: no launcher given (perfskel record -- mpirun -n 4 ./app)");
     char **cmd = argv + i;

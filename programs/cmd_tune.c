@@ -38,48 +38,57 @@ static int absolute(const char *path, char *buf, size_t cap)
     return snprintf(buf, cap, "%s/%s", cwd, path) < (int)cap ? 0 : -1;
 }
 
+enum { O_MPI, O_POLICY, O_FORCE, O_REPORT, O_DB, O_CHECK, O_DEBUG };
+static const psk_cli_opt opts[] = {
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
+    [O_POLICY] = {"--policy", NULL, PSK_OPT_VALUE},
+    [O_FORCE] = {"--force", NULL, PSK_OPT_VALUE},
+    [O_REPORT] = {"--report", NULL, PSK_OPT_VALUE},
+    [O_DB] = {"--db", NULL, PSK_OPT_VALUE},
+    [O_CHECK] = {"--check", NULL, PSK_OPT_FLAG},
+    [O_DEBUG] = {"--debug", NULL, PSK_OPT_FLAG},
+};
+/* the launcher after --, or at the first operand */
+const psk_cli_opts cmd_tune_opts = {"tune", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AT, NULL, NULL};
+
 int cmd_tune(int argc, char **argv)
 {
-    int flavour = PSK_MPI_UNKNOWN, debug = 0, check = 0, i;
+    int flavour = PSK_MPI_UNKNOWN, debug = 0, check = 0, i, k;
     const char *force = NULL, *policy = NULL, *report = NULL, *db = NULL;
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
-            const char *m = argv[++i];
-            if (!(flavour = psk_cli_mpi_arg(m)))
-                return psk_cli_usage("tune: --mpi takes openmpi or mpich, not '%s'", m);
-        } else if (!strcmp(argv[i], "--force") && i + 1 < argc) {
-            force = argv[++i];
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_tune_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP) {
+            return a.status;
+        } else if (k == O_MPI) {
+            if (!(flavour = psk_cli_mpi_arg(a.val)))
+                return psk_cli_usage("tune: --mpi takes openmpi or mpich, not '%s'", a.val);
+        } else if (k == O_FORCE) {
+            force = a.val;
             if (!known_arm(force)) {
 #define NAME(arm, ...) " " #arm
                 return psk_cli_usage("tune: --force takes one of" PSK_TUNE_ARM_LIST(NAME) " " PSK_TUNE_CYCLE_NAME
                                      ", not '%s'", force);
 #undef NAME
             }
-        } else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
-            policy = argv[++i];
+        } else if (k == O_POLICY) {
+            policy = a.val;
             if (strcmp(policy, "learn") && strcmp(policy, "star") && !known_arm(policy)) {
 #define NAME(arm, ...) " " #arm
                 return psk_cli_usage("tune: --policy takes learn, star, or one of" PSK_TUNE_ARM_LIST(NAME) " "
                                      PSK_TUNE_CYCLE_NAME ", not '%s'", policy);
 #undef NAME
             }
-        } else if (!strcmp(argv[i], "--report") && i + 1 < argc)
-            report = argv[++i];
-        else if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            db = argv[++i];
-        else if (!strcmp(argv[i], "--check"))
+        } else if (k == O_REPORT)
+            report = a.val;
+        else if (k == O_DB)
+            db = a.val;
+        else if (k == O_CHECK)
             check = 1;
-        else if (!strcmp(argv[i], "--debug"))
+        else if (k == O_DEBUG)
             debug = 1;
-        else if (argv[i][0] == '-')
-            return psk_cli_usage("tune: unknown option '%s'", argv[i]);
-        else
-            break; /* the launcher, without a -- before it */
     }
+    i = a.i; /* the launcher */
     if (i >= argc)
         return psk_cli_usage("tune: no launcher given (perfskel tune -- mpirun -n 4 ./app)");
     char **cmd = argv + i;
