@@ -55,7 +55,7 @@ int cmd_calibrate(int argc, char **argv)
     int nlaunch = argc - a.i;
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
-    psk_cli_mpicc cc;
+    psk_run_mpicc cc;
     if (psk_cli_mpicc_find(mpicc_arg, flavour, launch[0], &cc))
         return PSK_EXIT_USAGE;
     char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16];
@@ -91,8 +91,8 @@ int cmd_calibrate(int argc, char **argv)
                 cmd[k] = launch[k];
             cmd[nlaunch] = bin;
             fprintf(stderr, "perfskel: measuring with %s, %s, built with %s (about 10 s)\n", launch[0],
-                    psk_cli_mpi_title(flavour), cc.run);
-            int st = psk_cli_run(cmd, o);
+                    psk_run_mpi_title(flavour), cc.run);
+            int st = psk_run_capture(cmd, o);
             fclose(o);
             if (st) {
                 psk_cli_error("%s: the calibration run failed (status %d)", launch[0], st);

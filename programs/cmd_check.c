@@ -141,7 +141,7 @@ static void limit_words(const check *c, double limit, double first_wall, char *o
  * in DIR/check; its exit status, ro filled. A SIGINT, SIGTERM or SIGHUP to
  * check ends it and then check, saying what was kept. */
 static int run_step(check *c, const char *step, char **argv, double limit, FILE *out, const char *errname,
-                    psk_cli_runopts *ro)
+                    psk_run_opts *ro)
 {
     char errpath[PATH_MAX + 64];
     snprintf(errpath, sizeof errpath, "%s/%s", c->sub, errname);
@@ -151,7 +151,7 @@ static int run_step(check *c, const char *step, char **argv, double limit, FILE 
     ro->out = out;
     ro->err = err; /* NULL (it could not be made): through */
     psk_cli_progress_timed(&c->pr, step);
-    int st = psk_cli_run_watched(argv, ro);
+    int st = psk_run_watched(argv, ro);
     psk_cli_progress_done(&c->pr);
     if (err)
         fclose(err);
@@ -246,9 +246,9 @@ static int plain_run(check *c, int k, double limit, double first_wall, double *s
     char *old = getenv("LD_PRELOAD") ? strdup(getenv("LD_PRELOAD")) : NULL;
     setenv("PSK_TIMES", rundir, 1); /* the time-only mode, passed to the ranks */
     static const char *const names[] = {"PSK_TIMES"};
-    psk_cli_launch l;
-    if (psk_cli_preload(&l, c->flavour, c->cmd, c->ncmd, c->lib, names, 1)) {
-        psk_cli_launch_free(&l);
+    psk_run_launch l;
+    if (psk_run_preload(&l, c->flavour, c->cmd, c->ncmd, c->lib, names, 1)) {
+        psk_run_launch_free(&l);
         free(old);
         psk_cli_error("out of memory");
         return -1;
@@ -258,11 +258,11 @@ static int plain_run(check *c, int k, double limit, double first_wall, double *s
         say(c, "%s, limit %.1f s ...", step, limit);
     else
         say(c, "%s, no time limit ...", step);
-    psk_cli_runopts ro;
+    psk_run_opts ro;
     int st = run_step(c, step, l.argv, limit, out, errname, &ro);
     if (out)
         fclose(out);
-    psk_cli_launch_free(&l);
+    psk_run_launch_free(&l);
     set_env("LD_PRELOAD", old); /* a launcher given it in the environment */
     free(old);
     unsetenv("PSK_TIMES");
@@ -366,7 +366,7 @@ static int record_run(check *c, double limit, double first_wall, double *secs, l
         say(c, "recording (perfskel record -o %s), limit %.1f s ...", c->dir, limit);
     else
         say(c, "recording (perfskel record -o %s), no time limit ...", c->dir);
-    psk_cli_runopts ro;
+    psk_run_opts ro;
     int st = run_step(c, "recording", argv, limit, out, "record.err", &ro);
     free(argv);
     if (out)
@@ -422,7 +422,7 @@ static int run_json_stage(check *c, const char *step, char **argv, double limit,
     FILE *o = open_memstream(text, len);
     if (!o)
         return -1;
-    psk_cli_runopts ro;
+    psk_run_opts ro;
     int st = run_step(c, step, argv, limit, o, errname, &ro);
     fclose(o);
     return ro.timed_out ? -2 : st;
@@ -527,7 +527,7 @@ static const char *machine_stage(check *c, psk_check_result *r, char *path, size
     snprintf(outpath, sizeof outpath, "%s/calibrate.out", c->sub);
     FILE *out = fopen(outpath, "w");
     say(c, "measuring this machine with %s (perfskel calibrate -o %s) ...", c->launch[0], path);
-    psk_cli_runopts ro;
+    psk_run_opts ro;
     int st = run_step(c, "calibrating", argv, CALIBRATE_LIMIT_S, out, "calibrate.err", &ro);
     free(argv);
     if (out)
@@ -614,7 +614,7 @@ static int split_job(check *c, char **job, int njob)
     } else {
         for (int k = 0; k < njob; k++)
             c->cmd[c->ncmd++] = job[k];
-        c->prog = psk_cli_program_at(c->cmd, c->ncmd, &c->prog_flavour);
+        c->prog = psk_run_program_at(c->cmd, c->ncmd, &c->prog_flavour);
         if (c->prog < 0)
             return psk_cli_usage("check: %s: cannot tell where the program starts (none of its arguments is an ELF "
                                  "program linking Open MPI or MPICH); separate it: -- LAUNCHER ARGS -- PROGRAM ARGS",
@@ -672,14 +672,14 @@ int cmd_check(int argc, char **argv)
     if (rc)
         return free(c.cmd), rc;
     /* the MPI: --mpi, else the launcher's (srun: the program's) */
-    if (!c.flavour && psk_cli_is_srun(c.launch[0]))
-        c.flavour = c.prog_flavour ? c.prog_flavour : psk_cli_program_mpi(c.cmd + c.prog - 1, c.ncmd - c.prog + 1);
+    if (!c.flavour && psk_run_is_srun(c.launch[0]))
+        c.flavour = c.prog_flavour ? c.prog_flavour : psk_run_program_mpi(c.cmd + c.prog - 1, c.ncmd - c.prog + 1);
     if (!(c.flavour = psk_cli_launcher_mpi(c.flavour, c.launch[0])))
         return free(c.cmd), PSK_EXIT_USAGE;
     const char *libname =
         c.flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so" : "libperfskel-record-mpich.so";
     ssize_t sl = readlink("/proc/self/exe", c.self, sizeof c.self - 1);
-    if (sl <= 0 || psk_cli_find_library(libname, c.lib, sizeof c.lib)) {
+    if (sl <= 0 || psk_run_find_library(libname, c.lib, sizeof c.lib)) {
         psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(c.flavour));
         return free(c.cmd), PSK_EXIT_DATA;
@@ -702,8 +702,8 @@ int cmd_check(int argc, char **argv)
         psk_cli_error("out of memory");
         return PSK_EXIT_DATA;
     }
-    say(&c, "MPI: %s (%s: %s); the program: %s; everything is kept in %s", psk_cli_mpi_title(c.flavour),
-        c.launch[0], c.mpi_arg ? "--mpi" : psk_cli_launcher_how(c.launch[0]), c.cmd[c.prog], c.dir);
+    say(&c, "MPI: %s (%s: %s); the program: %s; everything is kept in %s", psk_run_mpi_title(c.flavour),
+        c.launch[0], c.mpi_arg ? "--mpi" : psk_run_launcher_how(c.launch[0]), c.cmd[c.prog], c.dir);
 
     /* plain run 1 (no limit but --timeout's), the recording, the others */
     rc = 0;

@@ -27,7 +27,7 @@ static int exec_mpi(int argc, char **argv)
         return psk_cli_usage("merge --mpi: run it under mpirun (neither OMPI_COMM_WORLD_SIZE nor PMI_SIZE is set)");
     char name[64], path[4200];
     snprintf(name, sizeof name, "perfskel-merge-mpi-%s", flavour);
-    if (psk_cli_find_library(name, path, sizeof path))
+    if (psk_run_find_library(name, path, sizeof path))
         return psk_cli_error("merge --mpi: %s not found beside perfskel (built without %s?)", name, flavour),
                PSK_EXIT_DATA;
     char **av = calloc((size_t)argc + 1, sizeof *av);

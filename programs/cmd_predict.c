@@ -349,16 +349,16 @@ int cmd_predict(int argc, char **argv)
     char **launch = argv + a.i;
     int nlaunch = argc - a.i;
     int given = flavour, from_trace = 0;
-    if (!flavour && psk_cli_is_srun(launch[0])) /* srun: the MPI the trace was recorded under */
-        from_trace = (flavour = psk_cli_trace_mpi(input)) != 0;
+    if (!flavour && psk_run_is_srun(launch[0])) /* srun: the MPI the trace was recorded under */
+        from_trace = (flavour = psk_run_trace_mpi(input)) != 0;
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
-    psk_cli_mpicc cc;
+    psk_run_mpicc cc;
     if (psk_cli_mpicc_find(mpicc_arg, flavour, launch[0], &cc))
         return PSK_EXIT_USAGE;
-    say(quiet, "MPI: %s (%s: %s); mpicc: %s (%s; %s%s%s)\n", psk_cli_mpi_title(flavour), launch[0],
-        given ? "--mpi" : from_trace ? "the trace's MPI" : psk_cli_launcher_how(launch[0]), cc.path, cc.from,
-        cc.flavour ? psk_cli_mpi_title(cc.flavour) : "its MPI not told", cc.flavour ? " by " : "",
+    say(quiet, "MPI: %s (%s: %s); mpicc: %s (%s; %s%s%s)\n", psk_run_mpi_title(flavour), launch[0],
+        given ? "--mpi" : from_trace ? "the trace's MPI" : psk_run_launcher_how(launch[0]), cc.path, cc.from,
+        cc.flavour ? psk_run_mpi_title(cc.flavour) : "its MPI not told", cc.flavour ? " by " : "",
         cc.flavour ? cc.how : "");
     /* the skeleton's source and binary */
     char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16], posf[PATH_MAX + 16];
@@ -404,8 +404,8 @@ int cmd_predict(int argc, char **argv)
         say(quiet, "building with %s ...\n", cc.run);
         t = psk_cli_now();
         rc = psk_cli_mpicc_within(&cc, src, bin, 0, build_timeout, "--build-timeout to change it");
-        if (psk_cli_interrupted())
-            psk_cli_die(psk_cli_interrupted());
+        if (psk_run_interrupted())
+            psk_cli_die(psk_run_interrupted());
         if (!rc)
             say(quiet, "built in %.1f s\n", psk_cli_now() - t);
     }
@@ -442,8 +442,8 @@ int cmd_predict(int argc, char **argv)
             say(quiet, "running %d of %d with %s, K = %d, no time limit ...\n", k + 1, repeat, launch[0], K);
         unlink(posf);
         setenv("PSK_SKELETON_POSITIONS", posf, 1); /* where each rank says where it was, if stopped */
-        psk_cli_runopts ro = {.limit = limit, .out = o, .catch = POSITION_TAG};
-        int st = psk_cli_run_watched(cmd, &ro);
+        psk_run_opts ro = {.limit = limit, .out = o, .catch = POSITION_TAG};
+        int st = psk_run_watched(cmd, &ro);
         fclose(o);
         if (ro.signal) {
             psk_cli_error("predict: interrupted (%s) during run %d of %d; the skeleton was stopped",

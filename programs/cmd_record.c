@@ -139,16 +139,16 @@ int cmd_record(int argc, char **argv)
     char **cmd = argv + i;
     int ncmd = argc - i;
     /* perfskel record -- perfskel tune -- mpirun ...: tune preloads both */
-    int outer = psk_cli_stack_is_outer(cmd, ncmd);
+    int outer = psk_run_stack_is_outer(cmd, ncmd);
     if (!flavour)
-        flavour = psk_cli_stack_mpi();
-    if (!outer && !flavour && psk_cli_is_srun(cmd[0]))
-        flavour = psk_cli_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
+        flavour = psk_run_stack_mpi();
+    if (!outer && !flavour && psk_run_is_srun(cmd[0]))
+        flavour = psk_run_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
     if (!outer && !(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;
     const char *libname = flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so" : "libperfskel-record-mpich.so";
     char lib[PATH_MAX], libs[2 * PATH_MAX + 2];
-    if (!outer && psk_cli_find_library(libname, lib, sizeof lib)) {
+    if (!outer && psk_run_find_library(libname, lib, sizeof lib)) {
         psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(flavour));
         return PSK_EXIT_DATA;
@@ -190,9 +190,9 @@ int cmd_record(int argc, char **argv)
             free(command);
             return code;
         }
-        psk_cli_launch launch;
-        if (psk_cli_preload(&launch, flavour, cmd, ncmd, libs, all, nall)) {
-            psk_cli_launch_free(&launch);
+        psk_run_launch launch;
+        if (psk_run_preload(&launch, flavour, cmd, ncmd, libs, all, nall)) {
+            psk_run_launch_free(&launch);
             free(command);
             free(all);
             return psk_cli_error("out of memory"), PSK_EXIT_DATA;
@@ -200,7 +200,7 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "perfskel: recording %s with %s into %s%s\n", cmd[0], psk_flavour_name(flavour), dir,
                 strchr(libs, ':') ? " (the tuning library stacked)" : "");
         code = psk_cli_launch_run(&launch);
-        psk_cli_launch_free(&launch);
+        psk_run_launch_free(&launch);
         free(all);
     }
     free(command);

@@ -94,16 +94,16 @@ int cmd_tune(int argc, char **argv)
     char **cmd = argv + i;
     int ncmd = argc - i;
     /* perfskel tune -- perfskel record -- mpirun ...: record preloads both */
-    int outer = psk_cli_stack_is_outer(cmd, ncmd);
+    int outer = psk_run_stack_is_outer(cmd, ncmd);
     if (!flavour)
-        flavour = psk_cli_stack_mpi();
-    if (!outer && !flavour && psk_cli_is_srun(cmd[0]))
-        flavour = psk_cli_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
+        flavour = psk_run_stack_mpi();
+    if (!outer && !flavour && psk_run_is_srun(cmd[0]))
+        flavour = psk_run_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
     if (!outer && !(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;
     const char *libname = flavour == PSK_MPI_OPENMPI ? "libperfskel-tune-openmpi.so" : "libperfskel-tune-mpich.so";
     char lib[PATH_MAX], libs[2 * PATH_MAX + 2];
-    if (!outer && psk_cli_find_library(libname, lib, sizeof lib)) {
+    if (!outer && psk_run_find_library(libname, lib, sizeof lib)) {
         psk_cli_error("%s: tuning library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(flavour));
         return PSK_EXIT_DATA;
@@ -155,13 +155,13 @@ int cmd_tune(int argc, char **argv)
     } else {
         const char **all = NULL;
         int nall = 0;
-        psk_cli_launch launch = {0};
+        psk_run_launch launch = {0};
         int bad = psk_cli_stack_inner("tune", flavour, lib, libs, sizeof libs, (const char *const *)names, nnames,
                                       &all, &nall);
-        if (!bad && psk_cli_preload(&launch, flavour, cmd, ncmd, libs, all, nall))
+        if (!bad && psk_run_preload(&launch, flavour, cmd, ncmd, libs, all, nall))
             bad = (psk_cli_error("out of memory"), PSK_EXIT_DATA);
         if (bad) {
-            psk_cli_launch_free(&launch);
+            psk_run_launch_free(&launch);
             free(all);
             for (int k = 0; k < nnames; k++)
                 free(names[k]);
@@ -171,7 +171,7 @@ int cmd_tune(int argc, char **argv)
         fprintf(stderr, "perfskel: tuning %s with %s (MPI_Alltoall, MPI_Bcast, MPI_Allreduce, MPI_Allgather: %s)%s\n",
                 cmd[0], psk_flavour_name(flavour), what, strchr(libs, ':') ? ", recorded" : "");
         code = psk_cli_launch_run(&launch);
-        psk_cli_launch_free(&launch);
+        psk_run_launch_free(&launch);
         free(all);
     }
     for (int k = 0; k < nnames; k++)
