@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "perfskel/coll.h"
 #include "perfskel/common.h"
 
 /* Event fields, in encoding order. */
@@ -107,6 +108,29 @@ unsigned psk_fn_lookup(const char *name);
 /* enum psk_fn_class of fn, and the fields an event of fn carries. */
 int psk_fn_class(unsigned fn);
 uint32_t psk_fn_fields(unsigned fn);
+/* What a function does, for the stages that replay, emit or export it: the
+ * `op` column of src/record/mpi_functions.def (its comment says what each
+ * means). Functions of one op differ only where a stage says so by name. */
+enum psk_fn_op {
+    PSK_FNOP_INIT, PSK_FNOP_FINALIZE, PSK_FNOP_ABORT, PSK_FNOP_PCONTROL, PSK_FNOP_SEND, PSK_FNOP_ISEND,
+    PSK_FNOP_RECV, PSK_FNOP_IRECV, PSK_FNOP_SENDRECV, PSK_FNOP_SENDRECV_REPLACE, PSK_FNOP_PROBE, PSK_FNOP_IPROBE,
+    PSK_FNOP_MPROBE, PSK_FNOP_IMPROBE, PSK_FNOP_MRECV, PSK_FNOP_IMRECV, PSK_FNOP_SEND_INIT, PSK_FNOP_RECV_INIT,
+    PSK_FNOP_START, PSK_FNOP_STARTALL, PSK_FNOP_WAIT, PSK_FNOP_WAITALL, PSK_FNOP_WAITANY, PSK_FNOP_WAITSOME,
+    PSK_FNOP_TEST, PSK_FNOP_TESTALL, PSK_FNOP_TESTANY, PSK_FNOP_TESTSOME, PSK_FNOP_FREE, PSK_FNOP_CANCEL,
+    PSK_FNOP_COLL, PSK_FNOP_ICOLL, PSK_FNOP_NEWCOMM, PSK_FNOP_NEWCOMM_GROUP, PSK_FNOP_INTERCOMM,
+    PSK_FNOP_INTERCOMM_MERGE, PSK_FNOP_COMM_FREE, PSK_FNOP_LOCAL, PSK_FNOP_COUNT
+};
+/* The form of a collective: its plain call, the v-form (counts by rank),
+ * the w-form (counts and datatypes by rank), the exclusive scan. */
+enum psk_fn_form { PSK_FORM_PLAIN, PSK_FORM_V, PSK_FORM_W, PSK_FORM_EX };
+/* enum psk_fn_op of fn, -1 for an unknown id */
+int psk_fn_op(unsigned fn);
+/* a collective's (coll, icoll) enum psk_coll (include/perfskel/coll.h);
+ * for a call making a communicator, the collective sim charges it as;
+ * else -1 */
+int psk_fn_coll(unsigned fn);
+/* a collective's enum psk_fn_form (PSK_FORM_PLAIN for the others) */
+int psk_fn_form(unsigned fn);
 /* Polls (docs/folding.md): merging makes a run of Test, Testall, Testany,
  * Testsome or Iprobe calls with the same arguments that found nothing
  * (ended by one that did, or by the matching Wait family call or Probe)

@@ -232,21 +232,24 @@ static int fill_coll(imp *x, qev *q, const rec *r)
     /* the arguments back from the bytes as Score-P counts them (totals
      * over the peers: README, OTF2) */
     uint64_t N = size ? size : 1, cnt = 0, rcnt = 0;
-    switch (fn) {
-    case PSK_FN_Bcast: case PSK_FN_Ibcast: cnt = recvd ? recvd : sent / N; break;
-    case PSK_FN_Reduce: case PSK_FN_Ireduce: cnt = sent || !is_root ? sent : recvd / (N > 1 ? N - 1 : 1); break;
-    case PSK_FN_Gather: case PSK_FN_Igather: cnt = sent, rcnt = is_root ? recvd / N : 0; break;
-    case PSK_FN_Gatherv: case PSK_FN_Igatherv: cnt = sent; break;
-    case PSK_FN_Scatter: case PSK_FN_Iscatter: cnt = is_root ? sent / N : 0, rcnt = recvd; break;
-    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: rcnt = recvd; break;
-    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+    /* by collective and form (mpi_functions.def) */
+    int coll = psk_fn_op(fn) == PSK_FNOP_COLL || psk_fn_op(fn) == PSK_FNOP_ICOLL ? psk_fn_coll(fn) : -1,
+        form = psk_fn_form(fn);
+    switch (coll < 0 ? -1 : coll * 4 + form) {
+    case PSK_COLL_BCAST * 4: cnt = recvd ? recvd : sent / N; break;
+    case PSK_COLL_REDUCE * 4: cnt = sent || !is_root ? sent : recvd / (N > 1 ? N - 1 : 1); break;
+    case PSK_COLL_GATHER * 4: cnt = sent, rcnt = is_root ? recvd / N : 0; break;
+    case PSK_COLL_GATHER * 4 + PSK_FORM_V: cnt = sent; break;
+    case PSK_COLL_SCATTER * 4: cnt = is_root ? sent / N : 0, rcnt = recvd; break;
+    case PSK_COLL_SCATTER * 4 + PSK_FORM_V: rcnt = recvd; break;
+    case PSK_COLL_ALLGATHER * 4: case PSK_COLL_ALLTOALL * 4:
         cnt = sent / N, rcnt = recvd / N;
         break;
-    case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv: cnt = sent / N; break;
-    case PSK_FN_Allreduce: case PSK_FN_Iallreduce: cnt = (sent ? sent : recvd) / N; break;
-    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block: rcnt = recvd / N; break;
-    case PSK_FN_Scan: case PSK_FN_Iscan: cnt = recvd / (me + 1); break;
-    case PSK_FN_Exscan: case PSK_FN_Iexscan: cnt = me ? recvd / me : sent / (N > 1 ? N - 1 : 1); break;
+    case PSK_COLL_ALLGATHER * 4 + PSK_FORM_V: cnt = sent / N; break;
+    case PSK_COLL_ALLREDUCE * 4: cnt = (sent ? sent : recvd) / N; break;
+    case PSK_COLL_REDUCE_SCATTER * 4: rcnt = recvd / N; break;
+    case PSK_COLL_SCAN * 4: cnt = recvd / (me + 1); break;
+    case PSK_COLL_SCAN * 4 + PSK_FORM_EX: cnt = me ? recvd / me : sent / (N > 1 ? N - 1 : 1); break;
     default: break;
     }
     if (PSK_HAS(e, PSK_F_COUNT))
@@ -262,10 +265,9 @@ static int fill_coll(imp *x, qev *q, const rec *r)
     for (int f = PSK_F_COUNTS; f <= PSK_F_RCOUNTS; f++) {
         if (!PSK_HAS(e, f))
             continue;
-        int rooted = (fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv) ? f == PSK_F_RCOUNTS
-                     : (fn == PSK_FN_Scatterv || fn == PSK_FN_Iscatterv) ? f == PSK_F_COUNTS : 0;
+        int rooted = coll == PSK_COLL_GATHER ? f == PSK_F_RCOUNTS : coll == PSK_COLL_SCATTER ? f == PSK_F_COUNTS : 0;
         uint32_t n = rooted && !is_root ? 0 : size;
-        uint64_t tot = f == PSK_F_COUNTS || fn == PSK_FN_Reduce_scatter || fn == PSK_FN_Ireduce_scatter ? sent : recvd;
+        uint64_t tot = f == PSK_F_COUNTS || coll == PSK_COLL_REDUCE_SCATTER ? sent : recvd;
         if (set_arr(q, f, n))
             return -1;
         for (uint32_t k = 0; k < n; k++)
@@ -383,17 +385,18 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
     unsigned fn = x->fn_as;
     int cls = psk_fn_class(fn);
     qev *q;
-    switch (fn) {
-    case PSK_FN_Pcontrol: case PSK_FN_Probe: case PSK_FN_Iprobe: case PSK_FN_Mprobe: case PSK_FN_Improbe:
-    case PSK_FN_Dims_create: case PSK_FN_Comm_group: case PSK_FN_Group_incl: case PSK_FN_Group_excl:
-    case PSK_FN_Group_range_incl: case PSK_FN_Group_range_excl: case PSK_FN_Group_union:
-    case PSK_FN_Group_intersection: case PSK_FN_Group_difference: case PSK_FN_Group_free:
+    switch (psk_fn_op(fn)) { /* the cases that need no event */
+    case PSK_FNOP_PCONTROL: case PSK_FNOP_PROBE: case PSK_FNOP_IPROBE: case PSK_FNOP_MPROBE: case PSK_FNOP_IMPROBE:
+    case PSK_FNOP_LOCAL:
         note(x, K_NOINFO, psk_fn_name(fn));
         return 0;
-    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Ssend_init: case PSK_FN_Rsend_init:
-    case PSK_FN_Recv_init: case PSK_FN_Request_free:
+    case PSK_FNOP_SEND_INIT: case PSK_FNOP_RECV_INIT: case PSK_FNOP_FREE:
         note(x, K_PERSIST, NULL);
         return 0;
+    default:
+        break;
+    }
+    switch (fn) {
     case PSK_FN_Start: case PSK_FN_Startall: { /* each request it starts, as an Isend or Irecv */
         int64_t n = 0;
         for (int64_t i = 0; i < x->nrec; i++)
@@ -502,7 +505,8 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
                 free(ids), free(tested);
                 return -1;
             }
-            int test = fn == PSK_FN_Test || fn == PSK_FN_Testall || fn == PSK_FN_Testany || fn == PSK_FN_Testsome;
+            int op = psk_fn_op(fn),
+                test = op == PSK_FNOP_TEST || op == PSK_FNOP_TESTALL || op == PSK_FNOP_TESTANY || op == PSK_FNOP_TESTSOME;
             if (PSK_HAS(e, PSK_F_FLAG))
                 e->v[PSK_F_FLAG] = !(test && nt && !n);
             if (PSK_HAS(e, PSK_F_REQ))

@@ -134,28 +134,25 @@ static uint32_t comm_ref(ex *x, const psk_event *e)
     return UNDEF32;
 }
 
+/* a collective's OTF2 operation, from its collective and form
+ * (mpi_functions.def) */
 static OTF2_CollectiveOp coll_op(unsigned fn)
 {
-    switch (fn) {
-    case PSK_FN_Barrier: case PSK_FN_Ibarrier: return OTF2_COLLECTIVE_OP_BARRIER;
-    case PSK_FN_Bcast: case PSK_FN_Ibcast: return OTF2_COLLECTIVE_OP_BCAST;
-    case PSK_FN_Gather: case PSK_FN_Igather: return OTF2_COLLECTIVE_OP_GATHER;
-    case PSK_FN_Gatherv: case PSK_FN_Igatherv: return OTF2_COLLECTIVE_OP_GATHERV;
-    case PSK_FN_Scatter: case PSK_FN_Iscatter: return OTF2_COLLECTIVE_OP_SCATTER;
-    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: return OTF2_COLLECTIVE_OP_SCATTERV;
-    case PSK_FN_Allgather: case PSK_FN_Iallgather: return OTF2_COLLECTIVE_OP_ALLGATHER;
-    case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv: return OTF2_COLLECTIVE_OP_ALLGATHERV;
-    case PSK_FN_Alltoall: case PSK_FN_Ialltoall: return OTF2_COLLECTIVE_OP_ALLTOALL;
-    case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv: return OTF2_COLLECTIVE_OP_ALLTOALLV;
-    case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw: return OTF2_COLLECTIVE_OP_ALLTOALLW;
-    case PSK_FN_Reduce: case PSK_FN_Ireduce: return OTF2_COLLECTIVE_OP_REDUCE;
-    case PSK_FN_Allreduce: case PSK_FN_Iallreduce: return OTF2_COLLECTIVE_OP_ALLREDUCE;
-    case PSK_FN_Reduce_scatter: case PSK_FN_Ireduce_scatter: return OTF2_COLLECTIVE_OP_REDUCE_SCATTER;
-    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block:
-        return OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
-    case PSK_FN_Scan: case PSK_FN_Iscan: return OTF2_COLLECTIVE_OP_SCAN;
-    default: return OTF2_COLLECTIVE_OP_EXSCAN;
-    }
+    static const OTF2_CollectiveOp op[PSK_COLL_N][4] = {
+        [PSK_COLL_BARRIER] = {OTF2_COLLECTIVE_OP_BARRIER},
+        [PSK_COLL_BCAST] = {OTF2_COLLECTIVE_OP_BCAST},
+        [PSK_COLL_REDUCE] = {OTF2_COLLECTIVE_OP_REDUCE},
+        [PSK_COLL_ALLREDUCE] = {OTF2_COLLECTIVE_OP_ALLREDUCE},
+        [PSK_COLL_GATHER] = {OTF2_COLLECTIVE_OP_GATHER, OTF2_COLLECTIVE_OP_GATHERV},
+        [PSK_COLL_SCATTER] = {OTF2_COLLECTIVE_OP_SCATTER, OTF2_COLLECTIVE_OP_SCATTERV},
+        [PSK_COLL_ALLGATHER] = {OTF2_COLLECTIVE_OP_ALLGATHER, OTF2_COLLECTIVE_OP_ALLGATHERV},
+        [PSK_COLL_ALLTOALL] = {OTF2_COLLECTIVE_OP_ALLTOALL, OTF2_COLLECTIVE_OP_ALLTOALLV,
+                               OTF2_COLLECTIVE_OP_ALLTOALLW},
+        [PSK_COLL_REDUCE_SCATTER] = {OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, OTF2_COLLECTIVE_OP_REDUCE_SCATTER},
+        [PSK_COLL_SCAN] = {OTF2_COLLECTIVE_OP_SCAN, [PSK_FORM_EX] = OTF2_COLLECTIVE_OP_EXSCAN},
+    };
+    int c = psk_fn_coll(fn), f = psk_fn_form(fn);
+    return c >= 0 && c < PSK_COLL_N ? op[c][f] : OTF2_COLLECTIVE_OP_EXSCAN;
 }
 
 static OTF2_RegionRole role_of(unsigned fn)
@@ -327,10 +324,8 @@ static int list_req(ex *x, const psk_event *e, int64_t k, xreq **q)
 
 static int is_comm_maker(unsigned fn)
 {
-    switch (fn) {
-    case PSK_FN_Comm_dup: case PSK_FN_Comm_dup_with_info: case PSK_FN_Comm_split: case PSK_FN_Comm_split_type:
-    case PSK_FN_Comm_create: case PSK_FN_Comm_create_group: case PSK_FN_Cart_create: case PSK_FN_Cart_sub:
-    case PSK_FN_Intercomm_create: case PSK_FN_Intercomm_merge:
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_NEWCOMM: case PSK_FNOP_NEWCOMM_GROUP: case PSK_FNOP_INTERCOMM: case PSK_FNOP_INTERCOMM_MERGE:
         return 1;
     default:
         return 0;

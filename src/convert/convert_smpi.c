@@ -28,7 +28,6 @@ typedef struct rq {
     int64_t bytes;
 } rq;
 
-static int is(unsigned fn, const char *n) { return !strcmp(psk_fn_name(fn), n); }
 
 static int64_t bytes(const psk_event *e)
 {
@@ -68,6 +67,73 @@ static void wait_req(FILE *o, int r, rq *x)
         x->used = 0;
 }
 
+/* a blocking collective as SMPI actions, from its collective and form
+ * (mpi_functions.def); 1 if SMPI's replay has no action for it */
+static int export_coll(FILE *o, int r, int P, const psk_event *e, int coll, int form)
+{
+    long long b = (long long)bytes(e);
+    switch (coll * 4 + form) {
+    case PSK_COLL_BARRIER * 4 + PSK_FORM_PLAIN:
+        fprintf(o, "%d barrier\n", r);
+        break;
+    case PSK_COLL_BCAST * 4 + PSK_FORM_PLAIN:
+        fprintf(o, "%d bcast %lld %lld\n", r, b, (long long)e->v[PSK_F_ROOT]);
+        break;
+    case PSK_COLL_REDUCE * 4 + PSK_FORM_PLAIN:
+        fprintf(o, "%d reduce %lld 0 %lld\n", r, b, (long long)e->v[PSK_F_ROOT]);
+        break;
+    case PSK_COLL_ALLREDUCE * 4 + PSK_FORM_PLAIN:
+        fprintf(o, "%d allreduce %lld 0\n", r, b);
+        break;
+    case PSK_COLL_ALLTOALL * 4 + PSK_FORM_PLAIN:
+        fprintf(o, "%d alltoall %lld %lld\n", r, b, b);
+        break;
+    case PSK_COLL_GATHER * 4 + PSK_FORM_PLAIN:
+        fprintf(o, "%d gather %lld %lld %lld\n", r, b, b, (long long)e->v[PSK_F_ROOT]);
+        break;
+    case PSK_COLL_SCATTER * 4 + PSK_FORM_PLAIN:
+        fprintf(o, "%d scatter %lld %lld %lld\n", r, b, b, (long long)e->v[PSK_F_ROOT]);
+        break;
+    case PSK_COLL_ALLGATHER * 4 + PSK_FORM_PLAIN:
+        fprintf(o, "%d allgather %lld %lld\n", r, b, b);
+        break;
+    case PSK_COLL_GATHER * 4 + PSK_FORM_V: case PSK_COLL_ALLGATHER * 4 + PSK_FORM_V:
+        /* <sendcount> <recvcounts x P> [root]: the counts where this rank has them, else 0 */
+        fprintf(o, "%d %s %lld", r, coll == PSK_COLL_GATHER ? "gatherv" : "allgatherv", b);
+        counts(o, e, PSK_F_RCOUNTS, PSK_F_RDTSIZE, P);
+        if (coll == PSK_COLL_GATHER)
+            fprintf(o, " %lld", (long long)e->v[PSK_F_ROOT]);
+        fputc('\n', o);
+        break;
+    case PSK_COLL_SCATTER * 4 + PSK_FORM_V: /* <sendcounts x P> <recvcount> [root] */
+        fprintf(o, "%d scatterv", r);
+        counts(o, e, PSK_F_COUNTS, PSK_F_DTSIZE, P);
+        fprintf(o, " %lld %lld\n",
+                (long long)(e->v[PSK_F_RCOUNT] * (PSK_HAS(e, PSK_F_RDTSIZE) ? e->v[PSK_F_RDTSIZE] : 1)),
+                (long long)e->v[PSK_F_ROOT]);
+        break;
+    case PSK_COLL_ALLTOALL * 4 + PSK_FORM_V: /* <sendbuf> <sendcounts x P> <recvbuf> <recvcounts x P> */
+        fprintf(o, "%d alltoallv %lld", r, (long long)sum_counts(e, PSK_F_COUNTS, PSK_F_DTSIZE));
+        counts(o, e, PSK_F_COUNTS, PSK_F_DTSIZE, P);
+        fprintf(o, " %lld", (long long)sum_counts(e, PSK_F_RCOUNTS, PSK_F_RDTSIZE));
+        counts(o, e, PSK_F_RCOUNTS, PSK_F_RDTSIZE, P);
+        fputc('\n', o);
+        break;
+    case PSK_COLL_REDUCE_SCATTER * 4 + PSK_FORM_V: /* <recvcounts x P> <flops> */
+        fprintf(o, "%d reducescatter", r);
+        counts(o, e, PSK_F_RCOUNTS, PSK_F_DTSIZE, P);
+        fprintf(o, " 0\n");
+        break;
+    case PSK_COLL_REDUCE_SCATTER * 4 + PSK_FORM_PLAIN:
+        /* its plain form: a reduce of everything to 0, a scatter of the blocks */
+        fprintf(o, "%d reduce %lld 0 0\n%d scatter %lld %lld 0\n", r, b * P, r, b, b);
+        break;
+    default: /* alltoallw, scan, exscan */
+        return 1;
+    }
+    return 0;
+}
+
 /* one rank's events as SMPI actions; 0, or a message in err */
 static int export_rank(psk_trace *t, int r, int P, FILE *o, char *err, size_t cap)
 {
@@ -84,7 +150,9 @@ static int export_rank(psk_trace *t, int r, int P, FILE *o, char *err, size_t ca
     while ((rc = psk_rank_next(rd, &e)) == PSK_OK) {
         unsigned fn = e.fn;
         const char *name = psk_fn_name(fn);
-        if (!first && e.t_entry > prev && !is(fn, "MPI_Init") && !is(fn, "MPI_Init_thread"))
+        /* a run of polls (merged traces only) is not an SMPI action */
+        int op = psk_fn_polled(fn) ? -1 : psk_fn_op(fn);
+        if (!first && e.t_entry > prev && op != PSK_FNOP_INIT)
             fprintf(o, "%d compute %llu\n", r, (unsigned long long)(e.t_entry - prev));
         first = 0;
         prev = e.t_exit;
@@ -101,24 +169,28 @@ static int export_rank(psk_trace *t, int r, int P, FILE *o, char *err, size_t ca
             peer = SMPI_ANY_SOURCE;
         if (tag == PSK_ANY_TAG)
             tag = SMPI_ANY_TAG;
-        if (is(fn, "MPI_Init") || is(fn, "MPI_Init_thread")) {
+        switch (op) {
+        case PSK_FNOP_INIT:
             fprintf(o, "%d init\n", r);
-        } else if (is(fn, "MPI_Finalize")) {
+            break;
+        case PSK_FNOP_FINALIZE:
             fprintf(o, "%d finalize\n", r);
-        } else if (is(fn, "MPI_Send") || is(fn, "MPI_Bsend") || is(fn, "MPI_Ssend") || is(fn, "MPI_Rsend")) {
+            break;
+        case PSK_FNOP_SEND:
             if (peer >= 0)
                 fprintf(o, "%d send %lld %lld %lld\n", r, (long long)peer, (long long)tag, (long long)bytes(&e));
-        } else if (is(fn, "MPI_Recv")) {
+            break;
+        case PSK_FNOP_RECV:
             if (peer == SMPI_ANY_SOURCE && PSK_HAS(&e, PSK_F_ASRC) && e.v[PSK_F_ASRC] >= 0)
                 peer = e.v[PSK_F_ASRC];
             if (PSK_HAS(&e, PSK_F_ATAG) && e.v[PSK_F_ATAG] >= 0)
                 tag = e.v[PSK_F_ATAG];
             if (peer >= 0 || peer == SMPI_ANY_SOURCE)
                 fprintf(o, "%d recv %lld %lld %lld\n", r, (long long)peer, (long long)tag, (long long)bytes(&e));
-        } else if (is(fn, "MPI_Isend") || is(fn, "MPI_Ibsend") || is(fn, "MPI_Issend") || is(fn, "MPI_Irsend") ||
-                   is(fn, "MPI_Irecv") || is(fn, "MPI_Send_init") || is(fn, "MPI_Recv_init")) {
-            int recv = is(fn, "MPI_Irecv") || is(fn, "MPI_Recv_init");
-            int persist = strstr(name, "_init") != NULL;
+            break;
+        case PSK_FNOP_ISEND: case PSK_FNOP_IRECV: case PSK_FNOP_SEND_INIT: case PSK_FNOP_RECV_INIT: {
+            int recv = op == PSK_FNOP_IRECV || op == PSK_FNOP_RECV_INIT;
+            int persist = op == PSK_FNOP_SEND_INIT || op == PSK_FNOP_RECV_INIT;
             rq *x = getrq(&req, &nreq, PSK_HAS(&e, PSK_F_REQ) ? e.v[PSK_F_REQ] : -1);
             if (x && (peer >= 0 || (recv && peer == SMPI_ANY_SOURCE))) {
                 *x = (rq){.used = 1, .src = recv ? (int)peer : r, .dst = recv ? r : (int)peer, .tag = (int)tag,
@@ -129,91 +201,65 @@ static int export_rank(psk_trace *t, int r, int P, FILE *o, char *err, size_t ca
             } else if (x) {
                 x->used = 0;
             }
-        } else if (is(fn, "MPI_Start") || is(fn, "MPI_Startall")) {
-            uint32_t n = is(fn, "MPI_Start") ? 1 : PSK_ARRN(&e, PSK_F_REQS);
+            break;
+        }
+        case PSK_FNOP_START: case PSK_FNOP_STARTALL: {
+            uint32_t n = op == PSK_FNOP_START ? 1 : PSK_ARRN(&e, PSK_F_REQS);
             for (uint32_t k = 0; k < n; k++) {
-                rq *x = getrq(&req, &nreq, is(fn, "MPI_Start") ? e.v[PSK_F_REQ] : PSK_ARR(&e, PSK_F_REQS)[k]);
+                rq *x = getrq(&req, &nreq, op == PSK_FNOP_START ? e.v[PSK_F_REQ] : PSK_ARR(&e, PSK_F_REQS)[k]);
                 if (x && x->used)
                     fprintf(o, "%d %s %d %d %lld\n", r, x->kind == 2 ? "irecv" : "isend",
                             x->kind == 2 ? x->src : x->dst, x->tag, (long long)x->bytes);
             }
-        } else if (is(fn, "MPI_Wait") || (is(fn, "MPI_Test") && e.v[PSK_F_FLAG])) {
-            wait_req(o, r, getrq(&req, &nreq, e.v[PSK_F_REQ]));
-        } else if (is(fn, "MPI_Waitall") || (is(fn, "MPI_Testall") && e.v[PSK_F_FLAG])) {
-            for (uint32_t k = 0; k < PSK_ARRN(&e, PSK_F_REQS); k++)
+            break;
+        }
+        case PSK_FNOP_WAIT: case PSK_FNOP_TEST:
+            if (op == PSK_FNOP_WAIT || e.v[PSK_F_FLAG])
+                wait_req(o, r, getrq(&req, &nreq, e.v[PSK_F_REQ]));
+            break;
+        case PSK_FNOP_WAITALL: case PSK_FNOP_TESTALL:
+            for (uint32_t k = 0; (op == PSK_FNOP_WAITALL || e.v[PSK_F_FLAG]) && k < PSK_ARRN(&e, PSK_F_REQS); k++)
                 wait_req(o, r, getrq(&req, &nreq, PSK_ARR(&e, PSK_F_REQS)[k]));
-        } else if (is(fn, "MPI_Waitany") || (is(fn, "MPI_Testany") && e.v[PSK_F_FLAG])) {
+            break;
+        case PSK_FNOP_WAITANY: case PSK_FNOP_TESTANY: {
             int64_t i = e.v[PSK_F_INDEX];
-            if (i >= 0 && i < (int64_t)PSK_ARRN(&e, PSK_F_REQS))
+            if ((op == PSK_FNOP_WAITANY || e.v[PSK_F_FLAG]) && i >= 0 && i < (int64_t)PSK_ARRN(&e, PSK_F_REQS))
                 wait_req(o, r, getrq(&req, &nreq, PSK_ARR(&e, PSK_F_REQS)[i]));
-        } else if (is(fn, "MPI_Waitsome") || is(fn, "MPI_Testsome")) {
+            break;
+        }
+        case PSK_FNOP_WAITSOME: case PSK_FNOP_TESTSOME:
             for (uint32_t k = 0; k < PSK_ARRN(&e, PSK_F_INDICES); k++) {
                 int64_t i = PSK_ARR(&e, PSK_F_INDICES)[k];
                 if (i >= 0 && i < (int64_t)PSK_ARRN(&e, PSK_F_REQS))
                     wait_req(o, r, getrq(&req, &nreq, PSK_ARR(&e, PSK_F_REQS)[i]));
             }
-        } else if (is(fn, "MPI_Sendrecv") || is(fn, "MPI_Sendrecv_replace")) {
+            break;
+        case PSK_FNOP_SENDRECV: case PSK_FNOP_SENDRECV_REPLACE: {
             int64_t from = e.v[PSK_F_RPEER] == PSK_ANY_SOURCE && PSK_HAS(&e, PSK_F_ASRC) ? e.v[PSK_F_ASRC]
                                                                                           : e.v[PSK_F_RPEER];
             int64_t rtag = e.v[PSK_F_RTAG] == PSK_ANY_TAG ? SMPI_ANY_TAG : e.v[PSK_F_RTAG];
-            int64_t rb = is(fn, "MPI_Sendrecv") ? e.v[PSK_F_RCOUNT] * (PSK_HAS(&e, PSK_F_RDTSIZE) ? e.v[PSK_F_RDTSIZE] : 1)
-                                                : bytes(&e);
+            int64_t rb = op == PSK_FNOP_SENDRECV
+                             ? e.v[PSK_F_RCOUNT] * (PSK_HAS(&e, PSK_F_RDTSIZE) ? e.v[PSK_F_RDTSIZE] : 1)
+                             : bytes(&e);
             if (peer >= 0)
                 fprintf(o, "%d isend %lld %lld %lld\n", r, (long long)peer, (long long)tag, (long long)bytes(&e));
             if (from >= 0)
                 fprintf(o, "%d recv %lld %lld %lld\n", r, (long long)from, (long long)rtag, (long long)rb);
             if (peer >= 0)
                 fprintf(o, "%d wait %d %lld %lld\n", r, r, (long long)peer, (long long)tag);
-        } else if (is(fn, "MPI_Barrier")) {
-            fprintf(o, "%d barrier\n", r);
-        } else if (is(fn, "MPI_Bcast")) {
-            fprintf(o, "%d bcast %lld %lld\n", r, (long long)bytes(&e), (long long)e.v[PSK_F_ROOT]);
-        } else if (is(fn, "MPI_Reduce")) {
-            fprintf(o, "%d reduce %lld 0 %lld\n", r, (long long)bytes(&e), (long long)e.v[PSK_F_ROOT]);
-        } else if (is(fn, "MPI_Allreduce")) {
-            fprintf(o, "%d allreduce %lld 0\n", r, (long long)bytes(&e));
-        } else if (is(fn, "MPI_Alltoall")) {
-            fprintf(o, "%d alltoall %lld %lld\n", r, (long long)bytes(&e), (long long)bytes(&e));
-        } else if (is(fn, "MPI_Gather")) {
-            fprintf(o, "%d gather %lld %lld %lld\n", r, (long long)bytes(&e), (long long)bytes(&e),
-                    (long long)e.v[PSK_F_ROOT]);
-        } else if (is(fn, "MPI_Scatter")) {
-            fprintf(o, "%d scatter %lld %lld %lld\n", r, (long long)bytes(&e), (long long)bytes(&e),
-                    (long long)e.v[PSK_F_ROOT]);
-        } else if (is(fn, "MPI_Allgather")) {
-            fprintf(o, "%d allgather %lld %lld\n", r, (long long)bytes(&e), (long long)bytes(&e));
-        } else if (is(fn, "MPI_Gatherv") || is(fn, "MPI_Allgatherv")) {
-            /* <sendcount> <recvcounts x P> [root]: the counts where this rank has them, else 0 */
-            fprintf(o, "%d %s %lld", r, is(fn, "MPI_Gatherv") ? "gatherv" : "allgatherv", (long long)bytes(&e));
-            counts(o, &e, PSK_F_RCOUNTS, PSK_F_RDTSIZE, P);
-            if (is(fn, "MPI_Gatherv"))
-                fprintf(o, " %lld", (long long)e.v[PSK_F_ROOT]);
-            fputc('\n', o);
-        } else if (is(fn, "MPI_Scatterv")) { /* <sendcounts x P> <recvcount> [root] */
-            fprintf(o, "%d scatterv", r);
-            counts(o, &e, PSK_F_COUNTS, PSK_F_DTSIZE, P);
-            fprintf(o, " %lld %lld\n",
-                    (long long)(e.v[PSK_F_RCOUNT] * (PSK_HAS(&e, PSK_F_RDTSIZE) ? e.v[PSK_F_RDTSIZE] : 1)),
-                    (long long)e.v[PSK_F_ROOT]);
-        } else if (is(fn, "MPI_Alltoallv")) { /* <sendbuf> <sendcounts x P> <recvbuf> <recvcounts x P> */
-            fprintf(o, "%d alltoallv %lld", r, (long long)sum_counts(&e, PSK_F_COUNTS, PSK_F_DTSIZE));
-            counts(o, &e, PSK_F_COUNTS, PSK_F_DTSIZE, P);
-            fprintf(o, " %lld", (long long)sum_counts(&e, PSK_F_RCOUNTS, PSK_F_RDTSIZE));
-            counts(o, &e, PSK_F_RCOUNTS, PSK_F_RDTSIZE, P);
-            fputc('\n', o);
-        } else if (is(fn, "MPI_Reduce_scatter")) { /* <recvcounts x P> <flops> */
-            fprintf(o, "%d reducescatter", r);
-            counts(o, &e, PSK_F_RCOUNTS, PSK_F_DTSIZE, P);
-            fprintf(o, " 0\n");
-        } else if (is(fn, "MPI_Reduce_scatter_block")) {
-            /* its plain form: a reduce of everything to 0, a scatter of the blocks */
-            fprintf(o, "%d reduce %lld 0 0\n%d scatter %lld %lld 0\n", r, (long long)(bytes(&e) * P), r,
-                    (long long)bytes(&e), (long long)bytes(&e));
-        } else if (cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL) {
-            snprintf(err, cap, "rank %d: %s is not exported (nonblocking collectives not yet)", r, name);
-            rc = -1;
             break;
         }
+        case PSK_FNOP_COLL: case PSK_FNOP_ICOLL:
+            if (op != PSK_FNOP_COLL || export_coll(o, r, P, &e, psk_fn_coll(fn), psk_fn_form(fn))) {
+                snprintf(err, cap, "rank %d: %s is not exported (nonblocking collectives not yet)", r, name);
+                rc = -1;
+            }
+            break;
+        default:
+            break;
+        }
+        if (rc)
+            break;
     }
     if (rc == PSK_EOF)
         rc = 0;

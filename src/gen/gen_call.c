@@ -1,7 +1,8 @@
 /* perfskel gen: one call of the folded tree as C. gen_emit_sym writes a
  * node's guard (the ranks taking part), the rank's position for the report
  * on SIGTERM, the compute gap before the call in work units, then the call
- * itself: a switch over the function id, each case writing the MPI call
+ * itself: a switch over the function's op (src/record/mpi_functions.def),
+ * collectives by their collective and form, each case writing the MPI call
  * with its values as expressions (gen_expr.c) on the skeleton's buffers,
  * request slots and communicator table (skel_runtime.c). A Test-family
  * call waits exactly where, per rank and execution, the recorded one
@@ -46,9 +47,9 @@ static void room_for_all(gen *g, const gnode *n)
 
 int gen_reqs_how(unsigned fn)
 {
-    unsigned base = psk_fn_polled(fn) ? psk_fn_polled(fn) : fn;
-    return base == PSK_FN_Startall ? 0 : base == PSK_FN_Waitany || base == PSK_FN_Testany ? 2
-           : base == PSK_FN_Waitsome || base == PSK_FN_Testsome ? 3 : 1;
+    int op = psk_fn_op(fn); /* a run of polls has its test's */
+    return op == PSK_FNOP_STARTALL ? 0 : op == PSK_FNOP_WAITANY || op == PSK_FNOP_TESTANY ? 2
+           : op == PSK_FNOP_WAITSOME || op == PSK_FNOP_TESTSOME ? 3 : 1;
 }
 
 /* a run of polls (merge_poll.c): the end of its pollr_ / pollp_ call,
@@ -163,7 +164,7 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
     const psk_event *e = &n->first[0];
     unsigned fn = e->fn;
     const char *name = psk_fn_name(fn);
-    int nb = psk_fn_class(fn) == PSK_CLASS_ICOLL, w = 0;
+    int nb = psk_fn_class(fn) == PSK_CLASS_ICOLL, w = 0, coll = psk_fn_coll(fn), form = psk_fn_form(fn);
     char sc[400] = "0", rc[400] = "0", sct[64] = "", rct[64] = "", nbr[410];
     if (PSK_HAS(e, PSK_F_COUNT))
         snprintf(sc, sizeof sc, "%s", by);
@@ -183,10 +184,9 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
     {
         char ts[TOUCH_LEN], tr[TOUCH_LEN];
         /* the totals: a block per member where the call moves one to or from each */
-        int a2a = fn == PSK_FN_Alltoall || fn == PSK_FN_Ialltoall,
-            sper = a2a || fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter,
-            rper = a2a || fn == PSK_FN_Allgather || fn == PSK_FN_Iallgather || fn == PSK_FN_Gather ||
-                   fn == PSK_FN_Igather;
+        int plain = form == PSK_FORM_PLAIN, a2a = plain && coll == PSK_COLL_ALLTOALL,
+            sper = a2a || (plain && coll == PSK_COLL_SCATTER),
+            rper = a2a || (plain && (coll == PSK_COLL_ALLGATHER || coll == PSK_COLL_GATHER));
         if (PSK_HAS(e, PSK_F_COUNTS))
             snprintf(ts, sizeof ts, "asum_(%s[rank_], %d)", sct, w);
         else
@@ -201,29 +201,29 @@ static void emit_mover(gen *g, int32_t id, const char *comm, const char *by, con
         if (nb)
             fprintf(g->body, "tch_(%s, %s, 0); ", tch_s, tch_r);
     }
-    switch (fn) {
+    switch (coll * 4 + form) {
     /* sin_, rin_, sinroot_, rinroot_ (skel_runtime.c): a call recorded in
      * place is made so */
-    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter: {
-        int scat = fn == PSK_FN_Scatter || fn == PSK_FN_Iscatter;
+    case PSK_COLL_GATHER * 4 + PSK_FORM_PLAIN: case PSK_COLL_SCATTER * 4 + PSK_FORM_PLAIN: {
+        int scat = coll == PSK_COLL_SCATTER;
         fprintf(g->body, "{ int s_ = %s, r_ = %s, o_ = %s; MPI_Comm c_ = %s; %s(%s, s_, MPI_BYTE, %s, r_, MPI_BYTE, "
                          "o_, c_%s); }\n", sc, rc, root, comm, name,
                 scat ? "sbuf_" : "sinroot_(s_, r_, o_, c_)", scat ? "rinroot_(s_, r_, o_, c_)" : "rbuf_", nbr);
         break;
     }
-    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
+    case PSK_COLL_ALLGATHER * 4 + PSK_FORM_PLAIN: case PSK_COLL_ALLTOALL * 4 + PSK_FORM_PLAIN:
         fprintf(g->body, "{ int s_ = %s, r_ = %s; %s(sin_(s_, r_), s_, MPI_BYTE, rbuf_, r_, MPI_BYTE, %s%s); }\n",
                 sc, rc, name, comm, nbr);
         break;
-    case PSK_FN_Gatherv: case PSK_FN_Igatherv:
+    case PSK_COLL_GATHER * 4 + PSK_FORM_V:
         fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s, MPI_BYTE, rbuf_, %s[rank_], d_, "
                          "MPI_BYTE, %s, %s%s); }\n", rct, name, sc, rct, root, comm, nbr);
         break;
-    case PSK_FN_Scatterv: case PSK_FN_Iscatterv:
+    case PSK_COLL_SCATTER * 4 + PSK_FORM_V:
         fprintf(g->body, "{ int d_[NRANKS]; displs_(%s[rank_], d_); %s(sbuf_, %s[rank_], d_, MPI_BYTE, rbuf_, "
                          "%s, MPI_BYTE, %s, %s%s); }\n", sct, name, sct, rc, root, comm, nbr);
         break;
-    case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
+    case PSK_COLL_ALLGATHER * 4 + PSK_FORM_V:
         fprintf(g->body, "{ int d_[NRANKS], s_ = %s; displs_(%s[rank_], d_); %s(sin_(s_, 1), s_, MPI_BYTE, rbuf_, "
                          "%s[rank_], d_, MPI_BYTE, %s%s); }\n", sc, rct, name, rct, comm, nbr);
         break;
@@ -281,11 +281,11 @@ static void emit_call(gen *g, int32_t id, int d)
         gen_bytes_expr(g, id, PSK_F_RCOUNT, PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE, rby, sizeof rby);
     if (PSK_HAS(e, PSK_F_ROOT))
         gen_expr(g, id, PSK_F_ROOT, "root", root, sizeof root);
-    int cls = psk_fn_class(fn);
+    int cls = psk_fn_class(fn), op = psk_fn_op(fn), coll = psk_fn_coll(fn), form = psk_fn_form(fn);
     if (PSK_HAS(e, PSK_F_REQ)) {
         /* a call that makes a request gets a fresh slot; one that uses it names it */
         gen_expr(g, id, PSK_F_REQ, "req", r, sizeof r);
-        if (cls != PSK_CLASS_WAIT && fn != PSK_FN_Start)
+        if (cls != PSK_CLASS_WAIT && op != PSK_FNOP_START)
             snprintf(req, sizeof req, "newreq_(%s, %d)", r, cls == PSK_CLASS_PERSIST);
         else
             snprintf(req, sizeof req, "&req_[slot_(%s)]", r);
@@ -296,68 +296,80 @@ static void emit_call(gen *g, int32_t id, int d)
     }
     /* the reductions' count, type and op: the recorded datatype size and op */
     long long dts = PSK_HAS(e, PSK_F_DTSIZE) ? (long long)e->v[PSK_F_DTSIZE] : 1;
-    long long op = PSK_HAS(e, PSK_F_OP) ? (long long)e->v[PSK_F_OP] : 0;
+    long long rop = PSK_HAS(e, PSK_F_OP) ? (long long)e->v[PSK_F_OP] : 0;
     const char *nbsep = cls == PSK_CLASS_ICOLL ? ", " : "", *nbreq = cls == PSK_CLASS_ICOLL ? req : "";
     char tch_s[TOUCH_LEN] = "", tch_r[TOUCH_LEN] = "";
-    switch (fn) {
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend: case PSK_FN_Isend:
-    case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend:
+    /* a collective's (op coll or icoll) collective and form, as one case */
+    int cf = op == PSK_FNOP_COLL || op == PSK_FNOP_ICOLL ? coll * 4 + form : -1;
+    if (psk_fn_polled(fn))
+        ; /* a run of polls moves no data */
+    else if (op == PSK_FNOP_SEND || op == PSK_FNOP_ISEND)
         touch_set(tch_s, tch_r, by, "0");
-        break;
-    case PSK_FN_Recv: case PSK_FN_Irecv: case PSK_FN_Mrecv: case PSK_FN_Imrecv: case PSK_FN_Sendrecv_replace:
-    case PSK_FN_Bcast: case PSK_FN_Ibcast:
+    else if (op == PSK_FNOP_RECV || op == PSK_FNOP_IRECV || op == PSK_FNOP_MRECV || op == PSK_FNOP_IMRECV ||
+             op == PSK_FNOP_SENDRECV_REPLACE || cf == PSK_COLL_BCAST * 4 + PSK_FORM_PLAIN)
         touch_set(tch_s, tch_r, "0", by);
-        break;
-    case PSK_FN_Sendrecv:
+    else if (op == PSK_FNOP_SENDRECV)
         touch_set(tch_s, tch_r, by, rby);
-        break;
-    case PSK_FN_Reduce: case PSK_FN_Ireduce: case PSK_FN_Allreduce: case PSK_FN_Iallreduce: case PSK_FN_Scan:
-    case PSK_FN_Iscan: case PSK_FN_Exscan: case PSK_FN_Iexscan:
+    else if (cf >= 0 && (coll == PSK_COLL_REDUCE || coll == PSK_COLL_ALLREDUCE || coll == PSK_COLL_SCAN))
         touch_set(tch_s, tch_r, by, by);
-        break;
-    default:
-        break;
-    }
     /* a nonblocking call's touches before it, on what the transfers before it left */
-    int nbk = cls == PSK_CLASS_ICOLL || fn == PSK_FN_Isend || fn == PSK_FN_Ibsend || fn == PSK_FN_Irsend ||
-              fn == PSK_FN_Issend || fn == PSK_FN_Irecv || fn == PSK_FN_Imrecv;
+    int nbk = cls == PSK_CLASS_ICOLL || op == PSK_FNOP_ISEND || op == PSK_FNOP_IRECV || op == PSK_FNOP_IMRECV;
     gen_indent(g, d);
     if (nbk && *tch_s)
         fprintf(g->body, "tch_(%s, %s, 0); ", tch_s, tch_r);
-    switch (fn) {
-    /* point to point; the buffered and ready modes as standard sends */
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend:
+    /* a run of polls: its compute in chunks with the test between them
+     * (until it finds what it polls for), then, where the recording ended
+     * the run with completion, a wait for it */
+    if (psk_fn_polled(fn)) {
+        char pa[256];
+        if (op == PSK_FNOP_TEST || op == PSK_FNOP_IPROBE)
+            poll_args(g, id, pa, sizeof pa);
+        if (op == PSK_FNOP_TEST)
+            fprintf(g->body, "{ int q_ = (int)(%s); pollr_(0, &q_, 1, %s); } /* %s */\n", r, pa, name);
+        else if (op == PSK_FNOP_IPROBE)
+            fprintf(g->body, "pollp_(%s, %s, %s, %s); /* %s */\n", peer, tag, comm, pa, name);
+        else if (PSK_HAS(e, PSK_F_REQS))
+            emit_reqs(g, id);
+        else
+            fprintf(g->body, "/* %s without its requests: nothing to replay */\n", name);
+        op = -1;
+    }
+    switch (op) {
+    /* point to point; the buffered and ready modes as standard sends, the
+     * synchronous one as itself (a name test: the one difference between
+     * the calls of op send, isend and send_init that gen keeps) */
+    case PSK_FNOP_SEND:
         fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s);\n", fn == PSK_FN_Ssend ? "MPI_Ssend" : "MPI_Send", by,
                 peer, tag, comm);
         break;
-    case PSK_FN_Recv:
+    case PSK_FNOP_RECV:
         fprintf(g->body, "MPI_Recv(rbuf_, %s, MPI_BYTE, %s, %s, %s, MPI_STATUS_IGNORE);\n", by, peer, tag, comm);
         break;
-    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend:
+    case PSK_FNOP_ISEND:
         fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s, %s);\n", fn == PSK_FN_Issend ? "MPI_Issend" : "MPI_Isend",
                 by, peer, tag, comm, req);
         break;
-    case PSK_FN_Irecv:
+    case PSK_FNOP_IRECV:
         fprintf(g->body, "MPI_Irecv(rbuf_, %s, MPI_BYTE, %s, %s, %s, %s);\n", by, peer, tag, comm, req);
         break;
-    case PSK_FN_Sendrecv:
+    case PSK_FNOP_SENDRECV:
         fprintf(g->body, "MPI_Sendrecv(sbuf_, %s, MPI_BYTE, %s, %s, rbuf_, %s, MPI_BYTE, %s, %s, %s, "
                          "MPI_STATUS_IGNORE);\n", by, peer, tag, rby, rpeer, rtag, comm);
         break;
-    case PSK_FN_Sendrecv_replace:
+    case PSK_FNOP_SENDRECV_REPLACE:
         fprintf(g->body, "MPI_Sendrecv_replace(rbuf_, %s, MPI_BYTE, %s, %s, %s, %s, %s, MPI_STATUS_IGNORE);\n", by,
                 peer, tag, rpeer, rtag, comm);
         break;
-    case PSK_FN_Probe:
+    case PSK_FNOP_PROBE:
         fprintf(g->body, "MPI_Probe(%s, %s, %s, MPI_STATUS_IGNORE);\n", peer, tag, comm);
         break;
-    case PSK_FN_Mprobe: /* the message it matches is the one the next MPI_Mrecv receives */
+    case PSK_FNOP_MPROBE: /* the message it matches is the one the next MPI_Mrecv receives */
         fprintf(g->body, "MPI_Mprobe(%s, %s, %s, msgslot_(), MPI_STATUS_IGNORE); msgkeep_(1);\n", peer, tag, comm);
         break;
-    case PSK_FN_Iprobe:
+    case PSK_FNOP_IPROBE:
         fprintf(g->body, "{ int f_; MPI_Iprobe(%s, %s, %s, &f_, MPI_STATUS_IGNORE); }\n", peer, tag, comm);
         break;
-    case PSK_FN_Improbe: {
+    case PSK_FNOP_IMPROBE: {
         /* where it found a message, improbe_ makes the MPI_Improbe find the
          * same one (see the runtime); where it did not, an MPI_Iprobe polls
          * without taking anything */
@@ -374,26 +386,25 @@ static void emit_call(gen *g, int32_t id, int d)
         emit_done(g, dn, c1, c2);
         break;
     }
-    case PSK_FN_Mrecv:
+    case PSK_FNOP_MRECV:
         fprintf(g->body, "MPI_Mrecv(rbuf_, %s, MPI_BYTE, msgtake_(), MPI_STATUS_IGNORE);\n", by);
         break;
-    case PSK_FN_Imrecv:
+    case PSK_FNOP_IMRECV:
         fprintf(g->body, "MPI_Imrecv(rbuf_, %s, MPI_BYTE, msgtake_(), %s);\n", by, req);
         break;
     /* persistent requests and their completion */
-    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
-    case PSK_FN_Recv_init:
+    case PSK_FNOP_SEND_INIT: case PSK_FNOP_RECV_INIT:
         fprintf(g->body, "%s(%s, %s, MPI_BYTE, %s, %s, %s, %s);\n",
-                fn == PSK_FN_Recv_init ? "MPI_Recv_init" : fn == PSK_FN_Ssend_init ? "MPI_Ssend_init" : "MPI_Send_init",
-                fn == PSK_FN_Recv_init ? "rbuf_" : "sbuf_", by, peer, tag, comm, req);
+                op == PSK_FNOP_RECV_INIT ? "MPI_Recv_init" : fn == PSK_FN_Ssend_init ? "MPI_Ssend_init" : "MPI_Send_init",
+                op == PSK_FNOP_RECV_INIT ? "rbuf_" : "sbuf_", by, peer, tag, comm, req);
         break;
-    case PSK_FN_Start:
+    case PSK_FNOP_START:
         fprintf(g->body, "MPI_Start(%s);\n", req);
         break;
-    case PSK_FN_Wait:
+    case PSK_FNOP_WAIT:
         fprintf(g->body, "MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE);\n", r);
         break;
-    case PSK_FN_Test: { /* a Wait where it completed the request, per rank and execution */
+    case PSK_FNOP_TEST: { /* a Wait where it completed the request, per rank and execution */
         char dn[64];
         gen_done_expr(g, id, dn, sizeof dn);
         snprintf(c1, sizeof c1, "MPI_Wait(&req_[slot_(%s)], MPI_STATUS_IGNORE); /* MPI_Test that completed it */", r);
@@ -401,97 +412,80 @@ static void emit_call(gen *g, int32_t id, int d)
         emit_done(g, dn, c1, c2);
         break;
     }
-    case PSK_FN_Test_poll: case PSK_FN_Iprobe_poll: {
-        /* a run of polls: its compute in chunks with the test between them
-         * (until it finds what it polls for), then, where the recording
-         * ended the run with completion, a wait for it */
-        char pa[256];
-        poll_args(g, id, pa, sizeof pa);
-        if (fn == PSK_FN_Test_poll)
-            fprintf(g->body, "{ int q_ = (int)(%s); pollr_(0, &q_, 1, %s); } /* %s */\n", r, pa, name);
-        else
-            fprintf(g->body, "pollp_(%s, %s, %s, %s); /* %s */\n", peer, tag, comm, pa, name);
-        break;
-    }
-    case PSK_FN_Testall_poll: case PSK_FN_Testany_poll: case PSK_FN_Testsome_poll:
-        if (PSK_HAS(e, PSK_F_REQS))
-            emit_reqs(g, id);
-        else
-            fprintf(g->body, "/* %s without its requests: nothing to replay */\n", name);
-        break;
-    case PSK_FN_Request_free:
+    case PSK_FNOP_FREE:
         fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Request_free(&req_[slot_(%s)]);\n", r, r);
         break;
-    case PSK_FN_Cancel:
+    case PSK_FNOP_CANCEL:
         fprintf(g->body, "if (req_[slot_(%s)] != MPI_REQUEST_NULL) MPI_Cancel(&req_[slot_(%s)]);\n", r, r);
         break;
-    case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome: case PSK_FN_Testall:
-    case PSK_FN_Testany: case PSK_FN_Testsome:
+    case PSK_FNOP_STARTALL: case PSK_FNOP_WAITALL: case PSK_FNOP_WAITANY: case PSK_FNOP_WAITSOME:
+    case PSK_FNOP_TESTALL: case PSK_FNOP_TESTANY: case PSK_FNOP_TESTSOME:
         if (PSK_HAS(e, PSK_F_REQS))
             emit_reqs(g, id);
         else
             fprintf(g->body, "/* %s without its requests: nothing to replay */\n", name);
         break;
-    /* collectives */
-    case PSK_FN_Barrier:
-        fprintf(g->body, "MPI_Barrier(%s);\n", comm);
-        break;
-    case PSK_FN_Ibarrier:
-        fprintf(g->body, "MPI_Ibarrier(%s, %s);\n", comm, req);
-        break;
-    case PSK_FN_Bcast: case PSK_FN_Ibcast:
-        fprintf(g->body, "%s(rbuf_, %s, MPI_BYTE, %s, %s%s%s);\n", name, by, root, comm, nbsep, nbreq);
-        break;
-    case PSK_FN_Reduce: case PSK_FN_Ireduce: case PSK_FN_Allreduce: case PSK_FN_Iallreduce: case PSK_FN_Scan:
-    case PSK_FN_Iscan: case PSK_FN_Exscan: case PSK_FN_Iexscan:
-        fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
-                         "red_op_(%lld, %lld), %s%s%s%s%s); }\n",
-                by, name, dts, op, dts, op, dts, op, PSK_HAS(e, PSK_F_ROOT) ? root : "",
-                PSK_HAS(e, PSK_F_ROOT) ? ", " : "", comm, nbsep, nbreq);
-        break;
-    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block:
-        for (int j = 0; j < n->np; j++) { /* every rank sends one block per rank */
-            const psk_event *x = &n->first[j];
-            gen_bump(&g->max_sbytes, x->v[PSK_F_RCOUNT] * (PSK_HAS(x, PSK_F_DTSIZE) ? x->v[PSK_F_DTSIZE] : 1) * g->P);
+    /* collectives, by collective and form; each called by its own name */
+    case PSK_FNOP_COLL: case PSK_FNOP_ICOLL:
+        switch (cf) {
+        case PSK_COLL_BARRIER * 4 + PSK_FORM_PLAIN:
+            fprintf(g->body, "%s(%s%s%s);\n", name, comm, nbsep, nbreq);
+            break;
+        case PSK_COLL_BCAST * 4 + PSK_FORM_PLAIN:
+            fprintf(g->body, "%s(rbuf_, %s, MPI_BYTE, %s, %s%s%s);\n", name, by, root, comm, nbsep, nbreq);
+            break;
+        case PSK_COLL_REDUCE * 4 + PSK_FORM_PLAIN: case PSK_COLL_ALLREDUCE * 4 + PSK_FORM_PLAIN:
+        case PSK_COLL_SCAN * 4 + PSK_FORM_PLAIN: case PSK_COLL_SCAN * 4 + PSK_FORM_EX:
+            fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
+                             "red_op_(%lld, %lld), %s%s%s%s%s); }\n",
+                    by, name, dts, rop, dts, rop, dts, rop, PSK_HAS(e, PSK_F_ROOT) ? root : "",
+                    PSK_HAS(e, PSK_F_ROOT) ? ", " : "", comm, nbsep, nbreq);
+            break;
+        case PSK_COLL_REDUCE_SCATTER * 4 + PSK_FORM_PLAIN:
+            for (int j = 0; j < n->np; j++) { /* every rank sends one block per rank */
+                const psk_event *x = &n->first[j];
+                gen_bump(&g->max_sbytes,
+                         x->v[PSK_F_RCOUNT] * (PSK_HAS(x, PSK_F_DTSIZE) ? x->v[PSK_F_DTSIZE] : 1) * g->P);
+            }
+            fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
+                             "red_op_(%lld, %lld), %s%s%s); }\n",
+                    rby, name, dts, rop, dts, rop, dts, rop, comm, nbsep, nbreq);
+            break;
+        case PSK_COLL_REDUCE_SCATTER * 4 + PSK_FORM_V: {
+            int w;
+            char t[64];
+            gen_array_table(g, id, PSK_F_RCOUNTS, PSK_F_DTSIZE, "rcounts", &w);
+            gen_array_expr(g, id, "rcounts", t, sizeof t);
+            fprintf(g->body, "{ int c_[%d]; for (int k_ = 0; k_ < %d; k_++) c_[k_] = red_count_(%s[rank_][k_], "
+                             "%lld, %lld); %s(sbuf_, rbuf_, c_, red_type_(%lld, %lld), red_op_(%lld, %lld), "
+                             "%s%s%s); }\n",
+                    w, w, t, dts, rop, name, dts, rop, dts, rop, comm, nbsep, nbreq);
+            break;
         }
-        fprintf(g->body, "{ int n_ = %s; %s(sbuf_, rbuf_, red_count_(n_, %lld, %lld), red_type_(%lld, %lld), "
-                         "red_op_(%lld, %lld), %s%s%s); }\n",
-                rby, name, dts, op, dts, op, dts, op, comm, nbsep, nbreq);
-        break;
-    case PSK_FN_Reduce_scatter: case PSK_FN_Ireduce_scatter: {
-        int w;
-        char t[64];
-        gen_array_table(g, id, PSK_F_RCOUNTS, PSK_F_DTSIZE, "rcounts", &w);
-        gen_array_expr(g, id, "rcounts", t, sizeof t);
-        fprintf(g->body, "{ int c_[%d]; for (int k_ = 0; k_ < %d; k_++) c_[k_] = red_count_(%s[rank_][k_], %lld, "
-                         "%lld); %s(sbuf_, rbuf_, c_, red_type_(%lld, %lld), red_op_(%lld, %lld), %s%s%s); }\n",
-                w, w, t, dts, op, name, dts, op, dts, op, comm, nbsep, nbreq);
-        break;
-    }
-    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter: case PSK_FN_Allgather:
-    case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall: case PSK_FN_Gatherv: case PSK_FN_Igatherv:
-    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
-    case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv: case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw:
-        emit_mover(g, id, comm, by, rby, root, req, tch_s, tch_r);
+        default: /* the data movers: gather, scatter, allgather, alltoall and their forms */
+            emit_mover(g, id, comm, by, rby, root, req, tch_s, tch_r);
+            break;
+        }
         break;
     /* communicators: recreated with the recorded members */
-    case PSK_FN_Comm_dup: case PSK_FN_Comm_dup_with_info: case PSK_FN_Comm_split: case PSK_FN_Comm_split_type:
-    case PSK_FN_Comm_create: case PSK_FN_Comm_create_group: case PSK_FN_Cart_create: case PSK_FN_Cart_sub:
+    case PSK_FNOP_NEWCOMM: case PSK_FNOP_NEWCOMM_GROUP:
         if (PSK_HAS(e, PSK_F_NEWID))
             emit_newcomm(g, id, comm);
         else
             fprintf(g->body, "/* %s without its new communicator: nothing to replay */\n", name);
         break;
-    case PSK_FN_Comm_free:
+    case PSK_FNOP_COMM_FREE:
         fprintf(g->body, "MPI_Comm_free(&%s);\n", comm);
         gen_indent(g, d); /* comm is "comm_[id]": keep its rank and size in step */
         fprintf(g->body, "comm_set_(%lld);\n", (long long)e->v[PSK_F_COMM]);
         break;
-    case PSK_FN_Intercomm_create: case PSK_FN_Intercomm_merge:
+    case PSK_FNOP_INTERCOMM: case PSK_FNOP_INTERCOMM_MERGE:
         gen_fail(g, "%s: intercommunicators are not supported by perfskel gen", name);
         break;
-    case PSK_FN_Pcontrol:
+    case PSK_FNOP_PCONTROL:
         fprintf(g->body, "MPI_Pcontrol(%lld);\n", (long long)e->v[PSK_F_I1]);
+        break;
+    case -1: /* a run of polls, written above */
         break;
     default: /* groups (no communication), MPI_Init and the like */
         fprintf(g->body, "/* %s: nothing to replay */\n", name);
@@ -547,7 +541,7 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
         gen_emit_table(g, n, id, "newid", newid);
         snprintf(nid, sizeof nid, "T%d_newid[rank_]", id);
     }
-    if (n->first[0].fn == PSK_FN_Comm_create_group) {
+    if (psk_fn_op(n->first[0].fn) == PSK_FNOP_NEWCOMM_GROUP) {
         int w;
         gen_array_table(g, id, PSK_F_MEMBERS, -1, "members", &w);
         char mt[64];
@@ -601,7 +595,7 @@ void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     fputs("/* ", g->body);
     gen_comment_text(g->body, desc);
     fputs(" */\n", g->body);
-    if (fn == PSK_FN_Init || fn == PSK_FN_Init_thread || fn == PSK_FN_Abort)
+    if (psk_fn_op(fn) == PSK_FNOP_INIT || psk_fn_op(fn) == PSK_FNOP_ABORT)
         return;
     /* the compute gap before the call, in work units of each rank */
     int64_t *units = malloc((size_t)n->np * sizeof *units);
@@ -651,10 +645,11 @@ void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar)
     char *call = NULL;
     size_t ncall = 0;
     FILE *body = g->body;
-    if (fn != PSK_FN_Finalize && (g->body = open_memstream(&call, &ncall))) {
+    int fin = psk_fn_op(fn) == PSK_FNOP_FINALIZE;
+    if (!fin && (g->body = open_memstream(&call, &ncall))) {
         emit_call(g, id, d);
         fclose(g->body);
-    } else if (fn != PSK_FN_Finalize) {
+    } else if (!fin) {
         gen_oom(g);
     }
     g->body = body;

@@ -13,16 +13,14 @@ enum { K_NONE, K_NEWCOMM, K_INTER, K_FREE };
 
 static int fn_kind(unsigned fn)
 {
-    const char *n = psk_fn_name(fn);
-    if (!n || psk_fn_class(fn) != PSK_CLASS_COMM)
+    if (psk_fn_class(fn) != PSK_CLASS_COMM)
         return K_NONE;
-    if (!strcmp(n, "MPI_Comm_free"))
-        return K_FREE;
-    if (!strcmp(n, "MPI_Intercomm_create"))
-        return K_INTER;
-    if (!strncmp(n, "MPI_Group_", 10) || !strcmp(n, "MPI_Comm_group"))
-        return K_NONE;
-    return K_NEWCOMM;
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_COMM_FREE: return K_FREE;
+    case PSK_FNOP_INTERCOMM: return K_INTER;
+    case PSK_FNOP_LOCAL: return K_NONE; /* groups */
+    default: return K_NEWCOMM;
+    }
 }
 
 static int ensure(commtab *t, int64_t id)

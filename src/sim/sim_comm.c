@@ -78,7 +78,7 @@ int psk_simi_new_comm(psk_sim *s, int q, const psk_event *e)
     if (!m->world)
         return PSK_ENOMEM;
     m->n = (int)nm, m->me = -1, m->seq = 0;
-    m->inter = !strcmp(psk_fn_name(e->fn), "MPI_Intercomm_create");
+    m->inter = psk_fn_op(e->fn) == PSK_FNOP_INTERCOMM;
     int out = 0;
     for (uint32_t k = 0; k < nm; k++) {
         int64_t w = PSK_ARR(e, PSK_F_MEMBERS)[k];

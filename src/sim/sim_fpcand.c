@@ -30,9 +30,7 @@ static int64_t set_field(const psk_fprog *p, uint32_t id, int f, int *has)
  * MPI_Start calls, so it counts as timing */
 static int is_init(unsigned fn)
 {
-    const char *n = psk_fn_name(fn);
-    size_t len = strlen(n);
-    return len > 5 && !strcmp(n + len - 5, "_init");
+    return psk_fn_op(fn) == PSK_FNOP_SEND_INIT || psk_fn_op(fn) == PSK_FNOP_RECV_INIT;
 }
 
 /* each parameter set's key: the set with its tags (tag, rtag, the status
@@ -206,10 +204,10 @@ static void ana_seq(ana *a, const int64_t *x, int f)
  * rtag (but a persistent request's init, whose tag is timing), and the
  * status tag of MPI_Mrecv and MPI_Imrecv (which message a matched probe
  * took) */
-static int tag_used(const psk_fprog *p, unsigned fn, int f)
+static int tag_used(unsigned fn, int f)
 {
     if (f == PSK_F_ATAG)
-        return fn == p->mrecv || fn == p->imrecv;
+        return psk_fn_op(fn) == PSK_FNOP_MRECV || psk_fn_op(fn) == PSK_FNOP_IMRECV;
     return !is_init(fn);
 }
 
@@ -229,7 +227,7 @@ static void ana_sym(const psk_fprog *p, ana *a, int32_t node, uint64_t ex, uint6
         if (!s->idx) {
             for (int t = 0; a->pass == 2 && t < 3; t++) {
                 int64_t v = set_field(p, s->first, tagf[t], &has);
-                if (has && tag_used(p, p->set[s->first].fn, tagf[t]))
+                if (has && tag_used(p->set[s->first].fn, tagf[t]))
                     push_val(a, v, 0);
             }
             continue;
@@ -249,7 +247,7 @@ static void ana_sym(const psk_fprog *p, ana *a, int32_t node, uint64_t ex, uint6
                 }
                 for (int t = 0; t < 3 && !a->bad; t++) {
                     set_field(p, ids[0], tagf[t], &has);
-                    if (!has || !tag_used(p, p->set[ids[0]].fn, tagf[t]))
+                    if (!has || !tag_used(p->set[ids[0]].fn, tagf[t]))
                         continue;
                     for (int64_t i = 0; i < a->C; i++)
                         a->seq[i] = set_field(p, ids[(uint64_t)i * inner], tagf[t], &has);

@@ -1,9 +1,9 @@
-/* What each MPI function is to perfskel sim's replay: one table from the
- * functions' names to the replay's operations (enum op, sim_state.h) and
- * collectives (enum psk_coll), a run of polls taking its test's; and what
- * the replay asks of an operation: whether it must run in order of
- * simulated time, and which total a call that may wait for another rank
- * goes to. A function in no row is OP_OTHER: no time in the model. */
+/* What each MPI function is to perfskel sim's replay: its operation (enum
+ * op, sim_state.h) from the function table's op (src/record/
+ * mpi_functions.def) and its collective (enum psk_coll) from the table's
+ * coll; and what the replay asks of an operation: whether it must run in
+ * order of simulated time, and which total a call that may wait for
+ * another rank goes to. OP_OTHER and OP_LOCAL take no time in the model. */
 #include <stdint.h>
 
 #include "sim_state.h"
@@ -40,58 +40,56 @@ int psk_simi_ordered(int op)
     }
 }
 
+/* the replay's operation of a function's op (mpi_functions.def); a run
+ * of polls has the op of the test it polls with */
+static int sim_op(int fnop)
+{
+    switch (fnop) {
+    case PSK_FNOP_INIT: return OP_INIT;
+    case PSK_FNOP_FINALIZE: return OP_FINALIZE;
+    case PSK_FNOP_PCONTROL: return OP_PCONTROL;
+    case PSK_FNOP_SEND: return OP_SEND;
+    case PSK_FNOP_ISEND: return OP_ISEND;
+    case PSK_FNOP_RECV: return OP_RECV;
+    case PSK_FNOP_IRECV: return OP_IRECV;
+    case PSK_FNOP_SENDRECV: return OP_SENDRECV;
+    case PSK_FNOP_SENDRECV_REPLACE: return OP_SENDRECV_REPLACE;
+    case PSK_FNOP_MPROBE: case PSK_FNOP_IMPROBE: return OP_MPROBE;
+    case PSK_FNOP_MRECV: case PSK_FNOP_IMRECV: return OP_MRECV;
+    case PSK_FNOP_SEND_INIT: return OP_SEND_INIT;
+    case PSK_FNOP_RECV_INIT: return OP_RECV_INIT;
+    case PSK_FNOP_START: return OP_START;
+    case PSK_FNOP_STARTALL: return OP_STARTALL;
+    case PSK_FNOP_WAIT: return OP_WAIT;
+    case PSK_FNOP_WAITALL: return OP_WAITALL;
+    case PSK_FNOP_WAITANY: return OP_WAITANY;
+    case PSK_FNOP_WAITSOME: return OP_WAITSOME;
+    case PSK_FNOP_TEST: return OP_TEST;
+    case PSK_FNOP_TESTALL: return OP_TESTALL;
+    case PSK_FNOP_TESTANY: return OP_TESTANY;
+    case PSK_FNOP_TESTSOME: return OP_TESTSOME;
+    case PSK_FNOP_FREE: return OP_FREE;
+    case PSK_FNOP_CANCEL: return OP_CANCEL;
+    case PSK_FNOP_COLL: return OP_COLL;
+    case PSK_FNOP_ICOLL: return OP_ICOLL;
+    case PSK_FNOP_NEWCOMM: case PSK_FNOP_INTERCOMM: case PSK_FNOP_INTERCOMM_MERGE: return OP_NEWCOMM;
+    case PSK_FNOP_NEWCOMM_GROUP: return OP_NEWCOMM_GROUP;
+    case PSK_FNOP_LOCAL: return OP_LOCAL;
+    /* a probe only looks (its time is in the model as any call's floor);
+     * MPI_Abort and MPI_Comm_free take no time in the model */
+    case PSK_FNOP_PROBE: case PSK_FNOP_IPROBE: case PSK_FNOP_ABORT: case PSK_FNOP_COMM_FREE: default:
+        return OP_OTHER;
+    }
+}
+
 void psk_simi_set_ops(psk_sim *s)
 {
-    static const struct { const char *name; int op, coll; } tab[] = {
-        {"MPI_Init", OP_INIT, -1}, {"MPI_Init_thread", OP_INIT, -1}, {"MPI_Finalize", OP_FINALIZE, -1},
-        {"MPI_Pcontrol", OP_PCONTROL, -1}, {"MPI_Send", OP_SEND, -1}, {"MPI_Bsend", OP_SEND, -1},
-        {"MPI_Ssend", OP_SEND, -1}, {"MPI_Rsend", OP_SEND, -1}, {"MPI_Isend", OP_ISEND, -1},
-        {"MPI_Ibsend", OP_ISEND, -1}, {"MPI_Issend", OP_ISEND, -1}, {"MPI_Irsend", OP_ISEND, -1},
-        {"MPI_Recv", OP_RECV, -1}, {"MPI_Mprobe", OP_MPROBE, -1}, {"MPI_Improbe", OP_MPROBE, -1},
-        {"MPI_Mrecv", OP_MRECV, -1}, {"MPI_Imrecv", OP_MRECV, -1}, {"MPI_Irecv", OP_IRECV, -1},
-        {"MPI_Sendrecv", OP_SENDRECV, -1}, {"MPI_Sendrecv_replace", OP_SENDRECV_REPLACE, -1},
-        {"MPI_Send_init", OP_SEND_INIT, -1}, {"MPI_Bsend_init", OP_SEND_INIT, -1},
-        {"MPI_Ssend_init", OP_SEND_INIT, -1}, {"MPI_Rsend_init", OP_SEND_INIT, -1},
-        {"MPI_Recv_init", OP_RECV_INIT, -1}, {"MPI_Start", OP_START, -1}, {"MPI_Startall", OP_STARTALL, -1},
-        {"MPI_Wait", OP_WAIT, -1}, {"MPI_Waitall", OP_WAITALL, -1}, {"MPI_Waitany", OP_WAITANY, -1},
-        {"MPI_Waitsome", OP_WAITSOME, -1}, {"MPI_Test", OP_TEST, -1}, {"MPI_Testall", OP_TESTALL, -1},
-        {"MPI_Testany", OP_TESTANY, -1}, {"MPI_Testsome", OP_TESTSOME, -1}, {"MPI_Request_free", OP_FREE, -1},
-        {"MPI_Cancel", OP_CANCEL, -1}, {"MPI_Barrier", OP_COLL, PSK_COLL_BARRIER},
-        {"MPI_Bcast", OP_COLL, PSK_COLL_BCAST}, {"MPI_Gather", OP_COLL, PSK_COLL_GATHER},
-        {"MPI_Gatherv", OP_COLL, PSK_COLL_GATHER}, {"MPI_Scatter", OP_COLL, PSK_COLL_SCATTER},
-        {"MPI_Scatterv", OP_COLL, PSK_COLL_SCATTER}, {"MPI_Allgather", OP_COLL, PSK_COLL_ALLGATHER},
-        {"MPI_Allgatherv", OP_COLL, PSK_COLL_ALLGATHER}, {"MPI_Alltoall", OP_COLL, PSK_COLL_ALLTOALL},
-        {"MPI_Alltoallv", OP_COLL, PSK_COLL_ALLTOALL}, {"MPI_Alltoallw", OP_COLL, PSK_COLL_ALLTOALL},
-        {"MPI_Reduce", OP_COLL, PSK_COLL_REDUCE}, {"MPI_Allreduce", OP_COLL, PSK_COLL_ALLREDUCE},
-        {"MPI_Reduce_scatter", OP_COLL, PSK_COLL_REDUCE_SCATTER},
-        {"MPI_Reduce_scatter_block", OP_COLL, PSK_COLL_REDUCE_SCATTER}, {"MPI_Scan", OP_COLL, PSK_COLL_SCAN},
-        {"MPI_Exscan", OP_COLL, PSK_COLL_SCAN}, {"MPI_Ibarrier", OP_ICOLL, PSK_COLL_BARRIER},
-        {"MPI_Ibcast", OP_ICOLL, PSK_COLL_BCAST}, {"MPI_Igather", OP_ICOLL, PSK_COLL_GATHER},
-        {"MPI_Igatherv", OP_ICOLL, PSK_COLL_GATHER}, {"MPI_Iscatter", OP_ICOLL, PSK_COLL_SCATTER},
-        {"MPI_Iscatterv", OP_ICOLL, PSK_COLL_SCATTER}, {"MPI_Iallgather", OP_ICOLL, PSK_COLL_ALLGATHER},
-        {"MPI_Iallgatherv", OP_ICOLL, PSK_COLL_ALLGATHER}, {"MPI_Ialltoall", OP_ICOLL, PSK_COLL_ALLTOALL},
-        {"MPI_Ialltoallv", OP_ICOLL, PSK_COLL_ALLTOALL}, {"MPI_Ialltoallw", OP_ICOLL, PSK_COLL_ALLTOALL},
-        {"MPI_Ireduce", OP_ICOLL, PSK_COLL_REDUCE}, {"MPI_Iallreduce", OP_ICOLL, PSK_COLL_ALLREDUCE},
-        {"MPI_Ireduce_scatter", OP_ICOLL, PSK_COLL_REDUCE_SCATTER},
-        {"MPI_Ireduce_scatter_block", OP_ICOLL, PSK_COLL_REDUCE_SCATTER}, {"MPI_Iscan", OP_ICOLL, PSK_COLL_SCAN},
-        {"MPI_Iexscan", OP_ICOLL, PSK_COLL_SCAN}, {"MPI_Comm_dup", OP_NEWCOMM, PSK_COLL_BARRIER},
-        {"MPI_Comm_dup_with_info", OP_NEWCOMM, PSK_COLL_BARRIER}, {"MPI_Comm_split", OP_NEWCOMM, PSK_COLL_ALLGATHER},
-        {"MPI_Comm_split_type", OP_NEWCOMM, PSK_COLL_ALLGATHER}, {"MPI_Comm_create", OP_NEWCOMM, PSK_COLL_BARRIER},
-        {"MPI_Comm_create_group", OP_NEWCOMM_GROUP, PSK_COLL_BARRIER},
-        {"MPI_Cart_create", OP_NEWCOMM, PSK_COLL_BARRIER}, {"MPI_Cart_sub", OP_NEWCOMM, PSK_COLL_ALLGATHER},
-        {"MPI_Intercomm_create", OP_NEWCOMM, PSK_COLL_BARRIER}, {"MPI_Intercomm_merge", OP_NEWCOMM, PSK_COLL_ALLGATHER},
-    };
-    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
-        unsigned fn = psk_fn_lookup(tab[i].name);
-        if (fn) {
-            s->opof[fn] = (uint8_t)tab[i].op;
-            s->collof[fn] = (int8_t)tab[i].coll;
-        }
+    for (unsigned fn = 1; fn < psk_fn_count(); fn++) {
+        int op = psk_fn_op(fn);
+        s->opof[fn] = (uint8_t)(op < 0 ? OP_OTHER : sim_op(op));
+        s->collof[fn] = (int8_t)(op == PSK_FNOP_COLL || op == PSK_FNOP_ICOLL || sim_op(op) == OP_NEWCOMM ||
+                                         sim_op(op) == OP_NEWCOMM_GROUP
+                                     ? psk_fn_coll(fn)
+                                     : -1);
     }
-    /* a run of polls (merged traces) is the test it polls with; the compute
-     * it overlapped comes before it (sim_fprog.c), so it completes at the
-     * later of that compute's end and its requests' completion */
-    for (unsigned fn = 1; fn < psk_fn_count(); fn++)
-        if (psk_fn_polled(fn))
-            s->opof[fn] = s->opof[psk_fn_polled(fn)];
 }

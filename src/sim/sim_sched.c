@@ -256,7 +256,7 @@ int psk_simi_run(psk_sim *s)
         /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers: a rank that
          * asked for it and called from one thread is replayed as any
          * other; the calls of several threads cannot be put in one order */
-        if (!strcmp(psk_fn_name(r->ev.fn), "MPI_Init_thread") && PSK_HAS(&r->ev, PSK_F_I2) &&
+        if (psk_fn_op(r->ev.fn) == PSK_FNOP_INIT && PSK_HAS(&r->ev, PSK_F_I2) &&
             r->ev.v[PSK_F_I2] == 3) {
             int nt = s->merged ? psk_merged_rank_threads(s->merged, q) : 1;
             if (s->format_version < PSK_FORMAT_VERSION_THREADS)

@@ -35,6 +35,24 @@ int psk_fn_class(unsigned fn)
     return i ? i->cls : -1;
 }
 
+int psk_fn_op(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->op : -1;
+}
+
+int psk_fn_coll(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->coll : -1;
+}
+
+int psk_fn_form(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->form : PSK_FORM_PLAIN;
+}
+
 uint32_t psk_fn_fields(unsigned fn)
 {
     const psk_fn_info *i = info(fn);

@@ -72,6 +72,9 @@ typedef struct psk_fn_info {
     uint8_t poll_of;    /* a run of polls (made by merging): the call polled; else 0 */
     uint8_t tuned;      /* taken over by libperfskel-tune: carries an arm in version 2 */
     uint8_t makes_comm; /* its NEWID and MEMBERS are a new communicator's (not a group's) */
+    uint8_t op;         /* enum psk_fn_op */
+    int8_t coll;        /* enum psk_coll, or -1 */
+    uint8_t form;       /* enum psk_fn_form */
 } psk_fn_info;
 
 enum psk_bytes_rule {
