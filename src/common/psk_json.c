@@ -9,6 +9,19 @@
 
 #include "psk_json.h"
 
+/* bit d of a per-level bitset (levels beyond PSK_JSON_MAXDEPTH share the last) */
+static int bit(const unsigned char *set, int d)
+{
+    d = d < PSK_JSON_MAXDEPTH ? d : PSK_JSON_MAXDEPTH - 1;
+    return set[d >> 3] >> (d & 7) & 1;
+}
+
+static void set_bit(unsigned char *set, int d, int v)
+{
+    d = d < PSK_JSON_MAXDEPTH ? d : PSK_JSON_MAXDEPTH - 1;
+    set[d >> 3] = (unsigned char)((set[d >> 3] & ~(1u << (d & 7))) | (unsigned)(v != 0) << (d & 7));
+}
+
 static void pre(psk_json *j, const char *key);
 static void quote(FILE *f, const char *s, int html);
 
@@ -19,14 +32,14 @@ void psk_json_init(psk_json *j, FILE *f, int pretty)
     j->pretty = pretty;
     j->html = 0;
     j->keyed = 0;
-    j->first[0] = 1;
+    set_bit(j->first, 0, 1);
 }
 
 void psk_json_break(psk_json *j, int n)
 {
-    if (j->depth > 0 && !j->first[j->depth])
+    if (j->depth > 0 && !bit(j->first, j->depth))
         fputc(',', j->f);
-    j->first[j->depth] = 1; /* the separator is written */
+    set_bit(j->first, j->depth, 1); /* the separator is written */
     psk_json_newline(j, n);
 }
 
@@ -116,9 +129,9 @@ static void pre(psk_json *j, const char *key)
         return;
     }
     if (j->depth > 0) {
-        if (!j->first[j->depth])
+        if (!bit(j->first, j->depth))
             fputs(j->pretty == PSK_JSON_SPACED ? ", " : ",", j->f);
-        j->first[j->depth] = 0;
+        set_bit(j->first, j->depth, 0);
         indent(j);
     }
     if (key) {
@@ -131,10 +144,9 @@ static void open_(psk_json *j, const char *key, int c)
 {
     pre(j, key);
     fputc(c, j->f);
-    if (j->depth + 1 < PSK_JSON_MAXDEPTH)
-        j->depth++;
-    j->first[j->depth] = 1;
-    j->kind[j->depth] = (char)c;
+    j->depth++;
+    set_bit(j->first, j->depth, 1);
+    set_bit(j->array, j->depth, c == '[');
 }
 
 void psk_json_obj(psk_json *j, const char *key) { open_(j, key, '{'); }
@@ -142,8 +154,10 @@ void psk_json_arr(psk_json *j, const char *key) { open_(j, key, '['); }
 
 void psk_json_end(psk_json *j)
 {
-    int empty = j->first[j->depth];
-    char c = j->kind[j->depth] == '[' ? ']' : '}';
+    if (j->depth <= 0)
+        return; /* nothing open */
+    int empty = bit(j->first, j->depth);
+    char c = bit(j->array, j->depth) ? ']' : '}';
     j->depth--;
     if (!empty)
         indent(j);

@@ -13,7 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define PSK_JSON_MAXDEPTH 32
+/* levels open at once it keeps apart: sim's interval tree nests up to
+ * 1000 intervals, two levels each; beyond, the output stays within its
+ * buffers but its separators may be wrong */
+#define PSK_JSON_MAXDEPTH 4096
 
 enum { PSK_JSON_COMPACT = 0, PSK_JSON_PRETTY = 1, PSK_JSON_SPACED = 2 };
 
@@ -23,8 +26,8 @@ typedef struct psk_json {
     int pretty; /* the layout: PSK_JSON_COMPACT, _PRETTY or _SPACED */
     int html;   /* strings escape <, > and & too (JSON inside an HTML page) */
     int keyed;  /* psk_json_key wrote the next value's key */
-    unsigned char first[PSK_JSON_MAXDEPTH];
-    char kind[PSK_JSON_MAXDEPTH]; /* '{' or '[' of each open level */
+    unsigned char first[PSK_JSON_MAXDEPTH / 8]; /* per level, a bit: nothing in it yet */
+    unsigned char array[PSK_JSON_MAXDEPTH / 8]; /* per level, a bit: '[' (else '{') */
 } psk_json;
 
 void psk_json_init(psk_json *j, FILE *f, int pretty);
