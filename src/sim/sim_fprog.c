@@ -230,31 +230,31 @@ static int visit(void *arg, const psk_fstep *st)
     int32_t node = st->node;
     if (p->progress && (st->pos & 0xffff) == 0)
         p->progress(p->progress_arg, (uint64_t)st->pos, p->length);
-    const psk_mevent me = *st->ev;
+    const psk_mevent *me = st->ev;
     int rc;
     symd *d = &p->sd[node];
     /* the executions of one node may differ in their arguments (tags,
      * counts, ...: loop-variant parameters), never in who takes part */
-    if (me.nranks != d->nranks || (me.nranks && (me.ranks[0] != d->ranks[0] ||
-                                                 me.ranks[me.nranks - 1] != d->ranks[d->nranks - 1])))
+    if (me->nranks != d->nranks || (me->nranks && (me->ranks[0] != d->ranks[0] ||
+                                                 me->ranks[me->nranks - 1] != d->ranks[d->nranks - 1])))
         return psk_fprogi_fail(p, PSK_EINVAL, "the merged trace does not match its folding");
-    if (p->bs->gaps && (rc = psk_fgaps_add(p->bs->gaps, &me)))
+    if (p->bs->gaps && (rc = psk_fgaps_add(p->bs->gaps, me)))
         return psk_fprogi_fail(p, rc, rc == PSK_ENOMEM ? "out of memory" : psk_fgaps_errmsg(p->bs->gaps));
     uint64_t exec = p->bs->execno[node]++;
-    if (psk_fn_class(me.fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
+    if (psk_fn_class(me->fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
         p->bs->commgen++;
-    int reuse = same_as_last(p, node, &me, exec);
+    int reuse = same_as_last(p, node, me, exec);
     if (reuse < 0)
         return psk_fprogi_fail(p, PSK_ENOMEM, "out of memory");
     if (reuse) { /* every rank's set is its last execution's */
-        for (int j = 0; d->nidx && j < me.nranks; j++)
+        for (int j = 0; d->nidx && j < me->nranks; j++)
             if (d->slots[j].idx)
                 d->slots[j].idx[exec] = d->slots[j].idx[exec - 1];
         return 0;
     }
-    for (int j = 0; j < me.nranks; j++) {
-        int q = me.ranks[j];
-        const psk_event *ev = &me.ev[j];
+    for (int j = 0; j < me->nranks; j++) {
+        int q = me->ranks[j];
+        const psk_event *ev = &me->ev[j];
         slot *s = &d->slots[j];
         psk_event pl;
         if (psk_fn_polled(ev->fn)) {

@@ -46,7 +46,7 @@ static int put(walker *w, rankstate *r, int32_t key, int enter)
 static int visit(void *arg, const psk_fstep *st)
 {
     walker *w = arg;
-    const psk_mevent me = *st->ev;
+    const psk_mevent *me = st->ev;
     int32_t id = st->node;
     const int64_t *iter = st->iter;
     int depth = st->depth, rc;
@@ -68,8 +68,8 @@ static int visit(void *arg, const psk_fstep *st)
     outer[0] = 0x9e3779b97f4a7c15ull;
     for (int k = 0; k < d; k++)
         outer[k + 1] = (outer[k] ^ (uint64_t)iter[k]) * 0x100000001b3ull;
-    for (int j = 0; j < me.nranks; j++) {
-        rankstate *r = &w->r[me.ranks[j]];
+    for (int j = 0; j < me->nranks; j++) {
+        rankstate *r = &w->r[me->ranks[j]];
         int same = 0;
         while (same < r->depth && same < d && r->stack[same].node == path[same] &&
                r->stack[same].outer == outer[same])
