@@ -110,7 +110,8 @@ int psk_fn_class(unsigned fn);
 uint32_t psk_fn_fields(unsigned fn);
 /* What a function does, for the stages that replay, emit or export it: the
  * `op` column of src/record/mpi_functions.def (its comment says what each
- * means). Functions of one op differ only where a stage says so by name. */
+ * means). Functions of one op differ only in what other columns say: the
+ * collective and its form, flags such as sync (psk_fn_sync). */
 enum psk_fn_op {
     PSK_FNOP_INIT, PSK_FNOP_FINALIZE, PSK_FNOP_ABORT, PSK_FNOP_PCONTROL, PSK_FNOP_SEND, PSK_FNOP_ISEND,
     PSK_FNOP_RECV, PSK_FNOP_IRECV, PSK_FNOP_SENDRECV, PSK_FNOP_SENDRECV_REPLACE, PSK_FNOP_PROBE, PSK_FNOP_IPROBE,
@@ -142,6 +143,14 @@ int psk_fn_form(unsigned fn);
  * psk_fn_poll the poll function of a call that can be polled (else 0). */
 unsigned psk_fn_polled(unsigned fn);
 unsigned psk_fn_poll(unsigned fn);
+/* 1 if fn is a send in synchronous mode (Ssend, Issend, Ssend_init: the
+ * flag sync); the skeletons replay the other modes as standard sends */
+int psk_fn_sync(unsigned fn);
+/* 1 if fn frees a communicator or a group (Comm_free, Group_free) */
+int psk_fn_frees(unsigned fn);
+/* the first function of op in the table (the plain one: MPI_Send of
+ * PSK_FNOP_SEND), never a run of polls; 0 if none */
+unsigned psk_fn_of_op(int op);
 /* Whether a call that can be polled (or the Wait family call or Probe
  * that ends a run of its polls) found or completed something: Testsome
  * some index, Test/Testall/Iprobe FLAG, Testany FLAG with an index (all
