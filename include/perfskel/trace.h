@@ -163,7 +163,8 @@ int psk_event_found(const struct psk_event *ev);
 uint64_t psk_event_failed_polls(const struct psk_event *ev, uint64_t *calls);
 /* For a call that can be polled (Test, Testall, Testany, Testsome,
  * Iprobe) the Wait family call or Probe that ends a run of its polls by
- * waiting, else 0. */
+ * waiting, else 0: the function of the blocking op (test: wait, iprobe:
+ * probe, ...; gen_wrappers.awk's BLOCKING). */
 unsigned psk_fn_poll_wait(unsigned fn);
 /* A hash of what a poll polls (its request or requests, or source, tag and
  * communicator): the calls of one run of polls have the same. */
@@ -359,7 +360,6 @@ int psk_rank_open_pooled(psk_trace *t, int rank, psk_rank_pool *pool, psk_rank_r
  * MPI_Init. */
 typedef struct psk_trace_apptime {
     uint64_t first, last;
-    unsigned init, init_thread, fin;
 } psk_trace_apptime;
 void psk_trace_apptime_start(psk_trace_apptime *a, uint64_t mono_start);
 /* 1 if ev is MPI_Init, MPI_Init_thread or MPI_Finalize (not counted as time in MPI) */
