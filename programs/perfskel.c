@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "perfskel/trace.h"
-#include "psk_fn_ids.h"
 
 /* Writes "perfskel: " and the message on one line: a control byte in it
  * (a newline or an escape sequence from a crafted file's string) is
@@ -220,17 +219,17 @@ static void usage(FILE *o)
 /* tune's arms, by the collective they run (the tuning library's table) */
 static void tune_arms(void)
 {
-    static const struct {
-        unsigned fn;
-        const char *name;
-    } colls[] = {{PSK_FN_Alltoall, "MPI_Alltoall"}, {PSK_FN_Bcast, "MPI_Bcast"},
-                 {PSK_FN_Allreduce, "MPI_Allreduce"}, {PSK_FN_Allgather, "MPI_Allgather"}};
+    static const char *const colls[] = {
+#define MPIFN(name, coll, fn) #fn,
+        PSK_TUNE_COLL_LIST(MPIFN)
+#undef MPIFN
+    };
     puts("arms:");
     for (size_t c = 0; c < sizeof colls / sizeof *colls; c++) {
-        printf("  %-14s", colls[c].name);
+        printf("  %-14s", colls[c]);
         const char *sep = "";
         for (int a = 1; a < psk_arm_count(); a++)
-            if (strcmp(psk_arm_name(a), "native") && psk_arm_valid(colls[c].fn, a)) {
+            if (strcmp(psk_arm_name(a), "native") && psk_arm_valid(psk_fn_lookup(colls[c]), a)) {
                 printf("%s%s", sep, psk_arm_name(a));
                 sep = ", ";
             }

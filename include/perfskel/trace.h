@@ -110,7 +110,8 @@ int psk_fn_class(unsigned fn);
 uint32_t psk_fn_fields(unsigned fn);
 /* What a function does, for the stages that replay, emit or export it: the
  * `op` column of src/record/mpi_functions.def (its comment says what each
- * means). Functions of one op differ only where a stage says so by name. */
+ * means). Functions of one op differ only in what other columns say: the
+ * collective and its form, flags such as sync (psk_fn_sync). */
 enum psk_fn_op {
     PSK_FNOP_INIT, PSK_FNOP_FINALIZE, PSK_FNOP_ABORT, PSK_FNOP_PCONTROL, PSK_FNOP_SEND, PSK_FNOP_ISEND,
     PSK_FNOP_RECV, PSK_FNOP_IRECV, PSK_FNOP_SENDRECV, PSK_FNOP_SENDRECV_REPLACE, PSK_FNOP_PROBE, PSK_FNOP_IPROBE,
@@ -142,6 +143,14 @@ int psk_fn_form(unsigned fn);
  * psk_fn_poll the poll function of a call that can be polled (else 0). */
 unsigned psk_fn_polled(unsigned fn);
 unsigned psk_fn_poll(unsigned fn);
+/* 1 if fn is a send in synchronous mode (Ssend, Issend, Ssend_init: the
+ * flag sync); the skeletons replay the other modes as standard sends */
+int psk_fn_sync(unsigned fn);
+/* 1 if fn frees a communicator or a group (Comm_free, Group_free) */
+int psk_fn_frees(unsigned fn);
+/* the first function of op in the table (the plain one: MPI_Send of
+ * PSK_FNOP_SEND), never a run of polls; 0 if none */
+unsigned psk_fn_of_op(int op);
 /* Whether a call that can be polled (or the Wait family call or Probe
  * that ends a run of its polls) found or completed something: Testsome
  * some index, Test/Testall/Iprobe FLAG, Testany FLAG with an index (all
@@ -154,7 +163,8 @@ int psk_event_found(const struct psk_event *ev);
 uint64_t psk_event_failed_polls(const struct psk_event *ev, uint64_t *calls);
 /* For a call that can be polled (Test, Testall, Testany, Testsome,
  * Iprobe) the Wait family call or Probe that ends a run of its polls by
- * waiting, else 0. */
+ * waiting, else 0: the function of the blocking op (test: wait, iprobe:
+ * probe, ...; gen_wrappers.awk's BLOCKING). */
 unsigned psk_fn_poll_wait(unsigned fn);
 /* A hash of what a poll polls (its request or requests, or source, tag and
  * communicator): the calls of one run of polls have the same. */
@@ -350,7 +360,6 @@ int psk_rank_open_pooled(psk_trace *t, int rank, psk_rank_pool *pool, psk_rank_r
  * MPI_Init. */
 typedef struct psk_trace_apptime {
     uint64_t first, last;
-    unsigned init, init_thread, fin;
 } psk_trace_apptime;
 void psk_trace_apptime_start(psk_trace_apptime *a, uint64_t mono_start);
 /* 1 if ev is MPI_Init, MPI_Init_thread or MPI_Finalize (not counted as time in MPI) */

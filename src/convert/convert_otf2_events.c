@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "convert_otf2_read.h"
-#include "psk_fn_ids.h"
 #include "psk_mem.h"
 
 #define FAIL(...)                                                                                            \
@@ -396,8 +395,8 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
     default:
         break;
     }
-    switch (fn) {
-    case PSK_FN_Start: case PSK_FN_Startall: { /* each request it starts, as an Isend or Irecv */
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_START: case PSK_FNOP_STARTALL: { /* each request it starts, as an Isend or Irecv */
         int64_t n = 0;
         for (int64_t i = 0; i < x->nrec; i++)
             n += x->rec[i].type == R_ISEND || x->rec[i].type == R_IRECV_REQ;
@@ -409,7 +408,7 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
             uint64_t a = t0 + (uint64_t)((long double)(t1 - t0) * (long double)k / (long double)n);
             uint64_t b = t0 + (uint64_t)((long double)(t1 - t0) * (long double)(k + 1) / (long double)n);
             k++;
-            if (!(q = emit(x, r->type == R_ISEND ? PSK_FN_Isend : PSK_FN_Irecv, a, b)))
+            if (!(q = emit(x, psk_fn_of_op(r->type == R_ISEND ? PSK_FNOP_ISEND : PSK_FNOP_IRECV), a, b)))
                 OOM();
             if (r->type == R_ISEND)
                 fill_p2p(x, &q->e, r, 0);
@@ -427,21 +426,21 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
         OOM();
     psk_event *e = &q->e;
     const rec *r;
-    switch (fn) {
-    case PSK_FN_Init_thread:
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_INIT: /* Init_thread's levels: not known */
         e->v[PSK_F_I1] = e->v[PSK_F_I2] = 0;
         break;
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Ssend: case PSK_FN_Rsend:
+    case PSK_FNOP_SEND:
         if (!(r = find_rec(x, R_SEND, 0)))
             note(x, K_NOREC_P2P, NULL);
         fill_p2p(x, e, r, 0);
         break;
-    case PSK_FN_Recv:
+    case PSK_FNOP_RECV:
         if (!(r = find_rec(x, R_RECV, 0)))
             note(x, K_NOREC_P2P, NULL);
         fill_p2p(x, e, r, 1);
         break;
-    case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace: {
+    case PSK_FNOP_SENDRECV: case PSK_FNOP_SENDRECV_REPLACE: {
         const rec *s = find_rec(x, R_SEND, 0);
         r = find_rec(x, R_RECV, 0);
         if (!s || !r)
@@ -463,7 +462,7 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
             e->v[PSK_F_COUNT] = (int64_t)r->bytes, e->v[PSK_F_DTSIZE] = 1;
         break;
     }
-    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Issend: case PSK_FN_Irsend:
+    case PSK_FNOP_ISEND:
         if (!(r = find_rec(x, R_ISEND, 0))) {
             note(x, K_NOREC_P2P, NULL);
             fill_p2p(x, e, NULL, 0);
@@ -474,7 +473,7 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
         if (start(x, q, r->req, R_ISEND, 0))
             return -1;
         break;
-    case PSK_FN_Irecv:
+    case PSK_FNOP_IRECV:
         e->v[PSK_F_PEER] = PSK_ANY_SOURCE, e->v[PSK_F_TAG] = PSK_ANY_TAG;
         if (!(r = find_rec(x, R_IRECV_REQ, 0))) {
             note(x, K_NOREC_P2P, NULL);
@@ -485,7 +484,7 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
         if (start(x, q, r->req, R_IRECV_REQ, 1))
             return -1;
         break;
-    case PSK_FN_Comm_free:
+    case PSK_FNOP_COMM_FREE:
         if ((r = find_rec(x, R_COMM_DESTROY, 0)) || (r = find_rec(x, R_COLL_END, 0))) {
             int64_t id = comm_id(x, r->comm);
             e->v[PSK_F_COMM] = id;
@@ -580,7 +579,11 @@ static int finish_call(imp *x, uint64_t t0, uint64_t t1)
                     if ((int64_t)g->mem[k] < e->v[PSK_F_I1])
                         e->v[PSK_F_I1] = (int64_t)g->mem[k];
             }
-            if (fn == PSK_FN_Cart_create || fn == PSK_FN_Intercomm_merge || fn == PSK_FN_Intercomm_create)
+            /* I1 taken as a split's colour above; not known (0) where it is
+             * no colour: the intercommunicator calls' leader or high, a
+             * Cartesian communicator's reorder (the call with DIMS) */
+            int op = psk_fn_op(fn);
+            if (op == PSK_FNOP_INTERCOMM || op == PSK_FNOP_INTERCOMM_MERGE || has_fn_field(fn, PSK_F_DIMS))
                 e->v[PSK_F_I1] = 0;
         }
         break;
@@ -632,7 +635,9 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
     }
     if (g->fn) {
         x->call = x->depth - 1, x->fn = g->fn, x->call_region = reg, x->t_entry = t, x->nrec = 0;
-        x->fn_as = g->fn == PSK_FN_Mrecv ? PSK_FN_Recv : g->fn == PSK_FN_Imrecv ? PSK_FN_Irecv : g->fn;
+        int op = psk_fn_op(g->fn); /* a matched receive as the plain one */
+        x->fn_as = op == PSK_FNOP_MRECV ? psk_fn_of_op(PSK_FNOP_RECV)
+                   : op == PSK_FNOP_IMRECV ? psk_fn_of_op(PSK_FNOP_IRECV) : g->fn;
         if (x->fn_as != g->fn)
             note(x, K_MRECV, NULL);
     } else if (g->mpi) {

@@ -37,7 +37,6 @@
 #include "convert_internal.h"
 #include "convert_otf2.h"
 #include "perfskel/trace.h"
-#include "psk_fn_ids.h"
 #include "psk_mem.h"
 
 #define UNDEF32 OTF2_UNDEFINED_UINT32
@@ -386,31 +385,31 @@ static int write_event(ex *x, const psk_event *e)
     unsigned fn = e->fn;
     uint64_t t0 = ts(x, e->t_entry), t1 = ts(x, e->t_exit);
     uint32_t reg = region_of(x, fn), comm = comm_ref(x, e);
-    int cls = psk_fn_class(fn);
+    int cls = psk_fn_class(fn), op = psk_fn_polled(fn) ? -1 : psk_fn_op(fn); /* (no runs of polls here) */
     int64_t peer = PSK_HAS(e, PSK_F_PEER) ? e->v[PSK_F_PEER] : -2, tag = PSK_HAS(e, PSK_F_TAG) ? e->v[PSK_F_TAG] : 0;
     int64_t asrc = PSK_HAS(e, PSK_F_ASRC) ? e->v[PSK_F_ASRC] : -1, atag = PSK_HAS(e, PSK_F_ATAG) ? e->v[PSK_F_ATAG] : -1;
     CK(OTF2_EvtWriter_Enter(x->w, NULL, t0, reg));
-    if (PSK_HAS(e, PSK_F_COMM) && comm == UNDEF32 && fn != PSK_FN_Comm_free && !is_comm_maker(fn)) {
+    if (PSK_HAS(e, PSK_F_COMM) && comm == UNDEF32 && op != PSK_FNOP_COMM_FREE && !is_comm_maker(fn)) {
         x->no_comm++; /* a communicator made by a call perfskel does not record */
         CK(OTF2_EvtWriter_Leave(x->w, NULL, t1, reg));
         return 0;
     }
-    switch (fn) {
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Ssend: case PSK_FN_Rsend:
+    switch (op) {
+    case PSK_FNOP_SEND:
         if (peer >= 0)
             CK(OTF2_EvtWriter_MpiSend(x->w, NULL, t0, (uint32_t)peer, comm, (uint32_t)tag, p2p_bytes(e)));
         break;
-    case PSK_FN_Recv: {
+    case PSK_FNOP_RECV: {
         int64_t s = peer >= 0 ? peer : asrc, g = tag >= 0 ? tag : atag;
         if (peer != PSK_PROC_NULL && s >= 0)
             CK(OTF2_EvtWriter_MpiRecv(x->w, NULL, t1, (uint32_t)s, comm, g >= 0 ? (uint32_t)g : UNDEF32,
                                       p2p_bytes(e)));
         break;
     }
-    case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace: {
+    case PSK_FNOP_SENDRECV: case PSK_FNOP_SENDRECV_REPLACE: {
         int64_t rp = e->v[PSK_F_RPEER], rt = e->v[PSK_F_RTAG];
         int64_t s = rp >= 0 ? rp : asrc, g = rt >= 0 ? rt : atag;
-        uint64_t rb = fn == PSK_FN_Sendrecv
+        uint64_t rb = op == PSK_FNOP_SENDRECV
                           ? (uint64_t)e->v[PSK_F_RCOUNT] * (PSK_HAS(e, PSK_F_RDTSIZE) ? (uint64_t)e->v[PSK_F_RDTSIZE] : 1)
                           : p2p_bytes(e);
         if (peer >= 0)
@@ -419,15 +418,13 @@ static int write_event(ex *x, const psk_event *e)
             CK(OTF2_EvtWriter_MpiRecv(x->w, NULL, t1, (uint32_t)s, comm, g >= 0 ? (uint32_t)g : UNDEF32, rb));
         break;
     }
-    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Issend: case PSK_FN_Irsend: case PSK_FN_Irecv:
-    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Ssend_init: case PSK_FN_Rsend_init:
-    case PSK_FN_Recv_init: {
+    case PSK_FNOP_ISEND: case PSK_FNOP_IRECV: case PSK_FNOP_SEND_INIT: case PSK_FNOP_RECV_INIT: {
         xreq *q = req_of(x, PSK_HAS(e, PSK_F_REQ) ? e->v[PSK_F_REQ] : -1);
         if (!q) {
             x->no_req++;
             break;
         }
-        int recv = fn == PSK_FN_Irecv || fn == PSK_FN_Recv_init;
+        int recv = op == PSK_FNOP_IRECV || op == PSK_FNOP_RECV_INIT;
         *q = (xreq){.kind = peer >= 0 || (recv && peer == PSK_ANY_SOURCE) ? 1 + recv : 0,
                     .persistent = cls == PSK_CLASS_PERSIST, .peer = peer, .tag = tag, .bytes = p2p_bytes(e),
                     .comm = comm};
@@ -435,18 +432,18 @@ static int write_event(ex *x, const psk_event *e)
             return -1;
         break;
     }
-    case PSK_FN_Start:
+    case PSK_FNOP_START:
         if (start_req(x, req_of(x, e->v[PSK_F_REQ]), t0))
             return -1;
         break;
-    case PSK_FN_Startall:
+    case PSK_FNOP_STARTALL:
         for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_REQS); k++)
             if (start_req(x, req_of(x, PSK_ARR(e, PSK_F_REQS)[k]), t0))
                 return -1;
         break;
-    case PSK_FN_Wait: case PSK_FN_Test: {
+    case PSK_FNOP_WAIT: case PSK_FNOP_TEST: {
         xreq *q = req_of(x, e->v[PSK_F_REQ]);
-        if (fn == PSK_FN_Test && !e->v[PSK_F_FLAG]) {
+        if (op == PSK_FNOP_TEST && !e->v[PSK_F_FLAG]) {
             if (q && q->kind && q->active)
                 CK(OTF2_EvtWriter_MpiRequestTest(x->w, NULL, t1, q->oid));
         } else {
@@ -456,13 +453,13 @@ static int write_event(ex *x, const psk_event *e)
         }
         break;
     }
-    case PSK_FN_Waitall: case PSK_FN_Testall:
+    case PSK_FNOP_WAITALL: case PSK_FNOP_TESTALL:
         for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_REQS); k++) {
             xreq *q;
             int64_t s, g;
             list_req(x, e, k, &q);
             status_of(e, k, &s, &g);
-            if (fn == PSK_FN_Testall && !e->v[PSK_F_FLAG]) {
+            if (op == PSK_FNOP_TESTALL && !e->v[PSK_F_FLAG]) {
                 if (q && q->kind && q->active)
                     CK(OTF2_EvtWriter_MpiRequestTest(x->w, NULL, t1, q->oid));
             } else if (complete_req(x, q, t1, s, g)) {
@@ -470,9 +467,9 @@ static int write_event(ex *x, const psk_event *e)
             }
         }
         break;
-    case PSK_FN_Waitany: case PSK_FN_Testany: {
+    case PSK_FNOP_WAITANY: case PSK_FNOP_TESTANY: {
         xreq *q;
-        if (fn == PSK_FN_Testany && !e->v[PSK_F_FLAG])
+        if (op == PSK_FNOP_TESTANY && !e->v[PSK_F_FLAG])
             break;
         list_req(x, e, e->v[PSK_F_INDEX], &q);
         status_of(e, e->v[PSK_F_INDEX], &asrc, &atag);
@@ -480,7 +477,7 @@ static int write_event(ex *x, const psk_event *e)
             return -1;
         break;
     }
-    case PSK_FN_Waitsome: case PSK_FN_Testsome:
+    case PSK_FNOP_WAITSOME: case PSK_FNOP_TESTSOME:
         for (uint32_t i = 0; i < PSK_ARRN(e, PSK_F_INDICES); i++) {
             xreq *q;
             int64_t k = PSK_ARR(e, PSK_F_INDICES)[i], s, g;
@@ -490,13 +487,13 @@ static int write_event(ex *x, const psk_event *e)
                 return -1;
         }
         break;
-    case PSK_FN_Request_free: {
+    case PSK_FNOP_FREE: {
         xreq *q = req_of(x, e->v[PSK_F_REQ]);
         if (q)
             q->kind = 0;
         break;
     }
-    case PSK_FN_Cancel: {
+    case PSK_FNOP_CANCEL: {
         xreq *q = req_of(x, e->v[PSK_F_REQ]);
         if (q && q->kind && q->active) {
             CK(OTF2_EvtWriter_MpiRequestCancelled(x->w, NULL, t1, q->oid));
@@ -504,7 +501,7 @@ static int write_event(ex *x, const psk_event *e)
         }
         break;
     }
-    case PSK_FN_Comm_free:
+    case PSK_FNOP_COMM_FREE:
         if (comm != UNDEF32) {
             CK(OTF2_EvtWriter_MpiCollectiveBegin(x->w, NULL, t0));
             CK(OTF2_EvtWriter_CommDestroy(x->w, NULL, t1, comm));

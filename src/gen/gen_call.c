@@ -336,17 +336,17 @@ static void emit_call(gen *g, int32_t id, int d)
     }
     switch (op) {
     /* point to point; the buffered and ready modes as standard sends, the
-     * synchronous one as itself (a name test: the one difference between
+     * synchronous one as itself (the flag sync: the one difference between
      * the calls of op send, isend and send_init that gen keeps) */
     case PSK_FNOP_SEND:
-        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s);\n", fn == PSK_FN_Ssend ? "MPI_Ssend" : "MPI_Send", by,
+        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s);\n", psk_fn_sync(fn) ? "MPI_Ssend" : "MPI_Send", by,
                 peer, tag, comm);
         break;
     case PSK_FNOP_RECV:
         fprintf(g->body, "MPI_Recv(rbuf_, %s, MPI_BYTE, %s, %s, %s, MPI_STATUS_IGNORE);\n", by, peer, tag, comm);
         break;
     case PSK_FNOP_ISEND:
-        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s, %s);\n", fn == PSK_FN_Issend ? "MPI_Issend" : "MPI_Isend",
+        fprintf(g->body, "%s(sbuf_, %s, MPI_BYTE, %s, %s, %s, %s);\n", psk_fn_sync(fn) ? "MPI_Issend" : "MPI_Isend",
                 by, peer, tag, comm, req);
         break;
     case PSK_FNOP_IRECV:
@@ -395,7 +395,7 @@ static void emit_call(gen *g, int32_t id, int d)
     /* persistent requests and their completion */
     case PSK_FNOP_SEND_INIT: case PSK_FNOP_RECV_INIT:
         fprintf(g->body, "%s(%s, %s, MPI_BYTE, %s, %s, %s, %s);\n",
-                op == PSK_FNOP_RECV_INIT ? "MPI_Recv_init" : fn == PSK_FN_Ssend_init ? "MPI_Ssend_init" : "MPI_Send_init",
+                op == PSK_FNOP_RECV_INIT ? "MPI_Recv_init" : psk_fn_sync(fn) ? "MPI_Ssend_init" : "MPI_Send_init",
                 op == PSK_FNOP_RECV_INIT ? "rbuf_" : "sbuf_", by, peer, tag, comm, req);
         break;
     case PSK_FNOP_START:

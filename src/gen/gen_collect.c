@@ -18,13 +18,16 @@ int gen_completion(const psk_event *e)
     unsigned fn = e->fn;
     if (psk_fn_polled(fn)) /* a run of polls: did it end with completion */
         return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] != 0;
-    if (fn == PSK_FN_Test || fn == PSK_FN_Testall || fn == PSK_FN_Improbe)
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_TEST: case PSK_FNOP_TESTALL: case PSK_FNOP_IMPROBE:
         return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] != 0;
-    if (fn == PSK_FN_Testany)
+    case PSK_FNOP_TESTANY:
         return PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG] && PSK_HAS(e, PSK_F_INDEX) && e->v[PSK_F_INDEX] >= 0;
-    if (fn == PSK_FN_Testsome)
+    case PSK_FNOP_TESTSOME:
         return PSK_HAS(e, PSK_F_INDICES) && PSK_ARRN(e, PSK_F_INDICES) > 0;
-    return -1;
+    default:
+        return -1;
+    }
 }
 
 typedef struct collect {
@@ -84,9 +87,10 @@ static int done_push(gnode *n, int j, int done)
 static void flag_done(const psk_event *e, int64_t *x, uint32_t len)
 {
     unsigned fn = psk_fn_polled(e->fn) ? psk_fn_polled(e->fn) : e->fn; /* a run of polls: as its last test */
-    if (fn == PSK_FN_Waitany || fn == PSK_FN_Testany) {
+    int op = psk_fn_op(fn);
+    if (op == PSK_FNOP_WAITANY || op == PSK_FNOP_TESTANY) {
         if (PSK_HAS(e, PSK_F_INDEX) && e->v[PSK_F_INDEX] >= 0 && e->v[PSK_F_INDEX] < (int64_t)len &&
-            (fn == PSK_FN_Waitany || (PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG]))) {
+            (op == PSK_FNOP_WAITANY || (PSK_HAS(e, PSK_F_FLAG) && e->v[PSK_F_FLAG]))) {
             int64_t *q = &x[e->v[PSK_F_INDEX]];
             if (*q >= 0 && *q < PSK_GEN_REQ_DONE)
                 *q += PSK_GEN_REQ_DONE;
@@ -127,7 +131,8 @@ static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
         return -1;
     int64_t *x = &n->xr[j][n->nxr[j]];
     unsigned fn = psk_fn_polled(e->fn) ? psk_fn_polled(e->fn) : e->fn; /* a run of polls: as its test */
-    int carry = fn == PSK_FN_Waitany || fn == PSK_FN_Waitsome || fn == PSK_FN_Testany || fn == PSK_FN_Testsome;
+    int op = psk_fn_op(fn);
+    int carry = op == PSK_FNOP_WAITANY || op == PSK_FNOP_WAITSOME || op == PSK_FNOP_TESTANY || op == PSK_FNOP_TESTSOME;
     /* the previous array of this family on the rank, whichever call passed
      * it, stands for the program's array if it is as long */
     const int64_t *prev = carry && g->lastarr[r] && g->nlastarr[r] == len ? g->lastarr[r] : NULL;
@@ -163,20 +168,20 @@ static int note_reqs(gen *g, gnode *n, int j, int32_t r, const psk_event *e)
 static int wild_sources(gen *g, int32_t id, int j, int32_t r, const psk_event *e)
 {
     gnode *n = &g->node[id];
-    unsigned fn = e->fn;
-    int f = fn == PSK_FN_Recv || fn == PSK_FN_Irecv || fn == PSK_FN_Probe || fn == PSK_FN_Mprobe ||
-                    fn == PSK_FN_Improbe ? PSK_F_PEER
-            : fn == PSK_FN_Sendrecv || fn == PSK_FN_Sendrecv_replace ? PSK_F_RPEER : 0;
+    int op = psk_fn_op(e->fn);
+    int f = op == PSK_FNOP_RECV || op == PSK_FNOP_IRECV || op == PSK_FNOP_PROBE || op == PSK_FNOP_MPROBE ||
+                    op == PSK_FNOP_IMPROBE ? PSK_F_PEER
+            : op == PSK_FNOP_SENDRECV || op == PSK_FNOP_SENDRECV_REPLACE ? PSK_F_RPEER : 0;
     if (f && PSK_HAS(e, f) && e->v[f] == PSK_ANY_SOURCE) {
         n->srcf = f;
-        if (fn == PSK_FN_Improbe) {
+        if (op == PSK_FNOP_IMPROBE) {
             /* its argument stays MPI_ANY_SOURCE; the source of each message
              * it found is what the skeleton waits for before it */
             n->hidden = 1;
             if (gen_completion(e) != 1)
                 return 0;
         }
-        if (fn != PSK_FN_Irecv)
+        if (op != PSK_FNOP_IRECV)
             return src_push(n, j, PSK_HAS(e, PSK_F_ASRC) && e->v[PSK_F_ASRC] >= 0 ? e->v[PSK_F_ASRC] : -1);
         int64_t q = PSK_HAS(e, PSK_F_REQ) ? e->v[PSK_F_REQ] : -1;
         if (src_push(n, j, -1))
@@ -287,7 +292,8 @@ static void settle_reqs(gen *g)
  * can be checked for balance in world ranks) */
 static int note_comm(gen *g, int32_t r, const psk_event *e)
 {
-    int group = e->fn >= PSK_FN_Group_incl && e->fn <= PSK_FN_Group_free; /* the MPI_Group_ functions */
+    /* the MPI_Group_ functions: communicator class, no communicator taken */
+    int group = psk_fn_class(e->fn) == PSK_CLASS_COMM && !(psk_fn_fields(e->fn) >> PSK_F_COMM & 1u);
     if (!PSK_HAS(e, PSK_F_NEWID) || !PSK_HAS(e, PSK_F_MEMBERS) || group)
         return 0;
     int64_t c = e->v[PSK_F_NEWID];
@@ -316,9 +322,8 @@ static int note_comm(gen *g, int32_t r, const psk_event *e)
 /* what each persistent request sends or receives, from its init call */
 static int note_preq(gen *g, int32_t r, const psk_event *e)
 {
-    int kind = e->fn == PSK_FN_Recv_init ? 2
-               : e->fn == PSK_FN_Send_init || e->fn == PSK_FN_Bsend_init || e->fn == PSK_FN_Ssend_init ||
-                         e->fn == PSK_FN_Rsend_init ? 1 : 0;
+    int op = psk_fn_op(e->fn);
+    int kind = op == PSK_FNOP_RECV_INIT ? 2 : op == PSK_FNOP_SEND_INIT ? 1 : 0;
     if (!kind || !PSK_HAS(e, PSK_F_REQ) || !PSK_HAS(e, PSK_F_PEER))
         return 0;
     int64_t q = e->v[PSK_F_REQ];
@@ -350,9 +355,8 @@ int64_t gen_to_world(const gen *g, int32_t me, int64_t comm, int64_t r)
 
 int gen_sends(unsigned fn)
 {
-    switch (fn) {
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Ssend: case PSK_FN_Rsend: case PSK_FN_Isend:
-    case PSK_FN_Ibsend: case PSK_FN_Issend: case PSK_FN_Irsend: case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace:
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_SEND: case PSK_FNOP_ISEND: case PSK_FNOP_SENDRECV: case PSK_FNOP_SENDRECV_REPLACE:
         return 1;
     default:
         return 0;
@@ -361,7 +365,15 @@ int gen_sends(unsigned fn)
 
 int gen_receives(unsigned fn)
 {
-    return fn == PSK_FN_Recv || fn == PSK_FN_Irecv || fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv;
+    int op = psk_fn_op(fn);
+    return op == PSK_FNOP_RECV || op == PSK_FNOP_IRECV || op == PSK_FNOP_MRECV || op == PSK_FNOP_IMRECV;
+}
+
+/* a matched receive (Mrecv, Imrecv): its message was its probe's */
+static int matched(unsigned fn)
+{
+    int op = psk_fn_op(fn);
+    return op == PSK_FNOP_MRECV || op == PSK_FNOP_IMRECV;
 }
 
 /* messages sent to each rank minus receives it posted, in the merged
@@ -387,23 +399,24 @@ static void count_msg(gen *g, int32_t r, int64_t comm, int64_t peer, int sent)
 static void count_msgs(gen *g, int32_t r, const psk_event *e)
 {
     unsigned fn = e->fn;
+    int op = psk_fn_op(fn);
     int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
     int64_t peer = PSK_HAS(e, PSK_F_PEER) ? e->v[PSK_F_PEER] : PSK_PROC_NULL;
     if (gen_sends(fn))
         count_msg(g, r, comm, peer, 1);
     if (gen_receives(fn)) /* a matched receive's message was its probe's: any source */
-        count_msg(g, r, comm, fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv ? 0 : peer, 0);
-    else if (fn == PSK_FN_Sendrecv || fn == PSK_FN_Sendrecv_replace)
+        count_msg(g, r, comm, matched(fn) ? 0 : peer, 0);
+    else if (op == PSK_FNOP_SENDRECV || op == PSK_FNOP_SENDRECV_REPLACE)
         count_msg(g, r, comm, PSK_HAS(e, PSK_F_RPEER) ? e->v[PSK_F_RPEER] : PSK_PROC_NULL, 0);
-    if (fn != PSK_FN_Start && fn != PSK_FN_Startall)
+    if (op != PSK_FNOP_START && op != PSK_FNOP_STARTALL)
         return;
     int n = 0; /* persistent requests started: what their init call said */
-    if (fn == PSK_FN_Start)
+    if (op == PSK_FNOP_START)
         n = PSK_HAS(e, PSK_F_REQ) != 0;
     else if (PSK_HAS(e, PSK_F_REQS))
         n = (int)PSK_ARRN(e, PSK_F_REQS);
     for (int k = 0; k < n; k++) {
-        int64_t q = fn == PSK_FN_Start ? e->v[PSK_F_REQ] : PSK_ARR(e, PSK_F_REQS)[k];
+        int64_t q = op == PSK_FNOP_START ? e->v[PSK_F_REQ] : PSK_ARR(e, PSK_F_REQS)[k];
         const preq *p = q >= 0 && q < g->npreqs[r] ? &g->preqs[r][q] : NULL;
         if (!p || !p->kind || p->ambiguous)
             g->inflight = -1;
@@ -416,10 +429,13 @@ static void count_msgs(gen *g, int32_t r, const psk_event *e)
  * (MPI_Comm_create_group involves only its group's members) */
 static int collective(unsigned fn)
 {
-    int cls = psk_fn_class(fn);
-    return cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL ||
-           (cls == PSK_CLASS_COMM && fn != PSK_FN_Comm_create_group && fn != PSK_FN_Comm_group &&
-            !(fn >= PSK_FN_Group_incl && fn <= PSK_FN_Group_free));
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_COLL: case PSK_FNOP_ICOLL: case PSK_FNOP_NEWCOMM: case PSK_FNOP_INTERCOMM:
+    case PSK_FNOP_INTERCOMM_MERGE: case PSK_FNOP_COMM_FREE:
+        return 1;
+    default: /* Comm_create_group (newcomm_group), the group calls (local) */
+        return 0;
+    }
 }
 
 /* rank r's count of collectives on its communicators: before the first
@@ -535,7 +551,7 @@ static int visit(void *arg, const psk_fstep *st)
     /* the shortest gap is what the recorder and the program's own argument
      * set-up cost between back-to-back calls; the skeleton's code between
      * its calls takes about as long, so only the gap beyond it is work */
-    if (me->fn != PSK_FN_Init && me->fn != PSK_FN_Init_thread)
+    if (psk_fn_op(me->fn) != PSK_FNOP_INIT)
         for (int j = 0; j < me->nranks; j++)
             if ((double)me->gap[j] < g->min_gap[me->ranks[j]])
                 g->min_gap[me->ranks[j]] = (double)me->gap[j];
@@ -543,7 +559,8 @@ static int visit(void *arg, const psk_fstep *st)
      * for it and called from one thread is replayed as any other; calls of
      * several threads cannot be put in one order (nor those of a trace
      * older than format 4, which did not record the threads) */
-    for (int j = 0; me->fn == PSK_FN_Init_thread && g->mt_rank < 0 && j < me->nranks; j++) {
+    int provided = psk_fn_op(me->fn) == PSK_FNOP_INIT && (psk_fn_fields(me->fn) >> PSK_F_I2 & 1u); /* Init_thread */
+    for (int j = 0; provided && g->mt_rank < 0 && j < me->nranks; j++) {
         int nt = psk_merged_rank_threads(g->m, me->ranks[j]);
         if (me->ev[j].v[PSK_F_I2] == 3 && (g->job->format_version < PSK_FORMAT_VERSION_THREADS || nt > 1))
             g->mt_rank = me->ranks[j], g->mt_threads = g->job->format_version < PSK_FORMAT_VERSION_THREADS ? 0 : nt;
@@ -618,7 +635,7 @@ static int visit(void *arg, const psk_fstep *st)
             n->pwork[j] += (double)e->v[PSK_F_I2];
             n->pcalls[j] += (double)e->v[PSK_F_I1];
         } else {
-            n->polled |= done == 0 || e->fn == PSK_FN_Iprobe;
+            n->polled |= done == 0 || psk_fn_op(e->fn) == PSK_FNOP_IPROBE;
         }
         if (PSK_HAS(e, PSK_F_REQS) && note_reqs(g, n, j, me->ranks[j], e))
             return c->rc = PSK_ENOMEM;

@@ -58,24 +58,18 @@ static int tabulable(const gen *g, int32_t id)
         for (int j = 0; j < n->np; j++)
             if (gen_value_at(g, id, ps[i].field, j, (int64_t[64]){0}, 0) == INT64_MIN)
                 return 0;
-    switch (n->first[0].fn) {
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend: case PSK_FN_Recv:
-    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend: case PSK_FN_Irecv:
-    case PSK_FN_Sendrecv: case PSK_FN_Sendrecv_replace: case PSK_FN_Probe: case PSK_FN_Iprobe:
-    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
-    case PSK_FN_Recv_init: case PSK_FN_Start: case PSK_FN_Wait: case PSK_FN_Test: case PSK_FN_Request_free:
-    case PSK_FN_Cancel: case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome:
-    case PSK_FN_Testall: case PSK_FN_Testany: case PSK_FN_Testsome: case PSK_FN_Barrier: case PSK_FN_Ibarrier:
-    case PSK_FN_Bcast: case PSK_FN_Ibcast: case PSK_FN_Reduce: case PSK_FN_Ireduce: case PSK_FN_Allreduce:
-    case PSK_FN_Scan: case PSK_FN_Exscan: case PSK_FN_Iallreduce: case PSK_FN_Iscan: case PSK_FN_Iexscan:
-    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block: case PSK_FN_Reduce_scatter:
-    case PSK_FN_Ireduce_scatter: case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
-    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
-    case PSK_FN_Gatherv: case PSK_FN_Igatherv: case PSK_FN_Allgatherv: case PSK_FN_Iallgatherv:
-    case PSK_FN_Scatterv: case PSK_FN_Iscatterv: case PSK_FN_Alltoallv: case PSK_FN_Ialltoallv:
-    case PSK_FN_Alltoallw: case PSK_FN_Ialltoallw: case PSK_FN_Comm_free: case PSK_FN_Pcontrol:
-    case PSK_FN_Test_poll: case PSK_FN_Testall_poll: case PSK_FN_Testany_poll: case PSK_FN_Testsome_poll:
-    case PSK_FN_Iprobe_poll:
+    return gen_replayable(n->first[0].fn);
+}
+
+int gen_replayable(unsigned fn)
+{
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_SEND: case PSK_FNOP_ISEND: case PSK_FNOP_RECV: case PSK_FNOP_IRECV: case PSK_FNOP_SENDRECV:
+    case PSK_FNOP_SENDRECV_REPLACE: case PSK_FNOP_PROBE: case PSK_FNOP_IPROBE: case PSK_FNOP_SEND_INIT:
+    case PSK_FNOP_RECV_INIT: case PSK_FNOP_START: case PSK_FNOP_STARTALL: case PSK_FNOP_WAIT: case PSK_FNOP_WAITALL:
+    case PSK_FNOP_WAITANY: case PSK_FNOP_WAITSOME: case PSK_FNOP_TEST: case PSK_FNOP_TESTALL: case PSK_FNOP_TESTANY:
+    case PSK_FNOP_TESTSOME: case PSK_FNOP_FREE: case PSK_FNOP_CANCEL: case PSK_FNOP_COLL: case PSK_FNOP_ICOLL:
+    case PSK_FNOP_COMM_FREE: case PSK_FNOP_PCONTROL:
         return 1;
     default:
         return 0;
@@ -127,51 +121,9 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
     if (PSK_HAS(e, PSK_F_REQ))
         gen_bump(&g->max_req, req);
     int done = n->done && k < n->ndone[j] ? n->done[j][k] != 0 : 0;
-    switch (fn) {
-    case PSK_FN_Send: case PSK_FN_Bsend: case PSK_FN_Rsend: case PSK_FN_Ssend: case PSK_FN_Recv:
-        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, comm);
-        big = by;
-        break;
-    case PSK_FN_Isend: case PSK_FN_Ibsend: case PSK_FN_Irsend: case PSK_FN_Issend: case PSK_FN_Irecv:
-    case PSK_FN_Send_init: case PSK_FN_Bsend_init: case PSK_FN_Rsend_init: case PSK_FN_Ssend_init:
-    case PSK_FN_Recv_init:
-        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, comm) | put(s, req);
-        big = by;
-        break;
-    case PSK_FN_Sendrecv:
-        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, rby) | put(s, e->v[PSK_F_RPEER]) |
-              put(s, e->v[PSK_F_RTAG]) | put(s, comm);
-        big = by > rby ? by : rby;
-        break;
-    case PSK_FN_Sendrecv_replace:
-        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, e->v[PSK_F_RPEER]) | put(s, e->v[PSK_F_RTAG]) |
-              put(s, comm);
-        big = by;
-        break;
-    case PSK_FN_Probe: case PSK_FN_Iprobe:
-        rc |= put(s, peer) | put(s, tag) | put(s, comm);
-        break;
-    case PSK_FN_Start: case PSK_FN_Wait: case PSK_FN_Request_free: case PSK_FN_Cancel:
-        rc |= put(s, req);
-        break;
-    case PSK_FN_Test:
-        rc |= put(s, req) | put(s, done);
-        break;
-    case PSK_FN_Startall: case PSK_FN_Waitall: case PSK_FN_Waitany: case PSK_FN_Waitsome:
-    case PSK_FN_Testall: case PSK_FN_Testany: case PSK_FN_Testsome: {
-        int wait = gen_reqs_how(fn);
-        int how = gen_completion(e) >= 0 && !done ? wait + 3 : wait;
-        uint32_t k, nq = PSK_ARRN(e, PSK_F_REQS);
-        rc |= put(s, how) | put(s, nq);
-        for (k = 0; k < nq; k++) {
-            rc |= put(s, PSK_ARR(e, PSK_F_REQS)[k]);
-            gen_bump_req(g, PSK_ARR(e, PSK_F_REQS)[k]);
-        }
-        break;
-    }
-    case PSK_FN_Test_poll: case PSK_FN_Testall_poll: case PSK_FN_Testany_poll: case PSK_FN_Testsome_poll:
-    case PSK_FN_Iprobe_poll: { /* how, done, work, polls, then what it polls (pollr_, pollp_) */
-        int how = fn == PSK_FN_Test_poll ? 0 : fn == PSK_FN_Iprobe_poll ? 7 : gen_reqs_how(fn) + 3;
+    int fop = psk_fn_op(fn);
+    if (psk_fn_polled(fn)) { /* a run of polls: how, done, work, polls, then what it polls (pollr_, pollp_) */
+        int how = fop == PSK_FNOP_TEST ? 0 : fop == PSK_FNOP_IPROBE ? 7 : gen_reqs_how(fn) + 3;
         rc |= put(s, how) | put(s, done) | put(s, gen_poll_units(g, n, j)) | put(s, gen_poll_calls(n, j));
         if (how == 7) {
             rc |= put(s, peer) | put(s, tag) | put(s, comm);
@@ -185,85 +137,121 @@ static int encode_call(gen *g, int32_t id, int j, stream *s, int32_t *last, cons
                 gen_bump_req(g, PSK_ARR(e, PSK_F_REQS)[q]);
             }
         }
+        fop = -1;
+    }
+    switch (fop) {
+    case -1:
+        break;
+    case PSK_FNOP_SEND: case PSK_FNOP_RECV:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, comm);
+        big = by;
+        break;
+    case PSK_FNOP_ISEND: case PSK_FNOP_IRECV: case PSK_FNOP_SEND_INIT: case PSK_FNOP_RECV_INIT:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, comm) | put(s, req);
+        big = by;
+        break;
+    case PSK_FNOP_SENDRECV:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, rby) | put(s, e->v[PSK_F_RPEER]) |
+              put(s, e->v[PSK_F_RTAG]) | put(s, comm);
+        big = by > rby ? by : rby;
+        break;
+    case PSK_FNOP_SENDRECV_REPLACE:
+        rc |= put(s, by) | put(s, peer) | put(s, tag) | put(s, e->v[PSK_F_RPEER]) | put(s, e->v[PSK_F_RTAG]) |
+              put(s, comm);
+        big = by;
+        break;
+    case PSK_FNOP_PROBE: case PSK_FNOP_IPROBE:
+        rc |= put(s, peer) | put(s, tag) | put(s, comm);
+        break;
+    case PSK_FNOP_START: case PSK_FNOP_WAIT: case PSK_FNOP_FREE: case PSK_FNOP_CANCEL:
+        rc |= put(s, req);
+        break;
+    case PSK_FNOP_TEST:
+        rc |= put(s, req) | put(s, done);
+        break;
+    case PSK_FNOP_STARTALL: case PSK_FNOP_WAITALL: case PSK_FNOP_WAITANY: case PSK_FNOP_WAITSOME:
+    case PSK_FNOP_TESTALL: case PSK_FNOP_TESTANY: case PSK_FNOP_TESTSOME: {
+        int wait = gen_reqs_how(fn);
+        int how = gen_completion(e) >= 0 && !done ? wait + 3 : wait;
+        uint32_t k, nq = PSK_ARRN(e, PSK_F_REQS);
+        rc |= put(s, how) | put(s, nq);
+        for (k = 0; k < nq; k++) {
+            rc |= put(s, PSK_ARR(e, PSK_F_REQS)[k]);
+            gen_bump_req(g, PSK_ARR(e, PSK_F_REQS)[k]);
+        }
         break;
     }
-    case PSK_FN_Barrier: case PSK_FN_Comm_free:
+    case PSK_FNOP_COMM_FREE:
         rc |= put(s, comm);
         break;
-    case PSK_FN_Ibarrier: /* its request after the switch */
-        rc |= put(s, comm);
-        break;
-    case PSK_FN_Pcontrol:
+    case PSK_FNOP_PCONTROL:
         return rc | put(s, e->v[PSK_F_I1]);
-    case PSK_FN_Bcast: case PSK_FN_Ibcast:
-        rc |= put(s, by) | put(s, root) | put(s, comm);
-        big = by;
-        break;
-    case PSK_FN_Reduce: case PSK_FN_Ireduce:
-        rc |= put(s, by) | put(s, dts) | put(s, op) | put(s, root) | put(s, comm);
-        big = by;
-        break;
-    case PSK_FN_Allreduce: case PSK_FN_Scan: case PSK_FN_Exscan: case PSK_FN_Iallreduce: case PSK_FN_Iscan:
-    case PSK_FN_Iexscan:
-        rc |= put(s, by) | put(s, dts) | put(s, op) | put(s, comm);
-        big = by;
-        break;
-    case PSK_FN_Reduce_scatter_block: case PSK_FN_Ireduce_scatter_block:
-        rc |= put(s, e->v[PSK_F_RCOUNT] * dts) | put(s, dts) | put(s, op) | put(s, comm);
-        big = e->v[PSK_F_RCOUNT] * dts * g->P; /* one block per rank sent */
-        break;
-    case PSK_FN_Reduce_scatter: case PSK_FN_Ireduce_scatter: {
-        uint32_t k, na = PSK_ARRN(e, PSK_F_RCOUNTS);
-        rc |= put(s, dts) | put(s, op) | put(s, na);
-        for (k = 0; k < na; k++) {
-            int64_t b = ARR_BYTES(e, PSK_F_RCOUNTS, PSK_F_DTSIZE, k);
-            rc |= put(s, b);
-            big += b > 0 ? b : 0;
-        }
-        rc |= put(s, comm);
-        break;
-    }
-    case PSK_FN_Gather: case PSK_FN_Igather: case PSK_FN_Scatter: case PSK_FN_Iscatter:
-        rc |= put(s, by) | put(s, rby) | put(s, root) | put(s, comm);
-        big = (by > rby ? by : rby) * g->P;
-        break;
-    case PSK_FN_Allgather: case PSK_FN_Iallgather: case PSK_FN_Alltoall: case PSK_FN_Ialltoall:
-        rc |= put(s, by) | put(s, rby) | put(s, comm);
-        big = (by > rby ? by : rby) * g->P;
-        break;
-    default: { /* the v-forms (tabulable() lets no other through): byte counts per rank */
-        int sf = PSK_HAS(e, PSK_F_DTSIZES) ? PSK_F_DTSIZES : PSK_F_DTSIZE;
-        int rf = PSK_HAS(e, PSK_F_RDTSIZES) ? PSK_F_RDTSIZES : PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE
-                                                                                          : PSK_F_DTSIZE;
-        int gath = fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv || fn == PSK_FN_Allgatherv || fn == PSK_FN_Iallgatherv;
-        int scat = fn == PSK_FN_Scatterv || fn == PSK_FN_Iscatterv;
-        int64_t st = 0, rt = 0;
-        if (gath)
-            rc |= put(s, by);
-        if (!gath) { /* Scatterv, Alltoallv, Alltoallw: what it sends */
-            rc |= put(s, PSK_ARRN(e, PSK_F_COUNTS));
-            for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_COUNTS); k++) {
-                int64_t b = ARR_BYTES(e, PSK_F_COUNTS, sf, k);
+    default: { /* the collectives (tabulable() lets no other through); a
+                * nonblocking one's request after the switch */
+        int coll = psk_fn_coll(fn), form = psk_fn_form(fn);
+        if (coll == PSK_COLL_BARRIER) {
+            rc |= put(s, comm);
+        } else if (coll == PSK_COLL_BCAST) {
+            rc |= put(s, by) | put(s, root) | put(s, comm);
+            big = by;
+        } else if (coll == PSK_COLL_REDUCE) {
+            rc |= put(s, by) | put(s, dts) | put(s, op) | put(s, root) | put(s, comm);
+            big = by;
+        } else if (coll == PSK_COLL_ALLREDUCE || coll == PSK_COLL_SCAN) {
+            rc |= put(s, by) | put(s, dts) | put(s, op) | put(s, comm);
+            big = by;
+        } else if (coll == PSK_COLL_REDUCE_SCATTER && form == PSK_FORM_PLAIN) { /* Reduce_scatter_block */
+            rc |= put(s, e->v[PSK_F_RCOUNT] * dts) | put(s, dts) | put(s, op) | put(s, comm);
+            big = e->v[PSK_F_RCOUNT] * dts * g->P; /* one block per rank sent */
+        } else if (coll == PSK_COLL_REDUCE_SCATTER) {
+            uint32_t k, na = PSK_ARRN(e, PSK_F_RCOUNTS);
+            rc |= put(s, dts) | put(s, op) | put(s, na);
+            for (k = 0; k < na; k++) {
+                int64_t b = ARR_BYTES(e, PSK_F_RCOUNTS, PSK_F_DTSIZE, k);
                 rc |= put(s, b);
-                st += b > 0 ? b : 0;
+                big += b > 0 ? b : 0;
             }
-        }
-        if (!scat) { /* Gatherv, Allgatherv, Alltoallv, Alltoallw: what it receives */
-            rc |= put(s, PSK_ARRN(e, PSK_F_RCOUNTS));
-            for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_RCOUNTS); k++) {
-                int64_t b = ARR_BYTES(e, PSK_F_RCOUNTS, rf, k);
-                rc |= put(s, b);
-                rt += b > 0 ? b : 0;
+            rc |= put(s, comm);
+        } else if (form == PSK_FORM_PLAIN && (coll == PSK_COLL_GATHER || coll == PSK_COLL_SCATTER)) {
+            rc |= put(s, by) | put(s, rby) | put(s, root) | put(s, comm);
+            big = (by > rby ? by : rby) * g->P;
+        } else if (form == PSK_FORM_PLAIN) { /* allgather, alltoall */
+            rc |= put(s, by) | put(s, rby) | put(s, comm);
+            big = (by > rby ? by : rby) * g->P;
+        } else { /* the v- and w-forms: byte counts per rank */
+            int sf = PSK_HAS(e, PSK_F_DTSIZES) ? PSK_F_DTSIZES : PSK_F_DTSIZE;
+            int rf = PSK_HAS(e, PSK_F_RDTSIZES) ? PSK_F_RDTSIZES : PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE
+                                                                                              : PSK_F_DTSIZE;
+            int gath = coll == PSK_COLL_GATHER || coll == PSK_COLL_ALLGATHER;
+            int scat = coll == PSK_COLL_SCATTER;
+            int64_t st = 0, rt = 0;
+            if (gath)
+                rc |= put(s, by);
+            if (!gath) { /* Scatterv, Alltoallv, Alltoallw: what it sends */
+                rc |= put(s, PSK_ARRN(e, PSK_F_COUNTS));
+                for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_COUNTS); k++) {
+                    int64_t b = ARR_BYTES(e, PSK_F_COUNTS, sf, k);
+                    rc |= put(s, b);
+                    st += b > 0 ? b : 0;
+                }
             }
+            if (!scat) { /* Gatherv, Allgatherv, Alltoallv, Alltoallw: what it receives */
+                rc |= put(s, PSK_ARRN(e, PSK_F_RCOUNTS));
+                for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_RCOUNTS); k++) {
+                    int64_t b = ARR_BYTES(e, PSK_F_RCOUNTS, rf, k);
+                    rc |= put(s, b);
+                    rt += b > 0 ? b : 0;
+                }
+            }
+            if (scat)
+                rc |= put(s, rby);
+            if (coll == PSK_COLL_GATHER || scat)
+                rc |= put(s, root);
+            rc |= put(s, comm);
+            big = st > rt ? st : rt;
+            big = big > by * g->P ? big : by * g->P;
+            big = big > rby * g->P ? big : rby * g->P;
         }
-        if (scat)
-            rc |= put(s, rby);
-        if (fn == PSK_FN_Gatherv || fn == PSK_FN_Igatherv || scat)
-            rc |= put(s, root);
-        rc |= put(s, comm);
-        big = st > rt ? st : rt;
-        big = big > by * g->P ? big : by * g->P;
-        big = big > rby * g->P ? big : rby * g->P;
         break;
     }
     }

@@ -224,6 +224,10 @@ int64_t gen_poll_calls(const gnode *n, int j);
  * test): 0 Startall, 1 Waitall/Testall, 2 Waitany/Testany, 3 Waitsome/
  * Testsome; reqs_ polls with the test at this + 3 */
 int gen_reqs_how(unsigned fn);
+/* whether calls of fn can be replayed from data: by its op; replay_ of
+ * skel_runtime.c has a case for each function of these ops (the test
+ * unit.gen_replay checks it) */
+int gen_replayable(unsigned fn);
 void gen_emit_sym(gen *g, int32_t id, int d, const char *loopvar);
 
 /* gen_plan.c: how much of each node runs (after gen_collect) */

@@ -299,8 +299,6 @@ static void plan_node(gen *g, int32_t id, double tau, double runs, double *scrat
  * the compute not emulated (credited) */
 static void plan_saved(gen *g)
 {
-    unsigned init = psk_fn_lookup("MPI_Init"), init_thread = psk_fn_lookup("MPI_Init_thread");
-    unsigned fin = psk_fn_lookup("MPI_Finalize");
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
         const psk_fnode *x = psk_folded_node(g->f, id);
         const gnode *n = &g->node[id];
@@ -310,14 +308,14 @@ static void plan_saved(gen *g)
         for (int32_t y = x->parent; y > 0; y = psk_folded_node(g->f, y)->parent)
             if (g->plan[y].scaled)
                 phi *= (double)g->plan[y].ran / (double)psk_folded_node(g->f, y)->count;
-        unsigned fn = n->np > 0 ? n->first[0].fn : 0;
-        if (fn == init || fn == init_thread)
+        int op = n->np > 0 ? psk_fn_op(n->first[0].fn) : -1;
+        if (op == PSK_FNOP_INIT)
             continue; /* before the time measured */
         double cf = gen_compute_factor(g, id), own, cold;
         call_parts(n, &own, &cold);
         for (int j = 0; j < n->np; j++) {
             double gap = n->gap[j] + (n->pwork ? n->pwork[j] : 0), in = n->tns[j] - gap;
-            if (fn == fin) /* the time measured ends as it is called */
+            if (op == PSK_FNOP_FINALIZE) /* the time measured ends as it is called */
                 in = own = cold = 0;
             double wait = in > own ? in - own : 0;
             double kept = phi * (in - wait + (wait + gap) / cf) + (phi < 1 ? (1 - phi) * cold : 0);
@@ -330,15 +328,13 @@ static void plan_saved(gen *g)
  * original (ns), added into t: what the skeleton's run is measured against */
 static void app_times(const gen *g, double *t)
 {
-    unsigned init = psk_fn_lookup("MPI_Init"), init_thread = psk_fn_lookup("MPI_Init_thread");
-    unsigned fin = psk_fn_lookup("MPI_Finalize");
     for (int32_t id = 0; id < psk_folded_nnodes(g->f); id++) {
         const gnode *n = &g->node[id];
         if (psk_folded_node(g->f, id)->kind != PSK_FNODE_SYM || !n->seen)
             continue;
         for (int j = 0; j < n->np; j++) {
-            unsigned fn = n->first[j].fn;
-            t[n->ranks[j]] += fn == init || fn == init_thread ? 0 : fn == fin ? n->gap[j] : n->tns[j];
+            int op = psk_fn_op(n->first[j].fn);
+            t[n->ranks[j]] += op == PSK_FNOP_INIT ? 0 : op == PSK_FNOP_FINALIZE ? n->gap[j] : n->tns[j];
         }
     }
 }

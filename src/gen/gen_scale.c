@@ -283,6 +283,19 @@ static int64_t peer_at(const gen *g, int32_t id, int f, int j, const balance *b)
     return gen_value_at(g, id, f, j, b->iter, 0);
 }
 
+/* a probe, or a receive of the message a probe matched (a run of polls
+ * of Iprobe is not: tally takes it as a poll) */
+static int probes(unsigned fn)
+{
+    switch (psk_fn_op(fn)) {
+    case PSK_FNOP_PROBE: case PSK_FNOP_MPROBE: case PSK_FNOP_IPROBE: case PSK_FNOP_IMPROBE:
+    case PSK_FNOP_MRECV: case PSK_FNOP_IMRECV:
+        return !psk_fn_polled(fn);
+    default:
+        return 0;
+    }
+}
+
 static void tally(gen *g, int32_t id, int64_t mult, balance *b)
 {
     const psk_fnode *x = psk_folded_node(g->f, id);
@@ -310,7 +323,7 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
     if (!n->seen)
         return;
     unsigned fn = n->first[0].fn;
-    int cls = psk_fn_class(fn);
+    int cls = psk_fn_class(fn), op = psk_fn_op(fn);
     if ((cls == PSK_CLASS_COLL || cls == PSK_CLASS_ICOLL || cls == PSK_CLASS_COMM) && !coll_complete(g, n)) {
         b->ok = 0; /* a collective without every member of its communicator */
         return;
@@ -323,8 +336,7 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
             b->ok = 0;
             return;
         }
-    if (fn == PSK_FN_Probe || fn == PSK_FN_Mprobe || fn == PSK_FN_Iprobe || fn == PSK_FN_Improbe ||
-        fn == PSK_FN_Mrecv || fn == PSK_FN_Imrecv) {
+    if (probes(fn)) {
         b->ok = 0; /* probes: not followed */
         return;
     }
@@ -342,18 +354,18 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         return;
     }
     if (!peer_walked(b, gen_param_of(g, id, PSK_F_PEER)) || !peer_walked(b, gen_param_of(g, id, PSK_F_RPEER)) ||
-        ((fn == PSK_FN_Start || fn == PSK_FN_Startall) && gen_param_of(g, id, PSK_F_REQ))) {
+        ((op == PSK_FNOP_START || op == PSK_FNOP_STARTALL) && gen_param_of(g, id, PSK_F_REQ))) {
         b->ok = 0; /* peers that change with this loop's (or an outer) iteration: balance not followed */
         return;
     }
     /* what a loop makes must outlive it, or be freed in it: a loop that
      * leaves objects behind (or frees earlier ones) runs in full */
-    if ((cls == PSK_CLASS_PERSIST && fn != PSK_FN_Start && fn != PSK_FN_Startall) ||
+    if ((cls == PSK_CLASS_PERSIST && op != PSK_FNOP_START && op != PSK_FNOP_STARTALL) ||
         (cls == PSK_CLASS_COMM && PSK_HAS(&n->first[0], PSK_F_NEWID)))
         b->objs += mult;
-    if (fn == PSK_FN_Comm_free || fn == PSK_FN_Group_free)
+    if (psk_fn_frees(fn))
         b->objs -= mult;
-    if (fn == PSK_FN_Request_free) {
+    if (op == PSK_FNOP_FREE) {
         int64_t q = n->first[0].v[PSK_F_REQ];
         int32_t me = n->ranks[0];
         if (q >= 0 && q < g->npreqs[me] && g->preqs[me][q].kind)
@@ -363,11 +375,11 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
         const psk_event *e = &n->first[j];
         int32_t me = n->ranks[j];
         int64_t comm = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
-        if (fn == PSK_FN_Start || fn == PSK_FN_Startall)
+        if (op == PSK_FNOP_START || op == PSK_FNOP_STARTALL)
             b->fb.unknown = b->ft.unknown = 1; /* the size and tag its init call gave: not followed */
-        if (fn == PSK_FN_Start)
+        if (op == PSK_FNOP_START)
             count_start(b, g, me, e->v[PSK_F_REQ], mult);
-        else if (fn == PSK_FN_Startall)
+        else if (op == PSK_FNOP_STARTALL)
             for (uint32_t k = 0; k < PSK_ARRN(e, PSK_F_REQS); k++)
                 count_start(b, g, me, PSK_ARR(e, PSK_F_REQS)[k], mult);
         /* Send_init, Recv_init, ...: no message until started */
@@ -386,7 +398,7 @@ static void tally(gen *g, int32_t id, int64_t mult, balance *b)
             count_recv(b, g, me, comm, peer, mult);
             count_bytes(b, g, me, comm, peer, 0, mult * msg_bytes(g, id, PSK_F_COUNT, PSK_F_DTSIZE, j, b));
             count_tag(b, g, id, PSK_F_TAG, j, comm, peer, 0, mult);
-        } else if (fn == PSK_FN_Sendrecv || fn == PSK_FN_Sendrecv_replace) {
+        } else if (op == PSK_FNOP_SENDRECV || op == PSK_FNOP_SENDRECV_REPLACE) {
             int cf = PSK_HAS(e, PSK_F_RCOUNT) ? PSK_F_RCOUNT : PSK_F_COUNT;
             int sf = cf == PSK_F_RCOUNT && PSK_HAS(e, PSK_F_RDTSIZE) ? PSK_F_RDTSIZE : PSK_F_DTSIZE;
             count_recv(b, g, me, comm, rpeer, mult);
@@ -499,13 +511,13 @@ static void walk_reqs(reqwalk *w, int32_t id, int pass)
     if (!n->seen)
         return;
     unsigned fn = n->first[0].fn;
-    int cls = psk_fn_class(fn), wait = cls == PSK_CLASS_WAIT && fn != PSK_FN_Request_free && fn != PSK_FN_Cancel;
+    int op = psk_fn_op(fn), ends = op == PSK_FNOP_FREE || op == PSK_FNOP_CANCEL;
+    int wait = psk_fn_class(fn) == PSK_CLASS_WAIT && !ends;
     w->id = id;
-    if (pass == 0 && PSK_HAS(&n->first[0], PSK_F_REQ) && !wait && fn != PSK_FN_Request_free &&
-        fn != PSK_FN_Cancel) {
+    if (pass == 0 && PSK_HAS(&n->first[0], PSK_F_REQ) && !wait && !ends) {
         if (node_ids(g, id, PSK_F_REQ, add_made, w))
             w->ok = 0;
-    } else if (pass == 0 && fn == PSK_FN_Startall) {
+    } else if (pass == 0 && op == PSK_FNOP_STARTALL) {
         if (node_ids(g, id, PSK_F_REQS, add_made, w))
             w->ok = 0;
     } else if (pass == 1 && wait) {

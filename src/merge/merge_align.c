@@ -659,8 +659,6 @@ static int key_tables(aligner *a)
     a->anchor = calloc(nkeys ? nkeys : 1, 1);
     if (!a->anchor)
         return -1;
-    unsigned init = psk_fn_lookup("MPI_Init"), init_thread = psk_fn_lookup("MPI_Init_thread"),
-             fin = psk_fn_lookup("MPI_Finalize");
     for (uint32_t k = 0; k < nkeys; k++) {
         size_t len;
         const uint8_t *p = psk_intern_key(x->keys, k, &len), *end = p + len;
@@ -675,7 +673,7 @@ static int key_tables(aligner *a)
             (psk_fn_fields((unsigned)fn) & merge_key_fields((unsigned)fn) & (1u << PSK_F_COMM)) &&
             !psk_get_svar(&p, end, &comm) && comm == 0)
             a->anchor[k] = 1;
-        if (fn == init || fn == init_thread || fn == fin)
+        if (psk_fn_op((unsigned)fn) == PSK_FNOP_INIT || psk_fn_op((unsigned)fn) == PSK_FNOP_FINALIZE)
             a->anchor[k] = 1;
     }
     return 0;

@@ -13,10 +13,6 @@
 #include "merge_internal.h"
 #include "psk_varint.h"
 
-typedef struct fns {
-    unsigned send[4], recv, irecv, wait;
-} fns;
-
 static unsigned fn_at(const rstore *s, uint64_t i)
 {
     const uint8_t *p = s->buf.p + s->off[i];
@@ -25,10 +21,12 @@ static unsigned fn_at(const rstore *s, uint64_t i)
     return (unsigned)fn;
 }
 
-static int is_send(const fns *f, unsigned fn)
-{
-    return fn == f->send[0] || fn == f->send[1] || fn == f->send[2] || fn == f->send[3];
-}
+/* a blocking send (Send, Bsend, Ssend, Rsend), and the other calls
+ * reordered, by their op */
+static int is_send(unsigned fn) { return psk_fn_op(fn) == PSK_FNOP_SEND; }
+static int is_recv(unsigned fn) { return psk_fn_op(fn) == PSK_FNOP_RECV; }
+static int is_irecv(unsigned fn) { return psk_fn_op(fn) == PSK_FNOP_IRECV; }
+static int is_wait(unsigned fn) { return psk_fn_op(fn) == PSK_FNOP_WAIT; }
 
 /* one scalar field of event i */
 static int64_t field_at(const rstore *s, uint64_t i, int field, mevent_store *st)
@@ -56,9 +54,6 @@ static int64_t comm_at(const rstore *s, uint64_t i)
 void merge_order(mctx *x, int r)
 {
     rstore *s = &x->rs[r];
-    fns f = {{psk_fn_lookup("MPI_Send"), psk_fn_lookup("MPI_Bsend"), psk_fn_lookup("MPI_Ssend"),
-              psk_fn_lookup("MPI_Rsend")},
-             psk_fn_lookup("MPI_Recv"), psk_fn_lookup("MPI_Irecv"), psk_fn_lookup("MPI_Wait")};
     if (s->n < 2)
         return;
     uint32_t *perm = malloc(s->n * sizeof *perm);
@@ -76,12 +71,12 @@ void merge_order(mctx *x, int r)
     int moved = 0;
     /* Irecv(a), sends..., Wait(a) -> Irecv(a), Wait(a), sends... */
     for (uint64_t i = 0; i + 2 < s->n; i++) {
-        if (fn[perm[i]] != f.irecv || !is_send(&f, fn[perm[i + 1]]))
+        if (!is_irecv(fn[perm[i]]) || !is_send(fn[perm[i + 1]]))
             continue;
         uint64_t j = i + 1;
-        while (j < s->n && is_send(&f, fn[perm[j]]))
+        while (j < s->n && is_send(fn[perm[j]]))
             j++;
-        if (j == s->n || fn[perm[j]] != f.wait)
+        if (j == s->n || !is_wait(fn[perm[j]]))
             continue;
         int64_t req = field_at(s, perm[i], PSK_F_REQ, &st);
         if (req < 0 || field_at(s, perm[j], PSK_F_REQ, &st) != req)
@@ -96,15 +91,15 @@ void merge_order(mctx *x, int r)
     uint32_t *tmp = NULL;
     for (uint64_t i = 0; i < s->n;) {
         unsigned a = fn[perm[i]];
-        if (!is_send(&f, a) && a != f.recv) {
+        if (!is_send(a) && !is_recv(a)) {
             i++;
             continue;
         }
         int64_t comm = comm_at(s, perm[i]);
-        uint64_t j = i + 1, nsend = is_send(&f, a);
-        while (j < s->n && (is_send(&f, fn[perm[j]]) || fn[perm[j]] == f.recv) &&
+        uint64_t j = i + 1, nsend = is_send(a);
+        while (j < s->n && (is_send(fn[perm[j]]) || is_recv(fn[perm[j]])) &&
                comm_at(s, perm[j]) == comm) {
-            nsend += is_send(&f, fn[perm[j]]);
+            nsend += is_send(fn[perm[j]]);
             j++;
         }
         uint64_t len = j - i;
@@ -113,10 +108,10 @@ void merge_order(mctx *x, int r)
                 break;
             uint64_t k = 0;
             for (uint64_t q = i; q < j; q++)
-                if (is_send(&f, fn[perm[q]]))
+                if (is_send(fn[perm[q]]))
                     tmp[k++] = perm[q];
             for (uint64_t q = i; q < j; q++)
-                if (!is_send(&f, fn[perm[q]]))
+                if (!is_send(fn[perm[q]]))
                     tmp[k++] = perm[q];
             for (uint64_t q = 0; q < len; q++)
                 if (perm[i + q] != tmp[q]) {

@@ -12,21 +12,14 @@
 #include <string.h>
 
 #include "merge_internal.h"
-#include "psk_fn_ids.h"
 
 /* the poll function of a call that can be polled, and in *wait the Wait
  * family call (or Probe) that ends a run of its polls by waiting; 0 for
- * other calls (a switch: this runs once per event merged) */
+ * other calls (table lookups: this runs once per event merged) */
 static unsigned poll_fn(unsigned fn, unsigned *wait)
 {
-    switch ((*wait = psk_fn_poll_wait(fn))) {
-    case PSK_FN_Wait: return PSK_FN_Test_poll;
-    case PSK_FN_Waitall: return PSK_FN_Testall_poll;
-    case PSK_FN_Waitany: return PSK_FN_Testany_poll;
-    case PSK_FN_Waitsome: return PSK_FN_Testsome_poll;
-    case PSK_FN_Probe: return PSK_FN_Iprobe_poll;
-    default: return 0;
-    }
+    *wait = psk_fn_poll_wait(fn);
+    return psk_fn_poll(fn);
 }
 
 /* same arguments: the request (or array of them), or source, tag and comm */

@@ -567,8 +567,8 @@ static int status_of(const psk_call *call, int j, int single, int *src, int *tag
     if (!s)
         return 0;
     int cancelled = 0;
-    if (call->fn != PSK_FN_Probe && call->fn != PSK_FN_Iprobe && call->fn != PSK_FN_Mprobe &&
-        call->fn != PSK_FN_Improbe)
+    int op = psk_fn_op(call->fn); /* a probe's status is of no request */
+    if (op != PSK_FNOP_PROBE && op != PSK_FNOP_IPROBE && op != PSK_FNOP_MPROBE && op != PSK_FNOP_IMPROBE)
         PMPI_Test_cancelled(s, &cancelled);
     *src = cancelled ? PSK_ANY_SOURCE : (int)psk_rank(s->MPI_SOURCE);
     *tag = cancelled ? PSK_ANY_TAG : (int)psk_tag(s->MPI_TAG);

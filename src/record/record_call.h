@@ -172,6 +172,8 @@ void psk_clock_init(void);
 void psk_clock_reanchor(void);
 
 /* record_core.c */
+/* fn: MPI_Init or MPI_Init_thread, with the thread levels asked for and
+ * provided (MPI_THREAD_SINGLE both for MPI_Init) */
 void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided);
 /* before the real Finalize (MPI still up): the clock offsets, and with
  * PSK_MERGE the file's end and the merge; after it: the end */

@@ -557,10 +557,10 @@ void psk_rec_start(unsigned fn, uint64_t t0, int required, int provided)
         install_handlers();
         return;
     }
-    psk_threaded = fn == PSK_FN_Init_thread && provided == MPI_THREAD_MULTIPLE;
+    psk_threaded = provided == MPI_THREAD_MULTIPLE;
     /* threads other than this one may call MPI: which one made each call
      * is recorded (the levels are ordered in both MPIs' headers) */
-    R.threads = fn == PSK_FN_Init_thread && provided >= MPI_THREAD_SERIALIZED;
+    R.threads = provided >= MPI_THREAD_SERIALIZED;
     my_thread = 0;
     next_thread = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &R.rank);

@@ -197,7 +197,7 @@ static int complete(psk_fprog *p, int q, const psk_event *ev)
 static int same_as_last(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec)
 {
     lastx *x = &p->bs->last[node];
-    int ok = me->nranks > 0 && !psk_fn_polled(me->fn) && me->fn != p->irecv &&
+    int ok = me->nranks > 0 && !psk_fn_polled(me->fn) && psk_fn_op(me->fn) != PSK_FNOP_IRECV &&
              !(PSK_HAS(me, PSK_F_STATUSES) && p->bs->npending);
     for (uint32_t fs = me->fields; ok && fs; fs &= fs - 1)
         ok = me->kind[__builtin_ctz(fs)] != PSK_PAT_TABLE;
@@ -267,7 +267,7 @@ static int visit(void *arg, const psk_fstep *st)
             pl.v[PSK_F_I1] = pl.v[PSK_F_I2] = 0;
             ev = &pl;
         }
-        if (ev->fn == p->irecv && PSK_HAS(ev, PSK_F_PEER) && ev->v[PSK_F_PEER] == PSK_ANY_SOURCE &&
+        if (psk_fn_op(ev->fn) == PSK_FNOP_IRECV && PSK_HAS(ev, PSK_F_PEER) && ev->v[PSK_F_PEER] == PSK_ANY_SOURCE &&
             PSK_HAS(ev, PSK_F_REQ) && !(ev->fields >> PSK_F_FIRST_ARRAY)) {
             /* a wildcard Irecv waits for its completion's status */
             for (int x = 0; x < p->npend[q]; x++)
@@ -444,9 +444,6 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
     }
     p->f = f, p->err = err, p->errcap = cap, p->no_poll_loops = no_poll_loops;
     p->progress = progress, p->progress_arg = arg, p->length = (uint64_t)psk_merged_length(m);
-    p->irecv = psk_fn_lookup("MPI_Irecv");
-    p->mrecv = psk_fn_lookup("MPI_Mrecv");
-    p->imrecv = psk_fn_lookup("MPI_Imrecv");
     p->P = psk_merged_nranks(m);
     p->W = (p->P + 63) / 64;
     p->nnodes = psk_folded_nnodes(f);

@@ -5,7 +5,6 @@
 #include <stddef.h>
 
 #include "perfskel/coll.h"
-#include "psk_fn_ids.h"
 #include "trace_format.h"
 
 /* the collective of each arm (-1: native, every collective's) */
@@ -32,15 +31,15 @@ const char *psk_arm_name(int arm)
     return arm > 0 && arm <= PSK_TUNE_NARMS ? arm_names[arm - 1] : NULL;
 }
 
-/* the tuning library's collective of a recorded function, or -1 */
+/* the tuning library's collective of a recorded function (one flagged
+ * tune, by its collective: PSK_TUNE_COLL_LIST), or -1 */
 static int fn_coll(unsigned fn)
 {
-    switch (fn) {
-    case PSK_FN_Alltoall: return PSK_TUNE_C_alltoall;
-    case PSK_FN_Bcast: return PSK_TUNE_C_bcast;
-    case PSK_FN_Allreduce: return PSK_TUNE_C_allreduce;
-    case PSK_FN_Allgather: return PSK_TUNE_C_allgather;
-    }
+    if (!psk_fn_tuned(fn))
+        return -1;
+#define TUNED(name, id, ...) if (psk_fn_table[fn].coll == PSK_COLL_##id) return PSK_TUNE_C_##name;
+    PSK_TUNE_COLL_LIST(TUNED)
+#undef TUNED
     return -1;
 }
 

@@ -3,7 +3,6 @@
  * for readers of traces. Ids start at 1; 0 and unknown ids have no name. */
 #include <string.h>
 
-#include "psk_fn_ids.h"
 #include "trace_format.h"
 
 unsigned psk_fn_count(void) { return psk_fn_count_; }
@@ -67,9 +66,27 @@ unsigned psk_fn_polled(unsigned fn)
 
 unsigned psk_fn_poll(unsigned fn)
 {
-    for (unsigned p = 1; fn && p < psk_fn_count_; p++)
-        if (psk_fn_table[p].poll_of == fn)
-            return p;
+    const psk_fn_info *i = info(fn);
+    return i ? i->poll : 0;
+}
+
+int psk_fn_sync(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->sync : 0;
+}
+
+int psk_fn_frees(unsigned fn)
+{
+    const psk_fn_info *i = info(fn);
+    return i ? i->frees : 0;
+}
+
+unsigned psk_fn_of_op(int op)
+{
+    for (unsigned fn = 1; fn < psk_fn_count_; fn++)
+        if (psk_fn_table[fn].name && psk_fn_table[fn].op == op && !psk_fn_table[fn].poll_of)
+            return fn;
     return 0;
 }
 
@@ -101,14 +118,8 @@ uint64_t psk_event_failed_polls(const psk_event *ev, uint64_t *calls)
 
 unsigned psk_fn_poll_wait(unsigned fn)
 {
-    switch (fn) {
-    case PSK_FN_Test: return PSK_FN_Wait;
-    case PSK_FN_Testall: return PSK_FN_Waitall;
-    case PSK_FN_Testany: return PSK_FN_Waitany;
-    case PSK_FN_Testsome: return PSK_FN_Waitsome;
-    case PSK_FN_Iprobe: return PSK_FN_Probe;
-    default: return 0;
-    }
+    const psk_fn_info *i = info(fn);
+    return i ? i->poll_wait : 0;
 }
 
 static uint64_t mix(uint64_t h, int64_t v)
@@ -200,7 +211,7 @@ int psk_event_in_place(const psk_event *ev)
         return 0;
     int64_t sb = ev->v[PSK_F_COUNT] * (PSK_HAS(ev, PSK_F_DTSIZE) ? ev->v[PSK_F_DTSIZE] : 1);
     int64_t rb = ev->v[PSK_F_RCOUNT] * ev->v[rsf];
-    if (ev->fn == PSK_FN_Scatter || ev->fn == PSK_FN_Iscatter)
+    if (psk_fn_coll(ev->fn) == PSK_COLL_SCATTER)
         return rb == 0 && sb != 0;
     return sb == 0 && rb != 0;
 }
@@ -234,8 +245,7 @@ uint64_t psk_event_bytes(const psk_event *ev)
         if (PSK_HAS(ev, PSK_F_COUNT)) {
             /* an allgather or alltoall made in place sends what each
              * peer receives (a gather's root in place sends nothing) */
-            int ag = ev->fn == PSK_FN_Allgather || ev->fn == PSK_FN_Iallgather || ev->fn == PSK_FN_Alltoall ||
-                     ev->fn == PSK_FN_Ialltoall;
+            int ag = i->coll == PSK_COLL_ALLGATHER || i->coll == PSK_COLL_ALLTOALL;
             return ag && psk_event_in_place(ev) ? (uint64_t)ev->v[PSK_F_RCOUNT] * (uint64_t)ev->v[PSK_F_RDTSIZE]
                                                 : (uint64_t)count * (uint64_t)size;
         }

@@ -72,6 +72,10 @@ typedef struct psk_fn_info {
     uint8_t poll_of;    /* a run of polls (made by merging): the call polled; else 0 */
     uint8_t tuned;      /* taken over by libperfskel-tune: carries an arm in version 2 */
     uint8_t makes_comm; /* its NEWID and MEMBERS are a new communicator's (not a group's) */
+    uint8_t frees;      /* frees a communicator or a group */
+    uint8_t sync;       /* a send in synchronous mode (flag sync) */
+    uint8_t poll;       /* a call that can be polled: its poll function; else 0 */
+    uint8_t poll_wait;  /* the same: the call of the blocking op that ends a run of its polls */
     uint8_t op;         /* enum psk_fn_op */
     int8_t coll;        /* enum psk_coll, or -1 */
     uint8_t form;       /* enum psk_fn_form */

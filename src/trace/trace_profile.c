@@ -14,19 +14,17 @@ void psk_trace_apptime_start(psk_trace_apptime *a, uint64_t mono_start)
 {
     a->first = mono_start;
     a->last = 0;
-    a->init = psk_fn_lookup("MPI_Init");
-    a->init_thread = psk_fn_lookup("MPI_Init_thread");
-    a->fin = psk_fn_lookup("MPI_Finalize");
 }
 
 int psk_trace_apptime_add(psk_trace_apptime *a, const psk_event *ev)
 {
-    if (ev->fn == a->fin) {
+    int op = psk_fn_op(ev->fn);
+    if (op == PSK_FNOP_FINALIZE) {
         a->last = ev->t_entry;
         return 1;
     }
     a->last = ev->t_exit;
-    if (ev->fn == a->init || ev->fn == a->init_thread) {
+    if (op == PSK_FNOP_INIT) {
         a->first = ev->t_exit;
         return 1;
     }

@@ -32,7 +32,6 @@ typedef struct sweep {
     uint64_t prev;     /* the rank's last call's exit */
     int started;       /* past MPI_Init */
     int done;          /* MPI_Finalize reached */
-    unsigned fin;      /* MPI_Finalize's function id */
 } sweep;
 
 static int add(sweep *w, uint64_t t, int d)
@@ -59,7 +58,7 @@ static int on_event(void *arg, const psk_event *e)
         return PSK_ENOMEM;
     w->prev = e->t_exit;
     w->started = 1;
-    w->done = e->fn == w->fin;
+    w->done = psk_fn_op(e->fn) == PSK_FNOP_FINALIZE;
     return 0;
 }
 
@@ -194,7 +193,7 @@ int psk_work_share(const psk_job *job, const int *cores, psk_rank_events_fn read
     int *id = malloc((size_t)P * sizeof *id), *on = calloc((size_t)P, sizeof *on);
     double *wk = calloc((size_t)P, sizeof *wk), *gp = calloc((size_t)P, sizeof *gp), *fs = calloc((size_t)P, sizeof *fs);
     int64_t *ts = calloc((size_t)P, sizeof *ts);
-    sweep w = {.fin = psk_fn_lookup("MPI_Finalize")};
+    sweep w = {0};
     int rc = !id || !on || !wk || !gp || !fs || !ts ? PSK_ENOMEM : 0;
     int nh = rc ? 0 : host_counts(job, id, on);
     if (nh < 0)

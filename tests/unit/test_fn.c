@@ -41,6 +41,16 @@ static void test_names_and_ids(void **state)
     assert_int_not_equal(psk_fn_poll(psk_fn_lookup("MPI_Iprobe")), 0);
     assert_int_equal(psk_fn_poll(psk_fn_lookup("MPI_Wait")), 0);
     assert_int_equal(psk_fn_polled(psk_fn_lookup("MPI_Testall")), 0);
+    /* what ends a run of polls by waiting: the call of the blocking op */
+    assert_int_equal(psk_fn_poll_wait(psk_fn_lookup("MPI_Test")), psk_fn_lookup("MPI_Wait"));
+    assert_int_equal(psk_fn_poll_wait(psk_fn_lookup("MPI_Testsome")), psk_fn_lookup("MPI_Waitsome"));
+    assert_int_equal(psk_fn_poll_wait(psk_fn_lookup("MPI_Iprobe")), psk_fn_lookup("MPI_Probe"));
+    assert_int_equal(psk_fn_poll_wait(psk_fn_lookup("MPI_Improbe")), 0); /* never polled */
+    assert_int_equal(psk_fn_poll_wait(psk_fn_lookup("MPI_Wait")), 0);
+    assert_true(psk_fn_sync(psk_fn_lookup("MPI_Issend")) && !psk_fn_sync(psk_fn_lookup("MPI_Ibsend")));
+    assert_true(psk_fn_frees(psk_fn_lookup("MPI_Group_free")) && !psk_fn_frees(psk_fn_lookup("MPI_Request_free")));
+    assert_int_equal(psk_fn_of_op(PSK_FNOP_IRECV), psk_fn_lookup("MPI_Irecv"));
+    assert_int_equal(psk_fn_of_op(PSK_FNOP_TEST), psk_fn_lookup("MPI_Test")); /* not its run of polls */
     assert_int_equal(psk_fn_lookup("MPI_Wtime"), 0);     /* passes through, not recorded */
     assert_int_equal(psk_fn_lookup("MPI_Comm_rank"), 0);
     assert_int_equal(psk_fn_lookup("mpi_send"), 0);      /* exact names only */
