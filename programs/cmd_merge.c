@@ -13,7 +13,6 @@
 
 #include "cli.h"
 #include "perfskel/merge.h"
-#include "psk_json.h"
 
 /* perfskel merge --mpi, run by mpirun on every process: execs the merge
  * driver built for the launcher's MPI, told apart by what each launcher
