@@ -110,6 +110,8 @@ int psk_cli_parse_k(const char *s, int *K);
 #include "perfskel/sim.h"
 #include "psk_json.h"
 
+/* load.c: a trace directory opened; NULL after saying why not */
+psk_trace *psk_cli_open_trace(const char *dir);
 /* load.c: the machine file (defaults without one) and the trace
  * directory of sim and export; -1 after saying what is wrong */
 int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machine *m, psk_trace **t);
@@ -171,6 +173,22 @@ typedef struct psk_cli_args {
 void psk_cli_begin(psk_cli_args *a, const psk_cli_opts *o, int argc, char **argv);
 /* the index in o->opt of the next option, or PSK_CLI_* */
 int psk_cli_next(psk_cli_args *a);
+
+/* merge_args.c: perfskel merge's command line, read by cmd_merge.c and by
+ * the merge over MPI processes (merge_mpi.c) with merge's one table */
+typedef struct psk_cli_merge_args {
+    const char *dir, *out;
+    char *out_default; /* out when -o is not given: DIR/merged.pskm (free it) */
+    int json, quiet, in_memory;
+    psk_merge_opts mo; /* its window, order, polls and times */
+} psk_cli_merge_args;
+/* merge's table but --in-memory, its messages "merge --mpi: ..." */
+extern const psk_cli_opts psk_cli_merge_mpi_opts;
+/* 0, or the exit status after saying what is wrong */
+int psk_cli_merge_parse(const psk_cli_opts *o, int argc, char **argv, psk_cli_merge_args *m);
+/* what was merged, on stdout: JSON, or one line unless -q; processes: the
+ * MPI driver's (0: perfskel merge itself) */
+void psk_cli_merge_print(const psk_cli_merge_args *m, const psk_merge_result *res, double secs, int processes);
 
 /* each command (cmd_<name>.c) and its table of options */
 int cmd_record(int argc, char **argv);

@@ -16,7 +16,8 @@
  * and sim's predicted_seconds), so check relies on nothing else of them.
  * A program that fails, crashes or hangs is said in one line, with the
  * launcher's exit status and how its worst rank ended; everything measured
- * stays in DIR. */
+ * stays in DIR. The plain runs' times, the statistics, the verdict and the
+ * table are src/run's (perfskel/check.h: run_times.c, run_check.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
@@ -29,8 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check.h"
 #include "cli.h"
+#include "perfskel/check.h"
 #include "perfskel/sim.h"
 #include "perfskel/trace.h"
 #include "psk_fs.h"
@@ -102,6 +103,8 @@ typedef struct check {
     char self[PATH_MAX]; /* this perfskel */
     char lib[PATH_MAX];  /* the recording library */
     int quiet, runs, K, flavour, prog_flavour;
+    int nranks;          /* the job's, as its first plain run said */
+    int calibrated;      /* 1: the machine file measured here */
     double timeout;      /* -1: not given */
     char **cmd, **launch; /* the job; the launcher and its arguments alone */
     int ncmd, nlaunch, prog;
@@ -205,7 +208,7 @@ static int prepare(check *c)
         size_t n = strlen(e->d_name);
         snprintf(p, sizeof p, "%s/%s", c->sub, e->d_name);
         if (!strncmp(e->d_name, "plain-", 6) && !strchr(e->d_name, '.')) {
-            psk_check_clear_times(p);
+            psk_run_times_clear(p);
             rmdir(p);
         } else if (n > 4 && (!strcmp(e->d_name + n - 4, ".out") || !strcmp(e->d_name + n - 4, ".err"))) {
             unlink(p);
@@ -242,7 +245,7 @@ static int plain_run(check *c, int k, double limit, double first_wall, double *s
         psk_cli_error("%s: %s", rundir, strerror(err));
         return -1;
     }
-    psk_check_clear_times(rundir);
+    psk_run_times_clear(rundir);
     char *old = getenv("LD_PRELOAD") ? strdup(getenv("LD_PRELOAD")) : NULL;
     setenv("PSK_TIMES", rundir, 1); /* the time-only mode, passed to the ranks */
     static const char *const names[] = {"PSK_TIMES"};
@@ -266,8 +269,8 @@ static int plain_run(check *c, int k, double limit, double first_wall, double *s
     set_env("LD_PRELOAD", old); /* a launcher given it in the environment */
     free(old);
     unsetenv("PSK_TIMES");
-    psk_check_times t;
-    int have = !psk_check_read_times(rundir, &t);
+    psk_run_times t;
+    int have = !psk_run_times_read(rundir, &t);
     const char *prog = c->cmd[c->prog];
     if (ro.timed_out) {
         char lw[200];
@@ -311,12 +314,9 @@ static int plain_run(check *c, int k, double limit, double first_wall, double *s
  * perfskel stats counts it; 0, or -1 after saying why not */
 static int recorded_time(const char *dir, double *secs, long long *events)
 {
-    psk_trace *t;
-    if (psk_trace_open(dir, &t)) {
-        psk_cli_error("%s", psk_trace_errmsg(t));
-        psk_trace_close(t);
+    psk_trace *t = psk_cli_open_trace(dir);
+    if (!t)
         return -1;
-    }
     int P = psk_trace_job(t)->nranks, bad = 0;
     *secs = 0;
     *events = 0;
@@ -428,16 +428,26 @@ static int run_json_stage(check *c, const char *step, char **argv, double limit,
     return ro.timed_out ? -2 : st;
 }
 
-static void stage_failed(check *c, psk_check_pred *p, const char *stage, int st, const char *errname)
+/* stage (PSK_RUN_CHECK_*, named name) failed with exit status st (-2: it
+ * did not finish in time): said, with the first line of its messages */
+static void stage_failed(check *c, psk_run_check *r, int stage, const char *name, int st, const char *errname)
 {
-    char first[600];
+    char first[600], error[PSK_RUN_CHECK_ERRLEN];
     first_error(c, errname, first, sizeof first);
-    snprintf(p->error, sizeof p->error, "%s %s%s%.240s", stage,
-             st == -2 ? "did not finish in time" : "failed", first[0] ? ": " : "", first);
-    psk_cli_error("check: %s (all it said is in %s/%s)", p->error, c->sub, errname);
+    snprintf(error, sizeof error, "%s %s%s%.240s", name, st == -2 ? "did not finish in time" : "failed",
+             first[0] ? ": " : "", first);
+    psk_run_check_failed(r, stage, error);
+    psk_cli_error("check: %s (all it said is in %s/%s)", error, c->sub, errname);
 }
 
-static void predict_stage(check *c, psk_check_result *r)
+/* stage's JSON did not have what check reads: said */
+static void stage_unread(psk_run_check *r, int stage, const char *error)
+{
+    psk_run_check_failed(r, stage, error);
+    psk_cli_error("check: %s", error);
+}
+
+static void predict_stage(check *c, psk_run_check *r)
 {
     char kbuf[16], rbuf[16], tbuf[32];
     char **argv = calloc((size_t)c->nlaunch + 20, sizeof *argv);
@@ -474,39 +484,40 @@ static void predict_stage(check *c, psk_check_result *r)
     int st = run_json_stage(c, "predicting", argv, 0, "predict.err", &text, &len);
     free(argv);
     if (st) {
-        stage_failed(c, &r->predict, "predict", st, "predict.err");
+        stage_failed(c, r, PSK_RUN_CHECK_PREDICT, "predict", st, "predict.err");
         free(text);
         return;
     }
-    json_t *root = parse_json(text, len, "predict", r->predict.error, sizeof r->predict.error);
+    char error[PSK_RUN_CHECK_ERRLEN] = "";
+    double secs = 0, skel = 0, low = 0, high = 0;
+    json_t *root = parse_json(text, len, "predict", error, sizeof error);
     free(text);
     json_t *iv = root ? json_object_get(root, "interval") : NULL;
-    if (root && (json_number(root, "predicted_seconds", &r->predict.seconds) ||
-                 json_number(root, "skeleton_seconds", &r->skeleton) || !json_is_object(iv) ||
-                 json_number(iv, "low_seconds", &r->low) || json_number(iv, "high_seconds", &r->high)))
-        snprintf(r->predict.error, sizeof r->predict.error,
-                 "predict's JSON lacks predicted_seconds, skeleton_seconds or interval");
+    if (root && (json_number(root, "predicted_seconds", &secs) || json_number(root, "skeleton_seconds", &skel) ||
+                 !json_is_object(iv) || json_number(iv, "low_seconds", &low) || json_number(iv, "high_seconds", &high)))
+        snprintf(error, sizeof error, "predict's JSON lacks predicted_seconds, skeleton_seconds or interval");
     json_decref(root);
-    if (r->predict.error[0]) {
-        psk_cli_error("check: %s", r->predict.error);
+    if (error[0]) {
+        stage_unread(r, PSK_RUN_CHECK_PREDICT, error);
         return;
     }
-    r->predict.ran = 1;
-    say(c, "predicted %.3f s (the skeleton ran %.3f s; %d run%s from %.3f to %.3f s)", r->predict.seconds, r->skeleton,
-        c->runs, c->runs > 1 ? "s" : "", r->low, r->high);
+    psk_run_check_predicted(r, secs, skel, low, high);
+    say(c, "predicted %.3f s (the skeleton ran %.3f s; %d run%s from %.3f to %.3f s)", secs, skel, c->runs,
+        c->runs > 1 ? "s" : "", low, high);
 }
 
 /* the machine file: given, or measured here; NULL after saying why not */
-static const char *machine_stage(check *c, psk_check_result *r, char *path, size_t cap)
+static const char *machine_stage(check *c, psk_run_check *r, char *path, size_t cap)
 {
     if (c->machine)
         return c->machine;
     snprintf(path, cap, "%s/machine.par", c->dir);
-    if (r->nranks < 2) {
-        snprintf(r->sim.error, sizeof r->sim.error,
+    if (c->nranks < 2) {
+        char error[PSK_RUN_CHECK_ERRLEN];
+        snprintf(error, sizeof error,
                  "sim not run: perfskel calibrate measures with 2 ranks or more and the job has %d; give --machine FILE",
-                 r->nranks);
-        psk_cli_error("check: %s", r->sim.error);
+                 c->nranks);
+        stage_unread(r, PSK_RUN_CHECK_SIM, error);
         return NULL;
     }
     char **argv = calloc((size_t)c->nlaunch + 10, sizeof *argv), outpath[PATH_MAX + 32];
@@ -533,62 +544,43 @@ static const char *machine_stage(check *c, psk_check_result *r, char *path, size
     if (out)
         fclose(out);
     if (ro.timed_out || st) {
-        stage_failed(c, &r->sim, "calibrate", ro.timed_out ? -2 : st, "calibrate.err");
+        stage_failed(c, r, PSK_RUN_CHECK_SIM, "calibrate", ro.timed_out ? -2 : st, "calibrate.err");
         return NULL;
     }
-    r->calibrated = 1;
+    c->calibrated = 1;
     say(c, "machine file %s written", path);
     return path;
 }
 
-static void sim_stage(check *c, psk_check_result *r)
+static void sim_stage(check *c, psk_run_check *r)
 {
     char mpath[PATH_MAX + 16];
     const char *machine = machine_stage(c, r, mpath, sizeof mpath);
-    if (!machine)
+    if (!machine || psk_run_check_machine(r, machine, c->calibrated))
         return;
-    r->machine = c->machine ? c->machine : strdup(machine);
-    if (!r->machine)
-        return;
-    char *argv[] = {c->self, "sim", (char *)c->dir, "--machine", (char *)r->machine, "--json", "-q", NULL};
-    say(c, "simulating the trace on %s (perfskel sim) ...", r->machine);
+    char *argv[] = {c->self, "sim", (char *)c->dir, "--machine", (char *)machine, "--json", "-q", NULL};
+    say(c, "simulating the trace on %s (perfskel sim) ...", machine);
     char *text;
     size_t len;
     int st = run_json_stage(c, "simulating", argv, 0, "sim.err", &text, &len);
     if (st) {
-        stage_failed(c, &r->sim, "sim", st, "sim.err");
+        stage_failed(c, r, PSK_RUN_CHECK_SIM, "sim", st, "sim.err");
         free(text);
         return;
     }
-    json_t *root = parse_json(text, len, "sim", r->sim.error, sizeof r->sim.error);
+    char error[PSK_RUN_CHECK_ERRLEN] = "";
+    double secs = 0;
+    json_t *root = parse_json(text, len, "sim", error, sizeof error);
     free(text);
-    if (root && json_number(root, "predicted_seconds", &r->sim.seconds))
-        snprintf(r->sim.error, sizeof r->sim.error, "sim's JSON lacks predicted_seconds");
+    if (root && json_number(root, "predicted_seconds", &secs))
+        snprintf(error, sizeof error, "sim's JSON lacks predicted_seconds");
     json_decref(root);
-    if (r->sim.error[0]) {
-        psk_cli_error("check: %s", r->sim.error);
+    if (error[0]) {
+        stage_unread(r, PSK_RUN_CHECK_SIM, error);
         return;
     }
-    r->sim.ran = 1;
-    say(c, "simulated %.3f s", r->sim.seconds);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-    double *s = malloc((size_t)n * sizeof *s);
-    if (!s)
-        return v[0];
-    memcpy(s, v, (size_t)n * sizeof *s);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    free(s);
-    return m;
+    psk_run_check_simulated(r, secs);
+    say(c, "simulated %.3f s", secs);
 }
 
 /* where the program starts in the job: a second -- (removed), else the
@@ -694,11 +686,8 @@ int cmd_check(int argc, char **argv)
     if (prepare(&c))
         return free(c.cmd), PSK_EXIT_DATA;
     psk_cli_progress_init(&c.pr, "check", c.quiet);
-    psk_check_result r = {.cmd = c.cmd, .ncmd = c.ncmd, .flavour = c.flavour, .dir = c.dir, .runs = c.runs,
-                          .K = c.K};
-    r.plain = calloc((size_t)c.runs, sizeof *r.plain);
-    r.wall = calloc((size_t)c.runs, sizeof *r.wall);
-    if (!r.plain || !r.wall) {
+    psk_run_check *r = psk_run_check_new(c.cmd, c.ncmd, c.flavour, c.dir, c.runs, c.K);
+    if (!r) {
         psk_cli_error("out of memory");
         return PSK_EXIT_DATA;
     }
@@ -707,56 +696,51 @@ int cmd_check(int argc, char **argv)
 
     /* plain run 1 (no limit but --timeout's), the recording, the others */
     rc = 0;
-    int P = 0;
-    if (plain_run(&c, 1, c.timeout >= 0 ? c.timeout : 0, 0, &r.plain[0], &r.wall[0], &P))
+    double secs, wall, first_wall = 0, recorded;
+    long long events;
+    if (plain_run(&c, 1, c.timeout >= 0 ? c.timeout : 0, 0, &secs, &first_wall, &c.nranks))
         rc = PSK_EXIT_DATA;
-    r.nranks = P;
-    double limit = c.timeout >= 0 ? c.timeout : LIMIT_FACTOR * r.wall[0] + LIMIT_START_S;
-    if (!rc && record_run(&c, limit, r.wall[0], &r.recorded, &r.events))
+    else
+        psk_run_check_plain(r, 0, secs, first_wall);
+    double limit = c.timeout >= 0 ? c.timeout : LIMIT_FACTOR * first_wall + LIMIT_START_S;
+    if (!rc && record_run(&c, limit, first_wall, &recorded, &events))
         rc = PSK_EXIT_DATA;
+    else if (!rc)
+        psk_run_check_recorded(r, c.nranks, recorded, events);
     for (int k = 2; !rc && k <= c.runs; k++) {
         int Pk = 0;
-        if (plain_run(&c, k, limit, r.wall[0], &r.plain[k - 1], &r.wall[k - 1], &Pk))
+        if (plain_run(&c, k, limit, first_wall, &secs, &wall, &Pk))
             rc = PSK_EXIT_DATA;
-        else if (Pk != P) {
-            psk_cli_error("%s: plain run %d of %d had %d ranks, the first %d", c.cmd[c.prog], k, c.runs, Pk, P);
+        else if (Pk != c.nranks) {
+            psk_cli_error("%s: plain run %d of %d had %d ranks, the first %d", c.cmd[c.prog], k, c.runs, Pk, c.nranks);
             rc = PSK_EXIT_DATA;
+        } else {
+            psk_run_check_plain(r, k - 1, secs, wall);
         }
     }
     if (rc) {
-        free(r.plain), free(r.wall), free(c.cmd);
+        psk_run_check_free(r), free(c.cmd);
         return rc;
     }
-    r.recorded_ok = 1;
-    r.median = median(r.plain, c.runs);
-    r.wall_median = median(r.wall, c.runs);
-    r.min = r.max = r.plain[0];
-    for (int k = 1; k < c.runs; k++) {
-        r.min = r.plain[k] < r.min ? r.plain[k] : r.min;
-        r.max = r.plain[k] > r.max ? r.plain[k] : r.max;
-    }
-    r.spread_pct = r.median > 0 ? 100.0 * (r.max - r.min) / r.median : 0;
 
-    predict_stage(&c, &r);
-    sim_stage(&c, &r);
+    predict_stage(&c, r);
+    sim_stage(&c, r);
 
     char jpath[PATH_MAX + 16];
     snprintf(jpath, sizeof jpath, "%s/check.json", c.dir);
     FILE *jf = fopen(jpath, "w");
     if (jf) {
-        psk_check_report_json(jf, &r);
+        psk_run_check_write_json(jf, r);
         if (fclose(jf))
             psk_cli_error("%s: cannot write", jpath);
     } else {
         psk_cli_error("%s: %s", jpath, strerror(errno));
     }
     if (json)
-        psk_check_report_json(stdout, &r);
+        psk_run_check_write_json(stdout, r);
     else
-        psk_check_report_text(stdout, &r);
-    rc = r.predict.ran && r.sim.ran ? 0 : PSK_EXIT_DATA;
-    if (r.calibrated)
-        free((char *)r.machine);
-    free(r.plain), free(r.wall), free(c.cmd);
+        psk_run_check_write_text(stdout, r);
+    rc = psk_run_check_ok(r) ? 0 : PSK_EXIT_DATA;
+    psk_run_check_free(r), free(c.cmd);
     return rc;
 }

@@ -207,12 +207,9 @@ int cmd_dump(int argc, char **argv)
         return dump_merged(dir, json, only, merged);
     if (merged)
         return psk_cli_usage("dump: --merged needs a merged trace (perfskel merge writes one)");
-    psk_trace *t;
-    if (psk_trace_open(dir, &t)) {
-        psk_cli_error("%s", psk_trace_errmsg(t));
-        psk_trace_close(t);
+    psk_trace *t = psk_cli_open_trace(dir);
+    if (!t)
         return PSK_EXIT_DATA;
-    }
     int nranks = psk_trace_job(t)->nranks, bad = 0;
     if (only >= nranks) {
         psk_cli_error("%s: no rank %d: the job had %d ranks", dir, only, nranks);

@@ -9,7 +9,9 @@
  * and reports where each rank was; every step is said on stderr unless -q,
  * so that a long merge or build is never mistaken for a hang. The MPI is
  * told by what the launcher is (launcher.c), the mpicc chosen to match it
- * (mpicc.c). */
+ * (mpicc.c). What the skeleton prints is read back by src/gen
+ * (gen_output.c): its prediction, its loops, the median of the runs and
+ * where the ranks of a stopped run were. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -25,7 +27,6 @@
 #include "perfskel/gen.h"
 #include "psk_json.h"
 
-#define POSITION_TAG PSK_SKELETON_TAG " position"
 #define LIMIT_FACTOR 5.0     /* x the skeleton's expected run time */
 #define LIMIT_START_S 10.0   /* + the launcher's start-up ... */
 #define LIMIT_RANKS_PER_S 4  /* ... and 1 s per this many ranks */
@@ -109,34 +110,14 @@ static int count_lines(const char *path, long *n)
     return 0;
 }
 
-typedef struct position {
-    int seen, loop, event;
-    long long iter;
-    char fn[64];
-} position;
-
-/* Where each rank was, from the lines the skeleton writes on SIGTERM
- * ("perfskel-skeleton: position rank=R loop=L iter=I event=E fn=MPI_Name"),
- * one line per rank on stderr; the ranks that said nothing on one line. */
-static void report_positions(const char *caught, size_t len, int P)
+/* Where each rank of a stopped run was (its position lines on stderr,
+ * caught, and the slots of posf: psk_skeleton_positions), one line per rank
+ * on stderr; the ranks that said nothing on one line. */
+static void report_positions(const char *caught, size_t ncaught, const char *posf, int P)
 {
-    position *pos = calloc((size_t)(P > 0 ? P : 1), sizeof *pos);
-    int nseen = 0;
-    for (const char *line = caught; pos && line && line < caught + len;) {
-        const char *nl = memchr(line, '\n', (size_t)(caught + len - line));
-        const char *p = strstr(line, POSITION_TAG);
-        position q = {.seen = 1};
-        int r;
-        if (p && (!nl || p < nl) &&
-            sscanf(p, POSITION_TAG " rank=%d loop=%d iter=%lld event=%d fn=%63s", &r, &q.loop, &q.iter, &q.event,
-                   q.fn) == 5 &&
-            r >= 0 && r < P) {
-            nseen += !pos[r].seen;
-            pos[r] = q; /* a rank that said it twice: the later place */
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    if (!pos || !nseen) {
+    psk_skeleton_position *pos = calloc((size_t)(P > 0 ? P : 1), sizeof *pos);
+    int nseen = pos ? psk_skeleton_positions(caught, ncaught, posf, P, pos) : 0;
+    if (!nseen) {
         fprintf(stderr, "  no rank reported where it was (the skeleton says so on SIGTERM when its "
                         "launcher passes SIGTERM on)\n");
         free(pos);
@@ -163,47 +144,6 @@ static void report_positions(const char *caught, size_t len, int P)
     free(pos);
 }
 
-/* A rank's slot in the file named by PSK_SKELETON_POSITIONS, where a
- * skeleton's rank r keeps where it is at offset 64 r (posslot_ of
- * skel_runtime.c: the same layout, the same machine) */
-typedef struct {
-    int64_t iter;
-    int32_t event, loop;
-    char fn[48];
-} psk_skeleton_slot;
-
-/* report_positions over the lines the skeleton wrote to stderr (caught)
- * and the slots of posf, as lines after them: a rank the launcher killed
- * before its SIGTERM handler ran, or whose stderr the dying launcher did
- * not pass on, is still there */
-static void report_run_positions(const char *caught, size_t ncaught, const char *posf, int P)
-{
-    char *all = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&all, &len);
-    FILE *f = fopen(posf, "rb");
-    psk_skeleton_slot sl;
-    if (m) {
-        if (ncaught)
-            fwrite(caught, 1, ncaught, m);
-        fputc('\n', m);
-        for (int r = 0; f && r < P && fread(&sl, sizeof sl, 1, f) == 1; r++) {
-            sl.fn[sizeof sl.fn - 1] = 0;
-            if (sl.fn[0] && !strpbrk(sl.fn, " \n"))
-                fprintf(m, POSITION_TAG " rank=%d loop=%d iter=%lld event=%d fn=%s\n", r, (int)sl.loop,
-                        (long long)sl.iter, (int)sl.event, sl.fn);
-        }
-        fclose(m);
-    }
-    if (f)
-        fclose(f);
-    if (all)
-        report_positions(all, len, P);
-    else
-        report_positions(caught, ncaught, P);
-    free(all);
-}
-
 /* a step said on stderr unless -q */
 static void say(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(int quiet, const char *fmt, ...)
@@ -217,50 +157,9 @@ static void say(int quiet, const char *fmt, ...)
     va_end(ap);
 }
 
-/* a sampled loop's line of the skeleton's output */
-typedef struct phase_out {
-    int loop;
-    long long count, ran;
-    double secs, pred;
-} phase_out;
-
-/* the phase lines of the output (NUL-separated lines) and the compute credited */
-static phase_out *parse_phases(const char *txt, size_t len, int *n, double *credited)
-{
-    phase_out *p = NULL;
-    int cap = 0;
-    *n = 0;
-    for (const char *line = txt; txt && line < txt + len; line += strlen(line) + 1) {
-        phase_out q;
-        double c;
-        if (sscanf(line, PSK_SKELETON_TAG " compute credited_seconds=%lf", &c) == 1)
-            *credited = c;
-        if (sscanf(line, PSK_SKELETON_TAG " phase loop=%d count=%lld ran=%lld seconds=%lf predicted_seconds=%lf", &q.loop,
-                   &q.count, &q.ran, &q.secs, &q.pred) != 5)
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            phase_out *m = realloc(p, (size_t)cap * sizeof *p);
-            if (!m)
-                break;
-            p = m;
-        }
-        p[(*n)++] = q;
-    }
-    return p;
-}
-
-static const phase_out *phase_of(const phase_out *p, int n, int loop)
-{
-    for (int k = 0; k < n; k++)
-        if (p[k].loop == loop)
-            return &p[k];
-    return NULL;
-}
-
 /* per loop, what the skeleton ran of it and why: the loops that hold at
  * least 2 % of the recorded run, at most 20 lines, the rest summed */
-static void report_loops(const psk_cli_skelinfo *info, const phase_out *ph, int nph)
+static void report_loops(const psk_cli_skelinfo *info, const psk_skeleton_output *out)
 {
     int shown = 0, more = 0;
     for (int k = 0; k < info->nloops; k++) {
@@ -274,7 +173,7 @@ static void report_loops(const psk_cli_skelinfo *info, const phase_out *ph, int 
         printf("loop %d: %lld iterations of %.3g ms", l->loop, (long long)l->count, 1e3 * l->iter_seconds);
         if (l->execs > 1)
             printf(", %lld times (in loop %d)", (long long)l->execs, l->parent);
-        const phase_out *p = phase_of(ph, nph, l->loop);
+        const psk_skeleton_phase *p = psk_skeleton_output_phase(out, l->loop);
         if (l->sampled)
             printf(": sampled, the first %lld (cold, once) and %lld of the others, each for %.3g", (long long)l->cold,
                    (long long)(l->ran - l->cold), (double)(l->count - l->cold) / (double)(l->ran - l->cold));
@@ -283,7 +182,7 @@ static void report_loops(const psk_cli_skelinfo *info, const phase_out *ph, int 
         if (l->compute_factor > 1.01)
             printf("; compute inside runs 1/%.3g", l->compute_factor);
         if (p)
-            printf("; ran in %.3f s, stands for %.3f s", p->secs, p->pred);
+            printf("; ran in %.3f s, stands for %.3f s", p->seconds, p->predicted_seconds);
         printf("\n");
     }
     if (more)
@@ -416,19 +315,16 @@ int cmd_predict(int argc, char **argv)
                                       (double)info.nranks / LIMIT_RANKS_PER_S;
     /* run it: the launcher and its arguments, then the skeleton */
     /* run it `repeat` times; keep the output of the run with the median prediction */
-    char *outtxt = NULL;
-    size_t outlen = 0;
-    psk_skeleton_result res = {0};
     char **cmd = calloc((size_t)nlaunch + 2, sizeof *cmd);
-    char **outs = calloc((size_t)repeat, sizeof *outs);
-    size_t *lens = calloc((size_t)repeat, sizeof *lens);
-    psk_skeleton_result *all = calloc((size_t)repeat, sizeof *all);
-    if (!cmd || !outs || !lens || !all) {
+    psk_skeleton_output **runs = calloc((size_t)repeat, sizeof *runs);
+    if (!cmd || !runs) {
         psk_cli_error("out of memory");
         rc = PSK_EXIT_DATA;
     }
     for (int k = 0; !rc && k < repeat; k++) {
-        FILE *o = open_memstream(&outs[k], &lens[k]);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *o = open_memstream(&text, &len);
         if (!o) {
             psk_cli_error("out of memory");
             rc = PSK_EXIT_DATA;
@@ -442,14 +338,16 @@ int cmd_predict(int argc, char **argv)
             say(quiet, "running %d of %d with %s, K = %d, no time limit ...\n", k + 1, repeat, launch[0], K);
         unlink(posf);
         setenv("PSK_SKELETON_POSITIONS", posf, 1); /* where each rank says where it was, if stopped */
-        psk_run_opts ro = {.limit = limit, .out = o, .catch = POSITION_TAG};
+        psk_run_opts ro = {.limit = limit, .out = o, .catch = PSK_SKELETON_POSITION_TAG};
         int st = psk_run_watched(cmd, &ro);
         fclose(o);
+        int read = psk_skeleton_output_read(text, len, &runs[k]); /* said below if the run went well */
+        free(text);
         if (ro.signal) {
             psk_cli_error("predict: interrupted (%s) during run %d of %d; the skeleton was stopped",
                           ro.signal == SIGINT ? "SIGINT" : ro.signal == SIGTERM ? "SIGTERM" : "SIGHUP", k + 1, repeat);
             if (ro.ncaught || !access(posf, F_OK))
-                report_run_positions(ro.caught, ro.ncaught, posf, info.nranks);
+                report_positions(ro.caught, ro.ncaught, posf, info.nranks);
             free(ro.caught);
             psk_cli_die(ro.signal);
         }
@@ -462,7 +360,7 @@ int cmd_predict(int argc, char **argv)
                               "%.3f s + %.1f s start-up; --timeout to change it)",
                               limit, LIMIT_FACTOR, info.expected_seconds,
                               limit - LIMIT_FACTOR * info.expected_seconds);
-            report_run_positions(ro.caught, ro.ncaught, posf, info.nranks);
+            report_positions(ro.caught, ro.ncaught, posf, info.nranks);
             free(ro.caught);
             rc = PSK_EXIT_DATA;
             break;
@@ -476,58 +374,27 @@ int cmd_predict(int argc, char **argv)
         if (st) {
             psk_cli_error("%s: the skeleton exited with status %d", launch[0], st);
             if (ro.ncaught || !access(posf, F_OK))
-                report_run_positions(ro.caught, ro.ncaught, posf, info.nranks);
+                report_positions(ro.caught, ro.ncaught, posf, info.nranks);
             free(ro.caught);
             rc = PSK_EXIT_DATA;
             break;
         }
         free(ro.caught);
         say(quiet, "run %d of %d took %.2f s\n", k + 1, repeat, ro.seconds);
-        int found = 0;
-        for (char *line = outs[k]; line && *line;) {
-            char *nl = strchr(line, '\n');
-            if (nl)
-                *nl = 0;
-            if (!psk_skeleton_parse(line, &all[k]))
-                found = 1;
-            line = nl ? nl + 1 : NULL;
-        }
-        if (!found) {
+        if (read == PSK_ENOMEM) {
+            psk_cli_error("out of memory");
+            rc = PSK_EXIT_DATA;
+        } else if (read) {
             psk_cli_error("%s: the skeleton printed no prediction", bin);
             rc = PSK_EXIT_DATA;
         }
     }
-    /* the median run, and the range of the R predictions: if the runs are
-     * exchangeable, a further run falls inside it with probability
-     * (R - 1) / (R + 1), whatever their distribution */
+    free(cmd);
+    /* the median run, and the range of the R predictions (psk_skeleton_median) */
     double lo = 0, hi = 0, cover = (double)(repeat - 1) / (repeat + 1);
-    if (!rc) {
-        int med = 0;
-        for (int a = 0; a < repeat; a++) {
-            int below = 0, above = 0;
-            for (int b = 0; b < repeat; b++) {
-                below += all[b].predicted_seconds < all[a].predicted_seconds;
-                above += all[b].predicted_seconds > all[a].predicted_seconds;
-            }
-            if (below <= repeat / 2 && above <= repeat / 2)
-                med = a;
-        }
-        res = all[med];
-        lo = hi = res.predicted_seconds;
-        for (int a = 0; a < repeat; a++) {
-            lo = all[a].predicted_seconds < lo ? all[a].predicted_seconds : lo;
-            hi = all[a].predicted_seconds > hi ? all[a].predicted_seconds : hi;
-        }
-        outtxt = outs[med];
-        outlen = lens[med];
-        outs[med] = NULL;
-    }
-    for (int k = 0; outs && k < repeat; k++)
-        free(outs[k]);
-    int nphases = 0;
-    double credited = 0;
-    phase_out *phases = rc ? NULL : parse_phases(outtxt, outlen, &nphases, &credited);
-    free(outs), free(lens), free(all), free(cmd);
+    const psk_skeleton_output *out = rc ? NULL : runs[psk_skeleton_median(runs, repeat, &lo, &hi)];
+    psk_skeleton_result res = out ? *psk_skeleton_output_result(out) : (psk_skeleton_result){0};
+    double credited = out ? psk_skeleton_output_credited(out) : 0;
     if (!rc && json) {
         psk_json j;
         psk_json_init(&j, stdout, 1);
@@ -556,7 +423,7 @@ int cmd_predict(int argc, char **argv)
         psk_json_arr(&j, "loops");
         for (int k = 0; k < info.nloops; k++) {
             const psk_gen_loop *l = &info.loops[k];
-            const phase_out *po = phase_of(phases, nphases, l->loop);
+            const psk_skeleton_phase *po = psk_skeleton_output_phase(out, l->loop);
             psk_json_obj(&j, NULL);
             psk_json_int(&j, "loop", l->loop);
             psk_json_int(&j, "parent", l->parent);
@@ -569,15 +436,15 @@ int cmd_predict(int argc, char **argv)
             psk_json_num(&j, "compute_factor", l->compute_factor);
             psk_json_str(&j, "why", l->why);
             if (po) {
-                psk_json_num(&j, "seconds", po->secs);
-                psk_json_num(&j, "predicted_seconds", po->pred);
+                psk_json_num(&j, "seconds", po->seconds);
+                psk_json_num(&j, "predicted_seconds", po->predicted_seconds);
             }
             psk_json_end(&j);
         }
         psk_json_end(&j);
         psk_json_end(&j);
     } else if (!rc) {
-        report_loops(&info, phases, nphases);
+        report_loops(&info, out);
         if (credited > 0)
             printf("compute run in part: %.3f s of it credited at the recorded speed (slowest rank)\n", credited);
         printf("predicted run time: %.3f s (skeleton: %.3f s, %.0f %% of the recorded %.3f s; K = %d)\n",
@@ -594,8 +461,9 @@ int cmd_predict(int argc, char **argv)
                    : actual >= lo && actual <= hi ? ", inside the range"
                                                   : ", outside the range");
     }
-    free(outtxt);
-    free(phases);
+    for (int k = 0; runs && k < repeat; k++)
+        psk_skeleton_output_free(runs[k]);
+    free(runs);
     free(info.loops);
     if (!keep) {
         unlink(bin);

@@ -68,12 +68,9 @@ static char *join_command(char **argv, int argc)
 /* reads the whole trace back; returns events, or -1 after reporting */
 static long long verify(const char *dir, int *nranks)
 {
-    psk_trace *t;
-    if (psk_trace_open(dir, &t)) {
-        psk_cli_error("%s", psk_trace_errmsg(t));
-        psk_trace_close(t);
+    psk_trace *t = psk_cli_open_trace(dir);
+    if (!t)
         return -1;
-    }
     long long total = 0;
     int bad = 0;
     *nranks = psk_trace_job(t)->nranks;

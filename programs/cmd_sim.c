@@ -13,79 +13,6 @@
 #include "perfskel/extrap.h"
 #include "perfskel/sim.h"
 
-/* The names of Pcontrol levels' intervals a trace may carry in
- * DIR/intervals.txt (perfskel advise --trace writes it): lines
- * "pcontrol LEVEL<TAB>NAME". The file comes from elsewhere: a line of
- * another form, a control byte or a name too long is an error. */
-typedef struct pnames {
-    long long *level;
-    char (*name)[48];
-    int n;
-} pnames;
-
-static void pname(void *arg, int64_t level, char *buf, size_t cap)
-{
-    const pnames *pn = arg;
-    for (int i = 0; i < pn->n; i++)
-        if (pn->level[i] == level) {
-            snprintf(buf, cap, "%s", pn->name[i]);
-            return;
-        }
-}
-
-/* 0 (names in *pn, or none: no file), or 1 after the error message;
- * the caller frees pn's arrays either way */
-static int load_pnames(const char *dir, pnames *pn)
-{
-    memset(pn, 0, sizeof *pn);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/intervals.txt", dir);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char line[256];
-    int ln = 0, cap = 0;
-    while (fgets(line, sizeof line, f)) {
-        ln++;
-        size_t len = strlen(line);
-        int whole = len > 0 && line[len - 1] == '\n';
-        if (whole)
-            line[--len] = 0;
-        char *tab = strchr(line, '\t'), *end = NULL;
-        long long lv = 0;
-        if (!strncmp(line, "pcontrol ", 9) && tab)
-            lv = strtoll(line + 9, &end, 10);
-        int ok = (whole || feof(f)) && end && end == tab && end > line + 9 && tab[1] &&
-                 strlen(tab + 1) < sizeof pn->name[0];
-        for (const unsigned char *c = (const unsigned char *)(tab ? tab + 1 : line); ok && *c; c++)
-            ok = *c >= 0x20 && *c != 0x7f;
-        if (!ok) {
-            psk_cli_error("%s:%d: not `pcontrol LEVEL<TAB>NAME` (a name of 1 to 47 printable bytes)", path, ln);
-            fclose(f);
-            return 1;
-        }
-        if (pn->n == cap) {
-            cap = cap ? 2 * cap : 16;
-            long long *l = realloc(pn->level, (size_t)cap * sizeof *l);
-            if (l)
-                pn->level = l;
-            char(*nm)[48] = realloc(pn->name, (size_t)cap * sizeof *nm);
-            if (nm)
-                pn->name = nm;
-            if (!l || !nm || cap > 1000000) {
-                psk_cli_error("%s: out of memory", path);
-                fclose(f);
-                return 1;
-            }
-        }
-        pn->level[pn->n] = lv;
-        snprintf(pn->name[pn->n], sizeof pn->name[0], "%s", tab + 1);
-        pn->n++;
-    }
-    fclose(f);
-    return 0;
-}
-
 /* sim --ranks P2: the trace (and the --fit recordings) merged as for the
  * folded replay, then extrapolated and folded (psk_extrap_fold); NULL
  * after saying why not, *exit_code the status to exit with */
@@ -133,22 +60,6 @@ static void write_extrap_member(void *arg, struct psk_json *j)
 }
 
 #define MAX_MACHINES 16
-
-/* the grid of machine m (file name) must hold every node */
-static int grid_fits(const psk_machine *m, const char *name, int nranks)
-{
-    if (m->type != PSK_NET_GRID)
-        return 1;
-    long long cells = 1, nodes = (nranks + m->ranks_per_node - 1) / m->ranks_per_node;
-    for (int d = 0; d < m->ntopo; d++)
-        cells *= m->topo[d];
-    if (cells < nodes) {
-        psk_cli_error("%s: the topology has %lld nodes; the trace's %d ranks at %d per node need %lld", name, cells,
-                      nranks, m->ranks_per_node, nodes);
-        return 0;
-    }
-    return 1;
-}
 
 enum { O_MACHINE, O_INTERVALS, O_DEPTH, O_JSON, O_HTML, O_QUIET, O_FOLDED, O_NO_SKIP, O_RANKS, O_SCALE, O_FIT };
 static const psk_cli_opt opts[] = {
@@ -247,7 +158,7 @@ int cmd_sim(int argc, char **argv)
     psk_merged *merged = NULL;
     psk_folded *fold = NULL;
     psk_sim_marks *marks = NULL;
-    pnames pn = {NULL, NULL, 0};
+    psk_sim_pnames *pn = NULL;
     psk_sim *s[MAX_MACHINES] = {NULL};
     psk_sim_detail *detail[MAX_MACHINES] = {NULL};
     psk_sim_report_run runs[MAX_MACHINES];
@@ -284,15 +195,17 @@ int cmd_sim(int argc, char **argv)
             fprintf(stderr, "perfskel: %s has summarised times (merge --times summary): each rank's "
                             "are dealt from its events' spread over the ranks\n", input);
     } else {
-        if (psk_trace_open(input, &t)) {
-            psk_cli_error("%s", psk_trace_errmsg(t));
+        if (!(t = psk_cli_open_trace(input)))
             goto out;
-        }
         nranks = psk_trace_job(t)->nranks;
     }
-    for (int k = 0; k < nm; k++)
-        if (!grid_fits(&m[k], machines[k] ? machines[k] : "machine", nranks))
+    for (int k = 0; k < nm; k++) { /* a grid must hold every node */
+        char err[200];
+        if (psk_machine_fits(&m[k], nranks, err, sizeof err)) {
+            psk_cli_error("%s: %s", machines[k] ? machines[k] : "machine", err);
             goto out;
+        }
+    }
     psk_cli_progress pg;
     psk_cli_progress_init(&pg, "sim", quiet);
     pg.unit = "events";
@@ -300,11 +213,14 @@ int cmd_sim(int argc, char **argv)
     pg.step_total = "building the folded program";
     psk_sim_opts o = {.machine = &m[0], .depth = depth, .progress = psk_cli_progress_cb, .progress_arg = &pg,
                       .timeline = html != NULL, .no_skip = no_skip};
-    if (!folded) {
-        if (load_pnames(input, &pn))
+    if (!folded) { /* the names of its Pcontrol intervals, if it has them */
+        char err[4200];
+        if (psk_sim_pnames_load(input, &pn, err, sizeof err)) {
+            psk_cli_error("%s", err);
             goto out;
-        o.pcontrol_name = pname;
-        o.pcontrol_arg = &pn;
+        }
+        o.pcontrol_name = psk_sim_pnames_name;
+        o.pcontrol_arg = pn;
     }
     if (folded && loops) {
         o.loop_intervals = 1;
@@ -436,7 +352,7 @@ int cmd_sim(int argc, char **argv)
         rc = PSK_EXIT_DATA;
     }
 out:
-    free(pn.level), free(pn.name);
+    psk_sim_pnames_free(pn);
     for (int k = 0; k < nm; k++) {
         psk_sim_close(s[k]);
         psk_sim_detail_free(detail[k]);

@@ -350,12 +350,9 @@ int cmd_stats(int argc, char **argv)
     }
     if (!dir)
         return psk_cli_usage("stats: no trace directory given");
-    psk_trace *t;
-    if (psk_trace_open(dir, &t)) {
-        psk_cli_error("%s", psk_trace_errmsg(t));
-        psk_trace_close(t);
+    psk_trace *t = psk_cli_open_trace(dir);
+    if (!t)
         return PSK_EXIT_DATA;
-    }
     const psk_job *job = psk_trace_job(t);
     unsigned nfn = psk_fn_count();
     psk_trace_profile *rs = calloc((size_t)job->nranks, sizeof *rs);

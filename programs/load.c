@@ -1,8 +1,8 @@
 /* Loading a merged trace for the subcommands that take either a trace
  * directory (merged here, in memory) or a merged-trace file: fold, gen and
- * predict; the same folded (gen, sim); the machine file, alone or with the
- * trace directory, for sim and export; and the clock the subcommands time
- * their work with. Errors are printed as perfskel's one-line messages. */
+ * predict; the same folded (gen, sim); a trace directory; the machine file,
+ * alone or with the trace directory, for sim and export; and the clock the
+ * subcommands time their work with. Errors are printed as perfskel's one-line messages. */
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,12 +46,9 @@ psk_merged *psk_cli_load_merged_opts(const char *input, const psk_merge_opts *o)
         return NULL;
     }
     if (S_ISDIR(sb.st_mode)) {
-        psk_trace *t;
-        if (psk_trace_open(input, &t)) {
-            psk_cli_error("%s", psk_trace_errmsg(t));
-            psk_trace_close(t);
+        psk_trace *t = psk_cli_open_trace(input);
+        if (!t)
             return NULL;
-        }
         rc = psk_merge(t, o, &m);
         psk_trace_close(t);
     } else if (psk_merged_is_file(input)) {
@@ -119,13 +116,21 @@ int psk_cli_load_machine(const char *machine, psk_machine *m)
     return 0;
 }
 
+psk_trace *psk_cli_open_trace(const char *dir)
+{
+    psk_trace *t;
+    if (psk_trace_open(dir, &t) == PSK_OK)
+        return t;
+    psk_cli_error("%s", psk_trace_errmsg(t));
+    psk_trace_close(t);
+    return NULL;
+}
+
 int psk_cli_open_machine_trace(const char *machine, const char *input, psk_machine *m, psk_trace **t)
 {
     if (psk_cli_load_machine(machine, m))
         return -1;
-    if (psk_trace_open(input, t)) {
-        psk_cli_error("%s", psk_trace_errmsg(*t));
-        psk_trace_close(*t);
+    if (!(*t = psk_cli_open_trace(input))) {
         psk_machine_free(m);
         return -1;
     }

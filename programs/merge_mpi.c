@@ -8,17 +8,20 @@
  * so sequences shared by many ranks travel once per edge; process 0 then
  * aligns every rank and writes the merged file, reading the rank files
  * again (the directory must be visible to it): the same bytes as
- * `perfskel merge DIR`. Every process exits with the merge's status. */
+ * `perfskel merge DIR`. Every process exits with the merge's status. Its
+ * command line is read by merge's table of options (merge_args.c, with
+ * options.c), less --in-memory; only process 0 says what is wrong. */
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "merge_tree_mpi.h"
 #include "perfskel/merge.h"
-#include "psk_json.h"
 
 #define TAG_HEAD 7101
 #define TAG_DATA 7102
@@ -44,68 +47,49 @@ static void wait_quietly(MPI_Request *r)
     }
 }
 
-static int usage(int me, const char *msg, const char *arg)
+/* this process's rank: the messages of options.c and merge_args.c, said
+ * by process 0 only (perfskel.c's, without its escaping of control bytes) */
+static int me;
+
+void psk_cli_error(const char *fmt, ...)
 {
-    if (me == 0) {
-        fprintf(stderr, "perfskel: merge --mpi: ");
-        fprintf(stderr, msg, arg);
-        fprintf(stderr, " (perfskel --help for usage)\n");
+    if (me)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("perfskel: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int psk_cli_usage(const char *fmt, ...)
+{
+    if (!me) {
+        va_list ap;
+        va_start(ap, fmt);
+        fputs("perfskel: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputs(" (perfskel --help for usage)\n", stderr);
+        va_end(ap);
     }
-    return 2;
+    return PSK_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int me, np;
+    int np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    const char *dir = NULL, *out = NULL;
-    int json = 0, quiet = 0, status = 0;
-    psk_merge_opts o = {.window = 64};
-    for (int i = 1; i < argc && !status; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (!strcmp(argv[i], "-q"))
-            quiet = 1;
-        else if (!strcmp(argv[i], "--mpi"))
-            ;
-        else if (!strcmp(argv[i], "--no-reorder"))
-            o.no_reorder = 1;
-        else if (!strcmp(argv[i], "--keep-polls"))
-            o.keep_polls = 1;
-        else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--times") && i + 1 < argc) {
-            const char *v = argv[++i];
-            if (strcmp(v, "all") && strcmp(v, "summary"))
-                status = usage(me, "--times takes all or summary, not '%s'", v);
-            o.times_summary = !strcmp(v, "summary");
-        }
-        else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
-            char *end;
-            long w = strtol(argv[++i], &end, 10);
-            if (*end || w < 2 || w > 1 << 20)
-                status = usage(me, "--window takes a number from 2 to 1048576, not '%s'", argv[i]);
-            o.window = (int)w;
-        } else if (argv[i][0] == '-' && argv[i][1])
-            status = usage(me, "unknown option '%s'", argv[i]);
-        else if (!dir)
-            dir = argv[i];
-        else
-            status = usage(me, "%s: one trace directory only", argv[i]);
-    }
-    if (!status && !dir)
-        status = usage(me, "%s", "no trace directory given");
+    psk_cli_merge_args ma;
+    int status = psk_cli_merge_parse(&psk_cli_merge_mpi_opts, argc, argv, &ma);
     if (status) {
         MPI_Finalize();
         return status;
     }
-    char deflt[4200];
-    if (!out) {
-        snprintf(deflt, sizeof deflt, "%s/merged.pskm", dir);
-        out = deflt;
-    }
+    const char *dir = ma.dir, *out = ma.out;
+    psk_merge_opts o = ma.mo;
     double t0 = now();
     psk_trace *t = NULL;
     psk_merge_part *part = NULL;
@@ -133,27 +117,11 @@ int main(int argc, char **argv)
     MPI_Request rq;
     MPI_Ibcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
     wait_quietly(&rq);
-    if (me == 0 && st) {
-        fprintf(stderr, "perfskel: %s\n", err);
-    } else if (me == 0 && json) {
-        psk_json j;
-        psk_json_init(&j, stdout, 1);
-        psk_json_obj(&j, NULL);
-        psk_json_str(&j, "trace", dir);
-        psk_json_str(&j, "output", out);
-        psk_json_int(&j, "ranks", res.nranks);
-        psk_json_uint(&j, "events", res.events);
-        psk_json_uint(&j, "merged_events", res.merged_events);
-        psk_json_uint(&j, "classes", res.classes);
-        psk_json_int(&j, "window", o.window);
-        psk_json_int(&j, "processes", np);
-        psk_json_num(&j, "seconds", secs);
-        psk_json_end(&j);
-    } else if (me == 0 && !quiet) {
-        printf("merged %d ranks, %llu events into %llu merged events of %u classes in %.3f s over %d processes: %s\n",
-               res.nranks, (unsigned long long)res.events, (unsigned long long)res.merged_events, res.classes, secs,
-               np, out);
-    }
+    if (st)
+        psk_cli_error("%s", err);
+    else if (me == 0)
+        psk_cli_merge_print(&ma, &res, secs, np);
+    free(ma.out_default);
     MPI_Finalize();
     return code;
 }

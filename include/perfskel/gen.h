@@ -83,6 +83,7 @@ int psk_gen_rank_seconds(psk_merged *m, const psk_folded *f, double *seconds);
 void psk_gen_expected(const psk_gen *g, const double *rank_seconds, int nranks, double *recorded, double *expected);
 void psk_gen_close(psk_gen *g);               /* NULL is fine */
 
+/* ---- what a skeleton says when it runs, read back (gen_output.c) ---- */
 /* The line a skeleton's rank 0 prints last, and its parser. */
 #define PSK_SKELETON_TAG "perfskel-skeleton:"
 typedef struct psk_skeleton_result {
@@ -90,5 +91,48 @@ typedef struct psk_skeleton_result {
     int K;
 } psk_skeleton_result;
 int psk_skeleton_parse(const char *line, psk_skeleton_result *r); /* 0 if it is the result line */
+
+/* A sampled loop's line of rank 0's output: what it ran and stands for. */
+typedef struct psk_skeleton_phase {
+    int loop; /* its node in the folded tree (psk_gen_loop.loop) */
+    long long count, ran;
+    double seconds, predicted_seconds;
+} psk_skeleton_phase;
+/* One run's standard output read (opaque): its prediction (the last
+ * result line), its phases and the compute it credited. */
+typedef struct psk_skeleton_output psk_skeleton_output;
+/* Reads text (a run's standard output, len bytes and a NUL after them;
+ * its lines are cut in place, at each '\n' up to the first NUL byte):
+ * PSK_OK, PSK_EFORMAT (no result line: *out set all the same) or
+ * PSK_ENOMEM (*out NULL). */
+int psk_skeleton_output_read(char *text, size_t len, psk_skeleton_output **out);
+const psk_skeleton_result *psk_skeleton_output_result(const psk_skeleton_output *o);
+/* the phase of loop, NULL if the run printed none */
+const psk_skeleton_phase *psk_skeleton_output_phase(const psk_skeleton_output *o, int loop);
+/* the compute run in part, credited at the recorded speed (slowest rank), seconds */
+double psk_skeleton_output_credited(const psk_skeleton_output *o);
+void psk_skeleton_output_free(psk_skeleton_output *o); /* NULL is fine */
+/* Of n runs of one skeleton: the one whose prediction is the median (an
+ * index), and the range of the n predictions, *lo to *hi. If the runs are
+ * exchangeable, a further run falls inside it with probability
+ * (n - 1) / (n + 1), whatever their distribution. */
+int psk_skeleton_median(psk_skeleton_output *const *runs, int n, double *lo, double *hi);
+
+/* Where a rank of a stopped skeleton was: the lines its ranks print on
+ * SIGTERM (PSK_SKELETON_POSITION_TAG " rank=R loop=L iter=I event=E
+ * fn=MPI_Name", on stderr) and the file named by PSK_SKELETON_POSITIONS in
+ * its environment, where rank r keeps the same at offset 64 r. */
+#define PSK_SKELETON_POSITION_TAG PSK_SKELETON_TAG " position"
+typedef struct psk_skeleton_position {
+    int seen;  /* 0: the rank said nothing */
+    int loop;  /* -1: outside loops */
+    int event;
+    long long iter;
+    char fn[64];
+} psk_skeleton_position;
+/* pos[0..P-1] from the position lines among caught (ncaught bytes of the
+ * run's stderr, NULL if none), then from the slots of posfile (which may
+ * not exist): a rank said twice, the later; the number of ranks seen. */
+int psk_skeleton_positions(const char *caught, size_t ncaught, const char *posfile, int P, psk_skeleton_position *pos);
 
 #endif

@@ -106,6 +106,9 @@ double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra);
  * between the `poll cost` points, their first or last beyond them; 0
  * without them */
 double psk_machine_poll_us(const psk_machine *m, double gap_us);
+/* PSK_OK if m's network holds nranks ranks (a grid, all their nodes), or
+ * PSK_EINVAL with one line in err (after the machine's name) */
+int psk_machine_fits(const psk_machine *m, int nranks, char *err, size_t errcap);
 
 /* ---- calibration (perfskel calibrate) ---- */
 

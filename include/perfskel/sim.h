@@ -76,6 +76,16 @@ void psk_sim_loop_marks_free(psk_sim_marks *marks, int nranks); /* NULL is fine 
  * iterations)", with its outlier iterations if psk_folded_stats found any */
 void psk_sim_loop_name(void *arg, int32_t key, char *buf, size_t cap);
 
+/* The names of MPI_Pcontrol levels' intervals a trace directory may carry
+ * (DIR/intervals.txt, written by perfskel advise --trace; sim_pnames.c). */
+typedef struct psk_sim_pnames psk_sim_pnames;
+/* PSK_OK (*out NULL if dir has no intervals.txt), or PSK_EFORMAT (a line
+ * not `pcontrol LEVEL<TAB>NAME`) or PSK_ENOMEM with one line in err */
+int psk_sim_pnames_load(const char *dir, psk_sim_pnames **out, char *err, size_t errcap);
+/* psk_sim_opts.pcontrol_name, arg the names (NULL: none) */
+void psk_sim_pnames_name(void *arg, int64_t level, char *buf, size_t cap);
+void psk_sim_pnames_free(psk_sim_pnames *pn); /* NULL is fine */
+
 /* one MPI call as the replay finished it, for reports (psk_sim_opts.on_call) */
 typedef struct psk_sim_call {
     int rank;

@@ -493,12 +493,3 @@ int psk_gen_write(psk_gen *g, FILE *out)
     }
     return PSK_OK;
 }
-
-int psk_skeleton_parse(const char *line, psk_skeleton_result *r)
-{
-    const char *p = strstr(line, PSK_SKELETON_TAG " predicted_seconds=");
-    if (!p)
-        return -1;
-    return sscanf(p, PSK_SKELETON_TAG " predicted_seconds=%lf skeleton_seconds=%lf K=%d", &r->predicted_seconds,
-                  &r->skeleton_seconds, &r->K) == 3 ? 0 : -1;
-}

@@ -1,6 +1,8 @@
 /* The machine model's defaults and what it answers once read: a message's
  * cost (measured segments or start + bytes x byte time), a poll's cost
- * after some compute, a node's CPU power. */
+ * after some compute, a node's CPU power, whether its network holds a
+ * trace's ranks. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,4 +77,18 @@ double psk_machine_power(const psk_machine *m, int rank)
     if (m->node_power && node < m->nnode_power)
         return m->node_power[node];
     return m->power;
+}
+
+int psk_machine_fits(const psk_machine *m, int nranks, char *err, size_t errcap)
+{
+    if (m->type != PSK_NET_GRID)
+        return PSK_OK;
+    long long cells = 1, nodes = (nranks + m->ranks_per_node - 1) / m->ranks_per_node;
+    for (int d = 0; d < m->ntopo; d++)
+        cells *= m->topo[d];
+    if (cells >= nodes)
+        return PSK_OK;
+    snprintf(err, errcap, "the topology has %lld nodes; the trace's %d ranks at %d per node need %lld", cells, nranks,
+             m->ranks_per_node, nodes);
+    return PSK_EINVAL;
 }

@@ -1,13 +1,14 @@
 #!/bin/sh
 # CLI test: each command's table of options (the psk_cli_opt opts[] of
-# programs/cmd_<name>.c, which drives its parser and main's normalise step)
-# and the options its --help shows are the same set, both ways. The help's
-# options: those of its synopsis (the usage line and the lines that go on
-# with it, as cmake/manpages.sh reads them) and of every line that starts
-# with an option, indented 8 at most (a usage's "--otf2 DIR -o OUTDIR:
-# ...", predict's and check's option list), up to its ": " or its column
-# of text. Each long option of the table is, to the binary, what the
-# table says: one taking a value or a flag. Needs PERFSKEL and SRC (paths).
+# programs/cmd_<name>.c, or merge_args.c for merge, which drives its parser
+# and main's normalise step) and the options its --help shows are the same
+# set, both ways. The help's options: those of its synopsis (the usage
+# line and the lines that go on with it, as cmake/manpages.sh reads them)
+# and of every line that starts with an option, indented 8 at most (a
+# usage's "--otf2 DIR -o OUTDIR: ...", predict's and check's option list),
+# up to its ": " or its column of text. Each long option of the table
+# is, to the binary, what the table says: one taking a value or a flag.
+# Needs PERFSKEL and SRC (paths).
 set -u
 P=${PERFSKEL:?}
 S=${SRC:?}
@@ -21,9 +22,11 @@ names() { grep -oE -- '(^|[][ (|,])--?[A-Za-z][A-Za-z0-9-]*' | sed 's/^[][ (|,]/
 cmds=$("$P" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
 [ -n "$cmds" ] || bad "no commands in perfskel --help"
 for c in $cmds; do
-    src=$S/programs/cmd_$c.c
-    if ! grep -q "^const psk_cli_opts cmd_${c}_opts = " "$src" 2>/dev/null; then
-        bad "$c: no cmd_${c}_opts in programs/cmd_$c.c"
+    # the file of programs/ that defines it: cmd_$c.c, or one it shares
+    # with another program (merge's: merge_args.c, with the MPI driver)
+    src=$(grep -l "^const psk_cli_opts cmd_${c}_opts = " "$S"/programs/*.c 2>/dev/null | head -1)
+    if [ -z "$src" ]; then
+        bad "$c: no cmd_${c}_opts in programs/"
         continue
     fi
     awk '/psk_cli_opt opts\[\] = \{/ { on = 1; next } on && /^\};/ { on = 0 } on' "$src" >"$T/table"

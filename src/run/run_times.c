@@ -1,9 +1,9 @@
-/* perfskel check: reading what a plain run's ranks wrote in the recording
- * library's time-only mode (src/record/record_times.c: DIR/rank-NNNNNN.times,
- * lines "rank R P", "init T0 T1", "finalize T", "signal N", "exit S"):
- * the run's time as perfskel stats counts a recording's (the slowest
- * rank's MPI_Init exit to MPI_Finalize entry), and, for a run that
- * failed, which rank ended how. */
+/* perfskel check's plain runs (perfskel/check.h): reading what a run's
+ * ranks wrote in the recording library's time-only mode
+ * (src/record/record_times.c: DIR/rank-NNNNNN.times, lines "rank R P",
+ * "init T0 T1", "finalize T", "signal N", "exit S"): the run's time as
+ * perfskel stats counts a recording's (the slowest rank's MPI_Init exit to
+ * MPI_Finalize entry), and, for a run that failed, which rank ended how. */
 #include <dirent.h>
 #include <limits.h>
 #include <signal.h>
@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "perfskel/check.h"
+#include "perfskel/common.h"
 
 typedef struct rank_end {
     int rank, size;
@@ -115,12 +116,12 @@ static void describe(const rank_end *e, char *out, size_t cap)
     }
 }
 
-int psk_check_read_times(const char *dir, psk_check_times *t)
+int psk_run_times_read(const char *dir, psk_run_times *t)
 {
     memset(t, 0, sizeof *t);
     DIR *d = opendir(dir);
     if (!d)
-        return -1;
+        return PSK_ENOTFOUND;
     rank_end *all = NULL;
     size_t n = 0, cap = 0;
     struct dirent *de;
@@ -144,7 +145,7 @@ int psk_check_read_times(const char *dir, psk_check_times *t)
     closedir(d);
     if (!n) {
         free(all);
-        return -1;
+        return PSK_ENOTFOUND;
     }
     const rank_end *worst = NULL;
     for (size_t k = 0; k < n; k++) {
@@ -173,10 +174,10 @@ int psk_check_read_times(const char *dir, psk_check_times *t)
                  others > 1 ? "s" : "", t->nranks);
     }
     free(all);
-    return 0;
+    return PSK_OK;
 }
 
-void psk_check_clear_times(const char *dir)
+void psk_run_times_clear(const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
