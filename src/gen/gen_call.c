@@ -482,6 +482,9 @@ static void emit_call(gen *g, int32_t id, int d)
     case PSK_FNOP_INTERCOMM: case PSK_FNOP_INTERCOMM_MERGE:
         gen_fail(g, "%s: intercommunicators are not supported by perfskel gen", name);
         break;
+    case PSK_FNOP_NCOLL: /* the skeleton remakes communicators by MPI_Comm_split: no topology */
+        gen_fail(g, "%s: neighborhood collectives are not supported by perfskel gen", name);
+        break;
     case PSK_FNOP_PCONTROL:
         fprintf(g->body, "MPI_Pcontrol(%lld);\n", (long long)e->v[PSK_F_I1]);
         break;

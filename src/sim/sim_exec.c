@@ -398,6 +398,10 @@ int psk_simi_execute(psk_sim *s, int q)
     }
     case OP_ICOLL:
         return psk_simi_coll_arrive(s, q, comm, s->collof[e->fn], e, new_req(s, q, e, 3, 0));
+    case OP_NCOLL: /* each rank with its Cartesian neighbours: not modelled yet */
+        return psk_simi_fail(s, PSK_EINVAL, "rank %d: %s (event %llu): neighborhood collectives are not simulated "
+                                            "(not supported yet)", q, psk_fn_name(e->fn),
+                             (unsigned long long)r->nread);
     default:
         return 0; /* MPI_Init, local calls, probes: no time in the model */
     }

@@ -72,6 +72,7 @@ static int sim_op(int fnop)
     case PSK_FNOP_CANCEL: return OP_CANCEL;
     case PSK_FNOP_COLL: return OP_COLL;
     case PSK_FNOP_ICOLL: return OP_ICOLL;
+    case PSK_FNOP_NCOLL: return OP_NCOLL;
     case PSK_FNOP_NEWCOMM: case PSK_FNOP_INTERCOMM: case PSK_FNOP_INTERCOMM_MERGE: return OP_NEWCOMM;
     case PSK_FNOP_NEWCOMM_GROUP: return OP_NEWCOMM_GROUP;
     case PSK_FNOP_LOCAL: return OP_LOCAL;
