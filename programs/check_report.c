@@ -79,7 +79,7 @@ void psk_check_report_text(FILE *out, const psk_check_result *r)
     for (int k = 0; k < r->ncmd; k++)
         fprintf(out, " %s", r->cmd[k]);
     fprintf(out, "\n%s, %d rank%s; times are MPI_Init to MPI_Finalize of the slowest rank\n\n",
-            psk_cli_mpi_title(r->flavour), r->nranks, r->nranks == 1 ? "" : "s");
+            psk_run_mpi_title(r->flavour), r->nranks, r->nranks == 1 ? "" : "s");
     fprintf(out, "%-24s %10s %16s %13s\n", "", "seconds", "vs plain median", "vs recording");
     char label[64], a[32];
     snprintf(label, sizeof label, "plain median (%d run%s)", r->runs, r->runs == 1 ? "" : "s");

@@ -5,6 +5,7 @@
 
 #include "perfskel/convert.h"
 #include "perfskel/gen.h"
+#include "perfskel/run.h"
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,57 +19,34 @@ int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * or more, at most 1e9; 0 and *out set, else -1 */
 int psk_cli_seconds(const char *s, double *out);
 
-/* runcmd.c: running a program in its own process group, stdin from
- * /dev/null, under a watchdog: at the limit SIGTERM to its group, 2 s of
- * grace, then SIGKILL to the group and to every process left below
- * perfskel. SIGINT, SIGTERM and SIGHUP to perfskel end it the same way. */
-typedef struct psk_cli_runopts {
-    double limit;        /* seconds; 0: none */
-    FILE *out;           /* its standard output goes here; NULL: discarded */
-    FILE *err;           /* its stderr goes here (NULL: through, to perfskel's) */
-    const char *catch;   /* its stderr lines holding this go to caught, not through */
-    char *caught;        /* out: those lines (free() it), NULL if none */
-    size_t ncaught;
-    int timed_out;       /* out: the limit ended it */
-    int signal;          /* out: this signal to perfskel ended it */
-    double seconds;      /* out: how long it ran */
-} psk_cli_runopts;
-/* its exit status (128 + N if signal N ended it), -1 if it could not start */
-int psk_cli_run_watched(char **argv, psk_cli_runopts *o);
-/* runs argv with its stdout into out, no limit; its exit status */
-int psk_cli_run(char **argv, FILE *out);
+/* run.c: src/run's calls (perfskel/run.h) that fail, their message said
+ * and an exit code returned; the files a signal removes */
 /* until perfskel exits: a SIGINT, SIGTERM or SIGHUP outside a run removes
  * files and then dir (either may be NULL/0) and perfskel dies of it */
 void psk_cli_cleanup_on(const char *dir, const char *const *files, int nfiles);
-/* the signal that ended a run, 0 if none came */
-int psk_cli_interrupted(void);
 /* removes the registered files and dies of sig */
 void psk_cli_die(int sig) __attribute__((noreturn));
-/* mpicc.c: the mpicc that builds MPI code (predict's skeleton, calibrate's
- * program) for a launcher's MPI, found by what it is */
-typedef struct psk_cli_mpicc {
-    char run[PATH_MAX];  /* what is run and named: a name found on PATH, or a path */
-    char path[PATH_MAX]; /* where it is */
-    int flavour;         /* enum psk_flavour it was told to be; 0 if it could not be told */
-    const char *how;     /* what told it: "its name", "its -show", ... */
-    const char *from;    /* how it was chosen: "--mpicc", "$MPICC", "beside mpirun", "on PATH", "Debian's name" */
-} psk_cli_mpicc;
-/* The first of: given (--mpicc; NULL: none), $MPICC, the mpicc beside the
- * launcher (mpirun.mpich: mpicc.mpich, then mpicc), mpicc on PATH, mpicc.<MPI>
- * (Debian's name) whose MPI is flavour's; one given or from $MPICC of another
- * MPI is refused. 0, or PSK_EXIT_USAGE after saying what is wrong. */
-int psk_cli_mpicc_find(const char *given, int flavour, const char *launcher, psk_cli_mpicc *cc);
-/* the enum psk_flavour of an mpicc (a name on PATH or a path) by its name,
- * its links, what -show or --showme says it runs (the mpi.h it includes),
- * or --showme:version and -v; 0 if none tells. *how says which told. */
-int psk_cli_mpicc_flavour(const char *mpicc, const char **how);
+/* the enum psk_flavour an --mpi argument names, 0 if none */
+int psk_cli_mpi_arg(const char *name);
+/* given (from --mpi) or the launcher's MPI; 0 after saying it cannot tell */
+int psk_cli_launcher_mpi(int given, const char *launcher);
+/* psk_run_launch_run: the job's exit status, 127 (after saying why) if it
+ * could not start */
+int psk_cli_launch_run(const psk_run_launch *l);
+/* psk_run_mpicc_find: 0, or PSK_EXIT_USAGE after saying what is wrong */
+int psk_cli_mpicc_find(const char *given, int flavour, const char *launcher, psk_run_mpicc *cc);
 /* builds src into bin with cc, quietly, within limit seconds (hint, if not
  * NULL, says in the timeout message how to change it); 0, or PSK_EXIT_DATA
- * after saying why (nothing said if a signal ended it: psk_cli_interrupted) */
+ * after saying why (nothing said if a signal ended it: psk_run_interrupted) */
 #define PSK_CLI_BUILD_LIMIT 600.0
-int psk_cli_mpicc_within(const psk_cli_mpicc *cc, const char *src, const char *bin, int with_stdint, double limit,
+int psk_cli_mpicc_within(const psk_run_mpicc *cc, const char *src, const char *bin, int with_stdint, double limit,
                          const char *hint);
-int psk_cli_mpicc_build(const psk_cli_mpicc *cc, const char *src, const char *bin, int with_stdint); /* PSK_CLI_BUILD_LIMIT */
+int psk_cli_mpicc_build(const psk_run_mpicc *cc, const char *src, const char *bin, int with_stdint); /* PSK_CLI_BUILD_LIMIT */
+/* psk_run_stack_run: its exit status as psk_cli_launch_run's */
+int psk_cli_stack_run(const char *role, int flavour, char **cmd, const char *const *names, int nnames);
+/* psk_run_stack_inner: 0, or an exit status after saying what is wrong */
+int psk_cli_stack_inner(const char *role, int flavour, const char *lib, char *libs, size_t cap,
+                        const char *const *names, int nnames, const char ***all, int *nall);
 
 /* progress.c: a long step's progress on stderr (a bar on a terminal, plain
  * lines from 2 s on otherwise); quiet: nothing */
@@ -104,88 +82,6 @@ void psk_cli_progress_cb(void *arg, uint64_t done, uint64_t total);
  * status, after saying what is wrong */
 int psk_cli_convert(int (*fn)(const char *, const char *, const psk_convert_opts *, char *, size_t), const char *in,
                     const char *out, const char *who, int quiet);
-
-/* launcher.c */
-/* cur (a path in a buffer of cap bytes) becomes the target of its symbolic
- * link, a relative one taken from cur's directory: 1, or 0 if cur is no
- * link (or the target does not fit) */
-int psk_cli_follow_link(char *cur, size_t cap);
-const char *psk_base_name(const char *path);
-/* the full path of prog (as given, or found on PATH), symlinks resolved
- * (out: PATH_MAX bytes), or NULL */
-char *psk_cli_which(const char *prog, char *out, size_t cap);
-/* where execvp finds prog: prog itself if it holds a '/', else the first
- * executable file of that name in PATH, symlinks kept; NULL if none */
-char *psk_cli_path_lookup(const char *prog, char *out, size_t cap);
-/* what prog prints on stdout and stderr run with args (at most 6), directly,
- * within 30 s, and its exit status (if status); malloc'd, NULL if it could
- * not run */
-char *psk_cli_output_of(const char *prog, const char *const *args, int nargs, int *status);
-/* "Open MPI", "MPICH" */
-const char *psk_cli_mpi_title(int flavour);
-/* enum psk_flavour of a launcher: by its name, the names along its
- * symlinks, or its --version (asked once per process, kept nowhere) */
-int psk_launcher_flavour(const char *launcher);
-/* what told it: "its name", "the name its link leads to", "its --version" */
-const char *psk_cli_launcher_how(const char *launcher);
-/* the enum psk_flavour an --mpi argument names, 0 if none */
-int psk_cli_mpi_arg(const char *name);
-/* given (from --mpi) or the launcher's MPI; 0 after saying it cannot tell */
-int psk_cli_launcher_mpi(int given, const char *launcher);
-/* the path of a library shipped with perfskel (in $PERFSKEL_LIBDIR, next
- * to perfskel, or in ../lib/perfskel); -1 if not found */
-int psk_cli_find_library(const char *name, char *out, size_t cap);
-/* a job with a library preloaded into its ranks only (Open MPI's mpirun:
- * -x, MPICH's: -genv, passing on the named variables of perfskel's
- * environment too; an mpirun is told by its name, its links' names, or the
- * --version psk_launcher_flavour asked; srun: --export=ALL,LD_PRELOAD=...;
- * any other launcher: LD_PRELOAD in the environment) */
-typedef struct psk_cli_launch {
-    char **argv;
-    char *preload, *xs;
-} psk_cli_launch;
-/* 0, or -1 if out of memory (free l either way) */
-int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const char *lib,
-                    const char *const *names, int nnames);
-/* runs it and waits, Ctrl-C left to the job: its exit status (128 + N if
- * signal N ended it), 127 if it could not start */
-int psk_cli_launch_run(psk_cli_launch *l);
-void psk_cli_launch_free(psk_cli_launch *l);
-
-/* program_mpi.c: for launchers that do not tell their MPI (srun).
- * The MPI the job's program links (the first of the launcher's arguments
- * that is an ELF program linking libmpi.so.40, libmpi.so.12 or
- * libmpich.so.12, as ldd lists them), 0 if none does */
-int psk_cli_program_mpi(char **cmd, int ncmd);
-/* where that program is among cmd (its index, 1 or more; *flavour, if not
- * NULL, its MPI), -1 if no argument is such a program */
-int psk_cli_program_at(char **cmd, int ncmd, int *flavour);
-/* 1 if launcher is Slurm's srun (by its name): it starts the ranks of any
- * MPI built for it, so its MPI is the program's (any other launcher that
- * does not tell its MPI needs --mpi) */
-int psk_cli_is_srun(const char *launcher);
-/* the MPI a trace directory's job.json or a merged file says, 0 if neither */
-int psk_cli_trace_mpi(const char *input);
-/* "--export=ALL,LD_PRELOAD=preload" (malloc'd) when cmd is srun without an
- * --export or SLURM_EXPORT_ENV of the user's, so that the tasks get the
- * preload and srun itself does not; NULL otherwise */
-char *psk_cli_srun_export(char **cmd, int ncmd, const char *preload);
-
-/* stack.c: perfskel record -- perfskel tune -- LAUNCHER ... (or tune
- * outside): role is "record" or "tune", the calling command.
- * Outer side: 1 if cmd runs this perfskel's record or tune (not a launcher) */
-int psk_cli_stack_is_outer(char **cmd, int ncmd);
-/* runs it with this command's role, --mpi (0: none) and variables (names)
- * noted in the environment; its exit status as psk_cli_launch_run's */
-int psk_cli_stack_run(const char *role, int flavour, char **cmd, const char *const *names, int nnames);
-/* Inner side: the --mpi the outer command was given (0 if none) */
-int psk_cli_stack_mpi(void);
-/* Inner side: what to preload (lib, or the recorder's and the tuning
- * library's, the recorder first) into libs, and names with the outer
- * command's variables into *all (free() the array only; NULL after an error); 0, or an exit
- * status after saying what is wrong. Clears the notes. */
-int psk_cli_stack_inner(const char *role, int flavour, const char *lib, char *libs, size_t cap,
-                        const char *const *names, int nnames, const char ***all, int *nall);
 
 /* load.c: a trace directory (merged here) or merged-trace file; NULL after
  * printing why not */
@@ -230,19 +126,80 @@ void psk_cli_merge_progress(psk_cli_progress *p, psk_merge_opts *o, const char *
 /* load.c: seconds on the monotonic clock */
 double psk_cli_now(void);
 
+/* options.c: a command's options, one table that drives its parser
+ * (psk_cli_next), main's normalise step and (tests/cli/options_help.sh)
+ * the options its --help lists. */
+#define PSK_OPT_FLAG 0  /* takes no value */
+#define PSK_OPT_VALUE 1 /* takes the next argument, whatever it looks like (--opt=V: main splits it) */
+#define PSK_OPT_GLUED 2 /* with VALUE: also glued to a short name (-DNAME=V) */
+#define PSK_OPT_MORE 4  /* with VALUE: a second one if the next argument is no option (sim --fit B [C]) */
+typedef struct psk_cli_opt {
+    const char *name;  /* "-o", "--json" */
+    const char *alias; /* the same option by another name ("--quiet" for -q), or NULL */
+    int kind;          /* PSK_OPT_* */
+} psk_cli_opt;
+/* where the job's command line starts, for the commands that run one */
+#define PSK_CLI_JOB_NONE 0  /* none: "--" is an unknown option */
+#define PSK_CLI_JOB_AFTER 1 /* after "--" (predict, check, calibrate) */
+#define PSK_CLI_JOB_AT 2    /* after "--", or at the first operand (record, tune: the launcher) */
+typedef struct psk_cli_opts {
+    const char *cmd;          /* "gen": its messages start "gen: " */
+    const psk_cli_opt *opt;   /* psk_cli_next returns an option's index here */
+    int n;
+    int job;                  /* PSK_CLI_JOB_* */
+    const char *help;         /* its own --help text (predict, check); NULL: perfskel.c's usage */
+    const char *lacks;        /* after "unknown option 'X'" (said too of a value missing) */
+} psk_cli_opts;
+#define PSK_CLI_OPTS(table) (table), (int)(sizeof(table) / sizeof *(table))
+/* The command line of a command read one way: every `--opt=value` before
+ * the job becomes `--opt value` in *out (a new argv, the strings shared
+ * with argv or malloc'd); a flag given a value or an unknown `--name=value`
+ * is an error. *help: -h or --help among those options. 0, or the exit
+ * status after saying what is wrong. */
+int psk_cli_normalise(const psk_cli_opts *o, int argc, char **argv, char ***out, int *outc, int *help);
+typedef struct psk_cli_args {
+    const psk_cli_opts *o;
+    int argc;
+    char **argv;
+    int i;                  /* the next argument; at PSK_CLI_END, where the job starts */
+    const char *val, *val2; /* the option's value (PSK_OPT_MORE's second, or NULL), or the operand */
+    int status;             /* at PSK_CLI_STOP, the exit status */
+} psk_cli_args;
+#define PSK_CLI_END (-1)     /* no more options (the job, if any, is argv + i) */
+#define PSK_CLI_OPERAND (-2) /* an operand, in val */
+#define PSK_CLI_STOP (-3)    /* its help printed, or an unknown option said: return status */
+void psk_cli_begin(psk_cli_args *a, const psk_cli_opts *o, int argc, char **argv);
+/* the index in o->opt of the next option, or PSK_CLI_* */
+int psk_cli_next(psk_cli_args *a);
+
+/* each command (cmd_<name>.c) and its table of options */
 int cmd_record(int argc, char **argv);
+extern const psk_cli_opts cmd_record_opts;
 int cmd_stats(int argc, char **argv);
+extern const psk_cli_opts cmd_stats_opts;
 int cmd_dump(int argc, char **argv);
+extern const psk_cli_opts cmd_dump_opts;
 int cmd_merge(int argc, char **argv);
+extern const psk_cli_opts cmd_merge_opts;
 int cmd_fold(int argc, char **argv);
+extern const psk_cli_opts cmd_fold_opts;
 int cmd_gen(int argc, char **argv);
+extern const psk_cli_opts cmd_gen_opts;
 int cmd_predict(int argc, char **argv);
+extern const psk_cli_opts cmd_predict_opts;
 int cmd_sim(int argc, char **argv);
-int cmd_check(int argc, char **argv); /* cmd_check.c */
+extern const psk_cli_opts cmd_sim_opts;
+int cmd_check(int argc, char **argv);
+extern const psk_cli_opts cmd_check_opts;
 int cmd_calibrate(int argc, char **argv);
+extern const psk_cli_opts cmd_calibrate_opts;
 int cmd_export(int argc, char **argv);
-int cmd_import(int argc, char **argv); /* cmd_import.c */
+extern const psk_cli_opts cmd_export_opts;
+int cmd_import(int argc, char **argv);
+extern const psk_cli_opts cmd_import_opts;
 int cmd_tune(int argc, char **argv);
-int cmd_advise(int argc, char **argv); /* cmd_advise.c */
+extern const psk_cli_opts cmd_tune_opts;
+int cmd_advise(int argc, char **argv);
+extern const psk_cli_opts cmd_advise_opts;
 
 #endif

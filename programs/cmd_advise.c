@@ -28,10 +28,23 @@ static int whole(const char *s, int64_t lo, int64_t hi, int64_t *v)
     return 0;
 }
 
+enum { O_DEFINE, O_PROCS, O_MAXDIMS, O_MACHINE, O_TOP, O_STATIC, O_JSON, O_TRACE };
+static const psk_cli_opt opts[] = {
+    [O_DEFINE] = {"-D", NULL, PSK_OPT_VALUE | PSK_OPT_GLUED}, /* again: another param */
+    [O_PROCS] = {"--procs", NULL, PSK_OPT_VALUE},
+    [O_MAXDIMS] = {"--maxdims", NULL, PSK_OPT_VALUE},
+    [O_MACHINE] = {"--machine", NULL, PSK_OPT_VALUE},
+    [O_TOP] = {"--top", NULL, PSK_OPT_VALUE},
+    [O_STATIC] = {"--static", NULL, PSK_OPT_FLAG},
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+    [O_TRACE] = {"--trace", NULL, PSK_OPT_VALUE},
+};
+const psk_cli_opts cmd_advise_opts = {"advise", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
+
 int cmd_advise(int argc, char **argv)
 {
     const char *input = NULL, *machine = NULL, *trace = NULL;
-    int json = 0, ndefs = 0;
+    int json = 0, ndefs = 0, k;
     int64_t v;
     psk_adv_options o = {0};
     psk_adv_program *p = NULL;
@@ -46,10 +59,14 @@ int cmd_advise(int argc, char **argv)
         rc = PSK_EXIT_DATA;
         goto out;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strncmp(a, "-D", 2) && (a[2] || i + 1 < argc)) {
-            const char *def = a[2] ? a + 2 : argv[++i], *eq = strchr(def, '=');
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_advise_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP) {
+            rc = a.status;
+            goto out;
+        } else if (k == O_DEFINE) {
+            const char *def = a.val, *eq = strchr(def, '=');
             if (!eq || eq == def || whole(eq + 1, INT64_MIN, INT64_MAX, &v)) {
                 psk_cli_usage("advise: -D takes NAME=VALUE, VALUE a whole number, not '%s'", def);
                 goto out;
@@ -61,36 +78,33 @@ int cmd_advise(int argc, char **argv)
             }
             defs[ndefs].name = names[ndefs];
             defs[ndefs++].value = v;
-        } else if (!strcmp(a, "--procs") && i + 1 < argc) {
-            if (whole(argv[++i], 1, INT64_MAX, &o.procs)) {
-                psk_cli_usage("advise: --procs takes a whole number of processors, 1 or more, not '%s'", argv[i]);
+        } else if (k == O_PROCS) {
+            if (whole(a.val, 1, INT64_MAX, &o.procs)) {
+                psk_cli_usage("advise: --procs takes a whole number of processors, 1 or more, not '%s'", a.val);
                 goto out;
             }
-        } else if (!strcmp(a, "--maxdims") && i + 1 < argc) {
-            if (whole(argv[++i], 1, MAXDIMS, &v)) {
-                psk_cli_usage("advise: --maxdims takes a whole number from 1 to %d, not '%s'", MAXDIMS, argv[i]);
+        } else if (k == O_MAXDIMS) {
+            if (whole(a.val, 1, MAXDIMS, &v)) {
+                psk_cli_usage("advise: --maxdims takes a whole number from 1 to %d, not '%s'", MAXDIMS, a.val);
                 goto out;
             }
             o.maxdims = (int)v;
-        } else if (!strcmp(a, "--top") && i + 1 < argc) {
-            if (whole(argv[++i], 1, 1000, &v)) {
-                psk_cli_usage("advise: --top takes a whole number from 1 to 1000, not '%s'", argv[i]);
+        } else if (k == O_TOP) {
+            if (whole(a.val, 1, 1000, &v)) {
+                psk_cli_usage("advise: --top takes a whole number from 1 to 1000, not '%s'", a.val);
                 goto out;
             }
             o.top = (int)v;
-        } else if (!strcmp(a, "--machine") && i + 1 < argc) {
-            machine = argv[++i];
-        } else if (!strcmp(a, "--trace") && i + 1 < argc) {
-            trace = argv[++i];
-        } else if (!strcmp(a, "--static")) {
+        } else if (k == O_MACHINE) {
+            machine = a.val;
+        } else if (k == O_TRACE) {
+            trace = a.val;
+        } else if (k == O_STATIC) {
             o.static_only = 1;
-        } else if (!strcmp(a, "--json")) {
+        } else if (k == O_JSON) {
             json = 1;
-        } else if (a[0] == '-' && a[1]) {
-            psk_cli_usage("advise: unknown option '%s'", a);
-            goto out;
-        } else if (!input) {
-            input = a;
+        } else if (!input) { /* an operand */
+            input = a.val;
         } else {
             psk_cli_usage("advise: one program file only");
             goto out;

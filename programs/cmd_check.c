@@ -81,6 +81,20 @@ static const char help[] =
     "status and how its ranks ended; what was measured stays in DIR) or a stage of\n"
     "perfskel failed; 2 for a bad command line.\n";
 
+/* its options, as help lists them (tests/cli/options_help.sh checks it) */
+enum { O_RUNS, O_K, O_MACHINE, O_OUT, O_JSON, O_QUIET, O_TIMEOUT, O_MPI };
+static const psk_cli_opt opts[] = {
+    [O_RUNS] = {"-n", NULL, PSK_OPT_VALUE},
+    [O_K] = {"-K", NULL, PSK_OPT_VALUE},
+    [O_MACHINE] = {"--machine", NULL, PSK_OPT_VALUE},
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+    [O_QUIET] = {"-q", "--quiet", PSK_OPT_FLAG},
+    [O_TIMEOUT] = {"--timeout", NULL, PSK_OPT_VALUE},
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
+};
+const psk_cli_opts cmd_check_opts = {"check", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AFTER, help, " (or it lacks its value)"};
+
 typedef struct check {
     const char *dir, *machine, *mpi_arg;
     char sub[PATH_MAX];  /* DIR/check, as DIR was given (said in messages) */
@@ -127,7 +141,7 @@ static void limit_words(const check *c, double limit, double first_wall, char *o
  * in DIR/check; its exit status, ro filled. A SIGINT, SIGTERM or SIGHUP to
  * check ends it and then check, saying what was kept. */
 static int run_step(check *c, const char *step, char **argv, double limit, FILE *out, const char *errname,
-                    psk_cli_runopts *ro)
+                    psk_run_opts *ro)
 {
     char errpath[PATH_MAX + 64];
     snprintf(errpath, sizeof errpath, "%s/%s", c->sub, errname);
@@ -137,7 +151,7 @@ static int run_step(check *c, const char *step, char **argv, double limit, FILE 
     ro->out = out;
     ro->err = err; /* NULL (it could not be made): through */
     psk_cli_progress_timed(&c->pr, step);
-    int st = psk_cli_run_watched(argv, ro);
+    int st = psk_run_watched(argv, ro);
     psk_cli_progress_done(&c->pr);
     if (err)
         fclose(err);
@@ -232,9 +246,9 @@ static int plain_run(check *c, int k, double limit, double first_wall, double *s
     char *old = getenv("LD_PRELOAD") ? strdup(getenv("LD_PRELOAD")) : NULL;
     setenv("PSK_TIMES", rundir, 1); /* the time-only mode, passed to the ranks */
     static const char *const names[] = {"PSK_TIMES"};
-    psk_cli_launch l;
-    if (psk_cli_preload(&l, c->flavour, c->cmd, c->ncmd, c->lib, names, 1)) {
-        psk_cli_launch_free(&l);
+    psk_run_launch l;
+    if (psk_run_preload(&l, c->flavour, c->cmd, c->ncmd, c->lib, names, 1)) {
+        psk_run_launch_free(&l);
         free(old);
         psk_cli_error("out of memory");
         return -1;
@@ -244,11 +258,11 @@ static int plain_run(check *c, int k, double limit, double first_wall, double *s
         say(c, "%s, limit %.1f s ...", step, limit);
     else
         say(c, "%s, no time limit ...", step);
-    psk_cli_runopts ro;
+    psk_run_opts ro;
     int st = run_step(c, step, l.argv, limit, out, errname, &ro);
     if (out)
         fclose(out);
-    psk_cli_launch_free(&l);
+    psk_run_launch_free(&l);
     set_env("LD_PRELOAD", old); /* a launcher given it in the environment */
     free(old);
     unsetenv("PSK_TIMES");
@@ -352,7 +366,7 @@ static int record_run(check *c, double limit, double first_wall, double *secs, l
         say(c, "recording (perfskel record -o %s), limit %.1f s ...", c->dir, limit);
     else
         say(c, "recording (perfskel record -o %s), no time limit ...", c->dir);
-    psk_cli_runopts ro;
+    psk_run_opts ro;
     int st = run_step(c, "recording", argv, limit, out, "record.err", &ro);
     free(argv);
     if (out)
@@ -408,7 +422,7 @@ static int run_json_stage(check *c, const char *step, char **argv, double limit,
     FILE *o = open_memstream(text, len);
     if (!o)
         return -1;
-    psk_cli_runopts ro;
+    psk_run_opts ro;
     int st = run_step(c, step, argv, limit, o, errname, &ro);
     fclose(o);
     return ro.timed_out ? -2 : st;
@@ -513,7 +527,7 @@ static const char *machine_stage(check *c, psk_check_result *r, char *path, size
     snprintf(outpath, sizeof outpath, "%s/calibrate.out", c->sub);
     FILE *out = fopen(outpath, "w");
     say(c, "measuring this machine with %s (perfskel calibrate -o %s) ...", c->launch[0], path);
-    psk_cli_runopts ro;
+    psk_run_opts ro;
     int st = run_step(c, "calibrating", argv, CALIBRATE_LIMIT_S, out, "calibrate.err", &ro);
     free(argv);
     if (out)
@@ -600,7 +614,7 @@ static int split_job(check *c, char **job, int njob)
     } else {
         for (int k = 0; k < njob; k++)
             c->cmd[c->ncmd++] = job[k];
-        c->prog = psk_cli_program_at(c->cmd, c->ncmd, &c->prog_flavour);
+        c->prog = psk_run_program_at(c->cmd, c->ncmd, &c->prog_flavour);
         if (c->prog < 0)
             return psk_cli_usage("check: %s: cannot tell where the program starts (none of its arguments is an ELF "
                                  "program linking Open MPI or MPICH); separate it: -- LAUNCHER ARGS -- PROGRAM ARGS",
@@ -614,59 +628,58 @@ static int split_job(check *c, char **job, int njob)
 int cmd_check(int argc, char **argv)
 {
     check c = {.dir = "perfskel-check", .runs = 3, .K = 10, .timeout = -1};
-    int json = 0, i;
-    for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(help, stdout);
-            return 0;
-        } else if (!strcmp(a, "-n") && i + 1 < argc) {
+    int json = 0, k;
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_check_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        const char *v = a.val;
+        if (k == PSK_CLI_STOP) {
+            return a.status; /* its help, or an unknown option */
+        } else if (k == O_RUNS) {
             char *end;
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || end == argv[i] || n < 1 || n > 100)
-                return psk_cli_usage("check: -n takes a number of runs from 1 to 100, not '%s'", argv[i]);
+            long n = strtol(v, &end, 10);
+            if (*end || end == v || n < 1 || n > 100)
+                return psk_cli_usage("check: -n takes a number of runs from 1 to 100, not '%s'", v);
             c.runs = (int)n;
-        } else if (!strcmp(a, "-K") && i + 1 < argc) {
-            if (psk_cli_parse_k(argv[++i], &c.K))
-                return psk_cli_usage("check: -K takes a whole number of at least 1, not '%s'", argv[i]);
-        } else if (!strcmp(a, "--machine") && i + 1 < argc) {
-            c.machine = argv[++i];
-        } else if (!strcmp(a, "-o") && i + 1 < argc) {
-            c.dir = argv[++i];
-        } else if (!strcmp(a, "--json")) {
+        } else if (k == O_K) {
+            if (psk_cli_parse_k(v, &c.K))
+                return psk_cli_usage("check: -K takes a whole number of at least 1, not '%s'", v);
+        } else if (k == O_MACHINE) {
+            c.machine = v;
+        } else if (k == O_OUT) {
+            c.dir = v;
+        } else if (k == O_JSON) {
             json = 1;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+        } else if (k == O_QUIET) {
             c.quiet = 1;
-        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
-            if (psk_cli_seconds(argv[++i], &c.timeout))
-                return psk_cli_usage("check: --timeout takes seconds (0 for no limit), not '%s'", argv[i]);
-        } else if (!strcmp(a, "--mpi") && i + 1 < argc) {
-            c.mpi_arg = argv[++i];
+        } else if (k == O_TIMEOUT) {
+            if (psk_cli_seconds(v, &c.timeout))
+                return psk_cli_usage("check: --timeout takes seconds (0 for no limit), not '%s'", v);
+        } else if (k == O_MPI) {
+            c.mpi_arg = v;
             if (!(c.flavour = psk_cli_mpi_arg(c.mpi_arg)))
                 return psk_cli_usage("check: --mpi takes openmpi or mpich, not '%s'", c.mpi_arg);
-        } else if (a[0] == '-') {
-            return psk_cli_usage("check: unknown option '%s' (or it lacks its value)", a);
         } else {
             return psk_cli_usage("check: '%s' before the --: the job goes after it (perfskel check -- mpirun -np 4 "
-                                 "./app)", a);
+                                 "./app)", v);
         }
     }
-    if (i + 1 >= argc)
+    if (a.i >= argc)
         return psk_cli_usage("check: no job given after -- (perfskel check -- mpirun -np 4 ./app)");
     c.quiet |= json;
     unsetenv("PSK_TIMES"); /* only check's plain runs are time-only, never the recording */
-    int rc = split_job(&c, argv + i + 1, argc - i - 1);
+    int rc = split_job(&c, argv + a.i, argc - a.i);
     if (rc)
         return free(c.cmd), rc;
     /* the MPI: --mpi, else the launcher's (srun: the program's) */
-    if (!c.flavour && psk_cli_is_srun(c.launch[0]))
-        c.flavour = c.prog_flavour ? c.prog_flavour : psk_cli_program_mpi(c.cmd + c.prog - 1, c.ncmd - c.prog + 1);
+    if (!c.flavour && psk_run_is_srun(c.launch[0]))
+        c.flavour = c.prog_flavour ? c.prog_flavour : psk_run_program_mpi(c.cmd + c.prog - 1, c.ncmd - c.prog + 1);
     if (!(c.flavour = psk_cli_launcher_mpi(c.flavour, c.launch[0])))
         return free(c.cmd), PSK_EXIT_USAGE;
     const char *libname =
         c.flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so" : "libperfskel-record-mpich.so";
     ssize_t sl = readlink("/proc/self/exe", c.self, sizeof c.self - 1);
-    if (sl <= 0 || psk_cli_find_library(libname, c.lib, sizeof c.lib)) {
+    if (sl <= 0 || psk_run_find_library(libname, c.lib, sizeof c.lib)) {
         psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(c.flavour));
         return free(c.cmd), PSK_EXIT_DATA;
@@ -689,8 +702,8 @@ int cmd_check(int argc, char **argv)
         psk_cli_error("out of memory");
         return PSK_EXIT_DATA;
     }
-    say(&c, "MPI: %s (%s: %s); the program: %s; everything is kept in %s", psk_cli_mpi_title(c.flavour),
-        c.launch[0], c.mpi_arg ? "--mpi" : psk_cli_launcher_how(c.launch[0]), c.cmd[c.prog], c.dir);
+    say(&c, "MPI: %s (%s: %s); the program: %s; everything is kept in %s", psk_run_mpi_title(c.flavour),
+        c.launch[0], c.mpi_arg ? "--mpi" : psk_run_launcher_how(c.launch[0]), c.cmd[c.prog], c.dir);
 
     /* plain run 1 (no limit but --timeout's), the recording, the others */
     rc = 0;

@@ -169,25 +169,35 @@ static int dump_merged(const char *path, int json, int only, int merged)
     return rc ? PSK_EXIT_DATA : 0;
 }
 
+enum { O_RANK, O_JSON, O_MERGED };
+static const psk_cli_opt opts[] = {
+    [O_RANK] = {"--rank", NULL, PSK_OPT_VALUE},
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+    [O_MERGED] = {"--merged", NULL, PSK_OPT_FLAG},
+};
+const psk_cli_opts cmd_dump_opts = {"dump", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
+
 int cmd_dump(int argc, char **argv)
 {
     const char *dir = NULL;
-    int json = 0, only = -1, merged = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
+    int json = 0, only = -1, merged = 0, k;
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_dump_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP)
+            return a.status;
+        else if (k == O_JSON)
             json = 1;
-        else if (!strcmp(argv[i], "--merged"))
+        else if (k == O_MERGED)
             merged = 1;
-        else if (!strcmp(argv[i], "--rank") && i + 1 < argc) {
+        else if (k == O_RANK) {
             char *end;
-            long r = strtol(argv[++i], &end, 10);
+            long r = strtol(a.val, &end, 10);
             if (*end || r < 0 || r > 1 << 24)
-                return psk_cli_usage("dump: --rank takes a rank number, not '%s'", argv[i]);
+                return psk_cli_usage("dump: --rank takes a rank number, not '%s'", a.val);
             only = (int)r;
-        } else if (argv[i][0] == '-' && argv[i][1])
-            return psk_cli_usage("dump: unknown option '%s'", argv[i]);
-        else if (!dir)
-            dir = argv[i];
+        } else if (!dir) /* an operand */
+            dir = a.val;
         else
             return psk_cli_usage("dump: one trace directory only");
     }

@@ -7,23 +7,34 @@
 #include "cli.h"
 #include "perfskel/convert.h"
 
+enum { O_SMPI, O_OTF2, O_OUT, O_MACHINE };
+static const psk_cli_opt opts[] = {
+    [O_SMPI] = {"--smpi", NULL, PSK_OPT_FLAG},
+    [O_OTF2] = {"--otf2", NULL, PSK_OPT_FLAG},
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+    [O_MACHINE] = {"--machine", NULL, PSK_OPT_VALUE},
+};
+const psk_cli_opts cmd_export_opts = {"export", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
+
 int cmd_export(int argc, char **argv)
 {
     const char *input = NULL, *out = NULL, *machine = NULL;
-    int smpi = 0, otf2 = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--smpi"))
+    int smpi = 0, otf2 = 0, k;
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_export_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP)
+            return a.status;
+        else if (k == O_SMPI)
             smpi = 1;
-        else if (!strcmp(argv[i], "--otf2"))
+        else if (k == O_OTF2)
             otf2 = 1;
-        else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--machine") && i + 1 < argc)
-            machine = argv[++i];
-        else if (argv[i][0] == '-')
-            return psk_cli_usage("export: unknown option '%s'", argv[i]);
-        else if (!input)
-            input = argv[i];
+        else if (k == O_OUT)
+            out = a.val;
+        else if (k == O_MACHINE)
+            machine = a.val;
+        else if (!input) /* an operand */
+            input = a.val;
         else
             return psk_cli_usage("export: one trace directory only");
     }

@@ -176,26 +176,38 @@ static int same_symbol(void *arg, int64_t pos, int32_t node, const int64_t *iter
     return 0;
 }
 
+enum { O_SYMBOLS, O_ALGO, O_TREE, O_JSON, O_OUT };
+static const psk_cli_opt opts[] = {
+    [O_SYMBOLS] = {"--symbols", NULL, PSK_OPT_VALUE},
+    [O_ALGO] = {"--algo", NULL, PSK_OPT_VALUE},
+    [O_TREE] = {"--tree", NULL, PSK_OPT_FLAG},
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+};
+const psk_cli_opts cmd_fold_opts = {"fold", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
+
 int cmd_fold(int argc, char **argv)
 {
     const char *input = NULL, *out = NULL, *symfile = NULL;
-    int json = 0, algo = PSK_FOLD_RUNS, tree = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
+    int json = 0, algo = PSK_FOLD_RUNS, tree = 0, k;
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_fold_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP) {
+            return a.status;
+        } else if (k == O_JSON) {
             json = 1;
-        } else if (!strcmp(argv[i], "--tree")) {
+        } else if (k == O_TREE) {
             tree = 1;
-        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "--symbols") && i + 1 < argc) {
-            symfile = argv[++i];
-        } else if (!strcmp(argv[i], "--algo") && i + 1 < argc) {
-            if ((algo = psk_fold_algo_lookup(argv[++i])) < 0)
-                return psk_cli_usage("fold: --algo is runs, paper, topdown or bottomup, not '%s'", argv[i]);
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return psk_cli_usage("fold: unknown option '%s'", argv[i]);
-        } else if (!input) {
-            input = argv[i];
+        } else if (k == O_OUT) {
+            out = a.val;
+        } else if (k == O_SYMBOLS) {
+            symfile = a.val;
+        } else if (k == O_ALGO) {
+            if ((algo = psk_fold_algo_lookup(a.val)) < 0)
+                return psk_cli_usage("fold: --algo is runs, paper, topdown or bottomup, not '%s'", a.val);
+        } else if (!input) { /* an operand */
+            input = a.val;
         } else {
             return psk_cli_usage("fold: one input only");
         }

@@ -109,30 +109,41 @@ int psk_cli_parse_k(const char *s, int *K)
     return 0;
 }
 
+enum { O_K, O_OUT, O_TABLE_MIN, O_MIN_SAMPLE };
+static const psk_cli_opt opts[] = {
+    [O_K] = {"-K", NULL, PSK_OPT_VALUE},
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+    [O_TABLE_MIN] = {"--table-min", NULL, PSK_OPT_VALUE},
+    [O_MIN_SAMPLE] = {"--min-sample", NULL, PSK_OPT_VALUE},
+};
+const psk_cli_opts cmd_gen_opts = {"gen", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
+
 int cmd_gen(int argc, char **argv)
 {
     const char *input = NULL, *out = "skeleton.c";
-    int K = 10, table_min = 0;
+    int K = 10, table_min = 0, k;
     double min_sample = -1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-K") && i + 1 < argc) {
-            if (psk_cli_parse_k(argv[++i], &K))
-                return psk_cli_usage("gen: -K takes a whole number of at least 1, not '%s'", argv[i]);
-        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "--table-min") && i + 1 < argc) {
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_gen_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP) {
+            return a.status;
+        } else if (k == O_K) {
+            if (psk_cli_parse_k(a.val, &K))
+                return psk_cli_usage("gen: -K takes a whole number of at least 1, not '%s'", a.val);
+        } else if (k == O_OUT) {
+            out = a.val;
+        } else if (k == O_TABLE_MIN) {
             char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || end == argv[i] || v < 1 || v > 1000000000)
-                return psk_cli_usage("gen: --table-min takes a whole number of at least 1, not '%s'", argv[i]);
+            long v = strtol(a.val, &end, 10);
+            if (*end || end == a.val || v < 1 || v > 1000000000)
+                return psk_cli_usage("gen: --table-min takes a whole number of at least 1, not '%s'", a.val);
             table_min = (int)v;
-        } else if (!strcmp(argv[i], "--min-sample") && i + 1 < argc) {
-            if (psk_cli_seconds(argv[++i], &min_sample))
-                return psk_cli_usage("gen: --min-sample takes seconds (0 for no floor), not '%s'", argv[i]);
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return psk_cli_usage("gen: unknown option '%s'", argv[i]);
-        } else if (!input) {
-            input = argv[i];
+        } else if (k == O_MIN_SAMPLE) {
+            if (psk_cli_seconds(a.val, &min_sample))
+                return psk_cli_usage("gen: --min-sample takes seconds (0 for no floor), not '%s'", a.val);
+        } else if (!input) { /* an operand */
+            input = a.val;
         } else {
             return psk_cli_usage("gen: one input only");
         }

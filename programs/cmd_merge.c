@@ -27,7 +27,7 @@ static int exec_mpi(int argc, char **argv)
         return psk_cli_usage("merge --mpi: run it under mpirun (neither OMPI_COMM_WORLD_SIZE nor PMI_SIZE is set)");
     char name[64], path[4200];
     snprintf(name, sizeof name, "perfskel-merge-mpi-%s", flavour);
-    if (psk_cli_find_library(name, path, sizeof path))
+    if (psk_run_find_library(name, path, sizeof path))
         return psk_cli_error("merge --mpi: %s not found beside perfskel (built without %s?)", name, flavour),
                PSK_EXIT_DATA;
     char **av = calloc((size_t)argc + 1, sizeof *av);
@@ -42,42 +42,57 @@ static int exec_mpi(int argc, char **argv)
     return PSK_EXIT_DATA;
 }
 
+enum { O_OUT, O_WINDOW, O_NO_REORDER, O_KEEP_POLLS, O_TIMES, O_IN_MEMORY, O_MPI, O_QUIET, O_JSON };
+static const psk_cli_opt opts[] = {
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+    [O_WINDOW] = {"--window", NULL, PSK_OPT_VALUE},
+    [O_NO_REORDER] = {"--no-reorder", NULL, PSK_OPT_FLAG},
+    [O_KEEP_POLLS] = {"--keep-polls", NULL, PSK_OPT_FLAG},
+    [O_TIMES] = {"--times", NULL, PSK_OPT_VALUE},
+    [O_IN_MEMORY] = {"--in-memory", NULL, PSK_OPT_FLAG},
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_FLAG}, /* never parsed here: the command line goes to merge_mpi.c */
+    [O_QUIET] = {"-q", NULL, PSK_OPT_FLAG},
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+};
+const psk_cli_opts cmd_merge_opts = {"merge", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
+
 int cmd_merge(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--mpi"))
             return exec_mpi(argc, argv);
     const char *dir = NULL, *out = NULL;
-    int json = 0, quiet = 0, inmem = 0;
+    int json = 0, quiet = 0, inmem = 0, k;
     psk_merge_opts o = {.window = 64};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_merge_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP) {
+            return a.status;
+        } else if (k == O_JSON) {
             json = 1;
-        } else if (!strcmp(argv[i], "-q")) {
+        } else if (k == O_QUIET) {
             quiet = 1;
-        } else if (!strcmp(argv[i], "--in-memory")) {
+        } else if (k == O_IN_MEMORY) {
             inmem = 1;
-        } else if (!strcmp(argv[i], "--no-reorder")) {
+        } else if (k == O_NO_REORDER) {
             o.no_reorder = 1;
-        } else if (!strcmp(argv[i], "--keep-polls")) {
+        } else if (k == O_KEEP_POLLS) {
             o.keep_polls = 1;
-        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (!strcmp(argv[i], "--times") && i + 1 < argc) {
-            const char *v = argv[++i];
-            if (strcmp(v, "all") && strcmp(v, "summary"))
-                return psk_cli_usage("merge: --times takes all or summary, not '%s'", v);
-            o.times_summary = !strcmp(v, "summary");
-        } else if (!strcmp(argv[i], "--window") && i + 1 < argc) {
+        } else if (k == O_OUT) {
+            out = a.val;
+        } else if (k == O_TIMES) {
+            if (strcmp(a.val, "all") && strcmp(a.val, "summary"))
+                return psk_cli_usage("merge: --times takes all or summary, not '%s'", a.val);
+            o.times_summary = !strcmp(a.val, "summary");
+        } else if (k == O_WINDOW) {
             char *end;
-            long w = strtol(argv[++i], &end, 10);
+            long w = strtol(a.val, &end, 10);
             if (*end || w < 2 || w > 1 << 20)
-                return psk_cli_usage("merge: --window takes a number from 2 to 1048576, not '%s'", argv[i]);
+                return psk_cli_usage("merge: --window takes a number from 2 to 1048576, not '%s'", a.val);
             o.window = (int)w;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return psk_cli_usage("merge: unknown option '%s'", argv[i]);
-        } else if (!dir) {
-            dir = argv[i];
+        } else if (!dir) { /* an operand */
+            dir = a.val;
         } else {
             return psk_cli_usage("merge: one trace directory only");
         }

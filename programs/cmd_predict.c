@@ -76,18 +76,23 @@ static const char help[] =
     "temporary directory. Exit status: 0, 1 if the skeleton failed or timed out,\n"
     "2 for a bad command line.\n";
 
-/* "--name V" or "--name=V": the value, advancing *i past it; NULL if argv[*i] is not the option */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n))
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] == 0 && *i + 1 < argc)
-        return argv[++*i];
-    return NULL;
-}
+/* its options, as help lists them (tests/cli/options_help.sh checks it) */
+enum { O_K, O_MIN_SAMPLE, O_REPEAT, O_JSON, O_ACTUAL, O_KEEP, O_MPI, O_MPICC, O_TIMEOUT, O_BUILD_TIMEOUT, O_QUIET };
+static const psk_cli_opt opts[] = {
+    [O_K] = {"-K", NULL, PSK_OPT_VALUE},
+    [O_MIN_SAMPLE] = {"--min-sample", NULL, PSK_OPT_VALUE},
+    [O_REPEAT] = {"--repeat", NULL, PSK_OPT_VALUE},
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+    [O_ACTUAL] = {"--actual", NULL, PSK_OPT_VALUE},
+    [O_KEEP] = {"--keep", NULL, PSK_OPT_VALUE},
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
+    [O_MPICC] = {"--mpicc", NULL, PSK_OPT_VALUE},
+    [O_TIMEOUT] = {"--timeout", NULL, PSK_OPT_VALUE},
+    [O_BUILD_TIMEOUT] = {"--build-timeout", NULL, PSK_OPT_VALUE},
+    [O_QUIET] = {"-q", "--quiet", PSK_OPT_FLAG},
+};
+const psk_cli_opts cmd_predict_opts = {"predict", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AFTER, help,
+                                       " (or it lacks its value)"};
 
 static int count_lines(const char *path, long *n)
 {
@@ -288,72 +293,72 @@ static void report_loops(const psk_cli_skelinfo *info, const phase_out *ph, int 
 int cmd_predict(int argc, char **argv)
 {
     const char *input = NULL, *keep = NULL, *v, *mpicc_arg = NULL;
-    int K = 10, json = 0, i, repeat = 3, flavour = 0, quiet = 0;
+    int K = 10, json = 0, k, repeat = 3, flavour = 0, quiet = 0;
     double actual = -1, timeout = -1, build_timeout = PSK_CLI_BUILD_LIMIT, min_sample = -1;
-    for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            fputs(help, stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "-K") && i + 1 < argc) {
-            if (psk_cli_parse_k(argv[++i], &K))
-                return psk_cli_usage("predict: -K takes a whole number of at least 1, not '%s'", argv[i]);
-        } else if (!strcmp(argv[i], "--json")) {
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_predict_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        v = a.val;
+        if (k == PSK_CLI_STOP) {
+            return a.status; /* its help, or an unknown option */
+        } else if (k == O_K) {
+            if (psk_cli_parse_k(v, &K))
+                return psk_cli_usage("predict: -K takes a whole number of at least 1, not '%s'", v);
+        } else if (k == O_JSON) {
             json = 1;
-        } else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+        } else if (k == O_QUIET) {
             quiet = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--repeat"))) {
+        } else if (k == O_REPEAT) {
             char *end;
             long r = strtol(v, &end, 10);
             if (*end || r < 1 || r > 100)
                 return psk_cli_usage("predict: --repeat takes a number from 1 to 100, not '%s'", v);
             repeat = (int)r;
-        } else if ((v = opt_value(argc, argv, &i, "--keep"))) {
+        } else if (k == O_KEEP) {
             keep = v;
-        } else if ((v = opt_value(argc, argv, &i, "--mpicc"))) {
+        } else if (k == O_MPICC) {
             mpicc_arg = v;
-        } else if ((v = opt_value(argc, argv, &i, "--mpi"))) {
+        } else if (k == O_MPI) {
             flavour = psk_cli_mpi_arg(v);
             if (!flavour)
                 return psk_cli_usage("predict: --mpi takes openmpi or mpich, not '%s'", v);
-        } else if ((v = opt_value(argc, argv, &i, "--actual"))) {
+        } else if (k == O_ACTUAL) {
             char *end;
             actual = strtod(v, &end);
             if (*end || !(actual > 0))
                 return psk_cli_usage("predict: --actual takes the measured run time in seconds, not '%s'", v);
-        } else if ((v = opt_value(argc, argv, &i, "--timeout"))) {
+        } else if (k == O_TIMEOUT) {
             if (psk_cli_seconds(v, &timeout))
                 return psk_cli_usage("predict: --timeout takes seconds (0 for no limit), not '%s'", v);
-        } else if ((v = opt_value(argc, argv, &i, "--min-sample"))) {
+        } else if (k == O_MIN_SAMPLE) {
             if (psk_cli_seconds(v, &min_sample) || min_sample > 1e6)
                 return psk_cli_usage("predict: --min-sample takes seconds (0 for no floor), not '%s'", v);
-        } else if ((v = opt_value(argc, argv, &i, "--build-timeout"))) {
+        } else if (k == O_BUILD_TIMEOUT) {
             if (psk_cli_seconds(v, &build_timeout))
                 return psk_cli_usage("predict: --build-timeout takes seconds (0 for no limit), not '%s'", v);
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return psk_cli_usage("predict: unknown option '%s' (or it lacks its value)", argv[i]);
-        } else if (!input) {
-            input = argv[i];
+        } else if (!input) { /* an operand */
+            input = v;
         } else {
             return psk_cli_usage("predict: one input only");
         }
     }
     if (!input)
         return psk_cli_usage("predict: no trace directory given");
-    if (i + 1 >= argc)
+    if (a.i >= argc)
         return psk_cli_usage("predict: no launcher given after --");
-    char **launch = argv + i + 1;
-    int nlaunch = argc - i - 1;
+    char **launch = argv + a.i;
+    int nlaunch = argc - a.i;
     int given = flavour, from_trace = 0;
-    if (!flavour && psk_cli_is_srun(launch[0])) /* srun: the MPI the trace was recorded under */
-        from_trace = (flavour = psk_cli_trace_mpi(input)) != 0;
+    if (!flavour && psk_run_is_srun(launch[0])) /* srun: the MPI the trace was recorded under */
+        from_trace = (flavour = psk_run_trace_mpi(input)) != 0;
     if (!(flavour = psk_cli_launcher_mpi(flavour, launch[0])))
         return PSK_EXIT_USAGE;
-    psk_cli_mpicc cc;
+    psk_run_mpicc cc;
     if (psk_cli_mpicc_find(mpicc_arg, flavour, launch[0], &cc))
         return PSK_EXIT_USAGE;
-    say(quiet, "MPI: %s (%s: %s); mpicc: %s (%s; %s%s%s)\n", psk_cli_mpi_title(flavour), launch[0],
-        given ? "--mpi" : from_trace ? "the trace's MPI" : psk_cli_launcher_how(launch[0]), cc.path, cc.from,
-        cc.flavour ? psk_cli_mpi_title(cc.flavour) : "its MPI not told", cc.flavour ? " by " : "",
+    say(quiet, "MPI: %s (%s: %s); mpicc: %s (%s; %s%s%s)\n", psk_run_mpi_title(flavour), launch[0],
+        given ? "--mpi" : from_trace ? "the trace's MPI" : psk_run_launcher_how(launch[0]), cc.path, cc.from,
+        cc.flavour ? psk_run_mpi_title(cc.flavour) : "its MPI not told", cc.flavour ? " by " : "",
         cc.flavour ? cc.how : "");
     /* the skeleton's source and binary */
     char dir[PATH_MAX], src[PATH_MAX + 16], bin[PATH_MAX + 16], posf[PATH_MAX + 16];
@@ -399,8 +404,8 @@ int cmd_predict(int argc, char **argv)
         say(quiet, "building with %s ...\n", cc.run);
         t = psk_cli_now();
         rc = psk_cli_mpicc_within(&cc, src, bin, 0, build_timeout, "--build-timeout to change it");
-        if (psk_cli_interrupted())
-            psk_cli_die(psk_cli_interrupted());
+        if (psk_run_interrupted())
+            psk_cli_die(psk_run_interrupted());
         if (!rc)
             say(quiet, "built in %.1f s\n", psk_cli_now() - t);
     }
@@ -437,8 +442,8 @@ int cmd_predict(int argc, char **argv)
             say(quiet, "running %d of %d with %s, K = %d, no time limit ...\n", k + 1, repeat, launch[0], K);
         unlink(posf);
         setenv("PSK_SKELETON_POSITIONS", posf, 1); /* where each rank says where it was, if stopped */
-        psk_cli_runopts ro = {.limit = limit, .out = o, .catch = POSITION_TAG};
-        int st = psk_cli_run_watched(cmd, &ro);
+        psk_run_opts ro = {.limit = limit, .out = o, .catch = POSITION_TAG};
+        int st = psk_run_watched(cmd, &ro);
         fclose(o);
         if (ro.signal) {
             psk_cli_error("predict: interrupted (%s) during run %d of %d; the skeleton was stopped",

@@ -93,53 +93,62 @@ static long long verify(const char *dir, int *nranks)
     return bad ? -1 : total;
 }
 
+enum { O_OUT, O_MPI, O_MERGE, O_MERGE_ONLY, O_MERGE_TIMES, O_ZSTD };
+static const psk_cli_opt opts[] = {
+    [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
+    [O_MERGE] = {"--merge", NULL, PSK_OPT_FLAG},
+    [O_MERGE_ONLY] = {"--merge-only", NULL, PSK_OPT_FLAG},
+    [O_MERGE_TIMES] = {"--merge-times", NULL, PSK_OPT_VALUE},
+    [O_ZSTD] = {"--zstd", NULL, PSK_OPT_FLAG},
+};
+/* the launcher after --, or at the first operand */
+const psk_cli_opts cmd_record_opts = {"record", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AT, NULL, NULL};
+
 int cmd_record(int argc, char **argv)
 {
     const char *out = "perfskel-trace";
-    int flavour = PSK_MPI_UNKNOWN, i, merge = 0;
+    int flavour = PSK_MPI_UNKNOWN, i, k, merge = 0;
     const char *zstd = getenv("PSK_ZSTD"), *mtimes = "all";
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
-            out = argv[++i];
-        else if (!strcmp(argv[i], "--merge"))
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_record_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP)
+            return a.status;
+        else if (k == O_OUT)
+            out = a.val;
+        else if (k == O_MERGE)
             merge = merge ? merge : 1;
-        else if (!strcmp(argv[i], "--merge-only"))
+        else if (k == O_MERGE_ONLY)
             merge = 2;
-        else if (!strcmp(argv[i], "--merge-times") && i + 1 < argc) {
-            mtimes = argv[++i];
+        else if (k == O_MERGE_TIMES) {
+            mtimes = a.val;
             if (strcmp(mtimes, "all") && strcmp(mtimes, "summary"))
                 return psk_cli_usage("record: --merge-times takes all or summary, not '%s'", mtimes);
-        } else if (!strcmp(argv[i], "--zstd"))
+        } else if (k == O_ZSTD)
             zstd = "1";
-        else if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
-            const char *m = argv[++i];
-            flavour = psk_cli_mpi_arg(m);
+        else if (k == O_MPI) {
+            flavour = psk_cli_mpi_arg(a.val);
             if (!flavour)
-                return psk_cli_usage("record: --mpi takes openmpi or mpich, not '%s'", m);
-        } else if (argv[i][0] == '-')
-            return psk_cli_usage("record: unknown option '%s'", argv[i]);
-        else
-            break; /* the launcher, without a -- before it */
+                return psk_cli_usage("record: --mpi takes openmpi or mpich, not '%s'", a.val);
+        }
     }
+    i = a.i; /* the launcher */
     if (i >= argc)
         return psk_cli_usage("record: no launcher given (perfskel record -- mpirun -n 4 ./app)");
     char **cmd = argv + i;
     int ncmd = argc - i;
     /* perfskel record -- perfskel tune -- mpirun ...: tune preloads both */
-    int outer = psk_cli_stack_is_outer(cmd, ncmd);
+    int outer = psk_run_stack_is_outer(cmd, ncmd);
     if (!flavour)
-        flavour = psk_cli_stack_mpi();
-    if (!outer && !flavour && psk_cli_is_srun(cmd[0]))
-        flavour = psk_cli_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
+        flavour = psk_run_stack_mpi();
+    if (!outer && !flavour && psk_run_is_srun(cmd[0]))
+        flavour = psk_run_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
     if (!outer && !(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;
     const char *libname = flavour == PSK_MPI_OPENMPI ? "libperfskel-record-openmpi.so" : "libperfskel-record-mpich.so";
     char lib[PATH_MAX], libs[2 * PATH_MAX + 2];
-    if (!outer && psk_cli_find_library(libname, lib, sizeof lib)) {
+    if (!outer && psk_run_find_library(libname, lib, sizeof lib)) {
         psk_cli_error("%s: recording library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(flavour));
         return PSK_EXIT_DATA;
@@ -181,9 +190,9 @@ int cmd_record(int argc, char **argv)
             free(command);
             return code;
         }
-        psk_cli_launch launch;
-        if (psk_cli_preload(&launch, flavour, cmd, ncmd, libs, all, nall)) {
-            psk_cli_launch_free(&launch);
+        psk_run_launch launch;
+        if (psk_run_preload(&launch, flavour, cmd, ncmd, libs, all, nall)) {
+            psk_run_launch_free(&launch);
             free(command);
             free(all);
             return psk_cli_error("out of memory"), PSK_EXIT_DATA;
@@ -191,7 +200,7 @@ int cmd_record(int argc, char **argv)
         fprintf(stderr, "perfskel: recording %s with %s into %s%s\n", cmd[0], psk_flavour_name(flavour), dir,
                 strchr(libs, ':') ? " (the tuning library stacked)" : "");
         code = psk_cli_launch_run(&launch);
-        psk_cli_launch_free(&launch);
+        psk_run_launch_free(&launch);
         free(all);
     }
     free(command);

@@ -150,62 +150,80 @@ static int grid_fits(const psk_machine *m, const char *name, int nranks)
     return 1;
 }
 
+enum { O_MACHINE, O_INTERVALS, O_DEPTH, O_JSON, O_HTML, O_QUIET, O_FOLDED, O_NO_SKIP, O_RANKS, O_SCALE, O_FIT };
+static const psk_cli_opt opts[] = {
+    [O_MACHINE] = {"--machine", NULL, PSK_OPT_VALUE}, /* again: another machine */
+    [O_INTERVALS] = {"--intervals", NULL, PSK_OPT_VALUE},
+    [O_DEPTH] = {"--depth", NULL, PSK_OPT_VALUE},
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+    [O_HTML] = {"--html", NULL, PSK_OPT_VALUE},
+    [O_QUIET] = {"-q", NULL, PSK_OPT_FLAG},
+    [O_FOLDED] = {"--folded", NULL, PSK_OPT_FLAG},
+    [O_NO_SKIP] = {"--no-skip", NULL, PSK_OPT_FLAG},
+    [O_RANKS] = {"--ranks", NULL, PSK_OPT_VALUE},
+    [O_SCALE] = {"--scale", NULL, PSK_OPT_VALUE},
+    [O_FIT] = {"--fit", NULL, PSK_OPT_VALUE | PSK_OPT_MORE}, /* TRACE_B [TRACE_C] */
+};
+const psk_cli_opts cmd_sim_opts = {"sim", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
+
 int cmd_sim(int argc, char **argv)
 {
     const char *input = NULL, *html = NULL, *machines[MAX_MACHINES] = {NULL};
-    int nm = 0;
+    int nm = 0, k;
     int json = 0, depth = 0, quiet = 0, loops = 0, folded = 0, no_skip = 0;
     int ranks = 0, scale = -1, nfit = 0;
     const char *fit[2] = {NULL, NULL};
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--ranks") && i + 1 < argc) {
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_sim_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP) {
+            return a.status;
+        } else if (k == O_RANKS) {
             char *end;
-            long r = strtol(argv[++i], &end, 10);
-            if (*end || end == argv[i] || r < 1 || r > (1 << 24))
-                return psk_cli_usage("sim: --ranks takes a number of ranks from 1 to 16777216, not '%s'", argv[i]);
+            long r = strtol(a.val, &end, 10);
+            if (*end || end == a.val || r < 1 || r > (1 << 24))
+                return psk_cli_usage("sim: --ranks takes a number of ranks from 1 to 16777216, not '%s'", a.val);
             ranks = (int)r;
-        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            i++;
-            if (!strcmp(argv[i], "weak"))
+        } else if (k == O_SCALE) {
+            if (!strcmp(a.val, "weak"))
                 scale = PSK_SCALE_WEAK;
-            else if (!strcmp(argv[i], "strong"))
+            else if (!strcmp(a.val, "strong"))
                 scale = PSK_SCALE_STRONG;
             else
-                return psk_cli_usage("sim: --scale takes weak or strong, not '%s'", argv[i]);
-        } else if (!strcmp(argv[i], "--fit") && i + 1 < argc) {
-            fit[nfit++] = argv[++i];
-            if (i + 1 < argc && argv[i + 1][0] != '-')
-                fit[nfit++] = argv[++i];
-        } else if (!strcmp(argv[i], "--machine") && i + 1 < argc) {
+                return psk_cli_usage("sim: --scale takes weak or strong, not '%s'", a.val);
+        } else if (k == O_FIT) {
+            if (nfit + 1 + !!a.val2 > 2)
+                return psk_cli_usage("sim: --fit takes two traces at most");
+            fit[nfit++] = a.val;
+            if (a.val2)
+                fit[nfit++] = a.val2;
+        } else if (k == O_MACHINE) {
             if (nm == MAX_MACHINES)
                 return psk_cli_usage("sim: at most %d machines", MAX_MACHINES);
-            machines[nm++] = argv[++i];
-        } else if (!strcmp(argv[i], "--json")) {
+            machines[nm++] = a.val;
+        } else if (k == O_JSON) {
             json = 1;
-        } else if (!strcmp(argv[i], "--html") && i + 1 < argc) {
-            html = argv[++i];
-        } else if (!strcmp(argv[i], "--folded")) {
+        } else if (k == O_HTML) {
+            html = a.val;
+        } else if (k == O_FOLDED) {
             folded = 1;
-        } else if (!strcmp(argv[i], "--no-skip")) {
+        } else if (k == O_NO_SKIP) {
             no_skip = 1;
-        } else if (!strcmp(argv[i], "--intervals") && i + 1 < argc) {
-            i++;
-            if (!strcmp(argv[i], "loops"))
+        } else if (k == O_INTERVALS) {
+            if (!strcmp(a.val, "loops"))
                 loops = 1;
-            else if (strcmp(argv[i], "pcontrol"))
-                return psk_cli_usage("sim: --intervals takes loops or pcontrol, not '%s'", argv[i]);
-        } else if (!strcmp(argv[i], "-q")) {
+            else if (strcmp(a.val, "pcontrol"))
+                return psk_cli_usage("sim: --intervals takes loops or pcontrol, not '%s'", a.val);
+        } else if (k == O_QUIET) {
             quiet = 1;
-        } else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
+        } else if (k == O_DEPTH) {
             char *end;
-            long d = strtol(argv[++i], &end, 10);
+            long d = strtol(a.val, &end, 10);
             if (*end || d < 0 || d > 1000)
-                return psk_cli_usage("sim: --depth takes a whole number from 0 (all) to 1000, not '%s'", argv[i]);
+                return psk_cli_usage("sim: --depth takes a whole number from 0 (all) to 1000, not '%s'", a.val);
             depth = (int)d;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return psk_cli_usage("sim: unknown option '%s'", argv[i]);
-        } else if (!input) {
-            input = argv[i];
+        } else if (!input) { /* an operand */
+            input = a.val;
         } else {
             return psk_cli_usage("sim: one trace directory only");
         }
@@ -372,19 +390,29 @@ int cmd_sim(int argc, char **argv)
         if (!quiet)
             fprintf(stderr, "perfskel: report written to %s\n", html);
     }
+    psk_json j;
+    psk_json_init(&j, stdout, PSK_JSON_SPACED);
     if (json && nm > 1) { /* the comparison, then each machine's report as it is with one */
-        printf("{\n  \"machines\": [\n");
-        psk_sim_write_compare_json(stdout, runs, nm);
-        printf("\n  ],\n  \"runs\": [\n");
+        psk_json_obj(&j, NULL);
+        psk_json_break(&j, 2);
+        psk_json_arr(&j, "machines");
+        psk_sim_compare_json(&j, runs, nm);
+        psk_json_newline(&j, 2);
+        psk_json_end(&j);
+        psk_json_break(&j, 2);
+        psk_json_arr(&j, "runs");
     }
     for (int k = 0; k < nm; k++) {
-        if (json && nm > 1 && k)
-            printf(",\n");
-        if (json && ranks) {
-            extrap_member x = {&xrep, patterns_from(&xrep, input, fit)};
-            psk_sim_write_json_more(s[k], stdout, &m[k], write_extrap_member, &x);
-        } else if (json) {
-            psk_sim_write_json(s[k], stdout, &m[k]);
+        if (json && nm > 1) { /* a run a line: "}" then ",", each on a line of its own */
+            if (k)
+                psk_json_newline(&j, 0);
+            psk_json_break(&j, 0);
+        }
+        if (json) {
+            extrap_member x = {&xrep, ranks ? patterns_from(&xrep, input, fit) : NULL};
+            psk_sim_json(s[k], &j, &m[k], ranks ? write_extrap_member : NULL, &x);
+            if (nm == 1)
+                putchar('\n');
         } else {
             if (k == 0 && nm > 1)
                 psk_sim_write_compare_text(stdout, runs, nm);
@@ -395,8 +423,13 @@ int cmd_sim(int argc, char **argv)
             psk_sim_write_text(s[k], stdout, depth);
         }
     }
-    if (json && nm > 1)
-        printf("  ]\n}\n");
+    if (json && nm > 1) {
+        psk_json_newline(&j, 2);
+        psk_json_end(&j);
+        psk_json_newline(&j, 0);
+        psk_json_end(&j);
+        putchar('\n');
+    }
     rc = 0;
     if (fflush(stdout) || ferror(stdout)) {
         psk_cli_error("standard output: cannot write");

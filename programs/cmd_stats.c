@@ -323,19 +323,28 @@ static void print_text(const psk_job *job, const char *dir, psk_trace_profile *r
         varying_text(fo, m);
 }
 
+enum { O_JSON, O_NO_FOLD };
+static const psk_cli_opt opts[] = {
+    [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
+    [O_NO_FOLD] = {"--no-fold", NULL, PSK_OPT_FLAG},
+};
+const psk_cli_opts cmd_stats_opts = {"stats", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
+
 int cmd_stats(int argc, char **argv)
 {
     const char *dir = NULL;
-    int json = 0, fold = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
+    int json = 0, fold = 1, k;
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_stats_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP)
+            return a.status;
+        else if (k == O_JSON)
             json = 1;
-        else if (!strcmp(argv[i], "--no-fold"))
+        else if (k == O_NO_FOLD)
             fold = 0;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return psk_cli_usage("stats: unknown option '%s'", argv[i]);
-        else if (!dir)
-            dir = argv[i];
+        else if (!dir) /* an operand */
+            dir = a.val;
         else
             return psk_cli_usage("stats: one trace directory only");
     }

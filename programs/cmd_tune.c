@@ -22,7 +22,7 @@
 
 static int known_arm(const char *name)
 {
-#define IS(arm, pow2, coll) !strcmp(name, #arm) ||
+#define IS(arm, ...) !strcmp(name, #arm) ||
     return PSK_TUNE_ARM_LIST(IS) !strcmp(name, PSK_TUNE_CYCLE_NAME);
 #undef IS
 }
@@ -38,63 +38,72 @@ static int absolute(const char *path, char *buf, size_t cap)
     return snprintf(buf, cap, "%s/%s", cwd, path) < (int)cap ? 0 : -1;
 }
 
+enum { O_MPI, O_POLICY, O_FORCE, O_REPORT, O_DB, O_CHECK, O_DEBUG };
+static const psk_cli_opt opts[] = {
+    [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
+    [O_POLICY] = {"--policy", NULL, PSK_OPT_VALUE},
+    [O_FORCE] = {"--force", NULL, PSK_OPT_VALUE},
+    [O_REPORT] = {"--report", NULL, PSK_OPT_VALUE},
+    [O_DB] = {"--db", NULL, PSK_OPT_VALUE},
+    [O_CHECK] = {"--check", NULL, PSK_OPT_FLAG},
+    [O_DEBUG] = {"--debug", NULL, PSK_OPT_FLAG},
+};
+/* the launcher after --, or at the first operand */
+const psk_cli_opts cmd_tune_opts = {"tune", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AT, NULL, NULL};
+
 int cmd_tune(int argc, char **argv)
 {
-    int flavour = PSK_MPI_UNKNOWN, debug = 0, check = 0, i;
+    int flavour = PSK_MPI_UNKNOWN, debug = 0, check = 0, i, k;
     const char *force = NULL, *policy = NULL, *report = NULL, *db = NULL;
-    for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(argv[i], "--mpi") && i + 1 < argc) {
-            const char *m = argv[++i];
-            if (!(flavour = psk_cli_mpi_arg(m)))
-                return psk_cli_usage("tune: --mpi takes openmpi or mpich, not '%s'", m);
-        } else if (!strcmp(argv[i], "--force") && i + 1 < argc) {
-            force = argv[++i];
+    psk_cli_args a;
+    psk_cli_begin(&a, &cmd_tune_opts, argc, argv);
+    while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
+        if (k == PSK_CLI_STOP) {
+            return a.status;
+        } else if (k == O_MPI) {
+            if (!(flavour = psk_cli_mpi_arg(a.val)))
+                return psk_cli_usage("tune: --mpi takes openmpi or mpich, not '%s'", a.val);
+        } else if (k == O_FORCE) {
+            force = a.val;
             if (!known_arm(force)) {
-#define NAME(arm, pow2, coll) " " #arm
+#define NAME(arm, ...) " " #arm
                 return psk_cli_usage("tune: --force takes one of" PSK_TUNE_ARM_LIST(NAME) " " PSK_TUNE_CYCLE_NAME
                                      ", not '%s'", force);
 #undef NAME
             }
-        } else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
-            policy = argv[++i];
+        } else if (k == O_POLICY) {
+            policy = a.val;
             if (strcmp(policy, "learn") && strcmp(policy, "star") && !known_arm(policy)) {
-#define NAME(arm, pow2, coll) " " #arm
+#define NAME(arm, ...) " " #arm
                 return psk_cli_usage("tune: --policy takes learn, star, or one of" PSK_TUNE_ARM_LIST(NAME) " "
                                      PSK_TUNE_CYCLE_NAME ", not '%s'", policy);
 #undef NAME
             }
-        } else if (!strcmp(argv[i], "--report") && i + 1 < argc)
-            report = argv[++i];
-        else if (!strcmp(argv[i], "--db") && i + 1 < argc)
-            db = argv[++i];
-        else if (!strcmp(argv[i], "--check"))
+        } else if (k == O_REPORT)
+            report = a.val;
+        else if (k == O_DB)
+            db = a.val;
+        else if (k == O_CHECK)
             check = 1;
-        else if (!strcmp(argv[i], "--debug"))
+        else if (k == O_DEBUG)
             debug = 1;
-        else if (argv[i][0] == '-')
-            return psk_cli_usage("tune: unknown option '%s'", argv[i]);
-        else
-            break; /* the launcher, without a -- before it */
     }
+    i = a.i; /* the launcher */
     if (i >= argc)
         return psk_cli_usage("tune: no launcher given (perfskel tune -- mpirun -n 4 ./app)");
     char **cmd = argv + i;
     int ncmd = argc - i;
     /* perfskel tune -- perfskel record -- mpirun ...: record preloads both */
-    int outer = psk_cli_stack_is_outer(cmd, ncmd);
+    int outer = psk_run_stack_is_outer(cmd, ncmd);
     if (!flavour)
-        flavour = psk_cli_stack_mpi();
-    if (!outer && !flavour && psk_cli_is_srun(cmd[0]))
-        flavour = psk_cli_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
+        flavour = psk_run_stack_mpi();
+    if (!outer && !flavour && psk_run_is_srun(cmd[0]))
+        flavour = psk_run_program_mpi(cmd, ncmd); /* srun: the MPI the program links */
     if (!outer && !(flavour = psk_cli_launcher_mpi(flavour, cmd[0])))
         return PSK_EXIT_USAGE;
     const char *libname = flavour == PSK_MPI_OPENMPI ? "libperfskel-tune-openmpi.so" : "libperfskel-tune-mpich.so";
     char lib[PATH_MAX], libs[2 * PATH_MAX + 2];
-    if (!outer && psk_cli_find_library(libname, lib, sizeof lib)) {
+    if (!outer && psk_run_find_library(libname, lib, sizeof lib)) {
         psk_cli_error("%s: tuning library for %s not found next to perfskel (set PERFSKEL_LIBDIR)", libname,
                       psk_flavour_name(flavour));
         return PSK_EXIT_DATA;
@@ -146,13 +155,13 @@ int cmd_tune(int argc, char **argv)
     } else {
         const char **all = NULL;
         int nall = 0;
-        psk_cli_launch launch = {0};
+        psk_run_launch launch = {0};
         int bad = psk_cli_stack_inner("tune", flavour, lib, libs, sizeof libs, (const char *const *)names, nnames,
                                       &all, &nall);
-        if (!bad && psk_cli_preload(&launch, flavour, cmd, ncmd, libs, all, nall))
+        if (!bad && psk_run_preload(&launch, flavour, cmd, ncmd, libs, all, nall))
             bad = (psk_cli_error("out of memory"), PSK_EXIT_DATA);
         if (bad) {
-            psk_cli_launch_free(&launch);
+            psk_run_launch_free(&launch);
             free(all);
             for (int k = 0; k < nnames; k++)
                 free(names[k]);
@@ -162,7 +171,7 @@ int cmd_tune(int argc, char **argv)
         fprintf(stderr, "perfskel: tuning %s with %s (MPI_Alltoall, MPI_Bcast, MPI_Allreduce, MPI_Allgather: %s)%s\n",
                 cmd[0], psk_flavour_name(flavour), what, strchr(libs, ':') ? ", recorded" : "");
         code = psk_cli_launch_run(&launch);
-        psk_cli_launch_free(&launch);
+        psk_run_launch_free(&launch);
         free(all);
     }
     for (int k = 0; k < nnames; k++)

@@ -60,22 +60,21 @@ int psk_cli_usage(const char *fmt, ...)
     return PSK_EXIT_USAGE;
 }
 
-/* The commands: one entry each, which drives the dispatch, the reading
- * of the command line (main's normalise: the options that take a value
- * and those that do not), `perfskel --help` (the summary, a line each),
- * `perfskel CMD --help` (the usage: its synopsis, then what it does and
- * its options, each line after the first indented) and so the man pages
- * (cmake/manpages.sh writes them from those texts). predict and check
- * print their own longer --help; tune's lists its arms from the tuning
- * library's table (tune.h). */
+/* The commands: one entry each, which drives the dispatch, `perfskel
+ * --help` (the summary, a line each), `perfskel CMD --help` (the usage: its
+ * synopsis, then what it does and its options, each line after the first
+ * indented) and so the man pages (cmake/manpages.sh writes them from those
+ * texts). Its options are its own table (cmd_<name>.c, cli.h's
+ * psk_cli_opts), which main's normalise reads as the command's parser does;
+ * tests/cli/options_help.sh checks that the usage lists the same options.
+ * predict and check print their own longer --help; tune's lists its arms
+ * from the tuning library's table (tune.h). */
 typedef struct {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
     const char *usage;
-    const char *values; /* " -o --mpi ": the options that take a value, each between spaces */
-    const char *flags;
-    int operand_ends;   /* 1: the first operand and what follows belong to the job */
+    const psk_cli_opts *opts;
 } command;
 
 static const command commands[] = {
@@ -92,17 +91,17 @@ static const command commands[] = {
      "        the rank files removed once merged; --merge-times summary: the merged\n"
      "        trace keeps summarised times (as merge --times summary); --zstd: blocks\n"
      "        compressed with zstd (level 1; PSK_ZSTD=LEVEL for another)\n",
-     " -o --mpi --merge-times ", " --merge --merge-only --zstd ", 1},
+     &cmd_record_opts},
     {"stats", cmd_stats, "profile a recorded job: calls, bytes and time per function and rank",
      "stats DIR [--json] [--no-fold]\n"
      "        profile of a recorded job: calls, bytes and time per function and rank,\n"
      "        and the calls whose arguments change between loop iterations\n",
-     " ", " --json --no-fold ", 0},
+     &cmd_stats_opts},
     {"dump", cmd_dump, "print every recorded event, one per line",
      "dump DIR|MERGED [--rank R] [--json] [--merged]\n"
      "        every recorded event, one per line (JSON lines with --json); from a\n"
      "        merged trace the same rebuilt from it, or with --merged its merged events\n",
-     " --rank ", " --json --merged ", 0},
+     &cmd_dump_opts},
     {"merge", cmd_merge, "merge the ranks into one sequence of events with per-rank patterns",
      "merge DIR [-o FILE] [--window M] [--no-reorder] [--keep-polls] [--times all|summary]\n"
      "        [--in-memory] [--mpi] [-q] [--json]\n"
@@ -115,11 +114,11 @@ static const command commands[] = {
      "        events); --in-memory: the whole trace in memory first (the same file);\n"
      "        -q: no progress on stderr; mpirun -n N perfskel merge --mpi DIR: the\n"
      "        work spread over N processes\n",
-     " -o --window --times ", " --no-reorder --keep-polls --in-memory --mpi -q --json ", 0},
+     &cmd_merge_opts},
     {"fold", cmd_fold, "find the loops of a merged trace: its loop tree",
      "fold DIR|MERGED|--symbols FILE [--algo runs|paper|topdown|bottomup] [--tree] [--json] [-o FILE]\n"
      "        find the loops of the merged trace and print its loop tree\n",
-     " --symbols --algo -o ", " --tree --json ", 0},
+     &cmd_fold_opts},
     {"gen", cmd_gen, "write the performance skeleton, a C MPI program that runs 1/K of the job",
      "gen DIR|MERGED [-K K] [-o FILE] [--table-min N] [--min-sample S]\n"
      "        the performance skeleton: a C MPI program that runs about 1/K of the\n"
@@ -128,13 +127,13 @@ static const command commands[] = {
      "        0.25 where a host ran more ranks than cores), compute the loops cannot\n"
      "        shrink runs shorter; runs of at least N calls outside loops (default\n"
      "        32) replayed from data\n",
-     " -K -o --table-min --min-sample ", " ", 0},
+     &cmd_gen_opts},
     {"predict", cmd_predict, "build and run the skeleton: the job's predicted run time",
      "predict DIR [-K N] [--repeat R] [--json] [--actual S] [--keep DIR] [--mpi M] [--mpicc PATH]\n"
      "          [--min-sample S] [--timeout S] [-q] -- LAUNCHER ARGS...\n"
      "        build and run the skeleton with LAUNCHER; the original's predicted run time\n"
      "        (perfskel predict --help for all its options)\n",
-     " -K --repeat --actual --keep --mpi --mpicc --timeout --build-timeout --min-sample ", " --json -q --quiet ", 0},
+     &cmd_predict_opts},
     {"check", cmd_check, "how far perfskel's predictions hold for a program on this machine",
      "check [-n RUNS] [-K K] [--machine FILE] [-o DIR] [--json] [-q] [--timeout S] [--mpi M]\n"
      "        -- LAUNCHER ARGS... PROGRAM ARGS...\n"
@@ -144,34 +143,34 @@ static const command commands[] = {
      "        else a machine calibrated here); one table of their errors against the\n"
      "        plain median and the recording, and the noise floor (perfskel check --help\n"
      "        for all its options)\n",
-     " -n -K --machine -o --timeout --mpi ", " --json -q --quiet ", 0},
+     &cmd_check_opts},
     {"sim", cmd_sim, "replay a trace on a model of a machine: its run time and where it goes",
      "sim DIR [--machine FILE]... [--intervals loops] [--depth N] [--json] [--html FILE] [-q]\n"
-     "        [--folded] [--ranks P2 (--scale weak|strong | --fit TRACE_B [TRACE_C])]\n"
+     "        [--folded [--no-skip]] [--ranks P2 (--scale weak|strong | --fit TRACE_B [TRACE_C])]\n"
      "        replay the trace on a model of a machine: predicted run time and where\n"
      "        the time goes, per interval and rank; --machine again: each machine, side\n"
      "        by side; --html FILE: a report to explore (timeline, functions, loops);\n"
      "        --ranks P2: the same program at P2 ranks (rank-relative patterns rebuilt,\n"
      "        sizes and compute kept (weak), divided by P2/P (strong), or fitted per\n"
      "        event to recordings at 2 or 3 rank counts (--fit); docs/simulation.md)\n",
-     " --machine --intervals --depth --html --ranks --scale --fit ", " --json -q --folded --no-skip ", 0},
+     &cmd_sim_opts},
     {"calibrate", cmd_calibrate, "measure this machine into a machine file for sim",
      "calibrate [-o FILE] [--mpi M] [--mpicc PATH] -- LAUNCHER ARGS...\n"
      "        measure this machine (latency, bandwidth, eager limit, CPU) into a machine\n"
      "        file for sim (default machine.par); its program is built with PATH, else\n"
      "        $MPICC, else an mpicc of the launcher's MPI (as predict)\n",
-     " -o --mpi --mpicc ", " ", 0},
+     &cmd_calibrate_opts},
     {"export", cmd_export, "write a trace as an OTF2 archive or as SimGrid SMPI replay traces",
      "export --smpi DIR -o OUTDIR [--machine FILE]\n"
      "        the trace in SimGrid SMPI's replay format, with a platform and a hostfile;\n"
      "        --otf2 DIR -o OUTDIR: as an OTF2 archive, OUTDIR/traces.otf2 (README, OTF2)\n",
-     " -o --machine ", " --smpi --otf2 ", 0},
+     &cmd_export_opts},
     {"import", cmd_import, "read an OTF2 archive as a perfskel trace",
      "import --otf2 ANCHOR -o DIR [-q]\n"
      "        an OTF2 archive (ANCHOR: its .otf2 file, e.g. Score-P's traces.otf2) as a\n"
      "        perfskel trace directory DIR: its MPI calls and the compute between them;\n"
      "        what could not be mapped is said, one line per kind (-q: not said)\n",
-     " -o ", " --otf2 -q ", 0},
+     &cmd_import_opts},
     {"tune", cmd_tune, "run an MPI job with four collectives tuned while it runs",
      "tune [--mpi openmpi|mpich] [--policy P | --force ARM] [--report FILE] [--db FILE]\n"
      "        [--check] [--debug] -- LAUNCHER ARGS... PROGRAM ARGS...\n"
@@ -185,7 +184,7 @@ static const command commands[] = {
      "        ranks; --debug: each rank's counts on stderr at MPI_Finalize\n"
      "        (docs/tune.md); LAUNCHER may be `perfskel record ... -- LAUNCHER` (see\n"
      "        record)\n",
-     " --mpi --policy --force --report --db ", " --check --debug ", 1},
+     &cmd_tune_opts},
     {"advise", cmd_advise, "how to distribute a program's arrays and loop nests over processors",
      "advise FILE [-D NAME=VALUE]... [--procs P] [--maxdims K] [--machine FILE] [--top N]\n"
      "        [--static] [--json] [--trace DIR]\n"
@@ -196,7 +195,7 @@ static const command commands[] = {
      "        with --static); --procs and --maxdims override FILE's procs and maxdims;\n"
      "        --trace DIR writes a synthetic trace of the plan for `perfskel sim` (the nests\n"
      "        as pcontrol intervals, named in DIR/intervals.txt)\n",
-     " -D --procs --maxdims --machine --top --trace ", " --static --json ", 0},
+     &cmd_advise_opts},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof *commands)
@@ -249,73 +248,6 @@ static void command_help(const command *c)
     }
 }
 
-/* 1 if name (its first n bytes) is one of the space-separated list */
-static int listed(const char *list, const char *name, size_t n)
-{
-    for (const char *p = list; *p; p += strcspn(p, " ")) {
-        p += strspn(p, " ");
-        if (strcspn(p, " ") == n && !strncmp(p, name, n))
-            return 1;
-    }
-    return 0;
-}
-
-/* The command line of command o read one way: every `--opt=value` before
- * the `--` (and, for record and tune, before the launcher) becomes `--opt
- * value` in *out (a new argv, the strings shared with argv or malloc'd);
- * a flag given a value or an unknown `--name=value` is an error. *help:
- * -h or --help among those options. 0, or the exit status after saying
- * what is wrong. */
-static int normalise(const command *o, int argc, char **argv, char ***out, int *outc, int *help)
-{
-    const char *cmd = o->name;
-    char **a = calloc(2 * (size_t)argc + 1, sizeof *a);
-    if (!a)
-        return psk_cli_error("out of memory"), PSK_EXIT_DATA;
-    int n = 0, i = 0, opts = 1;
-    a[n++] = argv[i++];
-    for (; i < argc; i++) {
-        const char *s = argv[i];
-        if (!opts || !strcmp(s, "--")) {
-            opts = 0;
-            a[n++] = argv[i];
-            continue;
-        }
-        if (!strcmp(s, "--help") || !strcmp(s, "-h"))
-            *help = 1;
-        if (s[0] != '-' || !s[1]) {
-            if (o->operand_ends && s[0] != '-')
-                opts = 0; /* the launcher and its arguments */
-            a[n++] = argv[i];
-            continue;
-        }
-        const char *eq = s[1] == '-' ? strchr(s, '=') : NULL;
-        size_t len = eq ? (size_t)(eq - s) : strlen(s);
-        if (!eq) {
-            a[n++] = argv[i];
-            if (listed(o->values, s, len) && i + 1 < argc)
-                a[n++] = argv[++i]; /* its value, whatever it looks like */
-            continue;
-        }
-        if (listed(o->values, s, len)) {
-            char *name = strndup(s, len);
-            if (!name)
-                return free(a), psk_cli_error("out of memory"), PSK_EXIT_DATA;
-            a[n++] = name;
-            a[n++] = (char *)eq + 1;
-            continue;
-        }
-        free(a);
-        if (listed(o->flags, s, len) || listed(" --help ", s, len))
-            return psk_cli_usage("%s: %.*s takes no value ('%s')", cmd, (int)len, s, s);
-        return psk_cli_usage("%s: unknown option '%.*s' ('%s')", cmd, (int)len, s, s);
-    }
-    a[n] = NULL;
-    *out = a;
-    *outc = n;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -328,10 +260,10 @@ int main(int argc, char **argv)
     const command *c = find_command(cmd);
     if (!c)
         return psk_cli_usage("unknown command '%s'", cmd);
-    int help = 0, rc = normalise(c, argc - 1, argv + 1, &argv, &argc, &help);
+    int help = 0, rc = psk_cli_normalise(c->opts, argc - 1, argv + 1, &argv, &argc, &help);
     if (rc)
         return rc;
-    if (help && c->run != cmd_predict && c->run != cmd_check)
+    if (help && !c->opts->help) /* predict and check print their own */
         return command_help(c), 0;
     return c->run(argc, argv);
 }

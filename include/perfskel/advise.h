@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "perfskel/common.h"
-#include "perfskel/sim.h"
+#include "perfskel/machine.h"
 
 typedef struct psk_adv_program psk_adv_program;
 

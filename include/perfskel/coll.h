@@ -60,41 +60,46 @@ enum psk_coll {
  * barrier variants are those studied for MPI_Alltoall on fat-tree clusters
  * shared by several jobs. */
 
-/* the collectives taken over, X(name) */
-#define PSK_TUNE_COLL_LIST(X) X(alltoall) X(bcast) X(allreduce) X(allgather)
+/* the collectives taken over: X(name, its PSK_COLL_ id, the MPI function) */
+#define PSK_TUNE_COLL_LIST(X) \
+    X(alltoall, ALLTOALL, MPI_Alltoall) X(bcast, BCAST, MPI_Bcast) X(allreduce, ALLREDUCE, MPI_Allreduce) \
+    X(allgather, ALLGATHER, MPI_Allgather)
 
 enum psk_tune_coll {
-#define PSK_TUNE_COLL_ENUM(name) PSK_TUNE_C_##name,
+#define PSK_TUNE_COLL_ENUM(name, ...) PSK_TUNE_C_##name,
     PSK_TUNE_COLL_LIST(PSK_TUNE_COLL_ENUM)
 #undef PSK_TUNE_COLL_ENUM
     PSK_TUNE_NCOLL
 };
 
-/* X(name, needs a power-of-two communicator size, collective); native's
- * collective is -1: every one's */
-#define PSK_TUNE_ARM_LIST(X)                                                                   \
-    X(native, 0, -1)          /* the MPI library's own call */                                 \
-    X(spread, 0, alltoall)    /* every Irecv and Isend posted at once, then Waitall */         \
-    X(pair, 1, alltoall)      /* P steps, step i with rank XOR i */                            \
-    X(ring, 0, alltoall)      /* P steps, step i to rank + i, from rank - i */                 \
-    X(bruck, 0, alltoall)     /* ceil(log2 P) steps of packed blocks */                        \
-    X(pair_lb, 1, alltoall)   /* pair, 1-byte handshake with the next step's partner */        \
-    X(ring_lb, 0, alltoall)   /* ring, the same */                                             \
-    X(pair_mb, 1, alltoall)   /* pair, MPI_Barrier before every step */                        \
-    X(ring_mb, 0, alltoall)   /* ring, the same */                                             \
-    X(pair_ob, 1, alltoall)   /* pair, one MPI_Barrier before the loop */                      \
-    X(ring_ob, 0, alltoall)   /* ring, the same */                                             \
-    X(bc_binomial, 0, bcast)  /* binomial tree from the root */                                \
-    X(bc_scatter_ring, 0, bcast) /* binomial scatter, ring allgather (van de Geijn) */         \
-    X(ar_recdbl, 0, allreduce)   /* recursive doubling, the whole vector each step */          \
-    X(ar_ring, 0, allreduce)     /* ring reduce-scatter, then ring allgather */                \
-    X(ar_rabenseifner, 0, allreduce) /* recursive halving reduce-scatter, doubling allgather */ \
-    X(ag_ring, 0, allgather)     /* P - 1 steps, each block passed on to rank + 1 */           \
-    X(ag_recdbl, 0, allgather)   /* recursive doubling: log2 P exchanges of growing halves */  \
-    X(ag_bruck, 0, allgather)    /* ceil(log2 P) steps of packed blocks, then a rotation */
+/* X(name, needs a power-of-two communicator size, collective (enum
+ * psk_tune_coll; native's is -1: every one's), the algorithm the cost
+ * formulas take it for (PSK_ALG_...), synchronisation between its steps
+ * (src/common/psk_collcost.h, PSK_CC_SYNC_...)). An X-macro takes what it
+ * needs and ends in `...`, so that a column can be added. */
+#define PSK_TUNE_ARM_LIST(X) \
+    X(native, 0, -1, DEFAULT, NONE)                                 /* the MPI library's own call */                  \
+    X(spread, 0, PSK_TUNE_C_alltoall, SPREAD, NONE)                 /* all Irecvs and Isends posted, one Waitall */   \
+    X(pair, 1, PSK_TUNE_C_alltoall, PAIRWISE, NONE)                 /* P steps, step i with rank XOR i */             \
+    X(ring, 0, PSK_TUNE_C_alltoall, RING, NONE)                     /* step i to rank + i, from rank - i */           \
+    X(bruck, 0, PSK_TUNE_C_alltoall, BRUCK, NONE)                   /* ceil(log2 P) steps of packed blocks */         \
+    X(pair_lb, 1, PSK_TUNE_C_alltoall, PAIRWISE, LB)                /* pair, 1-byte handshake with the next partner */ \
+    X(ring_lb, 0, PSK_TUNE_C_alltoall, RING, LB)                    /* ring, the same */                              \
+    X(pair_mb, 1, PSK_TUNE_C_alltoall, PAIRWISE, MB)                /* pair, MPI_Barrier before every step */         \
+    X(ring_mb, 0, PSK_TUNE_C_alltoall, RING, MB)                    /* ring, the same */                              \
+    X(pair_ob, 1, PSK_TUNE_C_alltoall, PAIRWISE, OB)                /* pair, one MPI_Barrier before the loop */       \
+    X(ring_ob, 0, PSK_TUNE_C_alltoall, RING, OB)                    /* ring, the same */                              \
+    X(bc_binomial, 0, PSK_TUNE_C_bcast, BINOMIAL, NONE)             /* binomial tree from the root */                 \
+    X(bc_scatter_ring, 0, PSK_TUNE_C_bcast, SCATTER_RING, NONE)     /* scatter, ring allgather (van de Geijn) */      \
+    X(ar_recdbl, 0, PSK_TUNE_C_allreduce, RECDOUBLING, NONE)        /* recursive doubling, whole vector a step */     \
+    X(ar_ring, 0, PSK_TUNE_C_allreduce, RING, NONE)                 /* ring reduce-scatter, ring allgather */         \
+    X(ar_rabenseifner, 0, PSK_TUNE_C_allreduce, RABENSEIFNER, NONE) /* halving reduce-scatter, doubling allgather */  \
+    X(ag_ring, 0, PSK_TUNE_C_allgather, RING, NONE)                 /* P - 1 steps, blocks passed on to rank + 1 */   \
+    X(ag_recdbl, 0, PSK_TUNE_C_allgather, RECDOUBLING, NONE)        /* log2 P exchanges of growing halves */          \
+    X(ag_bruck, 0, PSK_TUNE_C_allgather, BRUCK, NONE)               /* log2 P steps of packed blocks, a rotation */
 
 enum psk_tune_arm {
-#define PSK_TUNE_ARM_ENUM(name, pow2, coll) PSK_TUNE_##name,
+#define PSK_TUNE_ARM_ENUM(name, ...) PSK_TUNE_##name,
     PSK_TUNE_ARM_LIST(PSK_TUNE_ARM_ENUM)
 #undef PSK_TUNE_ARM_ENUM
     PSK_TUNE_NARMS

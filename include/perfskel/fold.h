@@ -101,8 +101,8 @@ typedef struct psk_fstep {
 } psk_fstep;
 /* Walks f's expansion and the merged trace m it was folded from side by
  * side, calling fn for each event in order; stops at fn's first non-zero
- * return and returns it. PSK_EINVAL if m ends before f (not the trace f
- * was folded from), a cursor's error as it is. */
+ * return and returns it. PSK_EMISMATCH if m ends before f (not the trace
+ * f was folded from), a cursor's error as it is. */
 int psk_folded_walk_merged(const psk_folded *f, struct psk_merged *m, int (*fn)(void *arg, const psk_fstep *s),
                            void *arg);
 /* The same from given level symbols (levels[l][0..n), each level a

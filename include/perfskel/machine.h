@@ -107,4 +107,25 @@ double psk_machine_msg_us(const psk_machine *m, int64_t bytes, int intra);
  * without them */
 double psk_machine_poll_us(const psk_machine *m, double gap_us);
 
+/* ---- calibration (perfskel calibrate) ---- */
+
+/* The C source of the MPI program `perfskel calibrate` builds with the
+ * launcher's mpicc and runs to measure a machine (src/calibrate/
+ * calibrate_prog.c, embedded): what its rank 0 prints becomes a machine
+ * file. PSK_OK, or PSK_EIO if out failed. */
+int psk_machine_calibration_source(FILE *out);
+
+/* what a calibration measured, besides the machine */
+typedef struct psk_calibration {
+    int ranks, same_node; /* the ranks; 1: ranks 0 and 1 shared a node */
+    int sizes;            /* message sizes measured */
+} psk_calibration;
+/* The machine the calibration program's output text describes, onto a
+ * default m: a switch with the measured start and byte times (inside a
+ * node the same), piecewise message costs, eager limit, copy cost, work
+ * unit time and spread, per node the sustained one, poll costs, cores
+ * and host when the ranks shared a node. PSK_EFORMAT if the text holds
+ * no measurements (m is then untouched); *c says what was measured. */
+int psk_machine_from_calibration(char *text, psk_machine *m, psk_calibration *c);
+
 #endif

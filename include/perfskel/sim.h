@@ -25,12 +25,6 @@
  * says which, for reports. */
 double psk_machine_rank_power(const psk_machine *m, const psk_job *job, int r, const char **why);
 
-/* The C source of the MPI program `perfskel calibrate` builds with the
- * launcher's mpicc and runs to measure a machine (src/calibrate, library
- * psk_calibrate): what its rank 0 prints becomes a machine file. PSK_OK,
- * or PSK_EIO if out failed. */
-int psk_calibrate_write_source(FILE *out);
-
 /* ---- the replay ---- */
 
 /* what each interval records per rank (seconds), as DVM's Predictor does */
@@ -206,11 +200,16 @@ typedef struct psk_sim_report_run {
 void psk_sim_write_text(const psk_sim *s, FILE *out, int depth);
 void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m);
 /* the same with one member more after "intervals", which more writes
- * (its key and value) through j, a compact JSON writer on out
- * (src/common/psk_json.h): sim --ranks's "extrapolation" */
+ * (its key and value) through j, compact (src/common/psk_json.h): sim
+ * --ranks's "extrapolation" */
 struct psk_json;
 void psk_sim_write_json_more(const psk_sim *s, FILE *out, const psk_machine *m,
                              void (*more)(void *arg, struct psk_json *j), void *arg);
+/* the report as the next value of j (a writer in PSK_JSON_SPACED layout),
+ * more as above or NULL: what psk_sim_write_json writes, inside another
+ * document (sim --machine A --machine B --json's "runs") */
+void psk_sim_json(const psk_sim *s, struct psk_json *j, const psk_machine *m,
+                  void (*more)(void *arg, struct psk_json *j), void *arg);
 /* one self-contained HTML page: the interval tree to walk, per-rank
  * tables, a timeline per rank and lost time per interval as SVG */
 void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const char *title);
@@ -222,9 +221,10 @@ void psk_sim_write_html(const psk_sim *s, FILE *out, const psk_machine *m, const
 void psk_sim_write_html_runs(FILE *out, const char *title, const psk_sim_report_run *runs, int nruns);
 /* text and JSON comparing the replays (sim --machine A --machine B) */
 void psk_sim_write_compare_text(FILE *out, const psk_sim_report_run *runs, int nruns);
-/* one JSON object per run, comma-separated (the caller writes the array):
- * machine, predicted_seconds, ratio_to_first, efficiency, and seconds
- * summed over ranks of compute, mpi (not waiting), waiting, idle */
-void psk_sim_write_compare_json(FILE *out, const psk_sim_report_run *runs, int nruns);
+/* one JSON object per run, the elements of j's open array (spaced
+ * layout, a line each): machine, predicted_seconds, ratio_to_first,
+ * efficiency, and seconds summed over ranks of compute, mpi (not
+ * waiting), waiting, idle */
+void psk_sim_compare_json(struct psk_json *j, const psk_sim_report_run *runs, int nruns);
 
 #endif

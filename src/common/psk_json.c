@@ -9,12 +9,51 @@
 
 #include "psk_json.h"
 
+/* bit d of a per-level bitset (levels beyond PSK_JSON_MAXDEPTH share the last) */
+static int bit(const unsigned char *set, int d)
+{
+    d = d < PSK_JSON_MAXDEPTH ? d : PSK_JSON_MAXDEPTH - 1;
+    return set[d >> 3] >> (d & 7) & 1;
+}
+
+static void set_bit(unsigned char *set, int d, int v)
+{
+    d = d < PSK_JSON_MAXDEPTH ? d : PSK_JSON_MAXDEPTH - 1;
+    set[d >> 3] = (unsigned char)((set[d >> 3] & ~(1u << (d & 7))) | (unsigned)(v != 0) << (d & 7));
+}
+
+static void pre(psk_json *j, const char *key);
+static void quote(FILE *f, const char *s, int html);
+
 void psk_json_init(psk_json *j, FILE *f, int pretty)
 {
     j->f = f;
     j->depth = 0;
     j->pretty = pretty;
-    j->first[0] = 1;
+    j->html = 0;
+    j->keyed = 0;
+    set_bit(j->first, 0, 1);
+}
+
+void psk_json_break(psk_json *j, int n)
+{
+    if (j->depth > 0 && !bit(j->first, j->depth))
+        fputc(',', j->f);
+    set_bit(j->first, j->depth, 1); /* the separator is written */
+    psk_json_newline(j, n);
+}
+
+void psk_json_key(psk_json *j, const char *key)
+{
+    pre(j, NULL);
+    quote(j->f, key, j->html);
+    fputc(':', j->f);
+    j->keyed = 1;
+}
+
+void psk_json_newline(psk_json *j, int n)
+{
+    fprintf(j->f, "\n%*s", n, "");
 }
 
 int psk_utf8_seq(const unsigned char *p)
@@ -43,7 +82,7 @@ size_t psk_utf8_invalid(const char *s)
     return bad;
 }
 
-void psk_json_quote(FILE *f, const char *s)
+static void quote(FILE *f, const char *s, int html)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -54,7 +93,7 @@ void psk_json_quote(FILE *f, const char *s)
         case '\t': fputs("\\t", f); break;
         case '\r': fputs("\\r", f); break;
         default:
-            if (*p < 0x20) {
+            if (*p < 0x20 || (html && (*p == '<' || *p == '>' || *p == '&'))) {
                 fprintf(f, "\\u%04x", *p);
             } else if (*p >= 0x80) {
                 int n = psk_utf8_seq(p);
@@ -71,9 +110,11 @@ void psk_json_quote(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void psk_json_quote(FILE *f, const char *s) { quote(f, s, 0); }
+
 static void indent(psk_json *j)
 {
-    if (!j->pretty)
+    if (j->pretty != PSK_JSON_PRETTY)
         return;
     fputc('\n', j->f);
     for (int i = 0; i < j->depth; i++)
@@ -83,14 +124,18 @@ static void indent(psk_json *j)
 /* separator, indentation and key before a value */
 static void pre(psk_json *j, const char *key)
 {
+    if (j->keyed) { /* psk_json_key wrote them */
+        j->keyed = 0;
+        return;
+    }
     if (j->depth > 0) {
-        if (!j->first[j->depth])
-            fputc(',', j->f);
-        j->first[j->depth] = 0;
+        if (!bit(j->first, j->depth))
+            fputs(j->pretty == PSK_JSON_SPACED ? ", " : ",", j->f);
+        set_bit(j->first, j->depth, 0);
         indent(j);
     }
     if (key) {
-        psk_json_quote(j->f, key);
+        quote(j->f, key, j->html);
         fputs(j->pretty ? ": " : ":", j->f);
     }
 }
@@ -99,10 +144,9 @@ static void open_(psk_json *j, const char *key, int c)
 {
     pre(j, key);
     fputc(c, j->f);
-    if (j->depth + 1 < PSK_JSON_MAXDEPTH)
-        j->depth++;
-    j->first[j->depth] = 1;
-    j->kind[j->depth] = (char)c;
+    j->depth++;
+    set_bit(j->first, j->depth, 1);
+    set_bit(j->array, j->depth, c == '[');
 }
 
 void psk_json_obj(psk_json *j, const char *key) { open_(j, key, '{'); }
@@ -110,20 +154,22 @@ void psk_json_arr(psk_json *j, const char *key) { open_(j, key, '['); }
 
 void psk_json_end(psk_json *j)
 {
-    int empty = j->first[j->depth];
-    char c = j->kind[j->depth] == '[' ? ']' : '}';
+    if (j->depth <= 0)
+        return; /* nothing open */
+    int empty = bit(j->first, j->depth);
+    char c = bit(j->array, j->depth) ? ']' : '}';
     j->depth--;
     if (!empty)
         indent(j);
     fputc(c, j->f);
-    if (j->depth == 0 && j->pretty)
+    if (j->depth == 0 && j->pretty == PSK_JSON_PRETTY)
         fputc('\n', j->f);
 }
 
 void psk_json_str(psk_json *j, const char *key, const char *s)
 {
     pre(j, key);
-    psk_json_quote(j->f, s);
+    quote(j->f, s, j->html);
 }
 
 void psk_json_int(psk_json *j, const char *key, int64_t v)
@@ -136,6 +182,18 @@ void psk_json_uint(psk_json *j, const char *key, uint64_t v)
 {
     pre(j, key);
     fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+/* buf written with the locale's decimal point: with a '.' instead */
+static void c_notation(char *buf)
+{
+    const char *dp = localeconv()->decimal_point;
+    char *at = dp && *dp && strcmp(dp, ".") ? strstr(buf, dp) : NULL;
+    if (at) {
+        size_t n = strlen(dp);
+        *at = '.';
+        memmove(at + 1, at + n, strlen(at + n) + 1);
+    }
 }
 
 void psk_json_num(psk_json *j, const char *key, double v)
@@ -152,13 +210,23 @@ void psk_json_num(psk_json *j, const char *key, double v)
     snprintf(buf, sizeof buf, "%.15g", v);
     if (strtod(buf, NULL) != v)
         snprintf(buf, sizeof buf, "%.17g", v);
-    const char *dp = localeconv()->decimal_point;
-    char *at = dp && *dp && strcmp(dp, ".") ? strstr(buf, dp) : NULL;
-    if (at) {
-        size_t n = strlen(dp);
-        *at = '.';
-        memmove(at + 1, at + n, strlen(at + n) + 1);
+    c_notation(buf);
+    fputs(buf, j->f);
+}
+
+void psk_json_numf(psk_json *j, const char *key, const char *fmt, double v)
+{
+    pre(j, key);
+    if (!isfinite(v)) {
+        fputs("null", j->f);
+        return;
     }
+    char buf[400];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(buf, sizeof buf, fmt, v);
+#pragma GCC diagnostic pop
+    c_notation(buf);
     fputs(buf, j->f);
 }
 

@@ -137,29 +137,29 @@ static int observe(pacc *a, const psk_mevent *me, int f, int64_t k)
 static int visit(void *arg, const psk_fstep *st)
 {
     pwalk *w = arg;
-    const psk_mevent me = *st->ev;
+    const psk_mevent *me = st->ev;
     int32_t node = st->node;
     int64_t k = w->execs[node]++;
     for (int v = 0; v < NVAR; v++) {
         int f = var_fields[v];
-        if (!PSK_HAS(&me, f))
+        if (!PSK_HAS(me, f))
             continue;
         pacc *a = &w->acc[(size_t)node * NVAR + (size_t)v];
         if (w->pass == 1) {
-            if (observe(a, &me, f, k))
+            if (observe(a, me, f, k))
                 return w->rc = PSK_ENOMEM;
             continue;
         }
         if (!a->broken)
             continue;
         if (!a->rk) {
-            a->nrk = me.nranks;
-            a->rk = malloc(((size_t)a->nvals ? (size_t)a->nvals : 1) * (size_t)me.nranks * sizeof *a->rk);
+            a->nrk = me->nranks;
+            a->rk = malloc(((size_t)a->nvals ? (size_t)a->nvals : 1) * (size_t)me->nranks * sizeof *a->rk);
             if (!a->rk)
                 return w->rc = PSK_ENOMEM;
         }
-        for (int j = 0; j < me.nranks && j < a->nrk; j++)
-            a->rk[k * a->nrk + j] = me.ev[j].v[f];
+        for (int j = 0; j < me->nranks && j < a->nrk; j++)
+            a->rk[k * a->nrk + j] = me->ev[j].v[f];
     }
     return 0;
 }

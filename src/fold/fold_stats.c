@@ -35,17 +35,17 @@ typedef struct stwalk {
 static int visit(void *arg, const psk_fstep *st)
 {
     stwalk *w = arg;
-    const psk_mevent me = *st->ev;
+    const psk_mevent *me = st->ev;
     int32_t node = st->node;
     const int64_t *iter = st->iter;
     int depth = st->depth;
     acc *a = &w->a[node];
     a->execs++;
-    for (int j = 0; j < me.nranks; j++) {
-        double g = (double)me.gap[j], d = (double)(me.ev[j].t_exit - me.ev[j].t_entry);
-        if (psk_fn_polled(me.ev[j].fn) && PSK_HAS(&me.ev[j], PSK_F_I2)) {
+    for (int j = 0; j < me->nranks; j++) {
+        double g = (double)me->gap[j], d = (double)(me->ev[j].t_exit - me->ev[j].t_entry);
+        if (psk_fn_polled(me->ev[j].fn) && PSK_HAS(&me->ev[j], PSK_F_I2)) {
             /* a run of polls spans its compute: that is compute, the rest is MPI */
-            double w = (double)me.ev[j].v[PSK_F_I2];
+            double w = (double)me->ev[j].v[PSK_F_I2];
             w = w < d ? w : d;
             g += w, d -= w;
         }
@@ -60,10 +60,10 @@ static int visit(void *arg, const psk_fstep *st)
         a->dmin = d < a->dmin ? d : a->dmin;
         a->dmax = d > a->dmax ? d : a->dmax;
         if (w->rank_gap)
-            w->rank_gap[(size_t)node * (size_t)w->P + (size_t)me.ranks[j]] += g;
-        fold_outliers_add(w->ol, node, iter, depth, me.ranks[j], g);
+            w->rank_gap[(size_t)node * (size_t)w->P + (size_t)me->ranks[j]] += g;
+        fold_outliers_add(w->ol, node, iter, depth, me->ranks[j], g);
     }
-    if (PSK_HAS(&me, PSK_F_COUNT) && me.nranks > 0) {
+    if (PSK_HAS(me, PSK_F_COUNT) && me->nranks > 0) {
         if (a->ncnt == a->cap) {
             int64_t cap = a->cap ? 2 * a->cap : 8;
             int64_t *c = realloc(a->cnt, (size_t)cap * sizeof *c), *i = c ? realloc(a->cit, (size_t)cap * sizeof *i) : NULL;
@@ -75,7 +75,7 @@ static int visit(void *arg, const psk_fstep *st)
             a->cap = cap;
         }
         a->has_count = 1;
-        a->cnt[a->ncnt] = me.ev[0].v[PSK_F_COUNT];
+        a->cnt[a->ncnt] = me->ev[0].v[PSK_F_COUNT];
         a->cit[a->ncnt++] = depth > 0 ? iter[depth - 1] : 0;
     }
     return 0;

@@ -17,7 +17,7 @@ static int step(void *arg, int64_t pos, int32_t node, const int64_t *iter, int d
     psk_mevent me;
     int rc = psk_mcursor_next(w->cur, &me);
     if (rc)
-        return rc == PSK_EOF ? PSK_EINVAL : rc;
+        return rc == PSK_EOF ? PSK_EMISMATCH : rc; /* m ends before f */
     psk_fstep s = {.pos = pos, .node = node, .iter = iter, .depth = depth, .ev = &me};
     return w->fn(w->arg, &s);
 }

@@ -529,24 +529,24 @@ static int visit(void *arg, const psk_fstep *st)
 {
     collect *c = arg;
     gen *g = c->g;
-    const psk_mevent me = *st->ev;
+    const psk_mevent *me = st->ev;
     int32_t id = st->node;
     const int64_t *iter = st->iter;
     /* the shortest gap is what the recorder and the program's own argument
      * set-up cost between back-to-back calls; the skeleton's code between
      * its calls takes about as long, so only the gap beyond it is work */
-    if (me.fn != PSK_FN_Init && me.fn != PSK_FN_Init_thread)
-        for (int j = 0; j < me.nranks; j++)
-            if ((double)me.gap[j] < g->min_gap[me.ranks[j]])
-                g->min_gap[me.ranks[j]] = (double)me.gap[j];
+    if (me->fn != PSK_FN_Init && me->fn != PSK_FN_Init_thread)
+        for (int j = 0; j < me->nranks; j++)
+            if ((double)me->gap[j] < g->min_gap[me->ranks[j]])
+                g->min_gap[me->ranks[j]] = (double)me->gap[j];
     /* MPI_THREAD_MULTIPLE is 3 in both MPIs' headers: a rank that asked
      * for it and called from one thread is replayed as any other; calls of
      * several threads cannot be put in one order (nor those of a trace
      * older than format 4, which did not record the threads) */
-    for (int j = 0; me.fn == PSK_FN_Init_thread && g->mt_rank < 0 && j < me.nranks; j++) {
-        int nt = psk_merged_rank_threads(g->m, me.ranks[j]);
-        if (me.ev[j].v[PSK_F_I2] == 3 && (g->job->format_version < PSK_FORMAT_VERSION_THREADS || nt > 1))
-            g->mt_rank = me.ranks[j], g->mt_threads = g->job->format_version < PSK_FORMAT_VERSION_THREADS ? 0 : nt;
+    for (int j = 0; me->fn == PSK_FN_Init_thread && g->mt_rank < 0 && j < me->nranks; j++) {
+        int nt = psk_merged_rank_threads(g->m, me->ranks[j]);
+        if (me->ev[j].v[PSK_F_I2] == 3 && (g->job->format_version < PSK_FORMAT_VERSION_THREADS || nt > 1))
+            g->mt_rank = me->ranks[j], g->mt_threads = g->job->format_version < PSK_FORMAT_VERSION_THREADS ? 0 : nt;
     }
     /* the loops this call is the first of: what was in flight as they began */
     for (int32_t x = psk_folded_node(g->f, id)->parent; x > 0; x = psk_folded_node(g->f, x)->parent) {
@@ -556,34 +556,34 @@ static int visit(void *arg, const psk_fstep *st)
             break; /* begun before, and the loops around it too */
         g->entry[x] = g->inflight;
     }
-    for (int j = 0; j < me.nranks; j++)
-        count_msgs(g, me.ranks[j], &me.ev[j]);
+    for (int j = 0; j < me->nranks; j++)
+        count_msgs(g, me->ranks[j], &me->ev[j]);
     gnode *n = &g->node[id];
     if (!n->seen) {
         n->seen = 1;
-        n->np = me.nranks;
-        n->ranks = me.ranks;
-        memcpy(n->kind, me.kind, sizeof n->kind);
-        memcpy(n->c, me.c, sizeof n->c);
-        n->first = calloc((size_t)me.nranks, sizeof *n->first);
-        n->gap = calloc((size_t)me.nranks, sizeof *n->gap);
-        n->tns = calloc((size_t)me.nranks, sizeof *n->tns);
-        if (psk_fn_polled(me.fn)) {
-            n->pwork = calloc((size_t)me.nranks, sizeof *n->pwork);
-            n->pcalls = calloc((size_t)me.nranks, sizeof *n->pcalls);
+        n->np = me->nranks;
+        n->ranks = me->ranks;
+        memcpy(n->kind, me->kind, sizeof n->kind);
+        memcpy(n->c, me->c, sizeof n->c);
+        n->first = calloc((size_t)me->nranks, sizeof *n->first);
+        n->gap = calloc((size_t)me->nranks, sizeof *n->gap);
+        n->tns = calloc((size_t)me->nranks, sizeof *n->tns);
+        if (psk_fn_polled(me->fn)) {
+            n->pwork = calloc((size_t)me->nranks, sizeof *n->pwork);
+            n->pcalls = calloc((size_t)me->nranks, sizeof *n->pcalls);
             if (!n->pwork || !n->pcalls)
                 return c->rc = PSK_ENOMEM;
         }
         if (!n->first || !n->gap || !n->tns)
             return c->rc = PSK_ENOMEM;
-        for (int j = 0; j < me.nranks; j++)
-            if (copy_event(&n->first[j], &me.ev[j]))
+        for (int j = 0; j < me->nranks; j++)
+            if (copy_event(&n->first[j], &me->ev[j]))
                 return c->rc = PSK_ENOMEM;
         /* v-collective arrays: rows as long as the communicator can be
          * (an array only the root reads is empty on the other ranks, and
          * the root may change) */
-        if (PSK_HAS(&me.ev[0], PSK_F_COUNTS) || PSK_HAS(&me.ev[0], PSK_F_RCOUNTS)) {
-            const psk_event *e = &me.ev[0];
+        if (PSK_HAS(&me->ev[0], PSK_F_COUNTS) || PSK_HAS(&me->ev[0], PSK_F_RCOUNTS)) {
+            const psk_event *e = &me->ev[0];
             n->vw1 = PSK_HAS(e, PSK_F_COUNTS) ? (uint32_t)g->P : 0;
             n->vw = n->vw1 + (PSK_HAS(e, PSK_F_RCOUNTS) ? (uint32_t)g->P : 0);
         }
@@ -593,24 +593,24 @@ static int visit(void *arg, const psk_fstep *st)
      * live objects can share a slot */
     static const int ids[] = {PSK_F_REQ, PSK_F_NEWID};
     for (int q = 0; q < 2; q++)
-        for (int j = 0; PSK_HAS(&me, ids[q]) && j < me.nranks && j < n->np; j++) {
-            int64_t want = me.ev[j].v[ids[q]], got = gen_value_at(g, id, ids[q], j, iter, (int64_t)n->execs);
+        for (int j = 0; PSK_HAS(me, ids[q]) && j < me->nranks && j < n->np; j++) {
+            int64_t want = me->ev[j].v[ids[q]], got = gen_value_at(g, id, ids[q], j, iter, (int64_t)n->execs);
             if (want != got && want >= 0) {
                 gen_fail(g, "event %d (%s), execution %llu: rank %d's %s would be %lld in the skeleton, %lld when "
-                         "recorded: two live objects could share a slot", id, psk_fn_name(me.fn),
-                      (unsigned long long)n->execs, me.ranks[j], ids[q] == PSK_F_REQ ? "request" : "new communicator",
+                         "recorded: two live objects could share a slot", id, psk_fn_name(me->fn),
+                      (unsigned long long)n->execs, me->ranks[j], ids[q] == PSK_F_REQ ? "request" : "new communicator",
                       (long long)got, (long long)want);
                 return c->rc = PSK_EINVAL;
             }
         }
-    for (int j = 0; j < me.nranks && j < n->np; j++)
-        if (count_coll(g, n, j, me.ranks[j], &me.ev[j], n->execs == 0))
+    for (int j = 0; j < me->nranks && j < n->np; j++)
+        if (count_coll(g, n, j, me->ranks[j], &me->ev[j], n->execs == 0))
             return c->rc = PSK_ENOMEM;
     n->execs++;
-    for (int j = 0; j < me.nranks && j < n->np; j++) {
-        n->gap[j] += (double)me.gap[j];
-        const psk_event *e = &me.ev[j];
-        n->tns[j] += (double)me.gap[j] + (double)(e->t_exit - e->t_entry);
+    for (int j = 0; j < me->nranks && j < n->np; j++) {
+        n->gap[j] += (double)me->gap[j];
+        const psk_event *e = &me->ev[j];
+        n->tns[j] += (double)me->gap[j] + (double)(e->t_exit - e->t_entry);
         int done = gen_completion(e);
         if (done >= 0 && done_push(n, j, done))
             return c->rc = PSK_ENOMEM;
@@ -620,14 +620,14 @@ static int visit(void *arg, const psk_fstep *st)
         } else {
             n->polled |= done == 0 || e->fn == PSK_FN_Iprobe;
         }
-        if (PSK_HAS(e, PSK_F_REQS) && note_reqs(g, n, j, me.ranks[j], e))
+        if (PSK_HAS(e, PSK_F_REQS) && note_reqs(g, n, j, me->ranks[j], e))
             return c->rc = PSK_ENOMEM;
         if (n->vw && note_varrays(n, j, e, n->execs - 1))
             return c->rc = PSK_ENOMEM;
     }
-    for (int j = 0; j < me.nranks && j < n->np; j++)
-        if (wild_sources(g, id, j, me.ranks[j], &me.ev[j]) || note_comm(g, me.ranks[j], &me.ev[j]) ||
-            note_preq(g, me.ranks[j], &me.ev[j]))
+    for (int j = 0; j < me->nranks && j < n->np; j++)
+        if (wild_sources(g, id, j, me->ranks[j], &me->ev[j]) || note_comm(g, me->ranks[j], &me->ev[j]) ||
+            note_preq(g, me->ranks[j], &me->ev[j]))
             return c->rc = PSK_ENOMEM;
     return 0;
 }

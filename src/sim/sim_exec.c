@@ -84,6 +84,20 @@ sreq *psk_simi_req_get(rank *r, int64_t id)
     return &r->req[id];
 }
 
+/* a request its Wait has: the part of its transfer that ran before the
+ * Wait's call (between its post and the call) was hidden behind work;
+ * its slot is free again (a persistent one inactive) */
+static void release(rank *r, sreq *x)
+{
+    double a = x->begin > x->post ? x->begin : x->post, b = x->end < r->tcall ? x->end : r->tcall;
+    if (x->kind != 3 && b > a)
+        r->acc[A_OVERLAP] += b - a;
+    if (x->persistent)
+        x->active = 0;
+    else
+        x->used = 0;
+}
+
 /* rank q's request is done at t; its transfer ran from begin to end */
 void psk_simi_req_done(psk_sim *s, int q, int64_t id, double t, double begin, double end, double partner)
 {
@@ -97,13 +111,7 @@ void psk_simi_req_done(psk_sim *s, int q, int64_t id, double t, double begin, do
         return;
     /* a Wait is blocked on it: what moved before the Wait was overlap */
     x->waited = 0;
-    double a = begin > x->post ? begin : x->post, b = end < r->tcall ? end : r->tcall;
-    if (x->kind != 3 && b > a)
-        r->acc[A_OVERLAP] += b - a;
-    if (x->persistent)
-        x->active = 0;
-    else
-        x->used = 0;
+    release(r, x);
     psk_simi_resolve(s, q, t, partner);
 }
 
@@ -126,13 +134,7 @@ static void wait_one(psk_sim *s, int q, int64_t id)
         r->tdone = x->done;
     if (x->partner > r->partner)
         r->partner = x->partner;
-    double a = x->begin > x->post ? x->begin : x->post, b = x->end < r->tcall ? x->end : r->tcall;
-    if (x->kind != 3 && b > a)
-        r->acc[A_OVERLAP] += b - a;
-    if (x->persistent)
-        x->active = 0;
-    else
-        x->used = 0;
+    release(r, x);
 }
 
 /* the request ids a Wait-family call waits for, as the run completed them */

@@ -224,37 +224,37 @@ static int same_as_last(psk_fprog *p, int32_t node, const psk_mevent *me, uint64
     return 0;
 }
 
-static int visit(void *arg, int64_t pos, int32_t node, const int64_t *iter, int depth)
+static int visit(void *arg, const psk_fstep *st)
 {
-    (void)iter, (void)depth;
     psk_fprog *p = arg;
-    if (p->progress && (pos & 0xffff) == 0)
-        p->progress(p->progress_arg, (uint64_t)pos, p->length);
-    psk_mevent me;
-    int rc = psk_mcursor_next(p->mc, &me);
+    int32_t node = st->node;
+    if (p->progress && (st->pos & 0xffff) == 0)
+        p->progress(p->progress_arg, (uint64_t)st->pos, p->length);
+    const psk_mevent *me = st->ev;
+    int rc;
     symd *d = &p->sd[node];
     /* the executions of one node may differ in their arguments (tags,
      * counts, ...: loop-variant parameters), never in who takes part */
-    if (rc || me.nranks != d->nranks || (me.nranks && (me.ranks[0] != d->ranks[0] ||
-                                                       me.ranks[me.nranks - 1] != d->ranks[d->nranks - 1])))
-        return psk_fprogi_fail(p, rc && rc != PSK_EOF ? rc : PSK_EINVAL, "the merged trace does not match its folding");
-    if (p->bs->gaps && (rc = psk_fgaps_add(p->bs->gaps, &me)))
+    if (me->nranks != d->nranks || (me->nranks && (me->ranks[0] != d->ranks[0] ||
+                                                 me->ranks[me->nranks - 1] != d->ranks[d->nranks - 1])))
+        return psk_fprogi_fail(p, PSK_EINVAL, "the merged trace does not match its folding");
+    if (p->bs->gaps && (rc = psk_fgaps_add(p->bs->gaps, me)))
         return psk_fprogi_fail(p, rc, rc == PSK_ENOMEM ? "out of memory" : psk_fgaps_errmsg(p->bs->gaps));
     uint64_t exec = p->bs->execno[node]++;
-    if (psk_fn_class(me.fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
+    if (psk_fn_class(me->fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
         p->bs->commgen++;
-    int reuse = same_as_last(p, node, &me, exec);
+    int reuse = same_as_last(p, node, me, exec);
     if (reuse < 0)
         return psk_fprogi_fail(p, PSK_ENOMEM, "out of memory");
     if (reuse) { /* every rank's set is its last execution's */
-        for (int j = 0; d->nidx && j < me.nranks; j++)
+        for (int j = 0; d->nidx && j < me->nranks; j++)
             if (d->slots[j].idx)
                 d->slots[j].idx[exec] = d->slots[j].idx[exec - 1];
         return 0;
     }
-    for (int j = 0; j < me.nranks; j++) {
-        int q = me.ranks[j];
-        const psk_event *ev = &me.ev[j];
+    for (int j = 0; j < me->nranks; j++) {
+        int q = me->ranks[j];
+        const psk_event *ev = &me->ev[j];
         slot *s = &d->slots[j];
         psk_event pl;
         if (psk_fn_polled(ev->fn)) {
@@ -427,11 +427,9 @@ static void free_building(psk_fprog *p)
     free(p->bs);
     free(p->pend), free(p->npend), free(p->cappend), free(p->scratch), free(p->hash);
     free(p->keyid), free(p->itags);
-    psk_mcursor_close(p->mc);
     p->pend = NULL, p->npend = NULL, p->cappend = NULL, p->scratch = NULL, p->hash = NULL;
     p->bs = NULL;
     p->keyid = NULL, p->itags = NULL;
-    p->mc = NULL;
 }
 
 int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
@@ -493,11 +491,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
         for (int j = 0; j < d->nranks; j++)
             d->slots[j].first = NONE;
     }
-    if (psk_mcursor_open(m, &p->mc))
-        return psk_fprogi_fail(p, PSK_ENOMEM, "out of memory");
-    int rc = psk_folded_walk(f, visit, p);
-    psk_mcursor_close(p->mc);
-    p->mc = NULL;
+    int rc = psk_folded_walk_merged(f, m, visit, p);
     if (p->rc || rc)
         return p->rc ? p->rc : psk_fprogi_fail(p, rc, "the merged trace does not match its folding");
     for (int q = 0; q < p->P; q++)

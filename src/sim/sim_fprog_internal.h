@@ -88,7 +88,6 @@ struct psk_fprog {
     uint32_t *hash;       /* open addressing, ids + 1, 0 empty */
     uint32_t hcap;
     /* building */
-    psk_mcursor *mc;
     struct bstate *bs;
     pending **pend;       /* per rank */
     int *npend;

@@ -9,7 +9,8 @@
  * previous, next and home links and a per-rank table of every
  * characteristic; the communication matrix once (it does not depend on
  * the machine). Every name from a trace, a machine file or the command
- * line is escaped (psk_html_esc, psk_html_json_str). */
+ * line is escaped (psk_html_esc; in the page's data, the JSON writer
+ * escapes <, > and &). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,21 +30,6 @@ void psk_html_esc(FILE *out, const char *s)
         default: fputc(*s, out);
         }
     }
-}
-
-void psk_html_json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
 }
 
 double psk_html_total(const psk_sim *s, int i, int k)

@@ -10,8 +10,6 @@
 
 /* text or an attribute's value: & < > " ' escaped */
 void psk_html_esc(FILE *out, const char *s);
-/* a JSON string that is also safe inside <script>: < > & as \u003c ... */
-void psk_html_json_str(FILE *out, const char *s);
 /* the sum over ranks of interval i's metric k */
 double psk_html_total(const psk_sim *s, int i, int k);
 /* the id prefix of run k's elements ("" for the first: its intervals keep

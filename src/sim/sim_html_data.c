@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "perfskel/trace.h"
+#include "psk_json.h"
 #include "sim_detail.h"
 #include "sim_html.h"
 
@@ -25,7 +26,7 @@ static long long ns(double s)
     return llround(s * 1e9);
 }
 
-static void row(FILE *out, const psk_drow *r, size_t budget, double end, const int *fnidx)
+static void row(psk_json *j, const psk_drow *r, size_t budget, double end, const int *fnidx)
 {
     psk_drow w = *r;
     psk_dseg *copy = NULL;
@@ -45,8 +46,10 @@ static void row(FILE *out, const psk_drow *r, size_t budget, double end, const i
     for (size_t i = 0; i < w.n; i++) {
         const psk_dseg *g = &w.seg[i];
         long long t0 = ns(g->t0), t1 = ns(g->t1);
-        fprintf(out, "%s%lld,%lld,%lld,%lld,%d,%d,%lld,%u", i ? "," : "", t0 - prev, t1 - t0, ns(g->mpi),
-                ns(g->sync), g->fn < psk_fn_count() ? fnidx[g->fn] : -1, g->peer, (long long)g->bytes, g->n);
+        const int64_t v[8] = {t0 - prev, t1 - t0, ns(g->mpi), ns(g->sync), g->fn < psk_fn_count() ? fnidx[g->fn] : -1,
+                              g->peer, (int64_t)g->bytes, (int64_t)g->n};
+        for (int k = 0; k < 8; k++)
+            psk_json_int(j, NULL, v[k]);
         prev = t1;
     }
     free(copy);
@@ -74,31 +77,49 @@ int *psk_html_fn_index(const psk_sim_report_run *runs, int nruns)
 void psk_html_data(FILE *out, const psk_sim_report_run *runs, int nruns, const int *fnidx)
 {
     unsigned nfn = psk_fn_count();
-    fprintf(out, "<script type=\"application/json\" id=\"psk-data\">{\"fns\":[");
-    for (unsigned f = 0, n = 0; f < nfn; f++)
-        if (fnidx[f] >= 0) {
-            fprintf(out, "%s", n++ ? "," : "");
-            psk_html_json_str(out, psk_fn_name(f) ? psk_fn_name(f) : "?");
-        }
-    fprintf(out, "],\n\"runs\":[");
+    psk_json j;
+    psk_json_init(&j, out, PSK_JSON_COMPACT);
+    j.html = 1; /* inside the page: no "</script>" in a name ends it */
+    fprintf(out, "<script type=\"application/json\" id=\"psk-data\">");
+    psk_json_obj(&j, NULL);
+    psk_json_arr(&j, "fns");
+    for (unsigned f = 0; f < nfn; f++)
+        if (fnidx[f] >= 0)
+            psk_json_str(&j, NULL, psk_fn_name(f) ? psk_fn_name(f) : "?");
+    psk_json_end(&j);
+    psk_json_break(&j, 0);
+    psk_json_arr(&j, "runs");
     for (int k = 0; k < nruns; k++) {
         const psk_sim *s = runs[k].sim;
         const psk_sim_detail *d = runs[k].detail;
         int P = psk_sim_nranks(s), shown = d ? d->rows : 0;
-        fprintf(out, "%s\n{\"name\":", k ? "," : "");
-        psk_html_json_str(out, runs[k].name);
-        fprintf(out, ",\"predicted\":%.9g,\"ranks\":%d,\"rows\":[", psk_sim_predicted(s), P);
+        psk_json_break(&j, 0);
+        psk_json_obj(&j, NULL);
+        psk_json_str(&j, "name", runs[k].name);
+        psk_json_numf(&j, "predicted", "%.9g", psk_sim_predicted(s));
+        psk_json_int(&j, "ranks", P);
+        psk_json_arr(&j, "rows");
         size_t budget = shown ? (size_t)SEGMENTS / (size_t)nruns / (size_t)shown : 0;
         budget = budget < 200 ? 200 : budget;
         const psk_interval *all = psk_sim_interval(s, 0);
         for (int q = 0; q < shown; q++) {
             const double *m = all->m + (size_t)q * PSK_M_N;
-            fprintf(out, "%s\n{\"rank\":%d,\"exec\":%.9g,\"cpu\":%.9g,\"mpi\":%.9g,\"sync\":%.9g,\"s\":[", q ? "," : "",
-                    q, m[PSK_M_EXEC], m[PSK_M_CPU], m[PSK_M_P2P] + m[PSK_M_COLL] + m[PSK_M_WAIT], m[PSK_M_SYNC]);
-            row(out, &d->row[q], budget, psk_sim_predicted(s), fnidx);
-            fprintf(out, "]}");
+            psk_json_break(&j, 0);
+            psk_json_obj(&j, NULL);
+            psk_json_int(&j, "rank", q);
+            psk_json_numf(&j, "exec", "%.9g", m[PSK_M_EXEC]);
+            psk_json_numf(&j, "cpu", "%.9g", m[PSK_M_CPU]);
+            psk_json_numf(&j, "mpi", "%.9g", m[PSK_M_P2P] + m[PSK_M_COLL] + m[PSK_M_WAIT]);
+            psk_json_numf(&j, "sync", "%.9g", m[PSK_M_SYNC]);
+            psk_json_arr(&j, "s");
+            row(&j, &d->row[q], budget, psk_sim_predicted(s), fnidx);
+            psk_json_end(&j);
+            psk_json_end(&j);
         }
-        fprintf(out, "]}");
+        psk_json_end(&j);
+        psk_json_end(&j);
     }
-    fprintf(out, "]}</script>\n");
+    psk_json_end(&j);
+    psk_json_end(&j);
+    fprintf(out, "</script>\n");
 }

@@ -25,7 +25,6 @@ typedef struct rankstate {
 
 typedef struct walker {
     const psk_folded *f;
-    psk_mcursor *cur;
     rankstate *r;
     int maxdepth, rc;
     size_t total, limit;
@@ -44,14 +43,13 @@ static int put(walker *w, rankstate *r, int32_t key, int enter)
     return ++w->total > w->limit ? PSK_EINVAL : 0;
 }
 
-static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int depth)
+static int visit(void *arg, const psk_fstep *st)
 {
-    (void)pos;
     walker *w = arg;
-    psk_mevent me;
-    int rc = psk_mcursor_next(w->cur, &me);
-    if (rc) /* the merged trace ends before its folding does */
-        return w->rc = rc == PSK_EOF ? PSK_EMISMATCH : rc;
+    const psk_mevent *me = st->ev;
+    int32_t id = st->node;
+    const int64_t *iter = st->iter;
+    int depth = st->depth, rc;
     /* the loops around this event, outermost first */
     int32_t path[64];
     int d = 0;
@@ -70,8 +68,8 @@ static int visit(void *arg, int64_t pos, int32_t id, const int64_t *iter, int de
     outer[0] = 0x9e3779b97f4a7c15ull;
     for (int k = 0; k < d; k++)
         outer[k + 1] = (outer[k] ^ (uint64_t)iter[k]) * 0x100000001b3ull;
-    for (int j = 0; j < me.nranks; j++) {
-        rankstate *r = &w->r[me.ranks[j]];
+    for (int j = 0; j < me->nranks; j++) {
+        rankstate *r = &w->r[me->ranks[j]];
         int same = 0;
         while (same < r->depth && same < d && r->stack[same].node == path[same] &&
                r->stack[same].outer == outer[same])
@@ -109,12 +107,11 @@ int psk_sim_loop_marks(psk_merged *m, const psk_folded *f, int maxdepth, psk_sim
     int P = psk_merged_nranks(m);
     walker w = {.f = f, .maxdepth = maxdepth, .limit = PSK_SIM_LOOP_MARKS_MAX};
     w.r = calloc((size_t)P, sizeof *w.r);
-    if (!w.r || psk_mcursor_open(m, &w.cur)) {
-        free(w.r);
+    if (!w.r)
         return PSK_ENOMEM;
-    }
-    psk_folded_walk(f, visit, &w);
-    psk_mcursor_close(w.cur);
+    int rc = psk_folded_walk_merged(f, m, visit, &w);
+    if (!w.rc)
+        w.rc = rc;
     psk_sim_marks *marks = calloc((size_t)P, sizeof *marks);
     if (w.rc || !marks) {
         for (int q = 0; q < P; q++)

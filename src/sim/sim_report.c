@@ -77,47 +77,122 @@ void psk_sim_write_text(const psk_sim *s, FILE *out, int depth)
     text_interval(s, out, 0, depth);
 }
 
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
-        if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", *s);
-        else
-            fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
-static void json_interval(const psk_sim *s, FILE *out, int i, int ind)
+/* interval i as the next value of j (spaced), its members broken into
+ * lines indented by ind: name and figures, totals, one rank a line, then
+ * its children */
+static void json_interval(const psk_sim *s, psk_json *j, int i, int ind)
 {
     const psk_interval *v = psk_sim_interval(s, i);
     int P = psk_sim_nranks(s);
-    fprintf(out, "%*s{\"name\": ", ind, "");
-    json_str(out, v->name);
-    fprintf(out, ", \"level\": %d, \"exec_seconds\": %.9g, \"efficiency\": %.6g,\n", v->level, v->exec,
-            v->efficiency);
-    fprintf(out, "%*s \"totals\": {", ind, "");
+    psk_json_obj(j, NULL);
+    psk_json_str(j, "name", v->name);
+    psk_json_int(j, "level", v->level);
+    psk_json_numf(j, "exec_seconds", "%.9g", v->exec);
+    psk_json_numf(j, "efficiency", "%.6g", v->efficiency);
+    psk_json_break(j, ind + 1);
+    psk_json_obj(j, "totals");
     for (int k = 0; k < PSK_M_N; k++)
-        fprintf(out, "%s\"%s\": %.9g", k ? ", " : "", psk_metric_name(k), sum(v, P, k));
-    fprintf(out, "},\n%*s \"ranks\": [\n", ind, "");
+        psk_json_numf(j, psk_metric_name(k), "%.9g", sum(v, P, k));
+    psk_json_end(j);
+    psk_json_break(j, ind + 1);
+    psk_json_arr(j, "ranks");
     for (int q = 0; q < P; q++) {
-        fprintf(out, "%*s  {\"rank\": %d, \"count\": %llu", ind, "", q, (unsigned long long)v->count[q]);
+        psk_json_break(j, ind + 2);
+        psk_json_obj(j, NULL);
+        psk_json_int(j, "rank", q);
+        psk_json_uint(j, "count", v->count[q]);
         for (int k = 0; k < PSK_M_N; k++)
-            fprintf(out, ", \"%s\": %.9g", psk_metric_name(k), v->m[(size_t)q * PSK_M_N + (size_t)k]);
-        fprintf(out, "}%s\n", q + 1 < P ? "," : "");
+            psk_json_numf(j, psk_metric_name(k), "%.9g", v->m[(size_t)q * PSK_M_N + (size_t)k]);
+        psk_json_end(j);
     }
-    fprintf(out, "%*s ],\n%*s \"children\": [", ind, "", ind, "");
-    int first = 1;
+    psk_json_newline(j, ind + 1);
+    psk_json_end(j);
+    psk_json_break(j, ind + 1);
+    psk_json_arr(j, "children");
+    int any = 0;
     for (int c = 0; c < psk_sim_nintervals(s); c++)
         if (psk_sim_interval(s, c)->parent == i) {
-            fprintf(out, "%s\n", first ? "" : ",");
-            json_interval(s, out, c, ind + 2);
-            first = 0;
+            psk_json_break(j, ind + 2);
+            json_interval(s, j, c, ind + 2);
+            any = 1;
         }
-    fprintf(out, "%s]}", first ? "" : "\n");
+    if (any)
+        psk_json_newline(j, 0);
+    psk_json_end(j);
+    psk_json_end(j);
+}
+
+void psk_sim_json(const psk_sim *s, psk_json *j, const psk_machine *m, void (*more)(void *arg, psk_json *j),
+                  void *arg)
+{
+    psk_json_obj(j, NULL);
+    psk_json_break(j, 2);
+    psk_json_numf(j, "predicted_seconds", "%.9g", psk_sim_predicted(s));
+    psk_json_break(j, 2);
+    psk_json_int(j, "ranks", psk_sim_nranks(s));
+    psk_json_break(j, 2);
+    psk_json_uint(j, "events", psk_sim_events(s));
+    psk_json_break(j, 2);
+    psk_json_uint(j, "events_replayed", psk_sim_replayed(s));
+    psk_json_break(j, 2);
+    psk_json_bool(j, "folded", psk_sim_folded(s));
+    psk_json_break(j, 2);
+    psk_json_int(j, "iterations_skipped", psk_sim_skipped_iterations(s));
+    psk_json_break(j, 2);
+    psk_json_numf(j, "skipped_stderr_seconds", "%.9g", psk_simi_skip_stderr(s));
+    psk_json_break(j, 2);
+    psk_json_uint(j, "buffered_sends", psk_sim_buffered(s));
+    psk_simi_mem mem;
+    psk_simi_memory(s, &mem);
+    psk_json_break(j, 2);
+    psk_json_obj(j, "replay_memory");
+    psk_json_uint(j, "state_bytes", mem.state);
+    psk_json_numf(j, "state_bytes_per_rank", "%.1f", psk_sim_nranks(s) ? (double)mem.state / psk_sim_nranks(s) : 0.0);
+    psk_json_uint(j, "program_bytes", mem.program);
+    psk_json_int(j, "pattern_events", mem.pattern_events);
+    psk_json_uint(j, "snapshots", mem.snapshots);
+    psk_json_end(j);
+    const char *why;
+    psk_json_break(j, 2);
+    psk_json_int(j, "ranks_ended_early", psk_sim_ended_early(s, &why));
+    static const char *const types[] = {"bus", "grid", "switch"};
+    const char *pw;
+    double power = psk_sim_power(s, &pw);
+    psk_json_break(j, 2);
+    psk_json_obj(j, "machine");
+    psk_json_str(j, "type", types[m->type]);
+    psk_json_numf(j, "start_us", "%.9g", m->start_us);
+    psk_json_numf(j, "byte_us", "%.9g", m->byte_us);
+    psk_json_numf(j, "power", "%.9g", power);
+    psk_json_str(j, "power_from", pw);
+    psk_json_int(j, "eager_bytes", psk_sim_eager_bytes(s));
+    psk_json_str(j, "collectives", m->closed_form ? "closed" : "expand");
+    psk_json_numf(j, "copy_byte_us", "%.9g", m->copy_byte_us);
+    psk_json_str(j, "call_floors", m->no_floors ? "off" : "on");
+    psk_json_str(j, "ranks_start", m->start_together ? "together" : "recorded");
+    psk_json_end(j);
+    int st;
+    const char *sharing = psk_sim_sharing(s, &st);
+    static const char *const states[] = {"none", "modelled", "taken out"};
+    psk_json_break(j, 2);
+    psk_json_obj(j, "time_sharing");
+    psk_json_str(j, "state", states[st]);
+    psk_json_str(j, "text", sharing);
+    psk_json_end(j);
+    psk_json_break(j, 2);
+    psk_json_key(j, "intervals");
+    psk_json_newline(j, 2);
+    json_interval(s, j, 0, 2);
+    if (more) { /* one member more, on a line of its own, compact */
+        psk_json_newline(j, 0);
+        psk_json_break(j, 2);
+        int layout = j->pretty;
+        j->pretty = PSK_JSON_COMPACT;
+        more(arg, j);
+        j->pretty = layout;
+    }
+    psk_json_newline(j, 0);
+    psk_json_end(j);
 }
 
 void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
@@ -128,46 +203,10 @@ void psk_sim_write_json(const psk_sim *s, FILE *out, const psk_machine *m)
 void psk_sim_write_json_more(const psk_sim *s, FILE *out, const psk_machine *m,
                              void (*more)(void *arg, struct psk_json *j), void *arg)
 {
-    fprintf(out, "{\n  \"predicted_seconds\": %.9g,\n  \"ranks\": %d,\n  \"events\": %llu,\n", psk_sim_predicted(s),
-            psk_sim_nranks(s), (unsigned long long)psk_sim_events(s));
-    fprintf(out, "  \"events_replayed\": %llu,\n  \"folded\": %s,\n  \"iterations_skipped\": %lld,\n",
-            (unsigned long long)psk_sim_replayed(s), psk_sim_folded(s) ? "true" : "false",
-            (long long)psk_sim_skipped_iterations(s));
-    fprintf(out, "  \"skipped_stderr_seconds\": %.9g,\n", psk_simi_skip_stderr(s));
-    fprintf(out, "  \"buffered_sends\": %llu,\n", (unsigned long long)psk_sim_buffered(s));
-    psk_simi_mem mem;
-    psk_simi_memory(s, &mem);
-    fprintf(out,
-            "  \"replay_memory\": {\"state_bytes\": %llu, \"state_bytes_per_rank\": %.1f, \"program_bytes\": %llu, "
-            "\"pattern_events\": %d, \"snapshots\": %llu},\n",
-            (unsigned long long)mem.state, psk_sim_nranks(s) ? (double)mem.state / psk_sim_nranks(s) : 0.0,
-            (unsigned long long)mem.program, mem.pattern_events, (unsigned long long)mem.snapshots);
-    const char *why;
-    fprintf(out, "  \"ranks_ended_early\": %d,\n", psk_sim_ended_early(s, &why));
-    static const char *const types[] = {"bus", "grid", "switch"};
-    const char *pw;
-    double power = psk_sim_power(s, &pw);
-    fprintf(out, "  \"machine\": {\"type\": \"%s\", \"start_us\": %.9g, \"byte_us\": %.9g, \"power\": %.9g, "
-                 "\"power_from\": \"%s\", \"eager_bytes\": %lld, \"collectives\": \"%s\", \"copy_byte_us\": %.9g, "
-                 "\"call_floors\": \"%s\", \"ranks_start\": \"%s\"},\n",
-            types[m->type], m->start_us, m->byte_us, power, pw, (long long)psk_sim_eager_bytes(s),
-            m->closed_form ? "closed" : "expand", m->copy_byte_us, m->no_floors ? "off" : "on",
-            m->start_together ? "together" : "recorded");
-    int st;
-    const char *sharing = psk_sim_sharing(s, &st);
-    static const char *const states[] = {"none", "modelled", "taken out"};
-    fprintf(out, "  \"time_sharing\": {\"state\": \"%s\", \"text\": ", states[st]);
-    json_str(out, sharing);
-    fprintf(out, "},\n");
-    fprintf(out, "  \"intervals\":\n");
-    json_interval(s, out, 0, 2);
-    if (more) { /* one member more, compact, through the JSON writer */
-        psk_json j;
-        fprintf(out, "\n,\n  ");
-        psk_json_init(&j, out, 0);
-        more(arg, &j);
-    }
-    fprintf(out, "\n}\n");
+    psk_json j;
+    psk_json_init(&j, out, PSK_JSON_SPACED);
+    psk_sim_json(s, &j, m, more, arg);
+    fputc('\n', out);
 }
 
 /* where the whole run's time goes, summed over ranks: compute, MPI not
@@ -203,17 +242,24 @@ void psk_sim_write_compare_text(FILE *out, const psk_sim_report_run *runs, int n
     }
 }
 
-void psk_sim_write_compare_json(FILE *out, const psk_sim_report_run *runs, int nruns)
+void psk_sim_compare_json(psk_json *j, const psk_sim_report_run *runs, int nruns)
 {
     double p0 = psk_sim_predicted(runs[0].sim);
     for (int k = 0; k < nruns; k++) {
         double part[4], p = psk_sim_predicted(runs[k].sim);
         where(runs[k].sim, part);
-        fprintf(out, "%s    {\"machine\": ", k ? ",\n" : "");
-        json_str(out, runs[k].name);
-        fprintf(out, ", \"predicted_seconds\": %.9g, \"ratio_to_first\": %.9g, \"efficiency\": %.6g,\n"
-                     "     \"seconds\": {\"compute\": %.9g, \"mpi\": %.9g, \"waiting\": %.9g, \"idle\": %.9g}}",
-                p, p0 > 0 ? p / p0 : 1.0, psk_sim_interval(runs[k].sim, 0)->efficiency, part[0], part[1], part[2],
-                part[3]);
+        psk_json_break(j, 4);
+        psk_json_obj(j, NULL);
+        psk_json_str(j, "machine", runs[k].name);
+        psk_json_numf(j, "predicted_seconds", "%.9g", p);
+        psk_json_numf(j, "ratio_to_first", "%.9g", p0 > 0 ? p / p0 : 1.0);
+        psk_json_numf(j, "efficiency", "%.6g", psk_sim_interval(runs[k].sim, 0)->efficiency);
+        psk_json_break(j, 5);
+        psk_json_obj(j, "seconds");
+        static const char *const what[4] = {"compute", "mpi", "waiting", "idle"};
+        for (int x = 0; x < 4; x++)
+            psk_json_numf(j, what[x], "%.9g", part[x]);
+        psk_json_end(j);
+        psk_json_end(j);
     }
 }

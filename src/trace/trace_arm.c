@@ -10,21 +10,13 @@
 
 /* the collective of each arm (-1: native, every collective's) */
 static const signed char arm_coll[PSK_TUNE_NARMS] = {
-#define alltoall PSK_TUNE_C_alltoall
-#define bcast PSK_TUNE_C_bcast
-#define allreduce PSK_TUNE_C_allreduce
-#define allgather PSK_TUNE_C_allgather
-#define COLL(name, pow2, coll) coll,
+#define COLL(name, pow2, coll, ...) coll,
     PSK_TUNE_ARM_LIST(COLL)
 #undef COLL
-#undef alltoall
-#undef bcast
-#undef allreduce
-#undef allgather
 };
 
 static const char *const arm_names[PSK_TUNE_NARMS] = {
-#define NAME(name, pow2, coll) #name,
+#define NAME(name, ...) #name,
     PSK_TUNE_ARM_LIST(NAME)
 #undef NAME
 };

@@ -39,7 +39,7 @@ static int pack_block(int pack, const side *u, int j, void *buf, int size, int *
 }
 
 static const unsigned char needs_pow2[PSK_TUNE_NARMS] = {
-#define POW2(name, pow2, coll) pow2,
+#define POW2(name, pow2, ...) pow2,
     PSK_TUNE_ARM_LIST(POW2)
 #undef POW2
 };

@@ -10,27 +10,19 @@
 
 #include "tune_internal.h"
 
-#define alltoall PSK_TUNE_C_alltoall
-#define bcast PSK_TUNE_C_bcast
-#define allreduce PSK_TUNE_C_allreduce
-#define allgather PSK_TUNE_C_allgather
 static const signed char arm_coll[PSK_TUNE_NARMS] = {
-#define COLL(name, pow2, coll) coll,
+#define COLL(name, pow2, coll, ...) coll,
     PSK_TUNE_ARM_LIST(COLL)
 #undef COLL
 };
 static const unsigned char arm_pow2[PSK_TUNE_NARMS] = {
-#define POW2(name, pow2, coll) pow2,
+#define POW2(name, pow2, ...) pow2,
     PSK_TUNE_ARM_LIST(POW2)
 #undef POW2
 };
-#undef alltoall
-#undef bcast
-#undef allreduce
-#undef allgather
 
 static const char *const coll_names[PSK_TUNE_NCOLL] = {
-#define NAME(name) #name,
+#define NAME(name, ...) #name,
     PSK_TUNE_COLL_LIST(NAME)
 #undef NAME
 };
@@ -41,7 +33,11 @@ const char *psk_tune_coll_name(int coll) { return coll >= 0 && coll < PSK_TUNE_N
 
 const char *psk_tune_coll_mpi_name(int coll)
 {
-    static const char *const mpi[PSK_TUNE_NCOLL] = {"MPI_Alltoall", "MPI_Bcast", "MPI_Allreduce", "MPI_Allgather"};
+    static const char *const mpi[PSK_TUNE_NCOLL] = {
+#define MPI(name, id, fn) #fn,
+        PSK_TUNE_COLL_LIST(MPI)
+#undef MPI
+    };
     return coll >= 0 && coll < PSK_TUNE_NCOLL ? mpi[coll] : "?";
 }
 

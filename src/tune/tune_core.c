@@ -47,7 +47,7 @@ uint64_t psk_tune_hash(uint64_t h, const void *p, size_t n)
 }
 
 static const char *const arm_names[PSK_TUNE_NARMS] = {
-#define NAME(name, pow2, coll) #name,
+#define NAME(name, ...) #name,
     PSK_TUNE_ARM_LIST(NAME)
 #undef NAME
 };

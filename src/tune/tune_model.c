@@ -16,28 +16,26 @@
 #include "psk_collcost.h"
 #include "tune_internal.h"
 
+/* each arm as the cost formulas see it (perfskel/coll.h's list): its
+ * collective (enum psk_tune_coll), algorithm and synchronisation */
 static const struct {
     int coll, alg, sync;
 } shape[PSK_TUNE_NARMS] = {
-    [PSK_TUNE_spread] = {PSK_COLL_ALLTOALL, PSK_ALG_SPREAD, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_pair] = {PSK_COLL_ALLTOALL, PSK_ALG_PAIRWISE, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_ring] = {PSK_COLL_ALLTOALL, PSK_ALG_RING, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_bruck] = {PSK_COLL_ALLTOALL, PSK_ALG_BRUCK, PSK_CC_SYNC_NONE},
-    [PSK_TUNE_pair_lb] = {PSK_COLL_ALLTOALL, PSK_ALG_PAIRWISE, PSK_CC_SYNC_LB},
-    [PSK_TUNE_ring_lb] = {PSK_COLL_ALLTOALL, PSK_ALG_RING, PSK_CC_SYNC_LB},
-    [PSK_TUNE_pair_mb] = {PSK_COLL_ALLTOALL, PSK_ALG_PAIRWISE, PSK_CC_SYNC_MB},
-    [PSK_TUNE_ring_mb] = {PSK_COLL_ALLTOALL, PSK_ALG_RING, PSK_CC_SYNC_MB},
-    [PSK_TUNE_pair_ob] = {PSK_COLL_ALLTOALL, PSK_ALG_PAIRWISE, PSK_CC_SYNC_OB},
-    [PSK_TUNE_ring_ob] = {PSK_COLL_ALLTOALL, PSK_ALG_RING, PSK_CC_SYNC_OB},
-    [PSK_TUNE_bc_binomial] = {PSK_COLL_BCAST, PSK_ALG_BINOMIAL, 0},
-    [PSK_TUNE_bc_scatter_ring] = {PSK_COLL_BCAST, PSK_ALG_SCATTER_RING, 0},
-    [PSK_TUNE_ar_recdbl] = {PSK_COLL_ALLREDUCE, PSK_ALG_RECDOUBLING, 0},
-    [PSK_TUNE_ar_ring] = {PSK_COLL_ALLREDUCE, PSK_ALG_RING, 0},
-    [PSK_TUNE_ar_rabenseifner] = {PSK_COLL_ALLREDUCE, PSK_ALG_RABENSEIFNER, 0},
-    [PSK_TUNE_ag_ring] = {PSK_COLL_ALLGATHER, PSK_ALG_RING, 0},
-    [PSK_TUNE_ag_recdbl] = {PSK_COLL_ALLGATHER, PSK_ALG_RECDOUBLING, 0},
-    [PSK_TUNE_ag_bruck] = {PSK_COLL_ALLGATHER, PSK_ALG_BRUCK, 0},
+#define SHAPE(name, pow2, coll, alg, sync) [PSK_TUNE_##name] = {coll, PSK_ALG_##alg, PSK_CC_SYNC_##sync},
+    PSK_TUNE_ARM_LIST(SHAPE)
+#undef SHAPE
 };
+
+/* the collective of an arm as the formulas number it (perfskel/coll.h) */
+static int cc(int arm)
+{
+    static const int id[PSK_TUNE_NCOLL] = {
+#define ID(name, id, fn) PSK_COLL_##id,
+        PSK_TUNE_COLL_LIST(ID)
+#undef ID
+    };
+    return shape[arm].coll >= 0 ? id[shape[arm].coll] : 0;
+}
 
 /* native's stand-in per collective (enum psk_tune_coll): the arm whose
  * form is used for it */
@@ -46,7 +44,7 @@ static const int native_as[PSK_TUNE_NCOLL] = {PSK_TUNE_pair, PSK_TUNE_bc_binomia
 
 static double cost(const psk_collcost_net *net, int arm, int P, int64_t m)
 {
-    if (shape[arm].coll == PSK_COLL_ALLTOALL)
+    if (cc(arm) == PSK_COLL_ALLTOALL)
         return psk_collcost_alltoall(net, shape[arm].alg, shape[arm].sync, P, m);
     if (shape[arm].alg == PSK_ALG_RABENSEIFNER || (shape[arm].alg == PSK_ALG_RECDOUBLING && (P & (P - 1)))) {
         /* folded (tune_allreduce.c, tune_allgather.c): the algorithm on
@@ -56,13 +54,13 @@ static double cost(const psk_collcost_net *net, int arm, int P, int64_t m)
         while (p * 2 <= P)
             p *= 2;
         if (p == P)
-            return psk_collcost(net, shape[arm].coll, shape[arm].alg, P, m);
-        if (shape[arm].coll == PSK_COLL_ALLGATHER) /* p ranks of about P / p blocks */
-            return psk_collcost(net, shape[arm].coll, shape[arm].alg, p, m * P / p) + psk_collcost_msg(net, m) +
+            return psk_collcost(net, cc(arm), shape[arm].alg, P, m);
+        if (cc(arm) == PSK_COLL_ALLGATHER) /* p ranks of about P / p blocks */
+            return psk_collcost(net, cc(arm), shape[arm].alg, p, m * P / p) + psk_collcost_msg(net, m) +
                    psk_collcost_msg(net, m * P);
-        return psk_collcost(net, shape[arm].coll, shape[arm].alg, p, m) + 2 * psk_collcost_msg(net, m);
+        return psk_collcost(net, cc(arm), shape[arm].alg, p, m) + 2 * psk_collcost_msg(net, m);
     }
-    return psk_collcost(net, shape[arm].coll, shape[arm].alg, P, m);
+    return psk_collcost(net, cc(arm), shape[arm].alg, P, m);
 }
 
 static void fit(const psk_tune_comm *c, int coll, int P, double *alpha, double *beta)

@@ -1,13 +1,14 @@
 #!/bin/sh
-# CLI test of how every command reads its options (programs/perfskel.c,
-# normalise): `--opt=value` is `--opt value` (the same output, on a
+# CLI test of how every command reads its options (programs/options.c,
+# psk_cli_normalise and psk_cli_next, by each command's table): `--opt=value` is `--opt value` (the same output, on a
 # generated trace and an advisor example), a flag given a value and an
 # unknown `--name=value` are refused in one line, and nothing after `--`
 # or after record's launcher is touched. The options of sim, fold and
 # advise that no other test exercises are checked by their effect (sim
 # --depth, fold --tree, -o and --algo, advise --top, --maxdims and
 # --static). Every option a command's --help shows is known to it (a
-# command or option missing from the table of perfskel.c fails here).
+# command missing from perfskel.c's table or an option from its own fails
+# here).
 # Needs PERFSKEL, GEN_TRACE and SRC (paths).
 set -u
 P=${PERFSKEL:?}
@@ -130,6 +131,6 @@ for c in $cmds; do
         elif [ "$st" -eq 2 ] && grep -q "takes no value" "$T/e"; then :
         else unknown="$unknown $o"; fi
     done
-    [ -z "$unknown" ] && ok "$c: its options known ($(echo $opts | wc -w))" || bad "$c: options not in perfskel.c's table:$unknown"
+    [ -z "$unknown" ] && ok "$c: its options known ($(echo $opts | wc -w))" || bad "$c: options not in its table (cmd_$c.c):$unknown"
 done
 [ "$fails" -eq 0 ]

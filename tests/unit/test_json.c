@@ -62,6 +62,46 @@ static void test_compact_exact(void **state)
     free(s);
 }
 
+/* the spaced layout, with the caller's line breaks, a key before a line
+ * break, numbers in a given format, and a string made safe for HTML: the
+ * exact bytes sim's report and its page are made of */
+static void test_spaced_exact(void **state)
+{
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    psk_json j;
+    psk_json_init(&j, f, PSK_JSON_SPACED);
+    psk_json_obj(&j, NULL);
+    psk_json_break(&j, 2);
+    psk_json_numf(&j, "t", "%.9g", 1.0 / 3);
+    psk_json_break(&j, 2);
+    psk_json_obj(&j, "m");
+    psk_json_numf(&j, "a", "%.1f", 2.25);
+    psk_json_int(&j, "b", 3);
+    psk_json_end(&j);
+    psk_json_break(&j, 2);
+    psk_json_key(&j, "tree");
+    psk_json_newline(&j, 2);
+    psk_json_arr(&j, NULL);
+    psk_json_break(&j, 4);
+    psk_json_str(&j, NULL, "x");
+    psk_json_break(&j, 4);
+    psk_json_numf(&j, NULL, "%.9g", INFINITY);
+    psk_json_newline(&j, 2);
+    psk_json_end(&j);
+    j.html = 1;
+    psk_json_str(&j, "h", "</script>&");
+    psk_json_newline(&j, 0);
+    psk_json_end(&j);
+    fclose(f);
+    assert_string_equal(buf, "{\n  \"t\": 0.333333333,\n  \"m\": {\"a\": 2.2, \"b\": 3},\n  \"tree\":\n  [\n"
+                             "    \"x\",\n    null\n  ], \"h\": \"\\u003c/script\\u003e\\u0026\"\n}");
+    free(buf);
+}
+
 static void test_pretty_parses_same(void **state)
 {
     (void)state;
@@ -107,6 +147,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compact_exact),
         cmocka_unit_test(test_pretty_parses_same),
+        cmocka_unit_test(test_spaced_exact),
         cmocka_unit_test(test_doubles_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,10 @@
 /* Launchers: which MPI a launcher (mpirun, mpiexec, ...) belongs to, told
  * by what it is (its name, the names along its symlinks, its --version),
  * for perfskel record and tune (which library to preload) and perfskel
- * predict and calibrate (which mpicc builds their program: mpicc.c);
+ * predict and calibrate (which mpicc builds their program: run_mpicc.c);
  * finding a preload library and running a job with it preloaded into the
- * ranks only (record, tune). */
+ * ranks only (record, tune, check). What a launcher is, once asked, is
+ * kept for the process (one launcher per command). */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -15,16 +16,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "perfskel/common.h"
 #include "perfskel/trace.h"
+#include "run_internal.h"
 
-const char *psk_base_name(const char *p)
+const char *xrun_base_name(const char *p)
 {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
 }
 
-const char *psk_cli_mpi_title(int flavour)
+const char *psk_run_mpi_title(int flavour)
 {
     return flavour == PSK_MPI_OPENMPI ? "Open MPI" : flavour == PSK_MPI_MPICH ? "MPICH" : "an unknown MPI";
 }
@@ -56,7 +58,7 @@ static int executable(const char *path)
     return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-char *psk_cli_path_lookup(const char *prog, char *out, size_t cap)
+char *xrun_path_lookup(const char *prog, char *out, size_t cap)
 {
     if (strchr(prog, '/')) {
         if (!executable(prog) || snprintf(out, cap, "%s", prog) >= (int)cap)
@@ -78,16 +80,16 @@ char *psk_cli_path_lookup(const char *prog, char *out, size_t cap)
 }
 
 /* full path of an executable on PATH, symlinks resolved, or NULL */
-char *psk_cli_which(const char *prog, char *out, size_t cap)
+char *xrun_which(const char *prog, char *out, size_t cap)
 {
     char found[PATH_MAX];
-    if (!psk_cli_path_lookup(prog, found, sizeof found))
+    if (!xrun_path_lookup(prog, found, sizeof found))
         return NULL;
     (void)cap; /* realpath writes at most PATH_MAX bytes; callers give that */
     return realpath(found, out);
 }
 
-int psk_cli_follow_link(char *cur, size_t cap)
+int xrun_follow_link(char *cur, size_t cap)
 {
     char link[PATH_MAX];
     ssize_t n = readlink(cur, link, sizeof link - 1);
@@ -109,18 +111,18 @@ int psk_cli_follow_link(char *cur, size_t cap)
 static void chain_names(const char *given, const char *path, int *fl, int *mpirun, const char **how)
 {
     char cur[PATH_MAX];
-    *fl = name_flavour(psk_base_name(given));
-    *mpirun = name_is_mpirun(psk_base_name(given));
+    *fl = name_flavour(xrun_base_name(given));
+    *mpirun = name_is_mpirun(xrun_base_name(given));
     *how = "its name";
     if (!path)
         return;
     snprintf(cur, sizeof cur, "%s", path);
     for (int hop = 0; hop < 40; hop++) { /* a loop of links ends too */
-        const char *b = psk_base_name(cur);
+        const char *b = xrun_base_name(cur);
         if (!*fl && (*fl = name_flavour(b)) != 0 && hop)
             *how = "the name its link leads to";
         *mpirun |= name_is_mpirun(b);
-        if (!psk_cli_follow_link(cur, sizeof cur))
+        if (!xrun_follow_link(cur, sizeof cur))
             break;
     }
 }
@@ -128,7 +130,7 @@ static void chain_names(const char *given, const char *path, int *fl, int *mpiru
 /* what a program prints (stdout and stderr) when run with args, directly
  * (not through a shell: any byte may be in its path), within 30 s, and its
  * exit status (if status); malloc'd, NULL if it could not run */
-char *psk_cli_output_of(const char *prog, const char *const *args, int nargs, int *status)
+char *xrun_output_of(const char *prog, const char *const *args, int nargs, int *status)
 {
     char *text = NULL;
     size_t len = 0;
@@ -144,8 +146,8 @@ char *psk_cli_output_of(const char *prog, const char *const *args, int nargs, in
     for (int k = 0; k < nargs; k++)
         argv[k + 1] = (char *)args[k];
     argv[nargs + 1] = NULL;
-    psk_cli_runopts ro = {.limit = 30, .out = o, .catch = ""}; /* stderr too */
-    int st = psk_cli_run_watched(argv, &ro);
+    psk_run_opts ro = {.limit = 30, .out = o, .catch = ""}; /* stderr too */
+    int st = psk_run_watched(argv, &ro);
     if (ro.caught)
         fwrite(ro.caught, 1, ro.ncaught, o);
     fclose(o);
@@ -179,12 +181,12 @@ static void identify(const char *launcher)
         return;
     snprintf(known.launcher, sizeof known.launcher, "%s", launcher);
     char path[PATH_MAX];
-    const char *found = psk_cli_path_lookup(launcher, path, sizeof path);
+    const char *found = xrun_path_lookup(launcher, path, sizeof path);
     chain_names(launcher, found, &known.flavour, &known.mpirun, &known.how);
     if (known.flavour || !found)
         return;
     static const char *const version[] = {"--version"};
-    char *text = psk_cli_output_of(found, version, 1, NULL);
+    char *text = xrun_output_of(found, version, 1, NULL);
     if (text && (strstr(text, "Open MPI") || strstr(text, "OpenRTE")))
         known.flavour = PSK_MPI_OPENMPI;
     else if (text && (strstr(text, "HYDRA") || strstr(text, "MPICH")))
@@ -196,35 +198,39 @@ static void identify(const char *launcher)
     free(text);
 }
 
-int psk_launcher_flavour(const char *launcher)
+int psk_run_launcher_flavour(const char *launcher)
 {
     identify(launcher);
     return known.flavour;
 }
 
-const char *psk_cli_launcher_how(const char *launcher)
+const char *psk_run_launcher_how(const char *launcher)
 {
     identify(launcher);
     return known.how;
 }
 
-int psk_cli_mpi_arg(const char *name)
+int psk_run_mpi_named(const char *name)
 {
     return !strcmp(name, "openmpi") ? PSK_MPI_OPENMPI : !strcmp(name, "mpich") ? PSK_MPI_MPICH : 0;
 }
 
-int psk_cli_launcher_mpi(int given, const char *launcher)
+int psk_run_launcher_mpi(int given, const char *launcher, int *flavour, char *err, size_t errcap)
 {
-    int flavour = given ? given : psk_launcher_flavour(launcher);
+    *flavour = given ? given : psk_run_launcher_flavour(launcher);
     char path[PATH_MAX];
-    if (!flavour && !psk_cli_path_lookup(launcher, path, sizeof path))
-        psk_cli_error("%s: no such program%s; cannot tell which MPI it belongs to", launcher,
-                      strchr(launcher, '/') ? "" : " on PATH");
-    else if (!flavour)
-        psk_cli_error("%s: cannot tell which MPI this launcher belongs to (not by its name, its links or its "
-                      "--version); say --mpi openmpi or --mpi mpich",
-                      launcher);
-    return flavour;
+    if (*flavour)
+        return PSK_OK;
+    if (!xrun_path_lookup(launcher, path, sizeof path)) {
+        snprintf(err, errcap, "%s: no such program%s; cannot tell which MPI it belongs to", launcher,
+                 strchr(launcher, '/') ? "" : " on PATH");
+        return PSK_ENOTFOUND;
+    }
+    snprintf(err, errcap,
+             "%s: cannot tell which MPI this launcher belongs to (not by its name, its links or its "
+             "--version); say --mpi openmpi or --mpi mpich",
+             launcher);
+    return PSK_EINVAL;
 }
 
 /* 1 if the launcher takes -x (Open MPI) or -genv (MPICH): its name or a
@@ -237,18 +243,18 @@ static int is_mpirun(const char *launcher)
     char path[PATH_MAX];
     int fl, mpirun;
     const char *how;
-    chain_names(launcher, psk_cli_path_lookup(launcher, path, sizeof path), &fl, &mpirun, &how);
+    chain_names(launcher, xrun_path_lookup(launcher, path, sizeof path), &fl, &mpirun, &how);
     return mpirun;
 }
 
 /* ---- preloading a library into the ranks ---- */
 
-int psk_cli_find_library(const char *name, char *out, size_t cap)
+int psk_run_find_library(const char *name, char *out, size_t cap)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n < 0)
-        return -1;
+        return PSK_ENOTFOUND;
     exe[n] = 0;
     char *dir = dirname(exe);
     const char *env = getenv("PERFSKEL_LIBDIR");
@@ -258,31 +264,31 @@ int psk_cli_find_library(const char *name, char *out, size_t cap)
             continue;
         snprintf(out, cap, "%s/%s", cands[i], name);
         if (access(out, R_OK) == 0)
-            return 0;
+            return PSK_OK;
     }
     snprintf(out, cap, "%s/../lib/perfskel/%s", dir, name);
     if (access(out, R_OK) == 0) {
         char r[PATH_MAX];
         if (realpath(out, r))
             snprintf(out, cap, "%s", r);
-        return 0;
+        return PSK_OK;
     }
-    return -1;
+    return PSK_ENOTFOUND;
 }
 
-int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const char *lib,
+int psk_run_preload(psk_run_launch *l, int flavour, char **cmd, int ncmd, const char *lib,
                     const char *const *names, int nnames)
 {
     memset(l, 0, sizeof *l);
     const char *old = getenv("LD_PRELOAD");
     if (asprintf(&l->preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "") < 0) {
         l->preload = NULL;
-        return -1;
+        return PSK_ENOMEM;
     }
     int mpirun = is_mpirun(cmd[0]);
     char **a = l->argv = calloc((size_t)ncmd + 3 * (size_t)nnames + 8, sizeof *a);
     if (!a)
-        return -1;
+        return PSK_ENOMEM;
     int n = 0;
     a[n++] = cmd[0];
     if (mpirun && flavour == PSK_MPI_OPENMPI) {
@@ -292,7 +298,7 @@ int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const 
         }
         if (asprintf(&l->xs, "LD_PRELOAD=%s", l->preload) < 0) {
             l->xs = NULL;
-            return -1;
+            return PSK_ENOMEM;
         }
         a[n++] = "-x";
         a[n++] = l->xs;
@@ -305,7 +311,7 @@ int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const 
         a[n++] = "-genv";
         a[n++] = "LD_PRELOAD";
         a[n++] = l->preload;
-    } else if ((l->xs = psk_cli_srun_export(cmd, ncmd, l->preload)) != NULL) {
+    } else if ((l->xs = xrun_srun_export(cmd, ncmd, l->preload)) != NULL) {
         a[n++] = l->xs; /* srun passes perfskel's environment, LD_PRELOAD to the tasks only */
     } else {
         setenv("LD_PRELOAD", l->preload, 1);
@@ -313,32 +319,35 @@ int psk_cli_preload(psk_cli_launch *l, int flavour, char **cmd, int ncmd, const 
     for (int k = 1; k < ncmd; k++)
         a[n++] = cmd[k];
     a[n] = NULL;
-    return 0;
+    return PSK_OK;
 }
 
-int psk_cli_launch_run(psk_cli_launch *l)
+int psk_run_launch_run(const psk_run_launch *l, int *status, char *err, size_t errcap)
 {
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        psk_cli_error("cannot start %s: %s", l->argv[0], strerror(errno));
-        return 127;
+        snprintf(err, errcap, "cannot start %s: %s", l->argv[0], strerror(errno));
+        *status = 127;
+        return PSK_EIO;
     }
     if (pid == 0) {
         execvp(l->argv[0], l->argv);
+        /* on the job's stderr, which is the caller's */
         fprintf(stderr, "perfskel: %s: cannot run: %s\n", l->argv[0], strerror(errno));
         _exit(127);
     }
     /* Ctrl-C goes to the job (same process group); we wait for it */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return PSK_OK;
 }
 
-void psk_cli_launch_free(psk_cli_launch *l)
+void psk_run_launch_free(psk_run_launch *l)
 {
     free(l->argv);
     free(l->xs);

@@ -14,10 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "perfskel/common.h"
 #include "perfskel/trace.h"
+#include "run_internal.h"
 
 #define MPI_H_MAX (1 << 20) /* of an mpi.h, what is searched */
+_Static_assert(PSK_RUN_PATH_MAX >= PATH_MAX, "psk_run_mpicc holds any path");
 
 /* the MPI whose mpi.h dir/mpi.h is, 0 if none or not known */
 static int header_flavour(const char *dir, size_t n)
@@ -72,24 +74,24 @@ static int shown_flavour(const char *text)
     return 0;
 }
 
-int psk_cli_mpicc_flavour(const char *mpicc, const char **how)
+int psk_run_mpicc_flavour(const char *mpicc, const char **how)
 {
     char path[PATH_MAX];
     *how = "its name";
-    const char *b = psk_base_name(mpicc);
+    const char *b = xrun_base_name(mpicc);
     /* its name, then the names along its links (mpicc -> /etc/alternatives/mpi
      * -> mpicc.openmpi -> opal_wrapper); a name that is only "mpicc" says nothing */
     if (strstr(b, "openmpi") || !strncmp(b, "opal_wrapper", 12))
         return PSK_MPI_OPENMPI;
     if (strstr(b, "mpich"))
         return PSK_MPI_MPICH;
-    if (!psk_cli_path_lookup(mpicc, path, sizeof path))
+    if (!xrun_path_lookup(mpicc, path, sizeof path))
         return 0;
     char cur[PATH_MAX];
     snprintf(cur, sizeof cur, "%s", path);
-    for (int hop = 0; hop < 40 && psk_cli_follow_link(cur, sizeof cur); hop++) {
+    for (int hop = 0; hop < 40 && xrun_follow_link(cur, sizeof cur); hop++) {
         *how = "the name its link leads to";
-        const char *lb = psk_base_name(cur);
+        const char *lb = xrun_base_name(cur);
         if (strstr(lb, "openmpi") || !strncmp(lb, "opal_wrapper", 12))
             return PSK_MPI_OPENMPI;
         if (strstr(lb, "mpich"))
@@ -107,7 +109,7 @@ int psk_cli_mpicc_flavour(const char *mpicc, const char **how)
     for (size_t k = 0; k < sizeof asks / sizeof *asks; k++) {
         const char *args[] = {asks[k].arg};
         int st;
-        char *text = psk_cli_output_of(path, args, 1, &st);
+        char *text = xrun_output_of(path, args, 1, &st);
         if (!text)
             break; /* it does not run */
         int fl = 0;
@@ -130,60 +132,60 @@ int psk_cli_mpicc_flavour(const char *mpicc, const char **how)
 /* the candidate name (or path) as cc, told; 0 if it is not there. With
  * shorten, a path that PATH gives for its base name is run and named by
  * that (messages say mpicc.openmpi, not /usr/bin/mpicc.openmpi). */
-static int consider(psk_cli_mpicc *cc, const char *name, const char *from, int shorten)
+static int consider(psk_run_mpicc *cc, const char *name, const char *from, int shorten)
 {
     char path[PATH_MAX], again[PATH_MAX];
-    if (!psk_cli_path_lookup(name, path, sizeof path))
+    if (!xrun_path_lookup(name, path, sizeof path))
         return 0;
-    if (shorten && strchr(name, '/') && psk_cli_path_lookup(psk_base_name(name), again, sizeof again) &&
+    if (shorten && strchr(name, '/') && xrun_path_lookup(xrun_base_name(name), again, sizeof again) &&
         !strcmp(again, path))
-        name = psk_base_name(name);
+        name = xrun_base_name(name);
     snprintf(cc->run, sizeof cc->run, "%s", name);
     snprintf(cc->path, sizeof cc->path, "%s", path);
     cc->from = from;
-    cc->flavour = psk_cli_mpicc_flavour(path, &cc->how);
+    cc->flavour = psk_run_mpicc_flavour(path, &cc->how);
     return 1;
 }
 
-static int mismatch(const psk_cli_mpicc *cc, int flavour, const char *launcher)
+static int mismatch(const psk_run_mpicc *cc, int flavour, const char *launcher, char *err, size_t errcap)
 {
     int user = !strcmp(cc->from, "--mpicc") || !strcmp(cc->from, "$MPICC");
     int same = !strcmp(cc->run, cc->path);
     char where[PATH_MAX + 32];
     snprintf(where, sizeof where, "%s%s%s%s", same ? "" : cc->path, same || !user ? "" : ", ",
              user ? "from " : "", user ? cc->from : "");
-    psk_cli_error("%s%s%s%s is %s but %s is %s; give --mpicc or --mpi", cc->run, *where ? " (" : "", where,
-                  *where ? ")" : "", psk_cli_mpi_title(cc->flavour), psk_base_name(launcher),
-                  psk_cli_mpi_title(flavour));
-    return PSK_EXIT_USAGE;
+    snprintf(err, errcap, "%s%s%s%s is %s but %s is %s; give --mpicc or --mpi", cc->run, *where ? " (" : "", where,
+             *where ? ")" : "", psk_run_mpi_title(cc->flavour), xrun_base_name(launcher), psk_run_mpi_title(flavour));
+    return PSK_EMISMATCH;
 }
 
-int psk_cli_mpicc_find(const char *given, int flavour, const char *launcher, psk_cli_mpicc *cc)
+int psk_run_mpicc_find(const char *given, int flavour, const char *launcher, psk_run_mpicc *cc, char *err,
+                       size_t errcap)
 {
     memset(cc, 0, sizeof *cc);
     /* named by the user: used if it is not of another MPI */
     const char *env = getenv("MPICC");
     const char *named = given ? given : env && *env ? env : NULL, *from = given ? "--mpicc" : "$MPICC";
     if (given && !*given) {
-        psk_cli_error("--mpicc takes the path or name of an mpicc, not ''");
-        return PSK_EXIT_USAGE;
+        snprintf(err, errcap, "--mpicc takes the path or name of an mpicc, not ''");
+        return PSK_EINVAL;
     }
     if (named) {
         if (!consider(cc, named, from, 0)) {
-            psk_cli_error("%s: not found or not executable (from %s)", named, from);
-            return PSK_EXIT_USAGE;
+            snprintf(err, errcap, "%s: not found or not executable (from %s)", named, from);
+            return PSK_ENOTFOUND;
         }
         if (cc->flavour && cc->flavour != flavour)
-            return mismatch(cc, flavour, launcher);
-        return 0;
+            return mismatch(cc, flavour, launcher, err, errcap);
+        return PSK_OK;
     }
     /* the one beside the launcher, with its suffix (mpirun.mpich:
      * mpicc.mpich) and without; mpicc on PATH; Debian's name */
     char lpath[PATH_MAX], cand[3][PATH_MAX];
     const char *froms[3] = {"beside the launcher", "on PATH", "Debian's name"};
     int ncand = 0;
-    if (psk_cli_path_lookup(launcher, lpath, sizeof lpath)) {
-        const char *b = psk_base_name(lpath);
+    if (xrun_path_lookup(launcher, lpath, sizeof lpath)) {
+        const char *b = xrun_base_name(lpath);
         const char *suffix = !strncmp(b, "mpirun", 6) ? b + 6 : !strncmp(b, "mpiexec", 7) ? b + 7 : "";
         int dirlen = (int)(b - lpath);
         if (*suffix && snprintf(cand[ncand], PATH_MAX, "%.*smpicc%s", dirlen, lpath, suffix) < PATH_MAX)
@@ -191,7 +193,7 @@ int psk_cli_mpicc_find(const char *given, int flavour, const char *launcher, psk
         if (snprintf(cand[ncand], PATH_MAX, "%.*smpicc", dirlen, lpath) < PATH_MAX)
             ncand++;
     }
-    psk_cli_mpicc c, first_other = {0}, first_unknown = {0};
+    psk_run_mpicc c, first_other = {0}, first_unknown = {0};
     for (int k = 0; k < ncand + 2; k++) {
         char debian[64];
         snprintf(debian, sizeof debian, "mpicc.%s", psk_flavour_name(flavour));
@@ -200,7 +202,7 @@ int psk_cli_mpicc_find(const char *given, int flavour, const char *launcher, psk
             continue;
         if (c.flavour == flavour) {
             *cc = c;
-            return 0;
+            return PSK_OK;
         }
         if (c.flavour && !first_other.from)
             first_other = c;
@@ -209,19 +211,19 @@ int psk_cli_mpicc_find(const char *given, int flavour, const char *launcher, psk
     }
     if (first_other.from) {
         *cc = first_other;
-        return mismatch(cc, flavour, launcher);
+        return mismatch(cc, flavour, launcher, err, errcap);
     }
     if (first_unknown.from) { /* none tells what it is: the nearest, as a user would */
         *cc = first_unknown;
-        return 0;
+        return PSK_OK;
     }
-    psk_cli_error("no mpicc of %s found (beside %s, mpicc or mpicc.%s on PATH); give --mpicc or set $MPICC",
-                  psk_cli_mpi_title(flavour), launcher, psk_flavour_name(flavour));
-    return PSK_EXIT_USAGE;
+    snprintf(err, errcap, "no mpicc of %s found (beside %s, mpicc or mpicc.%s on PATH); give --mpicc or set $MPICC",
+             psk_run_mpi_title(flavour), launcher, psk_flavour_name(flavour));
+    return PSK_ENOTFOUND;
 }
 
-int psk_cli_mpicc_within(const psk_cli_mpicc *cc, const char *src, const char *bin, int with_stdint, double limit,
-                         const char *hint)
+int psk_run_mpicc_build(const psk_run_mpicc *cc, const char *src, const char *bin, const psk_run_build *b, char *err,
+                        size_t errcap)
 {
     char *mpicc = (char *)cc->run;
     char *plain[] = {mpicc, "-O2", "-o", (char *)bin, (char *)src, NULL};
@@ -230,24 +232,21 @@ int psk_cli_mpicc_within(const psk_cli_mpicc *cc, const char *src, const char *b
     FILE *null = fopen("/dev/null", "w");
     /* every line of its stderr held back (an empty string is in each):
      * the compiler's warnings on generated code are noise unless it fails */
-    psk_cli_runopts o = {.limit = limit, .out = null, .catch = ""};
-    int st = psk_cli_run_watched(with_stdint ? pre : plain, &o);
+    psk_run_opts o = {.limit = b->limit, .out = null, .catch = ""};
+    int st = psk_run_watched(b->with_stdint ? pre : plain, &o);
     if (null)
         fclose(null);
-    if (!o.signal && (st || o.timed_out) && o.caught)
-        fwrite(o.caught, 1, o.ncaught, stderr);
+    if (!o.signal && (st || o.timed_out) && o.caught && b->say)
+        b->say(b->say_arg, o.caught, o.ncaught);
     free(o.caught);
+    if (errcap)
+        err[0] = 0;
     if (o.signal)
-        return PSK_EXIT_DATA; /* the caller asks psk_cli_interrupted */
+        return PSK_EIO; /* the caller asks psk_run_interrupted */
     if (o.timed_out)
-        psk_cli_error("%s: %s did not finish building it within %g s%s%s%s", src, mpicc, limit, hint ? " (" : "",
-                      hint ? hint : "", hint ? ")" : "");
+        snprintf(err, errcap, "%s: %s did not finish building it within %g s%s%s%s", src, mpicc, b->limit,
+                 b->hint ? " (" : "", b->hint ? b->hint : "", b->hint ? ")" : "");
     else if (st)
-        psk_cli_error("%s: %s could not build it (status %d)", src, mpicc, st);
-    return st || o.timed_out ? PSK_EXIT_DATA : 0;
-}
-
-int psk_cli_mpicc_build(const psk_cli_mpicc *cc, const char *src, const char *bin, int with_stdint)
-{
-    return psk_cli_mpicc_within(cc, src, bin, with_stdint, PSK_CLI_BUILD_LIMIT, NULL);
+        snprintf(err, errcap, "%s: %s could not build it (status %d)", src, mpicc, st);
+    return st || o.timed_out ? PSK_EIO : PSK_OK;
 }

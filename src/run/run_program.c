@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "perfskel/merge.h"
 #include "perfskel/trace.h"
+#include "run_internal.h"
 
 #define MAX_TRIED 8 /* arguments taken for the program, at most */
 
@@ -57,13 +57,13 @@ static int is_elf_program(const char *path)
 static int linked_flavour(const char *path)
 {
     int st;
-    char *text = psk_cli_output_of("ldd", &path, 1, &st);
+    char *text = xrun_output_of("ldd", &path, 1, &st);
     int fl = st == 0 && text ? ldd_flavour(text) : PSK_MPI_UNKNOWN;
     free(text);
     return fl;
 }
 
-int psk_cli_program_at(char **cmd, int ncmd, int *flavour)
+int psk_run_program_at(char **cmd, int ncmd, int *flavour)
 {
     /* the launcher's options and their values come first: the program is
      * the first argument that is an ELF program linking an MPI (a wrapper
@@ -71,7 +71,7 @@ int psk_cli_program_at(char **cmd, int ncmd, int *flavour)
     int tried = 0;
     for (int k = 1; k < ncmd && tried < MAX_TRIED; k++) {
         char path[PATH_MAX];
-        if (cmd[k][0] == '-' || !psk_cli_which(cmd[k], path, sizeof path) || !is_elf_program(path))
+        if (cmd[k][0] == '-' || !xrun_which(cmd[k], path, sizeof path) || !is_elf_program(path))
             continue;
         tried++;
         int fl = linked_flavour(path);
@@ -84,14 +84,14 @@ int psk_cli_program_at(char **cmd, int ncmd, int *flavour)
     return -1;
 }
 
-int psk_cli_program_mpi(char **cmd, int ncmd)
+int psk_run_program_mpi(char **cmd, int ncmd)
 {
     int fl = PSK_MPI_UNKNOWN;
-    psk_cli_program_at(cmd, ncmd, &fl);
+    psk_run_program_at(cmd, ncmd, &fl);
     return fl;
 }
 
-int psk_cli_trace_mpi(const char *input)
+int psk_run_trace_mpi(const char *input)
 {
     struct stat st;
     int fl = PSK_MPI_UNKNOWN;
@@ -127,14 +127,14 @@ int psk_cli_trace_mpi(const char *input)
     return fl == PSK_MPI_OPENMPI || fl == PSK_MPI_MPICH ? fl : PSK_MPI_UNKNOWN;
 }
 
-int psk_cli_is_srun(const char *launcher)
+int psk_run_is_srun(const char *launcher)
 {
-    return !strcmp(psk_base_name(launcher), "srun");
+    return !strcmp(xrun_base_name(launcher), "srun");
 }
 
-char *psk_cli_srun_export(char **cmd, int ncmd, const char *preload)
+char *xrun_srun_export(char **cmd, int ncmd, const char *preload)
 {
-    if (!psk_cli_is_srun(cmd[0]) || strchr(preload, ',') || getenv("SLURM_EXPORT_ENV"))
+    if (!psk_run_is_srun(cmd[0]) || strchr(preload, ',') || getenv("SLURM_EXPORT_ENV"))
         return NULL;
     for (int k = 1; k < ncmd; k++)
         if (!strncmp(cmd[k], "--export", 8))

@@ -1,16 +1,19 @@
-/* Running another program from the CLI (mpicc, the user's launcher) with
- * its standard output captured (and its stderr, if asked, to a file):
- * predict, calibrate and check use it. The program
+/* Running another program (mpicc, the user's launcher, ldd) with its
+ * standard output captured (and its stderr, if asked, to a file):
+ * predict, calibrate and check use it, and the rest of src/run to ask
+ * programs what they are. The program
  * runs in its own process group with stdin from /dev/null (a launcher in a
  * background group must not stop on reading the terminal), under an
  * optional time limit: then SIGTERM to its group, 2 s of grace still
  * collecting its output, SIGKILL to the group and to every process left
- * below perfskel. Launchers put their ranks in groups of their own, so the
- * group alone would miss them: perfskel becomes their subreaper (Linux) and
- * finds them through /proc. SIGINT, SIGTERM and SIGHUP end the running
- * program the same way; outside a run they remove the files registered with
- * psk_cli_cleanup_on and perfskel dies of the signal. A perfskel killed
- * outright still sends SIGTERM to the launcher (Linux's parent-death signal). */
+ * below this one. Launchers put their ranks in groups of their own, so the
+ * group alone would miss them: this process becomes their subreaper (Linux)
+ * and finds them through /proc. SIGINT, SIGTERM and SIGHUP end the running
+ * program the same way; outside a run they go to the caller's hook
+ * (psk_run_on_signal: perfskel removes its files) and then take their
+ * default action. The handlers' state is process-wide, as signals are.
+ * A caller killed outright still sends SIGTERM to the launcher (Linux's
+ * parent-death signal). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,33 +26,28 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
 
-#include "cli.h"
-#include "perfskel/trace.h"
+#include "perfskel/common.h"
+#include "run_internal.h"
 
 #define GRACE_S 2.0 /* between SIGTERM and SIGKILL */
-#define MAX_CLEAN 4
 
 /* State the signal handler reads: a handler may only touch these */
-static volatile sig_atomic_t got_sig;   /* the first SIGINT/SIGTERM/SIGHUP, 0 if none */
-static volatile sig_atomic_t run_pgid;  /* the running program's group, 0 if none */
-static char clean_path[MAX_CLEAN + 1][PATH_MAX + 32]; /* files, then their directory last */
-static volatile sig_atomic_t nclean;
+static volatile sig_atomic_t got_sig;  /* the first SIGINT/SIGTERM/SIGHUP, 0 if none */
+static volatile sig_atomic_t run_pgid; /* the running program's group, 0 if none */
+static void (*volatile outside_hook)(int sig);
 static int handlers_on;
 
-/* unlink and rmdir are async-signal-safe: the handler may call this */
-static void remove_registered(void)
+double xrun_now(void)
 {
-    int n = nclean;
-    nclean = 0;
-    for (int k = 0; k < n - 1; k++)
-        unlink(clean_path[k]);
-    if (n > 0)
-        rmdir(clean_path[n - 1]);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void on_signal(int sig)
@@ -64,9 +62,11 @@ static void on_signal(int sig)
         return;
     }
     got_sig = sig;
-    remove_registered();
+    void (*hook)(int) = outside_hook;
+    if (hook)
+        hook(sig);
     signal(sig, SIG_DFL);
-    raise(sig); /* delivered when the handler returns: perfskel dies of it */
+    raise(sig); /* delivered when the handler returns: its default action */
 }
 
 static const int handled[3] = {SIGINT, SIGTERM, SIGHUP};
@@ -90,37 +90,15 @@ static void handlers(void)
     }
 }
 
-void psk_cli_cleanup_on(const char *dir, const char *const *files, int nfiles)
+void psk_run_on_signal(void (*hook)(int sig))
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &old); /* the handler never sees half a path */
-    int n = 0;
-    for (int k = 0; k < nfiles && n < MAX_CLEAN; k++)
-        snprintf(clean_path[n++], sizeof clean_path[0], "%s", files[k]);
-    if (dir)
-        snprintf(clean_path[n++], sizeof clean_path[0], "%s", dir);
-    nclean = n;
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    outside_hook = hook;
     handlers();
 }
 
-int psk_cli_interrupted(void)
+int psk_run_interrupted(void)
 {
     return got_sig;
-}
-
-void psk_cli_die(int sig)
-{
-    remove_registered();
-    fflush(NULL);
-    signal(sig, SIG_DFL);
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, sig);
-    sigprocmask(SIG_UNBLOCK, &s, NULL);
-    raise(sig);
-    _exit(128 + sig); /* not reached unless the signal is ignored */
 }
 
 /* The processes below perfskel (its children and theirs, and orphans it
@@ -223,7 +201,7 @@ static int reap_left(void)
 
 /* a line of the program's stderr: to caught if it holds o->catch, else
  * through (or to o->err) */
-static void stderr_line(psk_cli_runopts *o, FILE *caught, const char *line, size_t len)
+static void stderr_line(psk_run_opts *o, FILE *caught, const char *line, size_t len)
 {
     if (o->catch && caught && (!*o->catch || memmem(line, len, o->catch, strlen(o->catch))))
         fwrite(line, 1, len, caught);
@@ -231,7 +209,7 @@ static void stderr_line(psk_cli_runopts *o, FILE *caught, const char *line, size
         fwrite(line, 1, len, o->err ? o->err : stderr);
 }
 
-int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
+int psk_run_watched(char **argv, psk_run_opts *o)
 {
     int fo[2], fe[2];
     o->timed_out = o->signal = 0;
@@ -257,7 +235,7 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
     sigaddset(&block, SIGTERM);
     sigaddset(&block, SIGHUP);
     sigprocmask(SIG_BLOCK, &block, &old);
-    double t0 = psk_cli_now();
+    double t0 = xrun_now();
     pid_t parent = getpid();
     (void)parent; /* without PR_SET_PDEATHSIG */
     pid_t pid = fork();
@@ -274,7 +252,7 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
         dup2(fo[1], 1);
         dup2(fe[1], 2);
         close(fo[0]), close(fo[1]), close(fe[0]), close(fe[1]);
-        /* perfskel's handler would clean up perfskel's files from here */
+        /* the caller's hook would clean up the caller's files from here */
         for (int s = 0; s < 3; s++) {
             struct sigaction sa;
             if (sigaction(handled[s], NULL, &sa) == 0 && sa.sa_handler == on_signal)
@@ -288,6 +266,8 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
 #endif
         sigprocmask(SIG_SETMASK, &old, NULL);
         execvp(argv[0], argv);
+        /* the child's stderr, where its output goes: what the caller keeps
+         * of the program (check reads it back from the step's file) */
         fprintf(stderr, "perfskel: %s: cannot run: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
@@ -306,7 +286,7 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
     enum { RUNNING, TERMED, KILLED } state = RUNNING;
     double t_state = 0, t_reaped = 0;
     for (;;) {
-        double now = psk_cli_now();
+        double now = xrun_now();
         if (state == RUNNING && !reaped && (got_sig || (o->limit > 0 && now - t0 >= o->limit))) {
             o->signal = got_sig;
             o->timed_out = !got_sig;
@@ -376,7 +356,7 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
         if (!reaped) {
             pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid || (w < 0 && errno == ECHILD)) /* ECHILD: someone reaped it (not expected) */
-                reaped = 1, t_reaped = psk_cli_now();
+                reaped = 1, t_reaped = xrun_now();
         }
     }
     if (llen)
@@ -390,7 +370,7 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
             ;
     /* ranks the launcher left behind (reparented to perfskel): a moment to
      * end on their own, then SIGKILL; after a timeout, no moment */
-    for (double t = psk_cli_now(); reap_left() && state == RUNNING && psk_cli_now() - t < GRACE_S;)
+    for (double t = xrun_now(); reap_left() && state == RUNNING && xrun_now() - t < GRACE_S;)
         usleep(50 * 1000);
     if (reap_left())
         kill_descendants(0);
@@ -399,16 +379,16 @@ int psk_cli_run_watched(char **argv, psk_cli_runopts *o)
         fclose(caught);
         o->ncaught = ncaught;
     }
-    o->seconds = psk_cli_now() - t0;
+    o->seconds = xrun_now() - t0;
     if (state == RUNNING && got_sig) /* the signal came as it ended */
         o->signal = got_sig;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int psk_cli_run(char **argv, FILE *out)
+int psk_run_capture(char **argv, FILE *out)
 {
-    psk_cli_runopts o = {.out = out};
-    int st = psk_cli_run_watched(argv, &o);
+    psk_run_opts o = {.out = out};
+    int st = psk_run_watched(argv, &o);
     free(o.caught);
     return st;
 }
