@@ -388,6 +388,11 @@ static int write_event(ex *x, const psk_event *e)
     int cls = psk_fn_class(fn), op = psk_fn_polled(fn) ? -1 : psk_fn_op(fn); /* (no runs of polls here) */
     int64_t peer = PSK_HAS(e, PSK_F_PEER) ? e->v[PSK_F_PEER] : -2, tag = PSK_HAS(e, PSK_F_TAG) ? e->v[PSK_F_TAG] : 0;
     int64_t asrc = PSK_HAS(e, PSK_F_ASRC) ? e->v[PSK_F_ASRC] : -1, atag = PSK_HAS(e, PSK_F_ATAG) ? e->v[PSK_F_ATAG] : -1;
+    if (psk_fn_op(fn) == PSK_FNOP_NCOLL) { /* OTF2 3.0 has no collective op for them */
+        snprintf(x->err, sizeof x->err, "rank %d: %s is not exported (OTF2 has no neighborhood collectives)", x->rank,
+                 psk_fn_name(fn));
+        return -1;
+    }
     CK(OTF2_EvtWriter_Enter(x->w, NULL, t0, reg));
     if (PSK_HAS(e, PSK_F_COMM) && comm == UNDEF32 && op != PSK_FNOP_COMM_FREE && !is_comm_maker(fn)) {
         x->no_comm++; /* a communicator made by a call perfskel does not record */

@@ -249,6 +249,10 @@ static int export_rank(psk_trace *t, int r, int P, FILE *o, char *err, size_t ca
                 fprintf(o, "%d wait %d %lld %lld\n", r, r, (long long)peer, (long long)tag);
             break;
         }
+        case PSK_FNOP_NCOLL:
+            snprintf(err, cap, "rank %d: %s is not exported (SMPI's replay has no neighborhood collectives)", r, name);
+            rc = -1;
+            break;
         case PSK_FNOP_COLL: case PSK_FNOP_ICOLL:
             if (op != PSK_FNOP_COLL || export_coll(o, r, P, &e, psk_fn_coll(fn), psk_fn_form(fn))) {
                 snprintf(err, cap, "rank %d: %s is not exported (nonblocking collectives not yet)", r, name);

@@ -250,6 +250,50 @@ static void emit_done(gen *g, const char *d, const char *c_done, const char *c_p
 
 static void emit_newcomm(gen *g, int32_t id, const char *parent);
 
+/* the grid of communicator c of rank r as gen_collect.c found it made
+ * (NULL: none, or not one grid) */
+static const psk_cart *grid_of(const gen *g, int32_t r, int64_t c)
+{
+    const cmembers *m = c > 1 && c < g->ncmem[r] ? &g->cmem[r][c] : NULL;
+    return !m || !m->known || m->ambiguous || m->cartbad ? NULL : m->cart;
+}
+
+/* MPI_Neighbor_alltoall, MPI_Neighbor_allgather: their blocks in bytes on
+ * the grid emit_newcomm gave the communicator, whose 2 x ndims neighbours
+ * the buffers hold a block each of (a grid of no dimensions is made as one
+ * of extent 1: 2 blocks) */
+static void emit_neighbor(gen *g, int32_t id, const char *comm, const char *by, const char *rby, char *tch_s,
+                          char *tch_r)
+{
+    const gnode *n = &g->node[id];
+    const psk_event *e = &n->first[0];
+    int nbmax = n->nbmax > 2 ? n->nbmax : 2, a2a = psk_fn_coll(e->fn) == PSK_COLL_ALLTOALL;
+    int64_t sblk = 0, rblk = 0; /* the largest blocks, bytes */
+    if (n->nbmax < 0) {
+        gen_fail(g, "event %d (%s): rank %d's communicator %lld has no Cartesian grid: gen replays neighborhood "
+                    "collectives on the communicators of MPI_Cart_create and MPI_Cart_sub only (not of "
+                    "MPI_Dist_graph_create or MPI_Graph_create, which are not recorded)", id, psk_fn_name(e->fn),
+                 (int)n->nogrid_rank, (long long)n->nogrid_comm);
+        return;
+    }
+    for (int j = 0; j < n->np; j++) {
+        const psk_event *x = &n->first[j];
+        int64_t ds = PSK_HAS(x, PSK_F_DTSIZE) ? x->v[PSK_F_DTSIZE] : 1;
+        int64_t rds = PSK_HAS(x, PSK_F_RDTSIZE) ? x->v[PSK_F_RDTSIZE] : ds;
+        const psk_fparam *pc = gen_param_of(g, id, PSK_F_COUNT), *prc = gen_param_of(g, id, PSK_F_RCOUNT);
+        gen_bump(&sblk, (pc ? pc->hi : PSK_HAS(x, PSK_F_COUNT) ? x->v[PSK_F_COUNT] : 0) * ds);
+        gen_bump(&rblk, (prc ? prc->hi : PSK_HAS(x, PSK_F_RCOUNT) ? x->v[PSK_F_RCOUNT] : 0) * rds);
+    }
+    gen_bump(&g->max_sbytes, sblk * (a2a ? nbmax : 1));
+    gen_bump(&g->max_rbytes, rblk * nbmax);
+    char ts[TOUCH_LEN], tr[TOUCH_LEN];
+    snprintf(ts, sizeof ts, "(long long)(%s) * %d", *by ? by : "0", a2a ? nbmax : 1);
+    snprintf(tr, sizeof tr, "(long long)(%s) * %d", *rby ? rby : "0", nbmax);
+    touch_set(tch_s, tch_r, ts, tr);
+    fprintf(g->body, "{ int s_ = %s, r_ = %s; %s(sbuf_, s_, MPI_BYTE, rbuf_, r_, MPI_BYTE, %s); }\n",
+            *by ? by : "0", *rby ? rby : "0", psk_fn_name(e->fn), comm);
+}
+
 /* the MPI call of node id, without its guard and gap; d: indentation */
 static void emit_call(gen *g, int32_t id, int d)
 {
@@ -482,6 +526,9 @@ static void emit_call(gen *g, int32_t id, int d)
     case PSK_FNOP_INTERCOMM: case PSK_FNOP_INTERCOMM_MERGE:
         gen_fail(g, "%s: intercommunicators are not supported by perfskel gen", name);
         break;
+    case PSK_FNOP_NCOLL: /* on the grid emit_newcomm gave the communicator */
+        emit_neighbor(g, id, comm, by, rby, tch_s, tch_r);
+        break;
     case PSK_FNOP_PCONTROL:
         fprintf(g->body, "MPI_Pcontrol(%lld);\n", (long long)e->v[PSK_F_I1]);
         break;
@@ -497,12 +544,50 @@ static void emit_call(gen *g, int32_t id, int d)
     }
 }
 
+/* the grid node id (MPI_Cart_create or MPI_Cart_sub) makes, the same on
+ * every rank that gets the communicator: 1 (in *out), 0 none known (the
+ * trace does not tell it), -1 failed (ranks disagree) */
+static int node_grid(gen *g, int32_t id, psk_cart *out)
+{
+    const gnode *n = &g->node[id];
+    int have = 0;
+    for (int j = 0; j < n->np; j++) {
+        const psk_event *e = &n->first[j];
+        int64_t nid = e->v[PSK_F_NEWID];
+        psk_cart c;
+        if (nid < 0)
+            continue; /* not in the grid: MPI_COMM_NULL */
+        if (e->fn == PSK_FN_Cart_create) {
+            if (PSK_ARRN(e, PSK_F_PERIODS) != PSK_ARRN(e, PSK_F_DIMS) ||
+                psk_cart_make(&c, PSK_ARRN(e, PSK_F_DIMS), PSK_ARR(e, PSK_F_DIMS), PSK_ARR(e, PSK_F_PERIODS),
+                              PSK_ARRN(e, PSK_F_MEMBERS)))
+                return 0;
+        } else {
+            const psk_cart *t = grid_of(g, n->ranks[j], nid);
+            if (!t)
+                return 0;
+            c = *t;
+        }
+        if (have && memcmp(&c, out, sizeof c)) {
+            gen_fail(g, "event %d (%s): its ranks make different grids; gen gives a call's communicators one", id,
+                     psk_fn_name(e->fn));
+            return -1;
+        }
+        *out = c, have = 1;
+    }
+    return have;
+}
+
 /* A new communicator: every taking part rank calls MPI_Comm_split on the
  * parent with one color per recorded member set (its lowest world rank)
  * and its place in it as the key, which recreates any communicator with
  * the recorded membership and order (dup, split, create, Cart_create,
  * Cart_sub); MPI_Comm_create_group, called by the members only, is
- * replayed with a group of the recorded members. */
+ * replayed with a group of the recorded members. MPI_Cart_create's and
+ * MPI_Cart_sub's communicator then gets its grid (for the neighborhood
+ * collectives): MPI_Cart_create on the split one, in the same order
+ * (reorder 0), which is freed; a grid of no dimensions (MPI_Cart_sub
+ * keeping none) as one of extent 1, not periodic: no neighbours either. */
 static void emit_newcomm(gen *g, int32_t id, const char *parent)
 {
     const gnode *n = &g->node[id];
@@ -541,6 +626,9 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
         gen_emit_table(g, n, id, "newid", newid);
         snprintf(nid, sizeof nid, "T%d_newid[rank_]", id);
     }
+    psk_cart cg;
+    unsigned fn0 = n->first[0].fn;
+    int grid = 0, cart = fn0 == PSK_FN_Cart_create || fn0 == PSK_FN_Cart_sub;
     if (psk_fn_op(n->first[0].fn) == PSK_FNOP_NEWCOMM_GROUP) {
         int w;
         gen_array_table(g, id, PSK_F_MEMBERS, -1, "members", &w);
@@ -549,7 +637,19 @@ static void emit_newcomm(gen *g, int32_t id, const char *parent)
         fprintf(g->body, "create_group_(%s, %s[rank_], %d, &comm_[cslot_(%s)]); comm_set_(cslot_(%s)); "
                          "/* %s */\n", parent, mt, (int)PSK_ARRN(&n->first[0], PSK_F_MEMBERS), nid, nid,
                 psk_fn_name(n->first[0].fn));
-    } else {
+    } else if (cart && (grid = node_grid(g, id, &cg)) > 0) {
+        char d[16 * PSK_CART_MAXDIMS + 8] = "1", pe[4 * PSK_CART_MAXDIMS + 8] = "0";
+        int nd = cg.ndims ? cg.ndims : 1;
+        for (int x = 0, ld = 0, lp = 0; x < cg.ndims; x++) {
+            ld += snprintf(d + ld, sizeof d - (size_t)ld, "%s%d", x ? ", " : "", cg.dims[x]);
+            lp += snprintf(pe + lp, sizeof pe - (size_t)lp, "%s%d", x ? ", " : "", cg.periods[x]);
+        }
+        fprintf(g->body, "{ MPI_Comm t_; MPI_Comm_split(%s, color_(%s[rank_]), (int)%s[rank_], &t_); "
+                         "if (t_ == MPI_COMM_NULL) { comm_[cslot_(%s)] = MPI_COMM_NULL; } else { int d_[%d] = {%s}, "
+                         "p_[%d] = {%s}; MPI_Cart_create(t_, %d, d_, p_, 0, &comm_[cslot_(%s)]); MPI_Comm_free(&t_); } "
+                         "} comm_set_(cslot_(%s)); /* %s, same members and grid */\n", parent, c, k, nid, nd, d, nd,
+                pe, nd, nid, nid, psk_fn_name(n->first[0].fn));
+    } else if (!grid) {
         fprintf(g->body, "MPI_Comm_split(%s, color_(%s[rank_]), (int)%s[rank_], &comm_[cslot_(%s)]); "
                          "comm_set_(cslot_(%s)); /* %s, same members */\n", parent, c, k, nid, nid,
                 psk_fn_name(n->first[0].fn));

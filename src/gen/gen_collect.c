@@ -288,10 +288,67 @@ static void settle_reqs(gen *g)
     }
 }
 
+/* the grid of the communicator rank r's MPI_Cart_create or MPI_Cart_sub
+ * e makes (its members known) into m: from the recorded dims and periods,
+ * or the parent's grid and the members (gen_call.c gives the skeleton's
+ * communicator that grid); -1 out of memory */
+static int note_cart(gen *g, int32_t r, const psk_event *e, cmembers *m)
+{
+    psk_cart c;
+    int rc = 1;
+    if (e->fn == PSK_FN_Cart_create) {
+        rc = PSK_ARRN(e, PSK_F_PERIODS) != PSK_ARRN(e, PSK_F_DIMS) ||
+             psk_cart_make(&c, PSK_ARRN(e, PSK_F_DIMS), PSK_ARR(e, PSK_F_DIMS), PSK_ARR(e, PSK_F_PERIODS), m->n);
+    } else if (e->fn == PSK_FN_Cart_sub) {
+        int64_t pc = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : -1;
+        const cmembers *p = pc > 1 && pc < g->ncmem[r] && pc != e->v[PSK_F_NEWID] ? &g->cmem[r][pc] : NULL;
+        if (p && p->known && !p->ambiguous && p->cart && !p->cartbad && !p->freed &&
+            (rc = psk_cart_sub(p->cart, p->w, p->n, m->w, m->n, g->P, &c)) < 0)
+            return -1;
+    } else {
+        return 0;
+    }
+    if (rc) { /* no grid gen can give it */
+        m->cartbad |= m->cart != NULL;
+        return 0;
+    }
+    m->nbmax = 2 * c.ndims > m->nbmax ? 2 * c.ndims : m->nbmax;
+    if (m->cart) {
+        m->cartbad |= memcmp(m->cart, &c, sizeof c) != 0;
+        return 0;
+    }
+    if (!(m->cart = malloc(sizeof *m->cart)))
+        return -1;
+    *m->cart = c;
+    return 0;
+}
+
+/* a neighborhood collective of node n (rank r, e): the grid of its
+ * communicator as this execution finds it (gen_call.c sizes its buffers
+ * for the most neighbours, or fails without one) */
+static void note_ncoll(gen *g, gnode *n, int32_t r, const psk_event *e)
+{
+    int64_t c = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+    const cmembers *m = c > 1 && c < g->ncmem[r] ? &g->cmem[r][c] : NULL;
+    if (n->nbmax < 0)
+        return;
+    if (!m || !m->known || m->ambiguous || !m->cart || m->cartbad || m->freed) {
+        n->nbmax = -1, n->nogrid_rank = r, n->nogrid_comm = c;
+        return;
+    }
+    n->nbmax = 2 * m->cart->ndims > n->nbmax ? 2 * m->cart->ndims : n->nbmax;
+}
+
 /* the members of each communicator a rank creates (so that loops on it
- * can be checked for balance in world ranks) */
+ * can be checked for balance in world ranks), and its grid */
 static int note_comm(gen *g, int32_t r, const psk_event *e)
 {
+    if (psk_fn_op(e->fn) == PSK_FNOP_COMM_FREE) {
+        int64_t c = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : 0;
+        if (c > 1 && c < g->ncmem[r])
+            g->cmem[r][c].freed = 1;
+        return 0;
+    }
     /* the MPI_Group_ functions: communicator class, no communicator taken */
     int group = psk_fn_class(e->fn) == PSK_CLASS_COMM && !(psk_fn_fields(e->fn) >> PSK_F_COMM & 1u);
     if (!PSK_HAS(e, PSK_F_NEWID) || !PSK_HAS(e, PSK_F_MEMBERS) || group)
@@ -302,12 +359,13 @@ static int note_comm(gen *g, int32_t r, const psk_event *e)
     if (psk_grow((void **)&g->cmem[r], &g->ncmem[r], c, sizeof **g->cmem))
         return -1;
     cmembers *m = &g->cmem[r][c];
+    m->freed = 0;
     const int64_t *w = PSK_ARR(e, PSK_F_MEMBERS);
     uint32_t nw = PSK_ARRN(e, PSK_F_MEMBERS);
     if (m->known) {
         if (m->n != nw || (nw && memcmp(m->w, w, nw * sizeof *w)))
             m->ambiguous = 1;
-        return 0;
+        return m->ambiguous ? 0 : note_cart(g, r, e, m);
     }
     m->w = malloc((nw ? nw : 1) * sizeof *m->w);
     if (!m->w)
@@ -316,7 +374,7 @@ static int note_comm(gen *g, int32_t r, const psk_event *e)
         memcpy(m->w, w, nw * sizeof *w);
     m->n = nw;
     m->known = 1;
-    return 0;
+    return note_cart(g, r, e, m);
 }
 
 /* what each persistent request sends or receives, from its init call */
@@ -642,10 +700,13 @@ static int visit(void *arg, const psk_fstep *st)
         if (n->vw && note_varrays(n, j, e, n->execs - 1))
             return c->rc = PSK_ENOMEM;
     }
-    for (int j = 0; j < me->nranks && j < n->np; j++)
+    for (int j = 0; j < me->nranks && j < n->np; j++) {
         if (wild_sources(g, id, j, me->ranks[j], &me->ev[j]) || note_comm(g, me->ranks[j], &me->ev[j]) ||
             note_preq(g, me->ranks[j], &me->ev[j]))
             return c->rc = PSK_ENOMEM;
+        if (psk_fn_op(me->ev[j].fn) == PSK_FNOP_NCOLL)
+            note_ncoll(g, n, me->ranks[j], &me->ev[j]);
+    }
     return 0;
 }
 
@@ -694,7 +755,7 @@ void gen_free_nodes(gen *g)
     g->npend = NULL;
     for (int r = 0; g->cmem && r < g->P; r++) {
         for (int64_t c = 0; c < g->ncmem[r]; c++)
-            free(g->cmem[r][c].w);
+            free(g->cmem[r][c].w), free(g->cmem[r][c].cart);
         free(g->cmem[r]);
     }
     for (int r = 0; g->preqs && r < g->P; r++)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "perfskel/gen.h"
+#include "psk_cart.h"
 #include "psk_fn_ids.h"
 
 typedef struct gnode {
@@ -65,14 +66,27 @@ typedef struct gnode {
     uint32_t vw, vw1;
     uint32_t vlen1, vlen2; /* the longest COUNTS and RCOUNTS any rank passed */
     int varr;           /* 1: they differ; -1: too large to keep (gen fails if they differ) */
+    /* a neighborhood collective: the most neighbours its communicator's
+     * grid gave a rank (2 x ndims); -1 an execution's had no grid gen
+     * knows, on rank nogrid_rank's communicator nogrid_comm */
+    int nbmax;
+    int32_t nogrid_rank;
+    int64_t nogrid_comm;
 } gnode;
 
 /* a communicator as a rank saw it created: its members' world ranks;
- * an id re-used for other members is not followed (ambiguous) */
+ * an id re-used for other members is not followed (ambiguous). Made by
+ * MPI_Cart_create or MPI_Cart_sub: its grid too (psk_cart.h; NULL if the
+ * trace does not tell it), the grid ambiguous (cartbad) if the id was
+ * re-made with another, nbmax the most neighbours any grid of the id had
+ * (2 x ndims) */
 typedef struct cmembers {
     int64_t *w;
     uint32_t n;
     int known, ambiguous;
+    psk_cart *cart;
+    int cartbad, nbmax;
+    int freed;          /* by MPI_Comm_free, not made again since (a call not recorded may re-use the id) */
 } cmembers;
 
 /* a persistent request as its Send_init or Recv_init made it */

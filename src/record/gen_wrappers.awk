@@ -163,7 +163,7 @@ BEGIN { init_kinds(); nfn = 0 }
     nfn++
     ID[nfn] = h[1]; NAME[nfn] = h[2]; CLS[nfn] = h[3]; BYTES[nfn] = h[4]
     MODE[nfn] = h[5]; OP[nfn] = h[6]; COLL[nfn] = h[7]; FLAGS[nfn] = h[8]
-    if ((OP[nfn] == "coll" || OP[nfn] == "icoll") && COLL[nfn] == "-") { print "gen_wrappers: " h[2] ": a collective without its coll, line " NR > "/dev/stderr"; exit 1 }
+    if ((OP[nfn] == "coll" || OP[nfn] == "icoll" || OP[nfn] == "ncoll") && COLL[nfn] == "-") { print "gen_wrappers: " h[2] ": a collective without its coll, line " NR > "/dev/stderr"; exit 1 }
     NARG[nfn] = split(halves[2], k, " ")
     for (i = 1; i <= NARG[nfn]; i++) {
         if (!(k[i] in CT)) { print "gen_wrappers: unknown kind " k[i] " line " NR > "/dev/stderr"; exit 1 }

@@ -9,11 +9,15 @@
  * gather, scatter, allgather, reduce-scatter, and one destination's for
  * alltoall. A member that copies its own block (c->own: alltoall,
  * allgather, a gather's or scatter's root, not in place) does so first, at
- * `copy byte time`. Defaults follow MPICH's choices by size. */
+ * `copy byte time`. Defaults follow MPICH's choices by size. A
+ * neighborhood collective (c->cart) is an exchange with each member's grid
+ * neighbours, posted at once as Open MPI and MPICH do: its members' times
+ * depend on their neighbours' only. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "psk_cart.h"
 #include "psk_collcost.h"
 #include "sim_internal.h"
 
@@ -268,8 +272,79 @@ static int default_alg(const psk_net *net, const psk_coll_call *c)
     return PSK_ALG_LINEAR;
 }
 
+/* a message of a neighborhood exchange: from member i to member j, ready
+ * to leave at ready; k its place in the members' order of sending */
+typedef struct nmsg {
+    double ready;
+    int i, j;
+    int64_t k;
+} nmsg;
+
+static int nmsg_cmp(const void *a, const void *b)
+{
+    const nmsg *x = a, *y = b;
+    if (x->ready != y->ready)
+        return x->ready < y->ready ? -1 : 1;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* MPI_Neighbor_alltoall and MPI_Neighbor_allgather on a Cartesian grid
+ * (MPI 4.0, 8.6): every member sends c->bytes to each of its 2 x ndims
+ * neighbours (a distinct block each, or the same one: the same messages)
+ * and receives as much from each, none to or from MPI_PROC_NULL, all
+ * posted at once; done once its sends are and its neighbours' blocks are
+ * in. A message leaves when its sender is there (eager), or once its
+ * receiver is too (rendezvous, as pull()); the network takes them in the
+ * order they are ready, so that a late member delays its neighbours only.
+ * With `collectives = closed`: from the latest arrival of the member and
+ * its neighbours, its messages one after the other */
+static void neighbor_run(psk_net *net, const psk_coll_call *c)
+{
+    int n = c->n, nb[2 * PSK_CART_MAXDIMS], K = 2 * c->cart->ndims;
+    run r = {.net = net, .c = c, .t = c->done, .nt = malloc((size_t)(n ? n : 1) * sizeof *r.nt)};
+    nmsg *m = malloc((size_t)(n ? n : 1) * (size_t)(K ? K : 1) * sizeof *m);
+    for (int i = 0; i < n; i++)
+        r.t[i] = c->arrive[i];
+    if (net->m->closed_form || !r.nt || !m) { /* (out of memory: the formula too) */
+        for (int i = 0; i < n; i++) {
+            double from = c->arrive[i], cost = 0;
+            for (int k = psk_cart_neighbors(c->cart, i, nb) - 1; k >= 0; k--)
+                if (nb[k] >= 0) {
+                    from = dmax(from, c->arrive[nb[k]]);
+                    cost += psk_net_cost(net, c->world[i], c->world[nb[k]], c->bytes);
+                }
+            c->done[i] = from + cost;
+        }
+        free(r.nt), free(m);
+        return;
+    }
+    int rdv = c->bytes > net->eager;
+    int64_t nm = 0;
+    for (int i = 0; i < n; i++) {
+        int k = psk_cart_neighbors(c->cart, i, nb);
+        for (int x = 0; x < k; x++)
+            if (nb[x] >= 0) {
+                m[nm] = (nmsg){.ready = rdv ? pull(&r, i, nb[x]) : at(&r, i), .i = i, .j = nb[x], .k = nm};
+                nm++;
+            }
+    }
+    qsort(m, (size_t)nm, sizeof *m, nmsg_cmp);
+    memcpy(r.nt, r.t, (size_t)n * sizeof *r.t);
+    for (int64_t x = 0; x < nm; x++) {
+        double end = psk_net_transfer(net, c->world[m[x].i], c->world[m[x].j], c->bytes, m[x].ready, NULL);
+        r.nt[m[x].j] = dmax(r.nt[m[x].j], turn(&r, m[x].j, end));
+        r.nt[m[x].i] = dmax(r.nt[m[x].i], rdv ? turn(&r, m[x].i, end) : end);
+    }
+    memcpy(r.t, r.nt, (size_t)n * sizeof *r.t);
+    free(r.nt), free(m);
+}
+
 void psk_coll_run(psk_net *net, const psk_coll_call *c)
 {
+    if (c->cart) {
+        neighbor_run(net, c);
+        return;
+    }
     int n = c->n;
     double last = 0;
     for (int i = 0; i < n; i++)

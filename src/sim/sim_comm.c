@@ -1,13 +1,16 @@
 /* Communicators in perfskel sim's replay, and the collectives their
  * members meet in: per rank its communicators by id, their members as
  * world ranks (MPI_COMM_WORLD's one table shared by every rank,
- * MPI_COMM_SELF's made when first used); a collective instance collects
+ * MPI_COMM_SELF's made when first used) and, for MPI_Cart_create's and
+ * MPI_Cart_sub's, their grid (psk_cart.h); a collective instance collects
  * its members' arrivals and, at the last, costs what its algorithm says
- * (sim_coll.c). Invariant: a communicator the replay keeps holds the rank
- * that made it, and ranks of the job only. */
+ * (sim_coll.c; a neighborhood collective: the exchange with each member's
+ * grid neighbours). Invariant: a communicator the replay keeps holds the
+ * rank that made it, and ranks of the job only. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "psk_fn_ids.h"
 #include "psk_mem.h"
 #include "sim_state.h"
 
@@ -64,6 +67,24 @@ int psk_simi_world_of(psk_sim *s, int me, int64_t c, int64_t p)
     return m->world[p];
 }
 
+/* grid g in s->grids (each grid once: the members of a communicator share
+ * it): its index + 1, or -1 out of memory */
+static int grid_add(psk_sim *s, const psk_cart *g)
+{
+    for (int i = s->ngrids - 1; i >= 0; i--)
+        if (!memcmp(&s->grids[i], g, sizeof *g))
+            return i + 1;
+    if (s->ngrids == s->capgrids) {
+        int cap = s->capgrids ? 2 * s->capgrids : 4;
+        psk_cart *x = realloc(s->grids, (size_t)cap * sizeof *x);
+        if (!x)
+            return -1;
+        s->grids = x, s->capgrids = cap;
+    }
+    s->grids[s->ngrids] = *g;
+    return ++s->ngrids;
+}
+
 int psk_simi_new_comm(psk_sim *s, int q, const psk_event *e)
 {
     rank *r = &s->r[q];
@@ -72,7 +93,28 @@ int psk_simi_new_comm(psk_sim *s, int q, const psk_event *e)
     cmem *m = comm_slot(r, e->v[PSK_F_NEWID]);
     if (!m)
         return 0; /* an id beyond any real program's: not followed */
+    int64_t parent = PSK_HAS(e, PSK_F_COMM) ? e->v[PSK_F_COMM] : -1;
+    psk_cart sub;
+    int sub_ok = 0; /* MPI_Cart_sub: its grid, from its parent's before that could be replaced */
+    if (e->fn == PSK_FN_Cart_sub) {
+        cmem *pm = parent != e->v[PSK_F_NEWID] ? psk_simi_comm_get(s, r, q, parent) : NULL;
+        if (pm && pm->grid) {
+            int64_t *w = malloc((size_t)(pm->n ? pm->n : 1) * sizeof *w);
+            if (!w)
+                return PSK_ENOMEM;
+            for (int k = 0; k < pm->n; k++)
+                w[k] = pm->world[k];
+            int rc = psk_cart_sub(&s->grids[pm->grid - 1], w, pm->n, PSK_ARR(e, PSK_F_MEMBERS), PSK_ARRN(e, PSK_F_MEMBERS), s->P,
+                                  &sub);
+            free(w);
+            if (rc < 0)
+                return PSK_ENOMEM;
+            sub_ok = rc == 0;
+        }
+        m = comm_slot(r, e->v[PSK_F_NEWID]); /* the table may have moved */
+    }
     free(m->world);
+    m->grid = 0;
     uint32_t nm = PSK_ARRN(e, PSK_F_MEMBERS);
     m->world = malloc((nm ? nm : 1) * sizeof *m->world);
     if (!m->world)
@@ -98,6 +140,13 @@ int psk_simi_new_comm(psk_sim *s, int q, const psk_event *e)
                              psk_fn_name(e->fn), (long long)e->v[PSK_F_NEWID], nm,
                              out ? "not all ranks of the job" : "none of them this rank");
     }
+    psk_cart g;
+    if (e->fn == PSK_FN_Cart_create && !psk_cart_make(&g, PSK_ARRN(e, PSK_F_DIMS), PSK_ARR(e, PSK_F_DIMS),
+                                                      PSK_ARR(e, PSK_F_PERIODS), nm) &&
+        (PSK_ARRN(e, PSK_F_PERIODS) == PSK_ARRN(e, PSK_F_DIMS)))
+        sub_ok = 1, sub = g;
+    if (sub_ok && (m->grid = grid_add(s, &sub)) < 0) /* without it (an older trace's Cart_create): no grid */
+        return m->grid = 0, PSK_ENOMEM;
     return 0;
 }
 
@@ -169,7 +218,8 @@ static void coll_complete(psk_sim *s, coll_inst *c)
 {
     psk_coll_call call = {.coll = c->coll, .n = c->n, .world = c->world, .root = c->root, .bytes = c->bytes,
                           .arrive = c->arrive, .own = c->own, .done = c->done,
-                          .turn = s->ncores && !s->share_yield ? core_turn : NULL, .turn_arg = s};
+                          .turn = s->ncores && !s->share_yield ? core_turn : NULL, .turn_arg = s,
+                          .cart = c->grid ? &s->grids[c->grid - 1] : NULL};
     psk_coll_run(&s->net, &call);
     double last = 0, maxdone = 0;
     for (int i = 0; i < c->n; i++) {
@@ -227,12 +277,14 @@ int psk_simi_coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_ev
             return PSK_ENOMEM;
         if (c->world != s->world0)
             memcpy(c->world, cm->world, (size_t)cm->n * sizeof *c->world);
+        if (s->opof[e->fn] == OP_NCOLL) /* its grid (kept: a nonblocking one may outlive the communicator) */
+            c->grid = cm->grid;
         c->next = s->colls;
         s->colls = c;
     }
     c->arrive[cm->me] = r->t;
     c->reqs[cm->me] = rreq;
-    c->own[cm->me] = own_block(e, coll, cm->me, cm->n);
+    c->own[cm->me] = c->grid ? 0 : own_block(e, coll, cm->me, cm->n);
     int64_t b = coll_bytes(e, cm->n);
     c->bytes = b > c->bytes ? b : c->bytes;
     if (PSK_HAS(e, PSK_F_ROOT) && e->v[PSK_F_ROOT] >= 0 && e->v[PSK_F_ROOT] < cm->n)

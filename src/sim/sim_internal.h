@@ -56,6 +56,9 @@ typedef struct psk_coll_call {
      * whenever it has something to do) */
     double (*turn)(void *arg, int q, double t);
     void *turn_arg;
+    /* a neighborhood collective: the members' grid (member i its rank i);
+     * coll, root and own are then not used (NULL: any other collective) */
+    const struct psk_cart *cart;
 } psk_coll_call;
 
 void psk_coll_run(psk_net *net, const psk_coll_call *c);
@@ -66,7 +69,8 @@ double psk_simi_skip_stderr(const psk_sim *s);
 /* what the replay holds (sim_setup.c): its per-rank state in bytes (the
  * ranks' records, requests, communicators, interval stacks and rows,
  * cursors, gap queues, skip snapshots, the ready-rank tree; not messages
- * in flight nor the merged trace), the folded program's bytes, its tree
+ * in flight, the merged trace, nor the table of Cartesian grids the
+ * communicators share, 132 bytes a grid), the folded program's bytes, its tree
  * events read through a pattern, and the snapshots the skip took */
 typedef struct psk_simi_mem {
     uint64_t state, program, snapshots;

@@ -281,6 +281,7 @@ void psk_sim_close(psk_sim *s)
         free(c);
     }
     free(s->world0);
+    free(s->grids);
     for (int i = 0; i < s->niv; i++)
         free(s->iv[i].m), free(s->iv[i].count);
     free(s->iv);

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "psk_cart.h"
 #include "sim_fprog.h"
 #include "sim_internal.h"
 
@@ -16,7 +17,8 @@ enum op {
     OP_OTHER, OP_INIT, OP_FINALIZE, OP_PCONTROL, OP_SEND, OP_ISEND, OP_RECV, OP_IRECV, OP_SENDRECV,
     OP_SENDRECV_REPLACE, OP_PROBE, OP_SEND_INIT, OP_RECV_INIT, OP_START, OP_STARTALL, OP_WAIT, OP_WAITALL,
     OP_WAITANY, OP_WAITSOME, OP_TEST, OP_TESTALL, OP_TESTANY, OP_TESTSOME, OP_FREE, OP_CANCEL, OP_COLL,
-    OP_ICOLL, OP_NEWCOMM, OP_NEWCOMM_GROUP, OP_MPROBE, OP_MRECV, OP_LOCAL
+    OP_ICOLL, OP_NEWCOMM, OP_NEWCOMM_GROUP, OP_MPROBE, OP_MRECV, OP_LOCAL,
+    OP_NCOLL /* a neighborhood collective, on a Cartesian grid (sim_coll.c) */
 };
 
 /* accumulators kept per rank (running totals); the sync of each class
@@ -60,6 +62,7 @@ typedef struct cmem {
     int n, me;
     uint64_t seq;        /* collectives this rank started on it */
     int inter;           /* an intercommunicator: world holds its local group only */
+    int grid;            /* its grid (MPI_Cart_create, MPI_Cart_sub): index + 1 in s->grids, 0 none */
 } cmem;
 
 typedef struct frame {
@@ -155,6 +158,7 @@ typedef struct coll_inst {
     int root;
     int64_t *reqs;       /* per member: request id (nonblocking) or -1 */
     int64_t *own;        /* per member: bytes of its own block it copies (sim_coll.c) */
+    int grid;            /* a neighborhood collective: its grid, as cmem's; else 0 */
 } coll_inst;
 
 typedef struct ival {
@@ -184,6 +188,8 @@ struct psk_sim {
     int tlev, toff[24];  /* its levels (leaves first) and where each starts */
     tnode top;           /* the winner of all */
     coll_inst *colls;
+    psk_cart *grids;     /* the communicators' grids, each once (sim_comm.c; kept to the end) */
+    int ngrids, capgrids;
     ival *iv;
     int niv, capiv;
     int *ivh;            /* interval by (parent, key): index + 1, 0 empty */

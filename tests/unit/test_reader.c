@@ -394,7 +394,8 @@ static void test_ids_out_of_range(void **state)
     }
 }
 
-/* blocks that are well-formed but inconsistent */
+/* blocks that are well-formed but inconsistent; written as version 3, the
+ * fixture's, since its random events may carry version 3's fields */
 static void test_inconsistent_blocks(void **state)
 {
     fixture *fx = *state;
@@ -403,7 +404,7 @@ static void test_inconsistent_blocks(void **state)
     synth_job(d, JOB, 1, 1);
 
     /* the END block counts a different number of events */
-    synth_rank *s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    synth_rank *s = synth_rank_open(d, 0, 1, JOB, 3, 0);
     for (int i = 0; i < 10; i++)
         synth_event(s, &fx->ev[i]);
     synth_end(s, 11);
@@ -412,7 +413,7 @@ static void test_inconsistent_blocks(void **state)
     assert_non_null(strstr(msg, "end block counts 11"));
 
     /* data after the END block */
-    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    s = synth_rank_open(d, 0, 1, JOB, 3, 0);
     synth_end(s, 0);
     FILE *f = fopen(p0, "ab");
     fputc('x', f);
@@ -421,7 +422,7 @@ static void test_inconsistent_blocks(void **state)
     assert_non_null(strstr(msg, "after the end block"));
 
     /* a block lost from the middle: its successor's sequence number shows it */
-    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    s = synth_rank_open(d, 0, 1, JOB, 3, 0);
     for (int i = 0; i < 30; i++) {
         synth_event(s, &fx->ev[i]);
         if (i % 10 == 9)
@@ -444,7 +445,7 @@ static void test_inconsistent_blocks(void **state)
     free(b);
 
     /* a block whose time base is not the exit of the event before it */
-    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    s = synth_rank_open(d, 0, 1, JOB, 3, 0);
     for (int i = 0; i < 20; i++) {
         synth_event(s, &fx->ev[i]);
         if (i == 9) {
@@ -459,7 +460,7 @@ static void test_inconsistent_blocks(void **state)
     assert_non_null(strstr(msg, "not the exit of the event before it"));
 
     /* events with a function id that does not exist: one well-formed block */
-    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    s = synth_rank_open(d, 0, 1, JOB, 3, 0);
     psk_event bad = fx->ev[0];
     bad.fn = psk_fn_count() + 3;
     synth_event(s, &fx->ev[0]);
@@ -470,7 +471,7 @@ static void test_inconsistent_blocks(void **state)
     assert_non_null(strstr(msg, "undecodable event 1"));
 
     /* a run of polls is made by merging, never recorded: not in a rank's file */
-    s = synth_rank_open(d, 0, 1, JOB, 1, 0);
+    s = synth_rank_open(d, 0, 1, JOB, 3, 0);
     bad = (psk_event){.fn = psk_fn_poll(psk_fn_lookup("MPI_Test")), .t_entry = 10, .t_exit = 20};
     bad.fields = psk_fn_fields(bad.fn);
     synth_event(s, &fx->ev[0]);

@@ -1168,6 +1168,77 @@ static void comm_create_group(void **state)
     psk_sim_close(s);
 }
 
+/* MPI_Neighbor_alltoall on MPI_Cart_create's line of 4 ranks, not
+ * periodic (rank 0 and 3 have one neighbour, MPI_PROC_NULL the other), on
+ * a switch where a message costs 10 + 1000 x 0.01 = 20 us. Rank 0 works 1
+ * ms before it: its neighbour, rank 1, waits for it (1.02 ms); ranks 2
+ * and 3 do not: they swap their blocks and rank 2 takes rank 1's, all
+ * ready at once and booked in the members' order (1 to 2 and 2 to 3 leave
+ * after the first message of their senders' out links, at 20 us; 3 to 2
+ * after 1 to 2 on rank 2's in link, at 40 us): done at 60 us. A collective
+ * completed for all members at the last arrival would keep them 1 ms.
+ * Both replays (the files, and folded). Then the same on a communicator
+ * MPI_Comm_split made: no grid, refused (by rank 1, the first to reach
+ * it). */
+static void neighbor_line(void **state)
+{
+    (void)state;
+    static const int64_t all[4] = {0, 1, 2, 3}, dims[1] = {4}, periods[1] = {0};
+    for (int split = 0; split < 2; split++) {
+        tb t;
+        tb_open(&t, 4);
+        for (int r = 0; r < 4; r++) {
+            simple(&t, r, "MPI_Init", 0);
+            psk_event *e = ev(&t, r, split ? "MPI_Comm_split" : "MPI_Cart_create", 0);
+            e->v[PSK_F_COMM] = 0, e->v[PSK_F_NEWID] = 2;
+            PSK_ARRN(e, PSK_F_MEMBERS) = 4, PSK_ARR(e, PSK_F_MEMBERS) = all;
+            if (!split) {
+                PSK_ARRN(e, PSK_F_DIMS) = 1, PSK_ARR(e, PSK_F_DIMS) = dims;
+                PSK_ARRN(e, PSK_F_PERIODS) = 1, PSK_ARR(e, PSK_F_PERIODS) = periods;
+            }
+            put(&t, r, e);
+            pcontrol(&t, r, 0, 2);
+            e = ev(&t, r, "MPI_Neighbor_alltoall", r ? 0 : 1000000);
+            e->v[PSK_F_COMM] = 2, e->v[PSK_F_COUNT] = e->v[PSK_F_RCOUNT] = 1000;
+            e->v[PSK_F_DTSIZE] = e->v[PSK_F_RDTSIZE] = 1;
+            put(&t, r, e);
+            pcontrol(&t, r, 0, -2);
+            simple(&t, r, "MPI_Finalize", 0);
+        }
+        const char *mach = "type = switch; start time = 10; send byte time = 0.01;";
+        if (split) {
+            assert_int_equal(psk_writer_close(t.w), 0);
+            psk_writer_free(t.w);
+            psk_machine m;
+            machine_of(&m, mach);
+            psk_trace *tr;
+            assert_int_equal(psk_trace_open(t.dir, &tr), 0);
+            psk_sim_opts o = {.machine = &m};
+            psk_sim *s;
+            assert_int_equal(psk_sim_run(tr, &o, &s), PSK_EINVAL);
+            assert_non_null(strstr(psk_sim_errmsg(s), "rank 1: MPI_Neighbor_alltoall (event 4) on communicator 2, "
+                                                      "which has no Cartesian grid"));
+            assert_null(strchr(psk_sim_errmsg(s), '\n'));
+            psk_sim_close(s);
+            psk_trace_close(tr);
+            psk_machine_free(&m);
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", t.dir);
+            assert_int_equal(system(cmd), 0);
+            continue;
+        }
+        three x;
+        tb_three(&t, mach, 0, &x);
+        for (int k = 0; k < 3; k++) {
+            NEAR(metric(x.s[k], 1, 0, PSK_M_EXEC), 1e-3 + 20e-6);
+            NEAR(metric(x.s[k], 1, 1, PSK_M_EXEC), 1e-3 + 20e-6);
+            NEAR(metric(x.s[k], 1, 2, PSK_M_EXEC), 60e-6);
+            NEAR(metric(x.s[k], 1, 3, PSK_M_EXEC), 60e-6);
+        }
+        three_close(&x);
+    }
+}
+
 /* One local id for two communicators in turn (random seed 5511, MPICH, 4
  * ranks): ranks 0 and 1 make {0,1} as id 2 (rank 0 after 5 ms of work),
  * reduce on it and free it; ranks 0 and 2 then make {0,2}, id 2 again.
@@ -1938,6 +2009,7 @@ int main(void)
         cmocka_unit_test(folded_random_loops),
         cmocka_unit_test(comm_create_group),
         cmocka_unit_test(comm_id_reused),
+        cmocka_unit_test(neighbor_line),
         cmocka_unit_test(poll_cost),
         cmocka_unit_test(own_block_copy),
         cmocka_unit_test(call_floors),
