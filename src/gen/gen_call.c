@@ -258,12 +258,12 @@ static const psk_cart *grid_of(const gen *g, int32_t r, int64_t c)
     return !m || !m->known || m->ambiguous || m->cartbad ? NULL : m->cart;
 }
 
-/* MPI_Neighbor_alltoall, MPI_Neighbor_allgather: their blocks in bytes on
- * the grid emit_newcomm gave the communicator, whose 2 x ndims neighbours
- * the buffers hold a block each of (a grid of no dimensions is made as one
- * of extent 1: 2 blocks) */
-static void emit_neighbor(gen *g, int32_t id, const char *comm, const char *by, const char *rby, char *tch_s,
-                          char *tch_r)
+/* MPI_Neighbor_alltoall, MPI_Neighbor_allgather and their nonblocking
+ * forms: their blocks in bytes on the grid emit_newcomm gave the
+ * communicator, whose 2 x ndims neighbours the buffers hold a block each of
+ * (a grid of no dimensions is made as one of extent 1: 2 blocks) */
+static void emit_neighbor(gen *g, int32_t id, const char *comm, const char *by, const char *rby, const char *req,
+                          char *tch_s, char *tch_r)
 {
     const gnode *n = &g->node[id];
     const psk_event *e = &n->first[0];
@@ -290,8 +290,11 @@ static void emit_neighbor(gen *g, int32_t id, const char *comm, const char *by, 
     snprintf(ts, sizeof ts, "(long long)(%s) * %d", *by ? by : "0", a2a ? nbmax : 1);
     snprintf(tr, sizeof tr, "(long long)(%s) * %d", *rby ? rby : "0", nbmax);
     touch_set(tch_s, tch_r, ts, tr);
-    fprintf(g->body, "{ int s_ = %s, r_ = %s; %s(sbuf_, s_, MPI_BYTE, rbuf_, r_, MPI_BYTE, %s); }\n",
-            *by ? by : "0", *rby ? rby : "0", psk_fn_name(e->fn), comm);
+    int nb = psk_fn_class(e->fn) == PSK_CLASS_ICOLL; /* MPI_Ineighbor_*: touched before, with its request */
+    if (nb)
+        fprintf(g->body, "tch_(%s, %s, 0); ", tch_s, tch_r);
+    fprintf(g->body, "{ int s_ = %s, r_ = %s; %s(sbuf_, s_, MPI_BYTE, rbuf_, r_, MPI_BYTE, %s%s%s); }\n",
+            *by ? by : "0", *rby ? rby : "0", psk_fn_name(e->fn), comm, nb ? ", " : "", nb ? req : "");
 }
 
 /* the MPI call of node id, without its guard and gap; d: indentation */
@@ -527,7 +530,7 @@ static void emit_call(gen *g, int32_t id, int d)
         gen_fail(g, "%s: intercommunicators are not supported by perfskel gen", name);
         break;
     case PSK_FNOP_NCOLL: /* on the grid emit_newcomm gave the communicator */
-        emit_neighbor(g, id, comm, by, rby, tch_s, tch_r);
+        emit_neighbor(g, id, comm, by, rby, req, tch_s, tch_r);
         break;
     case PSK_FNOP_PCONTROL:
         fprintf(g->body, "MPI_Pcontrol(%lld);\n", (long long)e->v[PSK_F_I1]);

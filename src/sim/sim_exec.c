@@ -408,6 +408,8 @@ int psk_simi_execute(psk_sim *s, int q)
                                                 "communicators of MPI_Cart_create and MPI_Cart_sub only (not of "
                                                 "MPI_Dist_graph_create or MPI_Graph_create, which are not recorded)",
                                  q, psk_fn_name(e->fn), (unsigned long long)r->nread, (long long)comm);
+        if (psk_fn_class(e->fn) == PSK_CLASS_ICOLL) /* MPI_Ineighbor_*: its request completes it */
+            return psk_simi_coll_arrive(s, q, comm, s->collof[e->fn], e, new_req(s, q, e, 3, 0));
         block(r, A_COLL);
         if ((rc = psk_simi_coll_arrive(s, q, comm, s->collof[e->fn], e, -1)))
             return rc;

@@ -6,7 +6,9 @@
  * MPI_Neighbor_allgather (COUNT ints from each), in MPI_Pcontrol interval
  * 2; then in interval 3 the same two exchanges written with MPI_Irecv,
  * MPI_Isend and MPI_Waitall (what sim's model of the collectives can be
- * held to); then an MPI_Neighbor_alltoall on the rows MPI_Cart_sub keeps
+ * held to); in interval 4 the nonblocking forms, MPI_Ineighbor_alltoall
+ * and MPI_Ineighbor_allgather, each completed by MPI_Wait; then an
+ * MPI_Neighbor_alltoall on the rows MPI_Cart_sub keeps
  * (dimension 0). With GRAPH 1, last, an MPI_Neighbor_alltoall on a ring
  * made by MPI_Dist_graph_create_adjacent (which perfskel does not record:
  * a communicator without a Cartesian grid). Every value received is
@@ -72,6 +74,30 @@ int main(int argc, char **argv)
         }
     }
     MPI_Pcontrol(-3);
+    MPI_Pcontrol(4); /* the nonblocking forms, each completed by MPI_Wait */
+    for (int it = 0; it < iters; it++) {
+        MPI_Request q;
+        for (int k = 0; k < 4; k++)
+            for (int w = 0; w < count; w++)
+                s[k * count + w] = VAL(me, k, it, w), r[k * count + w] = -1;
+        MPI_Ineighbor_alltoall(s, count, MPI_INT, r, count, MPI_INT, cart, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        /* where both neighbours of a dimension are one rank (a periodic
+         * extent of 2), Open MPI 4.1's nonblocking form matches its two
+         * blocks the other way round: either order is taken */
+        for (int k = 0; k < 4; k++)
+            for (int w = 0; w < count; w++)
+                bad += CHECK(k, VAL(nb[k], k ^ 1, it, w)) &&
+                       (nb[k] != nb[k ^ 1] || CHECK(k, VAL(nb[k], k, it, w)));
+        for (int k = 0; k < 4 * count; k++)
+            r[k] = -1;
+        MPI_Ineighbor_allgather(s, count, MPI_INT, r, count, MPI_INT, cart, &q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+        for (int k = 0; k < 4; k++)
+            for (int w = 0; w < count; w++)
+                bad += CHECK(k, VAL(nb[k], 0, it, w));
+    }
+    MPI_Pcontrol(-4);
     /* the rows: dimension 0 kept, the neighbours of that dimension */
     MPI_Comm row;
     int keep[2] = {1, 0};
