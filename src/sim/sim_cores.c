@@ -2,12 +2,12 @@
  * replay (docs/simulation.md, "Time-sharing"). The k-th rank of such a
  * node shares core k mod cores with the others there (a kernel keeps as
  * many runnable tasks on each of its run queues); where the recording's
- * ranks stayed each on a CPU (job.json's cpu.on), ranks that yield share
- * the cores as they shared those CPUs, and for ranks that wait busily sim
- * says that the recording paired them otherwise (replaying its pairs was
- * further off there, docs). A core is held by one
+ * ranks stayed each on a CPU (job.json's cpu.on), they share the cores as
+ * they shared those CPUs. A core is held by one
  * rank at a time, in slices (`time slice`): the ranks that want it take
- * turns in rank order, the holder keeps it for its slice, or until it no
+ * turns in rank order (where they wait busily, every other core of a node
+ * forward, then backward, FLIP_CYCLES cycles each: below), the holder
+ * keeps it for its slice, or until it no
  * longer wants it, when the next takes it at once. A rank wants its core
  * while it computes, and while it waits in MPI if its MPI waits busily
  * (MPICH); one whose MPI yields (Open MPI, oversubscribed) leaves the
@@ -62,8 +62,40 @@ static int place(const psk_sim *s, const score *c, int i)
     return p;
 }
 
+/* Where ranks wait busily, the kernel's pairing in time of two cores'
+ * ranks (which run at the same moment) does not stay as it began: a run
+ * cut off the tick shifts one core's order against the other's, and the
+ * pairing changes several times a second (perf sched, docs/simulation.md).
+ * The model has it change every FLIP_CYCLES cycles: every other core of a
+ * node takes its turns forward that many cycles, then backward as many.
+ * (Each cycle, or every 2 to 4, changes it too often: the pairing's
+ * steady effect never sets in, 30 %-200 % too long a ring; 16 kept the
+ * others within their errors, docs.) */
+#define FLIP_CYCLES 16
+
 /* a cycle of n turns and the time foreign tasks take */
 static double period(const psk_sim *s, const score *c, int n) { return n * s->slice / (1 - c->foreign); }
+
+/* The schedule repeats every span of cycles: one, or where the turns go
+ * forward c->flip cycles and then as many backward, 2 flip. Each rank
+ * index i (wanting) has one turn a cycle: in the j-th cycle of the span
+ * from turn_at(j) after the span's start. */
+static int span_cycles(const score *c) { return c->flip ? 2 * c->flip : 1; }
+static double turn_at(const psk_sim *s, const score *c, int n, int i, int j)
+{
+    int p = place(s, c, i);
+    return j * period(s, c, n) + (c->flip && j >= c->flip ? n - 1 - p : p) * s->slice;
+}
+
+/* where t falls in its span: the cycle (*j) and the time from the span's start */
+static double in_span(const psk_sim *s, const score *c, int n, double t, int *j)
+{
+    double per = period(s, c, n), span = per * span_cycles(c), u = t - c->since;
+    double rem = u - floor(u / span) * span;
+    int k = (int)floor(rem / per);
+    *j = k < 0 ? 0 : k >= span_cycles(c) ? span_cycles(c) - 1 : k;
+    return rem;
+}
 
 /* how long rank index i (wanting) holds the core from the cycle's start
  * to t, the wanting ranks staying as they are */
@@ -72,36 +104,45 @@ static double held(const psk_sim *s, const score *c, int i, int n, double t)
     double u = t - c->since;
     if (u <= 0 || n < 1)
         return 0;
-    double S = s->slice, per = period(s, c, n);
-    double full = floor(u / per), rem = u - full * per, in = rem - place(s, c, i) * S;
-    return full * S + (in < 0 ? 0 : in > S ? S : in);
+    double S = s->slice, span = period(s, c, n) * span_cycles(c);
+    int j;
+    double rem = in_span(s, c, n, t, &j), in = rem - turn_at(s, c, n, i, j);
+    return floor(u / span) * span_cycles(c) * S + j * S + (in < 0 ? 0 : in > S ? S : in);
 }
 
 /* 1 if rank index i (wanting) holds core c at t */
 static int holds(const psk_sim *s, const score *c, int i, double t)
 {
-    int n = nwant(s, c);
-    double S = s->slice, per = period(s, c, n), u = t - c->since, off = place(s, c, i) * S;
-    double rem = u - floor(u / per) * per;
-    return n >= 1 && rem >= off && rem < off + S;
+    int n = nwant(s, c), j;
+    if (n < 1)
+        return 0;
+    double rem = in_span(s, c, n, t, &j), off = turn_at(s, c, n, i, j);
+    return rem >= off && rem < off + s->slice;
 }
 
 /* when rank index i (wanting), from a on, has held the core for w (w 0:
  * the first moment from a it holds it) */
 static double finish(const psk_sim *s, const score *c, int i, double a, double w)
 {
-    int n = nwant(s, c);
-    double S = s->slice, per = period(s, c, n), off = place(s, c, i) * S;
+    int n = nwant(s, c), j, K = span_cycles(c);
+    double S = s->slice, span = period(s, c, n) * K;
     if (w <= 0) {
-        double u = a - c->since, rem = u - floor(u / per) * per;
+        double rem = in_span(s, c, n, a, &j), off = turn_at(s, c, n, i, j);
         if (rem >= off && rem < off + S)
             return a;
-        return rem < off ? a + (off - rem) : a + (per - rem) + off;
+        if (rem < off)
+            return a + (off - rem);
+        if (j + 1 < K)
+            return a + (turn_at(s, c, n, i, j + 1) - rem);
+        return a + (span - rem) + turn_at(s, c, n, i, 0);
     }
     double g = held(s, c, i, n, a) + w;
-    double k = ceil(g / S) - 1;
-    k = k < 0 ? 0 : k;
-    return c->since + k * per + off + (g - k * S);
+    double m = ceil(g / (K * S)) - 1; /* whole spans before the one it ends in */
+    m = m < 0 ? 0 : m;
+    g -= m * K * S; /* in (0, K S] */
+    int t = (int)ceil(g / S) - 1; /* the cycle of the span it ends in */
+    t = t < 0 ? 0 : t >= K ? K - 1 : t;
+    return c->since + m * span + turn_at(s, c, n, i, t) + (g - t * S);
 }
 
 /* takes core c's schedule to now: the work its computing ranks did, and
@@ -119,8 +160,8 @@ static void sync(psk_sim *s, score *c, double now)
         }
     }
     if (n >= 1 && now > c->since) {
-        double per = period(s, c, n);
-        c->since += floor((now - c->since) / per) * per;
+        double span = period(s, c, n) * span_cycles(c);
+        c->since += floor((now - c->since) / span) * span;
     }
     c->t = now;
 }
@@ -365,17 +406,13 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
         }
     }
     int rc = PSK_OK, first = -1, firstn = 0, firstc = 0, shared_nodes = 0;
-    /* the recording's placement (slot), and per core of it the first rank
-     * there (owner): two ranks it had on one CPU and the model on two */
-    int *slot = NULL, *owner = NULL, apart[2] = {-1, -1}, followed = 0;
+    /* the recording's placement (slot) */
+    int *slot = NULL, followed = 0;
     if (nn > 0 && !(on = calloc((size_t)nn, sizeof *on)))
         rc = PSK_ENOMEM;
     if (!rc && as_recorded && nn > 0 && job->cpu_on) {
-        if (!(slot = malloc((size_t)P * sizeof *slot)) || !(owner = malloc((size_t)P * sizeof *owner)) ||
-            recorded_slots(job, node, P, slot))
+        if (!(slot = malloc((size_t)P * sizeof *slot)) || recorded_slots(job, node, P, slot))
             rc = PSK_ENOMEM;
-        for (int q = 0; !rc && q < P; q++)
-            owner[q] = -1;
     }
     for (int q = 0; !rc && nn && q < P; q++)
         on[node[q]]++;
@@ -398,14 +435,15 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
                 break;
             }
             s->cores = a;
-            for (int j = 0; j < cores; j++)
-                s->cores[s->ncores + j] = (score){.n = 0, .rk = NULL, .hold = 0};
+            for (int j = 0; j < cores; j++) /* busy waiters: every other core's turns flip (above) */
+                s->cores[s->ncores + j] = (score){.n = 0, .rk = NULL, .hold = 0,
+                                                  .flip = !s->share_yield && (j & 1) ? FLIP_CYCLES : 0};
             s->ncores += cores;
             if (first < 0)
                 first = q, firstn = on[k], firstc = cores;
             shared_nodes++;
         }
-        int as_ran = slot && slot[q] >= 0 && s->share_yield;
+        int as_ran = slot && slot[q] >= 0;
         score *c = &s->cores[base[k] + (as_ran ? slot[q] : seen[k]++ % cores)];
         followed |= as_ran;
         int *rk = realloc(c->rk, (size_t)(c->n + 1) * sizeof *rk);
@@ -417,15 +455,8 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
         c->rk[c->n++] = q;
         s->r[q].core = (int)(c - s->cores);
         s->r[q].want = 1; /* every rank computes from MPI_Init's exit */
-        if (slot && slot[q] >= 0) { /* base[k] + slot[q] < the cores so far <= P */
-            int *o = &owner[base[k] + slot[q]];
-            if (*o < 0)
-                *o = q;
-            else if (s->r[*o].core != s->r[q].core && apart[0] < 0)
-                apart[0] = *o, apart[1] = q;
-        }
     }
-    free(node), free(on), free(seen), free(base), free(slot), free(owner);
+    free(node), free(on), free(seen), free(base), free(slot);
     if (rc)
         return rc;
     /* what the recording had (its ranks' compute may never have
@@ -452,9 +483,6 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
         char other[96] = "";
         if (followed)
             snprintf(other, sizeof other, ", each rank on the CPU it stayed on");
-        else if (apart[0] >= 0)
-            snprintf(other, sizeof other, " (the recording had ranks %d and %d on one CPU, here on two)", apart[0],
-                     apart[1]);
         if (as_recorded)
             snprintf(s->share_msg, sizeof s->share_msg, "time-sharing modelled: %s, as recorded%s; %s (%s)", tgt,
                      other, how, why);
@@ -468,6 +496,7 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
     for (int k = 0; k < s->ncores; k++) {
         score *c = &s->cores[k];
         c->hold = c->n ? 0 : -1, c->since = c->changed = c->t = 0;
+        c->flip = c->n > 1 ? c->flip : 0; /* a core of one rank has no order */
         c->foreign = m->other_load;
     }
     return PSK_OK;

@@ -144,6 +144,7 @@ typedef struct score {
     double changed;      /* when the ranks wanting it last changed: its plan holds from there */
     double t;            /* its schedule is taken up to here */
     double foreign;      /* the share of it other programs took */
+    int flip;            /* turns forward for this many cycles, then as many backward (0: always forward) */
 } score;
 
 typedef struct coll_inst {
