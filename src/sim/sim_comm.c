@@ -247,6 +247,13 @@ int psk_simi_coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_ev
 {
     rank *r = &s->r[q];
     cmem *cm = psk_simi_comm_get(s, r, q, comm);
+    int ncoll = psk_fn_op(e->fn) == PSK_FNOP_NCOLL; /* each member with its grid neighbours (sim_coll.c) */
+    if (ncoll && (!cm || !cm->grid))
+        return psk_simi_fail(s, PSK_EINVAL, "rank %d: %s (event %llu) on communicator %lld, which has no "
+                                            "Cartesian grid: sim models neighborhood collectives on the "
+                                            "communicators of MPI_Cart_create and MPI_Cart_sub only (not of "
+                                            "MPI_Dist_graph_create or MPI_Graph_create, which are not recorded)",
+                             q, psk_fn_name(e->fn), (unsigned long long)r->nread, (long long)comm);
     if (!cm)
         return psk_simi_fail(s, PSK_EFORMAT, "rank %d: %s on communicator %lld, which it never created", q,
                              psk_fn_name(e->fn), (long long)comm);
@@ -277,7 +284,7 @@ int psk_simi_coll_arrive(psk_sim *s, int q, int64_t comm, int coll, const psk_ev
             return PSK_ENOMEM;
         if (c->world != s->world0)
             memcpy(c->world, cm->world, (size_t)cm->n * sizeof *c->world);
-        if (s->opof[e->fn] == OP_NCOLL) /* its grid (kept: a nonblocking one may outlive the communicator) */
+        if (ncoll) /* its grid (kept: a nonblocking one may outlive the communicator) */
             c->grid = cm->grid;
         c->next = s->colls;
         s->colls = c;

@@ -400,22 +400,6 @@ int psk_simi_execute(psk_sim *s, int q)
     }
     case OP_ICOLL:
         return psk_simi_coll_arrive(s, q, comm, s->collof[e->fn], e, new_req(s, q, e, 3, 0));
-    case OP_NCOLL: { /* each rank with its grid neighbours (sim_coll.c) */
-        const cmem *cm = psk_simi_comm_get(s, r, q, comm);
-        if (!cm || !cm->grid)
-            return psk_simi_fail(s, PSK_EINVAL, "rank %d: %s (event %llu) on communicator %lld, which has no "
-                                                "Cartesian grid: sim models neighborhood collectives on the "
-                                                "communicators of MPI_Cart_create and MPI_Cart_sub only (not of "
-                                                "MPI_Dist_graph_create or MPI_Graph_create, which are not recorded)",
-                                 q, psk_fn_name(e->fn), (unsigned long long)r->nread, (long long)comm);
-        if (psk_fn_class(e->fn) == PSK_CLASS_ICOLL) /* MPI_Ineighbor_*: its request completes it */
-            return psk_simi_coll_arrive(s, q, comm, s->collof[e->fn], e, new_req(s, q, e, 3, 0));
-        block(r, A_COLL);
-        if ((rc = psk_simi_coll_arrive(s, q, comm, s->collof[e->fn], e, -1)))
-            return rc;
-        unblock(s, q);
-        return 0;
-    }
     default: /* MPI_Init, local calls, probes: no time in the model */
         if (comm > 1 && comm < r->ncomm && r->comm[comm].grid && psk_fn_op(e->fn) == PSK_FNOP_COMM_FREE)
             r->comm[comm].grid = 0; /* MPI_Comm_free: a call perfskel does not record may re-use the id */

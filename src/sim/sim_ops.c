@@ -18,7 +18,7 @@ int psk_simi_blocking(int op)
     case OP_WAIT: case OP_WAITALL: case OP_WAITANY: case OP_WAITSOME: case OP_TEST: case OP_TESTALL:
     case OP_TESTANY: case OP_TESTSOME:
         return A_WAIT;
-    case OP_COLL: case OP_NEWCOMM: case OP_NEWCOMM_GROUP: case OP_NCOLL:
+    case OP_COLL: case OP_NEWCOMM: case OP_NEWCOMM_GROUP:
         return A_COLL;
     default:
         return -1;
@@ -72,7 +72,6 @@ static int sim_op(int fnop)
     case PSK_FNOP_CANCEL: return OP_CANCEL;
     case PSK_FNOP_COLL: return OP_COLL;
     case PSK_FNOP_ICOLL: return OP_ICOLL;
-    case PSK_FNOP_NCOLL: return OP_NCOLL;
     case PSK_FNOP_NEWCOMM: case PSK_FNOP_INTERCOMM: case PSK_FNOP_INTERCOMM_MERGE: return OP_NEWCOMM;
     case PSK_FNOP_NEWCOMM_GROUP: return OP_NEWCOMM_GROUP;
     case PSK_FNOP_LOCAL: return OP_LOCAL;
@@ -87,7 +86,9 @@ void psk_simi_set_ops(psk_sim *s)
 {
     for (unsigned fn = 1; fn < psk_fn_count(); fn++) {
         int op = psk_fn_op(fn);
-        s->opof[fn] = (uint8_t)(op < 0 ? OP_OTHER : sim_op(op));
+        /* a neighbourhood collective is a collective (its grid: psk_simi_coll_arrive) */
+        int sop = op == PSK_FNOP_NCOLL ? (psk_fn_class(fn) == PSK_CLASS_ICOLL ? OP_ICOLL : OP_COLL) : sim_op(op);
+        s->opof[fn] = (uint8_t)(op < 0 ? OP_OTHER : sop);
         s->collof[fn] = (int8_t)(op == PSK_FNOP_COLL || op == PSK_FNOP_ICOLL || op == PSK_FNOP_NCOLL ||
                                          sim_op(op) == OP_NEWCOMM ||
                                          sim_op(op) == OP_NEWCOMM_GROUP
