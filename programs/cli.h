@@ -101,6 +101,7 @@ typedef struct psk_cli_skelinfo {
     double expected_seconds;
     psk_gen_loop *loops;     /* out: what the skeleton runs of each loop (free it) */
     int nloops;
+    int pin;                 /* ranks the skeleton puts on their recorded CPUs (psk_gen_pinned) */
 } psk_cli_skelinfo;
 int psk_cli_make_skeleton(const char *input, const psk_gen_opts *go, FILE *out, const char *outname,
                           psk_cli_skelinfo *info);

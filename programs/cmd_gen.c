@@ -19,6 +19,7 @@
 static int skel_info(const double *secs, int P, const psk_gen *g, psk_cli_skelinfo *info)
 {
     info->nranks = P;
+    info->pin = psk_gen_pinned(g);
     psk_gen_expected(g, secs, P, &info->recorded_seconds, &info->expected_seconds);
     int n;
     const psk_gen_loop *l = psk_gen_loops(g, &n);
@@ -109,19 +110,20 @@ int psk_cli_parse_k(const char *s, int *K)
     return 0;
 }
 
-enum { O_K, O_OUT, O_TABLE_MIN, O_MIN_SAMPLE };
+enum { O_K, O_OUT, O_TABLE_MIN, O_MIN_SAMPLE, O_NO_PIN };
 static const psk_cli_opt opts[] = {
     [O_K] = {"-K", NULL, PSK_OPT_VALUE},
     [O_OUT] = {"-o", NULL, PSK_OPT_VALUE},
     [O_TABLE_MIN] = {"--table-min", NULL, PSK_OPT_VALUE},
     [O_MIN_SAMPLE] = {"--min-sample", NULL, PSK_OPT_VALUE},
+    [O_NO_PIN] = {"--no-pin", NULL, PSK_OPT_FLAG},
 };
 const psk_cli_opts cmd_gen_opts = {"gen", PSK_CLI_OPTS(opts), PSK_CLI_JOB_NONE, NULL, NULL};
 
 int cmd_gen(int argc, char **argv)
 {
     const char *input = NULL, *out = "skeleton.c";
-    int K = 10, table_min = 0, k;
+    int K = 10, table_min = 0, k, no_pin = 0;
     double min_sample = -1;
     psk_cli_args a;
     psk_cli_begin(&a, &cmd_gen_opts, argc, argv);
@@ -142,6 +144,8 @@ int cmd_gen(int argc, char **argv)
         } else if (k == O_MIN_SAMPLE) {
             if (psk_cli_seconds(a.val, &min_sample))
                 return psk_cli_usage("gen: --min-sample takes seconds (0 for no floor), not '%s'", a.val);
+        } else if (k == O_NO_PIN) {
+            no_pin = 1;
         } else if (!input) { /* an operand */
             input = a.val;
         } else {
@@ -155,7 +159,7 @@ int cmd_gen(int argc, char **argv)
         psk_cli_error("%s: %s", out, strerror(errno));
         return PSK_EXIT_DATA;
     }
-    psk_gen_opts go = {.K = K, .table_min = table_min, .floor_seconds = min_sample};
+    psk_gen_opts go = {.K = K, .table_min = table_min, .floor_seconds = min_sample, .no_pin = no_pin};
     int rc = psk_cli_make_skeleton(input, &go, f, out, NULL);
     if (f != stdout && fclose(f) && !rc) {
         psk_cli_error("%s: cannot write", out);

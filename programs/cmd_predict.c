@@ -46,6 +46,11 @@ static const char help[] =
     "  --min-sample S     a sampled loop's steady iterations last at least S seconds\n"
     "                     in the original (default 0.04, 0.25 where a host ran more\n"
     "                     ranks than cores; 0: no floor)\n"
+    "  --no-pin           run the skeleton's ranks where the system puts them. By\n"
+    "                     default, where the recording's host ran more ranks than\n"
+    "                     cores and each rank stayed on one CPU, a rank run on that\n"
+    "                     host again runs on its recorded rank's CPU: which ranks\n"
+    "                     share a core decides how they take turns on it\n"
     "  --repeat R         run the skeleton R times, keep the median prediction (default 3)\n"
     "                     and give the range of the R: a further run falls inside it\n"
     "                     with probability (R-1)/(R+1) when runs vary alike\n"
@@ -78,10 +83,11 @@ static const char help[] =
     "2 for a bad command line.\n";
 
 /* its options, as help lists them (tests/cli/options_help.sh checks it) */
-enum { O_K, O_MIN_SAMPLE, O_REPEAT, O_JSON, O_ACTUAL, O_KEEP, O_MPI, O_MPICC, O_TIMEOUT, O_BUILD_TIMEOUT, O_QUIET };
+enum { O_K, O_MIN_SAMPLE, O_NO_PIN, O_REPEAT, O_JSON, O_ACTUAL, O_KEEP, O_MPI, O_MPICC, O_TIMEOUT, O_BUILD_TIMEOUT, O_QUIET };
 static const psk_cli_opt opts[] = {
     [O_K] = {"-K", NULL, PSK_OPT_VALUE},
     [O_MIN_SAMPLE] = {"--min-sample", NULL, PSK_OPT_VALUE},
+    [O_NO_PIN] = {"--no-pin", NULL, PSK_OPT_FLAG},
     [O_REPEAT] = {"--repeat", NULL, PSK_OPT_VALUE},
     [O_JSON] = {"--json", NULL, PSK_OPT_FLAG},
     [O_ACTUAL] = {"--actual", NULL, PSK_OPT_VALUE},
@@ -189,10 +195,22 @@ static void report_loops(const psk_cli_skelinfo *info, const psk_skeleton_output
         printf("%d more loop%s (each under 2 %% of the run)\n", more, more > 1 ? "s" : "");
 }
 
+/* where the skeleton's ranks ran, where the recording's host ran more
+ * ranks than cores */
+static void report_placement(const psk_cli_skelinfo *info, int pinned)
+{
+    if (info->pin > 0 && pinned == info->pin)
+        printf("placement: %d of %d ranks on the CPUs their recorded ranks stayed on (--no-pin: where the "
+               "system puts them)\n", pinned, info->nranks);
+    else if (info->pin > 0)
+        printf("placement: %d of the %d ranks meant to run on their recorded CPUs did (the others ran on another "
+               "host, or were not allowed those CPUs)\n", pinned < 0 ? 0 : pinned, info->pin);
+}
+
 int cmd_predict(int argc, char **argv)
 {
     const char *input = NULL, *keep = NULL, *v, *mpicc_arg = NULL;
-    int K = 10, json = 0, k, repeat = 3, flavour = 0, quiet = 0;
+    int K = 10, json = 0, k, repeat = 3, flavour = 0, quiet = 0, no_pin = 0;
     double actual = -1, timeout = -1, build_timeout = PSK_CLI_BUILD_LIMIT, min_sample = -1;
     psk_cli_args a;
     psk_cli_begin(&a, &cmd_predict_opts, argc, argv);
@@ -207,6 +225,8 @@ int cmd_predict(int argc, char **argv)
             json = 1;
         } else if (k == O_QUIET) {
             quiet = 1;
+        } else if (k == O_NO_PIN) {
+            no_pin = 1;
         } else if (k == O_REPEAT) {
             char *end;
             long r = strtol(v, &end, 10);
@@ -289,7 +309,7 @@ int cmd_predict(int argc, char **argv)
     }
     psk_cli_skelinfo info = {.progress = quiet ? NULL : "predict"};
     double t = psk_cli_now();
-    psk_gen_opts go = {.K = K, .floor_seconds = min_sample};
+    psk_gen_opts go = {.K = K, .floor_seconds = min_sample, .no_pin = no_pin};
     int rc = psk_cli_make_skeleton(input, &go, f, src, &info);
     if (fclose(f) && !rc) {
         psk_cli_error("%s: cannot write", src);
@@ -395,6 +415,7 @@ int cmd_predict(int argc, char **argv)
     const psk_skeleton_output *out = rc ? NULL : runs[psk_skeleton_median(runs, repeat, &lo, &hi)];
     psk_skeleton_result res = out ? *psk_skeleton_output_result(out) : (psk_skeleton_result){0};
     double credited = out ? psk_skeleton_output_credited(out) : 0;
+    int pinned = out ? psk_skeleton_output_pinned(out) : -1;
     if (!rc && json) {
         psk_json j;
         psk_json_init(&j, stdout, 1);
@@ -420,6 +441,10 @@ int cmd_predict(int argc, char **argv)
         psk_json_num(&j, "expected_skeleton_seconds", info.expected_seconds);
         psk_json_num(&j, "skeleton_fraction", info.recorded_seconds > 0 ? res.skeleton_seconds / info.recorded_seconds : 0);
         psk_json_num(&j, "compute_credited_seconds", credited);
+        psk_json_obj(&j, "placement");
+        psk_json_int(&j, "planned", info.pin);
+        psk_json_int(&j, "pinned", pinned);
+        psk_json_end(&j);
         psk_json_arr(&j, "loops");
         for (int k = 0; k < info.nloops; k++) {
             const psk_gen_loop *l = &info.loops[k];
@@ -447,6 +472,7 @@ int cmd_predict(int argc, char **argv)
         report_loops(&info, out);
         if (credited > 0)
             printf("compute run in part: %.3f s of it credited at the recorded speed (slowest rank)\n", credited);
+        report_placement(&info, pinned);
         printf("predicted run time: %.3f s (skeleton: %.3f s, %.0f %% of the recorded %.3f s; K = %d)\n",
                res.predicted_seconds, res.skeleton_seconds,
                info.recorded_seconds > 0 ? 100 * res.skeleton_seconds / info.recorded_seconds : 0.0,

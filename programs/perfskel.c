@@ -119,17 +119,19 @@ static const command commands[] = {
      "        find the loops of the merged trace and print its loop tree\n",
      &cmd_fold_opts},
     {"gen", cmd_gen, "write the performance skeleton, a C MPI program that runs 1/K of the job",
-     "gen DIR|MERGED [-K K] [-o FILE] [--table-min N] [--min-sample S]\n"
+     "gen DIR|MERGED [-K K] [-o FILE] [--table-min N] [--min-sample S] [--no-pin]\n"
      "        the performance skeleton: a C MPI program that runs about 1/K of the\n"
      "        original (default K 10): loops run a sample of their iterations, whose\n"
      "        steady part lasts at least S seconds in the original (default 0.04,\n"
      "        0.25 where a host ran more ranks than cores), compute the loops cannot\n"
      "        shrink runs shorter; runs of at least N calls outside loops (default\n"
-     "        32) replayed from data\n",
+     "        32) replayed from data. Where a host ran more ranks than cores and each\n"
+     "        stayed on one CPU, a rank run on that host again runs on its recorded\n"
+     "        rank's CPU (--no-pin: where the system puts it)\n",
      &cmd_gen_opts},
     {"predict", cmd_predict, "build and run the skeleton: the job's predicted run time",
      "predict DIR [-K N] [--repeat R] [--json] [--actual S] [--keep DIR] [--mpi M] [--mpicc PATH]\n"
-     "          [--min-sample S] [--timeout S] [-q] -- LAUNCHER ARGS...\n"
+     "          [--min-sample S] [--no-pin] [--timeout S] [-q] -- LAUNCHER ARGS...\n"
      "        build and run the skeleton with LAUNCHER; the original's predicted run time\n"
      "        (perfskel predict --help for all its options)\n",
      &cmd_predict_opts},

@@ -26,6 +26,13 @@ typedef struct psk_gen_opts {
      * ran more ranks than cores; 0: no floor in time) */
     int floor_iters;
     double floor_seconds;
+    /* 1: the skeleton's ranks run where the system puts them. 0 (the
+     * default): where the recording's host ran more ranks than cores and
+     * each of its ranks stayed on one CPU (psk_ranks_placed), a rank run
+     * on that host again runs on the CPU its recorded rank stayed on:
+     * which ranks share a core decides how they take turns on it, and the
+     * recorded run had that placement (psk_gen_pinned) */
+    int no_pin;
 } psk_gen_opts;
 #define PSK_GEN_TABLE_MIN 32
 #define PSK_GEN_FLOOR_ITERS 2
@@ -69,6 +76,10 @@ typedef struct psk_gen_loop {
     const char *why;       /* one line: why it runs as it does */
 } psk_gen_loop;
 const psk_gen_loop *psk_gen_loops(const psk_gen *g, int *n);
+/* how many ranks the skeleton puts on the CPUs their recorded ranks
+ * stayed on, when run on their recorded hosts (psk_gen_opts.no_pin); its
+ * rank 0 says how many it did (psk_skeleton_output_pinned) */
+int psk_gen_pinned(const psk_gen *g);
 /* the original's time the skeleton leaves out on rank r (loops sampled,
  * compute credited), seconds */
 double psk_gen_saved_seconds(const psk_gen *g, int r);
@@ -111,6 +122,9 @@ const psk_skeleton_result *psk_skeleton_output_result(const psk_skeleton_output 
 const psk_skeleton_phase *psk_skeleton_output_phase(const psk_skeleton_output *o, int loop);
 /* the compute run in part, credited at the recorded speed (slowest rank), seconds */
 double psk_skeleton_output_credited(const psk_skeleton_output *o);
+/* how many ranks ran on the CPUs their recorded ranks stayed on
+ * (psk_gen_pinned), -1 if the run did not say */
+int psk_skeleton_output_pinned(const psk_skeleton_output *o);
 void psk_skeleton_output_free(psk_skeleton_output *o); /* NULL is fine */
 /* Of n runs of one skeleton: the one whose prediction is the median (an
  * index), and the range of the n predictions, *lo to *hi. If the runs are

@@ -269,6 +269,12 @@ int psk_clock_offsets(const psk_job *job, int64_t *off);
  * hosts; cores as for psk_work_share), each marked 1 in crowded (NULL:
  * not kept; job->nranks), or PSK_ENOMEM. 0 where the cores are not known. */
 int psk_ranks_crowded(const psk_job *job, const int *cores, unsigned char *crowded);
+/* Per rank in slot where the recording placed it on its host (job.json's
+ * hosts, cores and cpu.on): the n-th (from 0) of the CPUs its host's ranks
+ * stayed on, in CPU order, where every rank of the host stayed on one CPU
+ * and they were no more than the host's cores; else -1, and all -1 where
+ * the job keeps no placement. slot: job->nranks. 0 or PSK_ENOMEM. */
+int psk_ranks_placed(const psk_job *job, int *slot);
 typedef int (*psk_rank_events_fn)(void *src, int rank, int (*on)(void *arg, const psk_event *e), void *arg);
 int psk_work_share(const psk_job *job, const int *cores, psk_rank_events_fn read, void *src, double *share);
 

@@ -159,6 +159,9 @@ typedef struct psk_gen {
     double floor_seconds;
     int floor_default;  /* floor_seconds is the default's */
     int crowded;        /* ranks on hosts with more ranks than cores (psk_ranks_crowded) */
+    int *cpu;           /* per rank: the CPU it runs on on its recorded host, -1 any (psk_gen_pinned) */
+    int npin;           /* ranks with a CPU there */
+    int no_pin;
     char errmsg[512];   /* why it failed (psk_gen_errmsg) */
     int status;         /* its psk_status */
     int failed;

@@ -2,7 +2,8 @@
  * (perfskel/gen.h): the line its rank 0 prints last (the prediction:
  * psk_skeleton_parse) and the lines before it (each sampled loop's phase:
  * what it ran and what that stands for; the compute credited at the
- * recorded speed), both written by gen_skeleton.c's main; the median of
+ * recorded speed; how many ranks ran on their recorded CPUs), both
+ * written by gen_skeleton.c's main; the median of
  * several runs' predictions and their range; and where each rank was when
  * a run was stopped: the position lines the ranks print on SIGTERM and the
  * slots of the positions file they keep up to date (skel_runtime.c's
@@ -19,6 +20,7 @@ struct psk_skeleton_output {
     psk_skeleton_phase *phase;
     int nphase;
     double credited;
+    int pinned; /* -1: the run did not say */
 };
 
 int psk_skeleton_parse(const char *line, psk_skeleton_result *r)
@@ -39,6 +41,7 @@ static void read_phases(const char *txt, size_t len, psk_skeleton_output *o)
         double c;
         if (sscanf(line, PSK_SKELETON_TAG " compute credited_seconds=%lf", &c) == 1)
             o->credited = c;
+        sscanf(line, PSK_SKELETON_TAG " placement pinned=%d", &o->pinned);
         if (sscanf(line, PSK_SKELETON_TAG " phase loop=%d count=%lld ran=%lld seconds=%lf predicted_seconds=%lf",
                    &q.loop, &q.count, &q.ran, &q.seconds, &q.predicted_seconds) != 5)
             continue;
@@ -58,6 +61,7 @@ int psk_skeleton_output_read(char *text, size_t len, psk_skeleton_output **out)
     psk_skeleton_output *o = *out = calloc(1, sizeof *o);
     if (!o)
         return PSK_ENOMEM;
+    o->pinned = -1;
     int found = 0;
     for (char *line = text; line && *line;) {
         char *nl = strchr(line, '\n');
@@ -87,6 +91,11 @@ const psk_skeleton_phase *psk_skeleton_output_phase(const psk_skeleton_output *o
 double psk_skeleton_output_credited(const psk_skeleton_output *o)
 {
     return o->credited;
+}
+
+int psk_skeleton_output_pinned(const psk_skeleton_output *o)
+{
+    return o->pinned;
 }
 
 void psk_skeleton_output_free(psk_skeleton_output *o)

@@ -218,9 +218,11 @@ static void cleanup(gen *g)
     g->plan = NULL;
     free(g->unit_ns);
     free(g->share);
+    free(g->cpu);
     free(g->min_gap);
     g->unit_ns = NULL;
     g->share = NULL;
+    g->cpu = NULL;
     g->min_gap = NULL;
     free(g->execs);
     g->execs = NULL;
@@ -289,6 +291,15 @@ static int make(gen *g, psk_merged *m)
     for (int r = 0; g->job->run_share && r < g->P; r++)
         if (!crowded[r] && g->job->run_share[r] > 0)
             g->share[r] = g->job->run_share[r];
+    /* where ranks took turns on cores, the recording's placement */
+    if (!(g->cpu = malloc((size_t)(g->P > 0 ? g->P : 1) * sizeof *g->cpu)) || psk_ranks_placed(g->job, g->cpu)) {
+        free(crowded);
+        return gen_oom(g);
+    }
+    for (int r = 0; r < g->P; r++) {
+        g->cpu[r] = !g->no_pin && crowded[r] && g->cpu[r] >= 0 ? g->job->cpu_on[r] : -1;
+        g->npin += g->cpu[r] >= 0;
+    }
     free(crowded);
     if (rc) {
         g->status = rc;
@@ -342,7 +353,7 @@ int psk_gen_open(psk_merged *m, psk_folded *f, const psk_gen_opts *o, psk_gen **
                .max_req = 0, .table_min = o->table_min > 0 ? o->table_min : PSK_GEN_TABLE_MIN,
                .floor_iters = o->floor_iters > 0 ? o->floor_iters : PSK_GEN_FLOOR_ITERS,
                .floor_seconds = o->floor_seconds < 0 ? PSK_GEN_FLOOR_SECONDS : o->floor_seconds,
-               .floor_default = o->floor_seconds < 0, .mt_rank = -1};
+               .floor_default = o->floor_seconds < 0, .mt_rank = -1, .no_pin = o->no_pin};
     if (make(g, m)) {
         if (g->body)
             fclose(g->body);
@@ -371,6 +382,8 @@ const psk_gen_loop *psk_gen_loops(const psk_gen *g, int *n)
     *n = g && !g->failed ? g->nloops : 0;
     return *n ? g->loops : NULL;
 }
+
+int psk_gen_pinned(const psk_gen *g) { return g && !g->failed ? g->npin : 0; }
 
 double psk_gen_saved_seconds(const psk_gen *g, int r)
 {
@@ -408,7 +421,7 @@ int psk_gen_write(psk_gen *g, FILE *out)
                  " * rank at record time. Loops of at least K iterations run count/K times; their\n"
                  " * time counts count/ran times in the prediction. Rank 0 prints the predicted\n"
                  " * run time of the original (MPI_Init to MPI_Finalize, slowest rank). */\n");
-    fprintf(out, "#include <mpi.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+    fprintf(out, "#define _GNU_SOURCE /* sched_setaffinity */\n#include <mpi.h>\n#include <sched.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
                  "#include <string.h>\n#include <unistd.h>\n#include <fcntl.h>\n#include <sys/mman.h>\n\n");
     fprintf(out, "#define NRANKS %d\n#define K %d\n#define NCOMM %lld\n#define NREQ %lld\n#define NPHASE %d\n",
             g->P, g->K, (long long)g->max_comm + 1, (long long)g->max_req + 1, g->nscaled);
@@ -434,6 +447,9 @@ int psk_gen_write(psk_gen *g, FILE *out)
     fprintf(out, "};\nstatic const double shared_[NRANKS] = {");
     for (int r = 0; r < g->P; r++)
         fprintf(out, "%s%.6g", r ? (r % 8 ? ", " : ",\n    ") : "", 1.0 / g->share[r]);
+    fprintf(out, "};\nstatic const int cpu_[NRANKS] = {");
+    for (int r = 0; r < g->P; r++)
+        fprintf(out, "%s%d", r ? (r % 8 ? ", " : ",\n    ") : "", g->cpu[r]);
     fprintf(out, "};\n");
     fputs(psk_skel_fn_ids_text, out);
     fputs(psk_skel_runtime_text, out);
@@ -473,6 +489,8 @@ int psk_gen_write(psk_gen *g, FILE *out)
                  "        if (req_[r] != MPI_REQUEST_NULL && !persist_[r]) MPI_Wait(&req_[r], MPI_STATUS_IGNORE);\n"
                  "    double mine[3] = {t1_ - t0_ + vx_, t1_ - t0_, cfx_}, all[3];\n"
                  "    MPI_Reduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
+                 "    int npin_ = 0, on_ = pinned_ && sched_getcpu() == cpu_[rank_];\n"
+                 "    MPI_Reduce(&on_, &npin_, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);\n"
                  "    double ph[NPHASE + 1], pp[NPHASE + 1];\n"
                  "    MPI_Reduce(phase_time_, ph, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
                  "    MPI_Reduce(phase_pred_, pp, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
@@ -482,11 +500,12 @@ int psk_gen_write(psk_gen *g, FILE *out)
                  "                   \"cold=%%lld runs=%%lld\\n\", phase_loop_[p], phase_count_[p], phase_ran_[p], ph[p], pp[p],\n"
                  "                   phase_cold_[p], phase_runs_[p]);\n"
                  "        printf(\"%s compute credited_seconds=%%.6f\\n\", all[2]);\n"
+                 "        printf(\"%s placement pinned=%%d\\n\", npin_);\n"
                  "        printf(\"%s predicted_seconds=%%.6f skeleton_seconds=%%.6f K=%%d\\n\", all[0], all[1], K);\n"
                  "    }\n"
                  "    free(sbuf_);\n    free(rbuf_);\n"
                  "    MPI_Finalize();\n    return 0;\n}\n",
-            PSK_SKELETON_TAG, PSK_SKELETON_TAG, PSK_SKELETON_TAG);
+            PSK_SKELETON_TAG, PSK_SKELETON_TAG, PSK_SKELETON_TAG, PSK_SKELETON_TAG);
     if (fflush(out) || ferror(out)) {
         snprintf(g->errmsg, sizeof g->errmsg, "cannot write the skeleton");
         return PSK_EIO;

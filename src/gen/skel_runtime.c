@@ -9,7 +9,9 @@
  * so that its warnings are seen. Everything here ends in `_`: the
  * generated code's own names. */
 /* PSK-STANDALONE-BEGIN: not part of the embedded text */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 static const uint64_t hosth_[NRANKS] = {0, 0};
 static const double unitns_[NRANKS] = {1.0, 1.0};
 static const double shared_[NRANKS] = {1.0, 1.0};
+static const int cpu_[NRANKS] = {-1, -1};
 /* PSK-STANDALONE-END */
 
 static int rank_, size_;
@@ -55,6 +58,21 @@ static int rank_, size_;
  * themselves; work credited instead (cunits_) took shared_ times its work
  * there, and is credited so on that host (wshare_). */
 static double wunit_ = 0, wns_ = 0, wspd_ = 0, wclk_ = 0, wshare_ = 1;
+/* The recording's placement. Where its host ran more ranks than cores and
+ * each rank stayed on one CPU, which ranks shared a core decided how they
+ * took turns: a rank run on its recorded host again runs on the CPU its
+ * recorded rank stayed on (cpu_, -1: anywhere), if this process may. */
+static int pinned_;
+static void pin_(uint64_t host)
+{
+    cpu_set_t s;
+    int c = cpu_[rank_];
+    if (c < 0 || c >= CPU_SETSIZE || host != hosth_[rank_] || sched_getaffinity(0, sizeof s, &s) || !CPU_ISSET(c, &s))
+        return;
+    CPU_ZERO(&s);
+    CPU_SET(c, &s);
+    pinned_ = sched_setaffinity(0, sizeof s, &s) == 0;
+}
 #define wcheck_ns_ 20000.0
 static double wtime_ns_(void) { return MPI_Wtime() * 1e9; }
 static void psk_work(uint64_t units)
@@ -82,6 +100,7 @@ static void work_calibrate_(void)
     int i;
     gethostname(h, sizeof h - 1);
     for (i = 0; h[i]; i++) x = (x ^ (unsigned char)h[i]) * 1099511628211ULL;
+    pin_(x);
     PMPI_Barrier(MPI_COMM_WORLD); /* not one of the original's calls */
     psk_work_time(wtime_ns_, t); /* the kernel itself: psk_work is psk_work_kernel_ there */
     if (!(t[0] > 0)) return;

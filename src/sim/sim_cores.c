@@ -330,48 +330,6 @@ int psk_simi_core_contended(const psk_sim *s, int q)
     return 0;
 }
 
-typedef struct onto {
-    int node, cpu, q;
-} onto;
-
-static int onto_cmp(const void *a, const void *b)
-{
-    const onto *x = a, *y = b;
-    if (x->node != y->node)
-        return x->node < y->node ? -1 : 1;
-    if (x->cpu != y->cpu)
-        return x->cpu < y->cpu ? -1 : 1;
-    return (x->q > y->q) - (x->q < y->q);
-}
-
-/* Per rank in slot, its core on its node as the recording placed it: the
- * n-th of the node's CPUs its ranks stayed on (cpu.on) where every rank of
- * the node stayed on one and they were no more than the node's cores;
- * else -1. 0 or PSK_ENOMEM. */
-static int recorded_slots(const psk_job *job, const int *node, int P, int *slot)
-{
-    onto *o = malloc((size_t)(P ? P : 1) * sizeof *o);
-    if (!o)
-        return PSK_ENOMEM;
-    for (int q = 0; q < P; q++)
-        o[q] = (onto){node[q], job->cpu_on[q], q};
-    qsort(o, (size_t)P, sizeof *o, onto_cmp);
-    for (int a = 0, b; a < P; a = b) {
-        int distinct = 0, ok = 1;
-        for (b = a; b < P && o[b].node == o[a].node; b++) {
-            ok &= o[b].cpu >= 0;
-            distinct += b == a || o[b].cpu != o[b - 1].cpu;
-        }
-        ok &= distinct <= job->cores[o[a].q];
-        for (int i = a, n = -1; i < b; i++) {
-            n += i == a || o[i].cpu != o[i - 1].cpu;
-            slot[o[i].q] = ok ? n : -1;
-        }
-    }
-    free(o);
-    return 0;
-}
-
 /* "4 ranks on 2 cores (host vm)" into buf */
 static void describe(char *buf, size_t cap, int ranks, int cores, const char *host, int more)
 {
@@ -411,7 +369,7 @@ int psk_simi_cores_init(psk_sim *s, const psk_job *job)
     if (nn > 0 && !(on = calloc((size_t)nn, sizeof *on)))
         rc = PSK_ENOMEM;
     if (!rc && as_recorded && nn > 0 && job->cpu_on) {
-        if (!(slot = malloc((size_t)P * sizeof *slot)) || recorded_slots(job, node, P, slot))
+        if (!(slot = malloc((size_t)P * sizeof *slot)) || psk_ranks_placed(job, slot))
             rc = PSK_ENOMEM;
     }
     for (int q = 0; !rc && nn && q < P; q++)

@@ -181,6 +181,52 @@ int psk_ranks_crowded(const psk_job *job, const int *cores, unsigned char *crowd
     return nh < 0 ? PSK_ENOMEM : n;
 }
 
+typedef struct onto {
+    int host, cpu, q;
+} onto;
+
+static int onto_cmp(const void *a, const void *b)
+{
+    const onto *x = a, *y = b;
+    if (x->host != y->host)
+        return x->host < y->host ? -1 : 1;
+    if (x->cpu != y->cpu)
+        return x->cpu < y->cpu ? -1 : 1;
+    return (x->q > y->q) - (x->q < y->q);
+}
+
+int psk_ranks_placed(const psk_job *job, int *slot)
+{
+    int P = job->nranks;
+    for (int q = 0; q < P; q++)
+        slot[q] = -1;
+    if (!job->hosts || !job->cores || !job->cpu_on || P <= 0)
+        return PSK_OK;
+    onto *o = malloc((size_t)P * sizeof *o);
+    int *id = malloc((size_t)P * sizeof *id);
+    if (!o || !id || psk_host_ids(job->hosts, P, id) < 0) {
+        free(o), free(id);
+        return PSK_ENOMEM;
+    }
+    for (int q = 0; q < P; q++)
+        o[q] = (onto){id[q], job->cpu_on[q], q};
+    qsort(o, (size_t)P, sizeof *o, onto_cmp);
+    for (int a = 0, b; a < P; a = b) {
+        int distinct = 0, ok = 1;
+        for (b = a; b < P && o[b].host == o[a].host; b++) {
+            ok &= o[b].cpu >= 0;
+            distinct += b == a || o[b].cpu != o[b - 1].cpu;
+        }
+        ok &= distinct <= job->cores[o[a].q];
+        for (int i = a, n = -1; i < b; i++) {
+            n += i == a || o[i].cpu != o[i - 1].cpu;
+            slot[o[i].q] = ok ? n : -1;
+        }
+    }
+    free(o), free(id);
+    return PSK_OK;
+}
+
 int psk_work_share(const psk_job *job, const int *cores, psk_rank_events_fn read, void *src, double *share)
 {
     int P = job->nranks;

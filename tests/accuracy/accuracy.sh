@@ -9,9 +9,11 @@
 # what is timed, and what the cold iterations pay once, add to it). What
 # is compared is one recording against what was made from it, on the same
 # machine, in the same test: ratios, never an absolute time. Needs PERFSKEL. Environment: LIMIT, and PREDICT_LIMIT and
-# SIM_LIMIT for predict and sim alone (default LIMIT): with more ranks than
-# cores, plain runs of one program spread by 20 % here, and a skeleton's
-# sampled part, timed while its ranks take turns on the cores, by as much.
+# SIM_LIMIT for predict and sim alone (default LIMIT); PLACED=1 (more ranks
+# than cores): the skeleton's ranks must have run on the CPUs their
+# recorded ranks stayed on, every rank where job.json's cpu.on gives each
+# a CPU (plain runs of one program spread by 20 % here, by which ranks
+# share a CPU).
 set -u
 FL=$1 NP=$2 NAME=$3
 shift 3
@@ -53,6 +55,19 @@ echo "$NAME: np=$NP recorded $rec s, predict $pred s ($ep %), skeleton $skel s (
 # what the skeleton ran of each loop, for the log
 sed -n '/"loops"/,$p' "$T/pred.json" | grep -E '"(loop|count|cold|ran|compute_factor|why)"' | paste -sd' ' | head -c 2000
 echo
+if [ "${PLACED:-0}" = 1 ]; then
+    planned=$(num planned "$T/pred.json") pinned=$(num pinned "$T/pred.json")
+    onall=$(/usr/bin/python3 -c 'import json, sys
+on = json.load(open(sys.argv[1] + "/job.json")).get("cpu", {}).get("on", [])
+print(len(on) if on and min(on) >= 0 else 0)' "$T/trace")
+    if [ "$onall" = "$NP" ] && [ "$planned" = "$NP" ] && [ "$pinned" = "$NP" ]; then
+        ok "$NAME: the skeleton's $NP ranks ran on their recorded CPUs"
+    elif [ "$onall" != "$NP" ] && [ "$pinned" = "$planned" ]; then
+        ok "$NAME: the recording kept no CPU for some rank (the kernel moved it): $pinned of $NP ranks placed"
+    else
+        bad "$NAME: the skeleton's ranks on their recorded CPUs: $pinned of $planned planned, $onall of $NP ranks with a CPU in job.json"
+    fi
+fi
 if within "$ep" "$PLIMIT"; then ok "$NAME: predict within $PLIMIT % of the recording ($ep %)"; else bad "$NAME: predict $ep % off the recording (limit $PLIMIT %)"; fi
 if within "$es" "$SLIMIT"; then ok "$NAME: sim within $SLIMIT % of the recording ($es %)"; else bad "$NAME: sim $es % off the recording (limit $SLIMIT %)"; fi
 if awk -v r="$rec" 'BEGIN { exit !(r >= 0.5) }'; then

@@ -79,6 +79,18 @@ skeletons() {
     [ "$(sampled "$T/own25.c")" = "$s1" ] && [ "$(cut "$T/own25.c")" -gt "$(cut "$T/t.c")" ] &&
         ok "ring: shared, its sampled loop keeps its compute in full" ||
         bad "ring: shared, the sampled loop's compute: $(cut "$T/t.c") calls cut, $(cut "$T/own25.c") with a core per rank"
+    # the recording's placement: each rank on the CPU its recorded rank
+    # stayed on (job.json cpu.on), where every rank stayed on one
+    want=$(/usr/bin/python3 -c 'import json, sys
+on = json.load(open(sys.argv[1] + "/job.json")).get("cpu", {}).get("on", [])
+print(", ".join(str(c) for c in on) if on and min(on) >= 0 else ", ".join(["-1"] * len(on)))' "$T/t")
+    cpus() { sed -n 's/^static const int cpu_\[NRANKS\] = {\(.*\)};/\1/p' "$1"; }
+    gen_of "$T/t" "$T/pin0.c" --no-pin || return
+    none=$(cpus "$T/pin0.c")
+    [ -n "$want" ] && [ "$(cpus "$T/t.c")" = "$want" ] && [ "$(cpus "$T/own.c" | tr -d ' ,-1')" = "" ] &&
+        [ "$none" = "$(echo "$want" | sed 's/[0-9-][0-9]*/-1/g')" ] &&
+        ok "ring: the skeleton's CPUs: {$want} as recorded; none with a core per rank or --no-pin" ||
+        bad "ring: the skeleton's CPUs {$(cpus "$T/t.c")}, recorded {$want}; a core per rank {$(cpus "$T/own.c")}, --no-pin {$none}"
     "mpif90.mpich" -O2 -o "$T/ring.mpich" "$SRC/ring.f90" || { bad "mpif90.mpich ring.f90"; return; }
     "$P" record -o "$T/busy" -- mpirun.mpich -np "$NP" "$T/ring.mpich" 20000 60 20 >"$T/rec.out" 2>&1 ||
         { bad "ring: record under MPICH"; cat "$T/rec.out"; return; }
