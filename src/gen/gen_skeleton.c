@@ -490,7 +490,7 @@ int psk_gen_write(psk_gen *g, FILE *out)
                  "    double mine[3] = {t1_ - t0_ + vx_, t1_ - t0_, cfx_}, all[3];\n"
                  "    MPI_Reduce(mine, all, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
                  "    int npin_ = 0, on_ = pinned_ && sched_getcpu() == cpu_[rank_];\n"
-                 "    MPI_Reduce(&on_, &npin_, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);\n"
+                 "    PMPI_Reduce(&on_, &npin_, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD); /* not one of the original's calls */\n"
                  "    double ph[NPHASE + 1], pp[NPHASE + 1];\n"
                  "    MPI_Reduce(phase_time_, ph, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
                  "    MPI_Reduce(phase_pred_, pp, NPHASE + 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);\n"
