@@ -9,7 +9,11 @@
  * to the ranks as it is. The job's output
  * and exit status pass through unchanged. `perfskel tune ... -- perfskel
  * record ... -- mpirun ...` (or record outside) records the tuned job:
- * stack.c. */
+ * stack.c. `perfskel tune --db FILE --export-rules OUT --format
+ * openmpi|mpich` runs no job: it writes the file's settled decisions as
+ * that MPI's own rules (src/tune/tune_rules.c) and exits; with a launcher
+ * as well it refuses. */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,7 @@
 #include "cli.h"
 #include "perfskel/trace.h"
 #include "perfskel/tune.h"
+#include "tune_rules.h"
 
 static int known_arm(const char *name)
 {
@@ -38,7 +43,7 @@ static int absolute(const char *path, char *buf, size_t cap)
     return snprintf(buf, cap, "%s/%s", cwd, path) < (int)cap ? 0 : -1;
 }
 
-enum { O_MPI, O_POLICY, O_FORCE, O_REPORT, O_DB, O_CHECK, O_DEBUG };
+enum { O_MPI, O_POLICY, O_FORCE, O_REPORT, O_DB, O_CHECK, O_DEBUG, O_EXPORT, O_FORMAT, O_MACHINE, O_MPICH_SEL };
 static const psk_cli_opt opts[] = {
     [O_MPI] = {"--mpi", NULL, PSK_OPT_VALUE},
     [O_POLICY] = {"--policy", NULL, PSK_OPT_VALUE},
@@ -47,14 +52,182 @@ static const psk_cli_opt opts[] = {
     [O_DB] = {"--db", NULL, PSK_OPT_VALUE},
     [O_CHECK] = {"--check", NULL, PSK_OPT_FLAG},
     [O_DEBUG] = {"--debug", NULL, PSK_OPT_FLAG},
+    [O_EXPORT] = {"--export-rules", NULL, PSK_OPT_VALUE},
+    [O_FORMAT] = {"--format", NULL, PSK_OPT_VALUE},
+    [O_MACHINE] = {"--machine", NULL, PSK_OPT_VALUE},
+    [O_MPICH_SEL] = {"--mpich-selection", NULL, PSK_OPT_VALUE},
 };
 /* the launcher after --, or at the first operand */
 const psk_cli_opts cmd_tune_opts = {"tune", PSK_CLI_OPTS(opts), PSK_CLI_JOB_AT, NULL, NULL};
+
+/* a whole file into memory (at most cap bytes, NUL-terminated: *n bytes,
+ * *more if it is longer); NULL with errno set if it cannot be read */
+static char *slurp(const char *path, size_t cap, size_t *n, int *more)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t size = 1 << 16, len = 0;
+    char *buf = malloc(size + 1);
+    *more = 0;
+    while (buf) {
+        if (len == size) {
+            if (size >= cap) {
+                *more = fgetc(f) != EOF;
+                break;
+            }
+            size_t s2 = 2 * size < cap ? 2 * size : cap;
+            char *b = realloc(buf, s2 + 1);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                errno = ENOMEM;
+                break;
+            }
+            buf = b, size = s2;
+        }
+        size_t r = fread(buf + len, 1, size - len, f);
+        len += r;
+        if (r == 0) {
+            if (ferror(f)) {
+                free(buf);
+                buf = NULL;
+                errno = EIO;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (buf) {
+        buf[len] = 0;
+        *n = len;
+    }
+    return buf;
+}
+
+/* the MPICH library whose built-in selection is kept: the first
+ * libmpich.so.12 on LD_LIBRARY_PATH or in the usual directories */
+static int find_libmpich(char *out, size_t cap)
+{
+    static const char *const dirs[] = {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
+                                       "/usr/lib/aarch64-linux-gnu"};
+    const char *llp = getenv("LD_LIBRARY_PATH");
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", llp ? llp : "");
+    for (char *save = NULL, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save))
+        if (snprintf(out, cap, "%s/libmpich.so.12", d) < (int)cap && !access(out, R_OK))
+            return 0;
+    for (size_t k = 0; k < sizeof dirs / sizeof *dirs; k++)
+        if (snprintf(out, cap, "%s/libmpich.so.12", dirs[k]) < (int)cap && !access(out, R_OK))
+            return 0;
+    return -1;
+}
+
+/* perfskel tune --db DB --export-rules OUT --format F: 0 or an exit code */
+static int export_rules(const char *db, const char *outpath, const char *format, const char *machine,
+                        const char *mpich_sel)
+{
+    psk_tune_rules_opts o = {0};
+    if (!strcmp(format, "openmpi"))
+        o.format = PSK_TUNE_RULES_OPENMPI;
+    else if (!strcmp(format, "mpich"))
+        o.format = PSK_TUNE_RULES_MPICH;
+    else
+        return psk_cli_usage("tune: --format takes openmpi or mpich, not '%s'", format);
+    if (mpich_sel && o.format != PSK_TUNE_RULES_MPICH)
+        return psk_cli_usage("tune: --mpich-selection is for --format mpich");
+    o.machine = machine;
+    o.source = db;
+    size_t n;
+    int more;
+    char *text = slurp(db, PSK_TUNE_DB_MAXFILE, &n, &more);
+    if (!text)
+        return psk_cli_error("%s: cannot read it (%s)", db, strerror(errno)), PSK_EXIT_DATA;
+    if (more)
+        fprintf(stderr, "perfskel: %s: only its first %d MiB read, as the tuning library reads it\n", db,
+                PSK_TUNE_DB_MAXFILE >> 20);
+    psk_tune_dbent *e = NULL;
+    int ne = 0, bad = 0;
+    char first[160] = "";
+    /* the library's own reading of the file: a line valid exactly, or skipped */
+    if (psk_tune_db_parse_text(text, &e, &ne, &bad, first, sizeof first)) {
+        free(text), free(e);
+        return psk_cli_error("%s: out of memory", db), PSK_EXIT_DATA;
+    }
+    free(text);
+    if (bad)
+        fprintf(stderr, "perfskel: %s: %d bad line%s skipped (%s)\n", db, bad, bad > 1 ? "s" : "", first);
+    char *base = NULL;
+    if (o.format == PSK_TUNE_RULES_MPICH) {
+        char lib[PATH_MAX];
+        const char *from = mpich_sel;
+        if (!from && find_libmpich(lib, sizeof lib)) {
+            free(e);
+            return psk_cli_error("libmpich.so.12: not found (MPICH's own selection is kept for what is not "
+                                 "exported: give --mpich-selection FILE)"),
+                   PSK_EXIT_DATA;
+        }
+        if (!from)
+            from = lib;
+        char *bytes = slurp(from, (size_t)1 << 30, &n, &more);
+        if (!bytes) {
+            free(e);
+            return psk_cli_error("%s: cannot read it (%s)", from, strerror(errno)), PSK_EXIT_DATA;
+        }
+        if (mpich_sel)
+            base = bytes;
+        else {
+            int rc = psk_tune_rules_mpich_builtin(bytes, n, &base);
+            free(bytes);
+            if (rc) {
+                free(e);
+                return psk_cli_error("%s: no built-in collective selection found in it (give --mpich-selection "
+                                     "FILE)", from),
+                       PSK_EXIT_DATA;
+            }
+        }
+        o.mpich_base = base;
+    }
+    /* written beside OUT and renamed over it: no half file, nothing on an error */
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", outpath, (long)getpid()) >= (int)sizeof tmp) {
+        free(e), free(base);
+        return psk_cli_usage("tune: --export-rules %s: path too long", outpath);
+    }
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        int er = errno;
+        free(e), free(base);
+        return psk_cli_error("%s: cannot write it (%s)", outpath, strerror(er)), PSK_EXIT_DATA;
+    }
+    char err[600];
+    psk_tune_rules_summary sum;
+    int rc = psk_tune_rules_write(e, ne, &o, out, &sum, err, sizeof err);
+    free(e), free(base);
+    int werr = ferror(out);
+    if (fclose(out) || werr || rc) {
+        unlink(tmp);
+        if (rc)
+            return psk_cli_error("%s: %s", db, err), PSK_EXIT_DATA;
+        return psk_cli_error("%s: cannot write it", outpath), PSK_EXIT_DATA;
+    }
+    if (rename(tmp, outpath)) {
+        int er = errno;
+        unlink(tmp);
+        return psk_cli_error("%s: cannot write it (%s)", outpath, strerror(er)), PSK_EXIT_DATA;
+    }
+    fprintf(stderr, "perfskel: %s: %s rules of %d decisions (%d naming an algorithm, %d of them the nearest one; "
+                    "sites disagreed on %d) of machine %s, %s\n",
+            outpath, o.format == PSK_TUNE_RULES_OPENMPI ? "Open MPI" : "MPICH", sum.decisions, sum.rules,
+            sum.nearest, sum.disagree, sum.machine, sum.mpi);
+    return 0;
+}
 
 int cmd_tune(int argc, char **argv)
 {
     int flavour = PSK_MPI_UNKNOWN, debug = 0, check = 0, i, k;
     const char *force = NULL, *policy = NULL, *report = NULL, *db = NULL;
+    const char *export_to = NULL, *format = NULL, *machine = NULL, *mpich_sel = NULL;
     psk_cli_args a;
     psk_cli_begin(&a, &cmd_tune_opts, argc, argv);
     while ((k = psk_cli_next(&a)) != PSK_CLI_END) {
@@ -87,8 +260,27 @@ int cmd_tune(int argc, char **argv)
             check = 1;
         else if (k == O_DEBUG)
             debug = 1;
+        else if (k == O_EXPORT)
+            export_to = a.val;
+        else if (k == O_FORMAT)
+            format = a.val;
+        else if (k == O_MACHINE)
+            machine = a.val;
+        else if (k == O_MPICH_SEL)
+            mpich_sel = a.val;
     }
     i = a.i; /* the launcher */
+    if (export_to) {
+        if (i < argc)
+            return psk_cli_usage("tune: --export-rules writes a file and runs no job: give it without a launcher");
+        if (!db || !*db)
+            return psk_cli_usage("tune: --export-rules needs --db FILE, the decision file to export");
+        if (!format)
+            return psk_cli_usage("tune: --export-rules needs --format openmpi or --format mpich");
+        return export_rules(db, export_to, format, machine, mpich_sel);
+    }
+    if (format || machine || mpich_sel)
+        return psk_cli_usage("tune: --%s goes with --export-rules", format ? "format" : machine ? "machine" : "mpich-selection");
     if (i >= argc)
         return psk_cli_usage("tune: no launcher given (perfskel tune -- mpirun -n 4 ./app)");
     char **cmd = argv + i;

@@ -184,7 +184,14 @@ static const command commands[] = {
      "        run, which starts on them; --check: every decision hash-checked across\n"
      "        ranks; --debug: each rank's counts on stderr at MPI_Finalize\n"
      "        (docs/tune.md); LAUNCHER may be `perfskel record ... -- LAUNCHER` (see\n"
-     "        record)\n",
+     "        record)\n"
+     "        --export-rules OUT --format openmpi|mpich [--machine NAME] [--mpich-selection F]:\n"
+     "        with --db FILE and no launcher, no job: the file's settled decisions written\n"
+     "        to OUT as the MPI's own rules (Open MPI 4.1's coll_tuned dynamic rules file,\n"
+     "        MPICH 4.0's collective selection JSON, docs/tune.md \"Taking the decisions\n"
+     "        home\"); --machine: whose decisions, if the file has several machines;\n"
+     "        --mpich-selection F: the selection kept for the rest (default: the one built\n"
+     "        into libmpich.so.12)\n",
      &cmd_tune_opts},
     {"advise", cmd_advise, "how to distribute a program's arrays and loop nests over processors",
      "advise FILE [-D NAME=VALUE]... [--procs P] [--maxdims K] [--machine FILE] [--top N]\n"

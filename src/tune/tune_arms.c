@@ -1,7 +1,7 @@
-/* The arms of every collective the tuning library takes over: which
- * collective an arm belongs to (include/perfskel/tune.h's table), when it
- * applies, and the dispatch of a call's preparation, arm and native call
- * to the collective's own file (tune_alltoall.c, tune_bcast.c,
+/* The arms of every collective the tuning library takes over: when an
+ * arm applies (which collective it belongs to: tune_names.c), and the
+ * dispatch of a call's preparation, arm and native call to the
+ * collective's own file (tune_alltoall.c, tune_bcast.c,
  * tune_allreduce.c, tune_allgather.c). Validity depends only on what every
  * rank of the communicator shares (collective, P, bytes, in place), so
  * that all ranks take the same arm. */
@@ -10,36 +10,11 @@
 
 #include "tune_internal.h"
 
-static const signed char arm_coll[PSK_TUNE_NARMS] = {
-#define COLL(name, pow2, coll, ...) coll,
-    PSK_TUNE_ARM_LIST(COLL)
-#undef COLL
-};
 static const unsigned char arm_pow2[PSK_TUNE_NARMS] = {
 #define POW2(name, pow2, ...) pow2,
     PSK_TUNE_ARM_LIST(POW2)
 #undef POW2
 };
-
-static const char *const coll_names[PSK_TUNE_NCOLL] = {
-#define NAME(name, ...) #name,
-    PSK_TUNE_COLL_LIST(NAME)
-#undef NAME
-};
-
-int psk_tune_arm_coll(int arm) { return arm >= 0 && arm < PSK_TUNE_NARMS ? arm_coll[arm] : -2; }
-
-const char *psk_tune_coll_name(int coll) { return coll >= 0 && coll < PSK_TUNE_NCOLL ? coll_names[coll] : "?"; }
-
-const char *psk_tune_coll_mpi_name(int coll)
-{
-    static const char *const mpi[PSK_TUNE_NCOLL] = {
-#define MPI(name, id, fn) #fn,
-        PSK_TUNE_COLL_LIST(MPI)
-#undef MPI
-    };
-    return coll >= 0 && coll < PSK_TUNE_NCOLL ? mpi[coll] : "?";
-}
 
 int psk_tune_arm_valid(int coll, int arm, int P, size_t bytes, int inplace)
 {
@@ -47,7 +22,7 @@ int psk_tune_arm_valid(int coll, int arm, int P, size_t bytes, int inplace)
         return 0;
     if (arm == PSK_TUNE_native)
         return 1;
-    if (arm_coll[arm] != coll)
+    if (psk_tune_arm_coll(arm) != coll)
         return 0;
     if (coll == PSK_TUNE_C_alltoall)
         return psk_tune_a2a_valid(arm, P, bytes, inplace);

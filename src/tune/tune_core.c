@@ -46,22 +46,6 @@ uint64_t psk_tune_hash(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-static const char *const arm_names[PSK_TUNE_NARMS] = {
-#define NAME(name, ...) #name,
-    PSK_TUNE_ARM_LIST(NAME)
-#undef NAME
-};
-
-const char *psk_tune_arm_name(int arm) { return arm >= 0 && arm < PSK_TUNE_NARMS ? arm_names[arm] : "?"; }
-
-int psk_tune_arm_parse(const char *name)
-{
-    for (int a = 0; a < PSK_TUNE_NARMS; a++)
-        if (!strcmp(name, arm_names[a]))
-            return a;
-    return -1;
-}
-
 void psk_tune_get_counts(psk_tune_counts *out)
 {
     memset(out, 0, sizeof *out);
@@ -109,7 +93,7 @@ static void key_line(const psk_tune_comm *c, void *arg)
                          (unsigned long long)k->calls);
         for (int a = 0; a < PSK_TUNE_NARMS && n > 0 && (size_t)n < sizeof line; a++)
             if (k->arm[a].calls)
-                n += snprintf(line + n, sizeof line - (size_t)n, " %s %u/%.1fus", arm_names[a], k->arm[a].calls,
+                n += snprintf(line + n, sizeof line - (size_t)n, " %s %u/%.1fus", psk_tune_arm_name(a), k->arm[a].calls,
                               (double)k->arm[a].sum_ns / k->arm[a].calls / 1e3);
         fprintf(stderr, "%s\n", line);
     }
@@ -130,7 +114,7 @@ static void debug_report(void)
                          (unsigned long long)T.unsupported[k], (unsigned long long)T.fallback[k]);
         for (int a = 0; a < PSK_TUNE_NARMS && n > 0 && (size_t)n < sizeof line; a++)
             if (a == PSK_TUNE_native || psk_tune_arm_coll(a) == k)
-                n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu", arm_names[a],
+                n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu", psk_tune_arm_name(a),
                               (unsigned long long)(a == PSK_TUNE_native ? T.native[k] : T.arm[a]));
         fprintf(stderr, "%s\n", line);
     }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "perfskel/tune.h"
+#include "tune_dbline.h" /* the arms' names, a decision file's line */
 
 #define PSK_EXPORT __attribute__((visibility("default")))
 
@@ -57,7 +58,6 @@ typedef struct psk_tune_key {
 
 /* ---- the policies' state (tune_group.c and the learner's files) ---- */
 
-#define PSK_TUNE_NSAMP 16  /* agreed samples kept per arm */
 #define PSK_TUNE_NHIST 16  /* decision changes kept per group */
 #define PSK_TUNE_MAXGROUPS 64 /* per communicator; more go native */
 #define PSK_TUNE_STAR_XMAX 40 /* STAR's trials per arm at most */
@@ -229,10 +229,6 @@ void psk_tune_comm_flush_all(void);
 const psk_tune_site *psk_tune_site_of(void *ra);
 
 /* ---- tune_arms.c: the arms of every collective ---- */
-/* the collective an arm belongs to, -1 for native (every one's) */
-int psk_tune_arm_coll(int arm);
-const char *psk_tune_coll_name(int coll); /* "alltoall", ... */
-const char *psk_tune_coll_mpi_name(int coll); /* "MPI_Alltoall", ... */
 /* 1 if arm applies to a call of coll on P ranks with bytes (as
  * psk_tune_args counts them), in place or not: the same answer on every
  * rank. Native always; the others never to 0 bytes but for alltoall's */
@@ -431,33 +427,7 @@ void psk_tune_group_set_inc(psk_tune_group *g, int arm, int why);
 void psk_tune_model_predict(const psk_tune_comm *c, int coll, int P, double m, int inplace,
                             double pred[PSK_TUNE_NARMS]);
 
-/* ---- tune_db.c ---- */
-/* A line of the decision file: psk1, a settled decision (the first
- * format, still read); psk2, what a group learnt so far, settled or not:
- * its calls, collective time and exploring's spending over the runs, the
- * incumbent, and per arm it compared its state and paired log ratios to
- * the incumbent (relative standing: no absolute time of an arm). */
-#define PSK_TUNE_DB_MAXARMS 12
-enum psk_tune_dbstate { PSK_TUNE_DB_START, PSK_TUNE_DB_EXPLORING, PSK_TUNE_DB_SETTLED };
-typedef struct psk_tune_dbarm {
-    int arm;
-    char flag;               /* 'a' a candidate still, 'd' dropped, '-' neither */
-    int rn;                  /* ratios held, oldest first */
-    float r[PSK_TUNE_NSAMP]; /* log(probe / incumbent) of its paired calls */
-} psk_tune_dbarm;
-typedef struct psk_tune_dbent {
-    int version; /* 1 or 2 */
-    char machine[80], mpi[48], module[256];
-    int P, sclass, arm; /* arm: the decision (psk1), the incumbent (psk2) */
-    int coll; /* the arm's, or for native the one the line names */
-    int state; /* enum psk_tune_dbstate; psk1: settled */
-    uint64_t offset, calls;
-    double arm_ns, native_ns; /* psk1: the arm's and native's time per call; psk2: native's only */
-    double total_ns, spent_ns; /* psk2: the calls' time over the runs; what exploring spent of it */
-    long long stamp;
-    int narms; /* psk2 */
-    psk_tune_dbarm arms[PSK_TUNE_DB_MAXARMS];
-} psk_tune_dbent;
+/* ---- tune_db.c: the decision file (its lines: tune_dbline.h) ---- */
 /* the MPI this library was built for, as the file names it */
 const char *psk_tune_db_mpi(void);
 /* reads path into memory (every rank at start); a bad line is skipped,
@@ -467,13 +437,9 @@ void psk_tune_db_load(const char *path, int say);
  * another site of the same class (an unsettled state is its site's only) */
 const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int coll,
                                        int sclass, int site_any);
-/* one entry as a line of the file */
-void psk_tune_db_format(FILE *out, const psk_tune_dbent *e);
 /* rank 0 at the end: merges lines (the file's format) into path under a
  * lock, atomically; a message on stderr if it cannot */
 void psk_tune_db_save(const char *path, const char *lines, size_t len);
-/* parses one line; 0 if valid */
-int psk_tune_db_parse(const char *line, psk_tune_dbent *e, const char **why);
 
 /* ---- tune_resume.c: a group's state in the decision file ---- */
 /* the group's state as a psk2 entry (the key's fields, machine to class,
@@ -522,9 +488,6 @@ typedef struct psk_tune_counts {
     } coll[PSK_TUNE_NCOLL];
 } psk_tune_counts;
 void psk_tune_get_counts(psk_tune_counts *out);
-/* an arm's name; its number from a name (-1 if none) */
-const char *psk_tune_arm_name(int arm);
-int psk_tune_arm_parse(const char *name);
 /* a call of coll reached through a Fortran entry point that passed it on
  * to the MPI's own Fortran code (MPI_BOTTOM, MPICH's C layer bypassed) */
 void psk_tune_count_fortran_native(int coll);
