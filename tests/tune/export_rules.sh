@@ -159,6 +159,17 @@ for a in $(grep -o '"algorithm=[A-Za-z_]*' "$out" | sort -u | sed 's/"algorithm=
     grep -qx "algorithm=$a" "$T/known" || bad "$a: not an algorithm $lib knows"
 done
 [ "$(wc -l <"$T/known")" -gt 50 ] && ok "every algorithm named is one $lib knows" || bad "no algorithm names in $lib"
+# --mpich-selection: MPICH's own selection from a file (a comment on top,
+# as json-c allows) gives the same file; one that is not a selection, an error
+{ echo "/* MPICH's built-in MPIR selection */"; strings -n 100 "$lib" | grep '^{"collective=' | grep '"algorithm=MPIR_'; } >"$T/own.json"
+"$P" tune --db "$T/db" --export-rules "$T/sel2.json" --format mpich --mpich-selection "$T/own.json" 2>/dev/null &&
+    cmp -s "$out" "$T/sel2.json" && ok "--mpich-selection FILE: the same export as from $lib" ||
+    bad "--mpich-selection FILE: not the export from $lib"
+echo '{"collective=bcast": [1, 2]}' >"$T/notsel.json"
+expect 1 "not a selection JSON" "--mpich-selection of a file that is not a selection" -- \
+    "$P" tune --db "$T/db" --export-rules "$T/x" --format mpich --mpich-selection "$T/notsel.json"
+expect 2 "is for --format mpich" "--mpich-selection with --format openmpi" -- \
+    "$P" tune --db "$T/db" --export-rules "$T/x" --format openmpi --mpich-selection "$T/own.json"
 ENV=(env MPIR_CVAR_DEVICE_COLLECTIVES=percoll MPIR_CVAR_ALLTOALL_DEVICE_COLLECTIVE=0
     MPIR_CVAR_BCAST_DEVICE_COLLECTIVE=0 MPIR_CVAR_ALLREDUCE_DEVICE_COLLECTIVE=0
     MPIR_CVAR_ALLGATHER_DEVICE_COLLECTIVE=0)
