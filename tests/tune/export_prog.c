@@ -91,9 +91,11 @@ int main(int argc, char **argv)
                 reset();
             int b = run(comm, coll, bytes);
             bad |= b;
-            if (!rank)
+            if (!rank) { /* flushed: a later call may abort the job */
                 printf("%s %s %d %s%s\n", pass ? "sub" : "world", name, bytes, first ? first(coll) : "-",
                        b ? " WRONG" : "");
+                fflush(stdout);
+            }
         }
     }
     int all = 0;

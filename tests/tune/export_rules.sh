@@ -216,4 +216,23 @@ route alltoall 'avg_msg_size<=32767' 32767 16383
 route bcast 'avg_msg_size<=131071' 65536 65535 131072
 route allreduce 'avg_msg_size<=8191' 8188 4092 8192
 route allgather 'total_msg_size<=32767' 4096 4095 8192
+# docs/tune.md: on one node the MPIR selection decides with ch4's device
+# layer left on too, after the calls that can turn MPICH to its shared
+# memory algorithms (8 allreduces and bcasts of a class without a rule)
+warm="allreduce:8 allreduce:8 allreduce:8 allreduce:8 allreduce:8 allreduce:8 allreduce:8 allreduce:8
+    bcast:8 bcast:8 bcast:8 bcast:8 bcast:8 bcast:8 bcast:8 bcast:8"
+for c in "allreduce avg_msg_size<=8191 8188" "bcast avg_msg_size<=131071 65536"; do
+    set -- $c
+    poison "$1" "$2" || { bad "$1: no rule $2"; continue; }
+    # the same calls without the rule's last one pass: so the last one fails
+    on() { timeout -k 5 60 env MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$T/p.json" "${L[@]}" "$prog" $warm "$@" \
+        >"$T/o" 2>"$T/e"; }
+    if ! on "$1:8"; then
+        bad "$1, device layer on: the calls before the rule's failed"
+    elif on "$1:8" "$1:$3"; then
+        bad "$1 $3 B, device layer on: not by its rule"
+    else
+        ok "$1 $3 B, device layer on, after 9 calls: by its rule"
+    fi
+done
 exit $((fails > 0))
