@@ -6,7 +6,9 @@
  * and windows (tune_group.c, tune_plan.c), the learner (tune_learn.c, with
  * tune_stats.c, tune_prior.c and tune_agree.c) and STAR-MPI's policy
  * (tune_star.c), the cost model (tune_model.c), the decision file
- * (tune_db.c), the report (tune_report.c) and the MPI entry points
+ * (tune_db.c; its lines and the arms' names, which the CLI shares, in
+ * tune_dbline.c and tune_names.c: tune_dbline.h), the report
+ * (tune_report.c) and the MPI entry points
  * (tune_wrap.c). Everything here is hidden in the
  * shared library; only the MPI_* and Fortran entry points are exported.
  * Invariant: every choice that makes ranks communicate differently (the arm,
