@@ -32,6 +32,15 @@
 #       destination subnet, with no uplink shared between hosts, so a job on
 #       h1,h3 does not slow one on h0,h2 (docs/tune.md); on the same hosts B
 #       shares A's slow links.
+#   apps  this machine, NP ranks, Open MPI (Debian builds python3-mpi4py
+#       and hpcc with Open MPI only; under MPICH the scenarios are said to
+#       be left out): bench/programs/pfft_roundtrip.py PFFT_ARGS ("64 100":
+#       python3-mpi4py-fft's transforms, whose transposes are
+#       MPI_Alltoallw) timed by the program (its seconds=), and Debian's
+#       hpcc (HPC Challenge) with HPCC_N ("1000": its example input, an HPL
+#       problem of N, blocks of 40, a 1 x NP grid), timed by the sum of its
+#       MPI FFT's phases (hpccoutf.txt, MPIFFT_time0..6). Policies
+#       (default): native, native (lib), learn, warm
 #   series  this machine, NP ranks, each MPI: ft_like FT_ARGS SERIES_RUNS (8)
 #       times in a row under learn with one decision file (a job run again
 #       and again), SERIES_REPEATS (3) such series, each from an empty file,
@@ -55,6 +64,8 @@ MPIS=${MPIS:-openmpi mpich}
 NP=${NP:-2}
 FT_ARGS=${FT_ARGS:-64 64 64 20}
 A2A_ARGS=${A2A_ARGS:--b 8 -B 4194304 -f 4 -n 20 -r 5}
+PFFT_ARGS=${PFFT_ARGS:-64 100}
+HPCC_N=${HPCC_N:-1000}
 COST_ARGS=${COST_ARGS:--b 8 -B 8 -n 100000 -r 7}
 TESTBED=${TESTBED:-$S/../../shared/testbed}
 TOOLS=${TOOLS:-/tmp/mpicluster-tools}
@@ -101,7 +112,13 @@ launch() {
     [ "$pol" = learnw ] && sw=1
     lib=$B/libperfskel-tune-$MPI.so
     prog=$B/bench/tune/$MPI/$PROG
-    local args=($ARGS)
+    local args=($ARGS) dir=.
+    case $PROG in
+    pfft) prog=/usr/bin/python3 args=("$S/programs/pfft_roundtrip.py" $ARGS) ;;
+    hpcc) # its input and output in a directory of the run's own
+        prog=/usr/bin/hpcc args=() dir=$D/$tag.hpcc
+        mkdir -p "$dir" && cp "$SCD/hpccinf.txt" "$dir/" ;;
+    esac
     [ "$PROG" = a2a_bench ] && [ "$KIND" = tb ] && args+=(-o "$D/$tag.trace")
     local cmd=()
     if [ "$KIND" = vm ]; then
@@ -116,7 +133,8 @@ launch() {
             [ "$check" = 1 ] && cmd+=(--check)
             cmd+=(-- "${l[@]}" "$prog" "${args[@]}")
         fi
-        PSK_TUNE_SWITCH_WARMUP=$sw PSK_TUNE_STAR_X=$sx PSK_TUNE_DEBUG=$debug timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}" >"$D/$tag.out" 2>"$D/$tag.err"
+        (cd "$dir" && PSK_TUNE_SWITCH_WARMUP=$sw PSK_TUNE_STAR_X=$sx PSK_TUNE_DEBUG=$debug \
+            timeout -k 5 "$RUN_TIMEOUT" "${cmd[@]}") >"$D/$tag.out" 2>"$D/$tag.err"
         return
     fi
     # the testbed: -x LD_PRELOAD keeps its idle shim (cluster.sh mpirun sets
@@ -152,7 +170,12 @@ run() {
     launch "$SC" "$pol" "$pol.$r" "$db" 0 "$debug"
     st=$?
     local el a2a ck
-    el=$(sed -n 's/.* elapsed \([0-9.]*\) s.*/\1/p' "$D/$pol.$r.out" | tail -1)
+    case $PROG in
+    pfft) el=$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' "$D/$pol.$r.out" | tail -1) ;;
+    hpcc) el=$(awk -F= '/^MPIFFT_time[0-6]=/ { t += $2; n++ } END { if (n == 7) printf "%.6f", t }' \
+        "$D/$pol.$r.hpcc/hpccoutf.txt" 2>/dev/null) ;;
+    *) el=$(sed -n 's/.* elapsed \([0-9.]*\) s.*/\1/p' "$D/$pol.$r.out" | tail -1) ;;
+    esac
     a2a=$(sed -n 's/.* alltoall \([0-9.]*\) s.*/\1/p' "$D/$pol.$r.out" | tail -1)
     ck=$(sed -n 's/.* checksum \(.*\)$/\1/p' "$D/$pol.$r.out" | tr ' ' '_')
     grep -q WRONG "$D/$pol.$r.err" && st=wrong
@@ -218,7 +241,7 @@ summarise() {
                 p = ps[i]; lab = p == "libnative" ? "native (lib)" : p
                 if (!n[p]) { printf "| %s | 0 | - | - | - | - | - | - | - | - | - |\n", lab; continue }
                 vs = m["native"] ? sprintf("%+.1f %%", 100 * (m[p] / m["native"] - 1)) : "-"
-                line = sprintf("| %s | %d%s | %.4f | %.1f %% | %s |", lab, n[p], bad[p] ? " (" bad[p] " failed)" : "", m[p], 100 * (hi[p] - lo[p]) / m[p], vs)
+                line = sprintf("| %s | %d%s | %.4g | %.1f %% | %s |", lab, n[p], bad[p] ? " (" bad[p] " failed)" : "", m[p], 100 * (hi[p] - lo[p]) / m[p], vs)
                 if (nr[p]) {
                     for (c = 3; c <= 9; c++) {
                         for (k = 1; k <= nr[p]; k++) { v[k] = rep[p, c, k]; if (c == 5) { split(v[k], e2, "/"); v[k] = e2[1]; v2[k] = e2[2] } }
@@ -422,6 +445,9 @@ scenario() {
     rm -rf "$SCD"
     mkdir -p "$D"
     : >"$SCD/results"
+    # hpcc's input: Debian's example, an HPL problem of HPCC_N, a 1 x NP grid
+    [ "$PROG" = hpcc ] && zcat -f /usr/share/doc/hpcc/examples/_hpccinf.txt* 2>/dev/null |
+        sed -e "6s/^[0-9]*/$HPCC_N /" -e '8s/^[0-9]*/40 /' -e '11s/^[0-9]*/1 /' -e "12s/^[0-9]*/$NP /" >"$SCD/hpccinf.txt"
     log "$SC: $TITLE"
     # the first run under learn writes the decision file the warm runs copy
     if [[ " $(policies "$NP") " == *" warm "* ]]; then
@@ -503,6 +529,20 @@ for kind in $SCENARIOS; do
         for mpi in $MPIS; do
             scenario "vm-$mpi-ft" vm "$mpi" ft_like "$FT_ARGS" "$NP" "this machine, $mpi, $NP ranks, ft_like $FT_ARGS"
             scenario "vm-$mpi-a2a" vm "$mpi" a2a_bench "$A2A_ARGS" "$NP" "this machine, $mpi, $NP ranks, a2a_bench $A2A_ARGS"
+        done
+        ;;
+    apps)
+        for mpi in $MPIS; do
+            if [ "$mpi" != openmpi ]; then
+                log "apps under $mpi left out: Debian's python3-mpi4py and hpcc are built with Open MPI only"
+                continue
+            fi
+            [ -x /usr/bin/hpcc ] && [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import mpi4py_fft' 2>/dev/null ||
+                { log "apps: needs Debian's hpcc and python3-mpi4py-fft (apt-get install hpcc python3-mpi4py-fft)"; continue; }
+            POLICIES=${POLICIES:-native libnative learn warm} \
+                scenario "vm-$mpi-pfft" vm "$mpi" pfft "$PFFT_ARGS" "$NP" "this machine, $mpi, $NP ranks, mpi4py-fft: pfft_roundtrip.py $PFFT_ARGS (its seconds=)"
+            POLICIES=${POLICIES:-native libnative learn warm} \
+                scenario "vm-$mpi-hpcc" vm "$mpi" hpcc "$HPCC_N" "$NP" "this machine, $mpi, $NP ranks, hpcc, HPL N = $HPCC_N: its MPI FFT's time (MPIFFT_time0..6)"
         done
         ;;
     series)
