@@ -123,6 +123,7 @@ static void decide(psk_tune_comm *c, psk_tune_group *g)
         g->total += t;
         g->arm[a].calls += g->scalls[s];
         g->arm[a].time += t;
+        psk_tune_group_slot_stats(g, a, g->scalls[s], t, g->smixed[s]);
         if (a != g->inc && g->phase != PH_STAR_LEARN) {
             g->arm[a].explore += g->scalls[s];
             if (!g->alarms)
@@ -311,6 +312,22 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, i
     return g;
 }
 
+/* a slot into the report's comparison with native: the group's first
+ * slot is its cold start (first use of its buffers and connections, paid
+ * by a native run too), native's others its measured time per call */
+void psk_tune_group_slot_stats(psk_tune_group *g, int arm, uint32_t k, double t, int mixed)
+{
+    if (!k)
+        return;
+    if (!g->cold_seen) {
+        g->cold_seen = 1;
+        g->cold_ns = t, g->cold_calls = k;
+    } else if (arm == PSK_TUNE_native && !mixed) {
+        g->nat_k += k, g->nat_t += t, g->nat_t2 += t * t / k;
+        g->nat_slots++;
+    }
+}
+
 int psk_tune_learn_arm(const psk_tune_group *g) { return g->sarm[g->slot]; }
 
 /* ---- the end: the calls of an unfinished window ---- */
@@ -334,6 +351,7 @@ void psk_tune_learn_flush_end(psk_tune_group *g)
         g->total += g->st[s];
         g->arm[a].calls += k;
         g->arm[a].time += g->st[s];
+        psk_tune_group_slot_stats(g, a, k, g->st[s], g->smixed[s]);
         if (a != g->inc || g->phase == PH_STAR_LEARN) {
             g->arm[a].explore += k;
             if (!g->alarms)

@@ -124,6 +124,13 @@ typedef struct psk_tune_group {
     double pred[PSK_TUNE_NARMS], kappa, sigma; /* sigma: of a log ratio */
     psk_tune_arml arm[PSK_TUNE_NARMS];
     double total;      /* agreed time of all calls, ns */
+    /* the report's comparison with native (tune_report.c): the group's
+     * first slot (its cold calls, whatever arm), and native's later slots
+     * unmixed: calls, time, sum of time^2 / calls (a slot's mean per call
+     * squared, weighted by its calls), slots */
+    double cold_ns, nat_k, nat_t, nat_t2;
+    uint32_t cold_calls, nat_slots;
+    int cold_seen;
     double overhead;   /* probes' time beyond the incumbent's, ns */
     double decide_ns;  /* decision allreduces (slowest rank), ns */
     double explore_ar; /* of which while exploring */
@@ -325,6 +332,7 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, i
                                      const psk_tune_site *site);
 /* the arm the group plans for its next call */
 int psk_tune_learn_arm(const psk_tune_group *g);
+void psk_tune_group_slot_stats(psk_tune_group *g, int arm, uint32_t k, double t, int mixed);
 /* after the call: planned arm, arm that ran, this rank's time; at the end
  * of a window, the collective decision */
 void psk_tune_learn_record(psk_tune_comm *c, psk_tune_group *g, int ran, double ns, const psk_tune_site *site,

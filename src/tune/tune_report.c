@@ -5,7 +5,7 @@
  * earlier when it is freed; world rank 0 gathers them and writes. Per
  * group: the arms tried with calls and mean slowest-rank time, the model's
  * predictions, the decision and when it changed (call index), exploring's
- * cost, and the time saved or lost against native (native's estimate x
+ * cost, and the group's time against native's measured the same way
  * calls - the calls' time - the decisions' allreduces). Under a policy
  * without groups (a forced arm) rank 0's own times per key instead. */
 #include <math.h>
@@ -19,8 +19,8 @@
 
 /* summary figures, summed over groups then over ranks */
 enum {
-    S_CALLS, S_TIME, S_EXPLORE, S_OVERHEAD, S_DECIDE, S_NATIVE, S_ACTUAL, S_GROUPS, S_NEAR, S_CHANGES,
-    S_EXPLORE0, S_ALARMS, S_NATIVE_MED, S_SAVED_MED, S_N
+    S_CALLS, S_TIME, S_EXPLORE, S_OVERHEAD, S_DECIDE, S_GROUPS, S_NEAR, S_CHANGES, S_EXPLORE0, S_ALARMS,
+    S_TUNED_C, S_NATIVE_C, S_H2, S_CALLS_C, S_CALLS_NOSPREAD, S_CALLS_NONE, S_N
 };
 
 typedef struct out {
@@ -93,8 +93,8 @@ static double arm_est(const psk_tune_group *g, int a)
     return e;
 }
 
-/* native's time per call: its measured mean, the decision file's when
- * native ran fewer than 3 times here, else 0 */
+/* native's time per call for the decision file: its measured mean, the
+ * file's own when native ran fewer than 3 times here, else 0 */
 static double native_ns(const psk_tune_group *g, int *from_file)
 {
     *from_file = 0;
@@ -108,31 +108,85 @@ static double native_ns(const psk_tune_group *g, int *from_file)
     return 0;
 }
 
+/* Against native, measured the same way: the group's time (its calls and
+ * its decisions' allreduces, slowest rank) and what native would have
+ * taken for the same calls: the group's first slot as measured (its cold
+ * start, which a native run pays too), the others at native's mean per
+ * call in this run (its later unmixed slots), with that mean's variance:
+ * the per-call variance pooled from the slots' means, each weighted by its
+ * calls, over native's calls. Its 95 % half-width takes Student's t for
+ * the slots it came from. Native measured in one slot only, or only in
+ * the decision file (a warm start), gives its time without a spread;
+ * never measured, no comparison. */
+enum { VS_NONE, VS_RUN, VS_ONE_SLOT, VS_FILE };
+typedef struct vsnat {
+    int how;
+    double tuned, native, half; /* ns: the group's time, native's for the same calls, 95 % half-width */
+    double per_call;            /* native's mean per call, ns */
+    double samples;             /* native calls measured (VS_RUN, VS_ONE_SLOT) */
+} vsnat;
+
+static double t975(double df)
+{
+    static const double t[] = {0, 12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23,
+                               2.20, 2.18, 2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09, 2.09};
+    return df < 1 ? 0 : df <= 20 ? t[(int)df] : df <= 30 ? 2.06 : df <= 60 ? 2.01 : 1.96;
+}
+
+static vsnat vs_native(const psk_tune_group *g)
+{
+    vsnat v = {.how = VS_NONE, .tuned = g->total + g->decide_ns};
+    double rest = (double)g->calls - (double)g->cold_calls, m = 0;
+    if (g->nat_slots >= 2 && g->nat_k > 0) {
+        m = g->nat_t / g->nat_k;
+        double s2 = (g->nat_t2 - g->nat_k * m * m) / (double)(g->nat_slots - 1);
+        v.how = VS_RUN;
+        v.samples = g->nat_k;
+        v.half = t975(g->nat_slots - 1) * rest * sqrt((s2 > 0 ? s2 : 0) / g->nat_k);
+    } else if (g->nat_slots == 1 && g->nat_k > 0) {
+        m = g->nat_t / g->nat_k;
+        v.how = VS_ONE_SLOT;
+        v.samples = g->nat_k;
+    } else if (g->db_native_ns > 0) {
+        m = g->db_native_ns;
+        v.how = VS_FILE;
+    }
+    v.per_call = m;
+    v.native = v.how == VS_NONE ? 0 : g->cold_ns + (rest > 0 ? rest : 0) * m;
+    return v;
+}
+
+static const char *vs_from(int how)
+{
+    return how == VS_RUN ? "this run" : how == VS_ONE_SLOT ? "one slot" : how == VS_FILE ? "decision file" : "not measured";
+}
+
+/* "tuned 5.4 % slower than native [+2.3, +8.5 %], outside the noise" into f */
+static void vs_text(FILE *f, double tuned, double native, double half, int spread)
+{
+    double d = tuned - native;
+    fprintf(f, "tuned %.1f %% %s than native", fabs(100 * d / native), d > 0 ? "slower" : "faster");
+    if (spread)
+        fprintf(f, " [%+.1f, %+.1f %%], %s the noise", 100 * (d - half) / native, 100 * (d + half) / native,
+                fabs(d) <= half ? "inside" : "outside");
+    else
+        fprintf(f, " (native's time without a spread: not tested against the noise)");
+}
+
 static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, int wrank)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
     uint64_t explore = 0;
     for (int a = 0; a < PSK_TUNE_NARMS; a++)
         explore += g->arm[a].explore;
-    double mean_b = g->calls ? g->bytes_sum / (double)g->calls : 0, actual = g->total + g->decide_ns;
-    int from_file;
-    double nat = native_ns(g, &from_file), best = best_est(g);
+    double mean_b = g->calls ? g->bytes_sum / (double)g->calls : 0;
+    vsnat vs = vs_native(g);
+    double best = best_est(g);
     uint64_t near = 0;
     for (int a = 0; a < PSK_TUNE_NARMS; a++)
         if (g->arm[a].calls && arm_est(g, a) <= 1.05 * best)
             near += g->arm[a].calls;
     double lo = g->sclass < 0 ? 0 : ldexp(1, g->sclass), hi = g->sclass < 0 ? 0 : ldexp(1, g->sclass + 1) - 1;
-    /* the same against medians: a load spike that hit native's few calls
-     * (or the others') moves means a lot, medians little */
-    double med_nat = arm_est(g, PSK_TUNE_native), med_used = 0;
-    if (!(med_nat > 0) && g->db_native_ns > 0)
-        med_nat = g->db_native_ns;
-    for (int a = 0; a < PSK_TUNE_NARMS && med_nat > 0; a++)
-        if (g->arm[a].calls) {
-            double e = arm_est(g, a);
-            med_used = e > 0 && med_used >= 0 ? med_used + e * (double)g->arm[a].calls : -1;
-        }
-    double saved_med = med_nat > 0 && med_used > 0 ? med_nat * (double)g->calls - med_used : NAN;
     o->sum[S_CALLS] += (double)g->calls;
     o->sum[S_TIME] += g->total;
     o->sum[S_EXPLORE] += (double)explore;
@@ -143,13 +197,15 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     o->sum[S_CHANGES] += (double)g->nchanges;
     o->sum[S_EXPLORE0] += (double)g->explore_initial;
     o->sum[S_ALARMS] += (double)g->alarms;
-    if (nat > 0) {
-        o->sum[S_NATIVE] += nat * (double)g->calls;
-        o->sum[S_ACTUAL] += actual;
-    }
-    if (isfinite(saved_med)) {
-        o->sum[S_NATIVE_MED] += med_nat * (double)g->calls;
-        o->sum[S_SAVED_MED] += saved_med;
+    if (vs.how == VS_NONE) {
+        o->sum[S_CALLS_NONE] += (double)g->calls;
+    } else {
+        o->sum[S_TUNED_C] += vs.tuned;
+        o->sum[S_NATIVE_C] += vs.native;
+        o->sum[S_H2] += vs.half * vs.half;
+        o->sum[S_CALLS_C] += (double)g->calls;
+        if (vs.how != VS_RUN)
+            o->sum[S_CALLS_NOSPREAD] += (double)g->calls;
     }
 
     /* ---- text ---- */
@@ -222,18 +278,16 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
             g->total / 1e6, g->decide_ns / 1e6, (unsigned long long)g->decisions, (unsigned long long)explore,
             (unsigned long long)g->explore_initial, (unsigned long long)g->alarms, g->credit / 1e6,
             (g->overhead + g->explore_ar) / 1e6, g->total > 0 ? 100 * (g->overhead + g->explore_ar) / g->total : 0);
-    if (nat > 0)
-        fprintf(t, "  against native (its mean, %.2f us a call%s): %s %.3f ms (%.2f %%)", us(nat),
-                from_file ? ", from the decision file" : "", nat * (double)g->calls >= actual ? "saved" : "lost",
-                fabs(nat * (double)g->calls - actual) / 1e6,
-                100 * (nat * (double)g->calls - actual) / (nat * (double)g->calls));
-    else
-        fprintf(t, "  against native: not measured");
-    if (isfinite(saved_med))
-        fprintf(t, "; by medians %s %.2f %%\n", saved_med >= 0 ? "saved" : "lost",
-                100 * fabs(saved_med) / (med_nat * (double)g->calls));
-    else
+    if (vs.how == VS_NONE || !(vs.native > 0)) {
+        fprintf(t, "  against native: not measured\n");
+    } else {
+        fprintf(t, "  against native (%s: %.2f us a call", vs_from(vs.how), us(vs.per_call));
+        if (vs.how == VS_RUN || vs.how == VS_ONE_SLOT)
+            fprintf(t, ", %.0f calls", vs.samples);
+        fprintf(t, "): %.3f ms for these calls, the group %.3f ms: ", vs.native / 1e6, vs.tuned / 1e6);
+        vs_text(t, vs.tuned, vs.native, vs.half, vs.how == VS_RUN);
         fprintf(t, "\n");
+    }
     fprintf(t, "  calls on an arm within 5 %% of the best in hindsight: %.1f %%\n",
             g->calls ? 100.0 * (double)near / (double)g->calls : 0);
 
@@ -314,16 +368,17 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     psk_json_uint(&j, "decisions", g->decisions);
     psk_json_num(&j, "learning_overhead_us", us(g->overhead + g->explore_ar));
     psk_json_num(&j, "change_credit_us", us(g->credit));
-    if (nat > 0) {
-        psk_json_num(&j, "native_us_per_call", us(nat));
-        psk_json_bool(&j, "native_from_file", from_file);
-        psk_json_num(&j, "saved_us", us(nat * (double)g->calls - actual));
-    } else
-        psk_json_null(&j, "saved_us");
-    if (isfinite(saved_med))
-        psk_json_num(&j, "saved_by_medians_us", us(saved_med));
-    else
-        psk_json_null(&j, "saved_by_medians_us");
+    psk_json_str(&j, "native_from", vs_from(vs.how));
+    if (vs.how != VS_NONE) {
+        psk_json_num(&j, "native_us_per_call", us(vs.per_call));
+        psk_json_num(&j, "native_samples", vs.samples);
+        psk_json_num(&j, "native_us", us(vs.native));
+        psk_json_num(&j, "tuned_us", us(vs.tuned));
+        if (vs.how == VS_RUN)
+            psk_json_num(&j, "native_halfwidth_us", us(vs.half));
+        else
+            psk_json_null(&j, "native_halfwidth_us");
+    }
     psk_json_uint(&j, "calls_within_5pct_of_best", near);
     psk_json_end(&j);
 
@@ -336,7 +391,8 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
                 continue;
             psk_tune_dbent e = {.P = c->size, .sclass = g->sclass, .offset = k->where->offset,
                                 .stamp = (long long)time(NULL)};
-            psk_tune_resume_save(g, nat, &e);
+            int from_file;
+            psk_tune_resume_save(g, native_ns(g, &from_file), &e);
             snprintf(e.machine, sizeof e.machine, "%s", c->machine);
             snprintf(e.mpi, sizeof e.mpi, "%s", psk_tune_db_mpi());
             snprintf(e.module, sizeof e.module, "%s", k->where->module);
@@ -507,12 +563,13 @@ static void write_report(const char *path, const char *text, size_t ntext, const
         return;
     }
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
-    double saved = sum[S_NATIVE] - sum[S_ACTUAL];
+    double half = sqrt(sum[S_H2]);
+    int compared = sum[S_CALLS_C] > 0 && sum[S_NATIVE_C] > 0;
     if (is_json) {
         psk_json j;
         psk_json_init(&j, f, 0);
         psk_json_obj(&j, NULL);
-        psk_json_str(&j, "format", "perfskel-tune report 1");
+        psk_json_str(&j, "format", "perfskel-tune report 2");
         psk_json_str(&j, "policy", psk_tune_policy_name());
         psk_json_str(&j, "mpi", psk_tune_db_mpi());
         psk_json_int(&j, "world_ranks", wsize);
@@ -520,6 +577,21 @@ static void write_report(const char *path, const char *text, size_t ntext, const
         psk_json_num(&j, "margin", cf->margin);
         if (cf->policy == POLICY_STAR)
             psk_json_int(&j, "star_x", cf->star_x);
+        psk_json_obj(&j, "headline");
+        psk_json_num(&j, "calls_compared", sum[S_CALLS_C]);
+        psk_json_num(&j, "calls_without_spread", sum[S_CALLS_NOSPREAD]);
+        psk_json_num(&j, "calls_not_compared", sum[S_CALLS_NONE]);
+        if (compared) {
+            double d = sum[S_TUNED_C] - sum[S_NATIVE_C];
+            psk_json_num(&j, "tuned_us", us(sum[S_TUNED_C]));
+            psk_json_num(&j, "native_us", us(sum[S_NATIVE_C]));
+            psk_json_num(&j, "native_halfwidth_us", us(half));
+            psk_json_num(&j, "difference_percent", 100 * d / sum[S_NATIVE_C]);
+            psk_json_num(&j, "low_percent", 100 * (d - half) / sum[S_NATIVE_C]);
+            psk_json_num(&j, "high_percent", 100 * (d + half) / sum[S_NATIVE_C]);
+            psk_json_bool(&j, "inside_noise", fabs(d) <= half);
+        }
+        psk_json_end(&j);
         psk_json_obj(&j, "summary");
         psk_json_num(&j, "calls", sum[S_CALLS]);
         psk_json_num(&j, "time_us", us(sum[S_TIME]));
@@ -531,36 +603,40 @@ static void write_report(const char *path, const char *text, size_t ntext, const
         psk_json_num(&j, "decision_us", us(sum[S_DECIDE]));
         psk_json_num(&j, "switches", sum[S_CHANGES]);
         psk_json_num(&j, "calls_within_5pct_of_best", sum[S_NEAR]);
-        if (sum[S_NATIVE] > 0)
-            psk_json_num(&j, "saved_us", us(saved));
-        else
-            psk_json_null(&j, "saved_us");
-        if (sum[S_NATIVE_MED] > 0)
-            psk_json_num(&j, "saved_by_medians_us", us(sum[S_SAVED_MED]));
-        else
-            psk_json_null(&j, "saved_by_medians_us");
         psk_json_end(&j);
         fprintf(f, ",\"%s\":[", cf->policy == POLICY_FIXED || cf->policy == POLICY_CYCLE ? "keys" : "groups");
         fwrite(json, 1, njson, f);
         fprintf(f, "]}\n");
     } else {
-        fprintf(f, "perfskel tune report: policy %s, %s, %d ranks\n", psk_tune_policy_name(), psk_tune_db_mpi(),
-                wsize);
-        fprintf(f, "collectives taken over: %.0f calls in %.0f groups, %.3f ms", sum[S_CALLS], sum[S_GROUPS],
-                sum[S_TIME] / 1e6);
-        if (sum[S_GROUPS] > 0) {
+        /* the headline first: the collectives' time against native's */
+        if (compared) {
+            fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls (deciding included); "
+                       "native, measured the same way in this run, %.3f ms",
+                    sum[S_TUNED_C] / 1e6, sum[S_CALLS_C], sum[S_NATIVE_C] / 1e6);
+            if (half > 0 || sum[S_CALLS_NOSPREAD] < sum[S_CALLS_C])
+                fprintf(f, " +- %.3f (95 %%)", half / 1e6);
+            fprintf(f, ": ");
+            vs_text(f, sum[S_TUNED_C], sum[S_NATIVE_C], half, sum[S_CALLS_NOSPREAD] < sum[S_CALLS_C]);
+            if (sum[S_CALLS_NOSPREAD] > 0)
+                fprintf(f, "; %.0f of the calls against native's time without a spread (the decision file's, or "
+                           "one slot)",
+                        sum[S_CALLS_NOSPREAD]);
+            if (sum[S_CALLS_NONE] > 0)
+                fprintf(f, "; %.0f calls not compared (native not measured)", sum[S_CALLS_NONE]);
+            fprintf(f, "\n");
+        } else {
+            fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls; native not measured in "
+                       "this run: no comparison\n",
+                    (sum[S_TIME] + sum[S_DECIDE]) / 1e6, sum[S_CALLS]);
+        }
+        fprintf(f, "policy %s, %s, %d ranks: %.0f calls in %.0f groups, %.3f ms", psk_tune_policy_name(),
+                psk_tune_db_mpi(), wsize, sum[S_CALLS], sum[S_GROUPS], sum[S_TIME] / 1e6);
+        if (sum[S_GROUPS] > 0)
             fprintf(f, " + %.3f ms deciding; exploring %.0f calls, %.3f ms (%.2f %%); %.0f switches; %.1f %% of "
                        "calls within 5 %% of the best arm",
                     sum[S_DECIDE] / 1e6, sum[S_EXPLORE], sum[S_OVERHEAD] / 1e6,
                     sum[S_TIME] > 0 ? 100 * sum[S_OVERHEAD] / sum[S_TIME] : 0, sum[S_CHANGES],
                     sum[S_CALLS] > 0 ? 100 * sum[S_NEAR] / sum[S_CALLS] : 0);
-            if (sum[S_NATIVE] > 0)
-                fprintf(f, "; against native: %s %.3f ms (%.2f %%)", saved >= 0 ? "saved" : "lost", fabs(saved) / 1e6,
-                        100 * saved / sum[S_NATIVE]);
-            if (sum[S_NATIVE_MED] > 0)
-                fprintf(f, ", by medians %s %.2f %%", sum[S_SAVED_MED] >= 0 ? "saved" : "lost",
-                        100 * fabs(sum[S_SAVED_MED]) / sum[S_NATIVE_MED]);
-        }
         fprintf(f, "\n");
         fwrite(text, 1, ntext, f);
     }
