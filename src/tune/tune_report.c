@@ -624,6 +624,10 @@ static void write_report(const char *path, const char *text, size_t ntext, const
             if (sum[S_CALLS_NONE] > 0)
                 fprintf(f, "; %.0f calls not compared (native not measured)", sum[S_CALLS_NONE]);
             fprintf(f, "\n");
+        } else if (cf->policy == POLICY_FIXED || cf->policy == POLICY_CYCLE) {
+            fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls (each communicator's "
+                       "rank 0's own times); under policy %s native is not compared in the run\n",
+                    sum[S_TIME] / 1e6, sum[S_CALLS], psk_tune_policy_name());
         } else {
             fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls; native not measured in "
                        "this run: no comparison\n",
