@@ -95,17 +95,12 @@ static double arm_est(const psk_tune_group *g, int a)
 
 /* native's time per call for the decision file: its measured mean, the
  * file's own when native ran fewer than 3 times here, else 0 */
-static double native_ns(const psk_tune_group *g, int *from_file)
+static double native_ns(const psk_tune_group *g)
 {
-    *from_file = 0;
     const psk_tune_arml *n = &g->arm[PSK_TUNE_native];
     if (n->calls >= 3 || (n->calls && !(g->db_native_ns > 0)))
         return n->time / (double)n->calls;
-    if (g->db_native_ns > 0) {
-        *from_file = 1;
-        return g->db_native_ns;
-    }
-    return 0;
+    return g->db_native_ns > 0 ? g->db_native_ns : 0;
 }
 
 /* Against native, measured the same way: the group's time (its calls and
@@ -384,6 +379,7 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
 
     /* ---- the group's state, for the file, settled or not (the next run
      * goes on from it): groups whose sites all ranks share ---- */
+    double nat_file = native_ns(g);
     if (cf->policy == POLICY_LEARN && !g->sites_differ && !g->bytes)
         for (size_t i = 0; i < c->capkeys; i++) {
             const psk_tune_key *k = &c->keys[i];
@@ -391,8 +387,7 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
                 continue;
             psk_tune_dbent e = {.P = c->size, .sclass = g->sclass, .offset = k->where->offset,
                                 .stamp = (long long)time(NULL)};
-            int from_file;
-            psk_tune_resume_save(g, native_ns(g, &from_file), &e);
+            psk_tune_resume_save(g, nat_file, &e);
             snprintf(e.machine, sizeof e.machine, "%s", c->machine);
             snprintf(e.mpi, sizeof e.mpi, "%s", psk_tune_db_mpi());
             snprintf(e.module, sizeof e.module, "%s", k->where->module);
