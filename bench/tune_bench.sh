@@ -41,6 +41,12 @@
 #       problem of N, blocks of 40, a 1 x NP grid), timed by the sum of its
 #       MPI FFT's phases (hpccoutf.txt, MPIFFT_time0..6). Policies
 #       (default): native, native (lib), learn, warm
+#   pass  this machine, NP ranks, each MPI: bench/tune/passthrough
+#       PASS_ARGS ("-s 0,8,64,1024,16384,262144,1048576") under learn, RUNS
+#       runs: a call through the library against the same call made
+#       directly, blocks of each in turn inside one job; per size the
+#       median over runs of each run's direct time, library time and
+#       median paired difference per call (scenario pass-MPI)
 #   series  this machine, NP ranks, each MPI: ft_like FT_ARGS SERIES_RUNS (8)
 #       times in a row under learn with one decision file (a job run again
 #       and again), SERIES_REPEATS (3) such series, each from an empty file,
@@ -67,6 +73,7 @@ A2A_ARGS=${A2A_ARGS:--b 8 -B 4194304 -f 4 -n 20 -r 5}
 PFFT_ARGS=${PFFT_ARGS:-64 100}
 HPCC_N=${HPCC_N:-1000}
 COST_ARGS=${COST_ARGS:--b 8 -B 8 -n 100000 -r 7}
+PASS_ARGS=${PASS_ARGS:--s 0,8,64,1024,16384,262144,1048576}
 TESTBED=${TESTBED:-$S/../../shared/testbed}
 TOOLS=${TOOLS:-/tmp/mpicluster-tools}
 A_HOSTS=${A_HOSTS:-h0,h2}
@@ -523,6 +530,50 @@ series() {
     DONE="$DONE $SC"
 }
 
+# pass NAME MPI: bench/tune/passthrough RUNS times under learn
+pass() {
+    SC=$1 MPI=$2
+    if [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $SC "* ]]; then return; fi
+    SCD=$OUT/$SC
+    local l=(mpirun.mpich -np "$NP" -bind-to core) r
+    [ "$MPI" = openmpi ] && l=(mpirun.openmpi --allow-run-as-root -np "$NP" --bind-to core)
+    [ "$MPI" = openmpi ] && [ "$NP" -gt "$(nproc)" ] && l=(mpirun.openmpi --allow-run-as-root -np "$NP" --oversubscribe)
+    if [ "${RESUMMARISE:-0}" != 1 ]; then
+        rm -rf "$SCD"
+        mkdir -p "$SCD"
+        log "$SC: passthrough $PASS_ARGS, $RUNS runs"
+        for ((r = 1; r <= RUNS; r++)); do
+            timeout -k 5 "$RUN_TIMEOUT" "$B/perfskel" tune --mpi "$MPI" --policy learn --report "$SCD/r$r.json" -- \
+                "${l[@]}" "$B/bench/tune/$MPI/passthrough" $PASS_ARGS >"$SCD/r$r.out" 2>"$SCD/r$r.err" ||
+                log "$SC run $r: exit $?"
+        done
+    fi
+    {
+        echo "##### $SC: this machine, $MPI, $NP ranks, passthrough $PASS_ARGS under learn ($(ls "$SCD"/r*.out 2>/dev/null | wc -l) runs; medians over runs)"
+        echo
+        echo "| bytes a peer | direct us | through the library us | over us (quartiles' medians) | over % | decision |"
+        echo "|---:|---:|---:|---|---:|---|"
+        for f in "$SCD"/r*.out; do
+            j=${f%.out}.json
+            grep '^passthrough: bytes' "$f" | while read -r _ _ b _ _ _ _ _ d _ lib _ o _ _ _ lo _ hi; do
+                # the decision of the size's MPI_Alltoall group (its class)
+                dec=$(jq -r --argjson b "$b" '[.groups[] | select(.collective == "alltoall" and .ranks > 1 and
+                    ((.size_class == -1 and $b == 0) or ($b > 0 and .size_class == ($b | log2 | floor))))] |
+                    if length == 0 then "none (no group)" else .[0].decision end' "$j" 2>/dev/null)
+                echo "$b $d $lib $o $lo $hi ${dec:-?}"
+            done
+        done | awk '
+            function med(s,   k, v, i, j, x) { k = split(s, v, " "); for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+                return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }
+            { if (!($1 in D)) o[++n] = $1; D[$1] = D[$1] " " $2; L[$1] = L[$1] " " $3; O[$1] = O[$1] " " $4
+              LO[$1] = LO[$1] " " $5; HI[$1] = HI[$1] " " $6; if (index(dec[$1], $7) == 0) dec[$1] = dec[$1] (dec[$1] == "" ? "" : ", ") $7 }
+            END { for (i = 1; i <= n; i++) { b = o[i]; d = med(D[b]); printf "| %s | %.3f | %.3f | %+.3f (%+.3f .. %+.3f) | %+.1f | %s |\n",
+                  b, d, med(L[b]), med(O[b]), med(LO[b]), med(HI[b]), (d > 0 ? 100 * med(O[b]) / d : 0), dec[b] } }'
+        echo
+    } >"$OUT/$SC.md"
+    DONE="$DONE $SC"
+}
+
 for kind in $SCENARIOS; do
     case $kind in
     vm)
@@ -548,6 +599,11 @@ for kind in $SCENARIOS; do
     series)
         for mpi in $MPIS; do
             series "vm-$mpi-ft-series" "$mpi"
+        done
+        ;;
+    pass)
+        for mpi in $MPIS; do
+            pass "pass-$mpi" "$mpi"
         done
         ;;
     cost)

@@ -60,6 +60,7 @@ static int on_delete(MPI_Comm comm, int keyval, void *val, void *extra)
 {
     (void)comm, (void)keyval, (void)extra;
     psk_tune_comm *c = val;
+    psk_tune_memo_void(); /* its handle may name another communicator next */
     unlink_state(c);
     if (C.finalizing || c->learn != 1) { /* the report is written by then */
         free_state(c);
@@ -242,6 +243,7 @@ static int grow_keys(psk_tune_comm *c)
     free(c->keys);
     c->keys = k;
     c->capkeys = cap;
+    psk_tune_memo_void(); /* the keys moved */
     return 0;
 }
 

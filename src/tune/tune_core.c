@@ -12,7 +12,8 @@
  * points call psk_tune_pre_finalize on every process: the report and the
  * decision file (tune_report.c); PSK_TUNE_DEBUG=1 prints each rank's
  * counts at MPI_Finalize (through an MPI_COMM_SELF attribute), 2 also
- * each key. */
+ * each key (its calls, and each arm's timed calls: under the learner the
+ * calls it sampled). */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,6 +25,16 @@
 #include "perfskel/machine.h"
 #include "tune_internal.h"
 
+/* the counts of one thread's calls: plain increments (no atomic
+ * read-modify-write on every call), summed over threads when read */
+typedef struct counts {
+    uint64_t calls[PSK_TUNE_NCOLL], native[PSK_TUNE_NCOLL]; /* (every call's: one cache line) */
+    uint64_t arm[PSK_TUNE_NARMS];
+    uint64_t fortran[PSK_TUNE_NCOLL], unsupported[PSK_TUNE_NCOLL], fallback[PSK_TUNE_NCOLL];
+    uint64_t lookups, timed; /* calls not found in the memo; calls timed */
+    struct counts *next;
+} counts;
+
 static struct {
     pthread_once_t once;
     int ok; /* keyvals made: the library is on */
@@ -32,9 +43,28 @@ static struct {
     _Atomic int live; /* started, MPI_Finalize not begun: the calls' fast check */
     int self_keyval;
     _Atomic int pre_finalized;
-    _Atomic uint64_t calls[PSK_TUNE_NCOLL], fortran[PSK_TUNE_NCOLL], unsupported[PSK_TUNE_NCOLL],
-        fallback[PSK_TUNE_NCOLL], native[PSK_TUNE_NCOLL], arm[PSK_TUNE_NARMS];
-} T = {.once = PTHREAD_ONCE_INIT, .self_keyval = MPI_KEYVAL_INVALID};
+    pthread_mutex_t lock; /* threads */
+    counts *threads;      /* every thread's counts */
+    counts spill;         /* the threads' whose block could not be had */
+} T = {.once = PTHREAD_ONCE_INIT, .self_keyval = MPI_KEYVAL_INVALID, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static __thread counts *mine __attribute__((tls_model("initial-exec")));
+
+/* the calling thread's counts */
+static counts *my_counts(void)
+{
+    if (mine)
+        return mine;
+    counts *k = aligned_alloc(64, (sizeof(counts) + 63) / 64 * 64);
+    if (!k)
+        return &T.spill;
+    memset(k, 0, sizeof *k);
+    pthread_mutex_lock(&T.lock);
+    k->next = T.threads;
+    T.threads = k;
+    pthread_mutex_unlock(&T.lock);
+    return mine = k;
+}
 
 psk_tune_cfg psk_tune_cfg_g;
 
@@ -46,22 +76,33 @@ uint64_t psk_tune_hash(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+static void add_counts(psk_tune_counts *out, const counts *t)
+{
+    for (int k = 0; k < PSK_TUNE_NCOLL; k++) {
+        out->coll[k].calls += t->calls[k];
+        out->coll[k].fortran += t->fortran[k];
+        out->coll[k].unsupported += t->unsupported[k];
+        out->coll[k].fallback += t->fallback[k];
+        out->coll[k].native += t->native[k];
+        out->calls += t->calls[k];
+        out->fortran += t->fortran[k];
+        out->unsupported += t->unsupported[k];
+        out->fallback += t->fallback[k];
+    }
+    for (int a = 0; a < PSK_TUNE_NARMS; a++)
+        out->arm[a] += t->arm[a];
+    out->lookups += t->lookups;
+    out->timed += t->timed;
+}
+
 void psk_tune_get_counts(psk_tune_counts *out)
 {
     memset(out, 0, sizeof *out);
-    for (int k = 0; k < PSK_TUNE_NCOLL; k++) {
-        out->coll[k].calls = T.calls[k];
-        out->coll[k].fortran = T.fortran[k];
-        out->coll[k].unsupported = T.unsupported[k];
-        out->coll[k].fallback = T.fallback[k];
-        out->coll[k].native = T.native[k];
-        out->calls += T.calls[k];
-        out->fortran += T.fortran[k];
-        out->unsupported += T.unsupported[k];
-        out->fallback += T.fallback[k];
-    }
-    for (int a = 0; a < PSK_TUNE_NARMS; a++)
-        out->arm[a] = T.arm[a];
+    pthread_mutex_lock(&T.lock);
+    for (const counts *t = T.threads; t; t = t->next)
+        add_counts(out, t);
+    add_counts(out, &T.spill);
+    pthread_mutex_unlock(&T.lock);
 }
 
 __thread int psk_tune_last = -1;
@@ -69,9 +110,10 @@ __thread int psk_tune_last = -1;
 void psk_tune_count_fortran_native(int coll)
 {
     psk_tune_last = PSK_TUNE_native;
-    T.calls[coll]++;
-    T.fortran[coll]++;
-    T.unsupported[coll]++;
+    counts *n = my_counts();
+    n->calls[coll]++;
+    n->fortran[coll]++;
+    n->unsupported[coll]++;
 }
 
 /* ---- the report, at MPI_Finalize ---- */
@@ -103,21 +145,26 @@ static void debug_report(void)
 {
     int wrank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    psk_tune_counts cn;
+    psk_tune_get_counts(&cn);
     /* a line per collective called (MPI_Alltoall's always), its arms */
     for (int k = 0; k < PSK_TUNE_NCOLL; k++) {
-        if (k != PSK_TUNE_C_alltoall && !T.calls[k])
+        if (k != PSK_TUNE_C_alltoall && !cn.coll[k].calls)
             continue;
         char line[1024];
         int n = snprintf(line, sizeof line,
                          "perfskel-tune: rank %d: %s calls %llu fortran %llu unsupported %llu fallback %llu |", wrank,
-                         psk_tune_coll_mpi_name(k), (unsigned long long)T.calls[k], (unsigned long long)T.fortran[k],
-                         (unsigned long long)T.unsupported[k], (unsigned long long)T.fallback[k]);
+                         psk_tune_coll_mpi_name(k), (unsigned long long)cn.coll[k].calls,
+                         (unsigned long long)cn.coll[k].fortran, (unsigned long long)cn.coll[k].unsupported,
+                         (unsigned long long)cn.coll[k].fallback);
         for (int a = 0; a < PSK_TUNE_NARMS && n > 0 && (size_t)n < sizeof line; a++)
             if (a == PSK_TUNE_native || psk_tune_arm_coll(a) == k)
                 n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu", psk_tune_arm_name(a),
-                              (unsigned long long)(a == PSK_TUNE_native ? T.native[k] : T.arm[a]));
+                              (unsigned long long)(a == PSK_TUNE_native ? cn.coll[k].native : cn.arm[a]));
         fprintf(stderr, "%s\n", line);
     }
+    fprintf(stderr, "perfskel-tune: rank %d: dispatch: %llu calls, %llu looked up (the others found in the memo), %llu timed\n",
+            wrank, (unsigned long long)cn.calls, (unsigned long long)cn.lookups, (unsigned long long)cn.timed);
     if (T.debug > 1)
         psk_tune_comm_each(key_line, &wrank);
 }
@@ -168,7 +215,7 @@ static double env_num(const char *name, double def, double lo, double hi)
 }
 
 /* PSK_TUNE_INJECT=ARM:US[@FROM[-TO]][,...]: a delay inside an arm, for
- * tests; from the process's call FROM of the collective to call TO */
+ * tests; from the calling thread's call FROM of the collective to call TO */
 static void parse_inject(psk_tune_cfg *cf, const char *v)
 {
     char buf[1024];
@@ -382,92 +429,140 @@ int psk_tune_on(void)
     return 0;
 }
 
-int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
+/* the dispatch's slow path: the communicator's state, whether the arms
+ * take the call (a prepared), its site, key and the learner's group (set
+ * up collectively on first use); remembered for the next call made so.
+ * 0, or -1 if the call goes native untouched */
+static int lookup(psk_tune_args *a, void *ra, psk_tune_comm **cp, const psk_tune_site **sitep, psk_tune_key **keyp,
+                  psk_tune_group **gp)
 {
-    int on = psk_tune_on(), coll = a->coll;
     MPI_Comm comm = a->comm;
-    uint64_t ncall = T.calls[coll]++;
-    if (on)
-        psk_tune_comm_reap(0);
-    if (fortran)
-        T.fortran[coll]++;
-    psk_tune_comm *c = on && comm != MPI_COMM_NULL ? psk_tune_comm_get(comm) : NULL;
-    int inter = 1, P = 0, unsupported = !on || comm == MPI_COMM_NULL;
+    psk_tune_comm *c = comm != MPI_COMM_NULL ? psk_tune_comm_get(comm) : NULL;
+    int inter = 1, P = 0, unsupported = comm == MPI_COMM_NULL;
     if (!unsupported && c) {
         inter = c->inter;
         P = c->size;
     } else if (!unsupported)
         unsupported = PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || PMPI_Comm_size(comm, &P) != MPI_SUCCESS;
-    if (unsupported || inter || psk_tune_args_prepare(a)) {
-        T.unsupported[coll]++;
+    if (unsupported || inter || psk_tune_args_prepare(a))
+        return -1;
+    const psk_tune_cfg *cf = &psk_tune_cfg_g;
+    int learning = cf->policy == POLICY_LEARN || cf->policy == POLICY_STAR;
+    int sclass = a->bytes ? 63 - __builtin_clzll((unsigned long long)a->bytes) : -1;
+    const psk_tune_site *site = c || learning ? psk_tune_site_of(ra) : NULL;
+    psk_tune_group *g = learner(c, P, a, site);
+    psk_tune_key *key = c ? psk_tune_comm_key(c, site, a->coll, sclass) : NULL;
+    /* remembered where the next call would find the same: a group, or
+     * none for good (another policy, one rank, no bytes, the learner off
+     * on the communicator) */
+    if (c && (g || !learning || P < 2 || a->bytes == 0 || (c->ready && c->learn == -1)))
+        psk_tune_memo_put(a, ra, c, site, key, g);
+    *cp = c, *sitep = site, *keyp = key, *gp = g;
+    return 0;
+}
+
+int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
+{
+    int on = psk_tune_on(), coll = a->coll;
+    counts *n = my_counts();
+    uint64_t ncall = n->calls[coll]++;
+    if (on)
+        psk_tune_comm_reap(0);
+    if (fortran)
+        n->fortran[coll]++;
+    psk_tune_comm *c = NULL;
+    psk_tune_key *key = NULL;
+    const psk_tune_site *site = NULL;
+    psk_tune_group *g = NULL;
+    /* a call made before: what was found for it, unless the learner has
+     * since turned off on its communicator */
+    const psk_tune_memo *m = on ? psk_tune_memo_find(a, ra) : NULL;
+    if (m && !(m->g && m->c->learn != 1)) {
+        c = m->c, site = m->site, key = m->key, g = m->g;
+    } else if (!on || (n->lookups++, lookup(a, ra, &c, &site, &key, &g))) {
+        n->unsupported[coll]++;
         psk_tune_last = PSK_TUNE_native;
         return psk_tune_native(a);
     }
-    psk_tune_key *key = NULL;
-    const psk_tune_site *site = NULL;
-    int sclass = a->bytes ? 63 - __builtin_clzll((unsigned long long)a->bytes) : -1;
-    if (c || psk_tune_cfg_g.policy == POLICY_LEARN || psk_tune_cfg_g.policy == POLICY_STAR)
-        site = psk_tune_site_of(ra);
-    psk_tune_group *g = learner(c, P, a, site);
+    int P = c ? c->size : 0;
+    if (!c) /* no state (out of memory): the fixed policies still run */
+        PMPI_Comm_size(a->comm, &P);
+    int rc = PSK_TUNE_FALLBACK;
     int arm = g ? psk_tune_learn_arm(g) : choose(c, P, a);
     if (!psk_tune_arm_valid(coll, arm, P, a->bytes, a->inplace))
         arm = PSK_TUNE_native;
-    if (c)
-        key = psk_tune_comm_key(c, site, coll, sclass);
-    uint64_t t0 = psk_tune_now_ns();
-    int rc = PSK_TUNE_FALLBACK;
+    /* timed: the learner's calls it samples; every call under a fixed
+     * arm or cycle, whose report gives each key's times */
+    int pol = psk_tune_cfg_g.policy;
+    int timed = g ? psk_tune_learn_timed(g) : pol != POLICY_LEARN && pol != POLICY_STAR;
+    uint64_t t0 = timed ? psk_tune_now_ns() : 0;
+    n->timed += (uint64_t)timed;
     if (arm != PSK_TUNE_native && (rc = psk_tune_arm_run(arm, c, a)) == PSK_TUNE_FALLBACK) {
-        T.fallback[coll]++;
+        n->fallback[coll]++;
         arm = PSK_TUNE_native;
     }
     if (arm == PSK_TUNE_native)
         rc = psk_tune_native(a);
     inject(arm, ncall);
-    uint64_t ns = psk_tune_now_ns() - t0;
+    uint64_t ns = timed ? psk_tune_now_ns() - t0 : 0;
     if (arm == PSK_TUNE_native)
-        T.native[coll]++;
-    T.arm[arm]++;
+        n->native[coll]++;
+    n->arm[arm]++;
     psk_tune_last = arm;
     if (key) {
-        psk_tune_armstat *st = &key->arm[arm];
         key->calls++;
-        st->calls++;
-        st->sum_ns += ns;
-        if (!st->min_ns || ns < st->min_ns)
-            st->min_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+        if (timed) {
+            psk_tune_armstat *st = &key->arm[arm];
+            st->calls++;
+            st->sum_ns += ns;
+            if (!st->min_ns || ns < st->min_ns)
+                st->min_ns = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+        }
     }
     if (g)
-        psk_tune_learn_record(c, g, arm, (double)ns, site, a->bytes, a->inplace);
+        psk_tune_learn_record(c, g, arm, timed, (double)ns, site, a->bytes, a->inplace);
     return rc;
+}
+
+/* every field set, none zeroed first (a struct's zeroing is a rep stos
+ * that costs more than the rest of the call's set-up) */
+static inline void args_init(psk_tune_args *a, int coll, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Op op, int root, MPI_Comm comm)
+{
+    a->coll = coll;
+    a->sbuf = sbuf, a->scount = scount, a->stype = stype;
+    a->rbuf = rbuf, a->rcount = rcount, a->rtype = rtype;
+    a->op = op, a->root = root, a->comm = comm;
+    a->bytes = 0, a->inplace = 0, a->contig = 0, a->sext = a->rext = 0;
 }
 
 int psk_tune_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                       MPI_Datatype rtype, MPI_Comm comm, void *ra, int fortran)
 {
-    psk_tune_args a = {.coll = PSK_TUNE_C_alltoall, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf,
-                       .rcount = rcount, .rtype = rtype, .comm = comm};
+    psk_tune_args a;
+    args_init(&a, PSK_TUNE_C_alltoall, sbuf, scount, stype, rbuf, rcount, rtype, MPI_OP_NULL, 0, comm);
     return psk_tune_call(&a, ra, fortran);
 }
 
 int psk_tune_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, void *ra, int fortran)
 {
-    psk_tune_args a = {.coll = PSK_TUNE_C_bcast, .rbuf = buf, .rcount = count, .rtype = type, .root = root,
-                       .comm = comm};
+    psk_tune_args a;
+    args_init(&a, PSK_TUNE_C_bcast, NULL, 0, MPI_DATATYPE_NULL, buf, count, type, MPI_OP_NULL, root, comm);
     return psk_tune_call(&a, ra, fortran);
 }
 
 int psk_tune_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                        void *ra, int fortran)
 {
-    psk_tune_args a = {.coll = PSK_TUNE_C_allreduce, .sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rtype = type,
-                       .op = op, .comm = comm};
+    psk_tune_args a;
+    args_init(&a, PSK_TUNE_C_allreduce, sbuf, 0, MPI_DATATYPE_NULL, rbuf, count, type, op, 0, comm);
     return psk_tune_call(&a, ra, fortran);
 }
 
 int psk_tune_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm, void *ra, int fortran)
 {
-    psk_tune_args a = {.coll = PSK_TUNE_C_allgather, .sbuf = sbuf, .scount = scount, .stype = stype, .rbuf = rbuf,
-                       .rcount = rcount, .rtype = rtype, .comm = comm};
+    psk_tune_args a;
+    args_init(&a, PSK_TUNE_C_allgather, sbuf, scount, stype, rbuf, rcount, rtype, MPI_OP_NULL, 0, comm);
     return psk_tune_call(&a, ra, fortran);
 }

@@ -67,6 +67,17 @@ static void trace(const psk_tune_comm *c, const psk_tune_group *g)
 
 /* ---- a window's end: the one collective ---- */
 
+/* of a slot's first i calls (of k planned), those timed (stride: the
+ * window's; psk_tune_learn_timed) */
+static uint32_t timed_of(uint32_t i, uint32_t k, int stride)
+{
+    if (stride <= 1)
+        return i;
+    if (k < (uint32_t)stride)
+        return i == k;
+    return i / (uint32_t)stride;
+}
+
 /* reduce words: the slots' sums; the sum of the slots after the first
  * (STAR's window mean); this rank's previous decision's time (allreduce
  * and deciding), negated (the least is its cost: the others' includes
@@ -96,6 +107,13 @@ static void decide(psk_tune_comm *c, psk_tune_group *g)
         return;
     }
     g->decisions++;
+    /* a sampled window's sums: of its timed calls, scaled to all of them */
+    for (int s = 0; g->stride > 1 && s < n; s++) {
+        double f = (double)g->scalls[s] / timed_of(g->scalls[s], g->scalls[s], g->stride);
+        b[s] *= f;
+        if (!star)
+            b[n + EXTRA + s] *= f;
+    }
     /* the allreduce's cost: the median of the last 8 (one descheduled
      * rank must not make the next windows long) */
     double ar = -b[n + 1];
@@ -348,6 +366,13 @@ void psk_tune_learn_flush_end(psk_tune_group *g)
         int a = g->sarm[s];
         if (!k)
             continue;
+        /* a sampled slot's time scaled to its calls; a slot cut before
+         * its first timed call, at the arm's estimate */
+        uint32_t timed = timed_of(k, g->scalls[s], g->stride);
+        if (timed && timed < k)
+            g->st[s] *= (double)k / timed;
+        else if (!timed)
+            g->st[s] = k * psk_tune_learn_est(g, a);
         g->total += g->st[s];
         g->arm[a].calls += k;
         g->arm[a].time += g->st[s];
@@ -362,12 +387,14 @@ void psk_tune_learn_flush_end(psk_tune_group *g)
     }
 }
 
-void psk_tune_learn_record(psk_tune_comm *c, psk_tune_group *g, int ran, double ns, const psk_tune_site *site,
-                           size_t bytes, int inplace)
+void psk_tune_learn_record(psk_tune_comm *c, psk_tune_group *g, int ran, int timed, double ns,
+                           const psk_tune_site *site, size_t bytes, int inplace)
 {
     int s = g->slot;
-    g->st[s] += ns;
-    g->sw[s] += ns < g->wcap ? ns : g->wcap;
+    if (timed) {
+        g->st[s] += ns;
+        g->sw[s] += ns < g->wcap ? ns : g->wcap;
+    }
     if (ran != g->sarm[s])
         g->smixed[s] = 1;
     g->wsite = g->wsite * 0x100000001b3u + (site ? site->id : 0);

@@ -43,7 +43,8 @@ typedef struct psk_tune_site {
 
 /* statistics of one arm under one key, for the learner */
 typedef struct psk_tune_armstat {
-    uint32_t calls;
+    uint32_t calls; /* timed: every call under a fixed arm or cycle, the
+                     * learner's sampled ones (its groups count them all) */
     uint32_t min_ns;
     uint64_t sum_ns;
 } psk_tune_armstat;
@@ -104,8 +105,9 @@ typedef struct psk_tune_group {
     uint64_t calls;
     double bytes_sum;
     int inplace; /* the last call's */
-    /* the window: slots of calls, each planned on one arm */
-    int nslot, slot, inslot, cap, sum_extra;
+    /* the window: slots of calls, each planned on one arm; one call in
+     * `stride` timed (a power of two; tune_plan.c) */
+    int nslot, slot, inslot, cap, sum_extra, stride;
     uint8_t *sarm, *smixed;
     int16_t *spair; /* exploring: the incumbent's slot a probe is paired with */
     uint32_t *scalls;
@@ -233,6 +235,34 @@ void psk_tune_comm_reap(int wait);
 /* every live communicator's unfinished windows into its figures (the end) */
 void psk_tune_comm_flush_all(void);
 
+/* ---- tune_memo.c: the dispatcher's memo of calls ---- */
+/* a call as the memo knows it, and what the dispatch derived from it */
+typedef struct psk_tune_memo {
+    unsigned epoch;
+    void *ra;
+    MPI_Comm comm;
+    int coll, scount, rcount, root;
+    MPI_Datatype stype, rtype;
+    MPI_Op op;
+    unsigned sbuf_kind, rbuf_kind; /* ordinary, MPI_IN_PLACE, MPI_BOTTOM */
+    size_t bytes;
+    int inplace, contig;
+    MPI_Aint sext, rext;
+    psk_tune_comm *c;
+    const psk_tune_site *site;
+    struct psk_tune_key *key;
+    struct psk_tune_group *g; /* NULL: the learner has no group for it, for good */
+} psk_tune_memo;
+/* the calling thread's entry for this call (a->coll and the arguments
+ * set), its derived fields copied into a; NULL if none */
+const psk_tune_memo *psk_tune_memo_find(psk_tune_args *a, void *ra);
+/* the call (prepared) remembered with what the dispatch found for it,
+ * if its handles let it be (named datatypes) */
+void psk_tune_memo_put(const psk_tune_args *a, void *ra, psk_tune_comm *c, const psk_tune_site *site,
+                       struct psk_tune_key *key, struct psk_tune_group *g);
+/* every entry of every thread void (a state freed or moved) */
+void psk_tune_memo_void(void);
+
 /* ---- tune_site.c ---- */
 /* the site of a return address; NULL if out of memory */
 const psk_tune_site *psk_tune_site_of(void *ra);
@@ -300,12 +330,13 @@ enum psk_tune_policy { POLICY_LEARN, POLICY_STAR, POLICY_FIXED, POLICY_CYCLE };
 typedef struct psk_tune_inject {
     int arm;
     double ns;
-    uint64_t from, to; /* the process's calls of the collective, counted from 0 */
+    uint64_t from, to; /* the calling thread's calls of the collective, counted from 0 */
 } psk_tune_inject;
 
 /* the configuration, read from the environment once (tune_core.c) */
 typedef struct psk_tune_cfg {
     int policy;
+    int ninject;       /* (here: every call reads it, with policy) */
     int arm;           /* POLICY_FIXED */
     double budget;     /* exploration may cost this fraction of collective time */
     double margin;     /* candidates: predicted within margin x the best */
@@ -313,7 +344,6 @@ typedef struct psk_tune_cfg {
     int switch_warmup; /* learn: an unmeasured call before each side of a pair (PSK_TUNE_SWITCH_WARMUP) */
     int check;         /* PSK_TUNE_CHECK: hash-check every decision */
     psk_tune_inject inject[PSK_TUNE_MAXINJECT]; /* PSK_TUNE_INJECT: delays inside arms */
-    int ninject;
     double alpha0, beta0; /* the model's prior (PSK_TUNE_MACHINE or defaults) */
     int machine_rpn;      /* its ranks per node, 0 if no file */
     double intra_alpha0, intra_beta0;
@@ -333,10 +363,21 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, i
 /* the arm the group plans for its next call */
 int psk_tune_learn_arm(const psk_tune_group *g);
 void psk_tune_group_slot_stats(psk_tune_group *g, int arm, uint32_t k, double t, int mixed);
-/* after the call: planned arm, arm that ran, this rank's time; at the end
- * of a window, the collective decision */
-void psk_tune_learn_record(psk_tune_comm *c, psk_tune_group *g, int ran, double ns, const psk_tune_site *site,
-                           size_t bytes, int inplace);
+/* whether the group's next call is timed: every call but in monitoring
+ * windows of cheap calls, where one in g->stride is (the same calls on
+ * every rank: the last of each run of stride calls of a slot, and a
+ * slot's last call if it is shorter) */
+static inline int psk_tune_learn_timed(const psk_tune_group *g)
+{
+    if (g->stride <= 1)
+        return 1;
+    uint32_t k = g->scalls[g->slot], i = (uint32_t)g->inslot + 1;
+    return k < (uint32_t)g->stride ? i == k : (i & (uint32_t)(g->stride - 1)) == 0;
+}
+/* after the call: planned arm, arm that ran, this rank's time if timed;
+ * at the end of a window, the collective decision */
+void psk_tune_learn_record(psk_tune_comm *c, psk_tune_group *g, int ran, int timed, double ns,
+                           const psk_tune_site *site, size_t bytes, int inplace);
 void psk_tune_learn_free(psk_tune_group *g);
 /* the end (MPI_Finalize, the communicator freed): the calls of the window
  * under way into the figures, without a decision: a nonblocking reduce
@@ -493,6 +534,8 @@ typedef struct psk_tune_counts {
     uint64_t unsupported; /* went native untouched (intercommunicator, ...) */
     uint64_t fallback;    /* an arm was chosen but set-up failed: native */
     uint64_t arm[PSK_TUNE_NARMS];
+    uint64_t lookups; /* calls the dispatch looked up (not in its memo) */
+    uint64_t timed;   /* calls it timed */
     struct {
         uint64_t calls, fortran, unsupported, fallback, native;
     } coll[PSK_TUNE_NCOLL];

@@ -10,10 +10,14 @@
 #include "tune_internal.h"
 
 #define WCLIP 3.0       /* each call counts for at most 3 x the baseline in the detector's sums */
-#define RHO_MON 0.01    /* monitoring windows: their allreduce <= 1 % of their time */
+#define RHO_MON 0.002   /* monitoring windows: their allreduce <= 0.2 % of their time */
 #define RHO_EXP 0.02    /* exploring windows: 2 % */
-#define DEC_NS 50       /* ... and at most 0.05 us a call (a decision: the allreduce and deciding) */
-#define WMON_MAX 1024   /* (cheap calls, a costly allreduce: long windows) */
+#define DEC_NS 5        /* ... and at most 0.005 us a call (a decision: the allreduce and deciding) */
+#define WMON_MAX 65536  /* (cheap calls, a costly allreduce: long windows) */
+#define CLOCK_NS 60     /* timing a call: two clock reads (this VM: 40-80 ns) */
+#define STRIDE_MAX 16   /* monitoring times at least one call in 16 */
+#define GROW_MAX 4      /* quiet monitoring of calls under 10 us: windows up to 16 times as long */
+#define WMON_NS 10e6    /* ... lasting at most 10 ms */
 #define FEW_CALLS 32    /* before so many calls, only arms predicted 10 % faster are probed */
 
 /* ---- windows ---- */
@@ -24,6 +28,7 @@ void psk_tune_plan_reset(psk_tune_group *g)
     g->wcap = g->base > 0 ? WCLIP * g->base : INFINITY;
     g->sum_extra = 0;
     g->wsite = 0;
+    g->stride = 1;
 }
 
 void psk_tune_plan_add(psk_tune_group *g, int arm, uint32_t calls)
@@ -69,9 +74,10 @@ static uint32_t clampu(double x, uint32_t lo, uint32_t hi)
 /* ---- the learner's windows ---- */
 
 /* a monitoring window's length: its decision (allreduce and deciding)
- * costs at most RHO_MON of its calls' time or 0.05 us a call, whichever is
- * more (the target of docs/tune.md, "Summary": at most 0.5 us a call over
- * native in all; 1 % for calls of 50 us or more),
+ * costs at most RHO_MON of its calls' time or 0.005 us a call, whichever is
+ * more (the target of docs/tune.md, "What a call costs": at most 0.1 us
+ * or 2 % a call over the arm called directly, timing and dispatch
+ * included),
  * at least WMON_MIN calls (the shortest after a CUSUM a third of the way), at most
  * 64 for calls of 50 us or more and WMON_MAX for cheaper ones. A window is
  * planned in calls: one planned for cheap calls that turn expensive lasts
@@ -88,7 +94,15 @@ static uint32_t monitor_len(const psk_tune_group *g)
     double S = fmax(g->sp, g->sn);
     if (S > g->h / 3)
         return clampu((g->h - S) / (ZCLIP * g->h / CUSUM_H - CUSUM_K) + 2, 2, WMON_MIN);
-    return clampu(g->ar_cost / fmax(RHO_MON * inc, DEC_NS), WMON_MIN, inc >= 50e3 ? 64 : WMON_MAX);
+    double w = g->ar_cost / fmax(RHO_MON * inc, DEC_NS);
+    /* calls under 10 us, monitored without a change: each window twice
+     * the last, up to GROW_MAX doublings and WMON_NS of calls (a change
+     * is then seen within some 10 ms, not within so many calls) */
+    if (inc < 10e3 && g->phase == PH_MONITOR && g->nmon > 0) {
+        double grown = w * (double)(1u << (g->nmon < GROW_MAX ? g->nmon : GROW_MAX));
+        w = fmax(w, fmin(grown, WMON_NS / inc));
+    }
+    return clampu(w, WMON_MIN, inc >= 50e3 ? 64 : WMON_MAX);
 }
 
 /* the slots for w calls of the incumbent, at most max: one a call for
@@ -97,16 +111,29 @@ static uint32_t monitor_len(const psk_tune_group *g)
  * (one call of a microsecond is mostly the machine's jitter) */
 static int inc_slots(const psk_tune_group *g, uint32_t w, int max)
 {
-    if (psk_tune_learn_est(g, g->inc) >= 10e3)
+    if (psk_tune_learn_est(g, g->inc) >= 10e3 && g->stride <= 1)
         return max;
-    int k = (int)(w / 8);
+    /* sampled: 8 timed calls a slot */
+    int k = (int)(w / (uint32_t)(8 * g->stride));
     return k < 1 ? 1 : k < max ? k : max;
+}
+
+/* a monitoring window's stride: timing costs at most 0.25 % of a call or
+ * 5 ns (the incumbent's calls; a probe, a slot of one call, is timed) */
+static int monitor_stride(const psk_tune_group *g)
+{
+    double inc = psk_tune_learn_est(g, g->inc);
+    int s = 1;
+    while (inc > 0 && s < STRIDE_MAX && CLOCK_NS / s > fmax(5, 0.0025 * inc))
+        s *= 2;
+    return s;
 }
 
 void psk_tune_plan_monitor(psk_tune_group *g, int probe)
 {
     uint32_t w = monitor_len(g);
     psk_tune_plan_reset(g);
+    g->stride = monitor_stride(g);
     if (probe >= 0) { /* the runner-up once, in the middle */
         psk_tune_plan_spread(g, g->inc, w / 2, inc_slots(g, w / 2, LEARN_SLOTS / 2 - 1));
         psk_tune_plan_add(g, probe, 1);
@@ -151,6 +178,9 @@ void psk_tune_plan_explore(psk_tune_group *g)
     if (fresh >= 0 && !faster && psk_tune_learn_risk(g, fresh) <= left)
         probes[n++] = fresh;
     psk_tune_plan_reset(g);
+    /* the incumbent's calls sampled as when monitoring (a probe and its
+     * pair, slots of one call, are timed) */
+    g->stride = monitor_stride(g);
     uint32_t w = clampu(inc > 0 ? g->ar_cost / (RHO_EXP * inc) : 0, 2, WMON_MAX);
     g->waiting = !n;
     if (!n) { /* wait for the bank: a monitoring-sized window, ending at

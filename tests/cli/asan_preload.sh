@@ -1,5 +1,5 @@
 #!/bin/sh
-# asan_preload.sh FLAVOUR OTF2PROG TUNEPROG CANARY: the sanitizer build's
+# asan_preload.sh FLAVOUR OTF2PROG TUNEPROG CANARY MEMOPROG: the sanitizer build's
 # recording and tuning libraries (-DPSK_SANITIZE=ON: ASan and UBSan)
 # preloaded into real 2-rank jobs of programs that are not built with ASan
 # (scripts/test.sh's sanitizer pass; ctest -L asan in that build), each job
@@ -10,7 +10,10 @@
 #    trace read by dump and stats;
 # 2. perfskel record -- perfskel tune --force cycle --check --report of
 #    TUNEPROG (tests/tune/tune_preload.c: every arm of the four collectives
-#    in turn, results checked by the program), both libraries stacked.
+#    in turn, results checked by the program), both libraries stacked;
+# 3. perfskel tune --check (the learner) of MEMOPROG (tests/tune/memo_prog.c:
+#    communicators and datatypes freed and made again, whose handles the
+#    dispatcher's memo of calls must not take for the old ones).
 # Control: CANARY (asan_canary.c, a heap overflow in each rank's
 # constructor) preloaded too must fail the job with ASan's report, so a
 # rank that ASan does not watch cannot pass unseen.
@@ -22,8 +25,8 @@
 # Leak checks are off in the jobs (the MPI libraries and launchers leak);
 # dump and stats run with them.
 set -u
-[ $# -eq 4 ] || { echo "usage: PERFSKEL=... $0 openmpi|mpich OTF2PROG TUNEPROG CANARY" >&2; exit 2; }
-flavour=$1 prog=$2 tprog=$3 canary=$4
+[ $# -eq 5 ] || { echo "usage: PERFSKEL=... $0 openmpi|mpich OTF2PROG TUNEPROG CANARY MEMOPROG" >&2; exit 2; }
+flavour=$1 prog=$2 tprog=$3 canary=$4 mprog=$5
 : "${PERFSKEL:?PERFSKEL must name the perfskel of the sanitizer build}"
 P=$PERFSKEL
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -45,7 +48,7 @@ if [ -z "$rt" ] || ! ldd "$tlib" 2>/dev/null | grep -q "$rt"; then
     echo "FAIL $lib or $tlib missing or not linked with ASan (build with -DPSK_SANITIZE=ON)"
     exit 1
 fi
-for p in "$prog" "$tprog" "$canary"; do
+for p in "$prog" "$tprog" "$canary" "$mprog"; do
     [ -x "$p" ] || [ -f "$p" ] || { echo "FAIL $p not built"; exit 1; }
 done
 
@@ -129,6 +132,15 @@ if passed stack $? && ranks stack; then
         ok "record -- tune --force cycle: every arm, results right on both ranks, both libraries stacked under ASan" ||
         bad "stack: $n report lines of the four collectives on two ranks, not 8, or no --report"
     readable stack "$T/st"
+fi
+
+# ---- 3. the learner and its memo of calls ----
+# shellcheck disable=SC2086
+job memo "" "$P" tune --check -- $MPIRUN -np 2 "$mprog" 2000
+if passed memo $?; then
+    n=$(grep -c '^memo_prog: rank [01]: [0-9]* calls, 0 wrong$' "$T/memo.out")
+    [ "$n" -eq 2 ] && ok "tune --check of memo_prog: handles freed and reused, results right on both ranks under ASan" ||
+        bad "memo: $n of 2 ranks said '0 wrong': $(head -n 3 "$T/memo.out")"
 fi
 
 [ "$fails" -eq 0 ] && echo "all passed" && exit 0
