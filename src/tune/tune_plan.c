@@ -106,9 +106,10 @@ static uint32_t monitor_len(const psk_tune_group *g)
 }
 
 /* the slots for w calls of the incumbent, at most max: one a call for
- * calls of 10 us or more (a change is seen within a few calls); cheaper
- * ones 8 calls a slot or more, so that the change detector sees their mean
- * (one call of a microsecond is mostly the machine's jitter) */
+ * calls of 10 us or more timed every one (a change is seen within a few
+ * calls); otherwise 8 timed calls a slot or more (8 x the window's
+ * stride), so that the change detector sees their mean (one call of a
+ * microsecond is mostly the machine's jitter). The stride is set first */
 static int inc_slots(const psk_tune_group *g, uint32_t w, int max)
 {
     if (psk_tune_learn_est(g, g->inc) >= 10e3 && g->stride <= 1)
