@@ -383,6 +383,7 @@ static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, 
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
     if ((cf->policy != POLICY_LEARN && cf->policy != POLICY_STAR) || P < 2 || a->bytes == 0)
         return NULL;
+    uint64_t t0 = psk_tune_now_ns();
     /* a rank without a state still votes in the set-up, as often as the
      * others try it */
     if ((!c || !c->ready) && psk_tune_comm_setup(c, a->comm))
@@ -392,6 +393,11 @@ static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, 
     if (c->learn != 1)
         return NULL;
     psk_tune_group *g = psk_tune_learn_group(c, a->coll, a->bytes, a->inplace, site);
+    /* a group made now: what its set-up cost (the communicator's
+     * duplicate and agreement too, for its first group) is its time, as
+     * a user's timer around the call sees it */
+    if (g && !g->calls && !(g->setup_ns > 0))
+        g->setup_ns = (double)(psk_tune_now_ns() - t0);
     return c->learn == 1 ? g : NULL;
 }
 

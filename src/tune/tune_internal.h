@@ -135,6 +135,8 @@ typedef struct psk_tune_group {
     int cold_seen;
     double overhead;   /* probes' time beyond the incumbent's, ns */
     double decide_ns;  /* decision allreduces (slowest rank), ns */
+    double setup_ns;   /* this rank's set-up at the group's first call (the
+                        * communicator's too for its first group), ns */
     double explore_ar; /* of which while exploring */
     double credit;     /* what changes for the worse cost: exploring may spend it */
     uint64_t decisions;

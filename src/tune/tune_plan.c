@@ -12,6 +12,7 @@
 #define WCLIP 3.0       /* each call counts for at most 3 x the baseline in the detector's sums */
 #define RHO_MON 0.002   /* monitoring windows: their allreduce <= 0.2 % of their time */
 #define RHO_EXP 0.02    /* exploring windows: 2 % */
+#define RHO_WAIT 0.01   /* exploring's windows that wait for the budget: 1 % (exploring is short-lived) */
 #define DEC_NS 5        /* ... and at most 0.005 us a call (a decision: the allreduce and deciding) */
 #define WMON_MAX 65536  /* (cheap calls, a costly allreduce: long windows) */
 #define CLOCK_NS 60     /* timing a call: two clock reads (this VM: 40-80 ns) */
@@ -74,15 +75,15 @@ static uint32_t clampu(double x, uint32_t lo, uint32_t hi)
 /* ---- the learner's windows ---- */
 
 /* a monitoring window's length: its decision (allreduce and deciding)
- * costs at most RHO_MON of its calls' time or 0.005 us a call, whichever is
- * more (the target of docs/tune.md, "What a call costs": at most 0.1 us
+ * costs at most rho (RHO_MON; RHO_WAIT for exploring's waiting windows)
+ * of its calls' time or 0.005 us a call, whichever is more (the target of docs/tune.md, "What a call costs": at most 0.1 us
  * or 2 % a call over the arm called directly, timing and dispatch
  * included),
  * at least WMON_MIN calls (the shortest after a CUSUM a third of the way), at most
  * 64 for calls of 50 us or more and WMON_MAX for cheaper ones. A window is
  * planned in calls: one planned for cheap calls that turn expensive lasts
  * until its end, so that expensive ones are never planned long. */
-static uint32_t monitor_len(const psk_tune_group *g)
+static uint32_t monitor_len(const psk_tune_group *g, double rho)
 {
     double inc = psk_tune_learn_est(g, g->inc);
     if (!(inc > 0))
@@ -94,7 +95,7 @@ static uint32_t monitor_len(const psk_tune_group *g)
     double S = fmax(g->sp, g->sn);
     if (S > g->h / 3)
         return clampu((g->h - S) / (ZCLIP * g->h / CUSUM_H - CUSUM_K) + 2, 2, WMON_MIN);
-    double w = g->ar_cost / fmax(RHO_MON * inc, DEC_NS);
+    double w = g->ar_cost / fmax(rho * inc, DEC_NS);
     /* calls under 10 us, monitored without a change: each window twice
      * the last, up to GROW_MAX doublings and WMON_NS of calls (a change
      * is then seen within some 10 ms, not within so many calls) */
@@ -132,7 +133,7 @@ static int monitor_stride(const psk_tune_group *g)
 
 void psk_tune_plan_monitor(psk_tune_group *g, int probe)
 {
-    uint32_t w = monitor_len(g);
+    uint32_t w = monitor_len(g, RHO_MON);
     psk_tune_plan_reset(g);
     g->stride = monitor_stride(g);
     if (probe >= 0) { /* the runner-up once, in the middle */
@@ -187,7 +188,7 @@ void psk_tune_plan_explore(psk_tune_group *g)
     if (!n) { /* wait for the bank: a monitoring-sized window, ending at
                * FEW_CALLS if before (a change detected early must not
                * delay the first probes) */
-        uint32_t wm = monitor_len(g);
+        uint32_t wm = monitor_len(g, RHO_WAIT);
         if (g->calls < FEW_CALLS && wm > FEW_CALLS - g->calls)
             wm = (uint32_t)(FEW_CALLS - g->calls) < 2 ? 2 : (uint32_t)(FEW_CALLS - g->calls);
         psk_tune_plan_spread(g, g->inc, wm, inc_slots(g, wm, LEARN_SLOTS));

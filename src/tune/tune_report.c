@@ -19,7 +19,7 @@
 
 /* summary figures, summed over groups then over ranks */
 enum {
-    S_CALLS, S_TIME, S_EXPLORE, S_OVERHEAD, S_DECIDE, S_GROUPS, S_NEAR, S_CHANGES, S_EXPLORE0, S_ALARMS,
+    S_CALLS, S_TIME, S_EXPLORE, S_OVERHEAD, S_DECIDE, S_SETUP, S_GROUPS, S_NEAR, S_CHANGES, S_EXPLORE0, S_ALARMS,
     S_TUNED_C, S_NATIVE_C, S_H2, S_CALLS_C, S_CALLS_NOSPREAD, S_CALLS_NONE, S_N
 };
 
@@ -130,7 +130,7 @@ static double t975(double df)
 
 static vsnat vs_native(const psk_tune_group *g)
 {
-    vsnat v = {.how = VS_NONE, .tuned = g->total + g->decide_ns};
+    vsnat v = {.how = VS_NONE, .tuned = g->total + g->decide_ns + g->setup_ns};
     double rest = (double)g->calls - (double)g->cold_calls, m = 0;
     if (g->nat_slots >= 2 && g->nat_k > 0) {
         m = g->nat_t / g->nat_k;
@@ -168,6 +168,17 @@ static void vs_text(FILE *f, double tuned, double native, double half, int sprea
         fprintf(f, " (native's time without a spread: not tested against the noise)");
 }
 
+/* the headline's calls left out of its comparison, and why */
+static void not_compared(FILE *f, const double *sum)
+{
+    if (sum[S_CALLS_NOSPREAD] > 0)
+        fprintf(f, "; %.0f calls not compared: native's time without a spread (one slot of this run, or the "
+                   "decision file's; their groups' lines compare them)",
+                sum[S_CALLS_NOSPREAD]);
+    if (sum[S_CALLS_NONE] > 0)
+        fprintf(f, "; %.0f calls not compared (native not measured)", sum[S_CALLS_NONE]);
+}
+
 static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, int wrank)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
@@ -187,20 +198,24 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     o->sum[S_EXPLORE] += (double)explore;
     o->sum[S_OVERHEAD] += g->overhead + g->explore_ar;
     o->sum[S_DECIDE] += g->decide_ns;
+    o->sum[S_SETUP] += g->setup_ns;
     o->sum[S_GROUPS] += 1;
     o->sum[S_NEAR] += (double)near;
     o->sum[S_CHANGES] += (double)g->nchanges;
     o->sum[S_EXPLORE0] += (double)g->explore_initial;
     o->sum[S_ALARMS] += (double)g->alarms;
-    if (vs.how == VS_NONE) {
+    /* the headline compares the groups whose native was measured in
+     * this run with a spread; a time from one slot or from the decision
+     * file (an earlier run's moment) is the group's line's only */
+    if (vs.how == VS_NONE)
         o->sum[S_CALLS_NONE] += (double)g->calls;
-    } else {
+    else if (vs.how != VS_RUN)
+        o->sum[S_CALLS_NOSPREAD] += (double)g->calls;
+    else {
         o->sum[S_TUNED_C] += vs.tuned;
         o->sum[S_NATIVE_C] += vs.native;
         o->sum[S_H2] += vs.half * vs.half;
         o->sum[S_CALLS_C] += (double)g->calls;
-        if (vs.how != VS_RUN)
-            o->sum[S_CALLS_NOSPREAD] += (double)g->calls;
     }
 
     /* ---- text ---- */
@@ -268,9 +283,11 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     }
     if ((uint64_t)g->nhist < g->nchanges + 1)
         fprintf(t, "; ... %llu changes in all", (unsigned long long)g->nchanges);
-    fprintf(t, "\n  time %.3f ms in calls + %.3f ms in %llu decision allreduces; exploring: %llu calls (%llu before "
-               "a change was detected; %llu detected, worth %.3f ms), %.3f ms (%.2f %% of the calls' time)\n",
-            g->total / 1e6, g->decide_ns / 1e6, (unsigned long long)g->decisions, (unsigned long long)explore,
+    fprintf(t, "\n  time %.3f ms in calls + %.3f ms in %llu decision allreduces + %.3f ms setting up; exploring: %llu "
+               "calls (%llu before a change was detected; %llu detected, worth %.3f ms), %.3f ms (%.2f %% of the calls' "
+               "time)\n",
+            g->total / 1e6, g->decide_ns / 1e6, (unsigned long long)g->decisions, g->setup_ns / 1e6,
+            (unsigned long long)explore,
             (unsigned long long)g->explore_initial, (unsigned long long)g->alarms, g->credit / 1e6,
             (g->overhead + g->explore_ar) / 1e6, g->total > 0 ? 100 * (g->overhead + g->explore_ar) / g->total : 0);
     if (vs.how == VS_NONE || !(vs.native > 0)) {
@@ -360,6 +377,7 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     psk_json_uint(&j, "changes_detected", g->alarms);
     psk_json_num(&j, "time_us", us(g->total));
     psk_json_num(&j, "decision_us", us(g->decide_ns));
+    psk_json_num(&j, "setup_us", us(g->setup_ns));
     psk_json_uint(&j, "decisions", g->decisions);
     psk_json_num(&j, "learning_overhead_us", us(g->overhead + g->explore_ar));
     psk_json_num(&j, "change_credit_us", us(g->credit));
@@ -596,6 +614,7 @@ static void write_report(const char *path, const char *text, size_t ntext, const
         psk_json_num(&j, "changes_detected", sum[S_ALARMS]);
         psk_json_num(&j, "learning_overhead_us", us(sum[S_OVERHEAD]));
         psk_json_num(&j, "decision_us", us(sum[S_DECIDE]));
+        psk_json_num(&j, "setup_us", us(sum[S_SETUP]));
         psk_json_num(&j, "switches", sum[S_CHANGES]);
         psk_json_num(&j, "calls_within_5pct_of_best", sum[S_NEAR]);
         psk_json_end(&j);
@@ -605,35 +624,30 @@ static void write_report(const char *path, const char *text, size_t ntext, const
     } else {
         /* the headline first: the collectives' time against native's */
         if (compared) {
-            fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls (deciding included); "
+            fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls (deciding and setting up included); "
                        "native, measured the same way in this run, %.3f ms",
                     sum[S_TUNED_C] / 1e6, sum[S_CALLS_C], sum[S_NATIVE_C] / 1e6);
-            if (half > 0 || sum[S_CALLS_NOSPREAD] < sum[S_CALLS_C])
-                fprintf(f, " +- %.3f (95 %%)", half / 1e6);
-            fprintf(f, ": ");
-            vs_text(f, sum[S_TUNED_C], sum[S_NATIVE_C], half, sum[S_CALLS_NOSPREAD] < sum[S_CALLS_C]);
-            if (sum[S_CALLS_NOSPREAD] > 0)
-                fprintf(f, "; %.0f of the calls against native's time without a spread (the decision file's, or "
-                           "one slot)",
-                        sum[S_CALLS_NOSPREAD]);
-            if (sum[S_CALLS_NONE] > 0)
-                fprintf(f, "; %.0f calls not compared (native not measured)", sum[S_CALLS_NONE]);
+            fprintf(f, " +- %.3f (95 %%): ", half / 1e6);
+            vs_text(f, sum[S_TUNED_C], sum[S_NATIVE_C], half, 1);
+            not_compared(f, sum);
             fprintf(f, "\n");
         } else if (cf->policy == POLICY_FIXED || cf->policy == POLICY_CYCLE) {
             fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls (each communicator's "
                        "rank 0's own times); under policy %s native is not compared in the run\n",
                     sum[S_TIME] / 1e6, sum[S_CALLS], psk_tune_policy_name());
         } else {
-            fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls; native not measured in "
-                       "this run: no comparison\n",
-                    (sum[S_TIME] + sum[S_DECIDE]) / 1e6, sum[S_CALLS]);
+            fprintf(f, "perfskel tune: the collectives taken over took %.3f ms in %.0f calls; native not measured "
+                       "with a spread in this run: no comparison",
+                    (sum[S_TIME] + sum[S_DECIDE] + sum[S_SETUP]) / 1e6, sum[S_CALLS]);
+            not_compared(f, sum);
+            fprintf(f, "\n");
         }
         fprintf(f, "policy %s, %s, %d ranks: %.0f calls in %.0f groups, %.3f ms", psk_tune_policy_name(),
                 psk_tune_db_mpi(), wsize, sum[S_CALLS], sum[S_GROUPS], sum[S_TIME] / 1e6);
         if (sum[S_GROUPS] > 0)
-            fprintf(f, " + %.3f ms deciding; exploring %.0f calls, %.3f ms (%.2f %%); %.0f switches; %.1f %% of "
-                       "calls within 5 %% of the best arm",
-                    sum[S_DECIDE] / 1e6, sum[S_EXPLORE], sum[S_OVERHEAD] / 1e6,
+            fprintf(f, " + %.3f ms deciding + %.3f ms setting up; exploring %.0f calls, %.3f ms (%.2f %%); %.0f "
+                       "switches; %.1f %% of calls within 5 %% of the best arm",
+                    sum[S_DECIDE] / 1e6, sum[S_SETUP] / 1e6, sum[S_EXPLORE], sum[S_OVERHEAD] / 1e6,
                     sum[S_TIME] > 0 ? 100 * sum[S_OVERHEAD] / sum[S_TIME] : 0, sum[S_CHANGES],
                     sum[S_CALLS] > 0 ? 100 * sum[S_NEAR] / sum[S_CALLS] : 0);
         fprintf(f, "\n");
