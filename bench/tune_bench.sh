@@ -46,7 +46,10 @@
 #       runs: a call through the library against the same call made
 #       directly, blocks of each in turn inside one job; per size the
 #       median over runs of each run's direct time, library time and
-#       median paired difference per call (scenario pass-MPI)
+#       median paired difference per call (scenario pass-MPI); with
+#       PASS_LIFE set, the same for short-lived groups: each library block
+#       of PASS_LIFE calls on a fresh duplicate of the world (passthrough
+#       -l; scenario pass-life-MPI)
 #   series  this machine, NP ranks, each MPI: ft_like FT_ARGS SERIES_RUNS (8)
 #       times in a row under learn with one decision file (a job run again
 #       and again), SERIES_REPEATS (3) such series, each from an empty file,
@@ -603,7 +606,11 @@ for kind in $SCENARIOS; do
         ;;
     pass)
         for mpi in $MPIS; do
-            pass "pass-$mpi" "$mpi"
+            if [ -n "${PASS_LIFE:-}" ]; then
+                PASS_ARGS="$PASS_ARGS -l $PASS_LIFE" pass "pass-life-$mpi" "$mpi"
+            else
+                pass "pass-$mpi" "$mpi"
+            fi
         done
         ;;
     cost)

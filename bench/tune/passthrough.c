@@ -16,7 +16,16 @@
  * of D, over_lo and over_hi their quartiles. Checks every byte of one call
  * of each side per size.
  *
- *   passthrough [-s SIZES] [-n N] [-k K] [-w W]
+ *   passthrough [-s SIZES] [-n N] [-k K] [-w W] [-l LIFE]
+ *
+ * -l LIFE: short-lived groups instead of a settled one. Each pair is a
+ * block of LIFE calls direct on MPI_COMM_WORLD and a block of LIFE calls
+ * through the library on a communicator duplicated for it just before
+ * (outside the block) and freed after: the library sets it up, makes its
+ * group and learns within the block, as in a job that makes LIFE calls of
+ * the size. (Groups on later communicators of the size start from what
+ * earlier ones settled on, as the library shares it: "same size
+ * elsewhere".) No warm-up.
  *
  * SIZES: comma-separated bytes per peer (default 0,8,64,1024,16384,262144);
  * N (default 2000 for sizes up to 1 KiB, scaled down for larger ones so a
@@ -50,20 +59,33 @@ static double quantile(double *v, int n, double q)
 
 static unsigned char pattern(int src, int dst, long i) { return (unsigned char)(src * 131 + dst * 31 + i * 7); }
 
-/* n calls, direct or through the library; the slowest rank's seconds */
-static double block(int lib, int n, char *sb, char *rb, int m)
+/* n calls, direct or through the library (on comm); the slowest rank's
+ * seconds */
+static double block_on(MPI_Comm comm, int lib, int n, char *sb, char *rb, int m)
 {
     PMPI_Barrier(MPI_COMM_WORLD);
     double t0 = now();
     if (lib)
         for (int i = 0; i < n; i++)
-            MPI_Alltoall(sb, m, MPI_BYTE, rb, m, MPI_BYTE, MPI_COMM_WORLD);
+            MPI_Alltoall(sb, m, MPI_BYTE, rb, m, MPI_BYTE, comm);
     else
         for (int i = 0; i < n; i++)
             PMPI_Alltoall(sb, m, MPI_BYTE, rb, m, MPI_BYTE, MPI_COMM_WORLD);
     double mine = now() - t0, slowest = 0;
     PMPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return slowest;
+}
+
+static double block(int lib, int n, char *sb, char *rb, int m) { return block_on(MPI_COMM_WORLD, lib, n, sb, rb, m); }
+
+/* LIFE calls through the library on a fresh duplicate of the world */
+static double fresh(int life, char *sb, char *rb, int m)
+{
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    double t = block_on(dup, 1, life, sb, rb, m);
+    MPI_Comm_free(&dup);
+    return t;
 }
 
 static int check(const char *rb, int np, int me, long m)
@@ -82,26 +104,27 @@ static int check(const char *rb, int np, int me, long m)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int np, me, opt, n0 = 0, k = 21, w0 = 0;
+    int np, me, opt, n0 = 0, k = 21, w0 = 0, life = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     char sizes[1024] = "0,8,64,1024,16384,262144";
-    while ((opt = getopt(argc, argv, "s:n:k:w:")) != -1) {
+    while ((opt = getopt(argc, argv, "s:n:k:w:l:")) != -1) {
         switch (opt) {
         case 's': snprintf(sizes, sizeof sizes, "%s", optarg); break;
         case 'n': n0 = atoi(optarg); break;
         case 'k': k = atoi(optarg); break;
         case 'w': w0 = atoi(optarg); break;
+        case 'l': life = atoi(optarg); break;
         default:
             if (me == 0)
-                fprintf(stderr, "usage: passthrough [-s SIZES] [-n N] [-k K] [-w W]\n");
+                fprintf(stderr, "usage: passthrough [-s SIZES] [-n N] [-k K] [-w W] [-l LIFE]\n");
             MPI_Finalize();
             return 2;
         }
     }
-    if (k < 1 || n0 < 0 || w0 < 0) {
+    if (k < 1 || n0 < 0 || w0 < 0 || life < 0) {
         if (me == 0)
-            fprintf(stderr, "passthrough: N, K and W must be positive\n");
+            fprintf(stderr, "passthrough: N, K, W and LIFE must be positive\n");
         MPI_Finalize();
         return 2;
     }
@@ -139,11 +162,16 @@ int main(int argc, char **argv)
                 rc = 1;
             }
         }
-        block(1, w, sb, rb, (int)m); /* the learner settles */
-        block(0, n, sb, rb, (int)m);
+        if (life)
+            n = life;
+        else {
+            block(1, w, sb, rb, (int)m); /* the learner settles */
+            block(0, n, sb, rb, (int)m);
+        }
         for (int i = 0; i < k; i++) {
             int first = i & 1;
-            double a = block(first, n, sb, rb, (int)m), b = block(!first, n, sb, rb, (int)m);
+            double a = first ? life ? fresh(n, sb, rb, (int)m) : block(1, n, sb, rb, (int)m) : block(0, n, sb, rb, (int)m);
+            double b = !first ? life ? fresh(n, sb, rb, (int)m) : block(1, n, sb, rb, (int)m) : block(0, n, sb, rb, (int)m);
             l[i] = 1e6 * (first ? a : b) / n;
             d[i] = 1e6 * (first ? b : a) / n;
             o[i] = l[i] - d[i];

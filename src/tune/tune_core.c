@@ -273,7 +273,7 @@ static void read_cfg(void)
             cf->arm = PSK_TUNE_native;
         }
     }
-    cf->budget = env_num("PSK_TUNE_BUDGET", 0.02, 0, 1);
+    cf->budget = env_num("PSK_TUNE_BUDGET", 0.01, 0, 1);
     cf->margin = env_num("PSK_TUNE_MARGIN", 1.5, 1, 100);
     cf->star_x = (int)env_num("PSK_TUNE_STAR_X", 10, 1, PSK_TUNE_STAR_XMAX);
     cf->switch_warmup = env_num("PSK_TUNE_SWITCH_WARMUP", 0, 0, 1) > 0;
