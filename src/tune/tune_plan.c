@@ -76,9 +76,9 @@ static uint32_t clampu(double x, uint32_t lo, uint32_t hi)
 
 /* a monitoring window's length: its decision (allreduce and deciding)
  * costs at most rho (RHO_MON; RHO_WAIT for exploring's waiting windows)
- * of its calls' time or 0.005 us a call, whichever is more (the target of docs/tune.md, "What a call costs": at most 0.1 us
- * or 2 % a call over the arm called directly, timing and dispatch
- * included),
+ * of its calls' time or 0.005 us a call, whichever is more (the target
+ * of docs/tune.md, "What a call costs": at most 0.1 us or 2 % a call over
+ * the arm called directly, timing and dispatch included),
  * at least WMON_MIN calls (the shortest after a CUSUM a third of the way), at most
  * 64 for calls of 50 us or more and WMON_MAX for cheaper ones. A window is
  * planned in calls: one planned for cheap calls that turn expensive lasts
