@@ -5,7 +5,9 @@
  * what each collective's file refuses) to the native call untouched, picks
  * an arm per call, runs it, and keeps per-key statistics (communicator,
  * call site, collective, size class = floor(log2(bytes)), bytes per peer
- * for alltoall and allgather, the whole buffer for bcast and allreduce). The arm comes from the policy
+ * for alltoall and allgather, the whole buffer for bcast and allreduce),
+ * what it found for a call kept in the calling thread's memo of calls
+ * (tune_memo.c) for the next one made so. The arm comes from the policy
  * (PSK_TUNE_POLICY): the learner by default (tune_learn.c), STAR-MPI's,
  * one arm for all (PSK_TUNE_FORCE or PSK_TUNE_POLICY=ARM, native
  * included), or each valid arm in turn (cycle). MPI_Finalize's entry

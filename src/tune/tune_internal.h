@@ -2,9 +2,10 @@
  * files: the per-communicator state (tune_comm.c), call sites (tune_site.c),
  * the arms' table (tune_arms.c) and each collective's arms
  * (tune_alltoall.c, tune_bcast.c, tune_allreduce.c, tune_allgather.c, with
- * packing in tune_pack.c), the dispatch (tune_core.c), the policies' groups
- * and windows (tune_group.c, tune_plan.c), the learner (tune_learn.c, with
- * tune_stats.c, tune_prior.c and tune_agree.c) and STAR-MPI's policy
+ * packing in tune_pack.c), the dispatch (tune_core.c) and its memo of
+ * calls (tune_memo.c), the policies' groups and windows (tune_group.c,
+ * tune_plan.c), the learner (tune_learn.c, with tune_stats.c,
+ * tune_prior.c and tune_agree.c) and STAR-MPI's policy
  * (tune_star.c), the cost model (tune_model.c), the decision file
  * (tune_db.c; its lines and the arms' names, which the CLI shares, in
  * tune_dbline.c and tune_names.c: tune_dbline.h), the report
@@ -365,10 +366,11 @@ psk_tune_group *psk_tune_learn_group(psk_tune_comm *c, int coll, size_t bytes, i
 /* the arm the group plans for its next call */
 int psk_tune_learn_arm(const psk_tune_group *g);
 void psk_tune_group_slot_stats(psk_tune_group *g, int arm, uint32_t k, double t, int mixed);
-/* whether the group's next call is timed: every call but in monitoring
- * windows of cheap calls, where one in g->stride is (the same calls on
- * every rank: the last of each run of stride calls of a slot, and a
- * slot's last call if it is shorter) */
+/* whether the group's next call is timed: every call but in windows of
+ * calls under 24 us (monitoring, and the incumbent's calls while
+ * exploring), where one in g->stride is (the same calls on every rank:
+ * the last of each run of stride calls of a slot, and a slot's last call
+ * if it is shorter) */
 static inline int psk_tune_learn_timed(const psk_tune_group *g)
 {
     if (g->stride <= 1)
