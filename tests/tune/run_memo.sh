@@ -13,7 +13,8 @@
 #   - the learner samples: each rank timed at most a quarter of its calls;
 #   - its steady group decides rarely: at most one decision in 500 calls,
 #     and 15 more for each change it detected (after which it explores
-#     and its windows start short again), and it has settled (monitoring).
+#     and its windows start short again), and it has settled (monitoring
+#     now, or its decision-file line settled before a late change).
 # Broken on purpose (each fails here): a memo never filled (every call
 # looked up), every call timed, monitoring windows that do not grow.
 set -u
@@ -33,7 +34,7 @@ fail() {
     exit 1
 }
 steady=40000
-PSK_TUNE_DEBUG=1 timeout -k 5 120 "$PERFSKEL" tune --check --report "$work/r.json" -- "${launcher[@]}" "$prog" \
+PSK_TUNE_DEBUG=1 timeout -k 5 120 "$PERFSKEL" tune --check --report "$work/r.json" --db "$work/db" -- "${launcher[@]}" "$prog" \
     "$steady" </dev/null >"$work/out" 2>"$work/err" || fail "the job exited with status $?"
 ok=$(grep -c "^memo_prog: rank [0-9]*: [0-9]* calls, 0 wrong$" "$work/out")
 [ "$ok" -eq "$np" ] || fail "$ok ranks of $np said '0 wrong': $(head -3 "$work/out")"
@@ -63,5 +64,10 @@ gcalls=$(get calls) decisions=$(get decisions) phase=$(get phase) alarms=$(get c
 # exploring and short windows again: 15 decisions each are allowed for
 [ $(((decisions - 15 * ${alarms:-0}) * 500)) -le "$gcalls" ] ||
     fail "the steady group decided $decisions times in $gcalls calls with $alarms changes detected (1 in 500 at most, and 15 a change)"
-[ "$phase" = monitoring ] || fail "the steady group is $phase, not monitoring"
+# settled: monitoring now, or it was before a change sent it exploring
+# again (its line in the decision file says settled once it has been)
+state=$(awk -v np="$np" '$1 == "psk2" && $4 == np && $5 == "memo_prog" && $7 == 3 && $8 == "alltoall" &&
+    $11 + 0 > most { most = $11 + 0; s = $9 } END { print s }' "$work/db" 2>/dev/null)
+[ "$phase" = monitoring ] || [ "$state" = settled ] ||
+    fail "the steady group is $phase, and its decision-file line '${state:-none}', not settled"
 echo "ok: $flavour np$np: $(grep "^perfskel-tune: rank 0: dispatch: " "$work/err" | sed 's/.*dispatch: //'); steady group: $decisions decisions in $gcalls calls, $alarms changes detected"
