@@ -437,12 +437,12 @@ int psk_tune_on(void)
     return 0;
 }
 
-/* the dispatch's slow path: the communicator's state, whether the arms
+/* the dispatch's slow path: the communicator's state and size, whether the arms
  * take the call (a prepared), its site, key and the learner's group (set
  * up collectively on first use); remembered for the next call made so.
  * 0, or -1 if the call goes native untouched */
-static int lookup(psk_tune_args *a, void *ra, psk_tune_comm **cp, const psk_tune_site **sitep, psk_tune_key **keyp,
-                  psk_tune_group **gp)
+static int lookup(psk_tune_args *a, void *ra, psk_tune_comm **cp, int *Pp, const psk_tune_site **sitep,
+                  psk_tune_key **keyp, psk_tune_group **gp)
 {
     MPI_Comm comm = a->comm;
     psk_tune_comm *c = comm != MPI_COMM_NULL ? psk_tune_comm_get(comm) : NULL;
@@ -465,7 +465,7 @@ static int lookup(psk_tune_args *a, void *ra, psk_tune_comm **cp, const psk_tune
      * on the communicator) */
     if (c && (g || !learning || P < 2 || a->bytes == 0 || (c->ready && c->learn == -1)))
         psk_tune_memo_put(a, ra, c, site, key, g);
-    *cp = c, *sitep = site, *keyp = key, *gp = g;
+    *cp = c, *Pp = P, *sitep = site, *keyp = key, *gp = g;
     return 0;
 }
 
@@ -482,19 +482,17 @@ int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
     psk_tune_key *key = NULL;
     const psk_tune_site *site = NULL;
     psk_tune_group *g = NULL;
+    int P = 0;
     /* a call made before: what was found for it, unless the learner has
      * since turned off on its communicator */
     const psk_tune_memo *m = on ? psk_tune_memo_find(a, ra) : NULL;
     if (m && !(m->g && m->c->learn != 1)) {
-        c = m->c, site = m->site, key = m->key, g = m->g;
-    } else if (!on || (n->lookups++, lookup(a, ra, &c, &site, &key, &g))) {
+        c = m->c, P = c->size, site = m->site, key = m->key, g = m->g;
+    } else if (!on || (n->lookups++, lookup(a, ra, &c, &P, &site, &key, &g))) {
         n->unsupported[coll]++;
         psk_tune_last = PSK_TUNE_native;
         return psk_tune_native(a);
     }
-    int P = c ? c->size : 0;
-    if (!c) /* no state (out of memory): the fixed policies still run */
-        PMPI_Comm_size(a->comm, &P);
     int rc = PSK_TUNE_FALLBACK;
     int arm = g ? psk_tune_learn_arm(g) : choose(c, P, a);
     if (!psk_tune_arm_valid(coll, arm, P, a->bytes, a->inplace))

@@ -303,6 +303,9 @@ int psk_tune_allgather_arm(int arm, const void *sbuf, int scount, MPI_Datatype s
  * of the packed buffer buf of size bytes */
 int psk_tune_pack(int pack, uintptr_t at, int count, MPI_Datatype type, void *buf, int size, int *pos,
                   MPI_Comm comm);
+/* 1 if type is a named (predefined) one: never freed, its handle never
+ * another type's */
+int psk_tune_named(MPI_Datatype type);
 /* 1 if count elements of type are count x size bytes from the address as
  * they are (a predefined type without holes) */
 int psk_tune_contig(MPI_Datatype type);

@@ -54,18 +54,12 @@ const psk_tune_memo *psk_tune_memo_find(psk_tune_args *a, void *ra)
     return m;
 }
 
-static int named(MPI_Datatype t)
-{
-    int ni, na, nd, comb;
-    return PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
-}
-
 void psk_tune_memo_put(const psk_tune_args *a, void *ra, psk_tune_comm *c, const psk_tune_site *site,
                        psk_tune_key *key, psk_tune_group *g)
 {
     /* the send type matters where a send buffer is given */
     int stype_used = (a->coll == PSK_TUNE_C_alltoall || a->coll == PSK_TUNE_C_allgather) && !a->inplace;
-    if (!c || !named(a->rtype) || (stype_used && !named(a->stype)))
+    if (!c || !psk_tune_named(a->rtype) || (stype_used && !psk_tune_named(a->stype)))
         return;
     if (!tab && !(tab = calloc(NMEMO, sizeof *tab)))
         return;

@@ -35,13 +35,18 @@ int psk_tune_pack(int pack, uintptr_t at, int count, MPI_Datatype type, void *bu
     return rc;
 }
 
+int psk_tune_named(MPI_Datatype type)
+{
+    int ni, na, nd, comb;
+    return PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+}
+
 int psk_tune_contig(MPI_Datatype type)
 {
-    int ni, na, nd, comb, size;
+    int size;
     MPI_Aint lb, ext;
     /* a named type (MPI_INT, MPI_2INT, ...; not MPI_DOUBLE_INT, whose
      * extent has a hole) whose extent is its size from 0 */
-    return PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED &&
-           PMPI_Type_size(type, &size) == MPI_SUCCESS && PMPI_Type_get_extent(type, &lb, &ext) == MPI_SUCCESS &&
+    return psk_tune_named(type) && PMPI_Type_size(type, &size) == MPI_SUCCESS && PMPI_Type_get_extent(type, &lb, &ext) == MPI_SUCCESS &&
            lb == 0 && ext == size && size > 0;
 }
