@@ -42,10 +42,16 @@ void psk_tune_resume_save(const psk_tune_group *g, double native_ns, psk_tune_db
         /* oldest first */
         d->rn = s->rn;
         int first = s->rn < PSK_TUNE_NSAMP ? 0 : s->rpos;
-        for (int i = 0; i < s->rn; i++) {
-            float r = s->r[(first + i) % PSK_TUNE_NSAMP];
-            d->r[i] = !(r > -20) ? -20 : r > 20 ? 20 : r;
-        }
+        for (int i = 0; i < s->rn; i++)
+            d->r[i] = s->r[(first + i) % PSK_TUNE_NSAMP];
+        /* an arm dropped before a change detected cleared every ratio
+         * (reexplore) is kept out by the ratio it was dropped at: that
+         * one, or the next run takes it for as fast as the incumbent and
+         * probes it again (a native 20 ms slower each run, once) */
+        if (d->flag == 'd' && !d->rn && s->drop_ratio != 0)
+            d->rn = 1, d->r[0] = s->drop_ratio;
+        for (int i = 0; i < d->rn; i++)
+            d->r[i] = !(d->r[i] > -20) ? -20 : d->r[i] > 20 ? 20 : d->r[i];
     }
 }
 

@@ -249,6 +249,29 @@ int main(void)
             strcat(l, " "), strcat(l, more[k]), strcat(l, ":-:-");
         CHECK(psk_tune_db_parse(l, &f, &why), "accepted 13 arms");
     }
+    /* a group's state saved and restored (tune_resume.c): an arm dropped
+     * before a change detected cleared its ratios keeps the ratio it was
+     * dropped at, so that the next run leaves it out (it probed a native
+     * 20 ms slower again each run, and the budget never recovered) */
+    {
+        static psk_tune_group g, h;
+        psk_tune_comm c = {.size = 2};
+        psk_tune_dbent e;
+        g.coll = PSK_TUNE_C_alltoall, h.coll = PSK_TUNE_C_alltoall;
+        g.inc = PSK_TUNE_pair, g.phase = PH_EXPLORE, g.calls = 20;
+        g.active = 1u << PSK_TUNE_ring;
+        g.arm[PSK_TUNE_native].dropped = 12, g.arm[PSK_TUNE_native].drop_ratio = 6.8f; /* rn 0: cleared */
+        g.arm[PSK_TUNE_spread].dropped = 3; /* dropped with no ratio ever: none kept */
+        psk_tune_resume_save(&g, 0, &e);
+        CHECK(e.state == PSK_TUNE_DB_EXPLORING && e.narms == 4, "resume: state %d, %d arms saved", e.state, e.narms);
+        CHECK(psk_tune_resume_load(&c, &h, &e, 16384, 0) == PSK_TUNE_DB_EXPLORING, "resume: not loaded");
+        CHECK(h.arm[PSK_TUNE_native].dropped && fabs(h.arm[PSK_TUNE_native].drop_ratio - 6.8) < 1e-5 &&
+                  h.arm[PSK_TUNE_spread].dropped && h.arm[PSK_TUNE_spread].drop_ratio == 0 &&
+                  h.active == 1u << PSK_TUNE_ring,
+              "resume: native dropped %d at ratio %g, spread dropped %d at %g, active %#x",
+              (int)h.arm[PSK_TUNE_native].dropped, h.arm[PSK_TUNE_native].drop_ratio,
+              (int)h.arm[PSK_TUNE_spread].dropped, h.arm[PSK_TUNE_spread].drop_ratio, h.active);
+    }
     /* an arm gives its collective; COLL.native for the three others only */
     {
         psk_tune_dbent f;
