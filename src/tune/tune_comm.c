@@ -39,6 +39,8 @@ static void free_state(psk_tune_comm *c)
     free(c->reqs);
     free(c->scratch);
     free(c->keys);
+    for (int k = 0; k < PSK_TUNE_NCOLL; k++)
+        free(c->pend[k]);
     for (int i = 0; i < c->ngroups; i++)
         psk_tune_learn_free(c->groups[i]);
     free(c->groups);
@@ -62,20 +64,27 @@ static int on_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     psk_tune_comm *c = val;
     psk_tune_memo_void(); /* its handle may name another communicator next */
     unlink_state(c);
-    if (C.finalizing || c->learn != 1) { /* the report is written by then */
+    int checks = psk_tune_gate_requests(c, NULL);
+    if (C.finalizing || (c->learn != 1 && !checks)) {
+        if (!C.finalizing) /* (the report is written by then) the calls its gate held */
+            psk_tune_report_archive(c);
         free_state(c);
         return MPI_SUCCESS;
     }
     /* the learner's figures: the windows under way are reduced without
      * waiting (a blocking collective here could deadlock a legal
-     * program); the state is reported and freed once they are */
+     * program), and the gate's checks under way end; the state is
+     * reported and freed once they are */
     zombie *z = malloc(sizeof *z);
-    MPI_Request *r = malloc(((size_t)c->ngroups + 1) * sizeof *r);
+    MPI_Request *r = malloc(((size_t)(c->learn == 1 ? c->ngroups : 0) + (size_t)checks + 1) * sizeof *r);
     int n = 0;
-    for (int i = 0; r && z && i < c->ngroups; i++)
+    for (int i = 0; r && z && c->learn == 1 && i < c->ngroups; i++)
         if (psk_tune_learn_flush_start(c, c->groups[i], &r[n]))
             n++;
-    if (!z || !r) { /* no memory: as far as it got */
+    if (r && z)
+        n += psk_tune_gate_requests(c, r + n);
+    if (!z || !r) { /* no memory: waits for the checks (every rank started them), then as far as it got */
+        psk_tune_gate_wait(c);
         psk_tune_report_archive(c);
         free_state(c);
         free(z), free(r);
@@ -118,6 +127,7 @@ void psk_tune_comm_reap(int wait)
         for (int i = 0; i < z->c->ngroups; i++)
             if (z->c->groups[i]->flushed)
                 psk_tune_learn_flush_end(z->c->groups[i]);
+        psk_tune_gate_ended(z->c);
         psk_tune_report_archive(z->c);
         free_state(z->c);
         free(z->reqs);
@@ -143,6 +153,9 @@ void psk_tune_comm_flush_all(void)
         wait_all(n, r);
     for (int i = 0; i < n; i++)
         psk_tune_learn_flush_end(g[i]);
+    /* the gate's checks under way (every rank started them) */
+    for (psk_tune_comm *c = C.live; c; c = c->next)
+        psk_tune_gate_wait(c);
     pthread_mutex_unlock(&C.lock);
     free(r);
     free(g);

@@ -276,6 +276,7 @@ static void read_cfg(void)
         }
     }
     cf->budget = env_num("PSK_TUNE_BUDGET", 0.01, 0, 1);
+    cf->gate = env_num("PSK_TUNE_GATE", 0.005, 0, 1);
     cf->margin = env_num("PSK_TUNE_MARGIN", 1.5, 1, 100);
     cf->star_x = (int)env_num("PSK_TUNE_STAR_X", 10, 1, PSK_TUNE_STAR_XMAX);
     cf->switch_warmup = env_num("PSK_TUNE_SWITCH_WARMUP", 0, 0, 1) > 0;
@@ -312,6 +313,7 @@ static void read_cfg(void)
     h = psk_tune_hash(h, &cf->policy, sizeof cf->policy);
     h = psk_tune_hash(h, &cf->arm, sizeof cf->arm);
     h = psk_tune_hash(h, &cf->budget, sizeof cf->budget);
+    h = psk_tune_hash(h, &cf->gate, sizeof cf->gate);
     h = psk_tune_hash(h, &cf->margin, sizeof cf->margin);
     h = psk_tune_hash(h, &cf->star_x, sizeof cf->star_x);
     h = psk_tune_hash(h, &cf->switch_warmup, sizeof cf->switch_warmup);
@@ -380,14 +382,31 @@ static int choose(psk_tune_comm *c, int P, const psk_tune_args *a)
 
 /* the learner's group for this call, set up collectively on first use;
  * NULL (on every rank of comm) when the call goes native */
-static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, const psk_tune_site *site)
+static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, const psk_tune_site *site,
+                               psk_tune_pend **pendp)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
-    if ((cf->policy != POLICY_LEARN && cf->policy != POLICY_STAR) || P < 2 || a->bytes == 0)
+    *pendp = NULL;
+    if ((cf->policy != POLICY_LEARN && cf->policy != POLICY_STAR) || P < 2 || a->bytes == 0 || (c && c->learn == -1))
         return NULL;
+    /* held native at the gate until a set-up costs little against the
+     * calls' time (the same call on every rank: the gate's state is
+     * agreed); PSK_TUNE_GATE=0: no gate. A rank without a state has no
+     * gate (out of memory: tune_gate.c) */
+    psk_tune_pend *p = NULL;
+    if (cf->gate > 0) {
+        p = psk_tune_gate_of(c, a->coll, 63 - __builtin_clzll((unsigned long long)a->bytes), site);
+        if (!p || p->state == GATE_NEVER)
+            return NULL;
+        if (p->state != GATE_OPEN) {
+            *pendp = p;
+            return NULL;
+        }
+    }
     uint64_t t0 = psk_tune_now_ns();
-    /* a rank without a state still votes in the set-up, as often as the
-     * others try it */
+    int comm_too = !c || !c->ready;
+    /* without a gate, a rank without a state still votes in the set-up,
+     * as often as the others try it */
     if ((!c || !c->ready) && psk_tune_comm_setup(c, a->comm))
         return NULL;
     if (!c->learn)
@@ -397,9 +416,16 @@ static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, 
     psk_tune_group *g = psk_tune_learn_group(c, a->coll, a->bytes, a->inplace, site);
     /* a group made now: what its set-up cost (the communicator's
      * duplicate and agreement too, for its first group) is its time, as
-     * a user's timer around the call sees it */
-    if (g && !g->calls && !(g->setup_ns > 0))
+     * a user's timer around the call sees it; the calls the gate held
+     * count for its budget */
+    if (g && !g->calls && !(g->setup_ns > 0)) {
         g->setup_ns = (double)(psk_tune_now_ns() - t0);
+        psk_tune_gate_setup_cost(g->setup_ns, comm_too);
+        if (p) {
+            g->gate_calls = p->calls, g->gate_ns = p->agreed_ns;
+            p->calls = 0, p->agreed_ns = 0; /* (STAR: the class's other sizes' groups start from none) */
+        }
+    }
     return c->learn == 1 ? g : NULL;
 }
 
@@ -442,7 +468,7 @@ int psk_tune_on(void)
  * up collectively on first use); remembered for the next call made so.
  * 0, or -1 if the call goes native untouched */
 static int lookup(psk_tune_args *a, void *ra, psk_tune_comm **cp, int *Pp, const psk_tune_site **sitep,
-                  psk_tune_key **keyp, psk_tune_group **gp)
+                  psk_tune_key **keyp, psk_tune_group **gp, psk_tune_pend **pendp)
 {
     MPI_Comm comm = a->comm;
     psk_tune_comm *c = comm != MPI_COMM_NULL ? psk_tune_comm_get(comm) : NULL;
@@ -458,14 +484,15 @@ static int lookup(psk_tune_args *a, void *ra, psk_tune_comm **cp, int *Pp, const
     int learning = cf->policy == POLICY_LEARN || cf->policy == POLICY_STAR;
     int sclass = a->bytes ? 63 - __builtin_clzll((unsigned long long)a->bytes) : -1;
     const psk_tune_site *site = c || learning ? psk_tune_site_of(ra) : NULL;
-    psk_tune_group *g = learner(c, P, a, site);
+    psk_tune_pend *pend;
+    psk_tune_group *g = learner(c, P, a, site, &pend);
     psk_tune_key *key = c ? psk_tune_comm_key(c, site, a->coll, sclass) : NULL;
-    /* remembered where the next call would find the same: a group, or
-     * none for good (another policy, one rank, no bytes, the learner off
-     * on the communicator) */
-    if (c && (g || !learning || P < 2 || a->bytes == 0 || (c->ready && c->learn == -1)))
-        psk_tune_memo_put(a, ra, c, site, key, g);
-    *cp = c, *Pp = P, *sitep = site, *keyp = key, *gp = g;
+    /* remembered where the next call would find the same: a group, the
+     * gate holding it, or none for good (another policy, one rank, no
+     * bytes, the learner off on the communicator) */
+    if (c && (g || pend || !learning || P < 2 || a->bytes == 0 || c->learn == -1))
+        psk_tune_memo_put(a, ra, c, site, key, g, pend);
+    *cp = c, *Pp = P, *sitep = site, *keyp = key, *gp = g, *pendp = pend;
     return 0;
 }
 
@@ -482,25 +509,28 @@ int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
     psk_tune_key *key = NULL;
     const psk_tune_site *site = NULL;
     psk_tune_group *g = NULL;
+    psk_tune_pend *pend = NULL;
     int P = 0;
     /* a call made before: what was found for it, unless the learner has
-     * since turned off on its communicator */
+     * since turned off on its communicator or the gate holding it opened */
     const psk_tune_memo *m = on ? psk_tune_memo_find(a, ra) : NULL;
-    if (m && !(m->g && m->c->learn != 1)) {
-        c = m->c, P = c->size, site = m->site, key = m->key, g = m->g;
-    } else if (!on || (n->lookups++, lookup(a, ra, &c, &P, &site, &key, &g))) {
+    if (m && !(m->g && m->c->learn != 1) && !(m->pend && m->pend->state >= GATE_OPEN)) {
+        c = m->c, P = c->size, site = m->site, key = m->key, g = m->g, pend = m->pend;
+    } else if (!on || (n->lookups++, lookup(a, ra, &c, &P, &site, &key, &g, &pend))) {
         n->unsupported[coll]++;
         psk_tune_last = PSK_TUNE_native;
         return psk_tune_native(a);
     }
     int rc = PSK_TUNE_FALLBACK;
-    int arm = g ? psk_tune_learn_arm(g) : choose(c, P, a);
+    int arm = g ? psk_tune_learn_arm(g) : pend ? PSK_TUNE_native : choose(c, P, a);
     if (!psk_tune_arm_valid(coll, arm, P, a->bytes, a->inplace))
         arm = PSK_TUNE_native;
-    /* timed: the learner's calls it samples; every call under a fixed
-     * arm or cycle, whose report gives each key's times */
+    /* timed: the learner's calls it samples, and the gate's; every call
+     * under a fixed arm or cycle, whose report gives each key's times */
     int pol = psk_tune_cfg_g.policy;
-    int timed = g ? psk_tune_learn_timed(g) : pol != POLICY_LEARN && pol != POLICY_STAR;
+    int timed = g      ? psk_tune_learn_timed(g)
+                : pend ? psk_tune_gate_timed(pend)
+                       : pol != POLICY_LEARN && pol != POLICY_STAR;
     uint64_t t0 = timed ? psk_tune_now_ns() : 0;
     n->timed += (uint64_t)timed;
     if (arm != PSK_TUNE_native && (rc = psk_tune_arm_run(arm, c, a)) == PSK_TUNE_FALLBACK) {
@@ -527,6 +557,8 @@ int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
     }
     if (g)
         psk_tune_learn_record(c, g, arm, timed, (double)ns, site, a->bytes, a->inplace);
+    else if (pend)
+        psk_tune_gate_count(c, pend, a->comm, timed, (double)ns);
     return rc;
 }
 

@@ -115,6 +115,22 @@ const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *m
     return best;
 }
 
+const psk_tune_dbent *psk_tune_db_here(const char *base, int P, const char *module, uint64_t offset, int coll,
+                                       int sclass)
+{
+    const char *mpi = psk_tune_db_mpi();
+    const psk_tune_dbent *best = NULL;
+    size_t nb = strlen(base);
+    for (int i = 0; i < D.n; i++) {
+        const psk_tune_dbent *e = &D.e[i];
+        if (e->P == P && e->coll == coll && e->sclass == sclass && e->offset == offset &&
+            !strncmp(e->machine, base, nb) && e->machine[nb] == ':' && !strcmp(e->mpi, mpi) &&
+            !strcmp(e->module, module) && (!best || e->calls > best->calls))
+            best = e;
+    }
+    return best;
+}
+
 static int same_key(const psk_tune_dbent *a, const psk_tune_dbent *b)
 {
     /* (not the collective: a site is one collective's; a line of another

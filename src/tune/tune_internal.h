@@ -160,6 +160,12 @@ typedef struct psk_tune_group {
      * the budget and the few-calls rule count them */
     uint64_t prev_calls;
     double prev_total, prev_spent;
+    /* the calls the gate held native before the group was set up, and
+     * their time (the slowest rank's estimate at its last check): the
+     * budget and the decision file count them, the comparison with
+     * native does not */
+    uint64_t gate_calls;
+    double gate_ns;
     int sites_differ;
     psk_tune_change hist[PSK_TUNE_NHIST];
     int nhist;
@@ -167,6 +173,22 @@ typedef struct psk_tune_group {
 } psk_tune_group;
 
 enum psk_tune_origin { ORIGIN_NONE, ORIGIN_WARM, ORIGIN_SEED, ORIGIN_SEED_DB, ORIGIN_NEIGHBOUR, ORIGIN_RESUME };
+
+/* the learning gate (tune_gate.c): a group's calls before it is set up */
+#define PSK_TUNE_NCLASS 64 /* size classes: floor(log2(bytes)), bytes > 0 */
+enum psk_tune_gate_state { GATE_SHUT, GATE_ASKING, GATE_OPEN, GATE_NEVER };
+typedef struct psk_tune_pend {
+    uint32_t calls;   /* made so far: the same count on every rank */
+    uint32_t timed;   /* of which timed */
+    uint32_t check;   /* the next check after this many calls (0: not used yet) */
+    int state;        /* enum psk_tune_gate_state; GATE_NEVER: a check failed, native for good */
+    int coll, sclass;
+    const struct psk_tune_site *site; /* this rank's first call's */
+    double ns;        /* this rank's time of the timed calls */
+    double buf[2];    /* the check's reduce (in place): the calls' time, a set-up's cost; then the maxima */
+    double agreed_ns; /* the slowest rank's estimate of the calls' time at the last check */
+    MPI_Request req;
+} psk_tune_pend;
 
 typedef struct psk_tune_comm {
     int rank, size, inter;
@@ -187,6 +209,9 @@ typedef struct psk_tune_comm {
     double alpha0, beta0;    /* the model's prior, ns and ns per byte */
     psk_tune_group **groups; /* in order of first call */
     int ngroups;
+    /* the learning gate: per collective, PSK_TUNE_NCLASS entries made at
+     * first use */
+    psk_tune_pend *pend[PSK_TUNE_NCOLL];
     /* keys, open addressing; not agreed (sites may differ between ranks) */
     psk_tune_key *keys;
     size_t nkeys, capkeys;
@@ -254,7 +279,8 @@ typedef struct psk_tune_memo {
     psk_tune_comm *c;
     const psk_tune_site *site;
     struct psk_tune_key *key;
-    struct psk_tune_group *g; /* NULL: the learner has no group for it, for good */
+    struct psk_tune_group *g; /* NULL: the learner has no group for it, for good, or yet (pend) */
+    psk_tune_pend *pend;      /* the gate holding its calls until the group is set up, or NULL */
 } psk_tune_memo;
 /* the calling thread's entry for this call (a->coll and the arguments
  * set), its derived fields copied into a; NULL if none */
@@ -262,9 +288,29 @@ const psk_tune_memo *psk_tune_memo_find(psk_tune_args *a, void *ra);
 /* the call (prepared) remembered with what the dispatch found for it,
  * if its handles let it be (named datatypes) */
 void psk_tune_memo_put(const psk_tune_args *a, void *ra, psk_tune_comm *c, const psk_tune_site *site,
-                       struct psk_tune_key *key, struct psk_tune_group *g);
+                       struct psk_tune_key *key, struct psk_tune_group *g, psk_tune_pend *pend);
 /* every entry of every thread void (a state freed or moved) */
 void psk_tune_memo_void(void);
+
+/* ---- tune_gate.c: the learning gate ---- */
+/* the gate of a collective's size class on c (made on first use); NULL
+ * if out of memory */
+psk_tune_pend *psk_tune_gate_of(psk_tune_comm *c, int coll, int sclass, const psk_tune_site *site);
+/* whether the gate's next call is timed: the first 8, then one in 8 */
+static inline int psk_tune_gate_timed(const psk_tune_pend *p) { return p->calls < 8 || !(p->calls & 7); }
+/* after a call the gate held (native): counted, this rank's time if
+ * timed; at a check's call index, the check on the user's communicator
+ * started or ended (then p->state may be GATE_OPEN) */
+void psk_tune_gate_count(const psk_tune_comm *c, psk_tune_pend *p, MPI_Comm comm, int timed, double ns);
+/* a group's set-up measured (ns; comm_too: the communicator's with it):
+ * the gate expects the next ones to cost as much as the cheapest so far */
+void psk_tune_gate_setup_cost(double ns, int comm_too);
+/* the checks under way on c: their requests into r (if not NULL), how
+ * many; psk_tune_gate_ended once they are complete */
+int psk_tune_gate_requests(psk_tune_comm *c, MPI_Request *r);
+void psk_tune_gate_ended(psk_tune_comm *c);
+/* waits for c's checks under way (every rank started them), then ended */
+void psk_tune_gate_wait(psk_tune_comm *c);
 
 /* ---- tune_site.c ---- */
 /* the site of a return address; NULL if out of memory */
@@ -345,6 +391,7 @@ typedef struct psk_tune_cfg {
     int ninject;       /* (here: every call reads it, with policy) */
     int arm;           /* POLICY_FIXED */
     double budget;     /* exploration may cost this fraction of collective time */
+    double gate;       /* a group is set up once a set-up costs at most this fraction of its calls' time */
     double margin;     /* candidates: predicted within margin x the best */
     int star_x;        /* STAR: trials per arm */
     int switch_warmup; /* learn: an unmeasured call before each side of a pair (PSK_TUNE_SWITCH_WARMUP) */
@@ -430,6 +477,10 @@ double psk_tune_stats_noise(const psk_tune_group *g);
 /* ---- tune_prior.c ---- */
 /* the arm a settled group of P ranks chose for coll and sclass; -1 if none */
 int psk_tune_prior_of(int P, int coll, int sclass);
+/* this host's name, and its base (the part before a dot, trailing digits
+ * off, other characters than letters, digits and '-' made '_'): the
+ * decision file's machine is the base (tune_prior.c) */
+void psk_tune_host_names(char *full, size_t nf, char *base, size_t nb);
 
 /* ---- tune_agree.c ---- */
 /* h as three doubles (22, 22 and 20 bits: each exact) */
@@ -495,6 +546,11 @@ void psk_tune_db_load(const char *path, int say);
  * another site of the same class (an unsettled state is its site's only) */
 const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int coll,
                                        int sclass, int site_any);
+/* the file's entry for this site on a machine of this host's base name
+ * (any layout), for the learning gate (before the communicator's machine
+ * is agreed); NULL if none */
+const psk_tune_dbent *psk_tune_db_here(const char *base, int P, const char *module, uint64_t offset, int coll,
+                                       int sclass);
 /* rank 0 at the end: merges lines (the file's format) into path under a
  * lock, atomically; a message on stderr if it cannot */
 void psk_tune_db_save(const char *path, const char *lines, size_t len);

@@ -92,11 +92,12 @@ static void candidates(const psk_tune_comm *c, psk_tune_group *g, int only_seed)
  * far, less the probes' excess and the exploring windows' allreduces;
  * plus, when the incumbent slowed down, what that cost in the window that
  * showed it (a change is worth exploring for as much as it loses);
- * earlier runs' time and spending (the decision file's state) count */
+ * earlier runs' time and spending (the decision file's state) and the
+ * calls the gate held before the group was set up count */
 double psk_tune_learn_bank(const psk_tune_group *g)
 {
-    return psk_tune_cfg_g.budget * (g->prev_total + g->total) + g->credit - g->overhead - g->explore_ar -
-           g->prev_spent;
+    return psk_tune_cfg_g.budget * (g->prev_total + g->gate_ns + g->total) + g->credit - g->overhead -
+           g->explore_ar - g->prev_spent;
 }
 
 /* the risk of one more probe of a: how much slower than the incumbent it

@@ -55,7 +55,7 @@ const psk_tune_memo *psk_tune_memo_find(psk_tune_args *a, void *ra)
 }
 
 void psk_tune_memo_put(const psk_tune_args *a, void *ra, psk_tune_comm *c, const psk_tune_site *site,
-                       psk_tune_key *key, psk_tune_group *g)
+                       psk_tune_key *key, psk_tune_group *g, psk_tune_pend *pend)
 {
     /* the send type matters where a send buffer is given */
     int stype_used = (a->coll == PSK_TUNE_C_alltoall || a->coll == PSK_TUNE_C_allgather) && !a->inplace;
@@ -84,5 +84,6 @@ void psk_tune_memo_put(const psk_tune_args *a, void *ra, psk_tune_comm *c, const
                          .c = c,
                          .site = site,
                          .key = key,
-                         .g = g};
+                         .g = g,
+                         .pend = pend};
 }

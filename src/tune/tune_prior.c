@@ -59,7 +59,7 @@ int psk_tune_prior_of(int P, int coll, int sclass)
 
 /* the machine's name: the host name without its domain and trailing
  * digits (node017 -> node), and whether every rank is on one host */
-static void host_names(char *full, size_t nf, char *base, size_t nb)
+void psk_tune_host_names(char *full, size_t nf, char *base, size_t nb)
 {
     if (gethostname(full, nf - 1))
         snprintf(full, nf, "unknown");
@@ -81,7 +81,7 @@ void psk_tune_learn_comm(psk_tune_comm *c)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
     char full[256], base[64];
-    host_names(full, sizeof full, base, sizeof base);
+    psk_tune_host_names(full, sizeof full, base, sizeof base);
     c->groups = calloc(PSK_TUNE_MAXGROUPS, sizeof *c->groups);
     double v[12];
     int same[12];

@@ -20,7 +20,7 @@
 /* summary figures, summed over groups then over ranks */
 enum {
     S_CALLS, S_TIME, S_EXPLORE, S_OVERHEAD, S_DECIDE, S_SETUP, S_GROUPS, S_NEAR, S_CHANGES, S_EXPLORE0, S_ALARMS,
-    S_TUNED_C, S_NATIVE_C, S_H2, S_CALLS_C, S_CALLS_NOSPREAD, S_CALLS_NONE, S_N
+    S_TUNED_C, S_NATIVE_C, S_H2, S_CALLS_C, S_CALLS_NOSPREAD, S_CALLS_NONE, S_HELD_CALLS, S_HELD_GROUPS, S_N
 };
 
 typedef struct out {
@@ -177,6 +177,10 @@ static void not_compared(FILE *f, const double *sum)
                 sum[S_CALLS_NOSPREAD]);
     if (sum[S_CALLS_NONE] > 0)
         fprintf(f, "; %.0f calls not compared (native not measured)", sum[S_CALLS_NONE]);
+    if (sum[S_HELD_CALLS] > 0)
+        fprintf(f, "; %.0f calls of %.0f collectives' sizes ran native, too few to pay for setting up a learner "
+                   "(the gate)",
+                sum[S_HELD_CALLS], sum[S_HELD_GROUPS]);
 }
 
 static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, int wrank)
@@ -228,7 +232,10 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
         fprintf(t, "%zu B %s", g->bytes, per);
     else
         fprintf(t, "size class %d (%.0f..%.0f B %s)", g->sclass, lo, hi, per);
-    fprintf(t, ": %llu calls, mean %.0f B\n", (unsigned long long)g->calls, mean_b);
+    fprintf(t, ": %llu calls, mean %.0f B", (unsigned long long)g->calls, mean_b);
+    if (g->gate_calls)
+        fprintf(t, " (after %llu native ones before it was set up: the gate)", (unsigned long long)g->gate_calls);
+    fprintf(t, "\n");
     fprintf(t, "  sites:");
     int nsites = 0;
     for (size_t i = 0; i < c->capkeys; i++) {
@@ -378,6 +385,8 @@ static void group_out(out *o, const psk_tune_comm *c, const psk_tune_group *g, i
     psk_json_num(&j, "time_us", us(g->total));
     psk_json_num(&j, "decision_us", us(g->decide_ns));
     psk_json_num(&j, "setup_us", us(g->setup_ns));
+    psk_json_uint(&j, "calls_before_setup", g->gate_calls);
+    psk_json_num(&j, "time_before_setup_us", us(g->gate_ns));
     psk_json_uint(&j, "decisions", g->decisions);
     psk_json_num(&j, "learning_overhead_us", us(g->overhead + g->explore_ar));
     psk_json_num(&j, "change_credit_us", us(g->credit));
@@ -467,6 +476,13 @@ static void comm_out(const psk_tune_comm *c, void *arg)
         return;
     int wrank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    /* the calls the gate held native, of groups never set up */
+    for (int k = 0; k < PSK_TUNE_NCOLL; k++)
+        for (int s = 0; c->pend[k] && s < PSK_TUNE_NCLASS; s++)
+            if (c->pend[k][s].calls) {
+                o->sum[S_HELD_CALLS] += c->pend[k][s].calls;
+                o->sum[S_HELD_GROUPS] += 1;
+            }
     if (c->learn == 1)
         for (int i = 0; i < c->ngroups; i++)
             group_out(o, c, c->groups[i], wrank);
@@ -615,6 +631,8 @@ static void write_report(const char *path, const char *text, size_t ntext, const
         psk_json_num(&j, "learning_overhead_us", us(sum[S_OVERHEAD]));
         psk_json_num(&j, "decision_us", us(sum[S_DECIDE]));
         psk_json_num(&j, "setup_us", us(sum[S_SETUP]));
+        psk_json_num(&j, "calls_held_native", sum[S_HELD_CALLS]);
+        psk_json_num(&j, "groups_held_native", sum[S_HELD_GROUPS]);
         psk_json_num(&j, "switches", sum[S_CHANGES]);
         psk_json_num(&j, "calls_within_5pct_of_best", sum[S_NEAR]);
         psk_json_end(&j);

@@ -24,8 +24,8 @@ void psk_tune_resume_save(const psk_tune_group *g, double native_ns, psk_tune_db
     e->state = g->settled                                                 ? PSK_TUNE_DB_SETTLED
                : g->phase == PH_EXPLORE || g->origin == ORIGIN_RESUME ? PSK_TUNE_DB_EXPLORING
                                                                        : PSK_TUNE_DB_START;
-    e->calls = g->prev_calls + g->calls;
-    e->total_ns = g->prev_total + g->total;
+    e->calls = g->prev_calls + g->gate_calls + g->calls;
+    e->total_ns = g->prev_total + g->gate_ns + g->total;
     e->spent_ns = g->prev_spent + g->overhead + g->explore_ar;
     e->native_ns = native_ns;
     e->narms = 0;

@@ -13,7 +13,9 @@
 #    in turn, results checked by the program), both libraries stacked;
 # 3. perfskel tune --check (the learner) of MEMOPROG (tests/tune/memo_prog.c:
 #    communicators and datatypes freed and made again, whose handles the
-#    dispatcher's memo of calls must not take for the old ones).
+#    dispatcher's memo of calls must not take for the old ones; the
+#    learning gate on, so that communicators are freed while its checks
+#    are under way).
 # Control: CANARY (asan_canary.c, a heap overflow in each rank's
 # constructor) preloaded too must fail the job with ASan's report, so a
 # rank that ASan does not watch cannot pass unseen.

@@ -2,7 +2,10 @@
  * (src/tune/tune_memo.c) hand a call another call's state, each checked
  * byte for byte (run_memo.sh runs it with the library preloaded):
  *   freed   a communicator split, used and freed, again and again: the
- *           next one may get the freed one's handle, with another size
+ *           next one may get the freed one's handle, with another size;
+ *           then duplicates of the world used once and freed (with the
+ *           learning gate on, each is freed while the check it started
+ *           after its first call is under way)
  *   types   a derived datatype made and freed, again and again, from one
  *           call site: the next one may get the freed one's handle, with
  *           another layout
@@ -91,6 +94,12 @@ int main(int argc, char **argv)
         MPI_Comm_split(MPI_COMM_WORLD, color, me, &c);
         for (int i = 0; i < 3; i++)
             a2a(c, 2, 0, round * 3 + i);
+        MPI_Comm_free(&c);
+    }
+    for (int round = 0; round < 30; round++) {
+        MPI_Comm c;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        a2a(c, 3, 0, round);
         MPI_Comm_free(&c);
     }
     /* types: contiguous and strided layouts of 2 and 3 ints in turn */

@@ -54,6 +54,16 @@
 #                others 1.25 U) ends at call M (the neighbour stops): native
 #                must be the incumbent again within 20 calls of M and 12 of
 #                the end of the window in progress at M
+#   gate         the learning gate (every other case runs without it,
+#                PSK_TUNE_GATE=0, so that each group starts at its first
+#                call as the cases count): 60 cheap calls make no group and
+#                are counted held native; 5,000 calls of 64 KiB are held
+#                until a check (after call 1, 8, 64, 512 or 4096) finds
+#                they took 10 ms or more (the first set-up expected to
+#                cost 50 us, at most 0.5 % of that), then the group has the
+#                rest; native 20 ms slower opens the gate at the first
+#                check, after call 2, and so does a settled decision in
+#                the file for the site (60 cheap calls)
 set -u
 [ $# -eq 4 ] || { echo "usage: PERFSKEL=... JSON_FLAT=... $0 openmpi|mpich NP CASE PROGRAM" >&2; exit 1; }
 flavour=$1 np=$2 case=$3 prog=$4
@@ -69,6 +79,7 @@ openmpi) launcher=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np")
 mpich) launcher=(mpirun.mpich -np "$np") ;;
 *) echo "run_learn: unknown MPI $flavour" >&2; exit 1 ;;
 esac
+[ "$case" = gate ] || export PSK_TUNE_GATE=0
 work=$(mktemp -d "${TMPDIR:-/tmp}/perfskel-learn.XXXXXX") || exit 1
 name="$flavour np$np $case${coll:+ $coll}"
 fail() {
@@ -348,6 +359,36 @@ resume)
     [ "$(get w groups.0.exploration_calls)" = 0 ] || fail "the warm run explored $(get w groups.0.exploration_calls) calls"
     [ -z "$(arm w 0 native calls)" ] || [ "$(arm w 0 native calls)" = 0 ] || fail "the warm run took native"
     echo "resume: settled on $d after $settled runs of 20 calls ($changed re-explored for a change)" >&2
+    ;;
+gate)
+    run short 60 1024
+    [ "$(get short summary.groups)" = 0 ] || fail "60 calls of 1 KiB: $(get short summary.groups) groups set up, not 0"
+    [ "$(get short summary.calls_held_native)" = 60 ] && [ "$(get short summary.groups_held_native)" = 1 ] ||
+        fail "60 calls of 1 KiB: $(get short summary.calls_held_native) calls in" \
+            "$(get short summary.groups_held_native) sizes held native, not 60 in 1"
+    run long 5000 65536
+    before=$(get long groups.0.calls_before_setup) after=$(get long groups.0.calls) t=$(get long groups.0.time_before_setup_us)
+    case " 2 9 65 513 4097 " in *" $before "*) ;; *) fail "5,000 calls of 64 KiB: set up after $before calls, not after a check" ;; esac
+    [ $((before + after)) = 5000 ] || fail "5,000 calls of 64 KiB: $before held and $after in the group"
+    awk -v t="$t" 'BEGIN { exit !(t >= 10000) }' ||
+        fail "5,000 calls of 64 KiB: the gate opened when they had taken $t us, under 10 ms"
+    PSK_TUNE_INJECT=native:20000 run slow 20 16384
+    [ "$(get slow groups.0.calls_before_setup)" = 2 ] && [ "$(get slow groups.0.calls)" = 18 ] ||
+        fail "native 20 ms slower: set up after $(get slow groups.0.calls_before_setup) calls, not 2"
+    # a settled decision in the file for the site: the gate opens at the
+    # first check (the warm start costs its set-up alone)
+    db=$work/decisions
+    PSK_TUNE_GATE=0 PSK_TUNE_DB=$db PSK_TUNE_BUDGET=0.25 PSK_TUNE_INJECT=native:20000 run w1 300 16384
+    d=$(get w1 groups.0.decision)
+    [ "$d" != native ] && grep -q " settled $d " "$db" ||
+        fail "the premise: no settled decision but native in the file: $(cat "$db")"
+    PSK_TUNE_DB=$db run w2 60 16384
+    [ "$(get w2 groups.0.calls_before_setup)" = 2 ] && [ "$(get w2 groups.0.prior)" = "decision file" ] &&
+        [ "$(get w2 groups.0.changes.1.to)" = "$d" ] ||
+        fail "60 cheap calls with $d settled in the file: set up after $(get w2 groups.0.calls_before_setup)" \
+            "calls (not 2), prior '$(get w2 groups.0.prior)', started on '$(get w2 groups.0.changes.1.to)'"
+    echo "gate: 60 cheap calls held; 64 KiB set up after $before calls ($t us); slow native after 2;" \
+        "a warm start after 2" >&2
     ;;
 corrupt_db)
     db=$work/decisions
