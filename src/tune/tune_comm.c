@@ -64,8 +64,14 @@ static int on_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     psk_tune_comm *c = val;
     psk_tune_memo_void(); /* its handle may name another communicator next */
     unlink_state(c);
-    int checks = psk_tune_gate_requests(c, NULL);
-    if (C.finalizing || (c->learn != 1 && !checks)) {
+    /* the gate's checks under way are on this communicator, which must
+     * outlive them (Open MPI 4.1 progresses a nonblocking collective on a
+     * freed one into freed memory): waited for now. Every rank started
+     * them, at the same call, so they complete; a rank that has not
+     * reached its MPI_Comm_free progresses them in whatever MPI call it
+     * makes */
+    psk_tune_gate_wait(c);
+    if (C.finalizing || c->learn != 1) {
         if (!C.finalizing) /* (the report is written by then) the calls its gate held */
             psk_tune_report_archive(c);
         free_state(c);
@@ -73,18 +79,14 @@ static int on_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     }
     /* the learner's figures: the windows under way are reduced without
      * waiting (a blocking collective here could deadlock a legal
-     * program), and the gate's checks under way end; the state is
-     * reported and freed once they are */
+     * program); the state is reported and freed once they are */
     zombie *z = malloc(sizeof *z);
-    MPI_Request *r = malloc(((size_t)(c->learn == 1 ? c->ngroups : 0) + (size_t)checks + 1) * sizeof *r);
+    MPI_Request *r = malloc(((size_t)c->ngroups + 1) * sizeof *r);
     int n = 0;
-    for (int i = 0; r && z && c->learn == 1 && i < c->ngroups; i++)
+    for (int i = 0; r && z && i < c->ngroups; i++)
         if (psk_tune_learn_flush_start(c, c->groups[i], &r[n]))
             n++;
-    if (r && z)
-        n += psk_tune_gate_requests(c, r + n);
-    if (!z || !r) { /* no memory: waits for the checks (every rank started them), then as far as it got */
-        psk_tune_gate_wait(c);
+    if (!z || !r) { /* no memory: as far as it got */
         psk_tune_report_archive(c);
         free_state(c);
         free(z), free(r);
@@ -127,7 +129,6 @@ void psk_tune_comm_reap(int wait)
         for (int i = 0; i < z->c->ngroups; i++)
             if (z->c->groups[i]->flushed)
                 psk_tune_learn_flush_end(z->c->groups[i]);
-        psk_tune_gate_ended(z->c);
         psk_tune_report_archive(z->c);
         free_state(z->c);
         free(z->reqs);

@@ -114,34 +114,14 @@ void psk_tune_gate_count(const psk_tune_comm *c, psk_tune_pend *p, MPI_Comm comm
     }
 }
 
-int psk_tune_gate_requests(psk_tune_comm *c, MPI_Request *r)
-{
-    int n = 0;
-    for (int k = 0; k < PSK_TUNE_NCOLL; k++)
-        for (int s = 0; c->pend[k] && s < PSK_TUNE_NCLASS; s++)
-            if (c->pend[k][s].state == GATE_ASKING) {
-                if (r)
-                    r[n] = c->pend[k][s].req;
-                n++;
-            }
-    return n;
-}
-
 void psk_tune_gate_wait(psk_tune_comm *c)
 {
     for (int k = 0; k < PSK_TUNE_NCOLL; k++)
-        for (int s = 0; c->pend[k] && s < PSK_TUNE_NCLASS; s++)
-            if (c->pend[k][s].state == GATE_ASKING)
-                PMPI_Wait(&c->pend[k][s].req, MPI_STATUS_IGNORE);
-    psk_tune_gate_ended(c);
-}
-
-void psk_tune_gate_ended(psk_tune_comm *c)
-{
-    for (int k = 0; k < PSK_TUNE_NCOLL; k++)
-        for (int s = 0; c->pend[k] && s < PSK_TUNE_NCLASS; s++)
-            if (c->pend[k][s].state == GATE_ASKING) {
-                c->pend[k][s].state = GATE_NEVER;
-                c->pend[k][s].req = MPI_REQUEST_NULL;
+        for (int s = 0; c->pend[k] && s < PSK_TUNE_NCLASS; s++) {
+            psk_tune_pend *p = &c->pend[k][s];
+            if (p->state == GATE_ASKING) {
+                PMPI_Wait(&p->req, MPI_STATUS_IGNORE);
+                p->state = GATE_NEVER; /* (the communicator is going) */
             }
+        }
 }

@@ -305,11 +305,8 @@ void psk_tune_gate_count(const psk_tune_comm *c, psk_tune_pend *p, MPI_Comm comm
 /* a group's set-up measured (ns; comm_too: the communicator's with it):
  * the gate expects the next ones to cost as much as the cheapest so far */
 void psk_tune_gate_setup_cost(double ns, int comm_too);
-/* the checks under way on c: their requests into r (if not NULL), how
- * many; psk_tune_gate_ended once they are complete */
-int psk_tune_gate_requests(psk_tune_comm *c, MPI_Request *r);
-void psk_tune_gate_ended(psk_tune_comm *c);
-/* waits for c's checks under way (every rank started them), then ended */
+/* waits for c's checks under way (every rank started them, at the same
+ * call: they complete), before c's communicator is freed or MPI ends */
 void psk_tune_gate_wait(psk_tune_comm *c);
 
 /* ---- tune_site.c ---- */
