@@ -64,13 +64,6 @@ static int on_delete(MPI_Comm comm, int keyval, void *val, void *extra)
     psk_tune_comm *c = val;
     psk_tune_memo_void(); /* its handle may name another communicator next */
     unlink_state(c);
-    /* the gate's checks under way are on this communicator, which must
-     * outlive them (Open MPI 4.1 progresses a nonblocking collective on a
-     * freed one into freed memory): waited for now. Every rank started
-     * them, at the same call, so they complete; a rank that has not
-     * reached its MPI_Comm_free progresses them in whatever MPI call it
-     * makes */
-    psk_tune_gate_wait(c);
     if (C.finalizing || c->learn != 1) {
         if (!C.finalizing) /* (the report is written by then) the calls its gate held */
             psk_tune_report_archive(c);
@@ -154,9 +147,6 @@ void psk_tune_comm_flush_all(void)
         wait_all(n, r);
     for (int i = 0; i < n; i++)
         psk_tune_learn_flush_end(g[i]);
-    /* the gate's checks under way (every rank started them) */
-    for (psk_tune_comm *c = C.live; c; c = c->next)
-        psk_tune_gate_wait(c);
     pthread_mutex_unlock(&C.lock);
     free(r);
     free(g);

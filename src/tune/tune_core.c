@@ -531,6 +531,8 @@ int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
     int timed = g      ? psk_tune_learn_timed(g)
                 : pend ? psk_tune_gate_timed(pend)
                        : pol != POLICY_LEARN && pol != POLICY_STAR;
+    if (pend)
+        psk_tune_gate_start(c, pend, a->comm);
     uint64_t t0 = timed ? psk_tune_now_ns() : 0;
     n->timed += (uint64_t)timed;
     if (arm != PSK_TUNE_native && (rc = psk_tune_arm_run(arm, c, a)) == PSK_TUNE_FALLBACK) {
@@ -558,7 +560,7 @@ int psk_tune_call(psk_tune_args *a, void *ra, int fortran)
     if (g)
         psk_tune_learn_record(c, g, arm, timed, (double)ns, site, a->bytes, a->inplace);
     else if (pend)
-        psk_tune_gate_count(c, pend, a->comm, timed, (double)ns);
+        psk_tune_gate_count(pend, timed, (double)ns);
     return rc;
 }
 

@@ -9,14 +9,18 @@
  *
  * Each rank counts the calls (the same count on every rank: all see the
  * collective's calls of a size class in one order) and times the first 8
- * and then one in 8. After call 1, 8, 64, 512, ... (x 8) a nonblocking
- * MPI_Iallreduce(MAX) on the user's communicator, started at that call
- * index on every rank (legal: every rank starts it at the same point of
+ * and then one in 8. At call 1, 8, 64, 512, ... (x 8) a nonblocking
+ * MPI_Iallreduce(MAX) on the user's communicator, started just before the
+ * call on every rank (legal: every rank starts it at the same point of
  * the communicator's sequence of collectives), takes each rank's estimate
  * of the calls' time so far and of the time they must have taken for a
  * set-up to cost at most PSK_TUNE_GATE of it (default 0.005: half the
- * default budget, which exploring has); it is waited for after the next
- * call, which progresses it. The gate opens there, on every rank alike,
+ * default budget, which exploring has); it is waited for right after the
+ * call, which progresses it. No check outlives the user's call: a
+ * communicator freed or MPI ended never has one under way (Open MPI 4.1
+ * progressed one left on a freed communicator into freed memory; MPICH
+ * defers the attribute callbacks of a freed communicator until its
+ * requests complete). The gate opens there, on every rank alike,
  * when the slowest rank's time is at least the largest threshold. A
  * set-up is expected to cost as much as the cheapest this process has
  * measured, with the communicator's set-up or without (before one is
@@ -87,41 +91,33 @@ static double threshold(const psk_tune_comm *c, const psk_tune_pend *p)
     return t > 0 ? t : 0;
 }
 
-void psk_tune_gate_count(const psk_tune_comm *c, psk_tune_pend *p, MPI_Comm comm, int timed, double ns)
+void psk_tune_gate_start(const psk_tune_comm *c, psk_tune_pend *p, MPI_Comm comm)
+{
+    if (p->state != GATE_SHUT || p->calls != p->check)
+        return;
+    p->buf[0] = p->timed ? p->ns * p->calls / p->timed : 0;
+    p->buf[1] = threshold(c, p);
+    p->state = PMPI_Iallreduce(MPI_IN_PLACE, p->buf, 2, MPI_DOUBLE, MPI_MAX, comm, &p->req) == MPI_SUCCESS
+                   ? GATE_ASKING
+                   : GATE_NEVER;
+}
+
+void psk_tune_gate_count(psk_tune_pend *p, int timed, double ns)
 {
     p->calls++;
     if (timed)
         p->timed++, p->ns += ns;
-    if (p->state == GATE_ASKING && p->calls == p->check + 1) {
-        if (PMPI_Wait(&p->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) { /* no check: native for good */
-            p->state = GATE_NEVER;
-            return;
-        }
-        p->agreed_ns = p->buf[0];
-        if (p->buf[0] >= p->buf[1]) {
-            p->state = GATE_OPEN;
-            return;
-        }
-        p->state = GATE_SHUT;
-        p->check = p->check > UINT32_MAX / SPREAD ? UINT32_MAX : p->check * SPREAD;
-    } else if (p->state == GATE_SHUT && p->calls == p->check) {
-        p->buf[0] = p->timed ? p->ns * p->calls / p->timed : 0;
-        p->buf[1] = threshold(c, p);
-        if (PMPI_Iallreduce(MPI_IN_PLACE, p->buf, 2, MPI_DOUBLE, MPI_MAX, comm, &p->req) != MPI_SUCCESS)
-            p->state = GATE_NEVER;
-        else
-            p->state = GATE_ASKING;
+    if (p->state != GATE_ASKING)
+        return;
+    if (PMPI_Wait(&p->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) { /* no check: native for good */
+        p->state = GATE_NEVER;
+        return;
     }
-}
-
-void psk_tune_gate_wait(psk_tune_comm *c)
-{
-    for (int k = 0; k < PSK_TUNE_NCOLL; k++)
-        for (int s = 0; c->pend[k] && s < PSK_TUNE_NCLASS; s++) {
-            psk_tune_pend *p = &c->pend[k][s];
-            if (p->state == GATE_ASKING) {
-                PMPI_Wait(&p->req, MPI_STATUS_IGNORE);
-                p->state = GATE_NEVER; /* (the communicator is going) */
-            }
-        }
+    p->agreed_ns = p->buf[0];
+    if (p->buf[0] >= p->buf[1]) {
+        p->state = GATE_OPEN;
+        return;
+    }
+    p->state = GATE_SHUT;
+    p->check = p->check > UINT32_MAX / SPREAD ? UINT32_MAX : p->check * SPREAD;
 }

@@ -298,17 +298,15 @@ void psk_tune_memo_void(void);
 psk_tune_pend *psk_tune_gate_of(psk_tune_comm *c, int coll, int sclass, const psk_tune_site *site);
 /* whether the gate's next call is timed: the first 8, then one in 8 */
 static inline int psk_tune_gate_timed(const psk_tune_pend *p) { return p->calls < 8 || !(p->calls & 7); }
-/* after a call the gate held (native): counted, this rank's time if
- * timed; at a check's call index, the check on the user's communicator
- * started or ended (then p->state may be GATE_OPEN) */
-void psk_tune_gate_count(const psk_tune_comm *c, psk_tune_pend *p, MPI_Comm comm, int timed, double ns);
+/* before a call the gate holds (native): at a check's call index, the
+ * check started on the user's communicator comm */
+void psk_tune_gate_start(const psk_tune_comm *c, psk_tune_pend *p, MPI_Comm comm);
+/* after it: counted, this rank's time if timed; a check started ended
+ * (then p->state may be GATE_OPEN) */
+void psk_tune_gate_count(psk_tune_pend *p, int timed, double ns);
 /* a group's set-up measured (ns; comm_too: the communicator's with it):
  * the gate expects the next ones to cost as much as the cheapest so far */
 void psk_tune_gate_setup_cost(double ns, int comm_too);
-/* waits for c's checks under way (every rank started them, at the same
- * call: they complete), before c's communicator is freed or MPI ends */
-void psk_tune_gate_wait(psk_tune_comm *c);
-
 /* ---- tune_site.c ---- */
 /* the site of a return address; NULL if out of memory */
 const psk_tune_site *psk_tune_site_of(void *ra);
