@@ -50,6 +50,13 @@
 #       PASS_LIFE set, the same for short-lived groups: each library block
 #       of PASS_LIFE calls on a fresh duplicate of the world (passthrough
 #       -l; scenario pass-life-MPI)
+#   demo  this machine, 2 Open MPI ranks, unbound, as scripts/demo.sh runs
+#       them: DEMO_ROUNDS (11) rounds of its benchmark (a2a_bench DEMO_ARGS,
+#       "-b 1024 -B 1048576 -f 8 -n 200 -r 1") native (no library), cold
+#       (learn, an empty decision file) and warm (the file the cold run
+#       wrote), in turn; MPI_Alltoall time as a2a_bench measures it (its last
+#       line): medians over rounds, the medians of each round's ratios, and
+#       each warm report's headline (scenario demo)
 #   series  this machine, NP ranks, each MPI: ft_like FT_ARGS SERIES_RUNS (8)
 #       times in a row under learn with one decision file (a job run again
 #       and again), SERIES_REPEATS (3) such series, each from an empty file,
@@ -534,6 +541,56 @@ series() {
 }
 
 # pass NAME MPI: bench/tune/passthrough RUNS times under learn
+# the demo's benchmark, native, cold and warm in turn (scenario demo)
+demo() {
+    SC=demo
+    if [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $SC "* ]]; then return; fi
+    SCD=$OUT/$SC
+    local a2a=("$B/bench/tune/openmpi/a2a_bench" ${DEMO_ARGS:--b 1024 -B 1048576 -f 8 -n 200 -r 1})
+    local l=(mpirun.openmpi --allow-run-as-root -np 2) r k
+    if [ "${RESUMMARISE:-0}" != 1 ]; then
+        rm -rf "$SCD"
+        mkdir -p "$SCD"
+        log "$SC: ${DEMO_ROUNDS:-11} rounds of native, cold, warm: ${a2a[*]}"
+        for ((r = 1; r <= ${DEMO_ROUNDS:-11}; r++)); do
+            timeout -k 5 "$RUN_TIMEOUT" "${l[@]}" "${a2a[@]}" >"$SCD/r$r-native.out" 2>&1 || log "$SC round $r native: exit $?"
+            for k in cold warm; do
+                timeout -k 5 "$RUN_TIMEOUT" "$B/perfskel" tune --mpi openmpi --db "$SCD/r$r.db" \
+                    --report "$SCD/r$r-$k.txt" -- "${l[@]}" "${a2a[@]}" >"$SCD/r$r-$k.out" 2>&1 ||
+                    log "$SC round $r $k: exit $?"
+            done
+        done
+    fi
+    {
+        echo "##### $SC: this machine, Open MPI, 2 ranks, ${a2a[*]#$B/} native, cold, warm in turn ($(ls "$SCD"/r*-native.out 2>/dev/null | wc -l) rounds)"
+        echo
+        for f in "$SCD"/r*-native.out; do
+            r=${f%-native.out}
+            echo "$(sed -n 's/.*alltoall \([0-9.]*\) s$/\1/p' "$f") $(sed -n 's/.*alltoall \([0-9.]*\) s$/\1/p' "$r-cold.out")" \
+                "$(sed -n 's/.*alltoall \([0-9.]*\) s$/\1/p' "$r-warm.out")" \
+                "$(sed -n '1s/.*: \(tuned [0-9.]* % [a-z]* than native [^;]*\).*/\1/p' "$r-warm.txt")"
+        done | awk '
+            function med(v, n,   i, j, t) {
+                for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+                return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+            NF >= 3 && $1 > 0 && $2 > 0 && $3 > 0 { k++; n[k] = $1; c[k] = $2; w[k] = $3; rc[k] = $2 / $1; rw[k] = $3 / $1
+                lo = k == 1 || $1 < lo ? $1 : lo; hi = $1 > hi ? $1 : hi
+                h = ""; for (i = 4; i <= NF; i++) h = h " " $i; head[k] = h }
+            END {
+                if (!k) { print "no complete round"; exit }
+                printf "| native ms | cold ms | warm ms | cold / native | warm / native | native, least to most |\n|---:|---:|---:|---:|---:|---:|\n"
+                mn = med(n, k); mc = med(c, k); mw = med(w, k)
+                printf "| %.1f | %.1f (%.3f x) | %.1f (%.3f x) | %.3f | %.3f | %.1f-%.1f ms |\n\n", 1e3 * mn, 1e3 * mc, mc / mn,
+                    1e3 * mw, mw / mn, med(rc, k), med(rw, k), 1e3 * lo, 1e3 * hi
+                print "(cold / native and warm / native: the medians of each round'"'"'s ratio.) Warm headlines:"
+                for (i = 1; i <= k; i++) printf "%s%s", (i > 1 ? ";" : ""), head[i]
+                print ""
+            }'
+        echo
+    } >"$OUT/$SC.md"
+    DONE="$DONE $SC"
+}
+
 pass() {
     SC=$1 MPI=$2
     if [ -n "${ONLY:-}" ] && ! [[ " $ONLY " == *" $SC "* ]]; then return; fi
@@ -603,6 +660,9 @@ for kind in $SCENARIOS; do
         for mpi in $MPIS; do
             series "vm-$mpi-ft-series" "$mpi"
         done
+        ;;
+    demo)
+        demo
         ;;
     pass)
         for mpi in $MPIS; do
