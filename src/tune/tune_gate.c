@@ -33,8 +33,11 @@
  * would start a check the others do not). A rank whose state cannot be
  * allocated has no gate and would leave the others waiting at the first
  * check: that is a process out of memory. */
+#include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "tune_internal.h"
 
@@ -72,15 +75,14 @@ void psk_tune_gate_setup_cost(double ns, int comm_too)
  * Where the decision file has the site's state: 0 for an arm settled
  * other than native, which a warm start takes without exploring (a short
  * job's calls gain from it at once); else the earlier runs' time counts,
- * as it does for exploring's budget */
-static double threshold(const psk_tune_comm *c, const psk_tune_pend *p)
+ * as it does for exploring's budget (a state the gate's own, when no
+ * group was set up: psk_tune_gate_entry) */
+static double threshold(const psk_tune_comm *c, const psk_tune_pend *p, const char *base)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
     uint64_t v = atomic_load(&cheapest[!c->ready]);
     double t = (v ? (double)v : setup0_ns[!c->ready]) / cf->gate; /* (gate > 0: there is a gate) */
     if (cf->db && cf->policy == POLICY_LEARN && p->site) {
-        char full[256], base[64];
-        psk_tune_host_names(full, sizeof full, base, sizeof base);
         const psk_tune_dbent *e =
             psk_tune_db_here(base, c->size, p->site->module, p->site->offset, p->coll, p->sclass);
         if (e && e->state == PSK_TUNE_DB_SETTLED && e->arm != PSK_TUNE_native)
@@ -95,9 +97,14 @@ void psk_tune_gate_start(const psk_tune_comm *c, psk_tune_pend *p, MPI_Comm comm
 {
     if (p->state != GATE_SHUT || p->calls != p->check)
         return;
+    char full[256], base[64];
+    psk_tune_host_names(full, sizeof full, base, sizeof base);
     p->buf[0] = p->timed ? p->ns * p->calls / p->timed : 0;
-    p->buf[1] = threshold(c, p);
-    p->state = PMPI_Iallreduce(MPI_IN_PLACE, p->buf, 2, MPI_DOUBLE, MPI_MAX, comm, &p->req) == MPI_SUCCESS
+    p->buf[1] = threshold(c, p, base);
+    psk_tune_agree_chunks(psk_tune_agree_fnv(full), p->buf + 2);
+    for (int i = 0; i < 3; i++)
+        p->buf[5 + i] = -p->buf[2 + i];
+    p->state = PMPI_Iallreduce(MPI_IN_PLACE, p->buf, 8, MPI_DOUBLE, MPI_MAX, comm, &p->req) == MPI_SUCCESS
                    ? GATE_ASKING
                    : GATE_NEVER;
 }
@@ -114,10 +121,38 @@ void psk_tune_gate_count(psk_tune_pend *p, int timed, double ns)
         return;
     }
     p->agreed_ns = p->buf[0];
+    p->agreed_calls = p->calls - 1; /* (the time is of the calls before this one) */
+    p->one_host = p->buf[2] == -p->buf[5] && p->buf[3] == -p->buf[6] && p->buf[4] == -p->buf[7];
     if (p->buf[0] >= p->buf[1]) {
         p->state = GATE_OPEN;
         return;
     }
     p->state = GATE_SHUT;
     p->check = p->check > UINT32_MAX / SPREAD ? UINT32_MAX : p->check * SPREAD;
+}
+
+int psk_tune_gate_entry(const psk_tune_comm *c, const psk_tune_pend *p, const psk_tune_site *site,
+                        psk_tune_dbent *e)
+{
+    if (!p->calls || !p->agreed_calls || !p->one_host || p->state == GATE_OPEN || !(p->agreed_ns > 0))
+        return -1;
+    char full[256], base[64];
+    psk_tune_host_names(full, sizeof full, base, sizeof base);
+    *e = (psk_tune_dbent){.version = 2, .P = c->size, .offset = site->offset, .sclass = p->sclass, .coll = p->coll,
+                          .state = PSK_TUNE_DB_START, .arm = PSK_TUNE_native, .calls = p->calls,
+                          .total_ns = p->agreed_ns * p->calls / p->agreed_calls, .stamp = (long long)time(NULL)};
+    e->native_ns = e->total_ns / (double)e->calls;
+    snprintf(e->machine, sizeof e->machine, "%s:1", base);
+    snprintf(e->mpi, sizeof e->mpi, "%s", psk_tune_db_mpi());
+    snprintf(e->module, sizeof e->module, "%s", site->module);
+    /* the earlier runs' held calls of the site: this run's line replaces
+     * their line in the file */
+    const psk_tune_dbent *o =
+        psk_tune_db_find(e->machine, c->size, site->module, site->offset, p->coll, p->sclass, 0);
+    if (o && o->state == PSK_TUNE_DB_START) {
+        e->calls += o->calls;
+        e->total_ns += o->total_ns;
+        e->native_ns = e->total_ns / (double)e->calls;
+    }
+    return isfinite(e->total_ns) ? 0 : -1;
 }

@@ -185,8 +185,11 @@ typedef struct psk_tune_pend {
     int coll, sclass;
     const struct psk_tune_site *site; /* this rank's first call's */
     double ns;        /* this rank's time of the timed calls */
-    double buf[2];    /* the check's reduce (in place): the calls' time, a set-up's cost; then the maxima */
+    double buf[8];    /* the check's reduce (in place, maxima): the calls' time, the time a set-up
+                       * needs, this host's name as chunks and negated (tune_agree.c) */
     double agreed_ns; /* the slowest rank's estimate of the calls' time at the last check */
+    uint32_t agreed_calls; /* the calls it was of */
+    int one_host;     /* every rank on one host (the last check said): the decision file's machine */
     MPI_Request req;
 } psk_tune_pend;
 
@@ -307,6 +310,15 @@ void psk_tune_gate_count(psk_tune_pend *p, int timed, double ns);
 /* a group's set-up measured (ns; comm_too: the communicator's with it):
  * the gate expects the next ones to cost as much as the cheapest so far */
 void psk_tune_gate_setup_cost(double ns, int comm_too);
+/* the decision-file state of a gate that held calls and never opened,
+ * for site (rank 0's, at the end), the earlier runs' held calls added:
+ * a START line with the calls and their time, so that a short job run
+ * again and again sets its group up once its runs' time pays for it.
+ * 0, or -1 if there is none to write (no check yet, ranks on several
+ * hosts) */
+int psk_tune_gate_entry(const psk_tune_comm *c, const psk_tune_pend *p, const psk_tune_site *site,
+                        psk_tune_dbent *e);
+
 /* ---- tune_site.c ---- */
 /* the site of a return address; NULL if out of memory */
 const psk_tune_site *psk_tune_site_of(void *ra);

@@ -476,13 +476,22 @@ static void comm_out(const psk_tune_comm *c, void *arg)
         return;
     int wrank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    /* the calls the gate held native, of groups never set up */
+    /* the calls the gate held native, of groups never set up; for the
+     * file, their sites' held calls (the next run counts them) */
     for (int k = 0; k < PSK_TUNE_NCOLL; k++)
-        for (int s = 0; c->pend[k] && s < PSK_TUNE_NCLASS; s++)
-            if (c->pend[k][s].calls) {
-                o->sum[S_HELD_CALLS] += c->pend[k][s].calls;
-                o->sum[S_HELD_GROUPS] += 1;
+        for (int s = 0; c->pend[k] && s < PSK_TUNE_NCLASS; s++) {
+            const psk_tune_pend *p = &c->pend[k][s];
+            if (!p->calls)
+                continue;
+            o->sum[S_HELD_CALLS] += p->calls;
+            o->sum[S_HELD_GROUPS] += 1;
+            for (size_t i = 0; psk_tune_cfg_g.policy == POLICY_LEARN && i < c->capkeys; i++) {
+                const psk_tune_key *key = &c->keys[i];
+                psk_tune_dbent e;
+                if (key->site && key->coll == k && key->sclass == s && !psk_tune_gate_entry(c, p, key->where, &e))
+                    psk_tune_db_format(o->fd, &e);
             }
+        }
     if (c->learn == 1)
         for (int i = 0; i < c->ngroups; i++)
             group_out(o, c, c->groups[i], wrank);
