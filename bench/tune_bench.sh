@@ -33,8 +33,10 @@
 #       h1,h3 does not slow one on h0,h2 (docs/tune.md); on the same hosts B
 #       shares A's slow links.
 #   apps  this machine, NP ranks, Open MPI (Debian builds python3-mpi4py
-#       and hpcc with Open MPI only; under MPICH the scenarios are said to
-#       be left out): bench/programs/pfft_roundtrip.py PFFT_ARGS ("64 100":
+#       and hpcc with Open MPI only; under MPICH hpcc is the one HPCC_MPICH
+#       names, default ./bench-hpcc-mpich/hpcc, which
+#       bench/programs/hpcc_mpich.sh builds from Debian's source, and
+#       pfft is said to be left out): bench/programs/pfft_roundtrip.py PFFT_ARGS ("64 100":
 #       python3-mpi4py-fft's transforms, whose transposes are
 #       MPI_Alltoallw) timed by the program (its seconds=), and Debian's
 #       hpcc (HPC Challenge) with HPCC_N ("1000": its example input, an HPL
@@ -82,6 +84,8 @@ FT_ARGS=${FT_ARGS:-64 64 64 20}
 A2A_ARGS=${A2A_ARGS:--b 8 -B 4194304 -f 4 -n 20 -r 5}
 PFFT_ARGS=${PFFT_ARGS:-64 100}
 HPCC_N=${HPCC_N:-1000}
+HPCC_MPICH=${HPCC_MPICH:-bench-hpcc-mpich/hpcc}
+[ -x "$HPCC_MPICH" ] && HPCC_MPICH=$(cd "$(dirname "$HPCC_MPICH")" && pwd)/$(basename "$HPCC_MPICH")
 COST_ARGS=${COST_ARGS:--b 8 -B 8 -n 100000 -r 7}
 PASS_ARGS=${PASS_ARGS:--s 0,8,64,1024,16384,262144,1048576}
 TESTBED=${TESTBED:-$S/../../shared/testbed}
@@ -134,6 +138,7 @@ launch() {
     pfft) prog=/usr/bin/python3 args=("$S/programs/pfft_roundtrip.py" $ARGS) ;;
     hpcc) # its input and output in a directory of the run's own
         prog=/usr/bin/hpcc args=() dir=$D/$tag.hpcc
+        [ "$MPI" = mpich ] && prog=$HPCC_MPICH
         mkdir -p "$dir" && cp "$SCD/hpccinf.txt" "$dir/" ;;
     esac
     [ "$PROG" = a2a_bench ] && [ "$KIND" = tb ] && args+=(-o "$D/$tag.trace")
@@ -463,7 +468,10 @@ scenario() {
     mkdir -p "$D"
     : >"$SCD/results"
     # hpcc's input: Debian's example, an HPL problem of HPCC_N, a 1 x NP grid
-    [ "$PROG" = hpcc ] && zcat -f /usr/share/doc/hpcc/examples/_hpccinf.txt* 2>/dev/null |
+    # (Debian's copy of the example, else the one hpcc_mpich.sh keeps)
+    local inf
+    inf=$(ls /usr/share/doc/hpcc/examples/_hpccinf.txt* "$(dirname "$HPCC_MPICH")/_hpccinf.txt" 2>/dev/null | head -n 1)
+    [ "$PROG" = hpcc ] && zcat -f "$inf" 2>/dev/null |
         sed -e "6s/^[0-9]*/$HPCC_N /" -e '8s/^[0-9]*/40 /' -e '11s/^[0-9]*/1 /' -e "12s/^[0-9]*/$NP /" >"$SCD/hpccinf.txt"
     log "$SC: $TITLE"
     # the first run under learn writes the decision file the warm runs copy
@@ -645,7 +653,13 @@ for kind in $SCENARIOS; do
     apps)
         for mpi in $MPIS; do
             if [ "$mpi" != openmpi ]; then
-                log "apps under $mpi left out: Debian's python3-mpi4py and hpcc are built with Open MPI only"
+                log "apps: pfft under $mpi left out: Debian's python3-mpi4py is built with Open MPI only"
+                if [ -x "$HPCC_MPICH" ]; then
+                    POLICIES=${POLICIES:-native libnative learn warm} \
+                        scenario "vm-$mpi-hpcc" vm "$mpi" hpcc "$HPCC_N" "$NP" "this machine, $mpi, $NP ranks, hpcc (bench/programs/hpcc_mpich.sh), HPL N = $HPCC_N: its MPI FFT's time (MPIFFT_time0..6)"
+                else
+                    log "apps: hpcc under $mpi left out: no $HPCC_MPICH (sh bench/programs/hpcc_mpich.sh)"
+                fi
                 continue
             fi
             [ -x /usr/bin/hpcc ] && [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import mpi4py_fft' 2>/dev/null ||

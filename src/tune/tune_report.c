@@ -754,4 +754,12 @@ void psk_tune_report_finalize(void)
     for (int k = 0; k < 3; k++)
         free(got[k]);
     out_free(&o);
+    /* written: a state freed from now on (MPI_Finalize deletes
+     * MPI_COMM_SELF's attributes newest first, a communicator state on it
+     * before the end is marked) is not archived into closed streams */
+    pthread_mutex_lock(&A.lock);
+    if (A.open == 1)
+        out_free(&A.o);
+    A.open = -1;
+    pthread_mutex_unlock(&A.lock);
 }

@@ -12,6 +12,9 @@
  *   place   one call site in place and not, in turn
  *   counts  one call site with 1, 2 and 3 elements in turn
  *   ops     one MPI_Allreduce site with MPI_SUM and MPI_MAX in turn
+ *   self    an MPI_Allreduce on MPI_COMM_SELF (its state is an attribute
+ *           of MPI_COMM_SELF, which MPI_Finalize deletes after the
+ *           report is written)
  *   steady  N MPI_Alltoall calls of 8 bytes a peer on MPI_COMM_WORLD (the
  *           memo's and the learner's steady state, for run_memo.sh's
  *           counts)
@@ -116,6 +119,12 @@ int main(int argc, char **argv)
         a2a(MPI_COMM_WORLD, 1, round % 2, round);     /* place */
         a2a(MPI_COMM_WORLD, 1 + round % 3, 0, round); /* counts */
         reduce(round % 2 ? MPI_MAX : MPI_SUM, round); /* ops */
+    }
+    {
+        int x = me, y = -1;
+        MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+        calls++;
+        wrong += y != me;
     }
     /* steady: the last, 8 bytes a peer (2 ints), one site */
     int *s = malloc(sizeof(int) * 2 * (size_t)P), *r = malloc(sizeof(int) * 2 * (size_t)P);

@@ -17,6 +17,9 @@
 #     now, or its decision-file line settled before a late change).
 # Broken on purpose (each fails here): a memo never filled (every call
 # looked up), every call timed, monitoring windows that do not grow.
+# Then the program again under a fixed arm (native) with a report: it
+# must end cleanly (MPI_Finalize frees MPI_COMM_SELF's state after the
+# report is written).
 # Without the learning gate (PSK_TUNE_GATE=0): every group is set up at
 # its first call, so that the steady one has all its calls (with the gate
 # it would hold the first 32,769 of these cheap calls native; the gate's
@@ -75,4 +78,12 @@ state=$(awk -v np="$np" '$1 == "psk2" && $4 == np && $5 == "memo_prog" && $7 == 
     $11 + 0 > most { most = $11 + 0; s = $9 } END { print s }' "$work/db" 2>/dev/null)
 [ "$phase" = monitoring ] || [ "$state" = settled ] ||
     fail "the steady group is $phase, and its decision-file line '${state:-none}', not settled"
-echo "ok: $flavour np$np: $(grep "^perfskel-tune: rank 0: dispatch: " "$work/err" | sed 's/.*dispatch: //'); steady group: $decisions decisions in $gcalls calls, $alarms changes detected"
+said="$(grep "^perfskel-tune: rank 0: dispatch: " "$work/err" | sed 's/.*dispatch: //'); steady group: $decisions decisions in $gcalls calls, $alarms changes detected"
+# the same handles under a fixed arm with a report (no learner: every
+# communicator's state is freed without groups, MPI_COMM_SELF's in
+# MPI_Finalize after the report is written), the gate on
+timeout -k 5 120 "$PERFSKEL" tune --force native --report "$work/n.json" -- "${launcher[@]}" "$prog" 100 \
+    </dev/null >"$work/out" 2>"$work/err" || fail "native, with a report: the job exited with status $?"
+ok=$(grep -c "^memo_prog: rank [0-9]*: [0-9]* calls, 0 wrong$" "$work/out")
+[ "$ok" -eq "$np" ] && [ -s "$work/n.json" ] || fail "native, with a report: $ok ranks of $np said '0 wrong', or no report"
+echo "ok: $flavour np$np: $said; under native with a report, ended cleanly"
