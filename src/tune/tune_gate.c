@@ -1,11 +1,12 @@
 /* The learning gate: a group (communicator, collective, size class) is
- * set up only once its calls have taken long enough that the budget pays
- * for what setting it up costs (the communicator's private duplicate and
- * agreements, the group's agreement, its first windows' decisions). Until
- * then its calls go native: counted, some timed, and a job that makes too
- * few of them to learn from runs as it would without the library (a
- * short-lived communicator of 200 1 KiB calls paid 25-30 % for a learner
- * that could never win it back; docs/tune.md, "Short jobs").
+ * set up only once its calls have taken long enough that what setting it
+ * up costs (the communicator's private duplicate and agreements, the
+ * group's agreement, its first windows' decisions) is a small share of
+ * them. Until then its calls go native: counted, some timed, and a job
+ * that makes too few of them to learn from runs as it would without the
+ * library (a short-lived communicator of 200 1 KiB calls paid 45-100 % for
+ * a learner that could never win it back; docs/tune.md, "How the learner
+ * decides" and "What a call costs").
  *
  * Each rank counts the calls (the same count on every rank: all see the
  * collective's calls of a size class in one order) and times the first 8
@@ -41,7 +42,7 @@
 
 #include "tune_internal.h"
 
-#define SPREAD 8 /* the checks: after calls 1, 8, 64, ... */
+#define SPREAD 8 /* the checks: with 1, 8, 64, ... calls made */
 
 /* the cheapest set-up measured in this process, ns (0: none yet): a
  * group's alone, and one with its communicator's */
