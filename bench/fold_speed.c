@@ -169,7 +169,8 @@ int main(int argc, char **argv)
         } else {
             int64_t n = (int64_t)atof(argv[i]);
             if (n <= 0) {
-                fprintf(stderr, "usage: fold_speed [--algo A] [--shape S] [--noise] [--repeat R] [--dump PREFIX] N...\n");
+                fprintf(stderr,
+                        "usage: fold_speed [--algo A] [--shape S] [--noise] [--repeat R] [--dump PREFIX] N...\n");
                 return 2;
             }
             int32_t *s = malloc((size_t)n * sizeof *s);

@@ -382,8 +382,8 @@ static int choose(psk_tune_comm *c, int P, const psk_tune_args *a)
 
 /* the learner's group for this call, set up collectively on first use;
  * NULL (on every rank of comm) when the call goes native */
-static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, const psk_tune_site *site,
-                               psk_tune_pend **pendp)
+static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, int sclass,
+                               const psk_tune_site *site, psk_tune_pend **pendp)
 {
     const psk_tune_cfg *cf = &psk_tune_cfg_g;
     *pendp = NULL;
@@ -395,7 +395,7 @@ static psk_tune_group *learner(psk_tune_comm *c, int P, const psk_tune_args *a, 
      * gate (out of memory: tune_gate.c) */
     psk_tune_pend *p = NULL;
     if (cf->gate > 0) {
-        p = psk_tune_gate_of(c, a->coll, 63 - __builtin_clzll((unsigned long long)a->bytes), site);
+        p = psk_tune_gate_of(c, a->coll, sclass, site);
         if (!p || p->state == GATE_NEVER)
             return NULL;
         if (p->state != GATE_OPEN) {
@@ -485,7 +485,7 @@ static int lookup(psk_tune_args *a, void *ra, psk_tune_comm **cp, int *Pp, const
     int sclass = a->bytes ? 63 - __builtin_clzll((unsigned long long)a->bytes) : -1;
     const psk_tune_site *site = c || learning ? psk_tune_site_of(ra) : NULL;
     psk_tune_pend *pend;
-    psk_tune_group *g = learner(c, P, a, site, &pend);
+    psk_tune_group *g = learner(c, P, a, sclass, site, &pend);
     psk_tune_key *key = c ? psk_tune_comm_key(c, site, a->coll, sclass) : NULL;
     /* remembered where the next call would find the same: a group, the
      * gate holding it, or none for good (another policy, one rank, no

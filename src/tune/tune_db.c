@@ -95,15 +95,19 @@ void psk_tune_db_load(const char *path, int say)
         fprintf(stderr, "perfskel-tune: PSK_TUNE_DB %s: only its first %d MiB read\n", path, MAXFILE >> 20);
 }
 
-const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int coll,
-                                       int sclass, int site_any)
+/* the entry of most calls for the key: its machine exactly, or (base) any
+ * machine of that host base name whatever its layout */
+static const psk_tune_dbent *find(const char *machine, int base, int P, const char *module, uint64_t offset,
+                                  int coll, int sclass, int site_any)
 {
     const psk_tune_dbent *best = NULL;
     const char *mpi = psk_tune_db_mpi();
+    size_t nm = strlen(machine);
     for (int i = 0; i < D.n; i++) {
         const psk_tune_dbent *e = &D.e[i];
-        if (e->P != P || e->coll != coll || e->sclass != sclass || strcmp(e->machine, machine) ||
-            strcmp(e->mpi, mpi))
+        if (e->P != P || e->coll != coll || e->sclass != sclass || strcmp(e->mpi, mpi))
+            continue;
+        if (base ? strncmp(e->machine, machine, nm) || e->machine[nm] != ':' : strcmp(e->machine, machine))
             continue;
         if (!site_any && (!module || strcmp(e->module, module) || e->offset != offset))
             continue;
@@ -115,20 +119,16 @@ const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *m
     return best;
 }
 
+const psk_tune_dbent *psk_tune_db_find(const char *machine, int P, const char *module, uint64_t offset, int coll,
+                                       int sclass, int site_any)
+{
+    return find(machine, 0, P, module, offset, coll, sclass, site_any);
+}
+
 const psk_tune_dbent *psk_tune_db_here(const char *base, int P, const char *module, uint64_t offset, int coll,
                                        int sclass)
 {
-    const char *mpi = psk_tune_db_mpi();
-    const psk_tune_dbent *best = NULL;
-    size_t nb = strlen(base);
-    for (int i = 0; i < D.n; i++) {
-        const psk_tune_dbent *e = &D.e[i];
-        if (e->P == P && e->coll == coll && e->sclass == sclass && e->offset == offset &&
-            !strncmp(e->machine, base, nb) && e->machine[nb] == ':' && !strcmp(e->mpi, mpi) &&
-            !strcmp(e->module, module) && (!best || e->calls > best->calls))
-            best = e;
-    }
-    return best;
+    return find(base, 1, P, module, offset, coll, sclass, 0);
 }
 
 static int same_key(const psk_tune_dbent *a, const psk_tune_dbent *b)

@@ -47,6 +47,6 @@ int psk_tune_contig(MPI_Datatype type)
     MPI_Aint lb, ext;
     /* a named type (MPI_INT, MPI_2INT, ...; not MPI_DOUBLE_INT, whose
      * extent has a hole) whose extent is its size from 0 */
-    return psk_tune_named(type) && PMPI_Type_size(type, &size) == MPI_SUCCESS && PMPI_Type_get_extent(type, &lb, &ext) == MPI_SUCCESS &&
-           lb == 0 && ext == size && size > 0;
+    return psk_tune_named(type) && PMPI_Type_size(type, &size) == MPI_SUCCESS &&
+           PMPI_Type_get_extent(type, &lb, &ext) == MPI_SUCCESS && lb == 0 && ext == size && size > 0;
 }

@@ -174,7 +174,8 @@ void psk_tune_plan_explore(psk_tune_group *g)
     /* a short job (FT makes some 20 calls) only probes what the model
      * says wins by 10 % (docs/tune.md, "The budget": a 20-call job of
      * similar arms explores nothing in its first run) */
-    if (fresh >= 0 && g->prev_calls + g->gate_calls + g->calls < FEW_CALLS && !(g->pred[fresh] > 0 && g->pred[fresh] <= 0.9 * inc) &&
+    if (fresh >= 0 && g->prev_calls + g->gate_calls + g->calls < FEW_CALLS &&
+        !(g->pred[fresh] > 0 && g->pred[fresh] <= 0.9 * inc) &&
         !(fresh == g->seed_arm && (g->origin == ORIGIN_SEED || g->origin == ORIGIN_SEED_DB)))
         fresh = -1;
     if (fresh >= 0 && !faster && psk_tune_learn_risk(g, fresh) <= left)
