@@ -14,12 +14,12 @@
 /* ---- the cursor ---- */
 
 /* rank q's parameters at execution exec of tree event node (slot j, or
- * -1 if the node has a pattern) */
+ * -1 if the node has a pattern without exceptions) */
 static void node_event(const psk_fprog *p, int32_t node, int j, int q, int64_t exec, psk_event *ev)
 {
     const symd *d = &p->sd[node];
-    if (d->uni != NONE) {
-        psk_fprogi_materialize(p, d->uni, ev);
+    if (d->uni != NONE && (!d->exc || !((d->exc[j >> 6] >> (j & 63)) & 1u))) {
+        psk_fprogi_materialize(p, d->unix ? d->unix[exec] : d->uni, ev);
         for (uint32_t f = d->rel; f; f &= f - 1)
             ev->v[__builtin_ctz(f)] = (int64_t)((uint64_t)ev->v[__builtin_ctz(f)] + (uint64_t)q);
         return;
@@ -173,8 +173,9 @@ int psk_fcursor_next(psk_fcursor *c, psk_event *ev)
             c->began = 1, c->cand_new = 0;
             c->b_exec = c->st[c->cand].exec, c->b_iter = c->st[c->cand].iter;
         }
-        int j = p->sd[ch].uni != NONE ? -1 : psk_fprogi_slot_of(p, ch, c->q);
-        if (j < 0 && p->sd[ch].uni == NONE)
+        const symd *sd = &p->sd[ch];
+        int j = sd->uni != NONE && !sd->exc ? -1 : psk_fprogi_slot_of(p, ch, c->q);
+        if (j < 0 && (sd->uni == NONE || sd->exc))
             continue; /* not in its class: has_rank said otherwise, cannot happen */
         node_event(p, ch, j, c->q, exec, ev);
         ev->t_entry = ev->t_exit = 0;

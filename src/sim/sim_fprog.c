@@ -106,23 +106,30 @@ uint32_t psk_fprogi_intern(psk_fprog *p, const psk_event *ev)
 
 /* ---- building ---- */
 
-/* building: a tree event's last execution as its merged event gave it,
- * when every rank's parameters follow from that (no table pattern, no
- * wildcard or poll to complete): if the next execution's is the same and
- * no communicator call came between, each rank passes what it passed then */
+/* building: a tree event's recent executions as their merged events gave
+ * them, when every rank's parameters follow from that (no wildcard or
+ * poll to complete, tables of scalars only): if a later execution's is
+ * the same and no communicator call came between, each rank passes what
+ * it passed then. A tag that alternates (2i + 1 in a loop of two) makes
+ * the last execution differ and the one before it the same: NHIST are
+ * kept. */
+#define NHIST 4
 typedef struct lastx {
     int valid;
+    uint64_t exec;
     uint64_t commgen;
     uint8_t kind[PSK_F_NFIELDS];
     int64_t c[PSK_F_FIRST_ARRAY];
     int64_t *v;           /* rank 0's set (flatten), n values */
     int64_t n, cap;
+    int64_t *tab;         /* the table fields' values, per rank (nranks each, in field order) */
+    int64_t ntab, captab;
 } lastx;
 
 /* more of the building's state */
 struct bstate {
     uint64_t *execno;     /* per node: executions seen */
-    lastx *last;          /* per node */
+    lastx *last;          /* NHIST per node */
     uint64_t commgen;     /* communicator and group calls so far */
     int64_t npending;     /* wildcard Irecvs waiting for their sources, all ranks */
     psk_fgaps *gaps;      /* filled in the same pass, or NULL */
@@ -187,41 +194,74 @@ static int complete(psk_fprog *p, int q, const psk_event *ev)
     return 0;
 }
 
-/* 1 if every rank's parameters in merged event me (execution exec of tree
- * event node) are those of the node's last execution, whose slots are set
- * (then nothing per rank needs doing but copying the tables' entries); 0
- * if not, keeping me as the node's last execution when it can tell next
- * time; -1 if memory ran out. A rank's values follow from the patterns
- * (constants, offsets from its rank in the communicator) and from what its
- * communicators are, which only communicator and group calls change. */
-static int same_as_last(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec)
+/* the scalar fields of me that are tables, into *tf; 0 if an array is one */
+static int table_fields(const psk_mevent *me, uint32_t *tf)
 {
-    lastx *x = &p->bs->last[node];
-    int ok = me->nranks > 0 && !psk_fn_polled(me->fn) && psk_fn_op(me->fn) != PSK_FNOP_IRECV &&
-             !(PSK_HAS(me, PSK_F_STATUSES) && p->bs->npending);
-    for (uint32_t fs = me->fields; ok && fs; fs &= fs - 1)
-        ok = me->kind[__builtin_ctz(fs)] != PSK_PAT_TABLE;
-    if (!ok) {
-        x->valid = 0;
+    *tf = 0;
+    for (uint32_t fs = me->fields; fs; fs &= fs - 1) {
+        int f = __builtin_ctz(fs);
+        if (me->kind[f] == PSK_PAT_TABLE && f >= PSK_F_FIRST_ARRAY)
+            return 0;
+        *tf |= me->kind[f] == PSK_PAT_TABLE ? 1u << f : 0;
+    }
+    return 1;
+}
+
+/* 1 if x holds merged event me: the same patterns, constants, rank 0's
+ * values (p->scratch, n of them) and tables */
+static int same_hist(const psk_fprog *p, const lastx *x, const psk_mevent *me, int64_t n, uint32_t tf)
+{
+    if (!x->valid || x->commgen != p->bs->commgen || x->n != n || memcmp(x->kind, me->kind, sizeof x->kind) ||
+        memcmp(x->c, me->c, sizeof x->c) || (n && memcmp(x->v, p->scratch, (size_t)n * sizeof *x->v)))
         return 0;
+    const int64_t *t = x->tab;
+    for (uint32_t f = tf; f; f &= f - 1, t += me->nranks)
+        for (int j = 0; j < me->nranks; j++)
+            if (t[j] != me->ev[j].v[__builtin_ctz(f)])
+                return 0;
+    return 1;
+}
+
+/* the earlier execution of tree event node whose merged event was me's
+ * (execution exec), whose slots are set (then nothing per rank needs
+ * doing but copying the tables' entries); -1 if none, keeping me in place
+ * of the oldest kept; -2 if memory ran out. A rank's values follow from
+ * the patterns (constants, offsets from its rank in the communicator,
+ * tables) and from what its communicators are, which only communicator
+ * and group calls change. */
+static int64_t same_as_earlier(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec)
+{
+    lastx *h = &p->bs->last[(size_t)node * NHIST];
+    uint32_t tf;
+    if (me->nranks <= 0 || psk_fn_polled(me->fn) || psk_fn_op(me->fn) == PSK_FNOP_IRECV ||
+        (PSK_HAS(me, PSK_F_STATUSES) && p->bs->npending) || !table_fields(me, &tf)) {
+        for (int k = 0; k < NHIST; k++)
+            h[k].valid = 0;
+        return -1;
     }
     int64_t n = flatten(p, &me->ev[0]);
     if (n < 0)
-        return -1;
-    if (x->valid && exec > 0 && x->commgen == p->bs->commgen && x->n == n &&
-        !memcmp(x->kind, me->kind, sizeof x->kind) && !memcmp(x->c, me->c, sizeof x->c) &&
-        (!n || !memcmp(x->v, p->scratch, (size_t)n * sizeof *x->v)))
-        return 1;
-    if (n && psk_grow((void **)&x->v, &x->cap, n - 1, sizeof *x->v))
-        return -1;
+        return -2;
+    for (int k = 0; k < NHIST && exec > 0; k++)
+        if (same_hist(p, &h[k], me, n, tf))
+            return (int64_t)h[k].exec;
+    lastx *x = &h[exec % NHIST]; /* the oldest: executions come in order */
+    int64_t ntab = (int64_t)__builtin_popcount(tf) * me->nranks;
+    if ((n && psk_grow((void **)&x->v, &x->cap, n - 1, sizeof *x->v)) ||
+        (ntab && psk_grow((void **)&x->tab, &x->captab, ntab - 1, sizeof *x->tab)))
+        return -2;
     if (n)
         memcpy(x->v, p->scratch, (size_t)n * sizeof *x->v);
-    x->n = n;
+    int64_t *t = x->tab;
+    for (uint32_t f = tf; f; f &= f - 1, t += me->nranks)
+        for (int j = 0; j < me->nranks; j++)
+            t[j] = me->ev[j].v[__builtin_ctz(f)];
+    x->n = n, x->ntab = ntab, x->exec = exec;
     memcpy(x->kind, me->kind, sizeof x->kind);
     memcpy(x->c, me->c, sizeof x->c);
     x->commgen = p->bs->commgen;
     x->valid = 1;
-    return 0;
+    return -1;
 }
 
 static int visit(void *arg, const psk_fstep *st)
@@ -243,13 +283,13 @@ static int visit(void *arg, const psk_fstep *st)
     uint64_t exec = p->bs->execno[node]++;
     if (psk_fn_class(me->fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
         p->bs->commgen++;
-    int reuse = same_as_last(p, node, me, exec);
-    if (reuse < 0)
+    int64_t was = same_as_earlier(p, node, me, exec);
+    if (was == -2)
         return psk_fprogi_fail(p, PSK_ENOMEM, "out of memory");
-    if (reuse) { /* every rank's set is its last execution's */
+    if (was >= 0) { /* every rank's set is that execution's */
         for (int j = 0; d->nidx && j < me->nranks; j++)
             if (d->slots[j].idx)
-                d->slots[j].idx[exec] = d->slots[j].idx[exec - 1];
+                d->slots[j].idx[exec] = d->slots[j].idx[was];
         return 0;
     }
     for (int j = 0; j < me->nranks; j++) {
@@ -313,68 +353,183 @@ static int prefixes(psk_fprog *p)
     return 0;
 }
 
-/* node's pattern (symd.uni, .rel) if every rank's executions pass one set
- * and the sets of its ranks differ only in scalars that are constant or
- * the rank plus a constant; arrays must be equal. The values are kept as
- * interned (the per-rank sets stay, for the skip's tag lookups); the
- * cursors then read only the pattern, shared by every rank. */
+/* slot s's parameter set at execution e */
+static uint32_t slot_id(const slot *s, uint64_t e) { return s->idx ? s->idx[e] : s->first; }
+
+/* how set x, of a rank dq after the reference rank's, relates to set b,
+ * the reference rank's in the same execution: 0 if they differ in more
+ * than scalars; else 1, the scalars (bits by field) that are equal in *eq
+ * and those that differ by dq in *rl */
+static int relate(const psk_fprog *p, uint32_t b, uint32_t x, uint64_t dq, uint32_t *eq, uint32_t *rl)
+{
+    const pset *sb = &p->set[b], *sx = &p->set[x];
+    uint32_t scal = sb->fields & ((1u << PSK_F_FIRST_ARRAY) - 1u);
+    *eq = *rl = 0;
+    if (x == b) {
+        *eq = scal;
+        return 1;
+    }
+    uint64_t len = set_len(p, b);
+    int nsc = __builtin_popcount(scal);
+    if (sx->fn != sb->fn || sx->fields != sb->fields || set_len(p, x) != len)
+        return 0;
+    const int64_t *bv = p->vals + sb->off, *xv = p->vals + sx->off;
+    if (len > (uint64_t)nsc && memcmp(xv + nsc, bv + nsc, (size_t)(len - (uint64_t)nsc) * sizeof *xv))
+        return 0;
+    int i = 0;
+    for (uint32_t f = scal; f; f &= f - 1, i++) {
+        uint64_t dv = (uint64_t)xv[i] - (uint64_t)bv[i];
+        *eq |= dv ? 0 : f & -f;
+        *rl |= dv == dq ? f & -f : 0;
+    }
+    return 1;
+}
+
+/* the scalars every execution of slot j keeps equal to the reference
+ * slot j0's (*eq) and the rank plus a constant (*rl); 0 if some execution
+ * differs otherwise (then j is an exception). Each pair of sets is
+ * compared once: a rank's executions repeat few pairs (tags that take a
+ * few values), remembered in a small table. */
+static int follows(const psk_fprog *p, const symd *d, int j0, int j, uint32_t scal, uint32_t *eq, uint32_t *rl)
+{
+    const slot *s0 = &d->slots[j0], *s = &d->slots[j];
+    uint64_t dq = (uint64_t)d->ranks[j] - (uint64_t)d->ranks[j0];
+    uint64_t ne = s->idx || s0->idx ? d->execs : 1;
+    uint32_t mb[4] = {NONE, NONE, NONE, NONE}, mx[4], me[4], mr[4];
+    *eq = *rl = scal;
+    for (uint64_t e = 0; e < ne && (*eq | *rl) == scal; e++) {
+        uint32_t b = slot_id(s0, e), x = slot_id(s, e), fe, fr;
+        if (x == NONE)
+            return 0;
+        int k = 0;
+        while (k < 4 && !(mb[k] == b && mx[k] == x))
+            k++;
+        if (k == 4) {
+            if (!relate(p, b, x, dq, &fe, &fr))
+                return 0;
+            k = (int)(e & 3);
+            mb[k] = b, mx[k] = x, me[k] = fe, mr[k] = fr;
+        }
+        *eq &= me[k], *rl &= mr[k];
+    }
+    return (*eq | *rl) == scal;
+}
+
+/* the ranks that do not follow reference slot j0 (ok[j] 0) and how many;
+ * each scalar in *rel if rank-relative, as most following ranks have it
+ * (else constant); -1 if j0 is no reference (its function or fields
+ * change between executions) */
+static int exceptions(const psk_fprog *p, const symd *d, int j0, uint32_t *meq, uint32_t *mrl, uint8_t *ok,
+                      uint32_t *rel)
+{
+    const slot *s0 = &d->slots[j0];
+    uint32_t b0 = slot_id(s0, 0);
+    if (b0 == NONE)
+        return -1;
+    unsigned fn = p->set[b0].fn;
+    uint32_t fields = p->set[b0].fields, scal = fields & ((1u << PSK_F_FIRST_ARRAY) - 1u);
+    for (uint64_t e = 1; s0->idx && e < d->execs; e++)
+        if (s0->idx[e] == NONE || p->set[s0->idx[e]].fn != fn || p->set[s0->idx[e]].fields != fields)
+            return -1;
+    int n = d->nranks;
+    for (int j = 0; j < n; j++)
+        ok[j] = j == j0 || follows(p, d, j0, j, scal, &meq[j], &mrl[j]);
+    *rel = 0;
+    for (uint32_t f = scal; f; f &= f - 1) {
+        int nc = 0, nr = 0;
+        for (int j = 0; j < n; j++)
+            if (ok[j] && j != j0)
+                nc += (meq[j] & f & -f) != 0, nr += (mrl[j] & f & -f) != 0;
+        *rel |= nr > nc ? f & -f : 0;
+    }
+    int nexc = 0;
+    for (int j = 0; j < n; j++) {
+        if (j != j0 && ok[j])
+            ok[j] = (*rel & ~mrl[j]) == 0 && (scal & ~*rel & ~meq[j]) == 0;
+        nexc += !ok[j];
+    }
+    return nexc;
+}
+
+/* node's pattern (symd: uni, rel, unix, exc) from reference slot j0, the
+ * exceptions ok[] 0 (nexc of them): 0, or -1 if memory ran out */
+static int make_pattern(psk_fprog *p, symd *d, int j0, uint32_t rel, const uint8_t *ok, int nexc)
+{
+    /* the set of each execution, its rank-relative scalars less the rank */
+    const slot *s0 = &d->slots[j0];
+    uint64_t q0 = (uint64_t)d->ranks[j0];
+    uint32_t prev = NONE, id = NONE;
+    uint64_t ne = s0->idx ? d->execs : 1;
+    for (uint64_t e = 0; e < ne; e++) {
+        uint32_t b = slot_id(s0, e);
+        if (b != prev) {
+            psk_event ev;
+            memset(&ev, 0, sizeof ev);
+            psk_fprogi_materialize(p, b, &ev);
+            for (uint32_t f = rel; f; f &= f - 1)
+                ev.v[__builtin_ctz(f)] = (int64_t)((uint64_t)ev.v[__builtin_ctz(f)] - q0);
+            if ((id = rel ? psk_fprogi_intern(p, &ev) : b) == NONE)
+                return -1;
+            prev = b;
+        }
+        if (e == 0)
+            d->uni = id;
+        else if (id != d->uni && !d->unix) {
+            if (!(d->unix = malloc(d->execs * sizeof *d->unix)))
+                return -1;
+            for (uint64_t k = 0; k < e; k++)
+                d->unix[k] = d->uni;
+        }
+        if (d->unix)
+            d->unix[e] = id;
+    }
+    d->rel = rel;
+    if (nexc) {
+        if (!(d->exc = calloc(((size_t)d->nranks + 63) / 64, sizeof *d->exc)))
+            return -1;
+        for (int j = 0; j < d->nranks; j++)
+            d->exc[j >> 6] |= ok[j] ? 0 : 1ull << (j & 63);
+    }
+    return 0;
+}
+
+/* node's pattern (symd: uni, rel, unix, exc), when its ranks pass in each
+ * execution one set but for scalars that are constant or the rank plus a
+ * constant (arrays equal), but for exceptions. The reference is the one
+ * of a few ranks with the fewest exceptions: first one in the middle (a
+ * boundary rank, whose neighbour may be MPI_PROC_NULL, is the exception
+ * rather than the rule; one past the middle, as ranks on a grid whose
+ * side is a power of two start a row there), then a third in, two thirds,
+ * a fifth. The values are kept as interned (the per-rank sets stay, for
+ * the exceptions and the skip's tag lookups); the cursors then read only
+ * the pattern, shared by every rank but the exceptions. */
 static int uniform(psk_fprog *p, int32_t node)
 {
     symd *d = &p->sd[node];
     d->uni = NONE;
     if (!d->slots || d->nranks < 1 || !d->execs)
         return 0;
-    uint32_t base = d->slots[0].first;
-    if (base == NONE || d->slots[0].idx)
-        return 0;
-    const pset *b = &p->set[base];
-    uint32_t scal = b->fields & ((1u << PSK_F_FIRST_ARRAY) - 1u);
-    int nsc = __builtin_popcount(scal);
-    uint64_t len = set_len(p, base);
-    const int64_t *bv = p->vals + b->off;
-    uint64_t q0 = (uint64_t)d->ranks[0];
-    uint32_t can_c = scal, can_r = scal; /* scalars still constant, still rank-relative (bits by position) */
-    int fpos[32];
-    int k = 0;
-    for (uint32_t f = scal; f; f &= f - 1)
-        fpos[k++] = __builtin_ctz(f);
-    for (int j = 1; j < d->nranks; j++) {
-        uint32_t id = d->slots[j].first;
-        if (id == NONE || d->slots[j].idx)
-            return 0;
-        if (id == base)
-            continue;
-        const pset *x = &p->set[id];
-        if (x->fn != b->fn || x->fields != b->fields || set_len(p, id) != len)
-            return 0;
-        const int64_t *xv = p->vals + x->off;
-        if (len > (uint64_t)nsc && memcmp(xv + nsc, bv + nsc, (size_t)(len - (uint64_t)nsc) * sizeof *xv))
-            return 0;
-        uint64_t dq = (uint64_t)d->ranks[j] - q0;
-        for (int i = 0; i < nsc; i++) {
-            uint64_t dv = (uint64_t)xv[i] - (uint64_t)bv[i];
-            if (dv)
-                can_c &= ~(1u << fpos[i]);
-            if (dv != dq)
-                can_r &= ~(1u << fpos[i]);
-        }
-        if ((can_c | can_r) != scal)
-            return 0;
+    int n = d->nranks;
+    uint32_t *m = malloc(2 * (size_t)n * sizeof *m);
+    uint8_t *ok = malloc((size_t)n);
+    int rc = m && ok ? 0 : -1;
+    const int ref[4] = {n / 2 + 1, n / 3 + 1, 2 * n / 3 + 1, n / 5 + 3};
+    int best = -1, bexc = n + 1;
+    uint32_t rel;
+    for (int t = 0; t < 4 && !rc && bexc; t++) {
+        int nexc = !t || ref[t] % n != ref[t - 1] % n ? exceptions(p, d, ref[t] % n, m, m + n, ok, &rel) : -1;
+        if (nexc >= 0 && nexc < bexc)
+            best = ref[t] % n, bexc = nexc;
     }
-    uint32_t rel = can_r & ~can_c;
-    if (!rel) {
-        d->uni = base, d->rel = 0;
-        return 0;
-    }
-    psk_event ev;
-    memset(&ev, 0, sizeof ev);
-    psk_fprogi_materialize(p, base, &ev);
-    for (uint32_t f = rel; f; f &= f - 1)
-        ev.v[__builtin_ctz(f)] = (int64_t)((uint64_t)ev.v[__builtin_ctz(f)] - q0);
-    uint32_t id = psk_fprogi_intern(p, &ev);
-    if (id == NONE)
+    /* the best's exceptions again (later references overwrote them) */
+    if (!rc && best >= 0 && exceptions(p, d, best, m, m + n, ok, &rel) >= 0 && make_pattern(p, d, best, rel, ok, bexc))
+        rc = -1;
+    free(m), free(ok);
+    if (rc < 0) {
+        free(d->unix), free(d->exc);
+        d->unix = NULL, d->exc = NULL, d->uni = NONE;
         return psk_fprogi_fail(p, PSK_ENOMEM, "out of memory");
-    d->uni = id, d->rel = rel;
+    }
     return 0;
 }
 
@@ -420,8 +575,8 @@ static void free_building(psk_fprog *p)
 {
     for (int q = 0; p->pend && q < p->P; q++)
         free(p->pend[q]);
-    for (int32_t i = 0; p->bs && p->bs->last && i < p->nnodes; i++)
-        free(p->bs->last[i].v);
+    for (int32_t i = 0; p->bs && p->bs->last && i < p->nnodes * NHIST; i++)
+        free(p->bs->last[i].v), free(p->bs->last[i].tab);
     if (p->bs)
         free(p->bs->last), free(p->bs->execno);
     free(p->bs);
@@ -463,7 +618,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
     p->ci = calloc((size_t)p->nnodes, sizeof *p->ci);
     if ((p->bs = calloc(1, sizeof *p->bs))) {
         p->bs->execno = calloc((size_t)p->nnodes, sizeof *p->bs->execno);
-        p->bs->last = calloc((size_t)p->nnodes, sizeof *p->bs->last);
+        p->bs->last = calloc((size_t)p->nnodes * NHIST, sizeof *p->bs->last);
         p->bs->gaps = gaps;
     }
     p->pend = calloc((size_t)p->P, sizeof *p->pend);
@@ -515,7 +670,7 @@ void psk_fprog_free(psk_fprog *p)
         for (int j = 0; j < p->sd[i].nranks && p->sd[i].slots; j++)
             free(p->sd[i].slots[j].idx);
         free(p->sd[i].slots);
-        free(p->sd[i].pre);
+        free(p->sd[i].pre), free(p->sd[i].unix), free(p->sd[i].exc);
     }
     free_building(p);
     for (int32_t i = 0; p->ci && i < p->nnodes; i++)
@@ -542,14 +697,21 @@ uint64_t psk_fprog_bytes(const psk_fprog *p)
         b += (uint64_t)d->nranks * sizeof *d->slots + (d->pre ? (uint64_t)p->W * sizeof *d->pre : 0);
         for (int j = 0; j < d->nranks; j++)
             b += d->slots[j].idx ? d->execs * sizeof *d->slots[j].idx : 0;
+        b += (d->unix ? d->execs * sizeof *d->unix : 0) + (d->exc ? ((uint64_t)d->nranks + 63) / 64 * 8 : 0);
     }
     return b;
 }
 
-int psk_fprog_pattern_events(const psk_fprog *p)
+int psk_fprog_pattern_events(const psk_fprog *p, int *events, uint64_t *exceptions)
 {
     int n = 0;
-    for (int32_t i = 0; i < p->nnodes; i++)
-        n += p->sd[i].slots && p->sd[i].uni != NONE;
+    *events = 0, *exceptions = 0;
+    for (int32_t i = 0; i < p->nnodes; i++) {
+        const symd *d = &p->sd[i];
+        *events += d->slots != NULL;
+        n += d->slots && d->uni != NONE;
+        for (int w = 0; d->exc && w < (d->nranks + 63) / 64; w++)
+            *exceptions += (uint64_t)__builtin_popcountll(d->exc[w]);
+    }
     return n;
 }

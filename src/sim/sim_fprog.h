@@ -46,10 +46,11 @@ int psk_fprog_ncandidates(const psk_fprog *p);
 int64_t psk_fprog_period(const psk_fprog *p, int32_t cand);
 int64_t psk_fprog_max_period(const psk_fprog *p);
 /* bytes the program holds (parameter sets, per-rank slots of the tree
- * events without a pattern, rank sets), and its tree events that have a
- * pattern (no per-rank record read by the cursors) */
+ * events, rank sets, patterns), its tree events, those that have a
+ * pattern (no per-rank record read by the cursors but the exceptions')
+ * and the exceptions: ranks of a pattern's event that read their own */
 uint64_t psk_fprog_bytes(const psk_fprog *p);
-int psk_fprog_pattern_events(const psk_fprog *p);
+int psk_fprog_pattern_events(const psk_fprog *p, int *events, uint64_t *exceptions);
 /* 1 if a tag that follows the index in candidate cand takes the value tag */
 int psk_fprog_tag_follows(const psk_fprog *p, int32_t cand, int64_t tag);
 /* A message or receive made by rank q's tree event node, execution *exec,

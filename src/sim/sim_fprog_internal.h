@@ -27,12 +27,17 @@ typedef struct symd {
     slot *slots;          /* per taking part rank */
     uint64_t execs;
     uint32_t *pre;        /* per 64-rank word of the node's rank set: its ranks before it */
-    /* the pattern, when every rank passes the same parameter set in every
-     * execution but for scalars that are the rank plus a constant (a
-     * neighbour): that set, with those scalars less the rank (the bits of
-     * rel), so that a cursor needs nothing per rank; else NONE */
+    /* the pattern, when most ranks pass in each execution one parameter
+     * set but for scalars that are the rank plus a constant (a neighbour):
+     * that set, with those scalars less the rank (the bits of rel), so
+     * that a cursor needs nothing per rank; else NONE. unix: the set per
+     * execution when it changes (uni is then its first), else NULL. exc:
+     * a bit per slot whose rank does not follow the pattern (a boundary
+     * rank passing MPI_PROC_NULL: its slot is read), or NULL if all do */
     uint32_t uni;
     uint32_t rel;
+    uint32_t *unix;
+    uint64_t *exc;
 } symd;
 
 typedef struct pset {
@@ -93,11 +98,6 @@ struct psk_fprog {
     int *npend;
     int64_t *cappend;
     int64_t *scratch, capscratch;
-    /* unused: where the ids of MPI_Irecv, Mrecv and Imrecv were kept; it
-     * keeps sizeof (struct psk_fprog), which sim's replay_memory
-     * program_bytes counts (tests/golden pins it): drop it with the next
-     * change that updates the golden manifest */
-    unsigned spare_[3];
     int rc;
     char *err;
     size_t errcap;

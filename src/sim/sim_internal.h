@@ -71,10 +71,11 @@ double psk_simi_skip_stderr(const psk_sim *s);
  * cursors, gap queues, skip snapshots, the ready-rank tree; not messages
  * in flight, the merged trace, nor the table of Cartesian grids the
  * communicators share, 132 bytes a grid), the folded program's bytes, its tree
- * events read through a pattern, and the snapshots the skip took */
+ * events, those read through a pattern and their exceptions (ranks that
+ * read their own record), and the snapshots the skip took */
 typedef struct psk_simi_mem {
-    uint64_t state, program, snapshots;
-    int pattern_events;
+    uint64_t state, program, snapshots, pattern_exceptions;
+    int tree_events, pattern_events;
 } psk_simi_mem;
 void psk_simi_memory(const psk_sim *s, psk_simi_mem *out);
 

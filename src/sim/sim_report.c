@@ -149,7 +149,9 @@ void psk_sim_json(const psk_sim *s, psk_json *j, const psk_machine *m, void (*mo
     psk_json_uint(j, "state_bytes", mem.state);
     psk_json_numf(j, "state_bytes_per_rank", "%.1f", psk_sim_nranks(s) ? (double)mem.state / psk_sim_nranks(s) : 0.0);
     psk_json_uint(j, "program_bytes", mem.program);
+    psk_json_int(j, "tree_events", mem.tree_events);
     psk_json_int(j, "pattern_events", mem.pattern_events);
+    psk_json_uint(j, "pattern_exceptions", mem.pattern_exceptions);
     psk_json_uint(j, "snapshots", mem.snapshots);
     psk_json_end(j);
     const char *why;

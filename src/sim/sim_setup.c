@@ -218,7 +218,8 @@ void psk_simi_memory(const psk_sim *s, psk_simi_mem *out)
     b += psk_simi_skip_bytes(s);
     out->state = b;
     out->program = s->fp ? psk_fprog_bytes(s->fp) : 0;
-    out->pattern_events = s->fp ? psk_fprog_pattern_events(s->fp) : 0;
+    out->tree_events = 0, out->pattern_exceptions = 0;
+    out->pattern_events = s->fp ? psk_fprog_pattern_events(s->fp, &out->tree_events, &out->pattern_exceptions) : 0;
     out->snapshots = s->snapshots;
 }
 

@@ -6,7 +6,9 @@
 # state (--json's replay_memory) must grow at most linearly: its bytes per
 # rank at 4P within 25 % of those at P, the folded program's bytes at most
 # 5 times, its snapshots per rank no more than at P, and every tree event
-# read through a pattern at both sizes (none expanded per rank). And the
+# read through a pattern at both sizes (none expanded per rank), the ranks
+# that are its exceptions (boundary ranks passing MPI_PROC_NULL) a share
+# of the ranks that does not grow. And the
 # folded replay of every iteration predicts exactly what the whole trace's
 # replay does, to the last printed digit. Needs PERFSKEL and GEN_TRACE.
 set -u
@@ -55,8 +57,15 @@ scale() {
         ok "$sname: skip snapshots per rank do not grow ($(field snapshots "$a"), $(field snapshots "$b"))" ||
         bad "$sname: skip snapshots per rank grow: $(field snapshots "$a") at $sn ranks, $(field snapshots "$b") at $((4 * sn))"
     pa=$(field pattern_events "$a") pb=$(field pattern_events "$b")
-    [ -n "$pa" ] && [ "$pa" -gt 0 ] && [ "$pa" = "$pb" ] && ok "$sname: $pa tree events read through patterns at both sizes" ||
-        bad "$sname: tree events read through patterns: $pa at $sn ranks, $pb at $((4 * sn))"
+    ta=$(field tree_events "$a") tb=$(field tree_events "$b")
+    [ -n "$pa" ] && [ "$pa" -gt 0 ] && [ "$pa" = "$ta" ] && [ "$pb" = "$tb" ] &&
+        ok "$sname: every tree event read through a pattern at both sizes ($pa)" ||
+        bad "$sname: tree events read through patterns: $pa of $ta at $sn ranks, $pb of $tb at $((4 * sn))"
+    # the exceptions (boundary ranks) a smaller share of the ranks on the larger grid
+    xa=$(field pattern_exceptions "$a") xb=$(field pattern_exceptions "$b")
+    awk -v x="$xa" -v y="$xb" -v n="$sn" 'BEGIN { exit !(x != "" && y != "" && y / (4 * n) <= x / n) }' &&
+        ok "$sname: ranks reading their own record: $xa at $sn ranks, $xb at $((4 * sn))" ||
+        bad "$sname: ranks reading their own record: $xa at $sn ranks, $xb at $((4 * sn)) (a larger share)"
 }
 
 # the LU shape at a few sizes, seeds and plane counts, with and without
