@@ -495,29 +495,69 @@ static int pass(psk_ccoll *c, psk_trace *t, psk_merged *m)
     return rc;
 }
 
-static int collect(psk_sim *s, psk_trace *t, psk_merged *m, const psk_job *job)
+/* the first pass begins: 0 or PSK_ENOMEM */
+static int begin(psk_sim *s, const psk_job *job, psk_ccoll *c)
 {
-    psk_ccoll c = {.s = s, .job = job, .P = s->P, .pass = 1};
-    c.r = calloc((size_t)(s->P ? s->P : 1), sizeof *c.r);
-    c.init = calloc((size_t)(s->P ? s->P : 1), sizeof *c.init);
-    c.seen = calloc((size_t)(s->P ? s->P : 1), sizeof *c.seen);
-    int rc = c.r && c.init && c.seen ? offsets(&c) : PSK_ENOMEM;
+    *c = (psk_ccoll){.s = s, .job = job, .P = s->P, .pass = 1};
+    c->r = calloc((size_t)(s->P ? s->P : 1), sizeof *c->r);
+    c->init = calloc((size_t)(s->P ? s->P : 1), sizeof *c->init);
+    c->seen = calloc((size_t)(s->P ? s->P : 1), sizeof *c->seen);
+    return c->r && c->init && c->seen ? offsets(c) : PSK_ENOMEM;
+}
+
+/* after the first pass (rc its outcome): the second, and the floors into s */
+static int end(psk_sim *s, psk_ccoll *c, psk_trace *t, psk_merged *m, int rc)
+{
     if (!rc)
-        rc = pass(&c, t, m);
+        rc = between(c);
+    if (!rc && c->ninst)
+        rc = pass(c, t, m);
     if (!rc)
-        rc = between(&c);
-    if (!rc && c.ninst)
-        rc = pass(&c, t, m);
-    if (!rc)
-        rc = seal(s, &c);
+        rc = seal(s, c);
     if (rc == PSK_ENOMEM)
         snprintf(s->err, sizeof s->err, "out of memory");
-    ccoll_free(&c);
+    ccoll_free(c);
     return rc;
 }
 
-int psk_simi_cc_trace(psk_sim *s, psk_trace *t) { return collect(s, t, NULL, psk_trace_job(t)); }
-int psk_simi_cc_merged(psk_sim *s, psk_merged *m) { return collect(s, NULL, m, psk_merged_job(m)); }
+int psk_simi_cc_trace(psk_sim *s, psk_trace *t)
+{
+    psk_ccoll c;
+    int rc = begin(s, psk_trace_job(t), &c);
+    return end(s, &c, t, NULL, rc ? rc : pass(&c, t, NULL));
+}
+
+int psk_simi_cc_merged_begin(psk_sim *s, psk_merged *m)
+{
+    if (!(s->ccm = malloc(sizeof *s->ccm)))
+        return snprintf(s->err, sizeof s->err, "out of memory"), PSK_ENOMEM;
+    int rc = begin(s, psk_merged_job(m), s->ccm);
+    if (rc) {
+        snprintf(s->err, sizeof s->err, "out of memory");
+        ccoll_free(s->ccm);
+        free(s->ccm);
+        s->ccm = NULL;
+    }
+    return rc;
+}
+
+int psk_simi_cc_merged_event(psk_sim *s, const psk_mevent *me)
+{
+    int rc = 0;
+    for (int j = 0; j < me->nranks && !rc; j++)
+        rc = add(s->ccm, me->ranks[j], &me->ev[j]);
+    return rc;
+}
+
+int psk_simi_cc_merged_end(psk_sim *s, psk_merged *m, int rc)
+{
+    if (!s->ccm)
+        return rc;
+    rc = end(s, s->ccm, NULL, m, rc);
+    free(s->ccm);
+    s->ccm = NULL;
+    return rc;
+}
 
 void psk_simi_cc_floor(psk_sim *s, int q)
 {

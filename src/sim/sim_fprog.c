@@ -132,7 +132,8 @@ struct bstate {
     lastx *last;          /* NHIST per node */
     uint64_t commgen;     /* communicator and group calls so far */
     int64_t npending;     /* wildcard Irecvs waiting for their sources, all ranks */
-    psk_fgaps *gaps;      /* filled in the same pass, or NULL */
+    psk_fprog_each each;  /* called on each merged event in the same pass, or NULL */
+    void *each_arg;
 };
 
 int psk_fprogi_fail(psk_fprog *p, int rc, const char *msg)
@@ -278,8 +279,8 @@ static int visit(void *arg, const psk_fstep *st)
     if (me->nranks != d->nranks || (me->nranks && (me->ranks[0] != d->ranks[0] ||
                                                  me->ranks[me->nranks - 1] != d->ranks[d->nranks - 1])))
         return psk_fprogi_fail(p, PSK_EINVAL, "the merged trace does not match its folding");
-    if (p->bs->gaps && (rc = psk_fgaps_add(p->bs->gaps, me)))
-        return psk_fprogi_fail(p, rc, rc == PSK_ENOMEM ? "out of memory" : psk_fgaps_errmsg(p->bs->gaps));
+    if (p->bs->each && (rc = p->bs->each(p->bs->each_arg, me, p->err, p->errcap)))
+        return p->rc = rc;
     uint64_t exec = p->bs->execno[node]++;
     if (psk_fn_class(me->fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
         p->bs->commgen++;
@@ -587,9 +588,9 @@ static void free_building(psk_fprog *p)
     p->keyid = NULL, p->itags = NULL;
 }
 
-int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
-                    char *err, size_t cap, void (*progress)(void *arg, uint64_t done, uint64_t total),
-                    void *arg)
+int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fprog_each each, void *each_arg,
+                    psk_fprog **out, char *err, size_t cap,
+                    void (*progress)(void *arg, uint64_t done, uint64_t total), void *arg)
 {
     psk_fprog *p = calloc(1, sizeof *p);
     *out = p;
@@ -619,7 +620,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
     if ((p->bs = calloc(1, sizeof *p->bs))) {
         p->bs->execno = calloc((size_t)p->nnodes, sizeof *p->bs->execno);
         p->bs->last = calloc((size_t)p->nnodes * NHIST, sizeof *p->bs->last);
-        p->bs->gaps = gaps;
+        p->bs->each = each, p->bs->each_arg = each_arg;
     }
     p->pend = calloc((size_t)p->P, sizeof *p->pend);
     p->npend = calloc((size_t)p->P, sizeof *p->npend);
@@ -644,8 +645,12 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
             d->slots[j].first = NONE;
     }
     int rc = psk_folded_walk_merged(f, m, visit, p);
-    if (p->rc || rc)
-        return p->rc ? p->rc : psk_fprogi_fail(p, rc, "the merged trace does not match its folding");
+    if (p->rc || rc) /* the merged trace's own error (a block that does not decode), or a mismatch */
+        return p->rc ? p->rc
+                     : psk_fprogi_fail(p, rc, rc != PSK_EMISMATCH && rc != PSK_ENOMEM && psk_merged_errmsg(m)[0]
+                                                  ? psk_merged_errmsg(m)
+                                                  : rc == PSK_ENOMEM ? "out of memory"
+                                                                     : "the merged trace does not match its folding");
     for (int q = 0; q < p->P; q++)
         for (int x = 0; x < p->npend[q]; x++)
             if (flush(p, &p->pend[q][x]))

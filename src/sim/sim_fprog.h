@@ -22,16 +22,21 @@ typedef struct psk_fprog psk_fprog;
 
 typedef struct psk_fgaps psk_fgaps;
 
+/* what else is made of each merged event in the building's pass, in order
+ * (sim: the recorded gaps, the call floors' first pass): 0, or an error
+ * code with the reason in err (cap bytes) */
+typedef int (*psk_fprog_each)(void *arg, const psk_mevent *me, char *err, size_t cap);
+
 /* Builds the program of merged trace m (merged without reordering) folded
- * as f, in one pass over the merged events that also fills gaps (from
- * psk_fgaps_new; NULL: none); no_poll_loops: loops with runs of polls are not candidates (where
+ * as f, in one pass over the merged events that also hands each to each
+ * (NULL: none); no_poll_loops: loops with runs of polls are not candidates (where
  * polls cost time, how many a step makes varies with timing, which the
  * skip's estimate does not follow). On failure returns an error code with
  * the reason in err. progress (if not NULL) is called every 2^16 merged
  * events walked, with their number and the merged trace's length. */
-int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fgaps *gaps, psk_fprog **out,
-                    char *err, size_t cap, void (*progress)(void *arg, uint64_t done, uint64_t total),
-                    void *arg);
+int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_fprog_each each, void *each_arg,
+                    psk_fprog **out, char *err, size_t cap,
+                    void (*progress)(void *arg, uint64_t done, uint64_t total), void *arg);
 void psk_fprog_free(psk_fprog *p); /* NULL is fine */
 const psk_folded *psk_fprog_folded(const psk_fprog *p);
 int psk_fprog_nranks(const psk_fprog *p);
@@ -118,8 +123,8 @@ typedef struct psk_fgap {
     double failed;   /* of them, polls that found nothing (psk_event_failed_polls) */
 } psk_fgap;
 
-/* empty streams, filled by psk_fprog_build's pass (or psk_fgaps_add on
- * each merged event in order), then psk_fgaps_seal before the replay */
+/* empty streams, filled by psk_fgaps_add on each merged event in order
+ * (in psk_fprog_build's pass), then psk_fgaps_seal before the replay */
 int psk_fgaps_new(psk_merged *m, psk_fgaps **out);
 int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me);
 void psk_fgaps_seal(psk_fgaps *g);

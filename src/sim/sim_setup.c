@@ -136,6 +136,19 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
     return psk_simi_run(s);
 }
 
+/* each merged event of the folded program's building: its gaps, and the
+ * call floors' first pass */
+static int each_event(void *arg, const psk_mevent *me, char *err, size_t cap)
+{
+    psk_sim *s = arg;
+    int rc = psk_fgaps_add(s->gaps, me);
+    if (rc)
+        snprintf(err, cap, "%s", rc == PSK_ENOMEM ? "out of memory" : psk_fgaps_errmsg(s->gaps));
+    else if ((rc = psk_simi_cc_merged_event(s, me)))
+        snprintf(err, cap, "out of memory");
+    return rc;
+}
+
 int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o, psk_sim **out)
 {
     psk_sim *s = calloc(1, sizeof *s);
@@ -146,14 +159,6 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     if (rc)
         return rc;
     s->merged = m;
-    if ((rc = psk_simi_cc_merged(s, m)))
-        return s->failed = 1, rc;
-    if (!s->m->sharing_off && (rc = psk_simi_deflate_merged(s, m, psk_merged_job(m))))
-        return rc;
-    if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_merged_job(m))))
-        return psk_simi_fail(s, rc, "out of memory");
-    if ((rc = psk_simi_cc_finish(s, psk_merged_job(m))))
-        return psk_simi_fail(s, rc, "out of memory");
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     /* a poll of 10 us or more: loops that poll are replayed, not skipped
@@ -164,14 +169,28 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
         poll_matters |= s->m->poll[2 * i + 1] >= 10;
     if (psk_fgaps_new(m, &s->gaps))
         return psk_simi_fail(s, PSK_ENOMEM, "out of memory");
-    if ((rc = psk_fprog_build(m, f, poll_matters, s->gaps, &s->fp, s->err, sizeof s->err, o->progress,
-                              o->progress_arg))) {
+    /* one pass over the merged trace builds the program, keeps the gaps
+     * and makes the call floors' first pass */
+    if ((rc = psk_simi_cc_merged_begin(s, m)))
+        return s->failed = 1, rc;
+    rc = psk_fprog_build(m, f, poll_matters, each_event, s, &s->fp, s->err, sizeof s->err, o->progress,
+                         o->progress_arg);
+    if (rc) {
+        psk_simi_cc_merged_end(s, m, rc); /* frees its state (s->err keeps the building's reason) */
         s->failed = 1;
         return rc;
     }
+    if ((rc = psk_simi_cc_merged_end(s, m, 0)))
+        return s->failed = 1, rc;
     psk_fgaps_seal(s->gaps);
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    if (!s->m->sharing_off && (rc = psk_simi_deflate_merged(s, m, psk_merged_job(m))))
+        return rc;
+    if (!s->m->sharing_off && (rc = psk_simi_cores_init(s, psk_merged_job(m))))
+        return psk_simi_fail(s, rc, "out of memory");
+    if ((rc = psk_simi_cc_finish(s, psk_merged_job(m))))
+        return psk_simi_fail(s, rc, "out of memory");
     s->events = psk_fprog_poll_calls(s->fp); /* each run of polls is then replayed as one event */
     /* the cursors side by side, in huge pages: at many ranks each event
      * is another rank's, and a page walk for each would cost as much as

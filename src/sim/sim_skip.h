@@ -55,6 +55,11 @@ typedef struct snap {
 typedef struct skipr {
     int32_t node;        /* the candidate loop it is in, its execution, its iteration */
     int64_t exec, iter;
+    /* read at each event: on the struct's first cache line */
+    double last_sync;    /* its waiting when its last event was read */
+    double last_own;     /* MPI time less waiting when its last event was read */
+    int64_t last_iter;   /* the iteration of that event (-1: none to follow) */
+    int last_seg;        /* and its segment */
     snap *ring;          /* nsnap */
     snap base;           /* at the window's first iteration */
     /* per iteration (SUR_ITER) and segment (SUR_SEG) of a block: the MPI
@@ -65,10 +70,6 @@ typedef struct skipr {
      * replay's, summed over the window */
     double *wmod, *wact;
     int64_t capwm, capwa;
-    double last_sync;    /* its waiting when its last event was read */
-    double last_own;     /* MPI time less waiting when its last event was read */
-    int64_t last_iter;   /* the iteration of that event (-1: none to follow) */
-    int last_seg;        /* and its segment */
 } skipr;
 
 /* one surrogate of the advance against the replay's over the window:

@@ -220,6 +220,7 @@ struct psk_sim {
     psk_fgaps *gaps;     /* and the recorded gaps before their events */
     void *fc_block;      /* the cursors' block (psk_fcursor_open_all) */
     double build_s;      /* seconds building it */
+    struct psk_ccoll *ccm; /* the call floors' first pass while it is made (sim_callcost.c) */
     const char *power_why; /* how rank 0's CPU power was found (psk_machine_rank_power) */
     double power0;       /* and what it is */
     struct skipr *sk;    /* per rank: where it is in the candidate loop (sim_skip.c) */
@@ -260,10 +261,15 @@ typedef struct psk_ccls {
 int psk_simi_cc_init(psk_sim *s);
 /* the class of rank q's event e (0: no floor) */
 uint32_t psk_simi_cc_key(const psk_sim *s, const psk_event *e);
-/* s->cc from the recorded durations: the rank files, or the merged trace;
- * 0, or an error (in s->err) */
+/* s->cc from the recorded durations: the rank files; or the merged trace,
+ * whose first pass another pass makes (the folded program's building):
+ * begin, each merged event in order, then end (with the first pass's
+ * outcome: the second pass, the floors, and what the first kept freed,
+ * whatever rc is). 0, or an error (in s->err) */
 int psk_simi_cc_trace(psk_sim *s, psk_trace *t);
-int psk_simi_cc_merged(psk_sim *s, psk_merged *m);
+int psk_simi_cc_merged_begin(psk_sim *s, psk_merged *m);
+int psk_simi_cc_merged_event(psk_sim *s, const psk_mevent *me);
+int psk_simi_cc_merged_end(psk_sim *s, psk_merged *m, int rc);
 /* each class's floor the least over the ranks that had a core of their
  * own when recorded (job.json's hosts and cores), and no once for the
  * others: PSK_OK or PSK_ENOMEM */
