@@ -190,6 +190,7 @@ typedef struct ccinst {
 
 typedef struct ccrank {
     ccacc *a;            /* sorted by key */
+    uint32_t *key;       /* a's keys, searched apart: one cache line for a rank's classes, not a few */
     int na, cap;
     cccomm *comm;        /* by id */
     int64_t ncomm;
@@ -316,21 +317,27 @@ static ccacc *class_of(ccrank *r, uint32_t key)
     int lo = 0, hi = r->na;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (r->a[mid].key < key)
+        if (r->key[mid] < key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < r->na && r->a[lo].key == key)
+    if (lo < r->na && r->key[lo] == key)
         return &r->a[lo];
     if (r->na == r->cap) {
         int cap = r->cap ? 2 * r->cap : 4;
+        uint32_t *k = realloc(r->key, (size_t)cap * sizeof *k);
+        if (!k)
+            return NULL;
+        r->key = k;
         ccacc *a = realloc(r->a, (size_t)cap * sizeof *a);
         if (!a)
             return NULL;
         r->a = a, r->cap = cap;
     }
     memmove(r->a + lo + 1, r->a + lo, (size_t)(r->na - lo) * sizeof *r->a);
+    memmove(r->key + lo + 1, r->key + lo, (size_t)(r->na - lo) * sizeof *r->key);
+    r->key[lo] = key;
     r->na++;
     memset(&r->a[lo], 0, sizeof r->a[lo]);
     r->a[lo].key = key;
@@ -385,7 +392,7 @@ static int add(psk_ccoll *c, int q, const psk_event *e)
 static void ccoll_free(psk_ccoll *c)
 {
     for (int q = 0; c->r && q < c->P; q++)
-        free(c->r[q].a), free(c->r[q].comm);
+        free(c->r[q].a), free(c->r[q].key), free(c->r[q].comm);
     free(c->r), free(c->w), free(c->inst), free(c->init), free(c->seen), free(c->off);
 }
 
