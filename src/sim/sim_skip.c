@@ -109,8 +109,8 @@ static int live(const psk_sim *s, int q)
  * one goes to that one's segment */
 void psk_simi_pre_event(psk_sim *s, int q)
 {
-    if (!live(s, q))
-        return;
+    if (!live(s, q) || s->skg->nowin)
+        return; /* (no segments to measure) */
     skipr *k = &s->sk[q];
     rank *r = &s->r[q];
     double own = r->acc[A_P2P] + r->acc[A_COLL] + r->acc[A_WAIT] - r->acc[A_SYNC];
@@ -137,19 +137,25 @@ int psk_simi_event(psk_sim *s, int q, int cls, double gap)
     snap *x = &k->ring[k->iter % s->skg->nsnap];
     if (x->iter != k->iter)
         return PSK_OK;
-    x->segc[x->nseg - 1] += gap;
-    k->last_iter = k->iter, k->last_seg = x->nseg - 1;
+    /* a loop too short for a window keeps only where its calls that may
+     * wait are (an exact skip shares a rank's waiting as they are) */
+    int win = !s->skg->nowin;
+    if (win) {
+        x->segc[x->nseg - 1] += gap;
+        k->last_iter = k->iter, k->last_seg = x->nseg - 1;
+    }
     if (cls < 0)
         return PSK_OK;
     if (psk_grow((void **)&x->spos, &x->capspos, x->nseg - 1, sizeof *x->spos) ||
         psk_grow((void **)&x->scls, &x->capscls, x->nseg - 1, sizeof *x->scls) ||
-        psk_grow((void **)&x->segc, &x->capc, x->nseg, sizeof *x->segc) ||
-        psk_grow((void **)&x->sego, &x->capo, x->nseg, sizeof *x->sego) ||
-        psk_grow((void **)&x->segw, &x->capw, x->nseg, sizeof *x->segw))
+        (win && (psk_grow((void **)&x->segc, &x->capc, x->nseg, sizeof *x->segc) ||
+                 psk_grow((void **)&x->sego, &x->capo, x->nseg, sizeof *x->sego) ||
+                 psk_grow((void **)&x->segw, &x->capw, x->nseg, sizeof *x->segw))))
         return PSK_ENOMEM;
     x->spos[x->nseg - 1] = (int32_t)(r->nread - 1 - x->nread);
     x->scls[x->nseg - 1] = (int8_t)cls;
-    x->segc[x->nseg] = x->sego[x->nseg] = x->segw[x->nseg] = 0;
+    if (win)
+        x->segc[x->nseg] = x->sego[x->nseg] = x->segw[x->nseg] = 0;
     x->nseg++;
     return PSK_OK;
 }
@@ -165,12 +171,13 @@ static int count_at(const psk_sim *s, const skipg *g, int64_t m)
 
 /* rank q begins iteration iter: where every rank is (O(1), and O(P) once
  * per iteration of the slowest) */
-static void follow(psk_sim *s, skipr *k, int32_t node, int64_t exec, int64_t iter)
+static void follow(psk_sim *s, skipr *k, int32_t node, int64_t exec, int64_t iter, int64_t count)
 {
     skipg *g = s->skg;
     int joined = k->node != node || k->exec != exec;
     if (joined && (g->node != node || g->exec != exec)) { /* the first rank in a new execution */
         g->node = node, g->exec = exec, g->n_in = 0, g->m = 0, g->M = -1, g->at_m = 0, g->dead = 0;
+        g->nowin = count < WIN_LOOP_MIN;
         g->L = psk_fprog_period(s->fp, node);
         g->bat = (4 + g->L - 1) / g->L;
         g->w0 = -1;
@@ -227,7 +234,7 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
         k->last_sync = r->acc[A_SYNC];
         k->last_iter = -1;
     }
-    follow(s, k, node, exec, iter);
+    follow(s, k, node, exec, iter, count);
     if (s->skg->node == node && s->skg->exec == exec && s->skg->M >= count - 1)
         s->skg->dead = 1; /* psk_simi_try_exact and psk_simi_try_window need an iteration after the highest begun */
     if (!live(s, q))
@@ -245,7 +252,7 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
     skipg *g = s->skg;
     if (s->opts->no_skip || g->node != node || g->exec != exec || g->n_in < s->P)
         return PSK_OK;
-    for (; g->next < g->m; g->next++)
+    for (; !g->nowin && g->next < g->m; g->next++)
         if (psk_simi_win_add(s, g->next))
             return PSK_ENOMEM;
     int64_t m = g->m, M = g->M;

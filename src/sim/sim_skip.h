@@ -27,6 +27,10 @@
 #define WIN_FRAC 0.1
 #define TAIL 2
 #define PRECISION 0.003
+/* a window of WIN_MIN iterations from WARM on, one skipped and TAIL
+ * replayed: a loop of fewer iterations keeps no segments and no window
+ * (its iterations can only be skipped exactly) */
+#define WIN_LOOP_MIN (WARM + WIN_MIN + 1 + TAIL)
 
 typedef struct snap {
     int64_t iter;        /* -1: empty */
@@ -102,6 +106,7 @@ typedef struct skipg {
     int segbase;         /* segments of the current block before its current iteration's */
     int bseg;            /* segments in a block (0: no block yet) */
     int dead;            /* its highest iteration begun is the last: nothing of it can be skipped */
+    int nowin;           /* fewer than WIN_LOOP_MIN iterations: no window (nor segments) */
 } skipg;
 
 /* the surrogates of the advance: g per block of L iterations (the exact
