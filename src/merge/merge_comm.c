@@ -58,6 +58,7 @@ int commtab_init(commtab *t, int rank, int nranks)
     t->csize[0] = nranks;
     t->crank[1] = 0;    /* MPI_COMM_SELF */
     t->csize[1] = 1;
+    t->crank0 = rank, t->csize0 = nranks;
     return 0;
 }
 
@@ -68,10 +69,8 @@ void commtab_free(commtab *t)
     memset(t, 0, sizeof *t);
 }
 
-int commtab_event(commtab *t, const psk_event *ev, int rank)
+static int comm_event(commtab *t, const psk_event *ev, int rank)
 {
-    if (psk_fn_class(ev->fn) != PSK_CLASS_COMM)
-        return 0;
     switch (fn_kind(ev->fn)) {
     case K_FREE:
         if (ev->v[PSK_F_COMM] > 1 && ev->v[PSK_F_COMM] < t->n)
@@ -100,10 +99,23 @@ int commtab_event(commtab *t, const psk_event *ev, int rank)
     return 0;
 }
 
+int commtab_event(commtab *t, const psk_event *ev, int rank)
+{
+    if (psk_fn_class(ev->fn) != PSK_CLASS_COMM)
+        return 0;
+    int rc = comm_event(t, ev, rank);
+    if (t->n > 0) /* (a trace may name world as a new communicator) */
+        t->crank0 = t->crank[0], t->csize0 = t->csize[0];
+    return rc;
+}
+
 void commtab_ctx(const commtab *t, const psk_event *ev, int32_t *crank, int32_t *csize)
 {
     int64_t id = PSK_HAS(ev, PSK_F_COMM) ? ev->v[PSK_F_COMM] : 0;
-    if (id >= 0 && id < t->n && t->csize[id] > 0) {
+    if (id == 0 && t->n > 0 && t->csize0 > 0) {
+        *crank = t->crank0;
+        *csize = t->csize0;
+    } else if (id >= 0 && id < t->n && t->csize[id] > 0) {
         *crank = t->crank[id];
         *csize = t->csize[id];
     } else {

@@ -137,13 +137,13 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
         cid = f == PSK_F_COMM ? v : cid;
     }
     /* each rank's event gets them, and its communicator as of this event,
-     * in one pass over the ranks (each rank's table is its own allocation:
-     * asked for PF ranks ahead, a hint) */
+     * in one pass over the ranks (world's is in the rank's commtab, the
+     * others' in allocations of their own: asked for PF ranks ahead, a hint) */
     for (int j = 0; j < np; j++) {
         if (j + PF < np) {
             const commtab *t = &c->ct[ranks[j + PF]];
             __builtin_prefetch(&c->ev[j + PF], 1);
-            if (cid >= 0 && cid < t->n)
+            if (cid > 0 && cid < t->n)
                 __builtin_prefetch(t->csize + cid), __builtin_prefetch(t->crank + cid);
         }
         psk_event *e = &c->ev[j];

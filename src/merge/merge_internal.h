@@ -52,6 +52,10 @@ int mevent_copy(psk_event *dst, const psk_event *src, mevent_store *st);
 typedef struct commtab {
     int32_t *crank, *csize; /* csize 0: unknown (not made by a recorded call, or inter) */
     int n, cap;
+    /* crank[0] and csize[0] (MPI_COMM_WORLD, most events' communicator)
+     * kept here too: the ranks' tables side by side are read in order of
+     * rank, without a second access per rank */
+    int32_t crank0, csize0;
 } commtab;
 int commtab_init(commtab *t, int rank, int nranks);
 void commtab_free(commtab *t);
