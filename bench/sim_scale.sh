@@ -13,8 +13,9 @@
 # the small end of the per-event cost): the merge without reordering, then
 # sim --folded from the merged file and from the trace directory (which
 # merges and folds in memory): GNU time's wall and user seconds and peak
-# memory, one run each; the replay's own time per event (its "simulated N
-# events in T s": the folded program's building and the replay), the
+# memory, one run each; the replay's own time per event (the folded
+# program's building, with the call floors' first pass, and the replay:
+# what it says it took, over the trace's events), the
 # events it replayed and the loop iterations it skipped; and whether the
 # two predictions are the same. Up to WHOLE_MAX ranks (default 4096) also
 # sim of the whole trace (no folding) and whether it predicts the same
@@ -41,8 +42,13 @@ timed() {
 }
 fmt() { awk '{ printf "%.1f s (user %.1f s), %.0f MB", $1, $2, $3 / 1024 }' "$W/$1.t"; }
 num() { awk -F: -v k="\"$1\"" '$1 ~ k { gsub(/[ ,}]/, "", $2); print $2; exit }' "$2"; }
-# the replay's seconds from its "simulated N events (...) in T s" line
-simsec() { tr '\r' '\n' <"$W/$1.err" | sed -n 's/.*simulated [0-9]* events.* in \([0-9.]*\) s$/\1/p' | tail -n 1; }
+# the replay's seconds: "built the folded program in B s; simulated N
+# events (...) in T s", B + T
+simsec() {
+    tr '\r' '\n' <"$W/$1.err" |
+        sed -n 's/.*built the folded program in \([0-9.]*\) s; simulated [0-9]* events.* in \([0-9.]*\) s$/\1 \2/p' |
+        tail -n 1 | awk '{ print $1 + $2 }'
+}
 
 opts() {
     case $1 in
