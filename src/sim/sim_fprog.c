@@ -225,8 +225,8 @@ static int same_hist(const psk_fprog *p, const lastx *x, const psk_mevent *me, i
 
 /* the earlier execution of tree event node whose merged event was me's
  * (execution exec), whose slots are set (then nothing per rank needs
- * doing but copying the tables' entries); -1 if none, keeping me in place
- * of the oldest kept; -2 if memory ran out. A rank's values follow from
+ * doing but copying the tables' entries); -1 if none, keeping me in one
+ * of the node's NHIST entries; -2 if memory ran out. A rank's values follow from
  * the patterns (constants, offsets from its rank in the communicator,
  * tables) and from what its communicators are, which only communicator
  * and group calls change. */
@@ -246,7 +246,7 @@ static int64_t same_as_earlier(psk_fprog *p, int32_t node, const psk_mevent *me,
     for (int k = 0; k < NHIST && exec > 0; k++)
         if (same_hist(p, &h[k], me, n, tf))
             return (int64_t)h[k].exec;
-    lastx *x = &h[exec % NHIST]; /* the oldest: executions come in order */
+    lastx *x = &h[exec % NHIST]; /* each entry in turn (any kept one is a valid match) */
     int64_t ntab = (int64_t)__builtin_popcount(tf) * me->nranks;
     if ((n && psk_grow((void **)&x->v, &x->cap, n - 1, sizeof *x->v)) ||
         (ntab && psk_grow((void **)&x->tab, &x->captab, ntab - 1, sizeof *x->tab)))

@@ -1,8 +1,8 @@
 #!/bin/sh
 # CLI test of perfskel sim --folded's scaling in ranks (docs/simulation.md,
 # "Simulating the folded trace"), without
-# timing anything: generated LU-shaped traces (bench/gen_trace) at P and 4P
-# ranks, for a few random seeds and shapes. The replay's own count of its
+# timing anything: generated LU-shaped and 3-D halo traces (bench/gen_trace)
+# at P and 4P ranks, for a few random seeds and shapes. The replay's own count of its
 # state (--json's replay_memory) must grow at most linearly: its bytes per
 # rank at 4P within 25 % of those at P, the folded program's bytes at most
 # 5 times, its snapshots per rank no more than at P, and every tree event
@@ -76,6 +76,18 @@ echo "seed $seed"
 scale lu 16 --events 2000 --planes 8 --seed "$seed"
 scale lu_null 36 --events 1500 --planes 6 --seed $((seed + 1)) --proc-null
 scale lu_long 16 --events 6000 --planes 5 --seed $((seed + 2))
+# a 3-D neighbour exchange (MPI_PROC_NULL at the faces) and an all-to-all
+# phase: no wavefront, every rank in the same iteration, so that its main
+# loop (over 21 iterations of 5 exchanges and an Allreduce) is skipped at
+# both sizes, the prediction within 1 % of the whole trace's
+scale halo3d 16 --events 15000 --shape halo3d --proc-null --alltoall 30 --seed $((seed + 3))
+for n in 1 4; do
+    k=$(num iterations_skipped "$T/halo3d.$n.f") f=$(num predicted_seconds "$T/halo3d.$n.f")
+    e=$(num predicted_seconds "$T/halo3d.$n.w")
+    [ -n "$k" ] && [ "$k" -gt 0 ] && awk -v a="$f" -v b="$e" 'BEGIN { d = (a - b) / b; exit !(d < 0.01 && d > -0.01) }' &&
+        ok "halo3d.$n: $k iterations skipped, $f s against the whole trace's $e s" ||
+        bad "halo3d.$n: ${k:-no} iterations skipped, $f s against the whole trace's $e s (more than 1 % apart, or none skipped)"
+done
 i=0
 while [ $i -lt 4 ]; do
     s=$((seed + 10 + i))
