@@ -3,42 +3,128 @@
  * of period p contains a Lyndon root, a Lyndon word of length p that is the
  * longest Lyndon word starting where it starts, under the order in which
  * the symbol ending the run is smaller than the one a period before it.
- * So: Lyndon arrays for the natural order (next smaller suffix, from the
- * inverse suffix array) and for the inverted one (the same with suffixes
- * compared in inverted symbol order by one LCE query each, on a stack);
- * then for each position and order with p = lambda[i], extend forward by an
- * LCE query and backward by scanning at most p symbols. A run is reported
- * from its first Lyndon root only (backward extension < p), and only in its
- * own order, so exactly once, with no candidate list to sort. */
+ * So: Lyndon arrays lambda[i] (the next suffix j > i smaller than suffix
+ * i) for the natural order and for the inverted one; then for each
+ * position and order with p = lambda[i], extend forward by comparing
+ * suffixes i and i + p and backward by scanning at most p symbols. A run
+ * is reported from its first Lyndon root only (backward extension < p),
+ * and only in its own order, so exactly once, with no candidate list to
+ * sort: all runs of the natural order by that root, then all of the
+ * inverted one.
+ *
+ * Both Lyndon arrays come from the inverse suffix array, in one pass from
+ * the right with a stack each. The natural order's is the next smaller
+ * value of the inverse. In the inverted order a later (shorter) suffix j
+ * is smaller than suffix i when it sorts after it in the natural order or
+ * is a prefix of it (the end is smallest in both orders): the nearer of
+ * the next greater value of the inverse and the start of suffix i's
+ * longest border, which the prefix function of the reversed sequence
+ * gives (computed in the same pass, from the right).
+ *
+ * Forward extensions compare symbols directly: the first root of a run
+ * costs its length, any other position is dropped after a symbol or a
+ * backward scan. Should that work pass 32 n (inputs made of
+ * long near-repeats), the rest are longest common extension queries
+ * through range minima over the LCP array (fold_suffix.h), built then. */
 #include <stdlib.h>
 
 #include "fold_internal.h"
 #include "fold_suffix.h"
 #include "psk_mem.h"
 
-/* suffix i before suffix j in the inverted symbol order (end smallest) */
-static int inv_less(const sfx_lce *L, const int32_t *s, int32_t n, int32_t i, int32_t j)
-{
-    int32_t l = sfx_lce_query(L, i, j);
-    if (i + l == n)
-        return 1;
-    if (j + l == n)
-        return 0;
-    return s[i + l] > s[j + l];
-}
+typedef struct rlist { /* a growable list of runs */
+    frun *r;
+    int64_t n, cap;
+} rlist;
 
-static int push(frun **r, int64_t *m, int64_t *cap, frun x)
+static int push(rlist *l, frun x)
 {
-    if (*m == *cap) {
-        int64_t c = *cap ? 2 * *cap : 64;
-        frun *t = realloc(*r, (size_t)c * sizeof *t);
+    if (l->n == l->cap) {
+        int64_t c = l->cap ? 2 * l->cap : 64;
+        frun *t = realloc(l->r, (size_t)c * sizeof *t);
         if (!t)
             return -1;
-        *r = t;
-        *cap = c;
+        l->r = t;
+        l->cap = c;
     }
-    (*r)[(*m)++] = x;
+    l->r[l->n++] = x;
     return 0;
+}
+
+typedef struct stk { /* a growable stack of positions */
+    int32_t *v, top, cap;
+} stk;
+
+static int stk_push(stk *st, int32_t x)
+{
+    if (st->top == st->cap) {
+        int32_t c = st->cap ? 2 * st->cap : 1024;
+        int32_t *t = realloc(st->v, (size_t)c * sizeof *t);
+        if (!t)
+            return -1;
+        st->v = t;
+        st->cap = c;
+    }
+    st->v[st->top++] = x;
+    return 0;
+}
+
+typedef struct fwd { /* forward extensions: direct, then by queries */
+    const int32_t *s;
+    int32_t n, k;
+    int64_t work, budget; /* symbols compared, and how many before queries */
+    sfx_lce *L;
+} fwd;
+
+/* the longest common prefix of suffixes i < j; -1 if memory runs out */
+static int32_t forward(fwd *e, int32_t i, int32_t j)
+{
+    if (e->L)
+        return sfx_lce_query(e->L, i, j);
+    const int32_t *s = e->s;
+    int32_t lim = e->n - j, d = 0;
+    while (d < lim && s[i + d] == s[j + d])
+        d++;
+    e->work += d;
+    if (e->work > e->budget && sfx_lce_build(s, e->n, e->k, &e->L))
+        return -1;
+    return d;
+}
+
+/* the run whose first Lyndon root in `order` starts at i, if any, with
+ * p = lambda[i] in that order: 1 if *r is one, 0 if not, -1 on no memory */
+static int root_run(fwd *e, int32_t i, int32_t p, int order, frun *r)
+{
+    const int32_t *s = e->s;
+    int32_t n = e->n, j = i + p;
+    if (j >= n || s[i] != s[j])
+        return 0; /* no forward extension: it would need a backward one of p */
+    int32_t b = 0;
+    while (b < p && i - 1 - b >= 0 && s[i - 1 - b] == s[j - 1 - b])
+        b++;
+    if (b >= p)
+        return 0; /* not the first root */
+    int32_t f = forward(e, i, j);
+    if (f < 0)
+        return -1;
+    if (b + f < p)
+        return 0; /* no square */
+    int32_t end = j + f;
+    /* reported in the order of the symbol ending the run */
+    int mine = end == n ? order == 0 : order == 0 ? s[end] < s[end - p] : s[end] > s[end - p];
+    if (!mine)
+        return 0;
+    *r = (frun){i - b, p, end - (i - b)};
+    return 1;
+}
+
+static void reverse(frun *r, int64_t m)
+{
+    for (int64_t a = 0, z = m - 1; a < z; a++, z--) {
+        frun t = r[a];
+        r[a] = r[z];
+        r[z] = t;
+    }
 }
 
 int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout)
@@ -47,66 +133,66 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
     *nout = 0;
     if (n < 2)
         return 0;
-    sfx_lce *L = NULL;
-    /* the stack grows as needed: it is as deep as the longest chain of
-     * increasing suffixes, usually far less than n (fewer fresh pages) */
-    int32_t scap = n < 4096 ? n : 4096;
-    int32_t *lam = psk_big_alloc((size_t)n * sizeof *lam), *stack = malloc((size_t)scap * sizeof *stack);
-    frun *r = NULL;
-    int64_t m = 0, cap = 0;
-    if (!lam || !stack || sfx_lce_build(s, n, k, &L))
+    int32_t *sa = psk_big_alloc((size_t)n * sizeof *sa), *isa = psk_big_alloc((size_t)n * sizeof *isa);
+    stk lo = {0}, hi = {0}; /* next smaller and next greater value stacks */
+    rlist r[2] = {{0}};     /* the runs of each order, last root first */
+    fwd e = {s, n, k, 0, 32 * (int64_t)n + 4096, NULL};
+    if (!sa || !isa || sfx_sais(s, sa, n, k))
         goto fail;
-    const int32_t *isa = sfx_lce_isa(L);
-    for (int order = 0; order < 2; order++) {
-        /* lambda[i] = next j > i whose suffix is smaller (in this order) */
-        int32_t top = 0;
-        for (int32_t i = n - 1; i >= 0; i--) {
-            if (order == 0)
-                while (top && isa[stack[top - 1]] > isa[i])
-                    top--;
-            else
-                while (top && !inv_less(L, s, n, stack[top - 1], i))
-                    top--;
-            lam[i] = top ? stack[top - 1] - i : n - i;
-            if (top == scap) {
-                int32_t c = scap < n / 2 ? 2 * scap : n;
-                int32_t *t = realloc(stack, (size_t)c * sizeof *t);
-                if (!t)
-                    goto fail;
-                stack = t;
-                scap = c;
-            }
-            stack[top++] = i;
+    for (int32_t i = 0; i < n; i++)
+        isa[sa[i]] = i;
+    /* sa is now the prefix function of the reversed sequence: pi[q] the
+     * longest border of its first q + 1 symbols, the suffix at n - 1 - q */
+    int32_t *pi = sa;
+    for (int32_t i = n - 1; i >= 0; i--) {
+        int32_t q = n - 1 - i, h = 0;
+        if (q > 0) {
+            h = pi[q - 1];
+            while (h > 0 && s[i] != s[n - 1 - h])
+                h = pi[h - 1];
+            h += s[i] == s[n - 1 - h];
         }
-        for (int32_t i = 0; i < n; i++) {
-            int32_t p = lam[i], j = i + p;
-            if (j >= n)
-                continue;
-            int32_t f = sfx_lce_query(L, i, j);
-            if (f == 0)
-                continue; /* would need a backward extension of p */
-            int32_t b = 0;
-            while (b < p && i - 1 - b >= 0 && s[i - 1 - b] == s[j - 1 - b])
-                b++;
-            if (b >= p || b + f < p)
-                continue; /* not the first root, or no square */
-            int32_t end = j + f;
-            /* reported in the order of the symbol ending the run */
-            int mine = end == n ? order == 0 : order == 0 ? s[end] < s[end - p] : s[end] > s[end - p];
-            if (mine && push(&r, &m, &cap, (frun){i - b, p, end - (i - b)}))
+        pi[q] = h;
+        int32_t x = isa[i];
+        while (lo.top && isa[lo.v[lo.top - 1]] > x)
+            lo.top--;
+        while (hi.top && isa[hi.v[hi.top - 1]] < x)
+            hi.top--;
+        int32_t nat = lo.top ? lo.v[lo.top - 1] : n, inv = hi.top ? hi.v[hi.top - 1] : n;
+        if (h > 0 && n - h < inv)
+            inv = n - h; /* suffix n - h, a prefix of suffix i */
+        if (stk_push(&lo, i) || stk_push(&hi, i))
+            goto fail;
+        int32_t lam[2] = {nat - i, inv - i};
+        for (int order = 0; order < 2; order++) {
+            frun x;
+            int rc = root_run(&e, i, lam[order], order, &x);
+            if (rc < 0 || (rc && push(&r[order], x)))
                 goto fail;
         }
     }
-    sfx_lce_free(L);
-    free(lam);
-    free(stack);
-    *out = r;
-    *nout = m;
+    sfx_lce_free(e.L);
+    free(sa), free(isa), free(lo.v), free(hi.v);
+    reverse(r[0].r, r[0].n);
+    reverse(r[1].r, r[1].n);
+    if (r[1].n) {
+        if (r[0].n + r[1].n > r[0].cap) {
+            frun *t = realloc(r[0].r, (size_t)(r[0].n + r[1].n) * sizeof *t);
+            if (!t) {
+                free(r[0].r), free(r[1].r);
+                return -1;
+            }
+            r[0].r = t;
+        }
+        for (int64_t i = 0; i < r[1].n; i++)
+            r[0].r[r[0].n + i] = r[1].r[i];
+    }
+    free(r[1].r);
+    *out = r[0].r;
+    *nout = r[0].n + r[1].n;
     return 0;
 fail:
-    sfx_lce_free(L);
-    free(lam);
-    free(stack);
-    free(r);
+    sfx_lce_free(e.L);
+    free(sa), free(isa), free(lo.v), free(hi.v), free(r[0].r), free(r[1].r);
     return -1;
 }
