@@ -11,10 +11,19 @@
 #include "fold_suffix.h"
 #include "psk_mem.h"
 
-/* one byte per suffix: bit 0 set for S type, bit 1 for LMS (an S suffix
- * after an L one) */
-#define TYPE_S(t, i) ((t)[i] & 1u)
-#define IS_LMS(t, i) ((t)[i] == 3u)
+/* Induced sorting keeps no type array: an entry of SA carries in its sign
+ * whether the suffix before it is still to be induced. In the L pass, x > 0
+ * is suffix x whose predecessor x - 1 is L type (induced when x is read),
+ * ~x suffix x whose predecessor is S type or absent; the S pass reads that
+ * ~x as "induce x - 1". 0 is an empty slot (suffix 0 always goes in as
+ * ~0). A suffix's type follows from its successor's: before an L suffix j,
+ * j - 1 is L iff T[j - 1] >= T[j]; before an S suffix, S iff T[j - 1] <=
+ * T[j]. With `plain` the S pass leaves each entry as its position once
+ * read; without, it sorts the LMS substrings (stage 1): every entry is
+ * cleared once read, except those the S pass wrote positive, the S
+ * suffixes after an L one: the LMS suffixes, in order. The scans' reads of
+ * T miss the cache: prefetched some entries ahead. */
+#define AHEAD 16
 
 /* bucket starts (end = 0) or ends (end = 1) of each symbol */
 static void buckets(const int32_t *cnt, int32_t *b, int32_t k, int end)
@@ -26,24 +35,48 @@ static void buckets(const int32_t *cnt, int32_t *b, int32_t k, int end)
     }
 }
 
-/* from LMS suffixes at the ends of their buckets, sort all: L types left
- * to right, then S types right to left */
-static void induce(const int32_t *T, int32_t *SA, int32_t n, int32_t k, const uint8_t *t, const int32_t *cnt,
-                   int32_t *b)
+/* L pass: from the LMS suffixes (x > 0 each, at their buckets' ends), the
+ * L suffixes in order; b: bucket starts */
+static inline void induce_l(const int32_t *T, int32_t *SA, int32_t n, int32_t *b, int plain)
 {
-    buckets(cnt, b, k, 0);
     /* the suffix before the sentinel is L type: it comes first in its bucket */
-    SA[b[T[n - 1]]++] = n - 1;
+    int32_t j = n - 1;
+    SA[b[T[j]]++] = j > 0 && T[j - 1] >= T[j] ? j : ~j;
     for (int32_t i = 0; i < n; i++) {
-        int32_t j = SA[i] - 1;
-        if (SA[i] > 0 && !TYPE_S(t, j))
-            SA[b[T[j]]++] = j;
+        if (i + AHEAD < n) {
+            int32_t y = SA[i + AHEAD];
+            if (y > 0)
+                __builtin_prefetch(&T[y - 1]);
+        }
+        int32_t x = SA[i];
+        if (x > 0) {
+            j = x - 1;
+            int32_t c = T[j];
+            SA[b[c]++] = j > 0 && T[j - 1] >= c ? j : ~j;
+            if (!plain)
+                SA[i] = 0;
+        }
     }
-    buckets(cnt, b, k, 1);
+}
+
+/* S pass, right to left; b: bucket ends */
+static inline void induce_s(const int32_t *T, int32_t *SA, int32_t n, int32_t *b, int plain)
+{
     for (int32_t i = n - 1; i >= 0; i--) {
-        int32_t j = SA[i] - 1;
-        if (SA[i] > 0 && TYPE_S(t, j))
-            SA[--b[T[j]]] = j;
+        if (i >= AHEAD) {
+            int32_t y = SA[i - AHEAD];
+            if (y < -1)
+                __builtin_prefetch(&T[~y - 1]);
+        }
+        int32_t x = SA[i];
+        if (x < 0) {
+            x = ~x;
+            SA[i] = plain ? x : 0;
+            if (x > 0) {
+                int32_t j = x - 1, c = T[j];
+                SA[--b[c]] = j > 0 && T[j - 1] <= c ? ~j : j;
+            }
+        }
     }
 }
 
@@ -55,60 +88,58 @@ static int sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
         SA[0] = 0;
         return 0;
     }
-    uint8_t *t = psk_big_alloc((size_t)n);
     int32_t *cnt = psk_big_alloc((size_t)k * sizeof *cnt), *b = psk_big_alloc((size_t)k * sizeof *b);
-    if (!t || !cnt || !b) {
-        free(t), free(cnt), free(b);
+    if (!cnt || !b) {
+        free(cnt), free(b);
         return -1;
     }
     memset(cnt, 0, (size_t)k * sizeof *cnt);
-    /* types: T[n-1] is L (the sentinel is smaller) */
-    t[n - 1] = 0;
-    for (int32_t i = n - 2; i >= 0; i--)
-        t[i] = T[i] < T[i + 1] || (T[i] == T[i + 1] && (t[i + 1] & 1u));
-    for (int32_t i = n - 1; i > 0; i--)
-        if (t[i] && !t[i - 1])
-            t[i] = 3;
     for (int32_t i = 0; i < n; i++)
         cnt[T[i]]++;
-    /* stage 1: LMS suffixes into their buckets' ends, induce */
+    /* stage 1: LMS suffixes into their buckets' ends (types from the
+     * right: T[n-1] is L, the sentinel being smaller), induce */
     for (int32_t i = 0; i < n; i++)
-        SA[i] = -1;
+        SA[i] = 0;
     buckets(cnt, b, k, 1);
-    for (int32_t i = n - 1; i > 0; i--)
-        if (IS_LMS(t, i))
-            SA[--b[T[i]]] = i;
-    induce(T, SA, n, k, t, cnt, b);
-    /* the LMS substrings, sorted, to the front; name them */
     int32_t m = 0;
-    for (int32_t i = 0; i < n; i++)
-        if ((SA[i] > 0 && IS_LMS(t, SA[i])))
-            SA[m++] = SA[i];
+    for (int32_t i = n - 2, snext = 0; i >= 0; i--) {
+        int si = T[i] < T[i + 1] || (T[i] == T[i + 1] && snext);
+        if (!si && snext) {
+            SA[--b[T[i + 1]]] = i + 1;
+            m++;
+        }
+        snext = si;
+    }
+    buckets(cnt, b, k, 0);
+    induce_l(T, SA, n, b, 0);
+    buckets(cnt, b, k, 1);
+    induce_s(T, SA, n, b, 0);
+    /* the LMS substrings, sorted, to the front */
+    for (int32_t i = 0, j = 0; i < n; i++)
+        if (SA[i] > 0)
+            SA[j++] = SA[i];
+    /* each one's length to SA[m + p / 2] (LMS positions are at least 2
+     * apart), the last one's (it holds the sentinel: like no other) n + 1;
+     * two are equal if their lengths and symbols are (their types follow) */
     for (int32_t i = m; i < n; i++)
         SA[i] = -1;
-    int32_t name = 0, prev = -1;
-    for (int32_t i = 0; i < m; i++) {
-        int32_t pos = SA[i], diff = 0;
-        if (prev < 0) {
-            diff = 1;
-        } else {
-            for (int32_t d = 0;; d++) {
-                if (pos + d == n || prev + d == n || T[pos + d] != T[prev + d] ||
-                    TYPE_S(t, pos + d) != TYPE_S(t, prev + d)) {
-                    diff = 1;
-                    break;
-                }
-                if (d > 0 && (IS_LMS(t, pos + d) || IS_LMS(t, prev + d))) {
-                    diff = !(IS_LMS(t, pos + d) && IS_LMS(t, prev + d));
-                    break;
-                }
-            }
+    for (int32_t i = n - 2, snext = 0, q = n; i >= 0; i--) {
+        int si = T[i] < T[i + 1] || (T[i] == T[i + 1] && snext);
+        if (!si && snext) {
+            SA[m + (i + 1) / 2] = q == n ? n + 1 : q - i;
+            q = i + 1;
         }
-        if (diff) {
+        snext = si;
+    }
+    int32_t name = 0, prev = -1, plen = 0;
+    for (int32_t i = 0; i < m; i++) {
+        int32_t pos = SA[i], len = SA[m + pos / 2];
+        if (prev < 0 || len != plen || len > n || memcmp(T + pos, T + prev, (size_t)len * sizeof *T)) {
             name++;
             prev = pos;
+            plen = len;
         }
-        SA[m + pos / 2] = name - 1; /* LMS positions are at least 2 apart */
+        SA[m + pos / 2] = name - 1;
     }
     /* the reduced string: names in text order, packed at the end of SA
      * (m <= n / 2: its suffix array fits before it, in SA[0, m)) */
@@ -119,7 +150,7 @@ static int sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
     /* stage 2: sort the LMS suffixes, recursing if names repeat */
     if (name < m) {
         if (sais(s1, sa1, m, name)) {
-            free(t), free(cnt), free(b);
+            free(cnt), free(b);
             return -1;
         }
     } else {
@@ -127,23 +158,29 @@ static int sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
             sa1[s1[i]] = i;
     }
     /* stage 3: LMS positions in sorted order, then induce everything */
-    for (int32_t i = 1, j = 0; i < n; i++)
-        if (IS_LMS(t, i))
-            s1[j++] = i; /* s1 now: the j-th LMS position */
+    for (int32_t i = n - 2, snext = 0, j = m; i >= 0; i--) {
+        int si = T[i] < T[i + 1] || (T[i] == T[i + 1] && snext);
+        if (!si && snext)
+            s1[--j] = i + 1; /* s1 now: the j-th LMS position */
+        snext = si;
+    }
     for (int32_t i = 0; i < m; i++)
         sa1[i] = s1[sa1[i]];
     for (int32_t i = m; i < n; i++)
-        SA[i] = -1;
+        SA[i] = 0;
     buckets(cnt, b, k, 1);
     /* the i-th LMS suffix goes to position i or later: moved from the
      * last, none is overwritten before it moves */
     for (int32_t i = m - 1; i >= 0; i--) {
         int32_t j = sa1[i];
-        SA[i] = -1;
+        SA[i] = 0;
         SA[--b[T[j]]] = j;
     }
-    induce(T, SA, n, k, t, cnt, b);
-    free(t), free(cnt), free(b);
+    buckets(cnt, b, k, 0);
+    induce_l(T, SA, n, b, 1);
+    buckets(cnt, b, k, 1);
+    induce_s(T, SA, n, b, 1);
+    free(cnt), free(b);
     return 0;
 }
 
