@@ -27,6 +27,7 @@
  * long near-repeats), the rest are longest common extension queries
  * through range minima over the LCP array (fold_suffix.h), built then. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "fold_internal.h"
 #include "fold_suffix.h"
@@ -51,11 +52,11 @@ static int push(rlist *l, frun x)
     return 0;
 }
 
-typedef struct stk { /* a growable stack of positions */
-    int32_t *v, top, cap;
+typedef struct stk { /* a growable stack of positions and their ranks */
+    int32_t *v, *rank, top, cap;
 } stk;
 
-static int stk_push(stk *st, int32_t x)
+static int stk_push(stk *st, int32_t x, int32_t rank)
 {
     if (st->top == st->cap) {
         int32_t c = st->cap ? 2 * st->cap : 1024;
@@ -63,8 +64,13 @@ static int stk_push(stk *st, int32_t x)
         if (!t)
             return -1;
         st->v = t;
+        t = realloc(st->rank, (size_t)c * sizeof *t);
+        if (!t)
+            return -1;
+        st->rank = t;
         st->cap = c;
     }
+    st->rank[st->top] = rank;
     st->v[st->top++] = x;
     return 0;
 }
@@ -83,6 +89,15 @@ static int32_t forward(fwd *e, int32_t i, int32_t j)
         return sfx_lce_query(e->L, i, j);
     const int32_t *s = e->s;
     int32_t lim = e->n - j, d = 0;
+    /* eight symbols at a time while they match, then one by one */
+    while (d + 8 <= lim) {
+        uint64_t x[4], y[4];
+        memcpy(x, s + i + d, sizeof x);
+        memcpy(y, s + j + d, sizeof y);
+        if ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]))
+            break;
+        d += 8;
+    }
     while (d < lim && s[i + d] == s[j + d])
         d++;
     e->work += d;
@@ -91,22 +106,33 @@ static int32_t forward(fwd *e, int32_t i, int32_t j)
     return d;
 }
 
+typedef struct last { /* the forward extension f of position i, period p */
+    int32_t i, p, f;     /* f < 0: not known */
+} last;
+
 /* the run whose first Lyndon root in `order` starts at i, if any, with
- * p = lambda[i] in that order: 1 if *r is one, 0 if not, -1 on no memory */
-static int root_run(fwd *e, int32_t i, int32_t p, int order, frun *r)
+ * p = lambda[i] in that order: 1 if *r is one, 0 if not, -1 on no memory.
+ * Positions come from the right: if i + 1 had the same p, its extension
+ * gives i's (one more if s[i] = s[i + p]), kept in *l */
+static int root_run(fwd *e, int32_t i, int32_t p, int order, frun *r, last *l)
 {
     const int32_t *s = e->s;
     int32_t n = e->n, j = i + p;
-    if (j >= n || s[i] != s[j])
+    int known = l->i == i + 1 && l->p == p && l->f >= 0;
+    int32_t f = known ? l->f + 1 : -1;
+    *l = (last){i, p, -1};
+    if (j >= n || s[i] != s[j]) {
+        l->f = 0;
         return 0; /* no forward extension: it would need a backward one of p */
+    }
     int32_t b = 0;
     while (b < p && i - 1 - b >= 0 && s[i - 1 - b] == s[j - 1 - b])
         b++;
     if (b >= p)
         return 0; /* not the first root */
-    int32_t f = forward(e, i, j);
-    if (f < 0)
+    if (f < 0 && (f = forward(e, i, j)) < 0)
         return -1;
+    l->f = f;
     if (b + f < p)
         return 0; /* no square */
     int32_t end = j + f;
@@ -136,11 +162,15 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
     int32_t *sa = psk_big_alloc((size_t)n * sizeof *sa), *isa = psk_big_alloc((size_t)n * sizeof *isa);
     stk lo = {0}, hi = {0}; /* next smaller and next greater value stacks */
     rlist r[2] = {{0}};     /* the runs of each order, last root first */
+    last l[2] = {{-1, 0, -1}, {-1, 0, -1}};
     fwd e = {s, n, k, 0, 32 * (int64_t)n + 4096, NULL};
     if (!sa || !isa || sfx_sais(s, sa, n, k))
         goto fail;
-    for (int32_t i = 0; i < n; i++)
+    for (int32_t i = 0; i < n; i++) {
+        if (i + 32 < n)
+            __builtin_prefetch(&isa[sa[i + 32]], 1);
         isa[sa[i]] = i;
+    }
     /* sa is now the prefix function of the reversed sequence: pi[q] the
      * longest border of its first q + 1 symbols, the suffix at n - 1 - q */
     int32_t *pi = sa;
@@ -154,25 +184,25 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
         }
         pi[q] = h;
         int32_t x = isa[i];
-        while (lo.top && isa[lo.v[lo.top - 1]] > x)
+        while (lo.top && lo.rank[lo.top - 1] > x)
             lo.top--;
-        while (hi.top && isa[hi.v[hi.top - 1]] < x)
+        while (hi.top && hi.rank[hi.top - 1] < x)
             hi.top--;
         int32_t nat = lo.top ? lo.v[lo.top - 1] : n, inv = hi.top ? hi.v[hi.top - 1] : n;
         if (h > 0 && n - h < inv)
             inv = n - h; /* suffix n - h, a prefix of suffix i */
-        if (stk_push(&lo, i) || stk_push(&hi, i))
+        if (stk_push(&lo, i, x) || stk_push(&hi, i, x))
             goto fail;
         int32_t lam[2] = {nat - i, inv - i};
         for (int order = 0; order < 2; order++) {
             frun x;
-            int rc = root_run(&e, i, lam[order], order, &x);
+            int rc = root_run(&e, i, lam[order], order, &x, &l[order]);
             if (rc < 0 || (rc && push(&r[order], x)))
                 goto fail;
         }
     }
     sfx_lce_free(e.L);
-    free(sa), free(isa), free(lo.v), free(hi.v);
+    free(sa), free(isa), free(lo.v), free(lo.rank), free(hi.v), free(hi.rank);
     reverse(r[0].r, r[0].n);
     reverse(r[1].r, r[1].n);
     if (r[1].n) {
@@ -193,6 +223,6 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
     return 0;
 fail:
     sfx_lce_free(e.L);
-    free(sa), free(isa), free(lo.v), free(hi.v), free(r[0].r), free(r[1].r);
+    free(sa), free(isa), free(lo.v), free(lo.rank), free(hi.v), free(hi.rank), free(r[0].r), free(r[1].r);
     return -1;
 }

@@ -22,8 +22,9 @@
  * read; without, it sorts the LMS substrings (stage 1): every entry is
  * cleared once read, except those the S pass wrote positive, the S
  * suffixes after an L one: the LMS suffixes, in order. The scans' reads of
- * T miss the cache: prefetched some entries ahead. */
-#define AHEAD 16
+ * T (and the naming's of the LMS substrings) miss the cache: prefetched
+ * some entries ahead. */
+#define AHEAD 32
 
 /* bucket starts (end = 0) or ends (end = 1) of each symbol */
 static void buckets(const int32_t *cnt, int32_t *b, int32_t k, int end)
@@ -133,8 +134,16 @@ static int sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
     }
     int32_t name = 0, prev = -1, plen = 0;
     for (int32_t i = 0; i < m; i++) {
-        int32_t pos = SA[i], len = SA[m + pos / 2];
-        if (prev < 0 || len != plen || len > n || memcmp(T + pos, T + prev, (size_t)len * sizeof *T)) {
+        if (i + AHEAD < m) {
+            int32_t y = SA[i + AHEAD];
+            __builtin_prefetch(&T[y]);
+            __builtin_prefetch(&SA[m + y / 2]);
+        }
+        int32_t pos = SA[i], len = SA[m + pos / 2], d = 0;
+        if (len == plen && len <= n)
+            while (d < len && T[pos + d] == T[prev + d])
+                d++;
+        if (prev < 0 || len != plen || len > n || d < len) {
             name++;
             prev = pos;
             plen = len;
