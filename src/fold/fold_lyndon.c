@@ -22,10 +22,12 @@
  * gives (computed in the same pass, from the right).
  *
  * Forward extensions compare symbols directly: the first root of a run
- * costs its length, any other position is dropped after a symbol or a
- * backward scan. Should that work pass 32 n (inputs made of
- * long near-repeats), the rest are longest common extension queries
- * through range minima over the LCP array (fold_suffix.h), built then. */
+ * costs its length; any other position is mostly dropped after a symbol,
+ * a backward scan, or the last symbol a square would need (a common
+ * extension that makes no run stops before it as a rule). Should that
+ * work pass 32 n (inputs made of long near-repeats), the rest are longest
+ * common extension queries through range minima over the LCP array
+ * (fold_suffix.h), built then. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,33 +108,27 @@ static int32_t forward(fwd *e, int32_t i, int32_t j)
     return d;
 }
 
-typedef struct last { /* the forward extension f of position i, period p */
-    int32_t i, p, f;     /* f < 0: not known */
-} last;
-
 /* the run whose first Lyndon root in `order` starts at i, if any, with
- * p = lambda[i] in that order: 1 if *r is one, 0 if not, -1 on no memory.
- * Positions come from the right: if i + 1 had the same p, its extension
- * gives i's (one more if s[i] = s[i + p]), kept in *l */
-static int root_run(fwd *e, int32_t i, int32_t p, int order, frun *r, last *l)
+ * p = lambda[i] in that order: 1 if *r is one, 0 if not, -1 on no memory */
+static int root_run(fwd *e, int32_t i, int32_t p, int order, frun *r)
 {
     const int32_t *s = e->s;
     int32_t n = e->n, j = i + p;
-    int known = l->i == i + 1 && l->p == p && l->f >= 0;
-    int32_t f = known ? l->f + 1 : -1;
-    *l = (last){i, p, -1};
-    if (j >= n || s[i] != s[j]) {
-        l->f = 0;
+    if (j >= n || s[i] != s[j])
         return 0; /* no forward extension: it would need a backward one of p */
-    }
     int32_t b = 0;
     while (b < p && i - 1 - b >= 0 && s[i - 1 - b] == s[j - 1 - b])
         b++;
     if (b >= p)
         return 0; /* not the first root */
-    if (f < 0 && (f = forward(e, i, j)) < 0)
+    /* a square needs f >= p - b: the last symbol that asks for first (a
+     * common extension that makes no run stops before it, mostly) */
+    int32_t w = p - b;
+    if (j + w - 1 >= n || s[i + w - 1] != s[j + w - 1])
+        return 0;
+    int32_t f = forward(e, i, j);
+    if (f < 0)
         return -1;
-    l->f = f;
     if (b + f < p)
         return 0; /* no square */
     int32_t end = j + f;
@@ -162,7 +158,6 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
     int32_t *sa = psk_big_alloc((size_t)n * sizeof *sa), *isa = psk_big_alloc((size_t)n * sizeof *isa);
     stk lo = {0}, hi = {0}; /* next smaller and next greater value stacks */
     rlist r[2] = {{0}};     /* the runs of each order, last root first */
-    last l[2] = {{-1, 0, -1}, {-1, 0, -1}};
     fwd e = {s, n, k, 0, 32 * (int64_t)n + 4096, NULL};
     if (!sa || !isa || sfx_sais(s, sa, n, k))
         goto fail;
@@ -196,7 +191,7 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
         int32_t lam[2] = {nat - i, inv - i};
         for (int order = 0; order < 2; order++) {
             frun x;
-            int rc = root_run(&e, i, lam[order], order, &x, &l[order]);
+            int rc = root_run(&e, i, lam[order], order, &x);
             if (rc < 0 || (rc && push(&r[order], x)))
                 goto fail;
         }

@@ -53,7 +53,10 @@ static inline void induce_l(const int32_t *T, int32_t *SA, int32_t n, int32_t *b
         if (x > 0) {
             j = x - 1;
             int32_t c = T[j];
-            SA[b[c]++] = j > 0 && T[j - 1] >= c ? j : ~j;
+            int32_t v = j > 0 && T[j - 1] >= c ? j : ~j;
+            if (v > 0) /* read again soon, maybe before AHEAD */
+                __builtin_prefetch(&T[v - 1]);
+            SA[b[c]++] = v;
             if (!plain)
                 SA[i] = 0;
         }
@@ -75,7 +78,10 @@ static inline void induce_s(const int32_t *T, int32_t *SA, int32_t n, int32_t *b
             SA[i] = plain ? x : 0;
             if (x > 0) {
                 int32_t j = x - 1, c = T[j];
-                SA[--b[c]] = j > 0 && T[j - 1] <= c ? ~j : j;
+                int32_t v = j > 0 && T[j - 1] <= c ? ~j : j;
+                if (v < -1)
+                    __builtin_prefetch(&T[~v - 1]);
+                SA[--b[c]] = v;
             }
         }
     }
@@ -173,14 +179,19 @@ static int sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
             s1[--j] = i + 1; /* s1 now: the j-th LMS position */
         snext = si;
     }
-    for (int32_t i = 0; i < m; i++)
+    for (int32_t i = 0; i < m; i++) {
+        if (i + AHEAD < m)
+            __builtin_prefetch(&s1[sa1[i + AHEAD]]);
         sa1[i] = s1[sa1[i]];
+    }
     for (int32_t i = m; i < n; i++)
         SA[i] = 0;
     buckets(cnt, b, k, 1);
     /* the i-th LMS suffix goes to position i or later: moved from the
      * last, none is overwritten before it moves */
     for (int32_t i = m - 1; i >= 0; i--) {
+        if (i >= AHEAD)
+            __builtin_prefetch(&T[sa1[i - AHEAD]]);
         int32_t j = sa1[i];
         SA[i] = 0;
         SA[--b[T[j]]] = j;
