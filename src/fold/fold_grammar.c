@@ -47,6 +47,7 @@ void fgrammar_free(fgrammar *g)
     free(g->memo_pool.v);
     psk_intern_free(g->ids);
     psk_intern_free(g->memo);
+    fscratch_free(&g->scratch);
     memset(g, 0, sizeof *g);
 }
 

@@ -25,6 +25,20 @@ typedef struct fvec { /* a growable int32 array */
 int fvec_push(fvec *a, int32_t x);
 int fvec_reserve(fvec *a, int64_t n);
 
+/* big work arrays reused from one round to the next (fold_scratch.c): a
+ * round takes them if no enclosing round of the same grammar holds them
+ * (busy: the body folds inside a round's choice fold on their own) */
+enum { FSCRATCH_SLOTS = 2 };
+typedef struct fscratch {
+    int32_t *v[FSCRATCH_SLOTS];
+    int64_t cap[FSCRATCH_SLOTS];
+    int busy;
+} fscratch;
+/* slot's array, at least n long (its contents lost if it grows); NULL if
+ * memory runs out */
+int32_t *fscratch_get(fscratch *w, int slot, int64_t n);
+void fscratch_free(fscratch *w);
+
 typedef struct floop {
     int64_t body;  /* offset of the body in the grammar's pool */
     int32_t len;   /* body length in extended symbols */
@@ -44,6 +58,7 @@ typedef struct fgrammar {
     fvec memo_pool;
     int algo;
     int64_t rounds;         /* levels of folding done, for statistics */
+    fscratch scratch;       /* the rounds' big arrays */
     int plain;              /* tests: no shortcut (every run by fold_runs_linear
                              * over the whole sequence, every body looked up in
                              * the memo), the reference the shortcuts must match */
@@ -92,10 +107,13 @@ int fold_sequence(fgrammar *g, int32_t *s, int32_t *n);
  * *out (malloc'd), or -1 when memory runs out. k: alphabet size. */
 int fold_runs_naive(const int32_t *s, int32_t n, frun **out, int64_t *nout);
 int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
+/* the same with its two arrays of n from w's slots (w NULL: allocated) */
+int fold_runs_linear_in(const int32_t *s, int32_t n, int32_t k, fscratch *w, frun **out, int64_t *nout);
 int fold_runs_probe(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
 /* fold_split.c: fold_runs_linear's runs in its order, found between the
- * symbols that occur once (fold_runs_linear itself if there are none) */
-int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout);
+ * symbols that occur once (fold_runs_linear itself if there are none,
+ * with w's arrays if w is not NULL) */
+int fold_runs_split(const int32_t *s, int32_t n, int32_t k, fscratch *w, frun **out, int64_t *nout);
 /* fold_split.c: where fold_runs_linear reports run r of s[0..n) (its
  * first Lyndon root) and in which *order (0 natural, 1 inverted) */
 int32_t fold_run_root(const int32_t *s, int32_t n, frun r, int *order);

@@ -151,11 +151,17 @@ static void reverse(frun *r, int64_t m)
 
 int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout)
 {
+    return fold_runs_linear_in(s, n, k, NULL, out, nout);
+}
+
+int fold_runs_linear_in(const int32_t *s, int32_t n, int32_t k, fscratch *w, frun **out, int64_t *nout)
+{
     *out = NULL;
     *nout = 0;
     if (n < 2)
         return 0;
-    int32_t *sa = psk_big_alloc((size_t)n * sizeof *sa), *isa = psk_big_alloc((size_t)n * sizeof *isa);
+    int32_t *sa = w ? fscratch_get(w, 0, n) : psk_big_alloc((size_t)n * sizeof *sa);
+    int32_t *isa = w ? fscratch_get(w, 1, n) : psk_big_alloc((size_t)n * sizeof *isa);
     stk lo = {0}, hi = {0}; /* next smaller and next greater value stacks */
     rlist r[2] = {{0}};     /* the runs of each order, last root first */
     fwd e = {s, n, k, 0, 32 * (int64_t)n + 4096, NULL};
@@ -197,7 +203,9 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
         }
     }
     sfx_lce_free(e.L);
-    free(sa), free(isa), free(lo.v), free(lo.rank), free(hi.v), free(hi.rank);
+    if (!w)
+        free(sa), free(isa);
+    free(lo.v), free(lo.rank), free(hi.v), free(hi.rank);
     reverse(r[0].r, r[0].n);
     reverse(r[1].r, r[1].n);
     if (r[1].n) {
@@ -218,6 +226,8 @@ int fold_runs_linear(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t
     return 0;
 fail:
     sfx_lce_free(e.L);
-    free(sa), free(isa), free(lo.v), free(lo.rank), free(hi.v), free(hi.rank), free(r[0].r), free(r[1].r);
+    if (!w)
+        free(sa), free(isa);
+    free(lo.v), free(lo.rank), free(hi.v), free(hi.rank), free(r[0].r), free(r[1].r);
     return -1;
 }

@@ -177,16 +177,20 @@ static int64_t choose_paper(frun *runs, int64_t nr, int32_t n, cand *out)
 
 /* the heaviest set of non-overlapping candidates (weighted interval
  * scheduling over positions); ties keep the earlier-listed candidate */
-static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun *runs, int64_t nr, cand **outp)
+static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun *runs, int64_t nr, fscratch *w,
+                           cand **outp)
 {
-    int32_t *pre = psk_big_alloc(((size_t)n + 1) * sizeof *pre);
+    /* pre and head: w's arrays if it is given, else allocated (own: free) */
+    int own = !w;
+    int32_t *pre = w ? fscratch_get(w, 0, (int64_t)n + 1) : psk_big_alloc(((size_t)n + 1) * sizeof *pre);
     if (!pre)
         return -1;
     pre[0] = 0;
     for (int32_t i = 0; i < n; i++) {
         int64_t x = pre[i] + fsym_flen(g, s[i]);
         if (x >= INT32_MAX / 2) { /* cannot be: more than the input */
-            free(pre);
+            if (own)
+                free(pre);
             return -1;
         }
         pre[i + 1] = (int32_t)x;
@@ -209,7 +213,9 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
         bmask = 2 * bmask + 1;
     bcache *bc = bmask ? calloc((size_t)bmask + 1, sizeof *bc) : NULL;
     if (!c || (bmask && !bc)) {
-        free(pre), free(c), free(bc);
+        if (own)
+            free(pre);
+        free(c), free(bc);
         return -1;
     }
     for (int64_t i = 0; i < nr; i++) {
@@ -233,7 +239,9 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
                 if (h == nseen) {
                     int32_t folded = body_folded_len(g, s, st, p, bc, bmask);
                     if (folded < 0) {
-                        free(pre), free(c), free(bc);
+                        if (own)
+                            free(pre);
+                        free(c), free(bc);
                         return -1;
                     }
                     seen_off[h] = off;
@@ -248,11 +256,13 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
     /* bucket candidates by end position; then best[e], the heaviest set
      * ending by e, in pre's array (no longer needed), and pick[e], the
      * candidate ending at e that gives it, over head[e] once read */
-    int32_t *head = psk_big_alloc(((size_t)n + 1) * sizeof *head);
+    int32_t *head = w ? fscratch_get(w, 1, (int64_t)n + 1) : psk_big_alloc(((size_t)n + 1) * sizeof *head);
     int32_t *nxt = psk_big_alloc(((size_t)nc ? (size_t)nc : 1) * sizeof *nxt);
     int32_t *best = pre, *pick = head;
     if (!head || !nxt) {
-        free(pre), free(c), free(head), free(nxt);
+        if (own)
+            free(pre), free(head);
+        free(c), free(nxt);
         return -1;
     }
     for (int32_t i = 0; i <= n; i++)
@@ -290,9 +300,45 @@ static int64_t choose_best(fgrammar *g, const int32_t *s, int32_t n, const frun 
         out[i] = out[m - 1 - i];
         out[m - 1 - i] = t;
     }
-    free(pre), free(c), free(head), free(nxt);
+    if (own)
+        free(pre), free(head);
+    free(c), free(nxt);
     *outp = out;
     return out ? m : -1;
+}
+
+/* one round: every run, the folds chosen, applied; 1 if there was no run
+ * left, 0 if folds were made, -1 if memory ran out */
+static int fold_round(fgrammar *g, int32_t *s, int32_t *n, fscratch *w)
+{
+    frun *runs = NULL;
+    int64_t nr = 0;
+    int32_t k = g->k0 + g->nloops;
+    int rc = g->algo == PSK_FOLD_PAPER ? fold_runs_probe(s, *n, k, &runs, &nr)
+             : g->plain                ? fold_runs_linear(s, *n, k, &runs, &nr)
+                                       : fold_runs_split(s, *n, k, w, &runs, &nr);
+    if (rc)
+        return -1;
+    if (nr == 0) {
+        free(runs);
+        return 1;
+    }
+    cand *c = NULL;
+    int64_t nc;
+    if (g->algo == PSK_FOLD_PAPER) {
+        c = malloc((size_t)nr * sizeof *c);
+        nc = c ? choose_paper(runs, nr, *n, c) : -1;
+    } else {
+        nc = choose_best(g, s, *n, runs, nr, w, &c);
+    }
+    free(runs);
+    if (nc < 0 || apply(g, s, n, c, nc)) {
+        free(c);
+        return -1;
+    }
+    free(c);
+    g->rounds++;
+    return 0;
 }
 
 int fold_sequence(fgrammar *g, int32_t *s, int32_t *n)
@@ -301,33 +347,15 @@ int fold_sequence(fgrammar *g, int32_t *s, int32_t *n)
         return fold_topdown(g, s, n);
     if (g->algo == PSK_FOLD_BOTTOMUP)
         return fold_bottomup(g, s, n);
-    for (;;) {
-        frun *runs = NULL;
-        int64_t nr = 0;
-        int32_t k = g->k0 + g->nloops;
-        int rc = g->algo == PSK_FOLD_PAPER ? fold_runs_probe(s, *n, k, &runs, &nr)
-                 : g->plain                ? fold_runs_linear(s, *n, k, &runs, &nr)
-                                           : fold_runs_split(s, *n, k, &runs, &nr);
-        if (rc)
-            return -1;
-        if (nr == 0) {
-            free(runs);
-            return 0;
-        }
-        cand *c = NULL;
-        int64_t nc;
-        if (g->algo == PSK_FOLD_PAPER) {
-            c = malloc((size_t)nr * sizeof *c);
-            nc = c ? choose_paper(runs, nr, *n, c) : -1;
-        } else {
-            nc = choose_best(g, s, *n, runs, nr, &c);
-        }
-        free(runs);
-        if (nc < 0 || apply(g, s, n, c, nc)) {
-            free(c);
-            return -1;
-        }
-        free(c);
-        g->rounds++;
-    }
+    /* the big arrays are this call's unless an enclosing round holds them
+     * (a body folded while choosing) */
+    fscratch *w = g->scratch.busy ? NULL : &g->scratch;
+    if (w)
+        w->busy = 1;
+    int rc;
+    while ((rc = fold_round(g, s, n, w)) == 0)
+        ;
+    if (w)
+        w->busy = 0;
+    return rc < 0 ? -1 : 0;
 }

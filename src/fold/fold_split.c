@@ -156,12 +156,12 @@ static int runs_renamed(const int32_t *s, int32_t n, frun **out, int64_t *nout)
     return rc;
 }
 
-int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t *nout)
+int fold_runs_split(const int32_t *s, int32_t n, int32_t k, fscratch *w, frun **out, int64_t *nout)
 {
     *out = NULL;
     *nout = 0;
     if (n < SPLIT_MIN)
-        return k > 4 * n + 64 ? runs_renamed(s, n, out, nout) : fold_runs_linear(s, n, k, out, nout);
+        return k > 4 * n + 64 ? runs_renamed(s, n, out, nout) : fold_runs_linear_in(s, n, k, w, out, nout);
     uint8_t *seen = calloc((size_t)k ? (size_t)k : 1, 1);
     if (!seen)
         return -1;
@@ -173,7 +173,7 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, frun **out, int64_t 
     if (once == 0) {
         free(seen);
         int rc = fold_runs_periodic(s, n, k, out, nout);
-        return rc > 0 ? fold_runs_linear(s, n, k, out, nout) : rc;
+        return rc > 0 ? fold_runs_linear_in(s, n, k, w, out, nout) : rc;
     }
     int32_t *map = malloc((size_t)k * sizeof *map);
     rlist piece = {0}, nat = {0}, inv = {0};

@@ -183,7 +183,7 @@ static void same_runs(const int32_t *s, int32_t n, int32_t k, int t)
     frun *want, *got;
     int64_t nw, ng;
     assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
-    assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
+    assert_int_equal(fold_runs_split(s, n, k, NULL, &got, &ng), 0);
     same_run_list(want, nw, got, ng, "split", t, n);
 }
 
@@ -225,7 +225,7 @@ static void test_split_runs(void **state)
         frun *want, *got;
         int64_t nw, ng;
         assert_int_equal(fold_runs_linear(s, n, k, &want, &nw), 0);
-        assert_int_equal(fold_runs_split(s, n, k, &got, &ng), 0);
+        assert_int_equal(fold_runs_split(s, n, k, NULL, &got, &ng), 0);
         assert_int_equal(ng, nw);
         for (int64_t i = 0; i < nw; i++)
             if (want[i].start != got[i].start || want[i].period != got[i].period || want[i].length != got[i].length)
