@@ -144,6 +144,66 @@ static void test_suffix_array(void **state)
     }
 }
 
+/* sfx_sais on s[0..n) checked in linear time: a permutation, each suffix
+ * before the next by its first symbol, then by the ranks of the suffixes
+ * one symbol on (the end smallest) */
+static void check_sa_linear(const int32_t *s, int32_t n, int32_t k)
+{
+    int32_t *sa = malloc((size_t)n * sizeof *sa), *rank = malloc((size_t)n * sizeof *rank);
+    assert_non_null(sa);
+    assert_non_null(rank);
+    assert_int_equal(sfx_sais(s, sa, n, k), 0);
+    for (int32_t i = 0; i < n; i++)
+        rank[i] = -1;
+    for (int32_t i = 0; i < n; i++) {
+        if (sa[i] < 0 || sa[i] >= n || rank[sa[i]] >= 0)
+            fail_msg("SA[%d] = %d: not a permutation (n = %d, k = %d)", i, sa[i], n, k);
+        rank[sa[i]] = i;
+    }
+    for (int32_t i = 1; i < n; i++) {
+        int32_t a = sa[i - 1], b = sa[i];
+        int ok = s[a] < s[b] || (s[a] == s[b] && (a + 1 == n || (b + 1 < n && rank[a + 1] < rank[b + 1])));
+        if (!ok)
+            fail_msg("suffix %d before %d (SA[%d], n = %d, k = %d)", a, b, i, n, k);
+    }
+    free(sa);
+    free(rank);
+}
+
+/* texts long enough for SA-IS's copies of one and two bytes a symbol, and
+ * past them: random ones, and nested repeats of random words (long common
+ * prefixes) */
+static void test_suffix_array_long(void **state)
+{
+    (void)state;
+    const int32_t n = 300000;
+    int32_t *s = malloc((size_t)n * sizeof *s);
+    assert_non_null(s);
+    static const int32_t alpha[] = {3, 200, 5000, 70000};
+    for (int a = 0; a < 4; a++) {
+        for (int32_t i = 0; i < n; i++)
+            s[i] = (int32_t)(next() % (uint64_t)alpha[a]);
+        check_sa_linear(s, n, alpha[a]);
+        int32_t m = 0;
+        while (m < n) { /* a word repeated, sometimes twice nested */
+            int32_t w[40], len = 1 + (int32_t)(next() % 40), reps = 2 + (int32_t)(next() % 50);
+            for (int32_t i = 0; i < len; i++)
+                w[i] = (int32_t)(next() % (uint64_t)alpha[a]);
+            for (int32_t r = 0; r < reps && m < n; r++)
+                for (int32_t i = 0; i < len && m < n; i++)
+                    s[m++] = w[i];
+            if (next() % 3 == 0 && m > 2000) {
+                int32_t from = m - 1000 - (int32_t)(next() % 1000);
+                for (int32_t r = 0, l = m - from; r < 3; r++)
+                    for (int32_t i = 0; i < l && m < n; i++, m++)
+                        s[m] = s[from + i];
+            }
+        }
+        check_sa_linear(s, n, alpha[a]);
+    }
+    free(s);
+}
+
 static void test_run_finders(void **state)
 {
     (void)state;
@@ -573,6 +633,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_examples),
         cmocka_unit_test(test_suffix_array),
+        cmocka_unit_test(test_suffix_array_long),
         cmocka_unit_test(test_run_finders),
         cmocka_unit_test(test_split_runs),
         cmocka_unit_test(test_periodic_runs),
