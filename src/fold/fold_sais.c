@@ -43,6 +43,7 @@ static void buckets(const int32_t *cnt, int32_t *b, int32_t k, int end)
 }
 
 static int sais_i32(const int32_t *T, int32_t *SA, int32_t n, int32_t k);
+static int sais_any(const int32_t *T, int32_t *SA, int32_t n, int32_t k);
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -68,7 +69,9 @@ static int sais_i32(const int32_t *T, int32_t *SA, int32_t n, int32_t k);
 
 enum { NARROW_MIN = 1 << 18 }; /* shorter texts: the copy gains nothing */
 
-int sfx_sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
+/* from a narrow copy of T if it pays, else from T (also if the copy cannot
+ * be had) */
+static int sais_any(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
 {
     if (n >= NARROW_MIN && k <= 256) {
         uint8_t *t = psk_big_alloc((size_t)n);
@@ -90,4 +93,9 @@ int sfx_sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
         }
     }
     return sais_i32(T, SA, n, k);
+}
+
+int sfx_sais(const int32_t *T, int32_t *SA, int32_t n, int32_t k)
+{
+    return sais_any(T, SA, n, k);
 }

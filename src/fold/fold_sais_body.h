@@ -1,6 +1,7 @@
 /* The body of SA-IS (fold_sais.c) for one type of symbol: included there
  * once per type with SYM the type and FN(name) the name of each function
- * for it (the reduced string's recursion is always over int32_t). */
+ * for it (the reduced string, int32_t, is sorted through sais_any: from a
+ * narrow copy too if it is long and its names few). */
 
 /* L pass: from the LMS suffixes (x > 0 each, at their buckets' ends), the
  * L suffixes in order; b: bucket starts */
@@ -130,7 +131,7 @@ static int FN(sais)(const SYM *T, int32_t *SA, int32_t n, int32_t k)
             SA[j--] = SA[i];
     /* stage 2: sort the LMS suffixes, recursing if names repeat */
     if (name < m) {
-        if (sais_i32(s1, sa1, m, name)) {
+        if (sais_any(s1, sa1, m, name)) {
             free(cnt), free(b);
             return -1;
         }
