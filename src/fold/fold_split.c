@@ -162,14 +162,26 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, fscratch *w, frun **
     *nout = 0;
     if (n < SPLIT_MIN)
         return k > 4 * n + 64 ? runs_renamed(s, n, out, nout) : fold_runs_linear_in(s, n, k, w, out, nout);
-    uint8_t *seen = calloc((size_t)k ? (size_t)k : 1, 1);
+    /* seen[x]: 0, 1 or 2 for x seen never, once or more; counted in four
+     * tables, a position in each in turn (a symbol back a few positions
+     * later does not wait for its count's store), then summed */
+    uint8_t *seen = calloc(4 * ((size_t)k ? (size_t)k : 1), 1);
     if (!seen)
         return -1;
+    int32_t i4 = 0;
+    for (; i4 + 4 <= n; i4 += 4)
+        for (int32_t t = 0; t < 4; t++) {
+            uint8_t *c = &seen[(size_t)t * (size_t)k + (size_t)s[i4 + t]];
+            *c += *c < 2;
+        }
+    for (; i4 < n; i4++)
+        seen[s[i4]] += seen[s[i4]] < 2;
     int32_t once = 0;
-    for (int32_t i = 0; i < n; i++)
-        seen[s[i]] += seen[s[i]] < 2;
-    for (int32_t i = 0; i < n; i++)
-        once += seen[s[i]] == 1;
+    for (int32_t x = 0; x < k; x++) {
+        int v = seen[x] + seen[k + x] + seen[2 * (size_t)k + x] + seen[3 * (size_t)k + x];
+        seen[x] = (uint8_t)(v < 2 ? v : 2);
+        once += v == 1;
+    }
     if (once == 0) {
         free(seen);
         int rc = fold_runs_periodic(s, n, k, out, nout);
