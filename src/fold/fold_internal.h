@@ -26,8 +26,9 @@ int fvec_push(fvec *a, int32_t x);
 int fvec_reserve(fvec *a, int64_t n);
 
 /* big work arrays reused from one round to the next (fold_scratch.c): a
- * round takes them if no enclosing round of the same grammar holds them
- * (busy: the body folds inside a round's choice fold on their own) */
+ * folding takes them if no enclosing round of the same grammar holds them
+ * (busy: the body folds inside a round's choice fold on their own), and
+ * frees them when it ends */
 enum { FSCRATCH_SLOTS = 2 };
 typedef struct fscratch {
     int32_t *v[FSCRATCH_SLOTS];

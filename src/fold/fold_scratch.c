@@ -1,8 +1,10 @@
 /* Big work arrays kept from one folding round to the next (fold_internal.h,
  * fscratch): the first round's suffix array and its inverse become the
  * choice's prefix sums and buckets, then the next rounds' arrays, in pages
- * already touched. On this kind of machine a fresh page costs its zeroing
- * by the kernel, about a tenth of a round over millions of symbols. */
+ * already touched; freed when the folding ends (what comes after it, the
+ * loop tree, has the memory). On this kind of machine a fresh page costs
+ * its zeroing by the kernel, about a tenth of a round over millions of
+ * symbols. */
 #include <stdlib.h>
 
 #include "fold_internal.h"

@@ -355,7 +355,7 @@ int fold_sequence(fgrammar *g, int32_t *s, int32_t *n)
     int rc;
     while ((rc = fold_round(g, s, n, w)) == 0)
         ;
-    if (w)
-        w->busy = 0;
+    if (w) /* what follows the folding (building its tree) has the memory */
+        fscratch_free(w);
     return rc < 0 ? -1 : 0;
 }
