@@ -149,7 +149,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--proc-null")) proc_null = 1;
         else if (!strcmp(argv[i], "--alltoall") && i + 1 < argc) a2a = atol(argv[++i]);
-        else if (!strcmp(argv[i], "--shape") && i + 1 < argc && (!strcmp(argv[i + 1], "lu") || !strcmp(argv[i + 1], "halo3d")))
+        else if (!strcmp(argv[i], "--shape") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "lu") || !strcmp(argv[i + 1], "halo3d")))
             shape3d = !strcmp(argv[++i], "halo3d");
         else if (argv[i][0] != '-' && !out) out = argv[i];
         else {
@@ -202,7 +203,8 @@ int main(int argc, char **argv)
     if (iters < 1)
         iters = 1;
     psk_job job = {.job_id = 0x5eed0000ull + seed, .nranks = (int)P, .flavour = PSK_MPI_OPENMPI,
-                   .mpi_version = "synthetic", .command = shape3d ? "gen_trace (3-D halo exchange)" : "gen_trace (NPB LU-shaped)"};
+                   .mpi_version = "synthetic",
+                   .command = shape3d ? "gen_trace (3-D halo exchange)" : "gen_trace (NPB LU-shaped)"};
     uint64_t *start = calloc((size_t)P, sizeof *start);
     if (psk_writer_open(out, &job, start, &g.w)) {
         fprintf(stderr, "gen_trace: %s\n", psk_writer_errmsg(g.w));
