@@ -18,6 +18,14 @@ typedef struct frun {
     int32_t start, period, length;
 } frun;
 
+/* a growable list of runs */
+typedef struct frlist {
+    frun *r;
+    int64_t n, cap;
+} frlist;
+/* fold_lyndon.c: appends x to l; 0, or -1 if memory ran out */
+int fold_frlist_push(frlist *l, frun x);
+
 typedef struct fvec { /* a growable int32 array */
     int32_t *v;
     int64_t n, cap;

@@ -35,12 +35,7 @@
 #include "fold_suffix.h"
 #include "psk_mem.h"
 
-typedef struct rlist { /* a growable list of runs */
-    frun *r;
-    int64_t n, cap;
-} rlist;
-
-static int push(rlist *l, frun x)
+int fold_frlist_push(frlist *l, frun x)
 {
     if (l->n == l->cap) {
         int64_t c = l->cap ? 2 * l->cap : 64;
@@ -163,7 +158,7 @@ int fold_runs_linear_in(const int32_t *s, int32_t n, int32_t k, fscratch *w, fru
     int32_t *sa = w ? fscratch_get(w, 0, n) : psk_big_alloc((size_t)n * sizeof *sa);
     int32_t *isa = w ? fscratch_get(w, 1, n) : psk_big_alloc((size_t)n * sizeof *isa);
     stk lo = {0}, hi = {0}; /* next smaller and next greater value stacks */
-    rlist r[2] = {{0}};     /* the runs of each order, last root first */
+    frlist r[2] = {{0}};     /* the runs of each order, last root first */
     fwd e = {s, n, k, 0, 32 * (int64_t)n + 4096, NULL};
     if (!sa || !isa || sfx_sais(s, sa, n, k))
         goto fail;
@@ -198,7 +193,7 @@ int fold_runs_linear_in(const int32_t *s, int32_t n, int32_t k, fscratch *w, fru
         for (int order = 0; order < 2; order++) {
             frun x;
             int rc = root_run(&e, i, lam[order], order, &x);
-            if (rc < 0 || (rc && push(&r[order], x)))
+            if (rc < 0 || (rc && fold_frlist_push(&r[order], x)))
                 goto fail;
         }
     }

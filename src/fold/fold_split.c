@@ -24,25 +24,6 @@ enum {
                        * than the suffix structures' cache misses there) */
 };
 
-typedef struct rlist { /* a growable list of runs */
-    frun *r;
-    int64_t n, cap;
-} rlist;
-
-static int rpush(rlist *l, frun x)
-{
-    if (l->n == l->cap) {
-        int64_t c = l->cap ? 2 * l->cap : 256;
-        frun *t = realloc(l->r, (size_t)c * sizeof *t);
-        if (!t)
-            return -1;
-        l->r = t;
-        l->cap = c;
-    }
-    l->r[l->n++] = x;
-    return 0;
-}
-
 /* w[0..p) repeats no shorter word */
 static int primitive(const int32_t *w, int32_t p)
 {
@@ -61,7 +42,7 @@ static int primitive(const int32_t *w, int32_t p)
 /* the runs of s[0..n) by direct comparison, starts offset by `at`: for
  * each period p, the stretches where s[j] == s[j + p] that are p or longer
  * each hold a multiple of p, so only those are probed and extended */
-static int runs_direct(const int32_t *s, int32_t n, int32_t at, rlist *out)
+static int runs_direct(const int32_t *s, int32_t n, int32_t at, frlist *out)
 {
     for (int32_t p = 1; 2 * p <= n; p++) {
         for (int32_t q = 0; q + p < n; q += p) {
@@ -74,7 +55,7 @@ static int runs_direct(const int32_t *s, int32_t n, int32_t at, rlist *out)
                 b++;
             /* [a, b + p) has period p; its smallest period if the root is
              * primitive (a smaller one would divide p) */
-            if (b - a >= p && primitive(s + a, p) && rpush(out, (frun){at + a, p, b + p - a}))
+            if (b - a >= p && primitive(s + a, p) && fold_frlist_push(out, (frun){at + a, p, b + p - a}))
                 return -1;
             q = b / p * p; /* the next probe is past this stretch */
         }
@@ -188,7 +169,7 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, fscratch *w, frun **
         return rc > 0 ? fold_runs_linear_in(s, n, k, w, out, nout) : rc;
     }
     int32_t *map = malloc((size_t)k * sizeof *map);
-    rlist piece = {0}, nat = {0}, inv = {0};
+    frlist piece = {0}, nat = {0}, inv = {0};
     keyed *kr = NULL;
     int64_t kcap = 0;
     int32_t *tmp = NULL, tcap = 0;
@@ -234,7 +215,7 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, fscratch *w, frun **
             if (rc)
                 goto fail;
             for (int64_t i = 0; i < nr; i++)
-                if (rpush(&piece, (frun){r[i].start + a, r[i].period, r[i].length})) {
+                if (fold_frlist_push(&piece, (frun){r[i].start + a, r[i].period, r[i].length})) {
                     free(r);
                     goto fail;
                 }
@@ -255,7 +236,7 @@ int fold_runs_split(const int32_t *s, int32_t n, int32_t k, fscratch *w, frun **
         if (piece.n > 1)
             qsort(kr, (size_t)piece.n, sizeof *kr, cmp_root);
         for (int64_t i = 0; i < piece.n; i++)
-            if (rpush(kr[i].order ? &inv : &nat, kr[i].r))
+            if (fold_frlist_push(kr[i].order ? &inv : &nat, kr[i].r))
                 goto fail;
         a = b;
     }
