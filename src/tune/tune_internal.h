@@ -146,6 +146,7 @@ typedef struct psk_tune_group {
     double base, sp, sn, h; /* monitoring: baseline, CUSUMs, threshold */
     double noise;           /* the incumbent's spread of log time per call */
     double alarm_base;      /* the baseline when the last change was detected */
+    double alarm_now;       /* the incumbent's level then (its last three slots); 0 once used */
     int warmup;             /* a warm start's windows before its baseline (its own) */
     int change_inc;         /* the incumbent when the last change was detected */
     int back_arm;           /* exploring after a change: the one before that change's */

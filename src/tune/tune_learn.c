@@ -285,6 +285,7 @@ static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *la
         memcpy(v, last + nlast - n, (size_t)n * sizeof *v);
         now = psk_tune_stats_median(v, n);
     }
+    g->alarm_now = now;
     for (int a = 0; a < PSK_TUNE_NARMS; a++) {
         if (g->arm[a].dropped && still_slower(g, a, now))
             keep_dropped |= 1u << a;
@@ -327,6 +328,15 @@ static void reexplore(const psk_tune_comm *c, psk_tune_group *g, const float *la
     g->sp = g->sn = 0;
     if (g->nhist < PSK_TUNE_NHIST)
         g->hist[g->nhist++] = (psk_tune_change){g->calls, (int8_t)g->inc, (int8_t)g->inc, WHY_CHANGE};
+}
+
+/* a window's loss against an earlier level of the incumbent (ns a call):
+ * what its slots of the incumbent took beyond it, credited to exploring */
+static void credit_loss(psk_tune_group *g, const double *per, int nper, double level)
+{
+    for (int s = 0; s < nper; s++)
+        if (!g->smixed[s] && g->sarm[s] == g->inc && per[s] > level)
+            g->credit += (per[s] - level) * g->scalls[s];
 }
 
 /* Level shifts of the incumbent, in every phase of the learner: the
@@ -386,6 +396,15 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, c
                     g->arm[a].dropped = 0;
                     g->active |= 1u << a;
                 }
+        /* ... and that slowdown is a change for the worse no alarm will
+         * show: what this window lost against the level at the alarm may
+         * be spent exploring, as an alarm's window's loss is (else the
+         * probes wait for the budget, 100 calls and more, while every
+         * call is the slow level's) */
+        if (g->phase == PH_EXPLORE && g->inc_before >= 0 && g->alarm_now > 0 &&
+            log(g->base / g->alarm_now) > fmax(0.1, g->noise))
+            credit_loss(g, per, nper, g->alarm_now);
+        g->alarm_now = 0;
     }
     for (int s = 0; s < nper; s++) {
         if (g->smixed[s])
@@ -421,9 +440,7 @@ static int watch(const psk_tune_comm *c, psk_tune_group *g, const double *per, c
         /* a slowdown of the median (not a burst of outliers): what the
          * window lost against the baseline may be spent exploring */
         if (y > 1.1 * g->base)
-            for (int i = 0; i < nper; i++)
-                if (!g->smixed[i] && g->sarm[i] == g->inc && per[i] > g->base)
-                    g->credit += (per[i] - g->base) * g->scalls[i];
+            credit_loss(g, per, nper, g->base);
         g->alarms++;
         g->alarm_base = g->base;
         /* exploring, a shift under 1.5 times: a new baseline, the
