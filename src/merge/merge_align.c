@@ -416,7 +416,7 @@ static int emit(aligner *a, int np, uint32_t rep)
             m->ts_g[j] = a->gap[j];
             sd += (double)(a->ev[j].t_exit - a->ev[j].t_entry);
         }
-        if (tsum_event(m, &m->ts, m->nbase + m->n - 1, a->parts, np, m->ts_g, sd))
+        if (tsum_event(m, &m->ts, m->nbase + m->n - 1, (uint32_t)cls, a->parts, np, m->ts_g, sd))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
     }
     for (int j = 0; j < np; j++) {

@@ -3,19 +3,24 @@
  * and a CRC-32 of the payload: the job header (JSON), the rank sets, the
  * classes, the merged events (class and pattern length), the pattern pool,
  * (optionally the summarised times: merge_tsum.c), and per rank its times
- * and call order. Written and read whole. */
+ * and call order. Written and read whole; from version 4 each payload
+ * compressed where that makes it smaller (zstd). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "merge_internal.h"
 #include "psk_varint.h"
 
 #define MAGIC "PSKMERGE"
-#define VERSION 3 /* 2: trace format 3's fields, TSUM, orders shared between ranks; 3: threads */
+#define VERSION 4 /* 2: trace format 3's fields, TSUM, orders shared between ranks; 3: threads;
+                   * 4: payloads coded (zstd), event classes as differences, summarised times
+                   * to 1/32 of an octave as differences within their class */
 #define VERSION_OLDEST 2 /* read as well: every call from one thread */
 
 
@@ -44,21 +49,44 @@ static uint32_t crc_of(const uint8_t *p, size_t len)
     return (uint32_t)crc;
 }
 
+#define ZMIN 64    /* payloads shorter than this are stored as they are */
+#define ZLEVEL 3   /* zstd's default */
+#define ZRATIO 32768 /* a zstd frame holds at most this many bytes a byte (an RLE block: 4 bytes, 128 KiB) */
+
 int msec_begin(msec *w, FILE *f, uint32_t tag, uint64_t len)
 {
-    uint8_t h[12];
-    le(h, tag, 4);
-    le(h + 4, len, 8);
+    uint8_t h[13];
     w->f = f;
     w->crc = (uint32_t)crc32(0L, Z_NULL, 0);
     w->left = len;
-    return fwrite(h, 1, 12, f) != 12;
+    w->stored = 0;
+    w->z = 0;
+    if (len >= ZMIN && (w->at = (int64_t)ftello(f)) >= 0) { /* its length is known at its end */
+        if (!w->zc && !(w->zc = ZSTD_createCCtx()))
+            return 1;
+        if (!w->zbuf && !(w->zbuf = malloc(w->zcap = ZSTD_CStreamOutSize())))
+            return 1;
+        ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
+        if (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, ZLEVEL)) ||
+            ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(w->zc, len)))
+            return 1;
+        w->z = 1;
+    }
+    le(h, tag, 4);
+    le(h + 4, len ? (w->z ? 0 : len + 1) : 0, 8);
+    h[12] = (uint8_t)w->z; /* the coding */
+    if (fwrite(h, 1, len ? 13 : 12, f) != (len ? 13u : 12u))
+        return 1;
+    if (len) {
+        w->crc = (uint32_t)crc32(w->crc, h + 12, 1);
+        w->stored = 1;
+    }
+    return 0;
 }
 
-int msec_put(msec *w, const uint8_t *p, size_t len)
+/* bytes of the payload as stored */
+static int stored_put(msec *w, const uint8_t *p, size_t len)
 {
-    if (len > w->left)
-        return -1;
     uLong crc = w->crc;
     for (size_t done = 0; done < len;) { /* crc32 takes uInt lengths */
         size_t n = len - done > (1u << 30) ? (1u << 30) : len - done;
@@ -66,23 +94,62 @@ int msec_put(msec *w, const uint8_t *p, size_t len)
         done += n;
     }
     w->crc = (uint32_t)crc;
-    w->left -= len;
+    w->stored += len;
     return len && fwrite(p, 1, len, w->f) != len;
+}
+
+/* the compressor on p[0..len), mode ZSTD_e_continue or ZSTD_e_end */
+static int zput(msec *w, const uint8_t *p, size_t len, ZSTD_EndDirective mode)
+{
+    ZSTD_inBuffer in = {p, len, 0};
+    for (;;) {
+        ZSTD_outBuffer out = {w->zbuf, w->zcap, 0};
+        size_t left = ZSTD_compressStream2(w->zc, &out, &in, mode);
+        if (ZSTD_isError(left) || stored_put(w, w->zbuf, out.pos))
+            return 1;
+        if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size)
+            return 0;
+    }
+}
+
+int msec_put(msec *w, const uint8_t *p, size_t len)
+{
+    if (len > w->left)
+        return -1;
+    w->left -= len;
+    if (!len)
+        return 0;
+    return w->z ? zput(w, p, len, ZSTD_e_continue) : stored_put(w, p, len);
 }
 
 int msec_end(msec *w)
 {
-    uint8_t c[4];
+    uint8_t c[8];
+    if (w->left || (w->z && zput(w, NULL, 0, ZSTD_e_end)))
+        return 1;
+    if (w->z) { /* the length, now known */
+        int64_t end = (int64_t)ftello(w->f);
+        le(c, w->stored, 8);
+        if (end < 0 || fseeko(w->f, (off_t)(w->at + 4), SEEK_SET) || fwrite(c, 1, 8, w->f) != 8 ||
+            fseeko(w->f, (off_t)end, SEEK_SET))
+            return 1;
+    }
     le(c, w->crc, 4);
-    return w->left || fwrite(c, 1, 4, w->f) != 4;
+    return fwrite(c, 1, 4, w->f) != 4;
 }
 
-static int section(FILE *f, uint32_t tag, const uint8_t *p, size_t len)
+void msec_free(msec *w)
 {
-    msec w;
-    return msec_begin(&w, f, tag, len) || msec_put(&w, p, len) || msec_end(&w);
+    ZSTD_freeCCtx(w->zc);
+    free(w->zbuf);
+    w->zc = NULL;
+    w->zbuf = NULL;
 }
 
+static int section(msec *w, FILE *f, uint32_t tag, const uint8_t *p, size_t len)
+{
+    return msec_begin(w, f, tag, len) || msec_put(w, p, len) || msec_end(w);
+}
 
 static int put_bytes(mbuf *b, const void *p, size_t n)
 {
@@ -94,16 +161,16 @@ static int put_bytes(mbuf *b, const void *p, size_t n)
     return 0;
 }
 
-int merged_write_head(psk_merged *m, FILE *f)
+int merged_write_head(psk_merged *m, msec *w, FILE *f)
 {
     int err = fwrite(MAGIC, 1, 8, f) != 8 || fputc(VERSION, f) == EOF;
     char *job = psk_jobdoc_text(m->doc);
-    err |= !job || section(f, MT_JOB, (const uint8_t *)job, strlen(job));
+    err |= !job || section(w, f, MT_JOB, (const uint8_t *)job, strlen(job));
     free(job);
     return err;
 }
 
-int merged_write_tables(psk_merged *m, FILE *f, mbuf *b)
+int merged_write_tables(psk_merged *m, msec *w, FILE *f, mbuf *b)
 {
     /* rank sets */
     b->len = 0;
@@ -116,22 +183,31 @@ int merged_write_tables(psk_merged *m, FILE *f, mbuf *b)
         for (size_t j = 0; j < len / 4 && !err; j++)
             err |= mbuf_put_uvar(b, (uint64_t)(r[j] - (j ? r[j - 1] : 0)));
     }
-    err |= err || section(f, MT_PSET, b->p, b->len);
+    err |= err || section(w, f, MT_PSET, b->p, b->len);
     /* classes */
     b->len = 0;
     n = psk_intern_count(m->classes);
     err |= mbuf_put_uvar(b, n);
-    for (uint32_t i = 0; i < n && !err; i++) {
+    const uint8_t *prev = NULL;
+    size_t plen = 0;
+    for (uint32_t i = 0; i < n && !err; i++) { /* each key less the one before (merge_delta.c) */
         size_t len;
         const uint8_t *k = psk_intern_key(m->classes, i, &len);
-        err |= mbuf_put_uvar(b, len) || put_bytes(b, k, len);
+        err |= mbuf_put_uvar(b, len) || mbuf_reserve(b, len);
+        if (!err) {
+            kdelta_code(prev, plen, k, len, b->p + b->len);
+            b->len += len;
+        }
+        prev = k, plen = len;
     }
-    return err || section(f, MT_CLAS, b->p, b->len);
+    return err || section(w, f, MT_CLAS, b->p, b->len);
 }
 
-int merged_event_entry(mbuf *b, uint32_t cls, uint64_t len)
+int merged_event_entry(mbuf *b, uint32_t *prev, uint32_t cls, uint64_t len)
 {
-    return mbuf_put_uvar(b, cls) || mbuf_put_uvar(b, len);
+    int64_t d = (int64_t)cls - (int64_t)*prev;
+    *prev = cls;
+    return mbuf_put_svar(b, d) || mbuf_put_uvar(b, len);
 }
 
 int merged_write_events_head(mbuf *b, uint64_t n)
@@ -149,8 +225,11 @@ int merged_rank_suffix(mbuf *b, const uint32_t *perm, uint64_t n, int back)
     int err = mbuf_put_uvar(b, !perm ? 0 : back > 0 ? 2 : 1);
     if (perm && back > 0)
         return err || mbuf_put_uvar(b, (uint64_t)back);
+    /* each position less the one before's plus one (-1 before the first):
+     * 0 where the order is the merged one, a constant where a run of calls
+     * is spread evenly (Algorithm 1 putting every send of a long run first) */
     for (uint64_t k = 0; perm && k < n && !err; k++)
-        err |= mbuf_put_svar(b, (int64_t)perm[k] - (int64_t)k);
+        err |= mbuf_put_svar(b, (int64_t)perm[k] - (k ? (int64_t)perm[k - 1] : -1) - 1);
     return err;
 }
 
@@ -212,9 +291,28 @@ int merged_same_orders(int P, const uint32_t *const *perm, const mrank *rank, in
     return 0;
 }
 
-int merged_write_end(FILE *f)
+int merged_write_end(msec *w, FILE *f)
 {
-    return section(f, MT_END, NULL, 0);
+    return section(w, f, MT_END, NULL, 0);
+}
+
+/* the patterns, each event's coded against its reference's (merge_delta.c) */
+static int write_pool(psk_merged *m, msec *w, FILE *f, mbuf *b)
+{
+    pdelta *d = pdelta_new();
+    int err = !d || msec_begin(w, f, MT_POOL, m->pool.len);
+    b->len = 0;
+    for (uint64_t i = 0; i < m->n && !err; i++) {
+        size_t len = (size_t)((i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i]);
+        err |= mbuf_reserve(b, len) || pdelta_code(d, m->cls[i], m->pool.p + m->evoff[i], len, b->p + b->len);
+        b->len += len;
+        if (b->len >= (1u << 16) || i + 1 == m->n) {
+            err |= err || msec_put(w, b->p, b->len);
+            b->len = 0;
+        }
+    }
+    pdelta_free(d);
+    return err || msec_end(w);
 }
 
 int psk_merged_write(psk_merged *m, const char *path)
@@ -223,14 +321,16 @@ int psk_merged_write(psk_merged *m, const char *path)
     if (!f)
         return merged_fail(m, PSK_EIO, "%s: %s", path, strerror(errno));
     mbuf b = {0};
-    int err = merged_write_head(m, f);
-    err |= err || merged_write_tables(m, f, &b);
+    msec w = {0};
+    uint32_t prev = 0;
+    int err = merged_write_head(m, &w, f);
+    err |= err || merged_write_tables(m, &w, f, &b);
     /* merged events and their patterns */
     b.len = 0;
     err |= merged_write_events_head(&b, m->n);
     for (uint64_t i = 0; i < m->n && !err; i++)
-        err |= merged_event_entry(&b, m->cls[i], (i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i]);
-    err |= err || section(f, MT_EVNT, b.p, b.len) || section(f, MT_POOL, m->pool.p, m->pool.len);
+        err |= merged_event_entry(&b, &prev, m->cls[i], (i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i]);
+    err |= err || section(&w, f, MT_EVNT, b.p, b.len) || write_pool(m, &w, f, &b);
     if (m->tsum && !err) { /* the summary instead of the ranks' times */
         b.len = 0;
         int rc = tsum_encode(m, &b);
@@ -238,10 +338,11 @@ int psk_merged_write(psk_merged *m, const char *path)
             fclose(f);
             remove(path);
             free(b.p);
+            msec_free(&w);
             return merged_fail(m, PSK_EFORMAT, "%s: cannot summarise the times: a rank has fewer than its events",
                                path);
         }
-        err |= rc || section(f, MT_TSUM, b.p, b.len);
+        err |= rc || section(&w, f, MT_TSUM, b.p, b.len);
     }
     /* per rank: times in merged order (none when summarised), and its own
      * order, or how many ranks back the same order is */
@@ -256,12 +357,13 @@ int psk_merged_write(psk_merged *m, const char *path)
         b.len = 0;
         err |= merged_rank_prefix(&b, r, mr->n, mr->mono_start, tlen) || put_bytes(&b, mr->times.p, tlen) ||
                merged_rank_suffix(&b, mr->perm, mr->n, back[r]) || merged_rank_threads(&b, mr);
-        err |= err || section(f, MT_RANK, b.p, b.len);
+        err |= err || section(&w, f, MT_RANK, b.p, b.len);
     }
     free(perm);
     free(back);
-    err |= merged_write_end(f);
+    err |= merged_write_end(&w, f);
     free(b.p);
+    msec_free(&w);
     if (fclose(f) || err) {
         remove(path);
         return merged_fail(m, PSK_EIO, "%s: cannot write (%s)", path, errno ? strerror(errno) : "out of memory");
@@ -282,7 +384,47 @@ typedef struct reader {
     int nsec;
     uint32_t tag;           /* the current section's */
     uint64_t size;          /* of the file */
+    ZSTD_DCtx *zd;          /* version 4: compressed payloads */
+    uint8_t *zplain;        /* ... decompressed */
+    size_t zcap;
 } reader;
+
+/* a section's payload from version 4: its coding byte, then the bytes as
+ * they are, or one zstd frame of them, of a size said and bounded by what
+ * a frame can hold; [p, end) made the bytes */
+static int decode_payload(reader *rd, uint64_t len)
+{
+    const uint8_t *z = rd->buf + 1;
+    size_t zlen = (size_t)len - 1;
+    int sec = rd->nsec - 1;
+    if (rd->buf[0] == 0) {
+        rd->p = z;
+        return PSK_OK;
+    }
+    if (rd->buf[0] != 1)
+        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d has an unknown coding %u", rd->path, sec,
+                           rd->buf[0]);
+    unsigned long long n = ZSTD_getFrameContentSize(z, zlen);
+    if (n == ZSTD_CONTENTSIZE_ERROR || n == ZSTD_CONTENTSIZE_UNKNOWN || n > (unsigned long long)zlen * ZRATIO ||
+        n > (1ull << 40) || ZSTD_findFrameCompressedSize(z, zlen) != zlen)
+        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d is not one zstd frame of a known size",
+                           rd->path, sec);
+    if (n > rd->zcap || !rd->zplain) {
+        uint8_t *p = realloc(rd->zplain, n ? (size_t)n : 1);
+        if (!p)
+            return merged_fail(rd->m, PSK_ENOMEM, "%s: out of memory", rd->path);
+        rd->zplain = p;
+        rd->zcap = n ? (size_t)n : 1;
+    }
+    if (!rd->zd && !(rd->zd = ZSTD_createDCtx()))
+        return merged_fail(rd->m, PSK_ENOMEM, "%s: out of memory", rd->path);
+    size_t got = ZSTD_decompressDCtx(rd->zd, rd->zplain, (size_t)n, z, zlen);
+    if (ZSTD_isError(got) || got != n)
+        return merged_fail(rd->m, PSK_EFORMAT, "%s: corrupt: section %d does not decompress", rd->path, sec);
+    rd->p = rd->zplain;
+    rd->end = rd->zplain + n;
+    return PSK_OK;
+}
 
 /* reads the next section, which must have tag want or alt; *got: which */
 static int next_section_of(reader *rd, uint32_t want, uint32_t alt, uint32_t *got)
@@ -317,7 +459,7 @@ static int next_section_of(reader *rd, uint32_t want, uint32_t alt, uint32_t *go
     rd->p = rd->buf;
     rd->end = rd->buf + len;
     rd->nsec++;
-    return PSK_OK;
+    return rd->version >= 4 && len ? decode_payload(rd, len) : PSK_OK;
 }
 
 static int next_section(reader *rd, uint32_t want)
@@ -392,9 +534,15 @@ static int read_all(reader *rd)
         return rc;
     if (get(rd, &n))
         return malformed(rd);
+    const uint8_t *prev = NULL;
+    uint64_t plen = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (get(rd, &len) || len > (uint64_t)(rd->end - rd->p) ||
-            merged_class_id(m, rd->p, len) != (int64_t)i)
+        if (get(rd, &len) || len > (uint64_t)(rd->end - rd->p))
+            return malformed(rd);
+        if (rd->version >= 4) /* less the key before (the payload is the reader's own buffer) */
+            kdelta_undo(prev, (size_t)plen, (uint8_t *)(uintptr_t)rd->p, (size_t)len);
+        prev = rd->p, plen = len;
+        if (merged_class_id(m, rd->p, len) != (int64_t)i)
             return malformed(rd);
         if (m->cinfo[i].pset >= psk_intern_count(m->psets) || !psk_fn_name(m->cinfo[i].fn))
             return malformed(rd);
@@ -410,9 +558,15 @@ static int read_all(reader *rd)
     if (n > (uint64_t)(rd->end - rd->p) / 2)
         return merged_fail(m, PSK_EFORMAT, "%s: corrupt: %llu events, more than their section holds", rd->path,
                            (unsigned long long)n);
-    uint64_t total = 0;
+    uint64_t total = 0, pcls = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (get(rd, &v))
+        if (rd->version >= 4) { /* the class as its difference from the event before's */
+            int64_t d;
+            if (psk_get_svar(&rd->p, rd->end, &d))
+                return malformed(rd);
+            v = pcls + (uint64_t)d; /* wraps modulo 2^64: checked against the classes' count below */
+            pcls = v;
+        } else if (get(rd, &v))
             return malformed(rd);
         if (v >= psk_intern_count(m->classes))
             return merged_fail(m, PSK_EFORMAT, "%s: corrupt: event %llu is of class %llu, of %u", rd->path,
@@ -432,6 +586,8 @@ static int read_all(reader *rd)
     if (total)
         memcpy(m->pool.p, rd->p, total);
     m->pool.len = total;
+    if (rd->version >= 4 && pdelta_undo(m))
+        return merged_fail(m, PSK_ENOMEM, "out of memory");
     /* the summarised times, if there: kept until the ranks' counts are known */
     uint8_t *tsum = NULL;
     size_t tsumlen = 0;
@@ -448,7 +604,7 @@ static int read_all(reader *rd)
     rc = read_ranks(rd, tag == MT_RANK);
     if (!rc)
         rc = rank_counts(rd);
-    if (!rc && tsum && (rc = tsum_decode(m, tsum, tsum + tsumlen)))
+    if (!rc && tsum && (rc = tsum_decode(m, tsum, tsum + tsumlen, rd->version)))
         rc = rc == -2 ? merged_fail(m, PSK_ENOMEM, "out of memory")
                       : merged_fail(m, PSK_EFORMAT, "%s: corrupt: the summarised times do not match the events",
                                     rd->path);
@@ -560,11 +716,15 @@ static int read_ranks(reader *rd, int have)
                 free(seen);
                 return merged_fail(m, PSK_ENOMEM, "out of memory");
             }
+            int64_t base = 0; /* what d adds to: k (version 3), or the position before's plus one */
             for (uint64_t k = 0; k < mr->n; k++) {
                 int64_t d;
                 uint64_t to = UINT64_MAX;
-                if (!psk_get_svar(&rd->p, rd->end, &d) && d >= -(int64_t)k && d < (int64_t)mr->n - (int64_t)k)
-                    to = (uint64_t)((int64_t)k + d);
+                if (rd->version < 4)
+                    base = (int64_t)k;
+                if (!psk_get_svar(&rd->p, rd->end, &d) && d >= -base && d < (int64_t)mr->n - base)
+                    to = (uint64_t)(base + d);
+                base = (int64_t)to + 1;
                 if (to == UINT64_MAX || (seen[to / 64] >> (to % 64) & 1)) {
                     free(seen);
                     return merged_fail(m, PSK_EFORMAT, "%s: rank %d's call order is not a permutation", rd->path, r);
@@ -599,6 +759,8 @@ int psk_merged_read(const char *path, psk_merged **out)
     int rc = read_all(&rd);
     fclose(rd.f);
     free(rd.buf);
+    free(rd.zplain);
+    ZSTD_freeDCtx(rd.zd);
     return rc;
 }
 

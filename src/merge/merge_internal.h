@@ -118,6 +118,10 @@ struct psk_merged {
     uint64_t nbase;      /* merged events before these (written out by the streaming merge) */
     double *ts_own, *ts_got; /* per rank while summarising: its compute, the summary's */
     int64_t *ts_g;       /* room for the gaps of one event */
+    int32_t *ts_prev;    /* per class met, its last event's codes (tsum_event): at ts_at[class] - 1 */
+    int32_t *ts_lastk;   /* per count k of statistics, the last event's codes (a class's first's reference) */
+    uint64_t *ts_at;
+    size_t ts_nprev, ts_capprev, ts_ncls;
     mbuf ts;             /* the streaming merge's summary entries not yet written out */
 };
 
@@ -125,21 +129,34 @@ struct psk_merged {
 
 enum { MT_JOB = 0x20424f4a, MT_PSET = 0x54455350, MT_CLAS = 0x53414c43, MT_EVNT = 0x544e5645,
        MT_POOL = 0x4c4f4f50, MT_RANK = 0x4b4e4152, MT_TSUM = 0x4d555354, MT_END = 0x21444e45 };
-/* a section written in pieces: its length said first, its CRC after */
+/* a section written in pieces: its length said first, its CRC after.
+ * From format version 4 a payload that is not empty starts with its
+ * coding: 0 the bytes as they are, 1 one zstd frame of them (its length
+ * then written once known, the file seeked back to it). One msec, zeroed,
+ * writes every section of a file: it keeps its compressor between them
+ * (msec_free) */
 typedef struct msec {
     FILE *f;
     uint32_t crc;
-    uint64_t left; /* payload bytes still to come */
+    uint64_t left;   /* payload bytes still to come, before coding */
+    int z;           /* this section is compressed */
+    int64_t at;      /* the file offset of its length */
+    uint64_t stored; /* bytes of its payload written */
+    void *zc;        /* ZSTD_CCtx */
+    uint8_t *zbuf;   /* the compressor's output */
+    size_t zcap;
 } msec;
 int msec_begin(msec *w, FILE *f, uint32_t tag, uint64_t len); /* 0, or 1 on a write error */
 int msec_put(msec *w, const uint8_t *p, size_t len);
-int msec_end(msec *w);                                        /* 1 if short of its length */
+int msec_end(msec *w); /* 1 if short of its length */
+void msec_free(msec *w);
 /* the pieces psk_merged_write writes, for the streaming merge to write the
  * same bytes; each 0, or non-zero on a write error or out of memory */
-int merged_write_head(psk_merged *m, FILE *f);           /* magic, version, JOB */
-int merged_write_tables(psk_merged *m, FILE *f, mbuf *b); /* PSET and CLAS */
+int merged_write_head(psk_merged *m, msec *w, FILE *f);            /* magic, version, JOB */
+int merged_write_tables(psk_merged *m, msec *w, FILE *f, mbuf *b); /* PSET and CLAS */
 int merged_write_events_head(mbuf *b, uint64_t n);       /* EVNT's count */
-int merged_event_entry(mbuf *b, uint32_t cls, uint64_t len);
+/* an event's entry: its class as the difference from *prev's (then cls) */
+int merged_event_entry(mbuf *b, uint32_t *prev, uint32_t cls, uint64_t len);
 /* a RANK section's payload: prefix, the times, suffix, threads */
 int merged_rank_prefix(mbuf *b, int r, uint64_t n, uint64_t mono_start, uint64_t tlen);
 /* the rank's order: none (perm NULL), the same as `back` ranks before it
@@ -147,10 +164,22 @@ int merged_rank_prefix(mbuf *b, int r, uint64_t n, uint64_t mono_start, uint64_t
 int merged_rank_suffix(mbuf *b, const uint32_t *perm, uint64_t n, int back);
 /* the threads that made the rank's calls, as runs in merged order */
 int merged_rank_threads(mbuf *b, const mrank *mr);
+/* version 4's differences (merge_delta.c): an event's patterns coded
+ * against a reference event's, in order, by the writers (pdelta_code:
+ * out[0..len) from b[0..len); -1 out of memory) and undone in place in a
+ * merged object read (pdelta_undo; -1 out of memory); a class key against
+ * the one before it (prev NULL: the first) */
+typedef struct pdelta pdelta;
+pdelta *pdelta_new(void);
+void pdelta_free(pdelta *d);
+int pdelta_code(pdelta *d, uint32_t cls, const uint8_t *b, size_t len, uint8_t *out);
+int pdelta_undo(psk_merged *m);
+void kdelta_code(const uint8_t *prev, size_t plen, const uint8_t *k, size_t len, uint8_t *out);
+void kdelta_undo(const uint8_t *prev, size_t plen, uint8_t *k, size_t len);
 /* (*back)[r]: how many ranks before r the first rank with the same order
  * (perm[r], rank[r].n events) is, or 0; 0, or -1 out of memory */
 int merged_same_orders(int P, const uint32_t *const *perm, const struct mrank *rank, int **back);
-int merged_write_end(FILE *f);
+int merged_write_end(msec *w, FILE *f);
 
 int merged_fail(psk_merged *m, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 psk_merged *merged_new(void);
@@ -261,11 +290,12 @@ int tsum_encode(psk_merged *m, mbuf *out);
  * of their durations) tsum_event, then tsum_factors; each 0 or -1 out of
  * memory */
 int tsum_start(psk_merged *m);
-int tsum_event(psk_merged *m, mbuf *out, uint64_t i, const int32_t *ranks, int np, int64_t *g, double sd);
+int tsum_event(psk_merged *m, mbuf *out, uint64_t i, uint32_t cls, const int32_t *ranks, int np, int64_t *g,
+               double sd);
 int tsum_factors(psk_merged *m, mbuf *out);
 /* every rank's times from a TSUM payload (after the RANK sections, which
  * give the ranks' event counts): 0, -1 malformed, -2 out of memory */
-int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end);
+int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end, int version);
 
 /* ---- one rank's events as the merge reads them (merge_rstream.c) ---- */
 

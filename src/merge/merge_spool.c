@@ -25,7 +25,9 @@ struct spool {
     char *path;
     FILE *out, *ev, *pool, *times, *tsum;
     uint64_t nev, evbytes, poolbytes, timesbytes, tsumbytes;
-    mbuf b;
+    uint32_t prev_cls; /* the last event's class: the entries say differences */
+    pdelta *pd;        /* the patterns' differences (merge_delta.c) */
+    mbuf b, pc;        /* pc: the patterns coded */
     size_t chunkmax;   /* a rank's times are written out past this */
     int P;
     chunk **ch;        /* per rank: its chunks in order */
@@ -78,7 +80,7 @@ int spool_open(const char *path, int P, spool **out)
     sp->nch = calloc((size_t)P, sizeof *sp->nch);
     sp->chcap = calloc((size_t)P, sizeof *sp->chcap);
     sp->tflushed = calloc((size_t)P, sizeof *sp->tflushed);
-    if (!sp->ch || !sp->nch || !sp->chcap || !sp->tflushed)
+    if (!sp->ch || !sp->nch || !sp->chcap || !sp->tflushed || !(sp->pd = pdelta_new()))
         return sfail(sp, PSK_ENOMEM, "cannot write");
     errno = 0;
     if (!(sp->out = fopen(path, "wb")))
@@ -112,6 +114,8 @@ void spool_close(spool *sp)
     free(sp->chcap);
     free(sp->tflushed);
     free(sp->b.p);
+    free(sp->pc.p);
+    pdelta_free(sp->pd);
     free(sp->path);
     free(sp);
 }
@@ -143,12 +147,17 @@ static int flush_times(spool *sp, int r, mbuf *t)
 static int flush_events(spool *sp, psk_merged *m)
 {
     sp->b.len = 0;
-    for (uint64_t i = 0; i < m->n; i++)
-        if (merged_event_entry(&sp->b, m->cls[i], (i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i]))
+    if (mbuf_reserve(&sp->pc, m->pool.len))
+        return sfail(sp, PSK_ENOMEM, "cannot write");
+    for (uint64_t i = 0; i < m->n; i++) {
+        uint64_t len = (i + 1 < m->n ? m->evoff[i + 1] : m->pool.len) - m->evoff[i];
+        if (merged_event_entry(&sp->b, &sp->prev_cls, m->cls[i], len) ||
+            pdelta_code(sp->pd, m->cls[i], m->pool.p + m->evoff[i], (size_t)len, sp->pc.p + m->evoff[i]))
             return sfail(sp, PSK_ENOMEM, "cannot write");
+    }
     errno = 0;
     if (fwrite(sp->b.p, 1, sp->b.len, sp->ev) != sp->b.len ||
-        (m->pool.len && fwrite(m->pool.p, 1, m->pool.len, sp->pool) != m->pool.len))
+        (m->pool.len && fwrite(sp->pc.p, 1, m->pool.len, sp->pool) != m->pool.len))
         return sfail(sp, PSK_EIO, "cannot write a temporary file beside it");
     errno = 0;
     if (m->ts.len && fwrite(m->ts.p, 1, m->ts.len, sp->tsum) != m->ts.len)
@@ -196,9 +205,9 @@ int spool_finish(spool *sp, psk_merged *m, const uint32_t *const *perm)
     int rc = flush_events(sp, m);
     if (rc)
         return rc;
-    msec w;
+    msec w = {0};
     errno = 0;
-    int err = merged_write_head(m, sp->out) || merged_write_tables(m, sp->out, &sp->b);
+    int err = merged_write_head(m, &w, sp->out) || merged_write_tables(m, &w, sp->out, &sp->b);
     sp->b.len = 0;
     err = err || merged_write_events_head(&sp->b, sp->nev) ||
           msec_begin(&w, sp->out, MT_EVNT, sp->b.len + sp->evbytes) || msec_put(&w, sp->b.p, sp->b.len) ||
@@ -230,7 +239,8 @@ int spool_finish(spool *sp, psk_merged *m, const uint32_t *const *perm)
     }
     free(suf.p);
     free(back);
-    err = err || merged_write_end(sp->out);
+    err = err || merged_write_end(&w, sp->out);
+    msec_free(&w);
     int cerr = fclose(sp->out);
     sp->out = NULL;
     if (err || cerr) {

@@ -4,7 +4,9 @@
  * taking part (all of them up to ALL ranks; beyond, the minimum, the
  * quartiles, and the largest, 2nd, 4th, 8th... largest down to the upper
  * quartile: a heavy tail, one rank stalled, stays one rank) and the mean
- * duration, and per rank one factor on its gaps (its
+ * duration, each to 1/32 of an octave and stored as the difference from
+ * its class's last event's (format version 4), and per rank one factor on
+ * its gaps (its
  * compute over the compute the summary gives it). The file then no longer
  * grows with the ranks' count. Reading it deals each event's gaps out to
  * its ranks through a permutation drawn from the event's index, so the
@@ -13,6 +15,7 @@
  * lossy trace. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "merge_internal.h"
 #include "psk_varint.h"
@@ -89,6 +92,72 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* times to 1/QSTEPS of an octave (version 4): code round(QSTEPS log2(1 + |v|)),
+ * signed as v; within 1.1 % either way */
+#define QSTEPS 32
+#define QCMAX (62 * QSTEPS) /* the code of GAP_MAX */
+
+static int32_t qcode(int64_t v)
+{
+    int32_t c = (int32_t)llround(log2(1.0 + fabs((double)v)) * QSTEPS);
+    c = c > QCMAX ? QCMAX : c;
+    return v < 0 ? -c : c;
+}
+
+static int64_t qvalue(int32_t c)
+{
+    double x = exp2((double)(c < 0 ? -c : c) / QSTEPS) - 1;
+    int64_t v = x < (double)GAP_MAX ? llround(x) : GAP_MAX;
+    return c < 0 ? -v : v;
+}
+
+/* forgets every class's last codes */
+static void prev_reset(psk_merged *m)
+{
+    if (m->ts_at)
+        memset(m->ts_at, 0, m->ts_ncls * sizeof *m->ts_at);
+    if (m->ts_lastk)
+        memset(m->ts_lastk, 0, (size_t)(QMAX + 1) * (QMAX + 1) * sizeof *m->ts_lastk);
+    m->ts_nprev = 0;
+}
+
+/* class cls's last event's codes (k order statistics and the duration);
+ * before its first, the last event's with as many statistics (a loop
+ * whose every iteration is a class of its own, a tag counting them), or
+ * zero; NULL out of memory. The caller stores the event's codes in both */
+static int32_t *prev_codes(psk_merged *m, uint32_t cls, int k)
+{
+    if (!m->ts_lastk && !(m->ts_lastk = calloc((size_t)(QMAX + 1) * (QMAX + 1), sizeof *m->ts_lastk)))
+        return NULL;
+    if (cls >= m->ts_ncls) {
+        size_t n = m->ts_ncls ? m->ts_ncls : 64;
+        while (n <= cls)
+            n *= 2;
+        uint64_t *at = realloc(m->ts_at, n * sizeof *at);
+        if (!at)
+            return NULL;
+        memset(at + m->ts_ncls, 0, (n - m->ts_ncls) * sizeof *at);
+        m->ts_at = at;
+        m->ts_ncls = n;
+    }
+    if (!m->ts_at[cls]) {
+        if (m->ts_nprev + (size_t)k + 1 > m->ts_capprev) {
+            size_t n = m->ts_capprev ? 2 * m->ts_capprev : 1024;
+            while (n < m->ts_nprev + (size_t)k + 1)
+                n *= 2;
+            int32_t *p = realloc(m->ts_prev, n * sizeof *p);
+            if (!p)
+                return NULL;
+            m->ts_prev = p;
+            m->ts_capprev = n;
+        }
+        memcpy(m->ts_prev + m->ts_nprev, m->ts_lastk + (size_t)k * (QMAX + 1), ((size_t)k + 1) * sizeof *m->ts_prev);
+        m->ts_at[cls] = m->ts_nprev + 1;
+        m->ts_nprev += (size_t)k + 1;
+    }
+    return m->ts_prev + m->ts_at[cls] - 1;
+}
+
 int tsum_start(psk_merged *m)
 {
     size_t P = (size_t)m->nranks + 1;
@@ -96,12 +165,18 @@ int tsum_start(psk_merged *m)
     m->ts_own = calloc(P, sizeof *m->ts_own);
     m->ts_got = calloc(P, sizeof *m->ts_got);
     m->ts_g = malloc(P * sizeof *m->ts_g);
+    prev_reset(m);
     return m->ts_own && m->ts_got && m->ts_g ? 0 : -1;
 }
 
-int tsum_event(psk_merged *m, mbuf *out, uint64_t i, const int32_t *ranks, int np, int64_t *g, double sd)
+/* an event's entry: per kept order statistic and then the mean duration,
+ * its code less its class's last event's (the codes of a loop's event
+ * repeat: small differences) */
+int tsum_event(psk_merged *m, mbuf *out, uint64_t i, uint32_t cls, const int32_t *ranks, int np, int64_t *g,
+               double sd)
 {
     int64_t q[QMAX];
+    int32_t c[QMAX + 1];
     int at[QMAX];
     for (int j = 0; j < np; j++) {
         g[j] = g[j] > GAP_MAX ? GAP_MAX : g[j] < -GAP_MAX ? -GAP_MAX : g[j];
@@ -110,14 +185,23 @@ int tsum_event(psk_merged *m, mbuf *out, uint64_t i, const int32_t *ranks, int n
     qsort(g, (size_t)np, sizeof *g, cmp_i64);
     int k = kept(np, at), rc = 0;
     for (int x = 0; x < k; x++)
-        q[x] = g[at[x]];
+        q[x] = qvalue(c[x] = qcode(g[at[x]]));
+    double d = np ? sd / np : 0;
+    c[k] = qcode(d < (double)GAP_MAX ? llround(d) : GAP_MAX);
+    /* the factors make up for what the codes lose: from the gaps read back */
     for (int j = 0; j < np; j++) {
         double v = dealt(q, at, k, np, i, j);
         m->ts_got[ranks[j]] += v > 0 ? v : 0;
     }
-    for (int x = 0; x < k && !rc; x++)
-        rc = x ? mbuf_put_uvar(out, (uint64_t)(q[x] - q[x - 1])) : mbuf_put_svar(out, q[0]);
-    return rc || mbuf_put_uvar(out, np ? (uint64_t)llround(sd / np) : 0);
+    int32_t *pv = prev_codes(m, cls, k);
+    if (!pv)
+        return -1;
+    for (int x = 0; x <= k && !rc; x++) {
+        rc = mbuf_put_svar(out, (int64_t)c[x] - pv[x]);
+        pv[x] = c[x];
+    }
+    memcpy(m->ts_lastk + (size_t)k * (QMAX + 1), pv, ((size_t)k + 1) * sizeof *pv);
+    return rc;
 }
 
 int tsum_factors(psk_merged *m, mbuf *out)
@@ -149,7 +233,7 @@ int tsum_encode(psk_merged *m, mbuf *out)
             pos[ranks[j]] = (size_t)(p - t->p);
             sd += (double)dur;
         }
-        if (!rc && tsum_event(m, out, i, ranks, np, m->ts_g, sd))
+        if (!rc && tsum_event(m, out, i, m->cls[i], ranks, np, m->ts_g, sd))
             rc = -1;
     }
     if (!rc && tsum_factors(m, out))
@@ -158,12 +242,33 @@ int tsum_encode(psk_merged *m, mbuf *out)
     return rc;
 }
 
-/* reads merged event i's order statistics and mean duration; -1 malformed */
+/* reads merged event i's order statistics and mean duration, as codes
+ * (version 4: coded) or as they are; -1 malformed, -2 out of memory */
 static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_t *end, int64_t *q, int *at, int *k,
-                      uint64_t *d, int *np)
+                      uint64_t *d, int *np, int coded)
 {
     psk_merged_class_ranks(m, m->cls[i], np);
     *k = kept(*np, at);
+    if (coded) {
+        int32_t *pv = prev_codes(m, m->cls[i], *k);
+        if (!pv)
+            return -2;
+        for (int x = 0; x <= *k; x++) {
+            int64_t delta;
+            if (psk_get_svar(p, end, &delta) || delta > 2 * QCMAX || delta < -2 * QCMAX)
+                return -1;
+            int32_t c = pv[x] + (int32_t)delta;
+            if (c > QCMAX || c < -QCMAX || (x && x < *k && c < pv[x - 1]) || (x == *k && c < 0))
+                return -1; /* beyond GAP_MAX, the statistics not ascending, a negative duration */
+            pv[x] = c;
+            if (x < *k)
+                q[x] = qvalue(c);
+            else
+                *d = (uint64_t)qvalue(c);
+        }
+        memcpy(m->ts_lastk + (size_t)*k * (QMAX + 1), pv, ((size_t)*k + 1) * sizeof *pv);
+        return 0;
+    }
     for (int x = 0; x < *k; x++) {
         uint64_t delta;
         if (x == 0 ? psk_get_svar(p, end, &q[0]) : psk_get_uvar(p, end, &delta))
@@ -178,17 +283,19 @@ static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_
     return psk_get_uvar(p, end, d) || *d > (1ull << 62) ? -1 : 0;
 }
 
-int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end)
+int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end, int version)
 {
     uint64_t n, P, d;
     int64_t q[QMAX];
-    int np, at[QMAX], k;
+    int np, at[QMAX], k, coded = version >= 4, rc = 0;
     if (psk_get_uvar(&p, end, &n) || n != m->n || n > (uint64_t)(end - p) / 2)
         return -1;
     const uint8_t *ev = p; /* the events, read again after the factors */
-    for (uint64_t i = 0; i < n; i++)
-        if (read_event(m, i, &p, end, q, at, &k, &d, &np))
-            return -1;
+    prev_reset(m);
+    for (uint64_t i = 0; i < n && !rc; i++)
+        rc = read_event(m, i, &p, end, q, at, &k, &d, &np, coded);
+    if (rc)
+        return rc;
     if (psk_get_uvar(&p, end, &P) || P != (uint64_t)m->nranks)
         return -1;
     double *f = malloc(((size_t)P + 1) * sizeof *f);
@@ -203,9 +310,9 @@ int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end)
     }
     if (p != end)
         return free(f), free(cnt), -1;
-    int rc = 0;
+    prev_reset(m);
     for (uint64_t i = 0; i < n && !rc; i++) {
-        read_event(m, i, &ev, end, q, at, &k, &d, &np); /* checked above */
+        read_event(m, i, &ev, end, q, at, &k, &d, &np, coded); /* checked above */
         const int32_t *ranks = psk_merged_class_ranks(m, m->cls[i], &np);
         for (int j = 0; j < np && !rc; j++) {
             mrank *mr = &m->rank[ranks[j]];

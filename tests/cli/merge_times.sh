@@ -89,19 +89,23 @@ fi
 # damaged summaries: a byte changed inside TSUM with its CRC fixed, and
 # one cut short; a wrong --times value
 python3 - "$T/m8.pskm" "$T/bad1.pskm" "$T/bad2.pskm" <<'EOF'
-import struct, sys, zlib
+import struct, subprocess, sys, zlib
 d = bytearray(open(sys.argv[1], 'rb').read())
 i = 9
 while d[i:i + 4] != b'TSUM':
     i += 16 + struct.unpack('<Q', d[i + 4:i + 12])[0]
 n = struct.unpack('<Q', d[i + 4:i + 12])[0]
-p = bytearray(d[i + 12:i + 12 + n])
-p[0] ^= 0x01  # the event count is wrong now
-bad1 = d[:i + 12] + p + struct.pack('<I', zlib.crc32(p)) + d[i + 16 + n:]
-open(sys.argv[2], 'wb').write(bad1)
-p = bytearray(d[i + 12:i + 12 + n - 3])  # the last rank's factor cut off
-bad2 = d[:i + 4] + struct.pack('<Q', n - 3) + p + struct.pack('<I', zlib.crc32(p)) + d[i + 16 + n:]
-open(sys.argv[3], 'wb').write(bad2)
+p = bytes(d[i + 12:i + 12 + n])
+# the payload's coding byte: 1, one zstd frame (the zstd tool reads it); 0, stored
+p = bytearray(subprocess.run(['zstd', '-d', '-c', '-q'], input=p[1:], capture_output=True, check=True).stdout
+              if p[0] == 1 else p[1:])
+def with_tsum(pl):  # the file with TSUM's payload pl, stored
+    pl = b'\x00' + bytes(pl)
+    return d[:i + 4] + struct.pack('<Q', len(pl)) + pl + struct.pack('<I', zlib.crc32(pl)) + d[i + 16 + n:]
+q = bytearray(p)
+q[0] ^= 0x01  # the event count is wrong now
+open(sys.argv[2], 'wb').write(with_tsum(q))
+open(sys.argv[3], 'wb').write(with_tsum(p[:-3]))  # the last rank's factor cut off
 EOF
 expect 1 "bad1.pskm: corrupt: the summarised times do not match" "TSUM with a wrong count refused" -- "$P" dump "$T/bad1.pskm"
 expect 1 "bad2.pskm: corrupt: the summarised times do not match" "TSUM cut short refused" -- "$P" dump "$T/bad2.pskm"

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "perfskel/merge.h"
+#include "merged_plain.h"
 #include "psk_varint.h"
 #include "synth_trace.h"
 
@@ -120,21 +121,9 @@ static file slurp(const char *path)
     if (!(f.p = malloc(f.n ? f.n : 1)) || fread(f.p, 1, f.n, in) != f.n)
         die(path);
     fclose(in);
+    if (merged_plain(&f.p, &f.n)) /* every payload stored: edited in place */
+        die(path);
     return f;
-}
-
-static uint64_t le_get(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void le_put(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* the offset of the first section tagged tag (after the 9-byte magic and
@@ -148,19 +137,21 @@ static size_t section(const file *f, uint32_t tag)
     return 0;
 }
 
-/* f with section at's payload replaced by pl[0..n), its CRC recomputed */
+/* f with section at's payload replaced by pl[0..n) stored (after a coding
+ * byte 0), its CRC recomputed */
 static void write_with(const file *f, size_t at, const uint8_t *pl, size_t n, const char *path)
 {
     uint64_t old = le_get(f->p + at + 4, 8);
     FILE *out = fopen(path, "wb");
     if (!out)
         die(path);
-    uint8_t h[12], c[4];
+    uint8_t h[13], c[4];
     memcpy(h, f->p + at, 4);
-    le_put(h + 4, n, 8);
-    le_put(c, crc32(crc32(0L, Z_NULL, 0), pl, (uInt)n), 4);
+    le_put(h + 4, n + 1, 8);
+    h[12] = 0;
+    le_put(c, crc32(crc32(crc32(0L, Z_NULL, 0), h + 12, 1), pl, (uInt)n), 4);
     size_t rest = at + 12 + old + 4;
-    if (fwrite(f->p, 1, at, out) != at || fwrite(h, 1, 12, out) != 12 || fwrite(pl, 1, n, out) != n ||
+    if (fwrite(f->p, 1, at, out) != at || fwrite(h, 1, 13, out) != 13 || fwrite(pl, 1, n, out) != n ||
         fwrite(c, 1, 4, out) != 4 || fwrite(f->p + rest, 1, f->n - rest, out) != f->n - rest || fclose(out))
         die(path);
 }
@@ -180,20 +171,24 @@ static void merged_cases(const char *dir, const char *good)
         die("out of memory");
     /* EVNT: n, then (class, length) each */
     size_t at = section(&f, T_EVNT);
-    const uint8_t *p = f.p + at + 12, *end = p + le_get(f.p + at + 4, 8);
-    uint64_t n, v, maxc = 0;
+    const uint8_t *p = f.p + at + 13, *end = f.p + at + 12 + le_get(f.p + at + 4, 8);
+    uint64_t n, v;
+    int64_t c = 0, d, maxc = 0;
     get(&p, end, &n);
     const uint8_t *entries = p;
-    for (uint64_t i = 0; i < n; i++) {
-        get(&p, end, &v);
-        maxc = v > maxc ? v : maxc;
+    for (uint64_t i = 0; i < n; i++) { /* each class as the difference from the one before */
+        if (psk_get_svar(&p, end, &d))
+            die("the merged file does not decode");
+        c += d;
+        maxc = c > maxc ? c : maxc;
         get(&p, end, &v);
     }
     /* the first event of a class one past the greatest there is */
     q = psk_put_uvar(pl, n);
     p = entries;
-    get(&p, end, &v);
-    q = psk_put_uvar(q, maxc + 1);
+    if (psk_get_svar(&p, end, &d))
+        die("the merged file does not decode");
+    q = psk_put_svar(q, maxc + 1);
     memcpy(q, p, (size_t)(end - p));
     q += end - p;
     snprintf(path, sizeof path, "%s/evclass.pskm", dir);
@@ -208,7 +203,7 @@ static void merged_cases(const char *dir, const char *good)
     /* RANK of rank 0: r, n, mono_start, times (length, bytes), order flag,
      * threads (count, runs) */
     at = section(&f, T_RANK);
-    p = f.p + at + 12, end = p + le_get(f.p + at + 4, 8);
+    p = f.p + at + 13, end = f.p + at + 12 + le_get(f.p + at + 4, 8);
     uint64_t r, cnt, mono, tlen;
     get(&p, end, &r), get(&p, end, &cnt), get(&p, end, &mono), get(&p, end, &tlen);
     const uint8_t *times = p;
@@ -226,7 +221,7 @@ static void merged_cases(const char *dir, const char *good)
     size_t at1 = at + 12 + le_get(f.p + at + 4, 8) + 4;
     if ((uint32_t)le_get(f.p + at1, 4) != T_RANK)
         die("rank 1's section is not where it should be");
-    p = f.p + at1 + 12, end = p + le_get(f.p + at1 + 4, 8);
+    p = f.p + at1 + 13, end = f.p + at1 + 12 + le_get(f.p + at1 + 4, 8);
     get(&p, end, &r), get(&p, end, &cnt), get(&p, end, &mono), get(&p, end, &tlen);
     if (tlen > (uint64_t)(end - p))
         die("rank 1's times");

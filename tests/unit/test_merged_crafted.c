@@ -26,6 +26,7 @@
 
 #include "perfskel/merge.h"
 #include "psk_varint.h"
+#include "merged_plain.h"
 #include "synth_trace.h"
 
 #define NRANKS 2
@@ -50,21 +51,8 @@ static file slurp(const char *path)
     assert_non_null(f.p);
     assert_int_equal(fread(f.p, 1, f.n, in), f.n);
     fclose(in);
+    assert_int_equal(merged_plain(&f.p, &f.n), 0); /* every payload stored: edited in place */
     return f;
-}
-
-static uint64_t le_get(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void le_put(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* the offset of the first section tagged tag (after the 9-byte magic and
@@ -81,28 +69,30 @@ static size_t find_section(const file *f, uint32_t tag)
     return 0;
 }
 
-/* the first section tagged tag: its offset; its payload in [*p, *end) */
+/* the first section tagged tag: its offset; its payload in [*p, *end)
+ * (after its coding byte, 0: stored) */
 static size_t payload(const file *f, uint32_t tag, const uint8_t **p, const uint8_t **end)
 {
     size_t at = find_section(f, tag);
-    *p = f->p + at + 12;
-    *end = *p + le_get(f->p + at + 4, 8);
+    *p = f->p + at + 13;
+    *end = f->p + at + 12 + le_get(f->p + at + 4, 8);
     return at;
 }
 
-/* f with section `at`'s payload replaced by pl[0..n), its CRC recomputed,
- * written to path */
+/* f with section `at`'s payload replaced by pl[0..n) stored (after a
+ * coding byte 0), its CRC recomputed, written to path */
 static void write_with(const file *f, size_t at, const uint8_t *pl, size_t n, const char *path)
 {
     uint64_t old = le_get(f->p + at + 4, 8);
     FILE *out = fopen(path, "wb");
     assert_non_null(out);
-    uint8_t h[12], c[4];
+    uint8_t h[13], c[4];
     memcpy(h, f->p + at, 4);
-    le_put(h + 4, n, 8);
-    le_put(c, crc32(crc32(0L, Z_NULL, 0), pl, (uInt)n), 4);
+    le_put(h + 4, n + 1, 8);
+    h[12] = 0;
+    le_put(c, crc32(crc32(crc32(0L, Z_NULL, 0), h + 12, 1), pl, (uInt)n), 4);
     fwrite(f->p, 1, at, out);
-    fwrite(h, 1, 12, out);
+    fwrite(h, 1, 13, out);
     fwrite(pl, 1, n, out);
     fwrite(c, 1, 4, out);
     size_t rest = at + 12 + old + 4;
@@ -383,8 +373,8 @@ static void test_members(void **state)
     size_t at = 9; /* its section */
     while (at + 12 + le_get(f.p + at + 4, 8) + 4 <= hit)
         at += 12 + le_get(f.p + at + 4, 8) + 4;
-    const uint8_t *p = f.p + at + 12;
-    size_t len = (size_t)le_get(f.p + at + 4, 8);
+    const uint8_t *p = f.p + at + 13; /* after the coding byte */
+    size_t len = (size_t)le_get(f.p + at + 4, 8) - 1;
     uint8_t *pl = malloc(len);
     static const struct {
         uint8_t last;
@@ -392,7 +382,7 @@ static void test_members(void **state)
     } cases[] = {{0, "rank 1's new communicator leaves it out"}, {4, "member 2 is not a rank of the job"}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         memcpy(pl, p, len);
-        pl[hit + 3 - (at + 12)] = cases[k].last;
+        pl[hit + 3 - (at + 13)] = cases[k].last;
         write_with(&f, at, pl, len, bad);
         for (int pass = 0; pass < 2; pass++) { /* the good file reads to its end; the bad one fails */
             psk_merged *x;
