@@ -411,12 +411,11 @@ static int emit(aligner *a, int np, uint32_t rep)
         return merged_fail(m, PSK_ENOMEM, "out of memory");
     int summary = m->tsum && x->drain; /* streaming: the summary, not the times */
     if (summary) {
-        double sd = 0;
         for (int j = 0; j < np; j++) {
             m->ts_g[j] = a->gap[j];
-            sd += (double)(a->ev[j].t_exit - a->ev[j].t_entry);
+            m->ts_d[j] = (int64_t)(a->ev[j].t_exit - a->ev[j].t_entry);
         }
-        if (tsum_event(m, &m->ts, m->nbase + m->n - 1, (uint32_t)cls, a->parts, np, m->ts_g, sd))
+        if (tsum_event(m, &m->ts, m->nbase + m->n - 1, (uint32_t)cls, a->parts, np, m->ts_g, m->ts_d))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
     }
     for (int j = 0; j < np; j++) {

@@ -117,9 +117,10 @@ struct psk_merged {
     int tsum;            /* times summarised (merge_tsum.c) */
     uint64_t nbase;      /* merged events before these (written out by the streaming merge) */
     double *ts_own, *ts_got; /* per rank while summarising: its compute, the summary's */
-    int64_t *ts_g;       /* room for the gaps of one event */
+    int64_t *ts_g, *ts_d; /* room for the gaps and durations of one event */
     int32_t *ts_prev;    /* per class met, its last event's codes (tsum_event): at ts_at[class] - 1 */
-    int32_t *ts_lastk;   /* per count k of statistics, the last event's codes (a class's first's reference) */
+    uint64_t *ts_fnrow;  /* per function and shape of entry, where its last event's codes are (+ 1) */
+    unsigned ts_init[2]; /* MPI_Init's and MPI_Init_thread's function ids: their times kept exact */
     uint64_t *ts_at;
     size_t ts_nprev, ts_capprev, ts_ncls;
     mbuf ts;             /* the streaming merge's summary entries not yet written out */
@@ -286,12 +287,12 @@ void pollrun_free(pollrun *p);
  * -2 the times are shorter than the events */
 int tsum_encode(psk_merged *m, mbuf *out);
 /* the same made event by event (the streaming merge): tsum_start, then
- * per merged event i (ranks[0..np), their gaps g, clobbered, and the sum
- * of their durations) tsum_event, then tsum_factors; each 0 or -1 out of
- * memory */
+ * per merged event i of class cls (ranks[0..np), their gaps g and
+ * durations d, both clobbered) tsum_event, then tsum_factors; each 0 or
+ * -1 out of memory */
 int tsum_start(psk_merged *m);
 int tsum_event(psk_merged *m, mbuf *out, uint64_t i, uint32_t cls, const int32_t *ranks, int np, int64_t *g,
-               double sd);
+               int64_t *d);
 int tsum_factors(psk_merged *m, mbuf *out);
 /* every rank's times from a TSUM payload (after the RANK sections, which
  * give the ranks' event counts): 0, -1 malformed, -2 out of memory */

@@ -46,8 +46,9 @@ void psk_merged_close(psk_merged *m)
     free(m->ts_own);
     free(m->ts_got);
     free(m->ts_g);
+    free(m->ts_d);
     free(m->ts_prev);
-    free(m->ts_lastk);
+    free(m->ts_fnrow);
     free(m->ts_at);
     free(m->ts.p);
     free(m->rank);

@@ -59,21 +59,26 @@ static int gcd(int a, int b)
     return a;
 }
 
-/* the gap dealt to the j-th of the np ranks of merged event i, from the
- * gaps q[0..k) kept at positions at[0..k) of the sorted gaps: rank j takes
- * position (a j + b) mod np, a and b drawn from i, between kept positions
- * linearly */
-static double dealt(const int64_t *q, const int *at, int k, int np, uint64_t i, int j)
+/* the position in the sorted gaps of the np ranks of merged event i that
+ * its j-th rank takes: (a j + b) mod np, a and b drawn from i */
+static int position(int np, uint64_t i, int j)
 {
     if (np == 1)
-        return (double)q[0];
+        return 0;
     uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ull;
     h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
     h ^= h >> 29;
     int b = (int)(h % (uint64_t)np), a = 1 + (int)((h >> 32) % (uint64_t)np);
     while (gcd(a, np) != 1)
         a = a % np + 1;
-    int pos = (int)(((int64_t)a * j + b) % np), lo = 0, hi = k - 1;
+    return (int)(((int64_t)a * j + b) % np);
+}
+
+/* the value at position pos of the sorted values whose q[0..k) are kept at
+ * positions at[0..k): between kept positions linearly */
+static double interp(const int64_t *q, const int *at, int k, int pos)
+{
+    int lo = 0, hi = k - 1;
     while (hi - lo > 1) { /* at[lo] <= pos <= at[hi] */
         int mid = (lo + hi) / 2;
         if (at[mid] <= pos)
@@ -93,8 +98,8 @@ static int cmp_i64(const void *x, const void *y)
 }
 
 /* times to 1/QSTEPS of an octave (version 4): code round(QSTEPS log2(1 + |v|)),
- * signed as v; within 1.1 % either way */
-#define QSTEPS 32
+ * signed as v; within 2.2 % either way */
+#define QSTEPS 16
 #define QCMAX (62 * QSTEPS) /* the code of GAP_MAX */
 
 static int32_t qcode(int64_t v)
@@ -111,97 +116,181 @@ static int64_t qvalue(int32_t c)
     return c < 0 ? -v : v;
 }
 
-/* forgets every class's last codes */
+/* An event's codes (version 4): with up to ALL ranks each rank's own gap
+ * and duration, in the order of the ranks taking part (the rank files'
+ * times to 2.2 %); with more, the k kept order statistics of the gaps and
+ * of the durations. Codes are stored as differences from its class's last
+ * event's, or before a class's first from the last event's of the same
+ * function and shape (its row: np up to ALL, else ALL + k). */
+#define ROW (2 * QMAX)
+#define NROWS (ALL + QMAX + 1)
+
+static int shape(int np, int k) { return np <= ALL ? np : ALL + k; }
+
+/* forgets every class's and function's last codes (and looks up exact()'s
+ * functions) */
 static void prev_reset(psk_merged *m)
 {
+    m->ts_init[0] = psk_fn_lookup("MPI_Init");
+    m->ts_init[1] = psk_fn_lookup("MPI_Init_thread");
     if (m->ts_at)
         memset(m->ts_at, 0, m->ts_ncls * sizeof *m->ts_at);
-    if (m->ts_lastk)
-        memset(m->ts_lastk, 0, (size_t)(QMAX + 1) * (QMAX + 1) * sizeof *m->ts_lastk);
+    if (m->ts_fnrow)
+        memset(m->ts_fnrow, 0, (size_t)psk_fn_count() * NROWS * sizeof *m->ts_fnrow);
     m->ts_nprev = 0;
 }
 
-/* class cls's last event's codes (k order statistics and the duration);
- * before its first, the last event's with as many statistics (a loop
- * whose every iteration is a class of its own, a tag counting them), or
- * zero; NULL out of memory. The caller stores the event's codes in both */
-static int32_t *prev_codes(psk_merged *m, uint32_t cls, int k)
+/* room for n codes in ts_prev: their offset, or -1 out of memory */
+static int64_t arena(psk_merged *m, int n)
 {
-    if (!m->ts_lastk && !(m->ts_lastk = calloc((size_t)(QMAX + 1) * (QMAX + 1), sizeof *m->ts_lastk)))
+    if (m->ts_nprev + (size_t)n > m->ts_capprev) {
+        size_t c = m->ts_capprev ? 2 * m->ts_capprev : 1024;
+        while (c < m->ts_nprev + (size_t)n)
+            c *= 2;
+        int32_t *p = realloc(m->ts_prev, c * sizeof *p);
+        if (!p)
+            return -1;
+        m->ts_prev = p;
+        m->ts_capprev = c;
+    }
+    m->ts_nprev += (size_t)n;
+    return (int64_t)(m->ts_nprev - (size_t)n);
+}
+
+/* where the last codes of an event of function fn and shape row are (their
+ * offset + 1; 0: none yet); NULL out of memory */
+static uint64_t *fnrow(psk_merged *m, unsigned fn, int row)
+{
+    if (!m->ts_fnrow && !(m->ts_fnrow = calloc((size_t)psk_fn_count() * NROWS, sizeof *m->ts_fnrow)))
         return NULL;
+    return &m->ts_fnrow[(size_t)fn * NROWS + (size_t)row];
+}
+
+/* class cls's last event's codes (n of them, of shape row); before its
+ * first, the last event's of its function and shape (a loop whose every
+ * iteration is a class of its own, a tag counting them), or zero; NULL
+ * out of memory. After the event, note_fn */
+static int32_t *prev_codes(psk_merged *m, uint32_t cls, int row, int n)
+{
     if (cls >= m->ts_ncls) {
-        size_t n = m->ts_ncls ? m->ts_ncls : 64;
-        while (n <= cls)
-            n *= 2;
-        uint64_t *at = realloc(m->ts_at, n * sizeof *at);
+        size_t c = m->ts_ncls ? m->ts_ncls : 64;
+        while (c <= cls)
+            c *= 2;
+        uint64_t *at = realloc(m->ts_at, c * sizeof *at);
         if (!at)
             return NULL;
-        memset(at + m->ts_ncls, 0, (n - m->ts_ncls) * sizeof *at);
+        memset(at + m->ts_ncls, 0, (c - m->ts_ncls) * sizeof *at);
         m->ts_at = at;
-        m->ts_ncls = n;
+        m->ts_ncls = c;
     }
     if (!m->ts_at[cls]) {
-        if (m->ts_nprev + (size_t)k + 1 > m->ts_capprev) {
-            size_t n = m->ts_capprev ? 2 * m->ts_capprev : 1024;
-            while (n < m->ts_nprev + (size_t)k + 1)
-                n *= 2;
-            int32_t *p = realloc(m->ts_prev, n * sizeof *p);
-            if (!p)
-                return NULL;
-            m->ts_prev = p;
-            m->ts_capprev = n;
-        }
-        memcpy(m->ts_prev + m->ts_nprev, m->ts_lastk + (size_t)k * (QMAX + 1), ((size_t)k + 1) * sizeof *m->ts_prev);
-        m->ts_at[cls] = m->ts_nprev + 1;
-        m->ts_nprev += (size_t)k + 1;
+        uint64_t *f = fnrow(m, psk_merged_class_fn(m, cls), row);
+        int64_t at = f ? arena(m, n) : -1;
+        if (at < 0)
+            return NULL;
+        if (*f)
+            memcpy(m->ts_prev + at, m->ts_prev + *f - 1, (size_t)n * sizeof *m->ts_prev);
+        else
+            memset(m->ts_prev + at, 0, (size_t)n * sizeof *m->ts_prev);
+        m->ts_at[cls] = (uint64_t)at + 1;
     }
     return m->ts_prev + m->ts_at[cls] - 1;
+}
+
+/* an event's codes c[0..n) (not in ts_prev) as the last of its function
+ * and shape; -1 out of memory */
+static int note_fn(psk_merged *m, uint32_t cls, int row, const int32_t *c, int n)
+{
+    uint64_t *f = fnrow(m, psk_merged_class_fn(m, cls), row);
+    if (!f)
+        return -1;
+    if (!*f) {
+        int64_t at = arena(m, n);
+        if (at < 0)
+            return -1;
+        *f = (uint64_t)at + 1;
+    }
+    memcpy(m->ts_prev + *f - 1, c, (size_t)n * sizeof *c);
+    return 0;
 }
 
 int tsum_start(psk_merged *m)
 {
     size_t P = (size_t)m->nranks + 1;
-    free(m->ts_own), free(m->ts_got), free(m->ts_g);
+    free(m->ts_own), free(m->ts_got), free(m->ts_g), free(m->ts_d);
     m->ts_own = calloc(P, sizeof *m->ts_own);
     m->ts_got = calloc(P, sizeof *m->ts_got);
     m->ts_g = malloc(P * sizeof *m->ts_g);
+    m->ts_d = malloc(P * sizeof *m->ts_d);
     prev_reset(m);
-    return m->ts_own && m->ts_got && m->ts_g ? 0 : -1;
+    return m->ts_own && m->ts_got && m->ts_g && m->ts_d ? 0 : -1;
 }
 
-/* an event's entry: per kept order statistic and then the mean duration,
- * its code less its class's last event's (the codes of a loop's event
- * repeat: small differences) */
-int tsum_event(psk_merged *m, mbuf *out, uint64_t i, uint32_t cls, const int32_t *ranks, int np, int64_t *g,
-               double sd)
+/* the k values of v[0..np) an entry keeps (v clamped, and sorted when
+ * more than ALL): q, and their codes c */
+static void codes(int64_t *v, int np, const int *at, int k, int64_t *q, int32_t *c)
 {
-    int64_t q[QMAX];
-    int32_t c[QMAX + 1];
+    for (int j = 0; j < np; j++)
+        v[j] = v[j] > GAP_MAX ? GAP_MAX : v[j] < -GAP_MAX ? -GAP_MAX : v[j];
+    if (np > ALL)
+        qsort(v, (size_t)np, sizeof *v, cmp_i64);
+    for (int x = 0; x < k; x++)
+        q[x] = qvalue(c[x] = qcode(v[at[x]]));
+}
+
+/* MPI_Init's (MPI_Init_thread's) times are kept as they are: when each
+ * rank's MPI_Init returned is when the replay starts it, and the call can
+ * take seconds (a code's 2.2 % there is tens of ms of skew) */
+static int exact(const psk_merged *m, uint32_t cls)
+{
+    unsigned fn = psk_merged_class_fn(m, cls);
+    return fn == m->ts_init[0] || fn == m->ts_init[1];
+}
+
+/* an exact entry: the kept values as they are (s), gaps then durations */
+static int put_exact(mbuf *out, const int64_t *g, const int64_t *d, const int *at, int k)
+{
+    int rc = 0;
+    for (int x = 0; x < 2 * k && !rc; x++)
+        rc = mbuf_put_svar(out, x < k ? g[at[x]] : d[at[x - k]]);
+    return rc;
+}
+
+/* an event's entry: its codes, each less the same code of its class's
+ * last event (a loop's event changes little from one iteration to the
+ * next: small differences) */
+int tsum_event(psk_merged *m, mbuf *out, uint64_t i, uint32_t cls, const int32_t *ranks, int np, int64_t *g,
+               int64_t *d)
+{
+    int64_t q[QMAX], u[QMAX];
+    int32_t c[ROW];
     int at[QMAX];
     for (int j = 0; j < np; j++) {
-        g[j] = g[j] > GAP_MAX ? GAP_MAX : g[j] < -GAP_MAX ? -GAP_MAX : g[j];
-        m->ts_own[ranks[j]] += g[j] > 0 ? (double)g[j] : 0;
+        int64_t v = g[j] > GAP_MAX ? GAP_MAX : g[j];
+        m->ts_own[ranks[j]] += v > 0 ? (double)v : 0;
     }
-    qsort(g, (size_t)np, sizeof *g, cmp_i64);
-    int k = kept(np, at), rc = 0;
-    for (int x = 0; x < k; x++)
-        q[x] = qvalue(c[x] = qcode(g[at[x]]));
-    double d = np ? sd / np : 0;
-    c[k] = qcode(d < (double)GAP_MAX ? llround(d) : GAP_MAX);
+    int k = kept(np, at), rc = 0, ex = exact(m, cls);
+    codes(g, np, at, k, q, c);
+    codes(d, np, at, k, u, c + k);
+    if (ex) /* the values themselves */
+        for (int x = 0; x < k; x++)
+            q[x] = g[at[x]];
     /* the factors make up for what the codes lose: from the gaps read back */
     for (int j = 0; j < np; j++) {
-        double v = dealt(q, at, k, np, i, j);
+        double v = interp(q, at, k, np <= ALL ? j : position(np, i, j));
         m->ts_got[ranks[j]] += v > 0 ? v : 0;
     }
-    int32_t *pv = prev_codes(m, cls, k);
+    if (ex)
+        return put_exact(out, g, d, at, k);
+    int row = shape(np, k);
+    int32_t *pv = prev_codes(m, cls, row, 2 * k);
     if (!pv)
         return -1;
-    for (int x = 0; x <= k && !rc; x++) {
+    for (int x = 0; x < 2 * k && !rc; x++) {
         rc = mbuf_put_svar(out, (int64_t)c[x] - pv[x]);
         pv[x] = c[x];
     }
-    memcpy(m->ts_lastk + (size_t)k * (QMAX + 1), pv, ((size_t)k + 1) * sizeof *pv);
-    return rc;
+    return rc || note_fn(m, cls, row, c, 2 * k);
 }
 
 int tsum_factors(psk_merged *m, mbuf *out)
@@ -223,7 +312,6 @@ int tsum_encode(psk_merged *m, mbuf *out)
     for (uint64_t i = 0; i < m->n && !rc; i++) {
         int np;
         const int32_t *ranks = psk_merged_class_ranks(m, m->cls[i], &np);
-        double sd = 0;
         for (int j = 0; j < np && !rc; j++) {
             mbuf *t = &m->rank[ranks[j]].times;
             const uint8_t *p = t->p + pos[ranks[j]];
@@ -231,9 +319,9 @@ int tsum_encode(psk_merged *m, mbuf *out)
             if (psk_get_svar(&p, t->p + t->len, &m->ts_g[j]) || psk_get_uvar(&p, t->p + t->len, &dur))
                 rc = -2; /* a rank's times end early: the object is broken */
             pos[ranks[j]] = (size_t)(p - t->p);
-            sd += (double)dur;
+            m->ts_d[j] = dur > (uint64_t)GAP_MAX ? GAP_MAX : (int64_t)dur;
         }
-        if (!rc && tsum_event(m, out, i, m->cls[i], ranks, np, m->ts_g, sd))
+        if (!rc && tsum_event(m, out, i, m->cls[i], ranks, np, m->ts_g, m->ts_d))
             rc = -1;
     }
     if (!rc && tsum_factors(m, out))
@@ -242,32 +330,45 @@ int tsum_encode(psk_merged *m, mbuf *out)
     return rc;
 }
 
-/* reads merged event i's order statistics and mean duration, as codes
- * (version 4: coded) or as they are; -1 malformed, -2 out of memory */
-static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_t *end, int64_t *q, int *at, int *k,
-                      uint64_t *d, int *np, int coded)
+/* reads merged event i's entry: q[0..k) and u[0..k), each rank's gap and
+ * duration with up to ALL ranks (version 4), else the kept order
+ * statistics of the gaps and durations (before version 4, the mean
+ * duration in u[0] for every position); -1 malformed, -2 out of memory */
+static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_t *end, int64_t *q, int64_t *u,
+                      int *at, int *k, int *np, int coded)
 {
     psk_merged_class_ranks(m, m->cls[i], np);
     *k = kept(*np, at);
+    int sorted = *np > ALL || !coded; /* each half ascending */
+    if (coded && exact(m, m->cls[i])) {
+        for (int x = 0; x < 2 * *k; x++) {
+            int64_t v;
+            if (psk_get_svar(p, end, &v) || v > GAP_MAX || v < -GAP_MAX || (x >= *k && v < 0) ||
+                (sorted && x % *k && v < (x < *k ? q : u)[x % *k - 1]))
+                return -1;
+            (x < *k ? q : u)[x % *k] = v;
+        }
+        return 0;
+    }
     if (coded) {
-        int32_t *pv = prev_codes(m, m->cls[i], *k);
+        int row = shape(*np, *k);
+        int32_t *pv = prev_codes(m, m->cls[i], row, 2 * *k);
         if (!pv)
             return -2;
-        for (int x = 0; x <= *k; x++) {
+        for (int x = 0; x < 2 * *k; x++) {
             int64_t delta;
             if (psk_get_svar(p, end, &delta) || delta > 2 * QCMAX || delta < -2 * QCMAX)
                 return -1;
             int32_t c = pv[x] + (int32_t)delta;
-            if (c > QCMAX || c < -QCMAX || (x && x < *k && c < pv[x - 1]) || (x == *k && c < 0))
+            int y = x % *k;
+            if (c > QCMAX || c < -QCMAX || (sorted && y && c < pv[x - 1]) || (x >= *k && c < 0))
                 return -1; /* beyond GAP_MAX, the statistics not ascending, a negative duration */
             pv[x] = c;
-            if (x < *k)
-                q[x] = qvalue(c);
-            else
-                *d = (uint64_t)qvalue(c);
+            (x < *k ? q : u)[y] = qvalue(c);
         }
-        memcpy(m->ts_lastk + (size_t)*k * (QMAX + 1), pv, ((size_t)*k + 1) * sizeof *pv);
-        return 0;
+        int32_t c[ROW];
+        memcpy(c, pv, 2 * (size_t)*k * sizeof *c); /* note_fn may move pv */
+        return note_fn(m, m->cls[i], row, c, 2 * *k) ? -2 : 0;
     }
     for (int x = 0; x < *k; x++) {
         uint64_t delta;
@@ -280,20 +381,25 @@ static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_
         else if (q[0] > GAP_MAX || q[0] < -GAP_MAX)
             return -1;
     }
-    return psk_get_uvar(p, end, d) || *d > (1ull << 62) ? -1 : 0;
+    uint64_t d;
+    if (psk_get_uvar(p, end, &d) || d > (1ull << 62))
+        return -1;
+    for (int x = 0; x < *k; x++)
+        u[x] = (int64_t)d;
+    return 0;
 }
 
 int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end, int version)
 {
-    uint64_t n, P, d;
-    int64_t q[QMAX];
+    uint64_t n, P;
+    int64_t q[QMAX], u[QMAX];
     int np, at[QMAX], k, coded = version >= 4, rc = 0;
     if (psk_get_uvar(&p, end, &n) || n != m->n || n > (uint64_t)(end - p) / 2)
         return -1;
     const uint8_t *ev = p; /* the events, read again after the factors */
     prev_reset(m);
     for (uint64_t i = 0; i < n && !rc; i++)
-        rc = read_event(m, i, &p, end, q, at, &k, &d, &np, coded);
+        rc = read_event(m, i, &p, end, q, u, at, &k, &np, coded);
     if (rc)
         return rc;
     if (psk_get_uvar(&p, end, &P) || P != (uint64_t)m->nranks)
@@ -312,13 +418,18 @@ int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end, int version
         return free(f), free(cnt), -1;
     prev_reset(m);
     for (uint64_t i = 0; i < n && !rc; i++) {
-        read_event(m, i, &ev, end, q, at, &k, &d, &np, coded); /* checked above */
+        read_event(m, i, &ev, end, q, u, at, &k, &np, coded); /* checked above */
         const int32_t *ranks = psk_merged_class_ranks(m, m->cls[i], &np);
         for (int j = 0; j < np && !rc; j++) {
             mrank *mr = &m->rank[ranks[j]];
-            /* positive gaps (compute) scale with the rank's factor */
-            double v = dealt(q, at, k, np, i, j), x = v > 0 ? v * f[ranks[j]] : v;
+            /* its own times where kept (version 4, up to ALL ranks);
+             * else dealt, the rank dealt a longer gap (arrived later,
+             * waited less) the duration from the other end; positive
+             * gaps (compute) scale with the rank's factor */
+            int own = coded && np <= ALL, pos = own ? j : position(np, i, j);
+            double v = interp(q, at, k, pos), x = v > 0 ? v * f[ranks[j]] : v;
             int64_t rg = x < 0x1p62 ? llround(x) : GAP_MAX;
+            uint64_t d = (uint64_t)llround(interp(u, at, k, own ? j : np - 1 - pos));
             cnt[ranks[j]]++;
             if (mbuf_put_svar(&mr->times, rg) || mbuf_put_uvar(&mr->times, d))
                 rc = -2;
