@@ -247,12 +247,18 @@ static int exact(const psk_merged *m, uint32_t cls)
     return fn == m->ts_init[0] || fn == m->ts_init[1];
 }
 
-/* an exact entry: the kept values as they are (s), gaps then durations */
-static int put_exact(mbuf *out, const int64_t *g, const int64_t *d, const int *at, int k)
+/* an exact entry: every rank's gap as it is (s), in the order of the
+ * ranks taking part, then every rank's duration, whatever their count */
+static int put_exact(psk_merged *m, mbuf *out, const int32_t *ranks, int np, int64_t *g, int64_t *d)
 {
     int rc = 0;
-    for (int x = 0; x < 2 * k && !rc; x++)
-        rc = mbuf_put_svar(out, x < k ? g[at[x]] : d[at[x - k]]);
+    for (int j = 0; j < np; j++) {
+        g[j] = g[j] > GAP_MAX ? GAP_MAX : g[j] < -GAP_MAX ? -GAP_MAX : g[j];
+        d[j] = d[j] > GAP_MAX ? GAP_MAX : d[j] < 0 ? 0 : d[j];
+        m->ts_got[ranks[j]] += g[j] > 0 ? (double)g[j] : 0;
+    }
+    for (int x = 0; x < 2 * np && !rc; x++)
+        rc = mbuf_put_svar(out, x < np ? g[x] : d[x - np]);
     return rc;
 }
 
@@ -269,19 +275,16 @@ int tsum_event(psk_merged *m, mbuf *out, uint64_t i, uint32_t cls, const int32_t
         int64_t v = g[j] > GAP_MAX ? GAP_MAX : g[j];
         m->ts_own[ranks[j]] += v > 0 ? (double)v : 0;
     }
-    int k = kept(np, at), rc = 0, ex = exact(m, cls);
+    if (exact(m, cls))
+        return put_exact(m, out, ranks, np, g, d);
+    int k = kept(np, at), rc = 0;
     codes(g, np, at, k, q, c);
     codes(d, np, at, k, u, c + k);
-    if (ex) /* the values themselves */
-        for (int x = 0; x < k; x++)
-            q[x] = g[at[x]];
     /* the factors make up for what the codes lose: from the gaps read back */
     for (int j = 0; j < np; j++) {
         double v = interp(q, at, k, np <= ALL ? j : position(np, i, j));
         m->ts_got[ranks[j]] += v > 0 ? v : 0;
     }
-    if (ex)
-        return put_exact(out, g, d, at, k);
     int row = shape(np, k);
     int32_t *pv = prev_codes(m, cls, row, 2 * k);
     if (!pv)
@@ -331,22 +334,24 @@ int tsum_encode(psk_merged *m, mbuf *out)
 }
 
 /* reads merged event i's entry: q[0..k) and u[0..k), each rank's gap and
- * duration with up to ALL ranks (version 4), else the kept order
- * statistics of the gaps and durations (before version 4, the mean
- * duration in u[0] for every position); -1 malformed, -2 out of memory */
+ * duration (*own: with up to ALL ranks, and MPI_Init's with any, from
+ * version 4; q and u hold P values), else the kept order statistics of
+ * the gaps and durations (before version 4, the mean duration in u[0] for
+ * every position); -1 malformed, -2 out of memory */
 static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_t *end, int64_t *q, int64_t *u,
-                      int *at, int *k, int *np, int coded)
+                      int *at, int *k, int *np, int *own, int coded)
 {
     psk_merged_class_ranks(m, m->cls[i], np);
     *k = kept(*np, at);
     int sorted = *np > ALL || !coded; /* each half ascending */
+    *own = coded && *np <= ALL;
     if (coded && exact(m, m->cls[i])) {
-        for (int x = 0; x < 2 * *k; x++) {
+        *own = 1, *k = *np;
+        for (int x = 0; x < 2 * *np; x++) {
             int64_t v;
-            if (psk_get_svar(p, end, &v) || v > GAP_MAX || v < -GAP_MAX || (x >= *k && v < 0) ||
-                (sorted && x % *k && v < (x < *k ? q : u)[x % *k - 1]))
+            if (psk_get_svar(p, end, &v) || v > GAP_MAX || v < -GAP_MAX || (x >= *np && v < 0))
                 return -1;
-            (x < *k ? q : u)[x % *k] = v;
+            (x < *np ? q : u)[x % *np] = v;
         }
         return 0;
     }
@@ -391,45 +396,45 @@ static int read_event(psk_merged *m, uint64_t i, const uint8_t **p, const uint8_
 
 int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end, int version)
 {
-    uint64_t n, P;
-    int64_t q[QMAX], u[QMAX];
-    int np, at[QMAX], k, coded = version >= 4, rc = 0;
+    uint64_t n, P = 0;
+    size_t room = (size_t)m->nranks > QMAX ? (size_t)m->nranks : QMAX;
+    int np, at[QMAX], k, own, coded = version >= 4, rc = 0;
     if (psk_get_uvar(&p, end, &n) || n != m->n || n > (uint64_t)(end - p) / 2)
         return -1;
+    int64_t *q = malloc(2 * room * sizeof *q);
+    double *f = malloc(((size_t)m->nranks + 1) * sizeof *f);
+    uint64_t *cnt = calloc((size_t)m->nranks + 1, sizeof *cnt);
+    if (!q || !f || !cnt)
+        return free(q), free(f), free(cnt), -2;
+    int64_t *u = q + room;
     const uint8_t *ev = p; /* the events, read again after the factors */
     prev_reset(m);
     for (uint64_t i = 0; i < n && !rc; i++)
-        rc = read_event(m, i, &p, end, q, u, at, &k, &np, coded);
-    if (rc)
-        return rc;
-    if (psk_get_uvar(&p, end, &P) || P != (uint64_t)m->nranks)
-        return -1;
-    double *f = malloc(((size_t)P + 1) * sizeof *f);
-    uint64_t *cnt = calloc((size_t)P + 1, sizeof *cnt);
-    if (!f || !cnt)
-        return free(f), free(cnt), -2;
-    for (uint64_t r = 0; r < P; r++) {
+        rc = read_event(m, i, &p, end, q, u, at, &k, &np, &own, coded);
+    if (!rc && (psk_get_uvar(&p, end, &P) || P != (uint64_t)m->nranks))
+        rc = -1;
+    for (uint64_t r = 0; r < P && !rc; r++) {
         uint64_t v;
         if (psk_get_uvar(&p, end, &v) || v > FACTOR_MAX)
-            return free(f), free(cnt), -1;
+            rc = -1;
         f[r] = (double)v / FACTOR_ONE;
     }
-    if (p != end)
-        return free(f), free(cnt), -1;
+    if (!rc && p != end)
+        rc = -1;
     prev_reset(m);
     for (uint64_t i = 0; i < n && !rc; i++) {
-        read_event(m, i, &ev, end, q, u, at, &k, &np, coded); /* checked above */
+        read_event(m, i, &ev, end, q, u, at, &k, &np, &own, coded); /* checked above */
         const int32_t *ranks = psk_merged_class_ranks(m, m->cls[i], &np);
         for (int j = 0; j < np && !rc; j++) {
             mrank *mr = &m->rank[ranks[j]];
-            /* its own times where kept (version 4, up to ALL ranks);
-             * else dealt, the rank dealt a longer gap (arrived later,
-             * waited less) the duration from the other end; positive
-             * gaps (compute) scale with the rank's factor */
-            int own = coded && np <= ALL, pos = own ? j : position(np, i, j);
-            double v = interp(q, at, k, pos), x = v > 0 ? v * f[ranks[j]] : v;
+            /* its own times where kept; else dealt, the rank dealt a
+             * longer gap (arrived later, waited less) the duration from
+             * the other end; positive gaps (compute) scale with the
+             * rank's factor */
+            int pos = own ? j : position(np, i, j);
+            double v = own ? (double)q[j] : interp(q, at, k, pos), x = v > 0 ? v * f[ranks[j]] : v;
             int64_t rg = x < 0x1p62 ? llround(x) : GAP_MAX;
-            uint64_t d = (uint64_t)llround(interp(u, at, k, own ? j : np - 1 - pos));
+            uint64_t d = own ? (uint64_t)u[j] : (uint64_t)llround(interp(u, at, k, np - 1 - pos));
             cnt[ranks[j]]++;
             if (mbuf_put_svar(&mr->times, rg) || mbuf_put_uvar(&mr->times, d))
                 rc = -2;
@@ -439,6 +444,7 @@ int tsum_decode(psk_merged *m, const uint8_t *p, const uint8_t *end, int version
     for (uint64_t r = 0; r < P && !rc; r++)
         if (cnt[r] != m->rank[r].n)
             rc = -1;
+    free(q);
     free(f);
     free(cnt);
     return rc;
