@@ -19,8 +19,8 @@
 
 #define MAGIC "PSKMERGE"
 #define VERSION 4 /* 2: trace format 3's fields, TSUM, orders shared between ranks; 3: threads;
-                   * 4: payloads coded (zstd), event classes as differences, summarised times
-                   * to 1/32 of an octave as differences within their class */
+                   * 4: payloads coded (zstd), differences (merge_delta.c), summarised times
+                   * as codes (merge_tsum.c) */
 #define VERSION_OLDEST 2 /* read as well: every call from one thread */
 
 
@@ -581,11 +581,16 @@ static int read_all(reader *rd)
         return rc;
     if ((uint64_t)(rd->end - rd->p) != total)
         return malformed(rd);
-    if (mbuf_reserve(&m->pool, total))
-        return merged_fail(m, PSK_ENOMEM, "out of memory");
-    if (total)
-        memcpy(m->pool.p, rd->p, total);
-    m->pool.len = total;
+    if (rd->p == rd->zplain && !m->pool.p) { /* decompressed: the pool takes the buffer (no copy) */
+        m->pool = (mbuf){rd->zplain, total, rd->zcap};
+        rd->zplain = NULL, rd->zcap = 0;
+    } else {
+        if (mbuf_reserve(&m->pool, total))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+        if (total)
+            memcpy(m->pool.p, rd->p, total);
+        m->pool.len = total;
+    }
     if (rd->version >= 4 && pdelta_undo(m))
         return merged_fail(m, PSK_ENOMEM, "out of memory");
     /* the summarised times, if there: kept until the ranks' counts are known */
@@ -596,9 +601,13 @@ static int read_all(reader *rd)
         return rc;
     if (tag == MT_TSUM) {
         tsumlen = (size_t)(rd->end - rd->p);
-        if (!(tsum = malloc(tsumlen ? tsumlen : 1)))
+        if (rd->p == rd->zplain) { /* decompressed: taken (no copy) */
+            tsum = rd->zplain;
+            rd->zplain = NULL, rd->zcap = 0;
+        } else if (!(tsum = malloc(tsumlen ? tsumlen : 1)))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
-        memcpy(tsum, rd->p, tsumlen);
+        else
+            memcpy(tsum, rd->p, tsumlen);
         m->tsum = 1;
     }
     rc = read_ranks(rd, tag == MT_RANK);

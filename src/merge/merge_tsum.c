@@ -274,6 +274,7 @@ int tsum_event(psk_merged *m, mbuf *out, uint64_t i, uint32_t cls, const int32_t
     for (int j = 0; j < np; j++) {
         int64_t v = g[j] > GAP_MAX ? GAP_MAX : g[j];
         m->ts_own[ranks[j]] += v > 0 ? (double)v : 0;
+        d[j] = d[j] < 0 ? 0 : d[j]; /* (a reader refuses a negative one) */
     }
     if (exact(m, cls))
         return put_exact(m, out, ranks, np, g, d);
