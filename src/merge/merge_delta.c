@@ -12,13 +12,14 @@
 #include <string.h>
 
 #include "merge_internal.h"
+#include "psk_mem.h"
 
 #define DELTA_WIN 64
 #define DELTA_MAX 4096
 
 struct pdelta {
     uint64_t *last; /* per class: its last event's index + 1 (0: none yet) */
-    size_t nlast;
+    int64_t nlast;
     uint64_t i; /* events coded */
     uint32_t len[DELTA_WIN];
     uint8_t ring[DELTA_WIN][DELTA_MAX]; /* event j's bytes in slot j % DELTA_WIN */
@@ -54,25 +55,9 @@ static uint64_t ring_len(const void *ctx, uint64_t j)
     return d->len[j % DELTA_WIN];
 }
 
-static int grow_last(uint64_t **last, size_t *n, uint32_t cls)
-{
-    if (cls < *n)
-        return 0;
-    size_t m = *n ? *n : 64;
-    while (m <= cls)
-        m *= 2;
-    uint64_t *p = realloc(*last, m * sizeof *p);
-    if (!p)
-        return -1;
-    memset(p + *n, 0, (m - *n) * sizeof *p);
-    *last = p;
-    *n = m;
-    return 0;
-}
-
 int pdelta_code(pdelta *d, uint32_t cls, const uint8_t *b, size_t len, uint8_t *out)
 {
-    if (grow_last(&d->last, &d->nlast, cls))
+    if (psk_grow((void **)&d->last, &d->nlast, cls, sizeof *d->last))
         return -1;
     uint64_t ref = reference(d->i, d->last[cls], len, ring_len, d);
     if (ref) {
@@ -98,10 +83,10 @@ static uint64_t pool_len(const void *ctx, uint64_t j)
 int pdelta_undo(psk_merged *m)
 {
     uint64_t *last = NULL;
-    size_t nlast = 0;
+    int64_t nlast = 0;
     for (uint64_t i = 0; i < m->n; i++) {
         uint32_t cls = m->cls[i];
-        if (grow_last(&last, &nlast, cls))
+        if (psk_grow((void **)&last, &nlast, cls, sizeof *last))
             return free(last), -1;
         size_t len = (size_t)pool_len(m, i);
         uint64_t ref = reference(i, last[cls], len, pool_len, m);

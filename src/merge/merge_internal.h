@@ -122,7 +122,8 @@ struct psk_merged {
     uint64_t *ts_fnrow;  /* per function and shape of entry, where its last event's codes are (+ 1) */
     unsigned ts_init[2]; /* MPI_Init's and MPI_Init_thread's function ids: their times kept exact */
     uint64_t *ts_at;
-    size_t ts_nprev, ts_capprev, ts_ncls;
+    size_t ts_nprev, ts_capprev;
+    int64_t ts_ncls;      /* ts_at's length */
     mbuf ts;             /* the streaming merge's summary entries not yet written out */
 };
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "merge_internal.h"
+#include "psk_mem.h"
 #include "psk_varint.h"
 
 #define ALL 8              /* up to this many ranks, every gap is kept */
@@ -134,7 +135,7 @@ static void prev_reset(psk_merged *m)
     m->ts_init[0] = psk_fn_lookup("MPI_Init");
     m->ts_init[1] = psk_fn_lookup("MPI_Init_thread");
     if (m->ts_at)
-        memset(m->ts_at, 0, m->ts_ncls * sizeof *m->ts_at);
+        memset(m->ts_at, 0, (size_t)m->ts_ncls * sizeof *m->ts_at);
     if (m->ts_fnrow)
         memset(m->ts_fnrow, 0, (size_t)psk_fn_count() * NROWS * sizeof *m->ts_fnrow);
     m->ts_nprev = 0;
@@ -143,16 +144,8 @@ static void prev_reset(psk_merged *m)
 /* room for n codes in ts_prev: their offset, or -1 out of memory */
 static int64_t arena(psk_merged *m, int n)
 {
-    if (m->ts_nprev + (size_t)n > m->ts_capprev) {
-        size_t c = m->ts_capprev ? 2 * m->ts_capprev : 1024;
-        while (c < m->ts_nprev + (size_t)n)
-            c *= 2;
-        int32_t *p = realloc(m->ts_prev, c * sizeof *p);
-        if (!p)
-            return -1;
-        m->ts_prev = p;
-        m->ts_capprev = c;
-    }
+    if (MERGE_GROW(&m->ts_prev, &m->ts_capprev, m->ts_nprev + (size_t)n))
+        return -1;
     m->ts_nprev += (size_t)n;
     return (int64_t)(m->ts_nprev - (size_t)n);
 }
@@ -172,17 +165,8 @@ static uint64_t *fnrow(psk_merged *m, unsigned fn, int row)
  * out of memory. After the event, note_fn */
 static int32_t *prev_codes(psk_merged *m, uint32_t cls, int row, int n)
 {
-    if (cls >= m->ts_ncls) {
-        size_t c = m->ts_ncls ? m->ts_ncls : 64;
-        while (c <= cls)
-            c *= 2;
-        uint64_t *at = realloc(m->ts_at, c * sizeof *at);
-        if (!at)
-            return NULL;
-        memset(at + m->ts_ncls, 0, (c - m->ts_ncls) * sizeof *at);
-        m->ts_at = at;
-        m->ts_ncls = c;
-    }
+    if (psk_grow((void **)&m->ts_at, &m->ts_ncls, cls, sizeof *m->ts_at))
+        return NULL;
     if (!m->ts_at[cls]) {
         uint64_t *f = fnrow(m, psk_merged_class_fn(m, cls), row);
         int64_t at = f ? arena(m, n) : -1;
