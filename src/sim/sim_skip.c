@@ -181,6 +181,14 @@ static void follow(psk_sim *s, skipr *k, int32_t node, int64_t exec, int64_t ite
         g->L = psk_fprog_period(s->fp, node);
         g->bat = (4 + g->L - 1) / g->L;
         g->w0 = -1;
+        /* an iteration's snapshot is in no ring after the loop's last */
+        g->nsnap = count < g->maxsnap ? (count > 0 ? count : 1) : g->maxsnap;
+        /* psk_simi_try_exact skips K >= 1 periods p >= L once 2p + 1
+         * iterations before the lowest begun, m, are compared and M >= m
+         * begun: 3L + 2 iterations at least; without a window, a shorter
+         * loop is never skipped, and no rank need measure it */
+        if (g->nowin && count < 3 * g->L + 2)
+            g->dead = 1;
     }
     int64_t was = k->iter;
     k->node = node, k->exec = exec, k->iter = iter;
@@ -213,7 +221,7 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
         s->skg->node = -1;
         /* room for 2 x the longest period + 1 snapshots, and ranks apart */
         int64_t L = psk_fprog_max_period(s->fp), pmax = 2 * L > MAXPERIOD ? 2 * L : MAXPERIOD;
-        s->skg->nsnap = 2 * pmax + 16 > NSNAP ? 2 * pmax + 16 : NSNAP;
+        s->skg->maxsnap = s->skg->nsnap = 2 * pmax + 16 > NSNAP ? 2 * pmax + 16 : NSNAP;
         for (int i = 0; i < s->P; i++) {
             s->sk[i].node = -1;
             s->sk[i].last_iter = -1;
@@ -221,7 +229,6 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
         }
     }
     skipr *k = &s->sk[q];
-    int64_t nsnap = s->skg->nsnap;
     int joined = k->node != node || k->exec != exec;
     if (!joined && !live(s, q))
         return PSK_OK; /* an iteration of an execution that cannot be skipped any more */
@@ -240,10 +247,18 @@ int psk_simi_boundary(psk_sim *s, int q, int32_t node, int64_t exec, int64_t ite
     if (!live(s, q))
         return PSK_OK; /* joined an execution that cannot be skipped: nothing to measure */
     /* a rank's snapshots are made when it is first measured: in a
-     * pipeline of many ranks most never are */
-    int fresh = !k->ring;
-    if (fresh && !(k->ring = calloc((size_t)nsnap, sizeof *k->ring)))
-        return PSK_ENOMEM;
+     * pipeline of many ranks most never are; its ring grows to what the
+     * loops it is measured in need */
+    int64_t nsnap = s->skg->nsnap;
+    int fresh = k->nring < nsnap;
+    if (fresh) {
+        snap *ring = realloc(k->ring, (size_t)nsnap * sizeof *ring);
+        if (!ring)
+            return PSK_ENOMEM;
+        memset(ring + k->nring, 0, (size_t)(nsnap - k->nring) * sizeof *ring);
+        k->ring = ring;
+        k->nring = nsnap;
+    }
     if (joined || fresh)
         for (int i = 0; i < nsnap; i++)
             k->ring[i].iter = -1;
@@ -281,8 +296,8 @@ uint64_t psk_simi_skip_bytes(const psk_sim *s)
     uint64_t b = sizeof *s->skg + (uint64_t)s->P * sizeof *s->sk;
     for (int q = 0; q < s->P; q++) {
         const skipr *k = &s->sk[q];
-        b += (k->ring ? (uint64_t)s->skg->nsnap * sizeof *k->ring : 0) + snap_bytes(&k->base);
-        for (int i = 0; k->ring && i < s->skg->nsnap; i++)
+        b += (uint64_t)k->nring * sizeof *k->ring + snap_bytes(&k->base);
+        for (int64_t i = 0; i < k->nring; i++)
             b += snap_bytes(&k->ring[i]);
         for (int u = 0; u < 3; u++)
             b += (uint64_t)k->capown[u] * sizeof *k->own[u];
@@ -304,7 +319,7 @@ void psk_simi_skip_free(psk_sim *s)
 {
     for (int q = 0; s->sk && q < s->P; q++) {
         skipr *k = &s->sk[q];
-        for (int i = 0; k->ring && i < s->skg->nsnap; i++) {
+        for (int64_t i = 0; i < k->nring; i++) {
             snap *x = &k->ring[i];
             free(x->rows), free(x->segc), free(x->sego), free(x->segw), free(x->spos), free(x->scls);
         }

@@ -64,7 +64,8 @@ typedef struct skipr {
     double last_own;     /* MPI time less waiting when its last event was read */
     int64_t last_iter;   /* the iteration of that event (-1: none to follow) */
     int last_seg;        /* and its segment */
-    snap *ring;          /* nsnap */
+    snap *ring;          /* nring; the execution followed uses the first nsnap */
+    int64_t nring;
     snap base;           /* at the window's first iteration */
     /* per iteration (SUR_ITER) and segment (SUR_SEG) of a block: the MPI
      * time less waiting, summed over the window */
@@ -94,7 +95,9 @@ typedef struct skipg {
     int n_in;            /* ranks in it */
     int64_t m, M;        /* once all are: the lowest and highest iteration begun */
     int at_m;            /* ranks whose iteration is m */
-    int64_t nsnap;       /* snapshots in each rank's ring */
+    int64_t nsnap;       /* snapshots in each rank's ring used for it: iteration i's
+                          * is ring[i % nsnap] (no more than its iterations) */
+    int64_t maxsnap;     /* and for a loop of many iterations */
     int64_t first;       /* the lowest iteration when all were in */
     int64_t next;        /* the next iteration to measure (once every rank is past it) */
     int64_t L, bat;      /* the loop's period; blocks per batch */
