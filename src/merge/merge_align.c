@@ -682,8 +682,17 @@ static int emit_all(aligner *a)
             uint32_t v = gp[g]->v[k];
             who[off[v] + cnt[v]++] = g;
         }
+    const uint32_t *lastg = NULL; /* the groups the ranks in a->parts came from */
+    uint32_t lastk = 0;
+    int np = 0;
     for (uint32_t v = a->head; v != NIL && !rc; v = a->nnext[v]) {
-        int np = merge_groups(who + off[v], cnt[v], goff, grank, a->parts, heap, hat);
+        /* a node of the same groups as the last (in order of group, as
+         * filled): the same ranks, as most nodes of a regular code */
+        if (!lastg || cnt[v] != lastk || memcmp(who + off[v], lastg, cnt[v] * sizeof *who)) {
+            np = merge_groups(who + off[v], cnt[v], goff, grank, a->parts, heap, hat);
+            lastg = who + off[v];
+            lastk = cnt[v];
+        }
         for (int j = 0; j < np; j++)
             assert(a->at[a->parts[j]]->v[a->pos[a->parts[j]]] == v);
         rc = emit(a, np, a->nkey[v]);
