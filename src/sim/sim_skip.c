@@ -44,6 +44,23 @@ static void count_follower(snap *sn, int64_t made, int64_t iter)
         sn->maxage = iter - made;
 }
 
+/* room for n elements of size in *a (its capacity *cap), grown to what is
+ * asked (spare: and half again, for arrays appended to): a rank keeps
+ * dozens of snapshots, where psk_grow's doubling and 16 spare would be
+ * most of their memory. Not zero-filled: every element is set before it
+ * is read. 0 or -1 out of memory */
+static int fit(void **a, int64_t *cap, int64_t n, size_t size, int spare)
+{
+    if (n <= *cap)
+        return 0;
+    int64_t c = spare ? n + n / 2 + 2 : n;
+    void *b = realloc(*a, (size_t)c * size);
+    if (!b)
+        return -1;
+    *a = b, *cap = c;
+    return 0;
+}
+
 static int take(psk_sim *s, int q, snap *sn, int64_t iter)
 {
     rank *r = &s->r[q];
@@ -74,13 +91,16 @@ static int take(psk_sim *s, int q, snap *sn, int64_t iter)
         sn->stray |= stray(s, k->node, k->exec, q, p->onode, p->oexec, p->ofield, p->tag);
     }
     int w = PSK_M_N + 1;
-    if (psk_grow((void **)&sn->rows, &sn->caprows, (int64_t)s->niv * w - 1, sizeof *sn->rows) ||
-        psk_grow((void **)&sn->segc, &sn->capc, 0, sizeof *sn->segc) ||
-        psk_grow((void **)&sn->sego, &sn->capo, 0, sizeof *sn->sego) ||
-        psk_grow((void **)&sn->segw, &sn->capw, 0, sizeof *sn->segw))
+    if (fit((void **)&sn->rows, &sn->caprows, (int64_t)s->niv * w, sizeof *sn->rows, 0))
         return PSK_ENOMEM;
     sn->nseg = 1;
-    sn->segc[0] = sn->sego[0] = sn->segw[0] = 0;
+    if (!s->skg->nowin) { /* the segments' times are kept for a window only */
+        if (fit((void **)&sn->segc, &sn->capc, 1, sizeof *sn->segc, 1) ||
+            fit((void **)&sn->sego, &sn->capo, 1, sizeof *sn->sego, 1) ||
+            fit((void **)&sn->segw, &sn->capw, 1, sizeof *sn->segw, 1))
+            return PSK_ENOMEM;
+        sn->segc[0] = sn->sego[0] = sn->segw[0] = 0;
+    }
     sn->nrows = s->niv;
     for (int i = 0; i < s->niv; i++) {
         memcpy(sn->rows + (size_t)i * (size_t)w, s->iv[i].m + (size_t)q * PSK_M_N, PSK_M_N * sizeof(double));
@@ -146,11 +166,11 @@ int psk_simi_event(psk_sim *s, int q, int cls, double gap)
     }
     if (cls < 0)
         return PSK_OK;
-    if (psk_grow((void **)&x->spos, &x->capspos, x->nseg - 1, sizeof *x->spos) ||
-        psk_grow((void **)&x->scls, &x->capscls, x->nseg - 1, sizeof *x->scls) ||
-        (win && (psk_grow((void **)&x->segc, &x->capc, x->nseg, sizeof *x->segc) ||
-                 psk_grow((void **)&x->sego, &x->capo, x->nseg, sizeof *x->sego) ||
-                 psk_grow((void **)&x->segw, &x->capw, x->nseg, sizeof *x->segw))))
+    if (fit((void **)&x->spos, &x->capspos, x->nseg, sizeof *x->spos, 1) ||
+        fit((void **)&x->scls, &x->capscls, x->nseg, sizeof *x->scls, 1) ||
+        (win && (fit((void **)&x->segc, &x->capc, x->nseg + 1, sizeof *x->segc, 1) ||
+                 fit((void **)&x->sego, &x->capo, x->nseg + 1, sizeof *x->sego, 1) ||
+                 fit((void **)&x->segw, &x->capw, x->nseg + 1, sizeof *x->segw, 1))))
         return PSK_ENOMEM;
     x->spos[x->nseg - 1] = (int32_t)(r->nread - 1 - x->nread);
     x->scls[x->nseg - 1] = (int8_t)cls;
