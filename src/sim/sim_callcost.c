@@ -566,6 +566,21 @@ int psk_simi_cc_merged_end(psk_sim *s, psk_merged *m, int rc)
     return rc;
 }
 
+void psk_simi_cc_prefetch(const psk_sim *s, int q, int table)
+{
+    if (!s->cc)
+        return;
+    if (!table) {
+        __builtin_prefetch(&s->cc[q]);
+        __builtin_prefetch(&s->ncc[q]);
+        return;
+    }
+    const psk_ccls *a = s->cc[q];
+    int n = s->ncc[q];
+    for (int i = 0; i < n; i += 64 / (int)sizeof *a)
+        __builtin_prefetch(&a[i], 1);
+}
+
 void psk_simi_cc_floor(psk_sim *s, int q)
 {
     rank *r = &s->r[q];

@@ -146,6 +146,7 @@ static void prefetch_rank(const psk_sim *s, int n)
         psk_fgaps_prefetch(s->gaps, n);
         psk_simi_skip_prefetch(s, n);
     }
+    psk_simi_cc_prefetch(s, n, 0);
 }
 
 /* runs rank q until it blocks, finishes, or is no longer the earliest;
@@ -156,6 +157,7 @@ static int advance(psk_sim *s, int q, int *next)
     rank *r = &s->r[q];
     if (s->gaps) /* where its next gap is was asked for when it was next to run */
         psk_fgaps_prefetch_gap(s->gaps, q);
+    psk_simi_cc_prefetch(s, q, 1); /* and where its call floors are */
     r->running = 1;
     *next = -1;
     if (s->nready)

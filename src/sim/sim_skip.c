@@ -151,15 +151,18 @@ int psk_simi_event(psk_sim *s, int q, int cls, double gap)
     rank *r = &s->r[q];
     if (!live(s, q) || !psk_fcursor_in_candidate(r->fc))
         return PSK_OK;
+    /* a loop too short for a window keeps only where its calls that may
+     * wait are (an exact skip shares a rank's waiting as they are): the
+     * snapshot, a cache miss at many ranks, is not read for the others */
+    int win = !s->skg->nowin;
+    if (!win && cls < 0)
+        return PSK_OK;
     skipr *k = &s->sk[q];
     if (k->node < 0 || !k->ring)
         return PSK_OK;
     snap *x = &k->ring[k->iter % s->skg->nsnap];
     if (x->iter != k->iter)
         return PSK_OK;
-    /* a loop too short for a window keeps only where its calls that may
-     * wait are (an exact skip shares a rank's waiting as they are) */
-    int win = !s->skg->nowin;
     if (win) {
         x->segc[x->nseg - 1] += gap;
         k->last_iter = k->iter, k->last_seg = x->nseg - 1;

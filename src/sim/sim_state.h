@@ -274,6 +274,10 @@ int psk_simi_cc_merged_end(psk_sim *s, psk_merged *m, int rc);
  * own when recorded (job.json's hosts and cores), and no once for the
  * others: PSK_OK or PSK_ENOMEM */
 int psk_simi_cc_finish(psk_sim *s, const psk_job *job);
+/* asks the caches for where rank q's classes are (table 0: called with
+ * the rank's record, as sim_sched.c's prefetch_rank), or for the classes
+ * themselves (table 1: once those are in the caches). A hint */
+void psk_simi_cc_prefetch(const psk_sim *s, int q, int table);
 /* rank q's current event (just read) takes its floor and once */
 void psk_simi_cc_floor(psk_sim *s, int q);
 
