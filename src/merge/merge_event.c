@@ -25,7 +25,9 @@ int mbuf_reserve(mbuf *b, size_t more)
 {
     if (b->len + more <= b->cap)
         return 0;
-    size_t cap = b->cap ? b->cap : 4096;
+    /* first what is asked, 256 bytes at least: a merge of many ranks
+     * holds a few buffers a rank, most of them small */
+    size_t cap = b->cap ? b->cap : more > 256 ? more : 256;
     while (cap < b->len + more)
         cap *= 2;
     uint8_t *p = realloc(b->p, cap);

@@ -205,7 +205,7 @@ static int load_rank(loader *l, int r)
      * and pages reserved but never touched cost nothing */
     struct stat sb;
     if (!stat(psk_rank_path(rr), &sb) && sb.st_size > 0) { /* a guess: failing is fine */
-        uint64_t guess = (uint64_t)sb.st_size / 3 + 64;
+        uint64_t guess = (uint64_t)sb.st_size / 8 + 16; /* grown if more */
         mbuf_reserve(&s->buf, (size_t)sb.st_size + (size_t)sb.st_size / 4);
         s->off = malloc(guess * sizeof *s->off);
         s->key = malloc(guess * sizeof *s->key);
