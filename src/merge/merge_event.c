@@ -59,7 +59,7 @@ int merge_grow(void **p, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return 0;
-    size_t c = *cap ? *cap : 1024;
+    size_t c = *cap ? *cap : need > 4 ? need : 4; /* first what is asked: many arrays are one a rank */
     while (c < need)
         c *= 2;
     void *q = realloc(*p, c * size);

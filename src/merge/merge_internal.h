@@ -25,8 +25,9 @@ int mbuf_reserve(mbuf *b, size_t more); /* 0, or -1 out of memory */
 /* appends v as an unsigned (LEB128) or zigzag varint: 0, or -1 out of memory */
 int mbuf_put_uvar(mbuf *b, uint64_t v);
 int mbuf_put_svar(mbuf *b, int64_t v);
-/* room for need elements of size bytes in *p (capacity *cap, doubled from
- * 1024; new room not cleared); 0, or -1 out of memory. MERGE_GROW types it. */
+/* room for need elements of size bytes in *p (capacity *cap: first need,
+ * 4 at least, then doubled; new room not cleared); 0, or -1 out of memory.
+ * MERGE_GROW types it. */
 int merge_grow(void **p, size_t *cap, size_t need, size_t size);
 #define MERGE_GROW(p, cap, need) merge_grow((void **)(p), (cap), (need), sizeof **(p))
 void merge_huge(void *p, size_t len);   /* asks for huge pages for a big array */

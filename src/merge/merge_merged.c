@@ -69,13 +69,8 @@ int mrank_thread(mrank *mr, uint32_t t)
         mr->thr[mr->nthr - 1].n++;
         return 0;
     }
-    if (mr->nthr == mr->capthr) { /* most ranks make one run (one thread): room for few */
-        size_t c = mr->capthr ? 2 * mr->capthr : 4;
-        trun *t = realloc(mr->thr, c * sizeof *t);
-        if (!t)
-            return -1;
-        mr->thr = t, mr->capthr = c;
-    }
+    if (MERGE_GROW(&mr->thr, &mr->capthr, mr->nthr + 1))
+        return -1;
     mr->thr[mr->nthr++] = (trun){1, t};
     if ((int)t >= mr->nthreads)
         mr->nthreads = (int)t + 1;
