@@ -548,11 +548,31 @@ int psk_simi_cc_merged_begin(psk_sim *s, psk_merged *m)
     return rc;
 }
 
+/* what add() will read of rank q's collection: its ranks' structs are
+ * apart from one another at many ranks, and its classes on the heap */
+static inline __attribute__((always_inline)) void prefetch_rank(const psk_ccoll *c, int q, int classes)
+{
+    const ccrank *r = &c->r[q];
+    if (!classes) {
+        __builtin_prefetch(r, 1);
+        return;
+    }
+    __builtin_prefetch(r->key);
+    __builtin_prefetch(r->a, 1);
+    __builtin_prefetch((const char *)r->a + 64, 1);
+}
+
 int psk_simi_cc_merged_event(psk_sim *s, const psk_mevent *me)
 {
     int rc = 0;
-    for (int j = 0; j < me->nranks && !rc; j++)
+    const psk_ccoll *c = s->ccm;
+    for (int j = 0; j < me->nranks && !rc; j++) {
+        if (j + 16 < me->nranks) /* a merged event's ranks are many ranks apart: ask ahead */
+            prefetch_rank(c, me->ranks[j + 16], 0);
+        if (j + 8 < me->nranks)
+            prefetch_rank(c, me->ranks[j + 8], 1);
         rc = add(s->ccm, me->ranks[j], &me->ev[j]);
+    }
     return rc;
 }
 

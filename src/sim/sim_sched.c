@@ -139,7 +139,7 @@ int psk_simi_tree_init(psk_sim *s)
 static void prefetch_rank(const psk_sim *s, int n)
 {
     const rank *r = &s->r[n];
-    for (size_t o = 0; o < sizeof *r; o += 64)
+    for (size_t o = 0; o < PSK_RANK_HOT; o += 64)
         __builtin_prefetch((const char *)r + o, 1);
     if (s->fc_block) { /* addresses computed, not loaded: nothing here waits for memory */
         psk_fcursor_prefetch(psk_fcursor_in_block(s->fc_block, n));

@@ -7,6 +7,7 @@
 #ifndef PSK_SIM_STATE_H
 #define PSK_SIM_STATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "psk_cart.h"
@@ -71,10 +72,48 @@ typedef struct frame {
 } frame;
 
 typedef struct rank {
-    psk_rank_reader *rd; /* its events: from its file, */
-    psk_fcursor *fc;     /* or from the folded program */
-    psk_event ev;
+    /* Hot: what replaying its calls reads and writes, on the first lines
+     * (prefetched together when it is next to run: sim_sched.c);
+     * the rest, from matched on, is seldom touched. */
+    double t;            /* simulated clock, ns */
+    int state;           /* 0 ready, 1 blocked, 2 done */
+    int nwait;           /* blocked: things not yet done */
+    int has_ev;          /* ev is read (its gap counted) but not yet run */
+    int running;         /* inside advance(): a finished call is not made ready */
+    int in_block;        /* the current call went through block() (reports: on_call) */
+    int in_prun;         /* its current event is part of a run of polls (no floor) */
+    int acc_class;       /* A_P2P, A_COLL or A_WAIT for the blocked time */
+    /* on a node with more ranks than cores (sim_cores.c): */
+    int core;            /* the core it shares, -1 none */
+    int want;            /* in its core's rotation: computing, or waiting busily */
+    int cphase;          /* enum cphase: what its clock waits for, in the ready tree */
+    int multiple;        /* whole trace: MPI_THREAD_MULTIPLE, its calls checked to come from one thread */
+    double work;         /* ns of CPU its compute needs still */
+    double wbeg;         /* when its compute began */
+    double cdone;        /* when its call was done (what comes after waits for the core) */
+    double floor;        /* ns its current call takes at least (sim_callcost.c) */
+    double once;         /* and, a first collective of its class, after the last member arrived */
+    double tdone, tcall, partner;
     uint64_t prev_exit;
+    psk_fcursor *fc;     /* its events: from the folded program, */
+    psk_rank_reader *rd; /* or from its file */
+    uint64_t nread;      /* events read so far */
+    int32_t onode;       /* folded: the tree event of ev and its execution */
+    int32_t sk_node;     /* folded: the candidate execution it last began an iteration of (sim_skip.c) */
+    int64_t oexec;
+    int64_t sk_exec;
+    sreq *req;
+    int64_t nreq;
+    cmem *comm;
+    int64_t ncomm;
+    msg *unexp, *unexp_tail;
+    precv *posted, *posted_tail;
+    frame *stack;
+    int depth, cap;
+    double acc[A_N];
+    psk_event ev;        /* hot up to its first array pointers */
+    /* cold */
+    msg *matched, *matched_tail; /* taken by Mprobe / Improbe, for Mrecv / Imrecv */
     /* the whole trace: the run of polls under way (as merging makes them,
      * so that its cost is what sim --folded says) */
     int prun_on;
@@ -82,26 +121,8 @@ typedef struct rank {
     int prun_thread;
     uint64_t prun_key;
     double prun_gap, prun_calls, prun_failed;
-    double t;            /* simulated clock, ns */
     double t0;           /* when it started (its MPI_Init's exit) */
-    int state;           /* 0 ready, 1 blocked, 2 done */
-    int nwait;           /* blocked: things not yet done */
-    double tdone, tcall, partner;
-    int acc_class;       /* A_P2P, A_COLL or A_WAIT for the blocked time */
-    double acc[A_N];
-    msg *unexp, *unexp_tail;
-    precv *posted, *posted_tail;
-    msg *matched, *matched_tail; /* taken by Mprobe / Improbe, for Mrecv / Imrecv */
-    sreq *req;
-    int64_t nreq;
-    cmem *comm;
-    int64_t ncomm;
-    frame *stack;
-    int depth, cap;
     double finalize;
-    int running;         /* inside advance(): a finished call is not made ready */
-    int in_block;        /* the current call went through block() (reports: on_call) */
-    int has_ev;          /* ev is read (its gap counted) but not yet run */
     size_t next_mark;    /* the first of its marks not yet applied */
     /* wildcard Irecvs: a second reader runs ahead to the calls that
      * completed them and reads their sources from the statuses */
@@ -111,24 +132,11 @@ typedef struct rank {
     int64_t npend;
     int64_t (*found)[2]; /* (event index, source) pairs not yet used */
     size_t nfound, capfound;
-    uint64_t nread;      /* events read so far */
-    int32_t onode;       /* folded: the tree event of ev and its execution */
-    int64_t oexec;
     int skipped;         /* Pcontrol intervals opened beyond --depth */
-    int multiple;        /* whole trace: MPI_THREAD_MULTIPLE, its calls checked to come from one thread */
-    int32_t sk_node;     /* folded: the candidate execution it last began an iteration of (sim_skip.c) */
-    int64_t sk_exec;
-    /* on a node with more ranks than cores (sim_cores.c): */
-    int core;            /* the core it shares, -1 none */
-    int want;            /* in its core's rotation: computing, or waiting busily */
-    int cphase;          /* enum cphase: what its clock waits for, in the ready tree */
-    double work;         /* ns of CPU its compute needs still */
-    double wbeg;         /* when its compute began */
-    double cdone;        /* when its call was done (what comes after waits for the core) */
-    double floor;        /* ns its current call takes at least (sim_callcost.c) */
-    double once;         /* and, a first collective of its class, after the last member arrived */
-    int in_prun;         /* its current event is part of a run of polls (no floor) */
 } rank;
+
+/* a rank's hot bytes: up to ev's requests (Waitall's) */
+#define PSK_RANK_HOT offsetof(rank, ev.arr[PSK_F_REQS - PSK_F_FIRST_ARRAY + 1])
 
 /* what a rank on a shared core waits for in the ready tree, its clock the
  * time it is planned for (sim_cores.c) */
