@@ -200,23 +200,26 @@ int psk_event_members_check(const struct psk_event *ev, int rank, int nranks, in
 /* ---- events ---- */
 
 typedef struct psk_event {
+    /* the fields every reader of an event touches come first, on one
+     * cache line with the first scalars (arm and thread fill what would be
+     * padding: an event's decoding at many ranks writes no line for them) */
     unsigned fn;         /* function id */
-    uint64_t t_entry;    /* ns on this rank's monotonic clock */
-    uint64_t t_exit;
-    uint32_t fields;     /* = psk_fn_fields(fn) */
-    int64_t v[PSK_F_FIRST_ARRAY];          /* scalar fields */
-    uint32_t n[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];        /* array lengths */
-    const int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY]; /* array values
-        (for PSK_F_STATUSES: n triples, 3n values); valid until the next read */
-    int arm;             /* the algorithm libperfskel-tune ran a tuned collective
-                            with (psk_fn_tuned): 0 not known (format version 1, no
-                            tuning library, every other function), else 1 + its
-                            number in include/perfskel/coll.h (psk_arm_name) */
     int thread;          /* the thread of its rank that made the call: 0 the
                             one that initialised MPI, then 1, 2, ... in the order
                             threads first called MPI (format version 4, when the
                             rank's file records threads: psk_rank_threads); 0
                             when not recorded */
+    uint64_t t_entry;    /* ns on this rank's monotonic clock */
+    uint64_t t_exit;
+    uint32_t fields;     /* = psk_fn_fields(fn) */
+    int arm;             /* the algorithm libperfskel-tune ran a tuned collective
+                            with (psk_fn_tuned): 0 not known (format version 1, no
+                            tuning library, every other function), else 1 + its
+                            number in include/perfskel/coll.h (psk_arm_name) */
+    int64_t v[PSK_F_FIRST_ARRAY];          /* scalar fields */
+    uint32_t n[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY];        /* array lengths */
+    const int64_t *arr[PSK_F_NFIELDS - PSK_F_FIRST_ARRAY]; /* array values
+        (for PSK_F_STATUSES: n triples, 3n values); valid until the next read */
 } psk_event;
 
 #define PSK_ARR(ev, f) ((ev)->arr[(f) - PSK_F_FIRST_ARRAY])

@@ -12,6 +12,8 @@
 /* ranks ahead whose scattered per-rank data a loop over the ranks asks
  * the caches for (at many ranks every rank's is a miss) */
 #define PF 8
+/* ranks whose events are decoded together (some 20 KB of them) */
+#define CHUNK 64
 
 struct psk_mcursor {
     psk_merged *m;
@@ -92,6 +94,74 @@ static int bad(psk_mcursor *c)
     return PSK_EFORMAT;
 }
 
+/* ranks j0..j1-1 of merged event me (its key fields nk, kf, kv and
+ * communicator cid, its other fields' patterns at): each one's event gets
+ * them, its communicator as of this event, and its times; 0, 1 if the
+ * data is malformed, or merged_fail's code (negative) */
+static int decode_chunk(psk_mcursor *c, psk_mevent *me, int j0, int j1, int nk, const int *kf, const int64_t *kv,
+                        int64_t cid, pattern_at *at, int na)
+{
+    psk_merged *m = c->m;
+    const int32_t *ranks = me->ranks;
+    int np = me->nranks;
+    /* world's communicator is in the rank's commtab, the others' in
+     * allocations of their own: asked for PF ranks ahead, a hint */
+    for (int j = j0; j < j1; j++) {
+        if (j + PF < np) {
+            const commtab *t = &c->ct[ranks[j + PF]];
+            __builtin_prefetch(&c->ev[j + PF], 1);
+            if (cid > 0 && cid < t->n)
+                __builtin_prefetch(t->csize + cid), __builtin_prefetch(t->crank + cid);
+        }
+        psk_event *e = &c->ev[j];
+        e->fn = me->fn;
+        e->fields = me->fields;
+        for (int k = 0; k < nk; k++)
+            e->v[kf[k]] = kv[k];
+        commtab_ctx(&c->ct[ranks[j]], e, &c->crank[j], &c->csize[j]);
+    }
+    for (int a = 0; a < na; a++)
+        if (pattern_fill(&at[a], c->ev, j0, j1, c->crank, c->csize, c->st))
+            return 1;
+    for (int j = j0; j < j1; j++) {
+        int r = ranks[j];
+        if (j + PF < np) { /* the next ranks' times, each in its own buffer */
+            int r2 = ranks[j + PF];
+            __builtin_prefetch(m->rank[r2].times.p + c->tpos[r2]);
+        }
+        mbuf *t = &m->rank[r].times;
+        const uint8_t *tp = t->p + c->tpos[r];
+        int64_t gap;
+        uint64_t dur;
+        if (psk_get_svar(&tp, t->p + t->len, &gap) || psk_get_uvar(&tp, t->p + t->len, &dur))
+            return 1;
+        c->tpos[r] = (size_t)(tp - t->p);
+        c->gap[j] = gap > 0 ? (uint64_t)gap : 0;
+        c->rawgap[j] = gap;
+        c->ev[j].t_entry = c->clock[r] + (uint64_t)gap;
+        c->ev[j].t_exit = c->ev[j].t_entry + dur;
+        c->clock[r] = c->ev[j].t_exit;
+        const mrank *mr = &m->rank[r];
+        c->ev[j].thread = 0;
+        if (c->trun[r] < mr->nthr) { /* the thread of this run of its events */
+            c->ev[j].thread = (int)mr->thr[c->trun[r]].thread;
+            if (++c->tin[r] == mr->thr[c->trun[r]].n)
+                c->trun[r]++, c->tin[r] = 0;
+        }
+        int64_t mb = 0; /* a call per rank only where the event has members */
+        int mc = (me->fields >> PSK_F_MEMBERS & 1u) ? psk_event_members_check(&c->ev[j], r, m->nranks, &mb) : 0;
+        if (mc == 1)
+            return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's member %lld is not a rank of the job",
+                               (unsigned long long)c->i, psk_fn_name(me->fn), r, (long long)mb);
+        if (mc == 2)
+            return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's new communicator leaves it out",
+                               (unsigned long long)c->i, psk_fn_name(me->fn), r);
+        if (commtab_event(&c->ct[r], &c->ev[j], r))
+            return merged_fail(m, PSK_ENOMEM, "out of memory");
+    }
+    return 0;
+}
+
 int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
 {
     psk_merged *m = c->m;
@@ -136,73 +206,35 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
         kf[nk] = f, kv[nk++] = v;
         cid = f == PSK_F_COMM ? v : cid;
     }
-    /* each rank's event gets them, and its communicator as of this event,
-     * in one pass over the ranks (world's is in the rank's commtab, the
-     * others' in allocations of their own: asked for PF ranks ahead, a hint) */
-    for (int j = 0; j < np; j++) {
-        if (j + PF < np) {
-            const commtab *t = &c->ct[ranks[j + PF]];
-            __builtin_prefetch(&c->ev[j + PF], 1);
-            if (cid > 0 && cid < t->n)
-                __builtin_prefetch(t->csize + cid), __builtin_prefetch(t->crank + cid);
-        }
-        psk_event *e = &c->ev[j];
-        e->fn = me->fn;
-        e->fields = me->fields;
-        for (int k = 0; k < nk; k++)
-            e->v[kf[k]] = kv[k];
-        commtab_ctx(&c->ct[ranks[j]], e, &c->crank[j], &c->csize[j]);
-    }
+    /* the patterns of the other fields: the peers' after the key, the
+     * rest in the event's own bytes */
+    pattern_at at[PSK_F_NFIELDS];
+    int na = 0;
     p = kend;
     for (int f = PSK_F_PEER; f <= PSK_F_RPEER; f++)
-        if (pattern_is_peer(f) && ((me->fields >> f) & 1u) &&
-            pattern_decode(&p, end, f, c->ev, np, c->crank, c->csize, c->st, &me->kind[f], &me->c[f]))
-            return bad(c);
+        if (pattern_is_peer(f) && ((me->fields >> f) & 1u)) {
+            if (pattern_scan(&p, end, f, np, &at[na]))
+                return bad(c);
+            me->kind[f] = at[na].kind;
+            me->c[f] = at[na++].c;
+        }
     const uint8_t *q = m->pool.p + m->evoff[c->i];
     const uint8_t *qend = m->pool.p + (c->i + 1 < m->n ? m->evoff[c->i + 1] : m->pool.len);
     for (uint32_t fs = me->fields & ~merge_key_fields(me->fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
-        int64_t cc;
-        if (pattern_decode(&q, qend, f, c->ev, np, c->crank, c->csize, c->st, &me->kind[f], &cc))
+        if (pattern_scan(&q, qend, f, np, &at[na]))
             return bad(c);
+        me->kind[f] = at[na].kind;
         if (f < PSK_F_FIRST_ARRAY)
-            me->c[f] = cc;
+            me->c[f] = at[na].c;
+        na++;
     }
-    for (int j = 0; j < np; j++) {
-        int r = ranks[j];
-        if (j + PF < np) { /* the next ranks' times, each in its own buffer */
-            int r2 = ranks[j + PF];
-            __builtin_prefetch(m->rank[r2].times.p + c->tpos[r2]);
-        }
-        mbuf *t = &m->rank[r].times;
-        const uint8_t *tp = t->p + c->tpos[r];
-        int64_t gap;
-        uint64_t dur;
-        if (psk_get_svar(&tp, t->p + t->len, &gap) || psk_get_uvar(&tp, t->p + t->len, &dur))
-            return bad(c);
-        c->tpos[r] = (size_t)(tp - t->p);
-        c->gap[j] = gap > 0 ? (uint64_t)gap : 0;
-        c->rawgap[j] = gap;
-        c->ev[j].t_entry = c->clock[r] + (uint64_t)gap;
-        c->ev[j].t_exit = c->ev[j].t_entry + dur;
-        c->clock[r] = c->ev[j].t_exit;
-        const mrank *mr = &m->rank[r];
-        c->ev[j].thread = 0;
-        if (c->trun[r] < mr->nthr) { /* the thread of this run of its events */
-            c->ev[j].thread = (int)mr->thr[c->trun[r]].thread;
-            if (++c->tin[r] == mr->thr[c->trun[r]].n)
-                c->trun[r]++, c->tin[r] = 0;
-        }
-        int64_t mb = 0; /* a call per rank only where the event has members */
-        int mc = (me->fields >> PSK_F_MEMBERS & 1u) ? psk_event_members_check(&c->ev[j], r, m->nranks, &mb) : 0;
-        if (mc == 1)
-            return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's member %lld is not a rank of the job",
-                               (unsigned long long)c->i, psk_fn_name(me->fn), r, (long long)mb);
-        if (mc == 2)
-            return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's new communicator leaves it out",
-                               (unsigned long long)c->i, psk_fn_name(me->fn), r);
-        if (commtab_event(&c->ct[r], &c->ev[j], r))
-            return merged_fail(m, PSK_ENOMEM, "out of memory");
+    /* the ranks' events, a chunk of ranks at a time */
+    for (int j0 = 0; j0 < np; j0 += CHUNK) {
+        int j1 = np - j0 > CHUNK ? j0 + CHUNK : np;
+        int rc = decode_chunk(c, me, j0, j1, nk, kf, kv, cid, at, na);
+        if (rc)
+            return rc > 0 ? bad(c) : rc;
     }
     c->i++;
     return PSK_OK;

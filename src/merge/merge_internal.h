@@ -71,10 +71,25 @@ void commtab_ctx(const commtab *t, const psk_event *ev, int32_t *crank, int32_t 
 int pattern_is_peer(int field);
 /* Appends the pattern of field f over np events to b. */
 int pattern_encode(mbuf *b, int f, const psk_event *ev, int np, const int32_t *crank, const int32_t *csize);
-/* Decodes the pattern of field f into ev[0..np)'s field f (arrays into
- * st[j]); sets *kind and *c. -1 if the data is malformed. */
-int pattern_decode(const uint8_t **p, const uint8_t *end, int f, psk_event *ev, int np,
-                   const int32_t *crank, const int32_t *csize, mevent_store *st, uint8_t *kind, int64_t *c);
+/* A field's pattern in a merged event, read ahead of its ranks' values:
+ * those are decoded a chunk of ranks at a time, each chunk's event records
+ * whole while they are in the caches (at many ranks a merged event's
+ * records are megabytes; a pass over them for each field wrote each line
+ * back and forth to memory). */
+typedef struct pattern_at {
+    int f;
+    uint8_t kind;             /* PSK_PAT_* */
+    int64_t c;                /* the constant or offset of CONST/RANK/RING scalars */
+    const uint8_t *p, *end;   /* the next rank's value (TABLE; an array's CONST: its one) */
+} pattern_at;
+/* Reads the pattern of field f over np ranks at *p into *at and moves *p
+ * past its ranks' values, checked to be well-formed; -1 if malformed. */
+int pattern_scan(const uint8_t **p, const uint8_t *end, int f, int np, pattern_at *at);
+/* Decodes ranks j0..j1-1's values of the pattern scanned into *at into
+ * ev[j]'s field f (arrays into st[j]), the chunks in order from rank 0;
+ * -1 if the data is malformed or memory ran out. */
+int pattern_fill(pattern_at *at, psk_event *ev, int j0, int j1, const int32_t *crank, const int32_t *csize,
+                 mevent_store *st);
 
 /* ---- the merged trace ---- */
 

@@ -119,54 +119,78 @@ int pattern_encode(mbuf *b, int f, const psk_event *ev, int np, const int32_t *c
     return 0;
 }
 
-int pattern_decode(const uint8_t **pp, const uint8_t *end, int f, psk_event *ev, int np,
-                   const int32_t *crank, const int32_t *csize, mevent_store *st, uint8_t *kind, int64_t *c)
+int pattern_scan(const uint8_t **pp, const uint8_t *end, int f, int np, pattern_at *at)
 {
     if (*pp >= end)
         return -1;
     int k = *(*pp)++;
-    *kind = (uint8_t)k;
-    *c = 0;
+    *at = (pattern_at){.f = f, .kind = (uint8_t)k, .end = end};
+    int64_t v;
     if (f < PSK_F_FIRST_ARRAY) {
-        if (k == PSK_PAT_TABLE) {
-            for (int j = 0; j < np; j++)
-                if (psk_get_svar(pp, end, &ev[j].v[f]))
-                    return -1;
-            return 0;
-        }
-        if (k > PSK_PAT_TABLE || psk_get_svar(pp, end, c))
+        if (k < PSK_PAT_TABLE)
+            return psk_get_svar(pp, end, &at->c) ? -1 : 0;
+        if (k > PSK_PAT_TABLE)
             return -1;
-        int peer = pattern_is_peer(f);
-        for (int j = 0; j < np; j++) {
-            if (k == PSK_PAT_CONST)
-                ev[j].v[f] = *c;
-            else if (csize[j] <= 0)
+        at->p = *pp;
+        for (int j = 0; j < np; j++)
+            if (psk_get_svar(pp, end, &v))
                 return -1;
-            else if (k == PSK_PAT_RANK)
-                ev[j].v[f] = rank_value(*c, crank[j], csize[j], peer);
-            else
-                ev[j].v[f] = mod(crank[j] + *c, csize[j]);
-        }
         return 0;
     }
     if (k != PSK_PAT_CONST && k != PSK_PAT_TABLE)
         return -1;
+    at->p = *pp;
+    for (int j = 0; j < (k == PSK_PAT_CONST && np > 0 ? 1 : np); j++) {
+        uint64_t n;
+        if (psk_get_uvar(pp, end, &n) || n > (uint64_t)(end - *pp))
+            return -1;
+        for (size_t i = 0; i < nvalues(f, (uint32_t)n); i++)
+            if (psk_get_svar(pp, end, &v))
+                return -1;
+    }
+    return 0;
+}
+
+int pattern_fill(pattern_at *at, psk_event *ev, int j0, int j1, const int32_t *crank, const int32_t *csize,
+                 mevent_store *st)
+{
+    int f = at->f, k = at->kind;
+    if (f < PSK_F_FIRST_ARRAY) {
+        if (k == PSK_PAT_TABLE) {
+            for (int j = j0; j < j1; j++)
+                if (psk_get_svar(&at->p, at->end, &ev[j].v[f]))
+                    return -1;
+            return 0;
+        }
+        int peer = pattern_is_peer(f);
+        for (int j = j0; j < j1; j++) {
+            if (k == PSK_PAT_CONST)
+                ev[j].v[f] = at->c;
+            else if (csize[j] <= 0)
+                return -1;
+            else if (k == PSK_PAT_RANK)
+                ev[j].v[f] = rank_value(at->c, crank[j], csize[j], peer);
+            else
+                ev[j].v[f] = mod(crank[j] + at->c, csize[j]);
+        }
+        return 0;
+    }
     int a = f - PSK_F_FIRST_ARRAY;
-    for (int j = 0; j < np; j++) {
-        if (k == PSK_PAT_CONST && j > 0) {
+    for (int j = j0; j < j1; j++) {
+        if (k == PSK_PAT_CONST && j > 0) { /* rank 0's, decoded in the first chunk */
             ev[j].n[a] = ev[0].n[a];
             ev[j].arr[a] = ev[0].arr[a];
             continue;
         }
         uint64_t n;
-        if (psk_get_uvar(pp, end, &n) || n > (uint64_t)(end - *pp))
+        if (psk_get_uvar(&at->p, at->end, &n) || n > (uint64_t)(at->end - at->p))
             return -1;
         size_t nv = nvalues(f, (uint32_t)n);
         int64_t *v = mevent_store_grow(&st[j], a, nv ? nv : 1);
         if (!v)
             return -1;
         for (size_t i = 0; i < nv; i++)
-            if (psk_get_svar(pp, end, &v[i]))
+            if (psk_get_svar(&at->p, at->end, &v[i]))
                 return -1;
         ev[j].n[a] = (uint32_t)n;
         ev[j].arr[a] = v;

@@ -57,6 +57,23 @@ static void take_matched(psk_sim *s, msg *mg, int dst)
     psk_simi_resolve(s, dst, env, mg->post);
 }
 
+/* rank q's event read and not yet run, if a send to a rank of
+ * MPI_COMM_WORLD: asks for where its receiver's posted receives start
+ * (a hint, for the rank next to run) */
+void psk_simi_p2p_prefetch(const psk_sim *s, int q)
+{
+    const rank *r = &s->r[q];
+    if (!r->has_ev)
+        return;
+    int op = s->opof[r->ev.fn];
+    if ((op != OP_ISEND && op != OP_SEND) || !PSK_HAS(&r->ev, PSK_F_PEER) ||
+        (PSK_HAS(&r->ev, PSK_F_COMM) && r->ev.v[PSK_F_COMM] != 0))
+        return;
+    int64_t p = r->ev.v[PSK_F_PEER];
+    if (p >= 0 && p < s->P)
+        __builtin_prefetch(&s->r[p].posted);
+}
+
 /* tagf: the field of rank q's current event the tag comes from, -1 if it
  * comes from elsewhere (a persistent request's init) */
 int psk_simi_post_send(psk_sim *s, int q, int dst, int64_t comm, int64_t tag, int64_t bytes, int64_t sreq,

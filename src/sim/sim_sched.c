@@ -149,6 +149,21 @@ static void prefetch_rank(const psk_sim *s, int n)
     psk_simi_cc_prefetch(s, n, 0);
 }
 
+/* the second stage, once the first's loads are in (called after the
+ * running rank's first event): what rank n's records point to, its next
+ * gap, call floors, skip snapshot, requests and, for a send, where its
+ * receiver's posted receives start. A hint, as prefetch_rank. */
+static void prefetch_rank_deps(const psk_sim *s, int n)
+{
+    if (s->gaps)
+        psk_fgaps_prefetch_gap(s->gaps, n);
+    psk_simi_cc_prefetch(s, n, 1);
+    psk_simi_skip_prefetch_snap(s, n);
+    if (s->r[n].req)
+        __builtin_prefetch(s->r[n].req, 1);
+    psk_simi_p2p_prefetch(s, n);
+}
+
 /* runs rank q until it blocks, finishes, or is no longer the earliest;
  * in that last case *next is the rank to run now (q was made ready, with
  * its next event read and its compute gap before it counted), else -1 */
@@ -160,8 +175,9 @@ static int advance(psk_sim *s, int q, int *next)
     psk_simi_cc_prefetch(s, q, 1); /* and where its call floors are */
     r->running = 1;
     *next = -1;
-    if (s->nready)
-        prefetch_rank(s, ready_top(s));
+    int pf = s->nready ? ready_top(s) : -1; /* likely next: its records asked for now, what they point to later */
+    if (pf >= 0)
+        prefetch_rank(s, pf);
     if (r->cphase && psk_simi_core_pop(s, q)) { /* put back to wait for its core */
         r->running = 0;
         return 0;
@@ -189,6 +205,8 @@ static int advance(psk_sim *s, int q, int *next)
         double t0 = r->t;
         if ((rc = psk_simi_execute(s, q)))
             break;
+        if (pf >= 0)
+            prefetch_rank_deps(s, pf), pf = -1;
         if (!r->in_block && r->floor > 0 && r->state != 2) { /* a call the model gives no time: its own cost */
             int op = s->opof[r->ev.fn];
             int cls = op == OP_ICOLL ? A_COLL : op == OP_WAIT || op == OP_WAITALL || op == OP_WAITANY ||

@@ -338,6 +338,13 @@ void psk_simi_skip_prefetch(const psk_sim *s, int q)
     __builtin_prefetch(&k->last_seg, 1);
 }
 
+void psk_simi_skip_prefetch_snap(const psk_sim *s, int q)
+{
+    const skipr *k = s->sk ? &s->sk[q] : NULL;
+    if (k && k->node >= 0 && k->ring && k->iter >= 0 && s->skg->nsnap > 0)
+        __builtin_prefetch(&k->ring[k->iter % s->skg->nsnap], 1);
+}
+
 void psk_simi_skip_free(psk_sim *s)
 {
     for (int q = 0; s->sk && q < s->P; q++) {
