@@ -98,6 +98,9 @@ typedef struct psk_fstep {
     const int64_t *iter;
     int depth;
     const struct psk_mevent *ev;
+    /* psk_folded_walk_heads only: ev is a header (no rank's event yet),
+     * its ranks decoded by psk_mcursor_fill(cur, j1) as they are needed */
+    struct psk_mcursor *cur;
 } psk_fstep;
 /* Walks f's expansion and the merged trace m it was folded from side by
  * side, calling fn for each event in order; stops at fn's first non-zero
@@ -105,6 +108,11 @@ typedef struct psk_fstep {
  * f was folded from), a cursor's error as it is. */
 int psk_folded_walk_merged(const psk_folded *f, struct psk_merged *m, int (*fn)(void *arg, const psk_fstep *s),
                            void *arg);
+/* The same, with each merged event's header only (psk_fstep's cur): the
+ * visitor decodes its ranks a part at a time, each used while it is in
+ * the caches. */
+int psk_folded_walk_heads(const psk_folded *f, struct psk_merged *m, int (*fn)(void *arg, const psk_fstep *s),
+                          void *arg);
 /* The same from given level symbols (levels[l][0..n), each level a
  * function of the one before; sym0 names the SYM nodes): for tests. */
 int psk_fold_levels(const int32_t *const *levels, int nlevels, const int32_t *sym0, int64_t n, int algo,

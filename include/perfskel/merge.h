@@ -96,6 +96,11 @@ const uint32_t *psk_merged_classes(const psk_merged *m); /* class of each merged
 unsigned psk_merged_class_fn(const psk_merged *m, uint32_t cls);
 /* Ranks taking part in events of class cls, ascending. */
 const int32_t *psk_merged_class_ranks(const psk_merged *m, uint32_t cls, int *n);
+/* Merged event i's own encoded patterns (those its class does not hold):
+ * two events of one class whose patterns are the same bytes give each
+ * rank the same values wherever its communicators are the same. NULL if
+ * there is no event i. */
+const uint8_t *psk_merged_event_patterns(const psk_merged *m, uint64_t i, size_t *len);
 /* One line describing class cls: "MPI_Isend comm=0 peer=rank+1 tag=7". */
 void psk_merged_class_desc(const psk_merged *m, uint32_t cls, char *buf, size_t cap);
 
@@ -129,6 +134,14 @@ typedef struct psk_mcursor psk_mcursor;
 int psk_mcursor_open(psk_merged *m, psk_mcursor **out);
 /* PSK_OK and the next merged event, or PSK_EOF */
 int psk_mcursor_next(psk_mcursor *c, psk_mevent *ev);
+/* The same in parts, so that a pass over many ranks can use each rank's
+ * event while it is in the caches: psk_mcursor_head gives the next merged
+ * event's header (all but ev[] and gap[]), then psk_mcursor_fill(c, j1)
+ * decodes its ranks up to j1 (exclusive, from where the last call left
+ * off) into ev[] and gap[]. The next psk_mcursor_head decodes the ranks
+ * left, if any. */
+int psk_mcursor_head(psk_mcursor *c, psk_mevent *ev);
+int psk_mcursor_fill(psk_mcursor *c, int j1);
 void psk_mcursor_close(psk_mcursor *c);
 
 /* Rank r's events in the order it made them, rebuilt from the merged trace

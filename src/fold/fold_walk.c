@@ -7,6 +7,7 @@
 
 typedef struct mwalk {
     psk_mcursor *cur;
+    int heads;           /* headers only: the visitor fills the ranks */
     int (*fn)(void *, const psk_fstep *);
     void *arg;
 } mwalk;
@@ -15,20 +16,32 @@ static int step(void *arg, int64_t pos, int32_t node, const int64_t *iter, int d
 {
     mwalk *w = arg;
     psk_mevent me;
-    int rc = psk_mcursor_next(w->cur, &me);
+    int rc = w->heads ? psk_mcursor_head(w->cur, &me) : psk_mcursor_next(w->cur, &me);
     if (rc)
         return rc == PSK_EOF ? PSK_EMISMATCH : rc; /* m ends before f */
-    psk_fstep s = {.pos = pos, .node = node, .iter = iter, .depth = depth, .ev = &me};
+    psk_fstep s = {.pos = pos, .node = node, .iter = iter, .depth = depth, .ev = &me, .cur = w->heads ? w->cur : NULL};
     return w->fn(w->arg, &s);
 }
 
-int psk_folded_walk_merged(const psk_folded *f, psk_merged *m, int (*fn)(void *arg, const psk_fstep *s), void *arg)
+static int walk_merged(const psk_folded *f, psk_merged *m, int heads, int (*fn)(void *, const psk_fstep *), void *arg)
 {
-    mwalk w = {.fn = fn, .arg = arg};
+    mwalk w = {.heads = heads, .fn = fn, .arg = arg};
     int rc = psk_mcursor_open(m, &w.cur);
     if (rc)
         return rc;
     rc = psk_folded_walk(f, step, &w);
+    if (!rc && heads) /* the last event's ranks left, checked as they decode */
+        rc = psk_mcursor_fill(w.cur, INT32_MAX);
     psk_mcursor_close(w.cur);
     return rc;
+}
+
+int psk_folded_walk_merged(const psk_folded *f, psk_merged *m, int (*fn)(void *arg, const psk_fstep *s), void *arg)
+{
+    return walk_merged(f, m, 0, fn, arg);
+}
+
+int psk_folded_walk_heads(const psk_folded *f, psk_merged *m, int (*fn)(void *arg, const psk_fstep *s), void *arg)
+{
+    return walk_merged(f, m, 1, fn, arg);
 }

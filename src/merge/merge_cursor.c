@@ -28,6 +28,13 @@ struct psk_mcursor {
     uint64_t *gap;
     int64_t *rawgap;     /* as recorded: may be negative by clock noise */
     int32_t *crank, *csize;
+    /* the event under way (psk_mcursor_head): its header, what its ranks
+     * are decoded from, and how many of them are */
+    psk_mevent hd;
+    int open, done;
+    int nk, kf[PSK_F_FIRST_ARRAY], na;
+    int64_t kv[PSK_F_FIRST_ARRAY], cid;
+    pattern_at at[PSK_F_NFIELDS];
 };
 
 void psk_mcursor_close(psk_mcursor *c)
@@ -88,20 +95,28 @@ int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
     return PSK_OK;
 }
 
+/* the event under way: the one before the next */
+static uint64_t at_index(const psk_mcursor *c) { return c->open ? c->hd.index : c->i; }
+
 static int bad(psk_mcursor *c)
 {
-    merged_fail(c->m, PSK_EFORMAT, "merged event %llu is malformed", (unsigned long long)c->i);
+    merged_fail(c->m, PSK_EFORMAT, "merged event %llu is malformed", (unsigned long long)at_index(c));
     return PSK_EFORMAT;
 }
 
-/* ranks j0..j1-1 of merged event me (its key fields nk, kf, kv and
- * communicator cid, its other fields' patterns at): each one's event gets
- * them, its communicator as of this event, and its times; 0, 1 if the
- * data is malformed, or merged_fail's code (negative) */
-static int decode_chunk(psk_mcursor *c, psk_mevent *me, int j0, int j1, int nk, const int *kf, const int64_t *kv,
-                        int64_t cid, pattern_at *at, int na)
+/* ranks j0..j1-1 of the event under way (c->hd; its key fields nk, kf,
+ * kv and communicator cid, its other fields' patterns at): each one's
+ * event gets them, its communicator as of this event, and its times; 0, 1
+ * if the data is malformed, or merged_fail's code (negative) */
+static int decode_chunk(psk_mcursor *c, int j0, int j1)
 {
     psk_merged *m = c->m;
+    const psk_mevent *me = &c->hd;
+    int nk = c->nk, na = c->na;
+    const int *kf = c->kf;
+    const int64_t *kv = c->kv;
+    int64_t cid = c->cid;
+    pattern_at *at = c->at;
     const int32_t *ranks = me->ranks;
     int np = me->nranks;
     /* world's communicator is in the rank's commtab, the others' in
@@ -152,19 +167,39 @@ static int decode_chunk(psk_mcursor *c, psk_mevent *me, int j0, int j1, int nk, 
         int mc = (me->fields >> PSK_F_MEMBERS & 1u) ? psk_event_members_check(&c->ev[j], r, m->nranks, &mb) : 0;
         if (mc == 1)
             return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's member %lld is not a rank of the job",
-                               (unsigned long long)c->i, psk_fn_name(me->fn), r, (long long)mb);
+                               (unsigned long long)me->index, psk_fn_name(me->fn), r, (long long)mb);
         if (mc == 2)
             return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's new communicator leaves it out",
-                               (unsigned long long)c->i, psk_fn_name(me->fn), r);
+                               (unsigned long long)me->index, psk_fn_name(me->fn), r);
         if (commtab_event(&c->ct[r], &c->ev[j], r))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
     }
     return 0;
 }
 
-int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
+int psk_mcursor_fill(psk_mcursor *c, int j1)
+{
+    if (!c->open)
+        return PSK_OK;
+    j1 = j1 < c->hd.nranks ? j1 : c->hd.nranks;
+    /* a chunk at a time */
+    while (c->done < j1) {
+        int j0 = c->done, je = j1 - j0 > CHUNK ? j0 + CHUNK : j1;
+        int rc = decode_chunk(c, j0, je);
+        if (rc)
+            return rc > 0 ? bad(c) : rc;
+        c->done = je;
+    }
+    c->open = c->done < c->hd.nranks;
+    return PSK_OK;
+}
+
+int psk_mcursor_head(psk_mcursor *c, psk_mevent *me)
 {
     psk_merged *m = c->m;
+    int rc = psk_mcursor_fill(c, c->hd.nranks); /* the rest of the one before */
+    if (rc)
+        return rc;
     if (c->i >= m->n)
         return PSK_EOF;
     uint32_t cls = m->cls[c->i];
@@ -188,8 +223,8 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
     me->ev = c->ev;
     me->gap = c->gap;
     /* key fields: equal on every rank (peers come as patterns below) */
-    int nk = 0, kf[PSK_F_FIRST_ARRAY];
-    int64_t kv[PSK_F_FIRST_ARRAY], cid = 0;
+    int nk = 0, *kf = c->kf;
+    int64_t *kv = c->kv, cid = 0;
     for (uint32_t fs = me->fields & merge_key_fields(me->fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         int64_t v;
@@ -208,7 +243,7 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
     }
     /* the patterns of the other fields: the peers' after the key, the
      * rest in the event's own bytes */
-    pattern_at at[PSK_F_NFIELDS];
+    pattern_at *at = c->at;
     int na = 0;
     p = kend;
     for (int f = PSK_F_PEER; f <= PSK_F_RPEER; f++)
@@ -218,8 +253,8 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
             me->kind[f] = at[na].kind;
             me->c[f] = at[na++].c;
         }
-    const uint8_t *q = m->pool.p + m->evoff[c->i];
-    const uint8_t *qend = m->pool.p + (c->i + 1 < m->n ? m->evoff[c->i + 1] : m->pool.len);
+    size_t qlen;
+    const uint8_t *q = psk_merged_event_patterns(m, c->i, &qlen), *qend = q + qlen;
     for (uint32_t fs = me->fields & ~merge_key_fields(me->fn); fs; fs &= fs - 1) {
         int f = __builtin_ctz(fs);
         if (pattern_scan(&q, qend, f, np, &at[na]))
@@ -229,15 +264,18 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
             me->c[f] = at[na].c;
         na++;
     }
-    /* the ranks' events, a chunk of ranks at a time */
-    for (int j0 = 0; j0 < np; j0 += CHUNK) {
-        int j1 = np - j0 > CHUNK ? j0 + CHUNK : np;
-        int rc = decode_chunk(c, me, j0, j1, nk, kf, kv, cid, at, na);
-        if (rc)
-            return rc > 0 ? bad(c) : rc;
-    }
+    c->nk = nk, c->na = na, c->cid = cid;
+    c->hd = *me;
+    c->done = 0;
+    c->open = np > 0;
     c->i++;
     return PSK_OK;
+}
+
+int psk_mcursor_next(psk_mcursor *c, psk_mevent *me)
+{
+    int rc = psk_mcursor_head(c, me);
+    return rc ? rc : psk_mcursor_fill(c, me->nranks);
 }
 
 int psk_merged_expand(psk_merged *m, int rank, int (*fn)(void *arg, const psk_event *ev), void *arg)

@@ -76,8 +76,9 @@ int pdelta_code(pdelta *d, uint32_t cls, const uint8_t *b, size_t len, uint8_t *
 
 static uint64_t pool_len(const void *ctx, uint64_t j)
 {
-    const psk_merged *m = ctx;
-    return (j + 1 < m->n ? m->evoff[j + 1] : m->pool.len) - m->evoff[j];
+    size_t len;
+    psk_merged_event_patterns(ctx, j, &len);
+    return len;
 }
 
 int pdelta_undo(psk_merged *m)

@@ -156,6 +156,17 @@ const int32_t *psk_merged_class_ranks(const psk_merged *m, uint32_t cls, int *n)
     return (const int32_t *)(const void *)p;
 }
 
+const uint8_t *psk_merged_event_patterns(const psk_merged *m, uint64_t i, size_t *len)
+{
+    if (i >= m->n) {
+        *len = 0;
+        return NULL;
+    }
+    uint64_t end = i + 1 < m->n ? m->evoff[i + 1] : m->pool.len;
+    *len = (size_t)(end - m->evoff[i]);
+    return m->pool.p + m->evoff[i];
+}
+
 static void value_desc(char *out, size_t cap, int field, int64_t v)
 {
     if (field == PSK_F_OP)

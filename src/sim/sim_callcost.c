@@ -562,11 +562,11 @@ static inline __attribute__((always_inline)) void prefetch_rank(const psk_ccoll 
     __builtin_prefetch((const char *)r->a + 64, 1);
 }
 
-int psk_simi_cc_merged_event(psk_sim *s, const psk_mevent *me)
+int psk_simi_cc_merged_event(psk_sim *s, const psk_mevent *me, int j0, int j1)
 {
     int rc = 0;
     const psk_ccoll *c = s->ccm;
-    for (int j = 0; j < me->nranks && !rc; j++) {
+    for (int j = j0; j < j1 && !rc; j++) {
         if (j + 16 < me->nranks) /* a merged event's ranks are many ranks apart: ask ahead */
             prefetch_rank(c, me->ranks[j + 16], 0);
         if (j + 8 < me->nranks)

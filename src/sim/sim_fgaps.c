@@ -72,10 +72,10 @@ int psk_fgaps_new(psk_merged *m, psk_fgaps **out)
     return PSK_OK;
 }
 
-int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me)
+int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me, int j0, int j1)
 {
     int rc = PSK_OK;
-    for (int j = 0; j < me->nranks && !rc; j++) {
+    for (int j = j0; j < j1 && !rc; j++) {
         /* where the next ranks' gaps go: each stream a cache miss at many
          * ranks, asked for ahead (a hint) */
         int a = j + 8 < me->nranks ? me->ranks[j + 8] : -1;

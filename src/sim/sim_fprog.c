@@ -107,10 +107,12 @@ uint32_t psk_fprogi_intern(psk_fprog *p, const psk_event *ev)
 /* ---- building ---- */
 
 /* building: a tree event's recent executions as their merged events gave
- * them, when every rank's parameters follow from that (no wildcard or
- * poll to complete, tables of scalars only): if a later execution's is
- * the same and no communicator call came between, each rank passes what
- * it passed then. A tag that alternates (2i + 1 in a loop of two) makes
+ * them, when every rank's parameters follow from those (no wildcard or
+ * poll to complete): if a later execution's merged event is of the same
+ * class with the same pattern bytes and no communicator call came
+ * between, each rank passes what it passed then (its values follow from
+ * the patterns and from its communicators), and no rank's event need be
+ * looked at for it. A tag that alternates (2i + 1 in a loop of two) makes
  * the last execution differ and the one before it the same: NHIST are
  * kept. */
 #define NHIST 4
@@ -118,16 +120,12 @@ typedef struct lastx {
     int valid;
     uint64_t exec;
     uint64_t commgen;
-    uint8_t kind[PSK_F_NFIELDS];
-    int64_t c[PSK_F_FIRST_ARRAY];
-    int64_t *v;           /* rank 0's set (flatten), n values */
-    int64_t n, cap;
-    int64_t *tab;         /* the table fields' values, per rank (nranks each, in field order) */
-    int64_t ntab, captab;
+    uint64_t index;       /* its merged event */
 } lastx;
 
 /* more of the building's state */
 struct bstate {
+    psk_merged *m;
     uint64_t *execno;     /* per node: executions seen */
     lastx *last;          /* NHIST per node */
     uint64_t commgen;     /* communicator and group calls so far */
@@ -195,105 +193,40 @@ static int complete(psk_fprog *p, int q, const psk_event *ev)
     return 0;
 }
 
-/* the scalar fields of me that are tables, into *tf; 0 if an array is one */
-static int table_fields(const psk_mevent *me, uint32_t *tf)
+/* 1 if merged events i and k have the same class and pattern bytes */
+static int same_event(psk_merged *m, uint64_t i, uint64_t k, uint32_t cls)
 {
-    *tf = 0;
-    for (uint32_t fs = me->fields; fs; fs &= fs - 1) {
-        int f = __builtin_ctz(fs);
-        if (me->kind[f] == PSK_PAT_TABLE && f >= PSK_F_FIRST_ARRAY)
-            return 0;
-        *tf |= me->kind[f] == PSK_PAT_TABLE ? 1u << f : 0;
-    }
-    return 1;
-}
-
-/* 1 if x holds merged event me: the same patterns, constants, rank 0's
- * values (p->scratch, n of them) and tables */
-static int same_hist(const psk_fprog *p, const lastx *x, const psk_mevent *me, int64_t n, uint32_t tf)
-{
-    if (!x->valid || x->commgen != p->bs->commgen || x->n != n || memcmp(x->kind, me->kind, sizeof x->kind) ||
-        memcmp(x->c, me->c, sizeof x->c) || (n && memcmp(x->v, p->scratch, (size_t)n * sizeof *x->v)))
-        return 0;
-    const int64_t *t = x->tab;
-    for (uint32_t f = tf; f; f &= f - 1, t += me->nranks)
-        for (int j = 0; j < me->nranks; j++)
-            if (t[j] != me->ev[j].v[__builtin_ctz(f)])
-                return 0;
-    return 1;
+    size_t ni, nk;
+    const uint8_t *a = psk_merged_event_patterns(m, i, &ni), *b = psk_merged_event_patterns(m, k, &nk);
+    return psk_merged_classes(m)[k] == cls && ni == nk && (!ni || !memcmp(a, b, ni));
 }
 
 /* the earlier execution of tree event node whose merged event was me's
  * (execution exec), whose slots are set (then nothing per rank needs
  * doing but copying the tables' entries); -1 if none, keeping me in one
- * of the node's NHIST entries; -2 if memory ran out. A rank's values follow from
- * the patterns (constants, offsets from its rank in the communicator,
- * tables) and from what its communicators are, which only communicator
- * and group calls change. */
+ * of the node's NHIST entries */
 static int64_t same_as_earlier(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec)
 {
     lastx *h = &p->bs->last[(size_t)node * NHIST];
-    uint32_t tf;
     if (me->nranks <= 0 || psk_fn_polled(me->fn) || psk_fn_op(me->fn) == PSK_FNOP_IRECV ||
-        (PSK_HAS(me, PSK_F_STATUSES) && p->bs->npending) || !table_fields(me, &tf)) {
+        (PSK_HAS(me, PSK_F_STATUSES) && p->bs->npending)) {
         for (int k = 0; k < NHIST; k++)
             h[k].valid = 0;
         return -1;
     }
-    int64_t n = flatten(p, &me->ev[0]);
-    if (n < 0)
-        return -2;
     for (int k = 0; k < NHIST && exec > 0; k++)
-        if (same_hist(p, &h[k], me, n, tf))
+        if (h[k].valid && h[k].commgen == p->bs->commgen && same_event(p->bs->m, me->index, h[k].index, me->cls))
             return (int64_t)h[k].exec;
-    lastx *x = &h[exec % NHIST]; /* each entry in turn (any kept one is a valid match) */
-    int64_t ntab = (int64_t)__builtin_popcount(tf) * me->nranks;
-    if ((n && psk_grow((void **)&x->v, &x->cap, n - 1, sizeof *x->v)) ||
-        (ntab && psk_grow((void **)&x->tab, &x->captab, ntab - 1, sizeof *x->tab)))
-        return -2;
-    if (n)
-        memcpy(x->v, p->scratch, (size_t)n * sizeof *x->v);
-    int64_t *t = x->tab;
-    for (uint32_t f = tf; f; f &= f - 1, t += me->nranks)
-        for (int j = 0; j < me->nranks; j++)
-            t[j] = me->ev[j].v[__builtin_ctz(f)];
-    x->n = n, x->ntab = ntab, x->exec = exec;
-    memcpy(x->kind, me->kind, sizeof x->kind);
-    memcpy(x->c, me->c, sizeof x->c);
-    x->commgen = p->bs->commgen;
-    x->valid = 1;
+    h[exec % NHIST] = (lastx){.valid = 1, .exec = exec, .commgen = p->bs->commgen, .index = me->index};
     return -1;
 }
 
-static int visit(void *arg, const psk_fstep *st)
+/* ranks j0..j1-1 of tree event node's execution exec (merged event me)
+ * get their parameter sets */
+static int visit_ranks(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec, int j0, int j1)
 {
-    psk_fprog *p = arg;
-    int32_t node = st->node;
-    if (p->progress && (st->pos & 0xffff) == 0)
-        p->progress(p->progress_arg, (uint64_t)st->pos, p->length);
-    const psk_mevent *me = st->ev;
-    int rc;
     symd *d = &p->sd[node];
-    /* the executions of one node may differ in their arguments (tags,
-     * counts, ...: loop-variant parameters), never in who takes part */
-    if (me->nranks != d->nranks || (me->nranks && (me->ranks[0] != d->ranks[0] ||
-                                                 me->ranks[me->nranks - 1] != d->ranks[d->nranks - 1])))
-        return psk_fprogi_fail(p, PSK_EINVAL, "the merged trace does not match its folding");
-    if (p->bs->each && (rc = p->bs->each(p->bs->each_arg, me, p->err, p->errcap)))
-        return p->rc = rc;
-    uint64_t exec = p->bs->execno[node]++;
-    if (psk_fn_class(me->fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
-        p->bs->commgen++;
-    int64_t was = same_as_earlier(p, node, me, exec);
-    if (was == -2)
-        return psk_fprogi_fail(p, PSK_ENOMEM, "out of memory");
-    if (was >= 0) { /* every rank's set is that execution's */
-        for (int j = 0; d->nidx && j < me->nranks; j++)
-            if (d->slots[j].idx)
-                d->slots[j].idx[exec] = d->slots[j].idx[was];
-        return 0;
-    }
-    for (int j = 0; j < me->nranks; j++) {
+    for (int j = j0; j < j1; j++) {
         int q = me->ranks[j];
         const psk_event *ev = &me->ev[j];
         slot *s = &d->slots[j];
@@ -330,6 +263,47 @@ static int visit(void *arg, const psk_fstep *st)
             return p->rc;
         if (PSK_HAS(ev, PSK_F_STATUSES) && p->npend[q] && complete(p, q, ev))
             return p->rc;
+    }
+    return 0;
+}
+
+/* ranks of a merged event decoded and used together (some 20 KB of their
+ * events, in the caches while each use reads them) */
+#define CHUNK 64
+
+static int visit(void *arg, const psk_fstep *st)
+{
+    psk_fprog *p = arg;
+    int32_t node = st->node;
+    if (p->progress && (st->pos & 0xffff) == 0)
+        p->progress(p->progress_arg, (uint64_t)st->pos, p->length);
+    const psk_mevent *me = st->ev;
+    int rc;
+    symd *d = &p->sd[node];
+    /* the executions of one node may differ in their arguments (tags,
+     * counts, ...: loop-variant parameters), never in who takes part */
+    if (me->nranks != d->nranks || (me->nranks && (me->ranks[0] != d->ranks[0] ||
+                                                 me->ranks[me->nranks - 1] != d->ranks[d->nranks - 1])))
+        return psk_fprogi_fail(p, PSK_EINVAL, "the merged trace does not match its folding");
+    uint64_t exec = p->bs->execno[node]++;
+    if (psk_fn_class(me->fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
+        p->bs->commgen++;
+    int64_t was = same_as_earlier(p, node, me, exec);
+    /* a part of the ranks at a time: decoded, then each use of them */
+    for (int j0 = 0; j0 < me->nranks; j0 += CHUNK) {
+        int j1 = me->nranks - j0 > CHUNK ? j0 + CHUNK : me->nranks;
+        if ((rc = psk_mcursor_fill(st->cur, j1))) /* the merged trace's error, in its message */
+            return rc;
+        if (p->bs->each && (rc = p->bs->each(p->bs->each_arg, me, j0, j1, p->err, p->errcap)))
+            return p->rc = rc;
+        if (was < 0) {
+            if (visit_ranks(p, node, me, exec, j0, j1))
+                return p->rc;
+        } else { /* every rank's set is that execution's */
+            for (int j = j0; d->nidx && j < j1; j++)
+                if (d->slots[j].idx)
+                    d->slots[j].idx[exec] = d->slots[j].idx[was];
+        }
     }
     return 0;
 }
@@ -576,8 +550,6 @@ static void free_building(psk_fprog *p)
 {
     for (int q = 0; p->pend && q < p->P; q++)
         free(p->pend[q]);
-    for (int32_t i = 0; p->bs && p->bs->last && i < p->nnodes * NHIST; i++)
-        free(p->bs->last[i].v), free(p->bs->last[i].tab);
     if (p->bs)
         free(p->bs->last), free(p->bs->execno);
     free(p->bs);
@@ -620,7 +592,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
     if ((p->bs = calloc(1, sizeof *p->bs))) {
         p->bs->execno = calloc((size_t)p->nnodes, sizeof *p->bs->execno);
         p->bs->last = calloc((size_t)p->nnodes * NHIST, sizeof *p->bs->last);
-        p->bs->each = each, p->bs->each_arg = each_arg;
+        p->bs->each = each, p->bs->each_arg = each_arg, p->bs->m = m;
     }
     p->pend = calloc((size_t)p->P, sizeof *p->pend);
     p->npend = calloc((size_t)p->P, sizeof *p->npend);
@@ -644,7 +616,7 @@ int psk_fprog_build(psk_merged *m, const psk_folded *f, int no_poll_loops, psk_f
         for (int j = 0; j < d->nranks; j++)
             d->slots[j].first = NONE;
     }
-    int rc = psk_folded_walk_merged(f, m, visit, p);
+    int rc = psk_folded_walk_heads(f, m, visit, p);
     if (p->rc || rc) /* the merged trace's own error (a block that does not decode), or a mismatch */
         return p->rc ? p->rc
                      : psk_fprogi_fail(p, rc, rc != PSK_EMISMATCH && rc != PSK_ENOMEM && psk_merged_errmsg(m)[0]

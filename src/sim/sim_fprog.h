@@ -23,9 +23,10 @@ typedef struct psk_fprog psk_fprog;
 typedef struct psk_fgaps psk_fgaps;
 
 /* what else is made of each merged event in the building's pass, in order
- * (sim: the recorded gaps, the call floors' first pass): 0, or an error
+ * (sim: the recorded gaps, the call floors' first pass), given its ranks
+ * j0..j1-1 at a time (those of me->ev decoded), in order: 0, or an error
  * code with the reason in err (cap bytes) */
-typedef int (*psk_fprog_each)(void *arg, const psk_mevent *me, char *err, size_t cap);
+typedef int (*psk_fprog_each)(void *arg, const psk_mevent *me, int j0, int j1, char *err, size_t cap);
 
 /* Builds the program of merged trace m (merged without reordering) folded
  * as f, in one pass over the merged events that also hands each to each
@@ -124,9 +125,10 @@ typedef struct psk_fgap {
 } psk_fgap;
 
 /* empty streams, filled by psk_fgaps_add on each merged event in order
- * (in psk_fprog_build's pass), then psk_fgaps_seal before the replay */
+ * (in psk_fprog_build's pass; its ranks j0..j1-1, a part at a time), then
+ * psk_fgaps_seal before the replay */
 int psk_fgaps_new(psk_merged *m, psk_fgaps **out);
-int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me);
+int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me, int j0, int j1);
 void psk_fgaps_seal(psk_fgaps *g);
 /* rank q's next gap: PSK_OK, PSK_EOF after its last, or the merged
  * cursor's error (psk_fgaps_errmsg) */

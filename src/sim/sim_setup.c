@@ -138,13 +138,13 @@ int psk_sim_run(psk_trace *t, const psk_sim_opts *o, psk_sim **out)
 
 /* each merged event of the folded program's building: its gaps, and the
  * call floors' first pass */
-static int each_event(void *arg, const psk_mevent *me, char *err, size_t cap)
+static int each_event(void *arg, const psk_mevent *me, int j0, int j1, char *err, size_t cap)
 {
     psk_sim *s = arg;
-    int rc = psk_fgaps_add(s->gaps, me);
+    int rc = psk_fgaps_add(s->gaps, me, j0, j1);
     if (rc)
         snprintf(err, cap, "%s", rc == PSK_ENOMEM ? "out of memory" : psk_fgaps_errmsg(s->gaps));
-    else if ((rc = psk_simi_cc_merged_event(s, me)))
+    else if ((rc = psk_simi_cc_merged_event(s, me, j0, j1)))
         snprintf(err, cap, "out of memory");
     return rc;
 }

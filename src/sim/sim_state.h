@@ -271,12 +271,12 @@ int psk_simi_cc_init(psk_sim *s);
 uint32_t psk_simi_cc_key(const psk_sim *s, const psk_event *e);
 /* s->cc from the recorded durations: the rank files; or the merged trace,
  * whose first pass another pass makes (the folded program's building):
- * begin, each merged event in order, then end (with the first pass's
+ * begin, each merged event in order (its ranks j0..j1-1 at a time), then end (with the first pass's
  * outcome: the second pass, the floors, and what the first kept freed,
  * whatever rc is). 0, or an error (in s->err) */
 int psk_simi_cc_trace(psk_sim *s, psk_trace *t);
 int psk_simi_cc_merged_begin(psk_sim *s, psk_merged *m);
-int psk_simi_cc_merged_event(psk_sim *s, const psk_mevent *me);
+int psk_simi_cc_merged_event(psk_sim *s, const psk_mevent *me, int j0, int j1);
 int psk_simi_cc_merged_end(psk_sim *s, psk_merged *m, int rc);
 /* each class's floor the least over the ranks that had a core of their
  * own when recorded (job.json's hosts and cores), and no once for the
