@@ -19,6 +19,12 @@ int psk_cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * or more, at most 1e9; 0 and *out set, else -1 */
 int psk_cli_seconds(const char *s, double *out);
 
+/* hugepages.c: perfskel starts itself again, once, with glibc's malloc
+ * asking for transparent huge pages (PERFSKEL_HUGEPAGES=0: not), and with
+ * one_arena every thread's blocks in the main arena; returns in the
+ * second start, the environment as given, or where it cannot */
+void psk_cli_hugepages(char **argv, int one_arena);
+
 /* run.c: src/run's calls (perfskel/run.h) that fail, their message said
  * and an exit code returned; the files a signal removes */
 /* until perfskel exits: a SIGINT, SIGTERM or SIGHUP outside a run removes

@@ -268,6 +268,7 @@ int main(int argc, char **argv)
     const command *c = find_command(cmd);
     if (!c)
         return psk_cli_usage("unknown command '%s'", cmd);
+    psk_cli_hugepages(argv, strcmp(cmd, "advise") != 0);
     int help = 0, rc = psk_cli_normalise(c->opts, argc - 1, argv + 1, &argv, &argc, &help);
     if (rc)
         return rc;

@@ -11,10 +11,11 @@
 # its test (otf2-print, an independent writer); python3-mpi4py and
 # python3-numpy: an mpi4py program recorded (Debian's /usr/bin/python3);
 # libsimgrid-dev: SimGrid's smpirun replays the SMPI export; bsdextrautils:
-# script(1), a progress bar on a terminal. tests/CMakeLists.txt fails
+# script(1), a progress bar on a terminal; strace: perfskel's second
+# start (huge pages) seen by cli.hugepages. tests/CMakeLists.txt fails
 # configure naming any of them that is missing.
 set -e
-PKGS="build-essential cmake pkg-config man-db groff-base gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libzstd-dev zstd libcmocka-dev chromium locales clang libclang-rt-14-dev slurmctld slurmd slurm-client munge libotf2-trace-dev otf2-tools python3-otf2 python3-mpi4py python3-numpy libsimgrid-dev bsdextrautils"
+PKGS="build-essential cmake pkg-config man-db groff-base gfortran openmpi-bin libopenmpi-dev mpich libmpich-dev libjansson-dev zlib1g-dev libzstd-dev zstd libcmocka-dev chromium locales clang libclang-rt-14-dev slurmctld slurmd slurm-client munge libotf2-trace-dev otf2-tools python3-otf2 python3-mpi4py python3-numpy libsimgrid-dev bsdextrautils strace"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
