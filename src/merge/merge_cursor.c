@@ -86,6 +86,10 @@ int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
     }
     for (int r = 0; r < P; r++) {
         c->clock[r] = m->rank[r].mono_start;
+        /* every event on thread 0 (as ev's start): nothing to follow, and
+         * no read of the rank's runs at each of its events */
+        if (m->rank[r].nthr == 1 && m->rank[r].thr[0].thread == 0)
+            c->trun[r] = 1;
         if (commtab_init(&c->ct[r], r, P)) {
             psk_mcursor_close(c);
             *out = NULL;
