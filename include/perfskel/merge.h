@@ -142,6 +142,9 @@ int psk_mcursor_next(psk_mcursor *c, psk_mevent *ev);
  * left, if any. */
 int psk_mcursor_head(psk_mcursor *c, psk_mevent *ev);
 int psk_mcursor_fill(psk_mcursor *c, int j1);
+/* ranks psk_mcursor_fill decodes together (some 20 KB of their events): a
+ * pass that fills and uses this many at a time finds them in the caches */
+#define PSK_MCURSOR_CHUNK 64
 void psk_mcursor_close(psk_mcursor *c);
 
 /* Rank r's events in the order it made them, rebuilt from the merged trace

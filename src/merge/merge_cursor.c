@@ -12,8 +12,6 @@
 /* ranks ahead whose scattered per-rank data a loop over the ranks asks
  * the caches for (at many ranks every rank's is a miss) */
 #define PF 8
-/* ranks whose events are decoded together (some 20 KB of them) */
-#define CHUNK 64
 
 struct psk_mcursor {
     psk_merged *m;
@@ -188,7 +186,7 @@ int psk_mcursor_fill(psk_mcursor *c, int j1)
     j1 = j1 < c->hd.nranks ? j1 : c->hd.nranks;
     /* a chunk at a time */
     while (c->done < j1) {
-        int j0 = c->done, je = j1 - j0 > CHUNK ? j0 + CHUNK : j1;
+        int j0 = c->done, je = j1 - j0 > PSK_MCURSOR_CHUNK ? j0 + PSK_MCURSOR_CHUNK : j1;
         int rc = decode_chunk(c, j0, je);
         if (rc)
             return rc > 0 ? bad(c) : rc;

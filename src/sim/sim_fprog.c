@@ -196,14 +196,16 @@ static int complete(psk_fprog *p, int q, const psk_event *ev)
 /* 1 if merged events i and k have the same class and pattern bytes */
 static int same_event(psk_merged *m, uint64_t i, uint64_t k, uint32_t cls)
 {
+    if (psk_merged_classes(m)[k] != cls)
+        return 0;
     size_t ni, nk;
     const uint8_t *a = psk_merged_event_patterns(m, i, &ni), *b = psk_merged_event_patterns(m, k, &nk);
-    return psk_merged_classes(m)[k] == cls && ni == nk && (!ni || !memcmp(a, b, ni));
+    return ni == nk && (!ni || !memcmp(a, b, ni));
 }
 
 /* the earlier execution of tree event node whose merged event was me's
- * (execution exec), whose slots are set (then nothing per rank needs
- * doing but copying the tables' entries); -1 if none, keeping me in one
+ * (execution exec), whose slots are set (then each rank's set is copied
+ * from it, none interned); -1 if none, keeping me in one
  * of the node's NHIST entries */
 static int64_t same_as_earlier(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec)
 {
@@ -267,10 +269,6 @@ static int visit_ranks(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_
     return 0;
 }
 
-/* ranks of a merged event decoded and used together (some 20 KB of their
- * events, in the caches while each use reads them) */
-#define CHUNK 64
-
 static int visit(void *arg, const psk_fstep *st)
 {
     psk_fprog *p = arg;
@@ -290,8 +288,8 @@ static int visit(void *arg, const psk_fstep *st)
         p->bs->commgen++;
     int64_t was = same_as_earlier(p, node, me, exec);
     /* a part of the ranks at a time: decoded, then each use of them */
-    for (int j0 = 0; j0 < me->nranks; j0 += CHUNK) {
-        int j1 = me->nranks - j0 > CHUNK ? j0 + CHUNK : me->nranks;
+    for (int j0 = 0; j0 < me->nranks; j0 += PSK_MCURSOR_CHUNK) {
+        int j1 = me->nranks - j0 > PSK_MCURSOR_CHUNK ? j0 + PSK_MCURSOR_CHUNK : me->nranks;
         if ((rc = psk_mcursor_fill(st->cur, j1))) /* the merged trace's error, in its message */
             return rc;
         if (p->bs->each && (rc = p->bs->each(p->bs->each_arg, me, j0, j1, p->err, p->errcap)))
