@@ -11,12 +11,15 @@
  * rank files (holding every rank's events) glibc.malloc.arena_max=1 is
  * added too; not for advise, whose search threads allocate as they go
  * and would wait on one another.
+ * Started again through /proc/self/exe the process would be named "exe"
+ * (what ps, top and pgrep show): it takes its name back from argv[0].
  * Nothing is done when the kernel gives no huge pages, when the caller set
  * glibc.malloc.hugetlb already, or with PERFSKEL_HUGEPAGES=0 (under
  * valgrind, say, which does not follow the new start). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -52,6 +55,10 @@ void psk_cli_hugepages(char **argv, int one_arena)
     if (was) { /* started again: tunables read, the environment as given */
         restore(was);
         unsetenv(WAS);
+        const char *name = argv[0] ? strrchr(argv[0], '/') : NULL;
+        name = name ? name + 1 : argv[0];
+        if (name && *name)
+            prctl(PR_SET_NAME, name, 0, 0, 0); /* the kernel keeps its first 15 bytes */
         return;
     }
     const char *no = getenv("PERFSKEL_HUGEPAGES"), *t = getenv("GLIBC_TUNABLES");

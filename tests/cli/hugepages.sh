@@ -5,7 +5,8 @@
 # advise, glibc.malloc.arena_max=1 to GLIBC_TUNABLES (the caller's
 # tunables kept), none with PERFSKEL_HUGEPAGES=0, with a
 # hugetlb tunable of the caller's or where the kernel gives no huge pages;
-# the same output either way; and a program perfskel launches sees the
+# the same output either way; the second start named as the first (not
+# "exe"); and a program perfskel launches sees the
 # environment perfskel was given, not its own.
 # Needs PERFSKEL, GEN_TRACE and SRC (the source tree) in the environment.
 set -u
@@ -24,7 +25,7 @@ grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null && t
 traced() {
     name=$1
     shift
-    env "$@" strace -f -v -s 4096 -e trace=execve -o "$T/$name.st" "$P" sim "$T/t" --folded --json -q \
+    env "$@" strace -f -v -s 4096 -e trace=execve,prctl -o "$T/$name.st" "$P" sim "$T/t" --folded --json -q \
         >"$T/$name.json" 2>"$T/$name.err" || bad "$name: sim failed: $(head -n 1 "$T/$name.err")"
 }
 starts() { grep -c 'execve(' "$T/$1.st"; }
@@ -41,6 +42,13 @@ if [ $thp -eq 1 ]; then
         ok "started again with glibc.malloc.hugetlb=1 and arena_max=1, the same arguments"
     else
         bad "not started again with huge pages"; cat "$T/plain.st"
+    fi
+    # named as it was started (ps, top and pgrep show the name), not "exe"
+    pname=$(basename "$P" | cut -c 1-15)
+    if grep -q "prctl(PR_SET_NAME, \"$pname\")" "$T/plain.st"; then
+        ok "started again, named $pname"
+    else
+        bad "started again without its name $pname"; cat "$T/plain.st"
     fi
     if [ "$(starts kept)" -eq 2 ] &&
         again kept | grep -q '"GLIBC_TUNABLES=glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1"'; then
