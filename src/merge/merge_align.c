@@ -36,6 +36,15 @@ typedef struct plc {
     uint32_t v[];
 } plc;
 
+/* while emitting, a rank whose events are read in the order they are
+ * stored, all on thread 0 (most ranks): where its next event's bytes
+ * start, and where its bytes end. One array read in order of rank, not
+ * the rank's store, its offsets and its bytes, each a cache miss at
+ * thousands of ranks. p NULL: read through the store */
+typedef struct ecur {
+    const uint8_t *p, *end;
+} ecur;
+
 typedef struct aligner {
     mctx *x;
     psk_merged *m;
@@ -57,6 +66,7 @@ typedef struct aligner {
     size_t anccap;
     /* emitting */
     uint64_t *pos;         /* per rank: next normalised position */
+    ecur *ec;              /* per rank */
     commtab *ct;           /* per rank */
     int32_t *parts;
     psk_event *ev;         /* per participant */
@@ -364,13 +374,13 @@ static int align_rank(aligner *a, int r)
 }
 
 /* Emitting visits every participant's records, one rank after another:
- * at thousands of ranks each of them a cache miss, and each load waiting
- * on the one before it (the rank's store, its offsets, its bytes). The
- * loads are asked for ahead, each stage a few ranks before the next
- * needs it: EMIT_AHEAD ranks on the store, the rank's position and
- * communicators, half that on the event's offset, a quarter on its bytes.
- * Always inlined: GCC takes a function that only prefetches for one
- * without effects and drops its calls. */
+ * at thousands of ranks each of them a cache miss. The loads are asked
+ * for ahead, each stage a few ranks before the next needs it: EMIT_AHEAD
+ * ranks on the rank's cursor, position and communicators, half that on
+ * its next event's bytes (for a rank read through its store: the store,
+ * then a quarter on the event's offset). Always inlined: GCC takes a
+ * function that only prefetches for one without effects and drops its
+ * calls. */
 #define EMIT_AHEAD 16
 
 static inline __attribute__((always_inline)) void emit_prefetch(const aligner *a, int j, int np)
@@ -378,24 +388,22 @@ static inline __attribute__((always_inline)) void emit_prefetch(const aligner *a
     const mctx *x = a->x;
     if (j + EMIT_AHEAD < np) {
         int r = a->parts[j + EMIT_AHEAD];
-        __builtin_prefetch(&x->rs[r]);
+        __builtin_prefetch(&a->ec[r]);
         __builtin_prefetch(&a->pos[r]);
         __builtin_prefetch(&a->ct[r]);
     }
     if (j + EMIT_AHEAD / 2 < np) {
         int r = a->parts[j + EMIT_AHEAD / 2];
-        const rstore *s = &x->rs[r];
-        if (s->perm)
-            __builtin_prefetch(&s->perm[a->pos[r]]);
+        if (a->ec[r].p)
+            __builtin_prefetch(a->ec[r].p);
         else
-            __builtin_prefetch(&s->off[a->pos[r]]);
+            __builtin_prefetch(&x->rs[r]);
     }
     if (j + EMIT_AHEAD / 4 < np) {
         int r = a->parts[j + EMIT_AHEAD / 4];
         const rstore *s = &x->rs[r];
-        uint64_t i = rs_index(s, a->pos[r]);
-        if (i < s->n)
-            __builtin_prefetch(s->buf.p + s->off[i]);
+        if (!a->ec[r].p)
+            __builtin_prefetch(s->perm ? (const void *)&s->perm[a->pos[r]] : (const void *)&s->off[a->pos[r]]);
     }
 }
 
@@ -409,7 +417,7 @@ static inline __attribute__((always_inline)) void emit_prefetch_times(const alig
     if (j + EMIT_AHEAD / 2 < np) {
         const mrank *mr = &a->m->rank[a->parts[j + EMIT_AHEAD / 2]];
         __builtin_prefetch(mr->times.p + mr->times.len, 1);
-        if (mr->nthr)
+        if (mr->nthr) /* none while every event so far was on thread 0 */
             __builtin_prefetch(&mr->thr[mr->nthr - 1], 1);
     }
 }
@@ -429,6 +437,10 @@ static int emit(aligner *a, int np, uint32_t rep)
             int rc = x->fetch(x, r, a->pos[r], &a->ev[j], &a->gap[j], &a->st[j]);
             if (rc)
                 return rc;
+        } else if (a->ec[r].p) {
+            if (mevent_decode(&a->ec[r].p, a->ec[r].end, &a->ev[j], &a->gap[j], &a->st[j]))
+                return merged_fail(m, PSK_EFORMAT, "rank %d: event %llu undecodable", r,
+                                   (unsigned long long)a->pos[r]);
         } else {
             uint64_t i = rs_index(s, a->pos[r]);
             const uint8_t *p = s->buf.p + s->off[i];
@@ -476,7 +488,7 @@ static int emit(aligner *a, int np, uint32_t rep)
         mbuf *t = &m->rank[r].times;
         emit_prefetch_times(a, j, np);
         if ((!summary && mbuf_reserve(t, 2 * PSK_VARINT_MAX)) || commtab_event(&a->ct[r], &a->ev[j], r) ||
-            mrank_thread(&m->rank[r], (uint32_t)a->ev[j].thread))
+            mrank_thread(&m->rank[r], (uint32_t)a->ev[j].thread, a->pos[r]))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
         if (summary) {
             a->pos[r]++;
@@ -682,6 +694,11 @@ static int emit_all(aligner *a)
             uint32_t v = gp[g]->v[k];
             who[off[v] + cnt[v]++] = g;
         }
+    for (int r = 0; !x->fetch && r < P; r++) {
+        const rstore *s = &x->rs[r];
+        if (s->n && !s->perm && !s->thr && s->off[0] == 0)
+            a->ec[r] = (ecur){s->buf.p, s->buf.p + s->buf.len};
+    }
     const uint32_t *lastg = NULL; /* the groups the ranks in a->parts came from */
     uint32_t lastk = 0;
     int np = 0;
@@ -794,6 +811,7 @@ int merge_align(mctx *x)
     a.last = calloc((size_t)P, sizeof *a.last); /* key sequences: fewer than ranks */
     a.pos = calloc((size_t)P, sizeof *a.pos);
     a.ct = calloc((size_t)P, sizeof *a.ct);
+    a.ec = calloc((size_t)P, sizeof *a.ec);
     a.parts = malloc((size_t)P * sizeof *a.parts);
     a.ev = calloc((size_t)P, sizeof *a.ev);
     a.st = calloc((size_t)P, sizeof *a.st);
@@ -801,7 +819,7 @@ int merge_align(mctx *x)
     a.crank = malloc((size_t)P * sizeof *a.crank);
     a.csize = malloc((size_t)P * sizeof *a.csize);
     int rc = PSK_OK;
-    if (!order || !a.at || !a.last || !a.pos || !a.ct || !a.parts || !a.ev || !a.st || !a.gap || !a.crank || !a.csize ||
+    if (!order || !a.at || !a.last || !a.pos || !a.ct || !a.ec || !a.parts || !a.ev || !a.st || !a.gap || !a.crank || !a.csize ||
         key_tables(&a) || !(a.ws = lcs_new(&a.km)))
         rc = merged_fail(x->m, PSK_ENOMEM, "out of memory");
     if (!rc && x->total >= UINT32_MAX)
@@ -849,6 +867,7 @@ int merge_align(mctx *x)
     for (int j = 0; a.st && j < P; j++)
         mevent_store_free(&a.st[j]);
     free(a.pos);
+    free(a.ec);
     free(a.ct);
     free(a.parts);
     free(a.ev);

@@ -108,8 +108,10 @@ typedef struct mrank {
     size_t nthr, capthr;
     int nthreads;        /* threads that made its calls (1 if not recorded) */
 } mrank;
-/* appends an event of thread t to mr's runs: 0, or -1 out of memory */
-int mrank_thread(mrank *mr, uint32_t t);
+/* appends an event of thread t to mr's runs, `before` of its events
+ * counted already (no runs: every one of those on thread 0, as with no
+ * runs at the end): 0, or -1 out of memory */
+int mrank_thread(mrank *mr, uint32_t t, uint64_t before);
 
 typedef struct mclass {
     unsigned fn;

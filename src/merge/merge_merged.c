@@ -63,14 +63,18 @@ void psk_merged_close(psk_merged *m)
 
 const char *psk_merged_errmsg(const psk_merged *m) { return m ? m->err : "out of memory"; }
 
-int mrank_thread(mrank *mr, uint32_t t)
+int mrank_thread(mrank *mr, uint32_t t, uint64_t before)
 {
     if (mr->nthr && mr->thr[mr->nthr - 1].thread == t) {
         mr->thr[mr->nthr - 1].n++;
         return 0;
     }
-    if (MERGE_GROW(&mr->thr, &mr->capthr, mr->nthr + 1))
+    if (!mr->nthr && !t) /* no runs yet: every event so far on thread 0 */
+        return 0;
+    if (MERGE_GROW(&mr->thr, &mr->capthr, mr->nthr + 2))
         return -1;
+    if (!mr->nthr && before)
+        mr->thr[mr->nthr++] = (trun){before, 0};
     mr->thr[mr->nthr++] = (trun){1, t};
     if ((int)t >= mr->nthreads)
         mr->nthreads = (int)t + 1;
