@@ -13,7 +13,8 @@
 # than cores): the skeleton's ranks must have run on the CPUs their
 # recorded ranks stayed on, every rank where job.json's cpu.on gives each
 # a CPU (plain runs of one program spread by 20 % here, by which ranks
-# share a CPU).
+# share a CPU); RECORD_MPIRUN_ARGS: options of mpirun's for the recording
+# alone.
 set -u
 FL=$1 NP=$2 NAME=$3
 shift 3
@@ -32,7 +33,7 @@ num() { sed -n "s/.*\"$1\": *\([0-9.e+-]*\).*/\1/p" "$2" | head -n 1; }
 err() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f", 100 * (b / a - 1) }'; }
 within() { awk -v e="$1" -v l="$2" 'BEGIN { e = e < 0 ? -e : e; exit !(e <= l) }'; }
 
-timeout 300 "$P" record -o "$T/trace" -- $MPIRUN -np "$NP" "$@" >"$T/rec.out" 2>"$T/rec.err" ||
+timeout 300 "$P" record -o "$T/trace" -- $MPIRUN ${RECORD_MPIRUN_ARGS:-} -np "$NP" "$@" >"$T/rec.out" 2>"$T/rec.err" ||
     { bad "$NAME: recording failed"; cat "$T/rec.err"; exit 1; }
 if ! timeout 600 "$P" predict "$T/trace" -K 10 --repeat 3 --json -q -- $MPIRUN -np "$NP" >"$T/pred.json" 2>"$T/pred.err"; then
     bad "$NAME: predict failed"; cat "$T/pred.err"; exit 1
