@@ -21,8 +21,9 @@
  * leaves first, each padded to groups of four siblings, a group on one
  * 64-byte line: a rank that becomes ready or leaves updates one node per
  * level, reading one line per level (log4 P of them, half the lines of a
- * binary tree: at many ranks the lower levels miss the caches). The last
- * level's group gives the winner of all, kept in s->top. */
+ * binary tree: at many ranks the lower levels miss the caches), up to the
+ * first whose node is as it was. The last level's group gives the winner
+ * of all, kept in s->top. */
 
 /* clocks are never negative, so their bit patterns order as they do */
 static uint64_t key_of(double t)
@@ -69,7 +70,12 @@ static void tree_update(psk_sim *s, int q, uint64_t k)
             return;
         }
         i >>= 2;
-        t[s->toff[l + 1] + i] = w;
+        tnode *up = &t[s->toff[l + 1] + i];
+        if (up->key == w.key && up->win == w.win) { /* the levels above stand */
+            assert(tree_ok(s));
+            return;
+        }
+        *up = w;
     }
 }
 
