@@ -622,7 +622,7 @@ void psk_simi_cc_floor(psk_sim *s, int q)
     if (lo == s->ncc[q] || a[lo].key != key)
         return;
     /* CPU work, at the rank's power */
-    double scale = s->inv_power[q];
+    double scale = r->ipow;
     r->floor = a[lo].floor * scale;
     if (a[lo].once > 0) { /* the class's first call: once */
         r->once = a[lo].once * scale;

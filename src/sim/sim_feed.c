@@ -165,7 +165,7 @@ int psk_simi_next_event(psk_sim *s, int q)
         gap = r->fc ? fgap.gap : r->ev.t_entry > prev ? (double)(r->ev.t_entry - prev) : 0;
         /* polls that found nothing cost what the machine says (calibrate) */
         pc = r->fc ? psk_simi_poll_ns(s, q, gap, fgap.calls, fgap.failed) : whole_poll_ns(s, q, gap, 0);
-        gap *= s->inv_power[q] * s->deflate[q];
+        gap *= r->gscale;
         if (r->core >= 0) { /* on a shared core: the CPU it needs, timed by the core's schedule */
             r->work = gap + (pc > 0 ? pc : 0);
             pc = 0;

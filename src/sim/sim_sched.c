@@ -272,6 +272,10 @@ static int unblock_sends(psk_sim *s)
 int psk_simi_run(psk_sim *s)
 {
     int rc;
+    for (int q = 0; q < s->P; q++) { /* the powers and the recording's sharing known */
+        s->r[q].ipow = s->inv_power[q];
+        s->r[q].gscale = s->inv_power[q] * s->deflate[q];
+    }
     /* every rank starts at MPI_Init's exit, at 0, inside the program */
     for (int q = 0; q < s->P; q++) {
         rank *r = &s->r[q];

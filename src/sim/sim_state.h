@@ -91,6 +91,10 @@ typedef struct rank {
     double work;         /* ns of CPU its compute needs still */
     double wbeg;         /* when its compute began */
     double cdone;        /* when its call was done (what comes after waits for the core) */
+    double gscale;       /* its gaps' factor: 1 / its power x its deflate (from
+                            s->inv_power and s->deflate as the replay starts:
+                            read at every event, here with its other hot bytes) */
+    double ipow;         /* 1 / its power (s->inv_power's, likewise) */
     double floor;        /* ns its current call takes at least (sim_callcost.c) */
     double once;         /* and, a first collective of its class, after the last member arrived */
     double tdone, tcall, partner;
