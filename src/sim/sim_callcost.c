@@ -586,32 +586,24 @@ int psk_simi_cc_merged_end(psk_sim *s, psk_merged *m, int rc)
     return rc;
 }
 
-void psk_simi_cc_prefetch(const psk_sim *s, int q, int table)
+void psk_simi_cc_prefetch(const psk_sim *s, int q)
 {
-    if (!s->cc)
-        return;
-    if (!table) {
-        __builtin_prefetch(&s->cc[q]);
-        __builtin_prefetch(&s->ncc[q]);
-        return;
-    }
-    const psk_ccls *a = s->cc[q];
-    int n = s->ncc[q];
-    for (int i = 0; i < n; i += 64 / (int)sizeof *a)
-        __builtin_prefetch(&a[i], 1);
+    const rank *r = &s->r[q];
+    for (int i = 0; i < r->ncc; i += 64 / (int)sizeof *r->cc)
+        __builtin_prefetch(&r->cc[i], 1);
 }
 
 void psk_simi_cc_floor(psk_sim *s, int q)
 {
     rank *r = &s->r[q];
     r->floor = r->once = 0;
-    if (!s->cc || !s->ncc[q] || r->in_prun || s->m->no_floors)
+    if (!r->ncc || r->in_prun || s->m->no_floors)
         return;
     uint32_t key = psk_simi_cc_key(s, &r->ev);
     if (!key)
         return;
-    psk_ccls *a = s->cc[q];
-    int lo = 0, hi = s->ncc[q];
+    psk_ccls *a = r->cc;
+    int lo = 0, hi = r->ncc;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (a[mid].key < key)
@@ -619,7 +611,7 @@ void psk_simi_cc_floor(psk_sim *s, int q)
         else
             hi = mid;
     }
-    if (lo == s->ncc[q] || a[lo].key != key)
+    if (lo == r->ncc || a[lo].key != key)
         return;
     /* CPU work, at the rank's power */
     double scale = r->ipow;

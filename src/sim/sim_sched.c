@@ -152,7 +152,6 @@ static void prefetch_rank(const psk_sim *s, int n)
         psk_fgaps_prefetch(s->gaps, n);
         psk_simi_skip_prefetch(s, n);
     }
-    psk_simi_cc_prefetch(s, n, 0);
 }
 
 /* the second stage, once the first's loads are in (called after the
@@ -163,7 +162,7 @@ static void prefetch_rank_deps(const psk_sim *s, int n)
 {
     if (s->gaps)
         psk_fgaps_prefetch_gap(s->gaps, n);
-    psk_simi_cc_prefetch(s, n, 1);
+    psk_simi_cc_prefetch(s, n);
     psk_simi_skip_prefetch_snap(s, n);
     if (s->r[n].req)
         __builtin_prefetch(s->r[n].req, 1);
@@ -178,7 +177,7 @@ static int advance(psk_sim *s, int q, int *next)
     rank *r = &s->r[q];
     if (s->gaps) /* where its next gap is was asked for when it was next to run */
         psk_fgaps_prefetch_gap(s->gaps, q);
-    psk_simi_cc_prefetch(s, q, 1); /* and where its call floors are */
+    psk_simi_cc_prefetch(s, q); /* and its call floors */
     r->running = 1;
     *next = -1;
     int pf = s->nready ? ready_top(s) : -1; /* likely next: its records asked for now, what they point to later */
@@ -275,6 +274,8 @@ int psk_simi_run(psk_sim *s)
     for (int q = 0; q < s->P; q++) { /* the powers and the recording's sharing known */
         s->r[q].ipow = s->inv_power[q];
         s->r[q].gscale = s->inv_power[q] * s->deflate[q];
+        s->r[q].cc = s->cc ? s->cc[q] : NULL; /* the call floors final (psk_simi_cc_finish) */
+        s->r[q].ncc = s->cc ? s->ncc[q] : 0;
     }
     /* every rank starts at MPI_Init's exit, at 0, inside the program */
     for (int q = 0; q < s->P; q++) {

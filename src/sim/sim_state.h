@@ -95,6 +95,8 @@ typedef struct rank {
                             s->inv_power and s->deflate as the replay starts:
                             read at every event, here with its other hot bytes) */
     double ipow;         /* 1 / its power (s->inv_power's, likewise) */
+    struct psk_ccls *cc; /* its call floors' classes (s->cc[q], likewise) */
+    int ncc;
     double floor;        /* ns its current call takes at least (sim_callcost.c) */
     double once;         /* and, a first collective of its class, after the last member arrived */
     double tdone, tcall, partner;
@@ -286,10 +288,9 @@ int psk_simi_cc_merged_end(psk_sim *s, psk_merged *m, int rc);
  * own when recorded (job.json's hosts and cores), and no once for the
  * others: PSK_OK or PSK_ENOMEM */
 int psk_simi_cc_finish(psk_sim *s, const psk_job *job);
-/* asks the caches for where rank q's classes are (table 0: called with
- * the rank's record, as sim_sched.c's prefetch_rank), or for the classes
- * themselves (table 1: once those are in the caches). A hint */
-void psk_simi_cc_prefetch(const psk_sim *s, int q, int table);
+/* asks the caches for rank q's classes (once its record is in them:
+ * where they are is there, as the replay runs). A hint */
+void psk_simi_cc_prefetch(const psk_sim *s, int q);
 /* rank q's current event (just read) takes its floor and once */
 void psk_simi_cc_floor(psk_sim *s, int q);
 
