@@ -378,9 +378,9 @@ static int align_rank(aligner *a, int r)
  * for ahead, each stage a few ranks before the next needs it: EMIT_AHEAD
  * ranks on the rank's cursor, position and communicators, half that on
  * its next event's bytes (for a rank read through its store: the store,
- * then a quarter on the event's offset). Always inlined: GCC takes a
- * function that only prefetches for one without effects and drops its
- * calls. */
+ * then a quarter on the event's offset, an eighth on its bytes). Always
+ * inlined: GCC takes a function that only prefetches for one without
+ * effects and drops its calls. */
 #define EMIT_AHEAD 16
 
 static inline __attribute__((always_inline)) void emit_prefetch(const aligner *a, int j, int np)
@@ -404,6 +404,15 @@ static inline __attribute__((always_inline)) void emit_prefetch(const aligner *a
         const rstore *s = &x->rs[r];
         if (!a->ec[r].p)
             __builtin_prefetch(s->perm ? (const void *)&s->perm[a->pos[r]] : (const void *)&s->off[a->pos[r]]);
+    }
+    if (j + EMIT_AHEAD / 8 < np) {
+        int r = a->parts[j + EMIT_AHEAD / 8];
+        const rstore *s = &x->rs[r];
+        if (!a->ec[r].p) {
+            uint64_t i = rs_index(s, a->pos[r]);
+            if (i < s->n)
+                __builtin_prefetch(s->buf.p + s->off[i]);
+        }
     }
 }
 
