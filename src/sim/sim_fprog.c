@@ -121,6 +121,7 @@ typedef struct lastx {
     uint64_t exec;
     uint64_t commgen;
     uint64_t index;       /* its merged event */
+    int wild;             /* a rank's wildcard Irecv waited for its source */
 } lastx;
 
 /* more of the building's state */
@@ -130,6 +131,7 @@ struct bstate {
     lastx *last;          /* NHIST per node */
     uint64_t commgen;     /* communicator and group calls so far */
     int64_t npending;     /* wildcard Irecvs waiting for their sources, all ranks */
+    uint64_t nwild;       /* and how many there have been */
     psk_fprog_each each;  /* called on each merged event in the same pass, or NULL */
     void *each_arg;
 };
@@ -206,18 +208,21 @@ static int same_event(psk_merged *m, uint64_t i, uint64_t k, uint32_t cls)
 /* the earlier execution of tree event node whose merged event was me's
  * (execution exec), whose slots are set (then each rank's set is copied
  * from it, none interned); -1 if none, keeping me in one
- * of the node's NHIST entries */
+ * of the node's NHIST entries. An MPI_Irecv's execution whose ranks all
+ * named their sources is one (its equal executions name the same); one
+ * where a rank's source was a wildcard is not (visit marks it wild: its
+ * sets wait for the completing calls' statuses). */
 static int64_t same_as_earlier(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_t exec)
 {
     lastx *h = &p->bs->last[(size_t)node * NHIST];
-    if (me->nranks <= 0 || psk_fn_polled(me->fn) || psk_fn_op(me->fn) == PSK_FNOP_IRECV ||
-        (PSK_HAS(me, PSK_F_STATUSES) && p->bs->npending)) {
+    if (me->nranks <= 0 || psk_fn_polled(me->fn) || (PSK_HAS(me, PSK_F_STATUSES) && p->bs->npending)) {
         for (int k = 0; k < NHIST; k++)
             h[k].valid = 0;
         return -1;
     }
     for (int k = 0; k < NHIST && exec > 0; k++)
-        if (h[k].valid && h[k].commgen == p->bs->commgen && same_event(p->bs->m, me->index, h[k].index, me->cls))
+        if (h[k].valid && !h[k].wild && h[k].commgen == p->bs->commgen &&
+            same_event(p->bs->m, me->index, h[k].index, me->cls))
             return (int64_t)h[k].exec;
     h[exec % NHIST] = (lastx){.valid = 1, .exec = exec, .commgen = p->bs->commgen, .index = me->index};
     return -1;
@@ -259,6 +264,7 @@ static int visit_ranks(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_
             p->pend[q][p->npend[q]++] =
                 (pending){.req = ev->v[PSK_F_REQ], .node = node, .j = j, .exec = exec, .ev = *ev};
             p->bs->npending++;
+            p->bs->nwild++;
             continue;
         }
         if (assign(p, d, s, exec, psk_fprogi_intern(p, ev)))
@@ -287,6 +293,7 @@ static int visit(void *arg, const psk_fstep *st)
     if (psk_fn_class(me->fn) == PSK_CLASS_COMM) /* made, freed, ...: ranks' contexts may change */
         p->bs->commgen++;
     int64_t was = same_as_earlier(p, node, me, exec);
+    uint64_t nwild = p->bs->nwild;
     /* a part of the ranks at a time: decoded, then each use of them */
     for (int j0 = 0; j0 < me->nranks; j0 += PSK_MCURSOR_CHUNK) {
         int j1 = me->nranks - j0 > PSK_MCURSOR_CHUNK ? j0 + PSK_MCURSOR_CHUNK : me->nranks;
@@ -303,6 +310,9 @@ static int visit(void *arg, const psk_fstep *st)
                     d->slots[j].idx[exec] = d->slots[j].idx[was];
         }
     }
+    lastx *h = &p->bs->last[(size_t)node * NHIST + exec % NHIST];
+    if (p->bs->nwild != nwild && h->valid && h->exec == exec)
+        h->wild = 1;
     return 0;
 }
 
