@@ -110,7 +110,9 @@ int psk_folded_walk_merged(const psk_folded *f, struct psk_merged *m, int (*fn)(
                            void *arg);
 /* The same, with each merged event's header only (psk_fstep's cur): the
  * visitor decodes its ranks a part at a time, each used while it is in
- * the caches. */
+ * the caches, through a windowed cursor (psk_mcursor_window: fill at most
+ * up to the next multiple of PSK_MCURSOR_CHUNK at a time, and read rank
+ * j's event at j & jmask). */
 int psk_folded_walk_heads(const psk_folded *f, struct psk_merged *m, int (*fn)(void *arg, const psk_fstep *s),
                           void *arg);
 /* The same from given level symbols (levels[l][0..n), each level a

@@ -86,6 +86,11 @@ int psk_merged_nranks(const psk_merged *m);
 uint64_t psk_merged_length(const psk_merged *m);        /* merged events */
 uint64_t psk_merged_rank_events(const psk_merged *m, int rank);
 uint64_t psk_merged_rank_start(const psk_merged *m, int rank); /* as psk_rank_mono_start */
+/* rank's times in merged order (*len bytes; for each of its events, a
+ * zigzag varint of the compute gap before it in ns, then a varint of its
+ * duration), as a cursor reads them: psk_mevent.toff says where each
+ * event's are. Valid while m is open. */
+const uint8_t *psk_merged_rank_times(const psk_merged *m, int rank, size_t *len);
 /* How many threads made rank's calls (trace format 4: the thread of each
  * call is kept, psk_event.thread); 1 when the trace did not record it */
 int psk_merged_rank_threads(const psk_merged *m, int rank);
@@ -124,10 +129,14 @@ typedef struct psk_mevent {
     /* per field, the pattern that encodes it (arrays: CONST or TABLE) */
     uint8_t kind[PSK_F_NFIELDS];
     int64_t c[PSK_F_FIRST_ARRAY]; /* the constant or offset of CONST/RANK/RING */
-    /* per taking part rank j: its own event, decoded (t_entry and t_exit on
-     * that rank's clock); valid until the next psk_mcursor_next */
-    const psk_event *ev;   /* nranks events */
+    /* per taking part rank j, at j & jmask: its own event, decoded (t_entry
+     * and t_exit on that rank's clock); valid until the next
+     * psk_mcursor_next. jmask is ~0 (every rank's at once) unless the
+     * cursor is windowed (psk_mcursor_window). */
+    const psk_event *ev;
     const uint64_t *gap;   /* compute time before the event on rank j (ns) */
+    const uint64_t *toff;  /* where rank j's times of the event begin in psk_merged_rank_times */
+    uint32_t jmask;
 } psk_mevent;
 
 typedef struct psk_mcursor psk_mcursor;
@@ -145,6 +154,14 @@ int psk_mcursor_fill(psk_mcursor *c, int j1);
 /* ranks psk_mcursor_fill decodes together (some 20 KB of their events): a
  * pass that fills and uses this many at a time finds them in the caches */
 #define PSK_MCURSOR_CHUNK 64
+/* From now on (before the first psk_mcursor_head) the cursor keeps only
+ * the ranks of the chunk it decoded last, j from a multiple of
+ * PSK_MCURSOR_CHUNK up to the next, at j & jmask (PSK_MCURSOR_CHUNK - 1):
+ * at many ranks, a pass that fills at most up to the next multiple at a
+ * time writes 20 KB of events again and again instead of some 300 bytes
+ * per rank of each merged event, which would push the ranks' own data
+ * out of the caches. */
+void psk_mcursor_window(psk_mcursor *c);
 void psk_mcursor_close(psk_mcursor *c);
 
 /* Rank r's events in the order it made them, rebuilt from the merged trace

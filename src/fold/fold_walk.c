@@ -29,6 +29,8 @@ static int walk_merged(const psk_folded *f, psk_merged *m, int heads, int (*fn)(
     int rc = psk_mcursor_open(m, &w.cur);
     if (rc)
         return rc;
+    if (heads) /* the visitor uses a part of the ranks at a time */
+        psk_mcursor_window(w.cur);
     rc = psk_folded_walk(f, step, &w);
     if (!rc && heads) /* the last event's ranks left, checked as they decode */
         rc = psk_mcursor_fill(w.cur, INT32_MAX);

@@ -23,13 +23,14 @@ struct psk_mcursor {
     commtab *ct;
     psk_event *ev;
     mevent_store *st;
-    uint64_t *gap;
+    uint64_t *gap, *toff;
     int64_t *rawgap;     /* as recorded: may be negative by clock noise */
     int32_t *crank, *csize;
     /* the event under way (psk_mcursor_head): its header, what its ranks
      * are decoded from, and how many of them are */
     psk_mevent hd;
     int open, done;
+    uint32_t jmask;      /* ~0, or a window's (psk_mcursor_window) */
     int nk, kf[PSK_F_FIRST_ARRAY], na;
     int64_t kv[PSK_F_FIRST_ARRAY], cid;
     pattern_at at[PSK_F_NFIELDS];
@@ -52,6 +53,7 @@ void psk_mcursor_close(psk_mcursor *c)
     free(c->ev);
     free(c->st);
     free(c->gap);
+    free(c->toff);
     free(c->rawgap);
     free(c->crank);
     free(c->csize);
@@ -66,6 +68,7 @@ int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
     if (!c)
         return PSK_ENOMEM;
     c->m = m;
+    c->jmask = ~0u;
     c->tpos = calloc((size_t)P, sizeof *c->tpos);
     c->trun = calloc((size_t)P, sizeof *c->trun);
     c->tin = calloc((size_t)P, sizeof *c->tin);
@@ -74,10 +77,12 @@ int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
     c->ev = calloc((size_t)P, sizeof *c->ev);
     c->st = calloc((size_t)P, sizeof *c->st);
     c->gap = calloc((size_t)P, sizeof *c->gap);
+    c->toff = calloc((size_t)P, sizeof *c->toff);
     c->rawgap = calloc((size_t)P, sizeof *c->rawgap);
     c->crank = calloc((size_t)P, sizeof *c->crank);
     c->csize = calloc((size_t)P, sizeof *c->csize);
-    if (!c->tpos || !c->trun || !c->tin || !c->clock || !c->ct || !c->ev || !c->st || !c->gap || !c->rawgap || !c->crank || !c->csize) {
+    if (!c->tpos || !c->trun || !c->tin || !c->clock || !c->ct || !c->ev || !c->st || !c->gap || !c->toff ||
+        !c->rawgap || !c->crank || !c->csize) {
         psk_mcursor_close(c);
         *out = NULL;
         return PSK_ENOMEM;
@@ -96,6 +101,8 @@ int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
     }
     return PSK_OK;
 }
+
+void psk_mcursor_window(psk_mcursor *c) { c->jmask = PSK_MCURSOR_CHUNK - 1; }
 
 /* the event under way: the one before the next */
 static uint64_t at_index(const psk_mcursor *c) { return c->open ? c->hd.index : c->i; }
@@ -121,27 +128,30 @@ static int decode_chunk(psk_mcursor *c, int j0, int j1)
     pattern_at *at = c->at;
     const int32_t *ranks = me->ranks;
     int np = me->nranks;
+    uint32_t w = c->jmask; /* rank j's event, gap, ... at j & w */
     /* world's communicator is in the rank's commtab, the others' in
      * allocations of their own: asked for PF ranks ahead, a hint */
     for (int j = j0; j < j1; j++) {
         if (j + PF < np) {
             const commtab *t = &c->ct[ranks[j + PF]];
-            __builtin_prefetch(&c->ev[j + PF], 1);
+            __builtin_prefetch(&c->ev[(uint32_t)(j + PF) & w], 1);
             if (cid > 0 && cid < t->n)
                 __builtin_prefetch(t->csize + cid), __builtin_prefetch(t->crank + cid);
         }
-        psk_event *e = &c->ev[j];
+        psk_event *e = &c->ev[(uint32_t)j & w];
         e->fn = me->fn;
         e->fields = me->fields;
         for (int k = 0; k < nk; k++)
             e->v[kf[k]] = kv[k];
-        commtab_ctx(&c->ct[ranks[j]], e, &c->crank[j], &c->csize[j]);
+        commtab_ctx(&c->ct[ranks[j]], e, &c->crank[(uint32_t)j & w], &c->csize[(uint32_t)j & w]);
     }
     for (int a = 0; a < na; a++)
-        if (pattern_fill(&at[a], c->ev, j0, j1, c->crank, c->csize, c->st))
+        if (pattern_fill(&at[a], c->ev, j0, j1, w, c->crank, c->csize, c->st))
             return 1;
     for (int j = j0; j < j1; j++) {
         int r = ranks[j];
+        uint32_t J = (uint32_t)j & w;
+        psk_event *e = &c->ev[J];
         if (j + PF < np) { /* the next ranks' times, each in its own buffer */
             int r2 = ranks[j + PF];
             __builtin_prefetch(m->rank[r2].times.p + c->tpos[r2]);
@@ -150,30 +160,31 @@ static int decode_chunk(psk_mcursor *c, int j0, int j1)
         const uint8_t *tp = t->p + c->tpos[r];
         int64_t gap;
         uint64_t dur;
+        c->toff[J] = c->tpos[r];
         if (psk_get_svar(&tp, t->p + t->len, &gap) || psk_get_uvar(&tp, t->p + t->len, &dur))
             return 1;
         c->tpos[r] = (size_t)(tp - t->p);
-        c->gap[j] = gap > 0 ? (uint64_t)gap : 0;
-        c->rawgap[j] = gap;
-        c->ev[j].t_entry = c->clock[r] + (uint64_t)gap;
-        c->ev[j].t_exit = c->ev[j].t_entry + dur;
-        c->clock[r] = c->ev[j].t_exit;
+        c->gap[J] = gap > 0 ? (uint64_t)gap : 0;
+        c->rawgap[J] = gap;
+        e->t_entry = c->clock[r] + (uint64_t)gap;
+        e->t_exit = e->t_entry + dur;
+        c->clock[r] = e->t_exit;
         const mrank *mr = &m->rank[r];
-        c->ev[j].thread = 0;
+        e->thread = 0;
         if (c->trun[r] < mr->nthr) { /* the thread of this run of its events */
-            c->ev[j].thread = (int)mr->thr[c->trun[r]].thread;
+            e->thread = (int)mr->thr[c->trun[r]].thread;
             if (++c->tin[r] == mr->thr[c->trun[r]].n)
                 c->trun[r]++, c->tin[r] = 0;
         }
         int64_t mb = 0; /* a call per rank only where the event has members */
-        int mc = (me->fields >> PSK_F_MEMBERS & 1u) ? psk_event_members_check(&c->ev[j], r, m->nranks, &mb) : 0;
+        int mc = (me->fields >> PSK_F_MEMBERS & 1u) ? psk_event_members_check(e, r, m->nranks, &mb) : 0;
         if (mc == 1)
             return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's member %lld is not a rank of the job",
                                (unsigned long long)me->index, psk_fn_name(me->fn), r, (long long)mb);
         if (mc == 2)
             return merged_fail(m, PSK_EFORMAT, "merged event %llu (%s): rank %d's new communicator leaves it out",
                                (unsigned long long)me->index, psk_fn_name(me->fn), r);
-        if (commtab_event(&c->ct[r], &c->ev[j], r))
+        if (commtab_event(&c->ct[r], e, r))
             return merged_fail(m, PSK_ENOMEM, "out of memory");
     }
     return 0;
@@ -184,9 +195,10 @@ int psk_mcursor_fill(psk_mcursor *c, int j1)
     if (!c->open)
         return PSK_OK;
     j1 = j1 < c->hd.nranks ? j1 : c->hd.nranks;
-    /* a chunk at a time */
+    /* a chunk at a time, up to the next multiple of its size (a window's) */
     while (c->done < j1) {
-        int j0 = c->done, je = j1 - j0 > PSK_MCURSOR_CHUNK ? j0 + PSK_MCURSOR_CHUNK : j1;
+        int j0 = c->done, je = (j0 / PSK_MCURSOR_CHUNK + 1) * PSK_MCURSOR_CHUNK;
+        je = je < j1 ? je : j1;
         int rc = decode_chunk(c, j0, je);
         if (rc)
             return rc > 0 ? bad(c) : rc;
@@ -224,6 +236,8 @@ int psk_mcursor_head(psk_mcursor *c, psk_mevent *me)
     me->ranks = ranks;
     me->ev = c->ev;
     me->gap = c->gap;
+    me->toff = c->toff;
+    me->jmask = c->jmask;
     /* key fields: equal on every rank (peers come as patterns below) */
     int nk = 0, *kf = c->kf;
     int64_t *kv = c->kv, cid = 0;

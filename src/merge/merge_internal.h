@@ -81,6 +81,8 @@ typedef struct pattern_at {
     uint8_t kind;             /* PSK_PAT_* */
     int64_t c;                /* the constant or offset of CONST/RANK/RING scalars */
     const uint8_t *p, *end;   /* the next rank's value (TABLE; an array's CONST: its one) */
+    uint32_t n0;              /* an array's CONST: its one, once decoded */
+    const int64_t *arr0;
 } pattern_at;
 /* Reads the pattern of field f over np ranks at *p into *at and moves *p
  * past its ranks' values, checked to be well-formed; -1 if malformed. */
@@ -88,7 +90,7 @@ int pattern_scan(const uint8_t **p, const uint8_t *end, int f, int np, pattern_a
 /* Decodes ranks j0..j1-1's values of the pattern scanned into *at into
  * ev[j]'s field f (arrays into st[j]), the chunks in order from rank 0;
  * -1 if the data is malformed or memory ran out. */
-int pattern_fill(pattern_at *at, psk_event *ev, int j0, int j1, const int32_t *crank, const int32_t *csize,
+int pattern_fill(pattern_at *at, psk_event *ev, int j0, int j1, uint32_t w, const int32_t *crank, const int32_t *csize,
                  mevent_store *st);
 
 /* ---- the merged trace ---- */

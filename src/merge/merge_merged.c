@@ -132,6 +132,12 @@ uint64_t psk_merged_rank_events(const psk_merged *m, int rank)
 {
     return rank >= 0 && rank < m->nranks ? m->rank[rank].n : 0;
 }
+const uint8_t *psk_merged_rank_times(const psk_merged *m, int rank, size_t *len)
+{
+    int ok = rank >= 0 && rank < m->nranks;
+    *len = ok ? m->rank[rank].times.len : 0;
+    return ok ? m->rank[rank].times.p : NULL;
+}
 uint64_t psk_merged_rank_start(const psk_merged *m, int rank)
 {
     return rank >= 0 && rank < m->nranks ? m->rank[rank].mono_start : 0;

@@ -151,49 +151,52 @@ int pattern_scan(const uint8_t **pp, const uint8_t *end, int f, int np, pattern_
     return 0;
 }
 
-int pattern_fill(pattern_at *at, psk_event *ev, int j0, int j1, const int32_t *crank, const int32_t *csize,
-                 mevent_store *st)
+int pattern_fill(pattern_at *at, psk_event *ev, int j0, int j1, uint32_t w, const int32_t *crank,
+                 const int32_t *csize, mevent_store *st)
 {
     int f = at->f, k = at->kind;
     if (f < PSK_F_FIRST_ARRAY) {
         if (k == PSK_PAT_TABLE) {
             for (int j = j0; j < j1; j++)
-                if (psk_get_svar(&at->p, at->end, &ev[j].v[f]))
+                if (psk_get_svar(&at->p, at->end, &ev[(uint32_t)j & w].v[f]))
                     return -1;
             return 0;
         }
         int peer = pattern_is_peer(f);
         for (int j = j0; j < j1; j++) {
+            uint32_t J = (uint32_t)j & w;
             if (k == PSK_PAT_CONST)
-                ev[j].v[f] = at->c;
-            else if (csize[j] <= 0)
+                ev[J].v[f] = at->c;
+            else if (csize[J] <= 0)
                 return -1;
             else if (k == PSK_PAT_RANK)
-                ev[j].v[f] = rank_value(at->c, crank[j], csize[j], peer);
+                ev[J].v[f] = rank_value(at->c, crank[J], csize[J], peer);
             else
-                ev[j].v[f] = mod(crank[j] + at->c, csize[j]);
+                ev[J].v[f] = mod(crank[J] + at->c, csize[J]);
         }
         return 0;
     }
     int a = f - PSK_F_FIRST_ARRAY;
     for (int j = j0; j < j1; j++) {
-        if (k == PSK_PAT_CONST && j > 0) { /* rank 0's, decoded in the first chunk */
-            ev[j].n[a] = ev[0].n[a];
-            ev[j].arr[a] = ev[0].arr[a];
+        uint32_t J = (uint32_t)j & w;
+        if (k == PSK_PAT_CONST && j > 0) { /* rank 0's, decoded in the first chunk (into st[0]) */
+            ev[J].n[a] = at->n0;
+            ev[J].arr[a] = at->arr0;
             continue;
         }
         uint64_t n;
         if (psk_get_uvar(&at->p, at->end, &n) || n > (uint64_t)(at->end - at->p))
             return -1;
         size_t nv = nvalues(f, (uint32_t)n);
-        int64_t *v = mevent_store_grow(&st[j], a, nv ? nv : 1);
+        int64_t *v = mevent_store_grow(&st[J], a, nv ? nv : 1);
         if (!v)
             return -1;
         for (size_t i = 0; i < nv; i++)
             if (psk_get_svar(&at->p, at->end, &v[i]))
                 return -1;
-        ev[j].n[a] = (uint32_t)n;
-        ev[j].arr[a] = v;
+        ev[J].n[a] = (uint32_t)n;
+        ev[J].arr[a] = v;
+        at->n0 = (uint32_t)n, at->arr0 = v;
     }
     return 0;
 }

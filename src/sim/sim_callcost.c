@@ -571,7 +571,7 @@ int psk_simi_cc_merged_event(psk_sim *s, const psk_mevent *me, int j0, int j1)
             prefetch_rank(c, me->ranks[j + 16], 0);
         if (j + 8 < me->nranks)
             prefetch_rank(c, me->ranks[j + 8], 1);
-        rc = add(s->ccm, me->ranks[j], &me->ev[j]);
+        rc = add(s->ccm, me->ranks[j], &me->ev[(uint32_t)j & me->jmask]);
     }
     return rc;
 }

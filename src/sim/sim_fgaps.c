@@ -1,8 +1,10 @@
 /* The recorded compute gaps perfskel sim --folded replays (psk_fgaps,
  * sim_fprog.h): each rank's gaps in the merged order, which is the order
- * its cursor hands out its events in, kept as a varint byte stream per
- * rank, written in one pass over the merged events and read back in
- * order as the replay needs them. */
+ * its cursor hands out its events in, read as the replay needs them from
+ * the rank's times in the merged trace itself (psk_merged_rank_times),
+ * with what a few events add to their gap (a run of polls, a poll that
+ * found nothing) in a stream of its own per rank, written in one pass
+ * over the merged events. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,50 +14,67 @@
 #include "sim_fprog.h"
 
 /* ---- the recorded gaps (psk_fgaps) ----
- * Read once, when opened: one pass over the merged events appends each
- * rank's gaps to a byte stream of its own (varints: the gap, and for a run
- * of polls or a call whose polls are not one that found, what it adds).
- * The replay then reads each rank's stream in order: a rank's next gaps
- * lie together, where a queue per rank filled by one reader as the
- * fastest rank needs them held as many gaps per rank as the ranks are
- * apart in the merged order (in a pipeline, a number that grows with the
- * ranks: memory and cache misses growing faster than the ranks). Memory:
- * about 2-3 bytes an event, linear in the trace. */
+ * The replay reads each rank's times in order: a rank's next gaps lie
+ * together, where a queue per rank filled by one reader as the fastest
+ * rank needs them held as many gaps per rank as the ranks are apart in
+ * the merged order (in a pipeline, a number that grows with the ranks:
+ * memory and cache misses growing faster than the ranks). The times are
+ * the merged trace's (kept open during the replay): no copy, so the
+ * pass over the merged events writes nothing per rank for most events.
+ * Memory: the extras, a few bytes an event that has them. */
 
 typedef struct gaps1 {
-    uint8_t *b;          /* the stream */
-    int64_t cap;         /* bytes allocated */
-    uint64_t n, pos;     /* bytes written, read */
+    const uint8_t *t, *end; /* the rank's times: its next event's, their end */
+    const uint8_t *xat;     /* where in them the next event with extras begins, or NULL */
+    const uint8_t *x;       /* its extras (once sealed) */
 } gaps1;
+
+/* the extras being written, per rank: entries of a varint 1 + how far
+ * (in bytes of times) its event is after the one before with extras
+ * (after the first byte: 1 + its offset), the flags, then what they say
+ * follows; a 0 ends them */
+typedef struct xbuf {
+    uint8_t *b;
+    int64_t cap;
+    uint64_t n;
+    uint64_t last; /* offset of the last event with extras */
+} xbuf;
 
 struct psk_fgaps {
     psk_merged *m;
     int P;
     gaps1 *q;
-    uint8_t *pack;       /* the streams, once read (NULL: each its own) */
+    xbuf *xb;            /* while written */
+    uint8_t *pack;       /* the extras, once sealed */
+    uint64_t xbytes;
     int rc;              /* why the pass failed (psk_fgaps_errmsg) */
     char err[152];
 };
 
-/* flags of a gap's first varint (its 2 low bits) */
+/* flags of an event's extras (nonzero) */
 #define GAP_POLLS 1u   /* a run of polls: the compute it overlapped follows */
 #define GAP_CALLS 2u   /* calls and failed polls other than 1 and 0 follow */
 
-static int put_gap(gaps1 *y, const psk_mevent *me, int j)
+/* rank j's extras for me, if it has any */
+static int put_extras(psk_fgaps *g, const psk_mevent *me, int j)
 {
-    const psk_event *ev = &me->ev[j];
+    const psk_event *ev = &me->ev[(uint32_t)j & me->jmask];
     uint64_t calls, failed = psk_event_failed_polls(ev, &calls);
     unsigned fl = (psk_fn_polled(ev->fn) ? GAP_POLLS : 0u) | (calls != 1 || failed ? GAP_CALLS : 0u);
-    if (me->gap[j] >> 61)
-        return PSK_EFORMAT;
-    if (psk_grow((void **)&y->b, &y->cap, (int64_t)y->n + 40, 1))
+    if (!fl)
+        return PSK_OK;
+    xbuf *y = &g->xb[me->ranks[j]];
+    uint64_t at = me->toff[(uint32_t)j & me->jmask];
+    if (psk_grow((void **)&y->b, &y->cap, (int64_t)y->n + 50, 1))
         return PSK_ENOMEM;
-    uint8_t *p = psk_put_uvar(y->b + y->n, me->gap[j] << 2 | fl);
+    uint8_t *p = psk_put_uvar(y->b + y->n, 1 + at - (y->n ? y->last : 0));
+    p = psk_put_uvar(p, fl);
     if (fl & GAP_POLLS)
         p = psk_put_svar(p, ev->v[PSK_F_I2]);
     if (fl & GAP_CALLS)
         p = psk_put_uvar(psk_put_uvar(p, calls), failed);
     y->n = (uint64_t)(p - y->b);
+    y->last = at;
     return PSK_OK;
 }
 
@@ -67,7 +86,8 @@ int psk_fgaps_new(psk_merged *m, psk_fgaps **out)
         return PSK_ENOMEM;
     g->m = m;
     g->P = psk_merged_nranks(m);
-    if (!(g->q = calloc((size_t)(g->P ? g->P : 1), sizeof *g->q)))
+    size_t n = (size_t)(g->P ? g->P : 1);
+    if (!(g->q = psk_big_calloc(n, sizeof *g->q)) || !(g->xb = calloc(n, sizeof *g->xb)))
         return PSK_ENOMEM;
     return PSK_OK;
 }
@@ -75,37 +95,53 @@ int psk_fgaps_new(psk_merged *m, psk_fgaps **out)
 int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me, int j0, int j1)
 {
     int rc = PSK_OK;
+    /* only a poll, or a call that can find nothing, has extras */
+    int maybe = psk_fn_polled(me->fn) || psk_fn_poll_wait(me->fn);
     for (int j = j0; j < j1 && !rc; j++) {
-        /* where the next ranks' gaps go: each stream a cache miss at many
-         * ranks, asked for ahead (a hint) */
-        int a = j + 8 < me->nranks ? me->ranks[j + 8] : -1;
-        if (a >= 0 && a < g->P)
-            __builtin_prefetch(g->q[a].b + g->q[a].n, 1);
-        if (me->ranks[j] < 0 || me->ranks[j] >= g->P || (rc = put_gap(&g->q[me->ranks[j]], me, j)) == PSK_EFORMAT)
+        if (me->ranks[j] < 0 || me->ranks[j] >= g->P || me->gap[(uint32_t)j & me->jmask] >> 61)
             snprintf(g->err, sizeof g->err, "merged event %llu: rank %d's compute gap is not a time",
                      (unsigned long long)me->index, me->ranks[j]),
                 rc = PSK_EFORMAT;
+        else if (maybe)
+            rc = put_extras(g, me, j);
     }
     return g->rc = rc;
 }
 
 void psk_fgaps_seal(psk_fgaps *g)
 {
-    /* a stream is not grown again: the streams go into one block, rank
-     * after rank (in huge pages: the replay reads them in no order) */
+    if (g->pack || !g->xb)
+        return;
+    /* the extras in one block, rank after rank, each ended by a 0 */
     uint64_t total = 0;
-    for (int q = 0; !g->pack && q < g->P; q++)
-        total += g->q[q].n;
-    if (!g->pack && total && (g->pack = psk_big_alloc((size_t)total)))
-        for (uint64_t q = 0, at = 0; q < (uint64_t)g->P; q++) {
-            gaps1 *y = &g->q[q];
-            if (!y->n)
-                continue;
-            memcpy(g->pack + at, y->b, y->n);
-            free(y->b);
-            y->b = g->pack + at, y->cap = (int64_t)y->n;
-            at += y->n;
-        }
+    for (int q = 0; q < g->P; q++)
+        total += g->xb[q].n + 1;
+    uint8_t *pack = total ? malloc((size_t)total) : NULL;
+    for (uint64_t q = 0, at = 0; pack && q < (uint64_t)g->P; q++) {
+        xbuf *y = &g->xb[q];
+        gaps1 *x = &g->q[q];
+        size_t len;
+        x->t = psk_merged_rank_times(g->m, (int)q, &len);
+        x->end = x->t + len;
+        if (y->n)
+            memcpy(pack + at, y->b, y->n);
+        pack[at + y->n] = 0;
+        uint64_t v = 0;
+        x->x = psk_get_uvar_unchecked(pack + at, &v);
+        x->xat = v ? x->t + v - 1 : NULL;
+        at += y->n + 1;
+    }
+    if (!pack) { /* out of memory: psk_fgaps_next says so */
+        g->rc = PSK_ENOMEM;
+        snprintf(g->err, sizeof g->err, "out of memory");
+        return;
+    }
+    for (int q = 0; q < g->P; q++)
+        free(g->xb[q].b);
+    free(g->xb);
+    g->xb = NULL;
+    g->pack = pack;
+    g->xbytes = total;
 }
 
 void psk_fgaps_prefetch(const psk_fgaps *g, int q)
@@ -115,29 +151,41 @@ void psk_fgaps_prefetch(const psk_fgaps *g, int q)
 
 void psk_fgaps_prefetch_gap(const psk_fgaps *g, int q)
 {
-    const gaps1 *x = &g->q[q];
-    __builtin_prefetch(x->b + x->pos);
+    __builtin_prefetch(g->q[q].t);
 }
 
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap)
 {
     gaps1 *x = &g->q[q];
-    if (x->pos >= x->n)
+    if (!g->pack)
+        return g->rc ? g->rc : PSK_EOF;
+    if (x->t >= x->end)
         return PSK_EOF;
-    /* written by put_gap: complete, so read unchecked */
-    uint64_t h = 0, calls = 1, failed = 0;
-    const uint8_t *p = psk_get_uvar_unchecked(x->b + x->pos, &h);
-    gap->gap = (double)(h >> 2);
-    if (h & GAP_POLLS) {
-        uint64_t z = 0;
-        p = psk_get_uvar_unchecked(p, &z);
-        gap->gap += (double)psk_unzigzag(z);
+    /* read by the building's cursor already, but checked again: the
+     * rank's count of events may say more than its times hold */
+    const uint8_t *p = x->t;
+    int64_t gp;
+    uint64_t dur, calls = 1, failed = 0;
+    if (psk_get_svar(&p, x->end, &gp) || psk_get_uvar(&p, x->end, &dur)) {
+        snprintf(g->err, sizeof g->err, "rank %d's times in the merged trace are malformed", q);
+        return g->rc = PSK_EFORMAT;
     }
-    if (h & GAP_CALLS)
-        p = psk_get_uvar_unchecked(psk_get_uvar_unchecked(p, &calls), &failed);
+    gap->gap = gp > 0 ? (double)gp : 0;
+    if (x->t == x->xat) { /* written by put_extras: complete, so read unchecked */
+        uint64_t fl = 0, v = 0;
+        const uint8_t *e = psk_get_uvar_unchecked(x->x, &fl);
+        if (fl & GAP_POLLS) {
+            e = psk_get_uvar_unchecked(e, &v);
+            gap->gap += (double)psk_unzigzag(v);
+        }
+        if (fl & GAP_CALLS)
+            e = psk_get_uvar_unchecked(psk_get_uvar_unchecked(e, &calls), &failed);
+        x->x = psk_get_uvar_unchecked(e, &v);
+        x->xat = v ? x->t + v - 1 : NULL;
+    }
     gap->calls = (double)calls;
     gap->failed = (double)failed;
-    x->pos = (uint64_t)(p - x->b);
+    x->t = p;
     return PSK_OK;
 }
 
@@ -145,9 +193,9 @@ const char *psk_fgaps_errmsg(const psk_fgaps *g) { return g->err[0] ? g->err : p
 
 uint64_t psk_fgaps_bytes(const psk_fgaps *g)
 {
-    uint64_t b = sizeof *g + (uint64_t)g->P * sizeof *g->q;
-    for (int q = 0; q < g->P; q++)
-        b += (uint64_t)g->q[q].cap;
+    uint64_t b = sizeof *g + (uint64_t)g->P * sizeof *g->q + g->xbytes;
+    for (int q = 0; g->xb && q < g->P; q++)
+        b += sizeof *g->xb + (uint64_t)g->xb[q].cap;
     return b;
 }
 
@@ -155,8 +203,9 @@ void psk_fgaps_close(psk_fgaps *g)
 {
     if (!g)
         return;
-    for (int q = 0; g->q && q < g->P && !g->pack; q++)
-        free(g->q[q].b);
+    for (int q = 0; g->xb && q < g->P; q++)
+        free(g->xb[q].b);
+    free(g->xb);
     free(g->pack);
     free(g->q);
     free(g);

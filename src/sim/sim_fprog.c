@@ -235,7 +235,7 @@ static int visit_ranks(psk_fprog *p, int32_t node, const psk_mevent *me, uint64_
     symd *d = &p->sd[node];
     for (int j = j0; j < j1; j++) {
         int q = me->ranks[j];
-        const psk_event *ev = &me->ev[j];
+        const psk_event *ev = &me->ev[(uint32_t)j & me->jmask];
         slot *s = &d->slots[j];
         psk_event pl;
         if (psk_fn_polled(ev->fn)) {

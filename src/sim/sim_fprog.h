@@ -116,22 +116,25 @@ void psk_fcursor_close(psk_fcursor *c);            /* NULL is fine */
 /* ---- the recorded compute gaps, read as the replay needs them ----
  * Each rank's gaps in the merged order, which is the order its cursor
  * hands out its events in: the gap before its next event is the next one
- * psk_fgaps_next gives. Memory: every rank's gaps, about 2-3 bytes a
- * gap, in one block once sealed. */
+ * psk_fgaps_next gives, read from the rank's times in the merged trace
+ * (which stays open while they are read). Memory: a few bytes for each
+ * event whose gap has more to it (a run of polls, a poll that found
+ * nothing). */
 typedef struct psk_fgap {
     double gap;      /* ns of compute before the event, as recorded (the power is the replay's) */
     double calls;    /* the calls the event stands for (a run of polls: its polls) */
     double failed;   /* of them, polls that found nothing (psk_event_failed_polls) */
 } psk_fgap;
 
-/* empty streams, filled by psk_fgaps_add on each merged event in order
- * (in psk_fprog_build's pass; its ranks j0..j1-1, a part at a time), then
- * psk_fgaps_seal before the replay */
+/* the gaps of m's ranks, their extras filled by psk_fgaps_add on each
+ * merged event in order (in psk_fprog_build's pass; its ranks j0..j1-1, a
+ * part at a time, through its windowed cursor), then psk_fgaps_seal
+ * before the replay */
 int psk_fgaps_new(psk_merged *m, psk_fgaps **out);
 int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me, int j0, int j1);
 void psk_fgaps_seal(psk_fgaps *g);
-/* rank q's next gap: PSK_OK, PSK_EOF after its last, or the merged
- * cursor's error (psk_fgaps_errmsg) */
+/* rank q's next gap: PSK_OK, PSK_EOF after its last, or an error
+ * (psk_fgaps_errmsg: its times malformed, or memory ran out sealing) */
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap);
 const char *psk_fgaps_errmsg(const psk_fgaps *g);
 /* asks the caches for where rank q's next gap is read from (a hint, as
@@ -140,7 +143,7 @@ void psk_fgaps_prefetch(const psk_fgaps *g, int q);
 /* and for rank q's next gap itself (reads where it is: for the rank about
  * to run, whose psk_fgaps_prefetch came earlier) */
 void psk_fgaps_prefetch_gap(const psk_fgaps *g, int q);
-/* bytes of the queues (not the merged cursors' own buffers) */
+/* bytes of its own (not the merged trace's times) */
 uint64_t psk_fgaps_bytes(const psk_fgaps *g);
 void psk_fgaps_close(psk_fgaps *g); /* NULL is fine */
 
