@@ -88,7 +88,7 @@ uint64_t psk_merged_rank_events(const psk_merged *m, int rank);
 uint64_t psk_merged_rank_start(const psk_merged *m, int rank); /* as psk_rank_mono_start */
 /* rank's times in merged order (*len bytes; for each of its events, a
  * zigzag varint of the compute gap before it in ns, then a varint of its
- * duration), as a cursor reads them: psk_mevent.toff says where each
+ * duration), as a cursor reads them: psk_mevent.tat says where each
  * event's are. Valid while m is open. */
 const uint8_t *psk_merged_rank_times(const psk_merged *m, int rank, size_t *len);
 /* How many threads made rank's calls (trace format 4: the thread of each
@@ -135,7 +135,7 @@ typedef struct psk_mevent {
      * cursor is windowed (psk_mcursor_window). */
     const psk_event *ev;
     const uint64_t *gap;   /* compute time before the event on rank j (ns) */
-    const uint64_t *toff;  /* where rank j's times of the event begin in psk_merged_rank_times */
+    const uint8_t *const *tat; /* where rank j's times of the event begin in psk_merged_rank_times */
     uint32_t jmask;
 } psk_mevent;
 

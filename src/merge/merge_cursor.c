@@ -13,17 +13,25 @@
  * the caches for (at many ranks every rank's is a miss) */
 #define PF 8
 
+/* a rank's times as a cursor reads them: what each of its events reads,
+ * side by side with the next rank's (not in its mrank, 80 bytes apart) */
+typedef struct ctimes {
+    const uint8_t *p, *end; /* its next event's times, their end */
+    uint64_t clock;         /* exit time of its previous event */
+    size_t trun;            /* its run of one thread's events, NORUN: none to follow */
+} ctimes;
+#define NORUN SIZE_MAX
+
 struct psk_mcursor {
     psk_merged *m;
     uint64_t i;          /* next merged event */
-    size_t *tpos;        /* per rank: read position in its times */
-    size_t *trun;        /* per rank: its run of one thread's events */
-    uint64_t *tin;       /* and its events of that run gone by */
-    uint64_t *clock;     /* per rank: exit time of its previous event */
+    ctimes *tm;          /* per rank */
+    uint64_t *tin;       /* per rank: its events of its run gone by */
     commtab *ct;
     psk_event *ev;
     mevent_store *st;
-    uint64_t *gap, *toff;
+    uint64_t *gap;
+    const uint8_t **tat;
     int64_t *rawgap;     /* as recorded: may be negative by clock noise */
     int32_t *crank, *csize;
     /* the event under way (psk_mcursor_head): its header, what its ranks
@@ -45,15 +53,13 @@ void psk_mcursor_close(psk_mcursor *c)
         commtab_free(&c->ct[r]);
     for (int j = 0; c->st && j < P; j++)
         mevent_store_free(&c->st[j]);
-    free(c->tpos);
-    free(c->trun);
+    free(c->tm);
     free(c->tin);
-    free(c->clock);
     free(c->ct);
     free(c->ev);
     free(c->st);
     free(c->gap);
-    free(c->toff);
+    free(c->tat);
     free(c->rawgap);
     free(c->crank);
     free(c->csize);
@@ -69,30 +75,29 @@ int psk_mcursor_open(psk_merged *m, psk_mcursor **out)
         return PSK_ENOMEM;
     c->m = m;
     c->jmask = ~0u;
-    c->tpos = calloc((size_t)P, sizeof *c->tpos);
-    c->trun = calloc((size_t)P, sizeof *c->trun);
+    c->tm = calloc((size_t)P, sizeof *c->tm);
     c->tin = calloc((size_t)P, sizeof *c->tin);
-    c->clock = calloc((size_t)P, sizeof *c->clock);
     c->ct = calloc((size_t)P, sizeof *c->ct);
     c->ev = calloc((size_t)P, sizeof *c->ev);
     c->st = calloc((size_t)P, sizeof *c->st);
     c->gap = calloc((size_t)P, sizeof *c->gap);
-    c->toff = calloc((size_t)P, sizeof *c->toff);
+    c->tat = calloc((size_t)P, sizeof *c->tat);
     c->rawgap = calloc((size_t)P, sizeof *c->rawgap);
     c->crank = calloc((size_t)P, sizeof *c->crank);
     c->csize = calloc((size_t)P, sizeof *c->csize);
-    if (!c->tpos || !c->trun || !c->tin || !c->clock || !c->ct || !c->ev || !c->st || !c->gap || !c->toff ||
-        !c->rawgap || !c->crank || !c->csize) {
+    if (!c->tm || !c->tin || !c->ct || !c->ev || !c->st || !c->gap || !c->tat || !c->rawgap || !c->crank ||
+        !c->csize) {
         psk_mcursor_close(c);
         *out = NULL;
         return PSK_ENOMEM;
     }
     for (int r = 0; r < P; r++) {
-        c->clock[r] = m->rank[r].mono_start;
+        const mrank *mr = &m->rank[r];
+        c->tm[r] = (ctimes){.p = mr->times.p, .end = mr->times.p + mr->times.len, .clock = mr->mono_start};
         /* every event on thread 0 (as ev's start): nothing to follow, and
          * no read of the rank's runs at each of its events */
-        if (m->rank[r].nthr == 1 && m->rank[r].thr[0].thread == 0)
-            c->trun[r] = 1;
+        if (!mr->nthr || (mr->nthr == 1 && mr->thr[0].thread == 0))
+            c->tm[r].trun = NORUN;
         if (commtab_init(&c->ct[r], r, P)) {
             psk_mcursor_close(c);
             *out = NULL;
@@ -152,29 +157,29 @@ static int decode_chunk(psk_mcursor *c, int j0, int j1)
         int r = ranks[j];
         uint32_t J = (uint32_t)j & w;
         psk_event *e = &c->ev[J];
-        if (j + PF < np) { /* the next ranks' times, each in its own buffer */
-            int r2 = ranks[j + PF];
-            __builtin_prefetch(m->rank[r2].times.p + c->tpos[r2]);
-        }
-        mbuf *t = &m->rank[r].times;
-        const uint8_t *tp = t->p + c->tpos[r];
+        if (j + PF < np) /* the next ranks' times, each in its own buffer */
+            __builtin_prefetch(c->tm[ranks[j + PF]].p);
+        ctimes *tm = &c->tm[r];
+        const uint8_t *tp = tm->p;
         int64_t gap;
         uint64_t dur;
-        c->toff[J] = c->tpos[r];
-        if (psk_get_svar(&tp, t->p + t->len, &gap) || psk_get_uvar(&tp, t->p + t->len, &dur))
+        c->tat[J] = tp;
+        if (psk_get_svar(&tp, tm->end, &gap) || psk_get_uvar(&tp, tm->end, &dur))
             return 1;
-        c->tpos[r] = (size_t)(tp - t->p);
+        tm->p = tp;
         c->gap[J] = gap > 0 ? (uint64_t)gap : 0;
         c->rawgap[J] = gap;
-        e->t_entry = c->clock[r] + (uint64_t)gap;
+        e->t_entry = tm->clock + (uint64_t)gap;
         e->t_exit = e->t_entry + dur;
-        c->clock[r] = e->t_exit;
-        const mrank *mr = &m->rank[r];
+        tm->clock = e->t_exit;
         e->thread = 0;
-        if (c->trun[r] < mr->nthr) { /* the thread of this run of its events */
-            e->thread = (int)mr->thr[c->trun[r]].thread;
-            if (++c->tin[r] == mr->thr[c->trun[r]].n)
-                c->trun[r]++, c->tin[r] = 0;
+        if (tm->trun != NORUN) { /* the thread of this run of its events */
+            const mrank *mr = &m->rank[r];
+            e->thread = (int)mr->thr[tm->trun].thread;
+            if (++c->tin[r] == mr->thr[tm->trun].n) { /* its next run, if any */
+                c->tin[r] = 0;
+                tm->trun = tm->trun + 1 < mr->nthr ? tm->trun + 1 : NORUN;
+            }
         }
         int64_t mb = 0; /* a call per rank only where the event has members */
         int mc = (me->fields >> PSK_F_MEMBERS & 1u) ? psk_event_members_check(e, r, m->nranks, &mb) : 0;
@@ -236,7 +241,7 @@ int psk_mcursor_head(psk_mcursor *c, psk_mevent *me)
     me->ranks = ranks;
     me->ev = c->ev;
     me->gap = c->gap;
-    me->toff = c->toff;
+    me->tat = c->tat;
     me->jmask = c->jmask;
     /* key fields: equal on every rank (peers come as patterns below) */
     int nk = 0, *kf = c->kf;

@@ -26,24 +26,24 @@
 typedef struct gaps1 {
     const uint8_t *t, *end; /* the rank's times: its next event's, their end */
     const uint8_t *xat;     /* where in them the next event with extras begins, or NULL */
-    const uint8_t *x;       /* its extras (once sealed) */
+    const uint8_t *x;       /* its extras */
 } gaps1;
 
 /* the extras being written, per rank: entries of a varint 1 + how far
- * (in bytes of times) its event is after the one before with extras
- * (after the first byte: 1 + its offset), the flags, then what they say
- * follows; a 0 ends them */
+ * (in bytes of times) its event is after the one before with extras (the
+ * first: after the start of the rank's times), the flags, then what they
+ * say follows; a 0 ends them */
 typedef struct xbuf {
     uint8_t *b;
     int64_t cap;
     uint64_t n;
-    uint64_t last; /* offset of the last event with extras */
+    const uint8_t *last; /* where the last event with extras begins in the times */
 } xbuf;
 
 struct psk_fgaps {
     psk_merged *m;
     int P;
-    gaps1 *q;
+    gaps1 *q;            /* where each rank's next gap is, once sealed */
     xbuf *xb;            /* while written */
     uint8_t *pack;       /* the extras, once sealed */
     uint64_t xbytes;
@@ -64,10 +64,13 @@ static int put_extras(psk_fgaps *g, const psk_mevent *me, int j)
     if (!fl)
         return PSK_OK;
     xbuf *y = &g->xb[me->ranks[j]];
-    uint64_t at = me->toff[(uint32_t)j & me->jmask];
+    const uint8_t *at = me->tat[(uint32_t)j & me->jmask];
+    size_t len;
+    if (!y->n) /* the first: from the start of the rank's times */
+        y->last = psk_merged_rank_times(g->m, me->ranks[j], &len);
     if (psk_grow((void **)&y->b, &y->cap, (int64_t)y->n + 50, 1))
         return PSK_ENOMEM;
-    uint8_t *p = psk_put_uvar(y->b + y->n, 1 + at - (y->n ? y->last : 0));
+    uint8_t *p = psk_put_uvar(y->b + y->n, 1 + (uint64_t)(at - y->last));
     p = psk_put_uvar(p, fl);
     if (fl & GAP_POLLS)
         p = psk_put_svar(p, ev->v[PSK_F_I2]);
@@ -86,8 +89,7 @@ int psk_fgaps_new(psk_merged *m, psk_fgaps **out)
         return PSK_ENOMEM;
     g->m = m;
     g->P = psk_merged_nranks(m);
-    size_t n = (size_t)(g->P ? g->P : 1);
-    if (!(g->q = psk_big_calloc(n, sizeof *g->q)) || !(g->xb = calloc(n, sizeof *g->xb)))
+    if (!(g->xb = calloc((size_t)(g->P ? g->P : 1), sizeof *g->xb)))
         return PSK_ENOMEM;
     return PSK_OK;
 }
@@ -108,40 +110,36 @@ int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me, int j0, int j1)
     return g->rc = rc;
 }
 
-void psk_fgaps_seal(psk_fgaps *g)
+int psk_fgaps_seal(psk_fgaps *g)
 {
     if (g->pack || !g->xb)
-        return;
+        return PSK_OK;
     /* the extras in one block, rank after rank, each ended by a 0 */
     uint64_t total = 0;
     for (int q = 0; q < g->P; q++)
         total += g->xb[q].n + 1;
-    uint8_t *pack = total ? malloc((size_t)total) : NULL;
-    for (uint64_t q = 0, at = 0; pack && q < (uint64_t)g->P; q++) {
+    if (!(g->pack = malloc((size_t)(total ? total : 1))) ||
+        !(g->q = psk_big_calloc((size_t)(g->P ? g->P : 1), sizeof *g->q)))
+        return PSK_ENOMEM;
+    for (uint64_t q = 0, at = 0; q < (uint64_t)g->P; q++) {
         xbuf *y = &g->xb[q];
         gaps1 *x = &g->q[q];
+        if (y->n)
+            memcpy(g->pack + at, y->b, y->n);
+        g->pack[at + y->n] = 0;
         size_t len;
+        uint64_t v = 0;
         x->t = psk_merged_rank_times(g->m, (int)q, &len);
         x->end = x->t + len;
-        if (y->n)
-            memcpy(pack + at, y->b, y->n);
-        pack[at + y->n] = 0;
-        uint64_t v = 0;
-        x->x = psk_get_uvar_unchecked(pack + at, &v);
+        x->x = psk_get_uvar_unchecked(g->pack + at, &v);
         x->xat = v ? x->t + v - 1 : NULL;
         at += y->n + 1;
+        free(y->b);
     }
-    if (!pack) { /* out of memory: psk_fgaps_next says so */
-        g->rc = PSK_ENOMEM;
-        snprintf(g->err, sizeof g->err, "out of memory");
-        return;
-    }
-    for (int q = 0; q < g->P; q++)
-        free(g->xb[q].b);
     free(g->xb);
     g->xb = NULL;
-    g->pack = pack;
     g->xbytes = total;
+    return PSK_OK;
 }
 
 void psk_fgaps_prefetch(const psk_fgaps *g, int q)
@@ -156,36 +154,34 @@ void psk_fgaps_prefetch_gap(const psk_fgaps *g, int q)
 
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap)
 {
-    gaps1 *x = &g->q[q];
-    if (!g->pack)
-        return g->rc ? g->rc : PSK_EOF;
-    if (x->t >= x->end)
+    gaps1 *c = &g->q[q];
+    if (c->t >= c->end)
         return PSK_EOF;
     /* read by the building's cursor already, but checked again: the
      * rank's count of events may say more than its times hold */
-    const uint8_t *p = x->t;
+    const uint8_t *p = c->t;
     int64_t gp;
     uint64_t dur, calls = 1, failed = 0;
-    if (psk_get_svar(&p, x->end, &gp) || psk_get_uvar(&p, x->end, &dur)) {
+    if (psk_get_svar(&p, c->end, &gp) || psk_get_uvar(&p, c->end, &dur)) {
         snprintf(g->err, sizeof g->err, "rank %d's times in the merged trace are malformed", q);
         return g->rc = PSK_EFORMAT;
     }
     gap->gap = gp > 0 ? (double)gp : 0;
-    if (x->t == x->xat) { /* written by put_extras: complete, so read unchecked */
+    if (c->t == c->xat) { /* written by put_extras: complete, so read unchecked */
         uint64_t fl = 0, v = 0;
-        const uint8_t *e = psk_get_uvar_unchecked(x->x, &fl);
+        const uint8_t *e = psk_get_uvar_unchecked(c->x, &fl);
         if (fl & GAP_POLLS) {
             e = psk_get_uvar_unchecked(e, &v);
             gap->gap += (double)psk_unzigzag(v);
         }
         if (fl & GAP_CALLS)
             e = psk_get_uvar_unchecked(psk_get_uvar_unchecked(e, &calls), &failed);
-        x->x = psk_get_uvar_unchecked(e, &v);
-        x->xat = v ? x->t + v - 1 : NULL;
+        c->x = psk_get_uvar_unchecked(e, &v);
+        c->xat = v ? c->t + v - 1 : NULL;
     }
     gap->calls = (double)calls;
     gap->failed = (double)failed;
-    x->t = p;
+    c->t = p;
     return PSK_OK;
 }
 
@@ -193,7 +189,7 @@ const char *psk_fgaps_errmsg(const psk_fgaps *g) { return g->err[0] ? g->err : p
 
 uint64_t psk_fgaps_bytes(const psk_fgaps *g)
 {
-    uint64_t b = sizeof *g + (uint64_t)g->P * sizeof *g->q + g->xbytes;
+    uint64_t b = sizeof *g + g->xbytes + (g->q ? (uint64_t)g->P * sizeof *g->q : 0);
     for (int q = 0; g->xb && q < g->P; q++)
         b += sizeof *g->xb + (uint64_t)g->xb[q].cap;
     return b;

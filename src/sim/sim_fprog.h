@@ -129,12 +129,12 @@ typedef struct psk_fgap {
 /* the gaps of m's ranks, their extras filled by psk_fgaps_add on each
  * merged event in order (in psk_fprog_build's pass; its ranks j0..j1-1, a
  * part at a time, through its windowed cursor), then psk_fgaps_seal
- * before the replay */
+ * (PSK_OK or PSK_ENOMEM) before the replay */
 int psk_fgaps_new(psk_merged *m, psk_fgaps **out);
 int psk_fgaps_add(psk_fgaps *g, const psk_mevent *me, int j0, int j1);
-void psk_fgaps_seal(psk_fgaps *g);
-/* rank q's next gap: PSK_OK, PSK_EOF after its last, or an error
- * (psk_fgaps_errmsg: its times malformed, or memory ran out sealing) */
+int psk_fgaps_seal(psk_fgaps *g);
+/* rank q's next gap: PSK_OK, PSK_EOF after its last, or PSK_EFORMAT if
+ * its times are malformed (psk_fgaps_errmsg) */
 int psk_fgaps_next(psk_fgaps *g, int q, psk_fgap *gap);
 const char *psk_fgaps_errmsg(const psk_fgaps *g);
 /* asks the caches for where rank q's next gap is read from (a hint, as

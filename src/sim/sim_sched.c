@@ -138,8 +138,8 @@ int psk_simi_tree_init(psk_sim *s)
 /* ---- the loop ---- */
 
 /* asks the caches for what rank n's next event reads (its record, its
- * cursor, its next gap): called for the rank likely to run after the one
- * running now (the earliest ready one), so that those loads, which at
+ * cursor, where its next gap is, its groups in the ready tree): called
+ * for the rank likely to run after the one running now (the earliest ready one), so that those loads, which at
  * many ranks miss every cache, overlap the running rank's work. A hint:
  * nothing it does changes the replay. */
 static void prefetch_rank(const psk_sim *s, int n)
@@ -152,6 +152,11 @@ static void prefetch_rank(const psk_sim *s, int n)
         psk_fgaps_prefetch(s->gaps, n);
         psk_simi_skip_prefetch(s, n);
     }
+    /* its groups in the ready tree's two lowest levels, which taking it
+     * out of the tree reads (the levels above are few lines, cached) */
+    unsigned i = (unsigned)n;
+    for (int l = 0; l < 2 && l < s->tlev; l++, i >>= 2)
+        __builtin_prefetch(s->tn + s->toff[l] + (i & ~3u), 1);
 }
 
 /* the second stage, once the first's loads are in (called after the

@@ -182,7 +182,8 @@ int psk_sim_run_folded(psk_merged *m, const psk_folded *f, const psk_sim_opts *o
     }
     if ((rc = psk_simi_cc_merged_end(s, m, 0)))
         return s->failed = 1, rc;
-    psk_fgaps_seal(s->gaps);
+    if ((rc = psk_fgaps_seal(s->gaps)))
+        return psk_simi_fail(s, rc, "out of memory");
     clock_gettime(CLOCK_MONOTONIC, &b);
     s->build_s = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     if (!s->m->sharing_off && (rc = psk_simi_deflate_merged(s, m, psk_merged_job(m))))

@@ -2,9 +2,9 @@
  * sim --folded's building reads it): on random SPMD traces of 65 to 200
  * ranks (so that the window wraps) whose events carry scalars and arrays
  * that are the same on every rank, follow the rank, or differ by rank,
- * every rank's event, gap and times offset read through the window in
- * parts of random sizes is the one the whole cursor gives; and each times
- * offset points at that event's gap in the rank's times. */
+ * every rank's event, gap and place in its times read through the window
+ * in parts of random sizes is the one the whole cursor gives; and each
+ * place is that event's gap in the rank's times. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -119,12 +119,12 @@ static int one(uint64_t seed)
                 assert_true(synth_event_equal(&a.ev[j], &b.ev[J]));
                 assert_int_equal(a.ev[j].thread, b.ev[J].thread);
                 assert_int_equal(a.gap[j], b.gap[J]);
-                assert_int_equal(a.toff[j], b.toff[J]);
-                /* the offset is where the event's gap is in the rank's times */
+                assert_ptr_equal(a.tat[j], b.tat[J]);
+                /* where the event's gap is in the rank's times */
                 size_t len;
                 const uint8_t *tp = psk_merged_rank_times(m, a.ranks[j], &len);
-                assert_true(a.toff[j] < len);
-                const uint8_t *p = tp + a.toff[j];
+                assert_true(a.tat[j] >= tp && a.tat[j] < tp + len);
+                const uint8_t *p = a.tat[j];
                 int64_t g;
                 assert_int_equal(psk_get_svar(&p, tp + len, &g), 0);
                 assert_int_equal(a.gap[j], g > 0 ? (uint64_t)g : 0);
