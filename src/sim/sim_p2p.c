@@ -57,14 +57,18 @@ static void take_matched(psk_sim *s, msg *mg, int dst)
     psk_simi_resolve(s, dst, env, mg->post);
 }
 
-/* rank q's event read and not yet run, if a send to a rank of
- * MPI_COMM_WORLD: asks for where its receiver's posted receives start
- * (a hint, for the rank next to run) */
+/* rank q's event read and not yet run: asks for its request's record
+ * and, if a send to a rank of MPI_COMM_WORLD, for where its receiver's
+ * posted receives start (a hint, for the rank next to run) */
 void psk_simi_p2p_prefetch(const psk_sim *s, int q)
 {
     const rank *r = &s->r[q];
     if (!r->has_ev)
         return;
+    /* its own request's record (an Isend's, an Irecv's, a Wait's): the
+     * requests of a rank lie apart, a line or two each */
+    if (PSK_HAS(&r->ev, PSK_F_REQ) && r->ev.v[PSK_F_REQ] >= 0 && r->ev.v[PSK_F_REQ] < r->nreq)
+        __builtin_prefetch(&r->req[r->ev.v[PSK_F_REQ]], 1);
     int op = s->opof[r->ev.fn];
     if ((op != OP_ISEND && op != OP_SEND) || !PSK_HAS(&r->ev, PSK_F_PEER) ||
         (PSK_HAS(&r->ev, PSK_F_COMM) && r->ev.v[PSK_F_COMM] != 0))

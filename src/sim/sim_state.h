@@ -356,8 +356,8 @@ void psk_simi_skip_free(psk_sim *s);
 void psk_simi_skip_prefetch(const psk_sim *s, int q);
 /* and, once that is in, the snapshot of its iteration under way */
 void psk_simi_skip_prefetch_snap(const psk_sim *s, int q);
-/* rank q's event read and not yet run, a send: its receiver's posted
- * receives (a hint) */
+/* rank q's event read and not yet run: its request's record and, a
+ * send, its receiver's posted receives (a hint) */
 void psk_simi_p2p_prefetch(const psk_sim *s, int q);
 /* bytes of the skip's per-rank snapshots and window sums */
 uint64_t psk_simi_skip_bytes(const psk_sim *s);
