@@ -38,6 +38,8 @@ double psk_net_cost(const psk_net *n, int a, int b, int64_t bytes);
 /* a transfer ready to start at ready: books the resources it needs and
  * returns when it ends; *begin gets when it started */
 double psk_net_transfer(psk_net *n, int a, int b, int64_t bytes, double ready, double *begin);
+/* asks the caches for what a transfer to rank b reads first (a hint) */
+void psk_net_prefetch(const psk_net *n, int b);
 
 /* a collective of one communicator instance: every member's arrival, the
  * bytes each contributes (per destination where that matters) and the

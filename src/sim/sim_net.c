@@ -113,6 +113,8 @@ double psk_net_cost(const psk_net *n, int a, int b, int64_t bytes)
     return node_cost(n, n->node[a], n->node[b], bytes);
 }
 
+void psk_net_prefetch(const psk_net *n, int b) { __builtin_prefetch(&n->node[b]); }
+
 /* the earliest free of k slots */
 static double *earliest(double *slots, int k)
 {

@@ -75,7 +75,7 @@ void psk_simi_p2p_prefetch(const psk_sim *s, int q)
         return;
     int64_t p = r->ev.v[PSK_F_PEER];
     if (p >= 0 && p < s->P)
-        __builtin_prefetch(&s->r[p].posted);
+        __builtin_prefetch(&s->r[p].posted), psk_net_prefetch(&s->net, (int)p);
 }
 
 /* tagf: the field of rank q's current event the tag comes from, -1 if it
